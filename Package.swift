@@ -1,0 +1,83 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// One module per concern; each C library is imported by exactly one Swift module
+// (CPFJSONC by PFJSON, CPFZlib by PFCompression). The CLI target is not named
+// like a library module up to case, so nothing collides on a case-insensitive disk.
+let package = Package(
+    name: "pfarchive",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "PFArchive", targets: ["PFArchive"]),
+        .executable(name: "pfarchive", targets: ["PFArchiveCLI"]),
+        .executable(name: "pfarchive-bench", targets: ["PFBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: - C libraries
+        .systemLibrary(
+            name: "CPFJSONC",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"]), .brew(["json-c"])]
+        ),
+        .systemLibrary(
+            name: "CPFZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+
+        // MARK: - Libraries
+        .target(
+            name: "PFCore",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .target(name: "PFJSON", dependencies: ["PFCore", "CPFJSONC"]),
+        .target(name: "PFCompression", dependencies: ["PFCore", "CPFZlib"]),
+        .target(name: "PFPropertyList", dependencies: ["PFCore"]),
+        .target(name: "PFCBOR", dependencies: ["PFCore"]),
+        .target(
+            name: "PFFormats",
+            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR"]
+        ),
+        .target(
+            name: "PFArchive",
+            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFFormats"]
+        ),
+
+        // MARK: - Executables
+        .executableTarget(
+            name: "PFArchiveCLI",
+            dependencies: [
+                "PFArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "PFBench",
+            dependencies: ["PFArchive", "CPFJSONC"],
+            path: "Benchmarks/PFBench"
+        ),
+
+        // MARK: - Tests
+        .target(
+            name: "PFTestSupport",
+            dependencies: [
+                "PFArchive",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/PFTestSupport"
+        ),
+        .testTarget(name: "PFCoreTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFJSONTests", dependencies: ["PFTestSupport", "CPFJSONC"]),
+        .testTarget(name: "PFCompressionTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFPropertyListTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFCBORTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,7 @@
+// The umbrella module: `import PFArchive` brings in every pfarchive library module.
+@_exported import PFCore
+@_exported import PFJSON
+@_exported import PFCompression
+@_exported import PFPropertyList
+@_exported import PFCBOR
+@_exported import PFFormats

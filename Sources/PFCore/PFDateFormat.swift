@@ -1,0 +1,148 @@
+import Foundation
+
+/// ISO 8601 date text as Parse and property lists write it, without `DateFormatter`
+/// (which is slow, locale-dependent and not `Sendable`).
+public enum PFDateFormat {
+    /// Seconds between 1970-01-01 and 2001-01-01.
+    public static let unixToReferenceOffset: Double = 978_307_200
+
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, UTC), Parse's form.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    public static func iso8601Milliseconds(_ date: Date) -> String? {
+        format(date, fractionDigits: 3)
+    }
+
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, truncated), the XML plist form.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    public static func iso8601Seconds(_ date: Date) -> String? {
+        format(date, fractionDigits: 0)
+    }
+
+    static func format(_ date: Date, fractionDigits: Int) -> String? {
+        let t = date.timeIntervalSince1970
+        guard t.isFinite, t > -62_135_596_800, t < 253_402_300_800 else { return nil }
+        var millis = Int64((t * 1000).rounded(.down))
+        if fractionDigits == 0 { millis = Int64(t.rounded(.down)) * 1000 }
+        let (daysSinceEpoch, msOfDay) = floorDivMod(millis, 86_400_000)
+        let (y, m, d) = civilFromDays(daysSinceEpoch)
+        let secondsOfDay = msOfDay / 1000
+        let ms = msOfDay % 1000
+        var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
+        out += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
+        if fractionDigits > 0 { out += "." + pad(ms, 3) }
+        return out + "Z"
+    }
+
+    /// Parses ISO 8601 date-time text: `YYYY-MM-DDTHH:MM:SS` with an optional fraction of any
+    /// length and a zone of `Z` or `±HH:MM`/`±HHMM`. Plain dates (`YYYY-MM-DD`) are midnight UTC.
+    /// - Parameter text: the text to parse.
+    /// - Returns: the date, or `nil` when the text is not such a date or names an impossible
+    ///   day or time.
+    public static func parseISO8601(_ text: some StringProtocol) -> Date? {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 48, c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        var seconds = 0.0
+        var offset = 0
+        if i < b.count {
+            guard expect(UInt8(ascii: "T")) || expect(UInt8(ascii: " ")) else { return nil }
+            guard let hh = digits(2), expect(UInt8(ascii: ":")), let mm = digits(2) else { return nil }
+            var ss = 0
+            if expect(UInt8(ascii: ":")) {
+                guard let s = digits(2) else { return nil }
+                ss = s
+            }
+            guard hh < 24, mm < 60, ss < 61 else { return nil }
+            var fraction = 0.0
+            if expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) {
+                var scale = 0.1
+                var any = false
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    fraction += Double(b[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                    any = true
+                }
+                guard any else { return nil }
+            }
+            seconds = Double(hh * 3600 + mm * 60 + ss) + fraction
+            if expect(UInt8(ascii: "Z")) || expect(UInt8(ascii: "z")) {
+            } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                guard let oh = digits(2) else { return nil }
+                _ = expect(UInt8(ascii: ":"))
+                guard let om = digits(2), oh < 24, om < 60 else { return nil }
+                offset = sign * (oh * 3600 + om * 60)
+            } else if i < b.count {
+                return nil
+            }
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year, month, day)
+        let unix = Double(days) * 86_400 + seconds - Double(offset)
+        return Date(timeIntervalSince1970: unix)
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
+        let z = Int(z0) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int) {
+        var q = a / b
+        var r = a % b
+        if r < 0 { q -= 1; r += b }
+        return (q, Int(r))
+    }
+
+    static func pad(_ v: some BinaryInteger, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+@Suite struct PFValueTests {
+    @Test func integersCompareByValueAcrossSignedness() {
+        #expect(PFValue.int(5) == PFValue.uint(5))
+        #expect(PFValue.int(-1) != PFValue.uint(UInt64.max))
+        #expect(PFValue.integer(UInt64.max) == .uint(UInt64.max))
+        #expect(PFValue.integer(UInt64(7)) == .int(7))
+        #expect(Set([PFValue.int(5), PFValue.uint(5)]).count == 1)
+    }
+
+    @Test func doublesKeepNegativeZeroAndEqualNaN() {
+        #expect(PFValue.double(.nan) == PFValue.double(-.nan))
+        #expect(PFValue.double(0.0) != PFValue.double(-0.0))
+        #expect(PFValue.double(1) != PFValue.int(1))
+    }
+
+    @Test func dictionariesCompareKeyOrder() {
+        let a: PFValue = ["x": 1, "y": 2]
+        let b: PFValue = ["y": 2, "x": 1]
+        #expect(a != b)
+        #expect(a == ["x": 1, "y": 2])
+    }
+
+    @Test func keyPathLookup() throws {
+        let v: PFValue = ["results": [["score": 1], ["score": 2], ["score": 3], ["score": 42]], "a": ["b": ["c": "deep"]]]
+        #expect(try v.value(atPath: "results[3].score") == 42)
+        #expect(try v.value(atPath: "a.b.c") == "deep")
+        #expect(try v.value(atPath: "a.x") == nil)
+        #expect(try v.value(atPath: "results[9]") == nil)
+        #expect(try v.value(atPath: "") == v)
+    }
+
+    @Test func keyPathQuotedKeysRoundTripThroughText() throws {
+        let path: PFKeyPath = [.key("meta"), .key("a.b"), .index(2), .key("plain")]
+        #expect(path.description == #"meta["a.b"][2].plain"#)
+        #expect(try PFKeyPath(parsing: path.description) == path)
+    }
+
+    @Test(arguments: ["a..b", "a[", "a[x]", ".a", "a.", "a]b", #"a["x"#])
+    func malformedKeyPathsThrowUsage(text: String) {
+        #expect(throws: PFError.self) { try PFKeyPath(parsing: text) }
+        do { _ = try PFKeyPath(parsing: text) } catch { #expect(error.code == .usage) }
+    }
+
+    @Test func codingPathBuildsKeyPathOutermostFirst() {
+        let node = PFCodingPath.root.appending(key: "results").appending(index: 3).appending(key: "score")
+        #expect(node.keyPath.description == "results[3].score")
+    }
+
+    @Test func treeDescriptionLooksLikePlutil() {
+        let v: PFValue = ["name": "x", "list": [1, true], "empty": [:]]
+        #expect(v.description == """
+            {
+              "name" => "x"
+              "list" => [
+                0 => 1
+                1 => true
+              ]
+              "empty" => {
+              }
+            }
+            """)
+    }
+
+    @Test func isoDatesRoundTripAtMillisecondPrecision() throws {
+        let text = "2011-06-10T18:33:42.123Z"
+        let date = try #require(PFDateFormat.parseISO8601(text))
+        #expect(PFDateFormat.iso8601Milliseconds(date) == text)
+        #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: -1.5)) == "1969-12-31T23:59:58.500Z")
+        #expect(PFDateFormat.parseISO8601("2011-02-30T00:00:00Z") == nil)
+        #expect(PFDateFormat.parseISO8601("2011-06-10T18:33:42+02:00") == Date(timeIntervalSince1970: 1_307_730_822 - 7200))
+    }
+
+    @Test func generatedTreesEqualThemselves() async {
+        await propertyCheck(count: 50, input: ValueGen.tree()) { value in
+            #expect(value == value)
+        }
+    }
+}

@@ -1,0 +1,2 @@
+@_exported import PFArchive
+@_exported import PropertyBased
