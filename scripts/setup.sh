@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what pfarchive needs on a fresh Debian machine, idempotently:
+#   - the C libraries json-c and zlib (development packages) when pkg-config cannot find them;
+#   - a Python virtual environment in .venv with the peers the interop tests run.
+# Pass --no-python to skip the virtual environment (the demo does not need it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_python=1
+[ "${1:-}" = "--no-python" ] && want_python=0
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+pkg-config --exists json-c 2>/dev/null || missing+=(libjson-c-dev)
+pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
+if [ "$want_python" = 1 ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  missing+=(python3-venv)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+pkg-config --exists json-c zlib || { echo "setup: pkg-config still cannot find json-c and zlib" >&2; exit 1; }
+
+if [ "$want_python" = 1 ]; then
+  if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+  fi
+  if ! .venv/bin/python -c 'import cbor2, bpylist2, nska_deserialize' >/dev/null 2>&1; then
+    echo "setup: installing the Python peers into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/python-peers.txt
+  fi
+fi
