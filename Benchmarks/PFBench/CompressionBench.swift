@@ -1,0 +1,6 @@
+import Foundation
+import PFArchive
+
+enum CompressionBench {
+    static func run(_ bench: inout Bench) {}
+}
