@@ -18,7 +18,8 @@ while let arg = args.next() {
 
 JSONBench.run(&bench)
 CompressionBench.run(&bench)
-PropertyListBench.run(&bench)
+BinaryPlistBench.run(&bench)
+XMLPlistBench.run(&bench)
 CBORBench.run(&bench)
 
 if let jsonOut {

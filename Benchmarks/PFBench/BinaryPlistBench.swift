@@ -1,6 +1,6 @@
 import Foundation
 import PFArchive
 
-enum PropertyListBench {
+enum BinaryPlistBench {
     static func run(_ bench: inout Bench) {}
 }

@@ -1,0 +1,6 @@
+import Foundation
+import PFArchive
+
+enum XMLPlistBench {
+    static func run(_ bench: inout Bench) {}
+}
