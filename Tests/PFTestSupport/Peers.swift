@@ -84,3 +84,29 @@ public enum Peers {
 final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+/// Runs the built `pfarchive` binary, as a user would.
+public enum CLI {
+    /// The directory holding the built products (the test bundle's directory).
+    public static var productsDirectory: URL {
+        if let bin = ProcessInfo.processInfo.environment["PFARCHIVE_BIN_DIR"], !bin.isEmpty {
+            return URL(fileURLWithPath: bin)
+        }
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        #endif
+        return Bundle.main.bundleURL
+    }
+
+    /// The `pfarchive` executable.
+    public static var executable: URL { productsDirectory.appendingPathComponent("pfarchive") }
+
+    /// Runs `pfarchive` with arguments and optional standard input.
+    public static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws
+        -> Peers.Result
+    {
+        try Peers.run(executable.path, arguments, input: input, environment: environment)
+    }
+}

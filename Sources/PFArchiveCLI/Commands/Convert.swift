@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import PFArchive
+
+/// `pfarchive convert`: reads one format and writes another.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert between JSON, binary and XML property lists, and CBOR.",
+        discussion: """
+            The input format is detected from its bytes (gzip or zlib compression is undone \
+            first); the output format comes from --to or the output's extension (.json, \
+            .bplist, .plist/.xml, .cbor, with .gz or .zz for compression). The output is \
+            written to a temporary file and renamed, so a failed conversion never leaves a \
+            partial file.
+
+            Examples:
+              pfarchive convert scores.json scores.bplist
+              pfarchive convert scores.bplist - --to json --pretty
+              pfarchive convert data.cbor data.json.gz
+              cat in.plist | pfarchive convert - out.cbor --compress zlib
+            """
+    )
+
+    @Argument(help: "The file to read, or '-' for standard input.")
+    var input: String
+
+    @Argument(help: "The file to write, or '-' for standard output.")
+    var output: String
+
+    @OptionGroup var reading: ReadingOptions
+
+    @Option(name: .long, help: "Write this format instead of the one the output's extension implies.")
+    var to: DataFormat?
+
+    @Option(name: .long, help: "The container of a keyed archive: bplist (default), xmlplist, json or cbor.")
+    var container: DataFormat?
+
+    @Option(name: .long, help: "Compress the output: none, zlib or gzip (default: from the extension, else none).")
+    var compress: CompressOption?
+
+    @Flag(name: .long, help: "Indent the output (JSON and XML property lists).")
+    var pretty = false
+
+    @Flag(name: .long, help: "Drop null values instead of failing when the output format (a property list) cannot hold them.")
+    var dropNulls = false
+
+    @Flag(name: .long, help: "Write deterministic CBOR (RFC 8949 core deterministic encoding).")
+    var canonical = false
+
+    func validate() throws {
+        if let container {
+            guard to == .keyed || (to == nil && FormatDetector.infer(fromPath: output).format == .keyed) else {
+                throw ValidationError("--container applies only to --to keyed.")
+            }
+            guard [.bplist, .xmlplist, .json, .cbor].contains(container) else {
+                throw ValidationError("--container must be bplist, xmlplist, json or cbor.")
+            }
+        }
+        if outputFormat == nil {
+            throw ValidationError(
+                "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
+        }
+    }
+
+    /// `--to`, else the output's extension, else JSON for standard output.
+    var outputFormat: DataFormat? {
+        if let to { return to }
+        if output == "-" { return .json }
+        return FormatDetector.infer(fromPath: output).format
+    }
+
+    func run() throws {
+        let readOptions = reading.readOptions
+        let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
+        var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
+        progress.begin("reading")
+        let result: FormatIO.ReadResult
+        do {
+            result = try FormatIO.read(bytes, options: readOptions)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        progress.finish()
+        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+        let writeOptions = FormatIO.WriteOptions(
+            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,
+            canonicalCBOR: canonical)
+        let out: Data
+        do {
+            out = try FormatIO.write(result.value, as: format, options: writeOptions)
+        } catch {
+            throw CLIFailure(file: output, error)
+        }
+        try FileIO.writeAtomically(out, to: output)
+        progress.finish()
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+
+/// `pfarchive inspect`: says what a file is and shows its contents as a tree.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a file's format, size, compression and contents.",
+        discussion: """
+            Prints the detected format, the size before and after decompression, \
+            format details (a binary property list's trailer, the CBOR tags seen, whether a \
+            property list is a keyed archive) and the value as a tree, like `plutil -p`.
+
+            Examples:
+              pfarchive inspect scores.bplist
+              pfarchive inspect twitter.json --path 'statuses[0].user.name'
+              pfarchive inspect data.cbor.gz --json
+            """
+    )
+
+    @Argument(help: "The file to inspect, or '-' for standard input.")
+    var input: String
+
+    @OptionGroup var reading: ReadingOptions
+
+    @Option(name: .long, help: "Show only the value at this key path, such as 'results[3].score'.")
+    var path: String?
+
+    @Flag(name: .long, help: "Print a machine-readable JSON report instead of text.")
+    var json = false
+
+    func validate() throws {
+        if let path {
+            do { _ = try PFKeyPath(parsing: path) } catch { throw ValidationError(error.message) }
+        }
+    }
+
+    func run() throws {
+        let options = reading.readOptions
+        let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
+        let report: InspectReport
+        do {
+            report = try InspectReport(bytes: bytes, options: options)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        var value = report.result.value
+        if let path {
+            let keyPath = (try? PFKeyPath(parsing: path)) ?? .root
+            guard let found = value.value(at: keyPath) else {
+                throw CLIFailure("\(input): no value at key path \(keyPath)")
+            }
+            value = found
+        }
+        if json {
+            var document = report.summary(file: input)
+            if let path { document["path"] = .string(path) }
+            document["value"] = value
+            let text: Data
+            do {
+                text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(document))
+            } catch {
+                throw CLIFailure(file: input, error)
+            }
+            FileHandle.standardOutput.write(text)
+            if text.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        } else {
+            var lines = report.textLines(file: input)
+            if let path { lines.append("Path:        \(path)") }
+            lines.append("Value:")
+            lines.append(value.treeDescription())
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+}
+
+/// What `inspect` found out about an input.
+struct InspectReport {
+    var result: FormatIO.ReadResult
+    var details: OrderedDictionary<String, PFValue> = [:]
+
+    init(bytes: Data, options: FormatIO.ReadOptions) throws(PFError) {
+        result = try FormatIO.read(bytes, options: options)
+        let decoded: Data
+        if let compression = result.compression {
+            decoded = try Compression.decompress(bytes, from: compression, limits: options.limits)
+        } else {
+            decoded = bytes
+        }
+        switch result.format {
+        case .bplist:
+            let info = try BinaryPlistReader.info(decoded)
+            details["offsetIntSize"] = .int(Int64(info.offsetIntSize))
+            details["objectRefSize"] = .int(Int64(info.objectRefSize))
+            details["objectCount"] = .integer(info.numObjects) ?? .null
+            details["topObject"] = .integer(info.topObject) ?? .null
+            details["offsetTableOffset"] = .integer(info.offsetTableOffset) ?? .null
+        case .cbor:
+            let info = try CBORReader.info(decoded, limits: options.limits)
+            var tags = OrderedDictionary<String, PFValue>()
+            for (tag, count) in info.tags.sorted(by: { $0.key < $1.key }) { tags[String(tag)] = .int(Int64(count)) }
+            details["tags"] = .dictionary(tags)
+            details["items"] = .int(Int64(info.items))
+            details["indefiniteLengths"] = .bool(info.hasIndefiniteLengths)
+            details["selfDescribeTag"] = .bool(info.hasSelfDescribeTag)
+        default:
+            break
+        }
+        if let keyed = KeyedArchiveSummary(result.value) {
+            details["keyedArchive"] = keyed.value
+        }
+    }
+
+    func summary(file: String) -> OrderedDictionary<String, PFValue> {
+        [
+            "file": .string(file),
+            "format": .string(result.format.rawValue),
+            "compression": result.compression.map { .string($0.rawValue) } ?? .null,
+            "size": .int(Int64(result.inputBytes)),
+            "decodedSize": .int(Int64(result.decodedBytes)),
+            "details": .dictionary(details),
+        ]
+    }
+
+    func textLines(file: String) -> [String] {
+        var lines = [
+            "File:        \(file == "-" ? "<stdin>" : file)",
+            "Format:      \(result.format.rawValue) (\(result.format.displayName))",
+            "Size:        \(result.inputBytes) bytes",
+        ]
+        if let compression = result.compression {
+            lines.append("Compression: \(compression.rawValue) (\(result.decodedBytes) bytes decompressed)")
+        } else {
+            lines.append("Compression: none")
+        }
+        switch result.format {
+        case .bplist:
+            lines.append(
+                "Trailer:     offset int size \(details["offsetIntSize"]?.scalarDescription ?? "?"), object ref size "
+                    + "\(details["objectRefSize"]?.scalarDescription ?? "?"), \(details["objectCount"]?.scalarDescription ?? "?") objects, "
+                    + "top object \(details["topObject"]?.scalarDescription ?? "?"), offset table at byte "
+                    + "\(details["offsetTableOffset"]?.scalarDescription ?? "?")")
+        case .cbor:
+            let tags = details["tags"]?.dictionaryValue ?? [:]
+            let tagText = tags.isEmpty ? "none" : tags.map { "\($0.key) ×\($0.value.scalarDescription)" }.joined(separator: ", ")
+            lines.append("CBOR:        \(details["items"]?.scalarDescription ?? "?") items; tags: \(tagText)"
+                + (details["indefiniteLengths"]?.boolValue == true ? "; indefinite lengths" : "")
+                + (details["selfDescribeTag"]?.boolValue == true ? "; self-described" : ""))
+        default:
+            break
+        }
+        if let keyed = details["keyedArchive"] {
+            let top = keyed["topKeys"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
+            lines.append("Keyed:       an NSKeyedArchiver archive (version \(keyed["version"]?.scalarDescription ?? "?")), "
+                + "\(keyed["objectCount"]?.scalarDescription ?? "?") objects, $top keys: \(top); "
+                + "decode it with --from keyed")
+        }
+        return lines
+    }
+}
+
+/// Recognises an NSKeyedArchiver object table in a plain property-list tree.
+struct KeyedArchiveSummary {
+    var value: PFValue
+
+    init?(_ tree: PFValue) {
+        guard case .dictionary(let top) = tree, let archiver = top["$archiver"]?.stringValue,
+            case .array(let objects)? = top["$objects"], case .dictionary(let topKeys)? = top["$top"]
+        else { return nil }
+        value = [
+            "archiver": .string(archiver),
+            "version": top["$version"] ?? .null,
+            "objectCount": .int(Int64(objects.count)),
+            "topKeys": .array(topKeys.keys.map { .string($0) }),
+        ]
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+
+/// The `pfarchive` command: reads, converts and inspects archives and data formats.
+@main
+struct PFArchiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pfarchive",
+        abstract: "Read, convert and inspect archives and data: JSON, property lists, CBOR.",
+        discussion: """
+            Formats are detected from the input's magic bytes (gzip and zlib compression are \
+            undone transparently) and inferred from the output's extension; --from and --to \
+            override both. INPUT and OUTPUT may be '-' for standard input and output.
+
+            Exit status: 0 on success, 1 on bad input (one line on stderr naming the file, \
+            the position and what was expected), 2 on a usage error.
+            """,
+        version: PFArchiveVersion.current,
+        subcommands: [Convert.self, Inspect.self]
+    )
+
+    /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says
+    /// (ArgumentParser's own default is 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data("pfarchive: \(failure.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || code == .failure {
+                exit(withError: error)
+            }
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+enum PFArchiveVersion {
+    static let current = "0.1.0"
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A progress line on a terminal for long work; silent when stderr is not a terminal or the
+/// input is small, so pipes and scripts never see it.
+struct Progress {
+    private let enabled: Bool
+    private let steps: [String]
+    private var done = 0
+
+    /// Inputs at least this large show progress.
+    static let threshold = 8 << 20
+
+    init(steps: [String], inputBytes: Int) {
+        self.steps = steps
+        enabled = inputBytes >= Progress.threshold && isatty(STDERR_FILENO) == 1
+            && ProcessInfo.processInfo.environment["PFARCHIVE_NO_PROGRESS"] == nil
+    }
+
+    /// Marks the next step as started and redraws the bar.
+    mutating func begin(_ step: String) {
+        guard enabled else { return }
+        draw(label: step)
+    }
+
+    /// Marks a step as finished.
+    mutating func finish() {
+        guard enabled else { return }
+        done = min(done + 1, steps.count)
+        if done == steps.count {
+            FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        } else {
+            draw(label: steps[done])
+        }
+    }
+
+    private func draw(label: String) {
+        let width = 24
+        let filled = steps.isEmpty ? 0 : width * done / steps.count
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r\u{1B}[2K[\(bar)] \(label)…".utf8))
+    }
+}

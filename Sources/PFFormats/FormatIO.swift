@@ -1,0 +1,148 @@
+import Foundation
+import PFCBOR
+import PFCompression
+import PFCore
+import PFJSON
+import PFPropertyList
+
+/// Reads any supported format into a ``PFValue`` and writes a value out as any format,
+/// handling compression on the way: the one entry point the CLI and the later coders use.
+public enum FormatIO {
+    /// How to read.
+    public struct ReadOptions: Sendable {
+        /// The format to read as; `nil` detects it from the bytes.
+        public var format: DataFormat?
+        /// JSON strictness.
+        public var jsonMode: JSONReader.Mode = .strict
+        /// Whether Parse's typed JSON (`{"__type":"Date",…}`) maps to dates and data.
+        public var typedJSON = true
+        /// Budgets for untrusted input.
+        public var limits: PFLimits = .default
+
+        /// Makes read options; every parameter defaults to the property's documented default.
+        public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
+                    limits: PFLimits = .default) {
+            self.format = format
+            self.jsonMode = jsonMode
+            self.typedJSON = typedJSON
+            self.limits = limits
+        }
+    }
+
+    /// What a read produced and found.
+    public struct ReadResult: Sendable {
+        /// The value tree.
+        public var value: PFValue
+        /// The format the bytes were read as.
+        public var format: DataFormat
+        /// The compression that wrapped the bytes, if any.
+        public var compression: CompressionFormat?
+        /// Size of the input as given.
+        public var inputBytes: Int
+        /// Size after decompression (equal to ``inputBytes`` when not compressed).
+        public var decodedBytes: Int
+    }
+
+    /// How to write.
+    public struct WriteOptions: Sendable {
+        /// Indented, human-oriented output where the format has one (JSON, XML plist).
+        public var pretty = false
+        /// Compression to wrap the output in.
+        public var compression: CompressionFormat?
+        /// Whether dates, data and UIDs use Parse's typed JSON and `CF$UID` objects.
+        public var typedJSON = true
+        /// Whether `null` values are dropped from formats that cannot hold them (property
+        /// lists) instead of failing.
+        public var dropNulls = false
+        /// Deterministic CBOR (RFC 8949 §4.2.1).
+        public var canonicalCBOR = false
+
+        /// Makes write options; every parameter defaults to the property's documented default.
+        public init(pretty: Bool = false, compression: CompressionFormat? = nil, typedJSON: Bool = true,
+                    dropNulls: Bool = false, canonicalCBOR: Bool = false) {
+            self.pretty = pretty
+            self.compression = compression
+            self.typedJSON = typedJSON
+            self.dropNulls = dropNulls
+            self.canonicalCBOR = canonicalCBOR
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Reads bytes of any supported format, decompressing one layer of gzip or zlib first.
+    /// - Parameters:
+    ///   - bytes: the input.
+    ///   - options: the format (or detection), JSON mode and limits.
+    /// - Returns: the value and what was found.
+    /// - Throws: ``PFError`` from the decompressor or the format's reader; `syntax` when no
+    ///   format can be detected; `limitExceeded` for input over `limits.maxInputBytes`.
+    public static func read(_ bytes: Data, options: ReadOptions = ReadOptions()) throws(PFError) -> ReadResult {
+        guard bytes.count <= options.limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: "input")
+        }
+        let (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
+        guard let format = options.format ?? FormatDetector.detect(decoded) else {
+            throw PFError(
+                .syntax, format: "input",
+                "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
+                offset: 0)
+        }
+        let value = try readTree(decoded, as: format, options: options)
+        return ReadResult(
+            value: value, format: format, compression: compression, inputBytes: bytes.count,
+            decodedBytes: decoded.count)
+    }
+
+    static func readTree(_ bytes: Data, as format: DataFormat, options: ReadOptions) throws(PFError) -> PFValue {
+        switch format {
+        case .json:
+            let reader = JSONReader(
+                options: .init(mode: options.jsonMode, typedValues: options.typedJSON, limits: options.limits))
+            return try reader.read(bytes)
+        case .bplist:
+            return try BinaryPlistReader(options: .init(limits: options.limits)).read(bytes)
+        case .xmlplist:
+            return try XMLPlistReader(options: .init(limits: options.limits)).read(bytes)
+        case .cbor:
+            return try CBORReader(options: .init(limits: options.limits)).read(bytes)
+        case .keyed, .typedstream, .parse:
+            throw notYet(format)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes a value as a format, then compresses it if asked.
+    /// - Parameters:
+    ///   - value: the tree to write.
+    ///   - format: the output format.
+    ///   - options: pretty printing, compression and format-specific choices.
+    /// - Returns: the output bytes.
+    /// - Throws: ``PFError`` with code `unrepresentable` (and the value's key path) when the
+    ///   format cannot hold a value, such as `null` in a property list.
+    public static func write(_ value: PFValue, as format: DataFormat, options: WriteOptions = WriteOptions())
+        throws(PFError) -> Data
+    {
+        let bytes: Data
+        switch format {
+        case .json:
+            bytes = try JSONWriter(options: .init(pretty: options.pretty, typedValues: options.typedJSON)).write(value)
+        case .bplist:
+            bytes = try BinaryPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
+        case .xmlplist:
+            bytes = try XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
+        case .cbor:
+            bytes = try CBORWriter(options: .init(canonical: options.canonicalCBOR)).write(value)
+        case .keyed, .typedstream, .parse:
+            throw notYet(format)
+        }
+        guard let compression = options.compression else { return bytes }
+        return try Compression.compress(bytes, as: compression)
+    }
+
+    static func notYet(_ format: DataFormat) -> PFError {
+        PFError(.unsupported, format: format.rawValue,
+                "\(format.displayName)s are not supported by this build yet; use json, bplist, xmlplist or cbor")
+    }
+}
