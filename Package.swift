@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PFArchive", targets: ["PFArchive"]),
         .executable(name: "pfarchive", targets: ["PFArchiveCLI"]),
         .executable(name: "pfarchive-bench", targets: ["PFBench"]),
+        .executable(name: "sample-formats", targets: ["SampleFormats"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -61,6 +62,9 @@ let package = Package(
             dependencies: ["PFArchive", "CPFJSONC"],
             path: "Benchmarks/PFBench"
         ),
+
+        // MARK: - Samples
+        .executableTarget(name: "SampleFormats", dependencies: ["PFArchive"], path: "Samples/formats"),
 
         // MARK: - Tests
         .target(

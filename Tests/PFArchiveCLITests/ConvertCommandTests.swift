@@ -1,0 +1,164 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+/// Runs the built `pfarchive` binary the way a user would.
+@Suite struct ConvertCommandTests {
+    let sample = Fixtures.repoRoot.appendingPathComponent("Samples/data/scores.json").path
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func readValue(_ path: String) throws -> PFValue {
+        try FormatIO.read(Data(contentsOf: URL(fileURLWithPath: path))).value
+    }
+
+    @Test(arguments: ["out.bplist", "out.plist", "out.cbor", "out.json", "out.json.gz", "out.cbor.zz", "out.bplist.gz"])
+    func convertsTheSampleThroughEveryFormatAndBack(outputName: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent(outputName).path
+        let back = dir.appendingPathComponent("back.json").path
+        let first = try CLI.run(["convert", sample, out])
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try CLI.run(["convert", out, back, "--pretty"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try readValue(back) == readValue(sample))
+        let written = try Data(contentsOf: URL(fileURLWithPath: out))
+        if outputName.hasSuffix(".gz") { #expect(written.starts(with: [0x1F, 0x8B])) }
+        if outputName.hasSuffix(".zz") { #expect(written.first == 0x78) }
+        if outputName.hasSuffix(".bplist") { #expect(written.starts(with: Array("bplist00".utf8))) }
+    }
+
+    @Test func readsStandardInputAndWritesStandardOutput() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: sample))
+        let toCBOR = try CLI.run(["convert", "-", "-", "--to", "cbor", "--compress", "gzip"], input: input)
+        #expect(toCBOR.status == 0, "\(toCBOR.stderr)")
+        #expect(toCBOR.stdout.starts(with: [0x1F, 0x8B]))
+        let toJSON = try CLI.run(["convert", "-", "-"], input: toCBOR.stdout)
+        #expect(toJSON.status == 0, "\(toJSON.stderr)")
+        #expect(try JSONReader().read(toJSON.stdout) == JSONReader().read(input))
+    }
+
+    @Test func badInputExitsOneWithOneLineAndLeavesNoOutput() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data("{\"a\": [1, 2,, 3]}".utf8).write(to: bad)
+        let out = dir.appendingPathComponent("out.bplist").path
+        let result = try CLI.run(["convert", bad.path, out])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(result.stderr.contains("bad.json"))
+        #expect(result.stderr.contains("line 1"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // Nothing else, such as a temporary file, is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bad.json"])
+    }
+
+    @Test func failedConversionLeavesAnExistingOutputUntouched() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let withNull = dir.appendingPathComponent("null.json")
+        try Data(#"{"a": null}"#.utf8).write(to: withNull)
+        let out = dir.appendingPathComponent("existing.bplist")
+        try Data("precious".utf8).write(to: out)
+        let result = try CLI.run(["convert", withNull.path, out.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("a"), "the error names the key path")
+        #expect(try Data(contentsOf: out) == Data("precious".utf8))
+        let dropped = try CLI.run(["convert", withNull.path, out.path, "--drop-nulls"])
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(try readValue(out.path) == [:])
+    }
+
+    @Test(arguments: [
+        ["convert"], ["convert", "a.json"], ["convert", "a.json", "b.unknown"], ["frobnicate"],
+        ["convert", "a.json", "b.json", "--compress", "lzma"], ["inspect", "x", "--path", "a..b"],
+        ["convert", "a.json", "b.json", "--container", "bplist"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func missingInputExitsOne() throws {
+        let result = try CLI.run(["convert", "/nonexistent/in.json", "/tmp/out.json"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "pfarchive: /nonexistent/in.json: no such file\n")
+    }
+
+    @Test func versionAndCompletionScripts() throws {
+        let version = try CLI.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdoutText == "0.1.0\n")
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try CLI.run(["--generate-completion-script", shell])
+            #expect(script.status == 0)
+            #expect(script.stdoutText.contains("convert"))
+        }
+    }
+
+    @Test func rootHelpTextIsStable() throws {
+        let help = try CLI.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText == """
+            OVERVIEW: Read, convert and inspect archives and data: JSON, property lists,
+            CBOR.
+
+            Formats are detected from the input's magic bytes (gzip and zlib compression
+            are undone transparently) and inferred from the output's extension; --from and
+            --to override both. INPUT and OUTPUT may be '-' for standard input and output.
+
+            Exit status: 0 on success, 1 on bad input (one line on stderr naming the file,
+            the position and what was expected), 2 on a usage error.
+
+            USAGE: pfarchive <subcommand>
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              convert                 Convert between JSON, binary and XML property lists,
+                                      and CBOR.
+              inspect                 Show a file's format, size, compression and contents.
+
+              See 'pfarchive help <subcommand>' for detailed help.
+
+            """)
+        for command in ["convert", "inspect"] {
+            let sub = try CLI.run([command, "--help"])
+            #expect(sub.status == 0)
+            #expect(sub.stdoutText.contains("Examples:"))
+        }
+    }
+
+    /// The issue's acceptance check: each bench file converted through CBOR and back to JSON
+    /// reads in Python's json module equal to the original.
+    @Test(arguments: ["twitter.json", "citm_catalog.json", "canada.json"])
+    func benchFilesSurviveARoundTripAsPythonSeesThem(name: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let original = Fixtures.benchData.appendingPathComponent(name).path
+        let middle = dir.appendingPathComponent("mid.cbor").path
+        let back = dir.appendingPathComponent("back.json").path
+        #expect(try CLI.run(["convert", original, middle]).status == 0)
+        let final = try CLI.run(["convert", middle, back])
+        #expect(final.status == 0, "\(final.stderr)")
+        let check = try Peers.python(
+            """
+            import json, sys
+            a = json.load(open(sys.argv[1], encoding='utf-8'))
+            b = json.load(open(sys.argv[2], encoding='utf-8'))
+            print('equal' if a == b else 'different')
+            """, [original, back])
+        #expect(check.status == 0, "Python failed (run scripts/setup.sh): \(check.stderr)")
+        #expect(check.stdoutText == "equal\n")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+@Suite struct InspectCommandTests {
+    let sample = Fixtures.repoRoot.appendingPathComponent("Samples/data/scores.json").path
+
+    @Test func showsFormatSizeAndTree() throws {
+        let result = try CLI.run(["inspect", sample])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdoutText
+        #expect(text.contains("Format:      json (JSON)"))
+        #expect(text.contains("Compression: none"))
+        #expect(text.contains(#""playerName" => "Sean Plott""#))
+        #expect(text.contains("2011-08-21T18:02:52.249Z"), "typed dates show as dates")
+    }
+
+    @Test func pathSelectsASubValueAndMissingPathFails() throws {
+        let result = try CLI.run(["inspect", sample, "--path", "results[1].score"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.hasSuffix("Value:\n73453\n"))
+        let missing = try CLI.run(["inspect", sample, "--path", "results[7]"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("results[7]"))
+    }
+
+    @Test func jsonReportIsMachineReadable() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: sample))
+        let gz = try Compression.compress(input, as: .gzip)
+        let result = try CLI.run(["inspect", "-", "--json"], input: gz)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONReader().read(result.stdout)
+        #expect(report["format"] == "json")
+        #expect(report["compression"] == "gzip")
+        #expect(report["size"] == .int(Int64(gz.count)))
+        #expect(report["decodedSize"] == .int(Int64(input.count)))
+        #expect(report["value"] == (try JSONReader().read(input)))
+    }
+
+    @Test func binaryPlistShowsItsTrailer() throws {
+        let bplist = Fixtures.hostile.appendingPathComponent("bplist_valid_baseline.bplist").path
+        let result = try CLI.run(["inspect", bplist])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("Trailer:"))
+        #expect(result.stdoutText.contains("objects"))
+        let json = try CLI.run(["inspect", bplist, "--json"])
+        let report = try JSONReader().read(json.stdout)
+        #expect(report["details"]?["objectCount"] == 3)
+    }
+
+    @Test func saysWhenAPlistIsAKeyedArchive() throws {
+        let keyed = Fixtures.hostile.appendingPathComponent("ka_valid_baseline.bplist").path
+        let result = try CLI.run(["inspect", keyed])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("Keyed:       an NSKeyedArchiver archive (version 100000)"))
+        #expect(result.stdoutText.contains("$top keys: root"))
+    }
+
+    @Test func cborShowsTags() throws {
+        let value: PFValue = ["when": .date(Date(timeIntervalSince1970: 1_300_000_000))]
+        let cbor = try CBORWriter().write(value)
+        let result = try CLI.run(["inspect", "-", "--json"], input: cbor)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONReader().read(result.stdout)
+        #expect(report["format"] == "cbor")
+        #expect(report["details"]?["tags"]?["1"] == 1)
+    }
+
+    @Test func unrecognisedInputFailsCleanly() throws {
+        let result = try CLI.run(["inspect", "-"], input: Data([0xFF, 0x00, 0x13, 0x37]))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("pfarchive: <stdin>: input: unrecognised format"))
+    }
+}

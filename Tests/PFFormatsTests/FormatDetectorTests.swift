@@ -1,0 +1,79 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+@Suite struct FormatDetectorTests {
+    @Test(arguments: [
+        ("{\"a\":1}", DataFormat.json), ("  [1]", .json), ("\"x\"", .json), ("-1", .json), ("null", .json),
+        ("bplist00\u{0}", .bplist), ("<?xml version=\"1.0\"?><plist/>", .xmlplist), ("<plist version=\"1.0\"/>", .xmlplist),
+    ])
+    func detectsByMagic(text: String, expected: DataFormat) {
+        #expect(FormatDetector.detect(Data(text.utf8)) == expected)
+    }
+
+    @Test func detectsCBORAndTypedstreamAndNothing() {
+        #expect(FormatDetector.detect(Data([0xD9, 0xD9, 0xF7, 0xA0])) == .cbor)
+        #expect(FormatDetector.detect(Data([0x04, 0x0B] + Array("streamtyped".utf8) + [0x81, 0xE8, 0x03])) == .typedstream)
+        #expect(FormatDetector.detect(Data()) == nil)
+        #expect(FormatDetector.detect(Data([0x00, 0x01])) == nil)
+    }
+
+    @Test(arguments: [
+        ("a.json", DataFormat?.some(.json), CompressionFormat?.none), ("a.json.gz", .json, .gzip),
+        ("A.BPLIST", .bplist, nil), ("x/y.plist", .xmlplist, nil), ("c.cbor.zz", .cbor, .zlib),
+        ("d.archive", .keyed, nil), ("noext", nil, nil), ("-", nil, nil), ("e.gz", nil, .gzip),
+    ])
+    func infersFromPaths(path: String, format: DataFormat?, compression: CompressionFormat?) {
+        let inferred = FormatDetector.infer(fromPath: path)
+        #expect(inferred.format == format)
+        #expect(inferred.compression == compression)
+    }
+
+    @Test(arguments: [DataFormat.json, .bplist, .xmlplist, .cbor])
+    func everyTreeFormatRoundTripsThroughFormatIOWithDetection(format: DataFormat) throws {
+        let value: PFValue = ["name": "pfarchive", "n": 3, "list": [1.5, true, "x"], "when": .date(Date(timeIntervalSince1970: 1))]
+        for compression in [CompressionFormat?.none, .gzip, .zlib] {
+            let bytes = try FormatIO.write(value, as: format, options: .init(compression: compression))
+            let result = try FormatIO.read(bytes)
+            #expect(result.format == format)
+            #expect(result.compression == compression)
+            #expect(result.value == value)
+        }
+    }
+
+    @Test func nullsFailInPropertyListsUnlessDropped() throws {
+        let value: PFValue = ["keep": 1, "gone": nil, "nested": [nil, 2]]
+        for format in [DataFormat.bplist, .xmlplist] {
+            #expect(throws: PFError.self) { try FormatIO.write(value, as: format) }
+            do {
+                _ = try FormatIO.write(value, as: format)
+            } catch {
+                #expect(error.code == .unrepresentable)
+                #expect(error.path == [.key("gone")])
+            }
+            let dropped = try FormatIO.write(value, as: format, options: .init(dropNulls: true))
+            #expect(try FormatIO.read(dropped).value == ["keep": 1, "nested": [2]])
+        }
+    }
+
+    @Test func unrecognisedBytesGiveAClearError() {
+        do {
+            _ = try FormatIO.read(Data([0xFF, 0xFE, 0x00]))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .syntax)
+            #expect(error.message.contains("unrecognised format"))
+        }
+    }
+
+    @Test func inputLimitIsEnforcedBeforeParsing() {
+        var limits = PFLimits.default
+        limits.maxInputBytes = 4
+        do {
+            _ = try FormatIO.read(Data("[1,2,3]".utf8), options: .init(limits: limits))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .limitExceeded)
+        }
+    }
+}
