@@ -41,12 +41,18 @@ let package = Package(
         .target(name: "PFPropertyList", dependencies: ["PFCore"]),
         .target(name: "PFCBOR", dependencies: ["PFCore"]),
         .target(
-            name: "PFFormats",
+            name: "PFKeyedArchive",
             dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR"]
         ),
         .target(
+            name: "PFFormats",
+            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive"]
+        ),
+        .target(
             name: "PFArchive",
-            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFFormats"]
+            dependencies: [
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFFormats",
+            ]
         ),
 
         // MARK: - Executables
@@ -80,6 +86,7 @@ let package = Package(
         .testTarget(name: "PFCompressionTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFPropertyListTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFCBORTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],

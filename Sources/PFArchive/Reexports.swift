@@ -4,4 +4,5 @@
 @_exported import PFCompression
 @_exported import PFPropertyList
 @_exported import PFCBOR
+@_exported import PFKeyedArchive
 @_exported import PFFormats

@@ -23,7 +23,7 @@ struct PFArchiveCommand: ParsableCommand {
     /// (ArgumentParser's own default is 64).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data("pfarchive: \(failure.message)\n".utf8))
@@ -40,6 +40,20 @@ struct PFArchiveCommand: ParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// `--graph` takes an optional value (`dot` when omitted); ArgumentParser options always take
+/// one, so a bare `--graph` is completed here before parsing.
+func normalizedArguments(_ arguments: [String]) -> [String] {
+    var out: [String] = []
+    for (i, argument) in arguments.enumerated() {
+        out.append(argument)
+        if argument == "--graph" {
+            let next = i + 1 < arguments.count ? arguments[i + 1] : nil
+            if next != "dot" && next != "svg" { out.append("dot") }
+        }
+    }
+    return out
 }
 
 enum PFArchiveVersion {

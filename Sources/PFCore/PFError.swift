@@ -20,6 +20,8 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
         case limitExceeded
         /// The value tree holds something the target format cannot represent.
         case unrepresentable
+        /// Secure decoding refused a class that is not allowed.
+        case disallowed
         /// Reading or writing a file failed.
         case io
         /// The caller asked for something that makes no sense (a bad key path, option, …).

@@ -3,6 +3,7 @@ import PFCBOR
 import PFCompression
 import PFCore
 import PFJSON
+import PFKeyedArchive
 import PFPropertyList
 
 /// Reads any supported format into a ``PFValue`` and writes a value out as any format,
@@ -56,15 +57,19 @@ public enum FormatIO {
         public var dropNulls = false
         /// Deterministic CBOR (RFC 8949 §4.2.1).
         public var canonicalCBOR = false
+        /// The container of a keyed archive.
+        public var keyedContainer: KeyedArchiveContainer = .bplist
 
         /// Makes write options; every parameter defaults to the property's documented default.
         public init(pretty: Bool = false, compression: CompressionFormat? = nil, typedJSON: Bool = true,
-                    dropNulls: Bool = false, canonicalCBOR: Bool = false) {
+                    dropNulls: Bool = false, canonicalCBOR: Bool = false,
+                    keyedContainer: KeyedArchiveContainer = .bplist) {
             self.pretty = pretty
             self.compression = compression
             self.typedJSON = typedJSON
             self.dropNulls = dropNulls
             self.canonicalCBOR = canonicalCBOR
+            self.keyedContainer = keyedContainer
         }
     }
 
@@ -106,7 +111,11 @@ public enum FormatIO {
             return try XMLPlistReader(options: .init(limits: options.limits)).read(bytes)
         case .cbor:
             return try CBORReader(options: .init(limits: options.limits)).read(bytes)
-        case .keyed, .typedstream, .parse:
+        case .keyed:
+            let table = try KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table
+            let graph = try KeyedGraph(table: table, options: .init(limits: options.limits))
+            return try graph.jsonValue(limits: options.limits)
+        case .typedstream, .parse:
             throw notYet(format)
         }
     }
@@ -134,7 +143,10 @@ public enum FormatIO {
             bytes = try XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
         case .cbor:
             bytes = try CBORWriter(options: .init(canonical: options.canonicalCBOR)).write(value)
-        case .keyed, .typedstream, .parse:
+        case .keyed:
+            let graph = try KeyedGraph(json: value)
+            bytes = try KeyedArchive.archive(graph, container: options.keyedContainer)
+        case .typedstream, .parse:
             throw notYet(format)
         }
         guard let compression = options.compression else { return bytes }

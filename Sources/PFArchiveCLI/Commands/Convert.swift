@@ -5,7 +5,7 @@ import PFArchive
 /// `pfarchive convert`: reads one format and writes another.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between JSON, binary and XML property lists, and CBOR.",
+        abstract: "Convert between JSON, binary and XML property lists, CBOR and keyed archives.",
         discussion: """
             The input format is detected from its bytes (gzip or zlib compression is undone \
             first); the output format comes from --to or the output's extension (.json, \
@@ -18,6 +18,8 @@ struct Convert: ParsableCommand {
               pfarchive convert scores.bplist - --to json --pretty
               pfarchive convert data.cbor data.json.gz
               cat in.plist | pfarchive convert - out.cbor --compress zlib
+              pfarchive convert data.archive - --from keyed --pretty
+              pfarchive convert graph.json graph.archive --to keyed --container xmlplist
             """
     )
 
@@ -85,7 +87,8 @@ struct Convert: ParsableCommand {
         let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
         let writeOptions = FormatIO.WriteOptions(
             pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,
-            canonicalCBOR: canonical)
+            canonicalCBOR: canonical,
+            keyedContainer: container.flatMap { KeyedArchiveContainer(rawValue: $0.rawValue) } ?? .bplist)
         let out: Data
         do {
             out = try FormatIO.write(result.value, as: format, options: writeOptions)

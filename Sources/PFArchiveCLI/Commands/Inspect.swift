@@ -16,6 +16,8 @@ struct Inspect: ParsableCommand {
               pfarchive inspect scores.bplist
               pfarchive inspect twitter.json --path 'statuses[0].user.name'
               pfarchive inspect data.cbor.gz --json
+              pfarchive inspect data.archive --from keyed
+              pfarchive inspect data.archive --graph | dot -Tpng > graph.png
             """
     )
 
@@ -30,7 +32,15 @@ struct Inspect: ParsableCommand {
     @Flag(name: .long, help: "Print a machine-readable JSON report instead of text.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Draw a keyed archive's object graph: Graphviz DOT on stdout (the default), or SVG through Graphviz's dot.", valueName: "dot|svg"))
+    var graph: GraphOutput?
+
+    var graphRequested: Bool { graph != nil }
+
     func validate() throws {
+        if graphRequested && json { throw ValidationError("--graph and --json cannot be combined.") }
         if let path {
             do { _ = try PFKeyPath(parsing: path) } catch { throw ValidationError(error.message) }
         }
@@ -39,6 +49,10 @@ struct Inspect: ParsableCommand {
     func run() throws {
         let options = reading.readOptions
         let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
+        if graphRequested {
+            try drawGraph(bytes, options: options)
+            return
+        }
         let report: InspectReport
         do {
             report = try InspectReport(bytes: bytes, options: options)
@@ -75,6 +89,53 @@ struct Inspect: ParsableCommand {
     }
 }
 
+enum GraphOutput: String, ExpressibleByArgument {
+    case dot, svg
+}
+
+extension Inspect {
+    /// Prints the object graph of a keyed archive as DOT, or as SVG through Graphviz.
+    func drawGraph(_ bytes: Data, options: FormatIO.ReadOptions) throws {
+        let dot: String
+        do {
+            let plain = try Compression.decompressIfCompressed(bytes, limits: options.limits).data
+            let table = try KeyedArchive.readTable(plain, limits: options.limits, decompress: false).table
+            dot = try KeyedGraph(table: table, options: .init(limits: options.limits)).dotDescription()
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        guard graph == .svg else {
+            FileHandle.standardOutput.write(Data(dot.utf8))
+            return
+        }
+        guard let dotPath = Graphviz.executable() else {
+            throw CLIFailure("Graphviz's dot was not found on PATH; install graphviz, or use --graph dot")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: dotPath)
+        process.arguments = ["-Tsvg"]
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        input.fileHandleForWriting.write(Data(dot.utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CLIFailure("dot failed with status \(process.terminationStatus)") }
+    }
+}
+
+enum Graphviz {
+    /// The path of Graphviz's `dot`, if it is on `PATH`.
+    static func executable() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/dot"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
 /// What `inspect` found out about an input.
 struct InspectReport {
     var result: FormatIO.ReadResult
@@ -104,10 +165,27 @@ struct InspectReport {
             details["items"] = .int(Int64(info.items))
             details["indefiniteLengths"] = .bool(info.hasIndefiniteLengths)
             details["selfDescribeTag"] = .bool(info.hasSelfDescribeTag)
+        case .keyed:
+            let table = try KeyedArchive.readTable(decoded, limits: options.limits, decompress: false).table
+            var counts = OrderedDictionary<String, Int>()
+            for object in table.objects {
+                guard case .dictionary(let fields) = object, case .uid(let uid)? = fields["$class"],
+                    uid < UInt64(table.objects.count), case .dictionary(let classDictionary) = table.objects[Int(uid)],
+                    let name = classDictionary["$classname"]?.stringValue
+                else { continue }
+                counts[name, default: 0] += 1
+            }
+            details["keyedArchive"] = [
+                "archiver": .string(KeyedObjectTable.archiverName),
+                "version": .int(KeyedObjectTable.archiveVersion),
+                "objectCount": .int(Int64(table.objects.count)),
+                "topKeys": .array(table.top.keys.map { .string($0) }),
+                "classes": .dictionary(OrderedDictionary(uniqueKeysWithValues: counts.map { ($0.key, PFValue.int(Int64($0.value))) })),
+            ]
         default:
             break
         }
-        if let keyed = KeyedArchiveSummary(result.value) {
+        if details["keyedArchive"] == nil, let keyed = KeyedArchiveSummary(result.value) {
             details["keyedArchive"] = keyed.value
         }
     }
@@ -153,8 +231,11 @@ struct InspectReport {
         if let keyed = details["keyedArchive"] {
             let top = keyed["topKeys"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
             lines.append("Keyed:       an NSKeyedArchiver archive (version \(keyed["version"]?.scalarDescription ?? "?")), "
-                + "\(keyed["objectCount"]?.scalarDescription ?? "?") objects, $top keys: \(top); "
-                + "decode it with --from keyed")
+                + "\(keyed["objectCount"]?.scalarDescription ?? "?") objects, $top keys: \(top)"
+                + (result.format == .keyed ? "" : "; decode it with --from keyed"))
+            if let classes = keyed["classes"]?.dictionaryValue {
+                lines.append("Classes:     " + classes.map { "\($0.key) ×\($0.value.scalarDescription)" }.joined(separator: ", "))
+            }
         }
         return lines
     }

@@ -1,0 +1,206 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// Archives a graph of ``ArchiveRepresentable`` values into an NSKeyedArchiver archive that
+/// Foundation's `NSKeyedUnarchiver` (and plistlib, nska-deserialize, …) can read.
+///
+/// ```swift
+/// let data = try KeyedArchiver.archivedData(withRootObject: employee)
+/// ```
+///
+/// Each class instance gets one slot however often it is encoded, so shared references and
+/// cycles survive. Objects are written from a work list rather than by recursion, so a long
+/// chain (a linked list of a million nodes) archives without exhausting the stack.
+public final class KeyedArchiver {
+    /// How to archive.
+    public struct Options: Sendable {
+        /// The container to write the object table in.
+        public var container: KeyedArchiveContainer
+        /// The most objects one archive may hold.
+        public var maxObjects: Int
+
+        /// Makes archiving options.
+        public init(container: KeyedArchiveContainer = .bplist, maxObjects: Int = PFLimits.default.maxNodes) {
+            self.container = container
+            self.maxObjects = maxObjects
+        }
+    }
+
+    /// The object being written: its slot, its fields so far, and the next generic key.
+    struct Frame {
+        var uid: UInt64
+        var fields = OrderedDictionary<String, PFValue>()
+        var nextGenericKey = 0
+        var path: PFCodingPath
+    }
+
+    let options: Options
+    var builder: ObjectTableBuilder
+    var identities: [ObjectIdentifier: UInt64] = [:]
+    /// Archived instances, kept alive so no `ObjectIdentifier` is reused while archiving.
+    var retained: [AnyObject] = []
+    var frames: [Frame] = []
+    var queue: [(uid: UInt64, path: PFCodingPath, write: (KeyedArchiver) throws -> Void)] = []
+    var conditionals: [(uid: UInt64, key: String, object: ObjectIdentifier)] = []
+
+    /// Makes an archiver; encode top-level values with `encode(_:forKey:)`, then call
+    /// ``finishEncoding()``.
+    public init(options: Options = Options()) {
+        self.options = options
+        builder = ObjectTableBuilder(maxObjects: options.maxObjects)
+    }
+
+    /// Archives a root object under `$top.root` and returns the archive's bytes.
+    /// - Parameters:
+    ///   - root: the object (or value) to archive.
+    ///   - options: container and limits.
+    /// - Throws: ``PFError`` from the table or the container writer, or any error an
+    ///   ``ArchiveCoding/encode(with:)`` throws.
+    public static func archivedData(withRootObject root: some ArchiveRepresentable, options: Options = Options()) throws
+        -> Data
+    {
+        let archiver = KeyedArchiver(options: options)
+        try archiver.encode(root, forKey: KeyedObjectTable.rootKey)
+        return try archiver.finishEncoding()
+    }
+
+    /// Completes the archive and returns its bytes in the configured container.
+    /// - Throws: ``PFError`` from the container writer.
+    public func finishEncoding() throws -> Data {
+        try KeyedArchive.write(finishedTable(), container: options.container)
+    }
+
+    /// Completes the archive and returns its object table.
+    public func finishedTable() throws -> KeyedObjectTable {
+        try drain()
+        // A conditional object is kept only if something encoded it unconditionally.
+        for (uid, key, object) in conditionals {
+            guard case .dictionary(var fields) = builder.objects[Int(uid)] else { continue }
+            fields[key] = .uid(identities[object] ?? 0)
+            builder.replace(uid, with: .dictionary(fields))
+        }
+        conditionals.removeAll()
+        return builder.table
+    }
+
+    /// The path of the value being written, for errors.
+    public var codingPath: PFKeyPath { frames.last?.path.keyPath ?? .root }
+
+    // MARK: - Fields
+
+    func set(_ value: PFValue, forKey key: String) {
+        precondition(!frames.isEmpty, "Scalars can only be encoded inside an object's encode(with:).")
+        frames[frames.count - 1].fields[Self.escape(key)] = value
+    }
+
+    /// Escapes caller keys that begin with `$` (`$x` → `$$x`), as NSKeyedArchiver does.
+    static func escape(_ key: String) -> String { key.hasPrefix("$") ? "$" + key : key }
+
+    /// Encodes a boolean in place.
+    public func encode(_ value: Bool, forKey key: String) { set(.bool(value), forKey: key) }
+    /// Encodes an integer in place.
+    public func encode(_ value: Int, forKey key: String) { set(.int(Int64(value)), forKey: key) }
+    /// Encodes an integer in place.
+    public func encode(_ value: Int32, forKey key: String) { set(.int(Int64(value)), forKey: key) }
+    /// Encodes an integer in place.
+    public func encode(_ value: Int64, forKey key: String) { set(.int(value), forKey: key) }
+    /// Encodes an unsigned integer in place.
+    public func encode(_ value: UInt64, forKey key: String) { set(PFValue.integer(value) ?? .uint(value), forKey: key) }
+    /// Encodes a double in place.
+    public func encode(_ value: Double, forKey key: String) { set(.double(value), forKey: key) }
+    /// Encodes a float in place (widened to double, as NSKeyedArchiver stores it).
+    public func encode(_ value: Float, forKey key: String) { set(.double(Double(value)), forKey: key) }
+    /// Encodes bytes in place (`encodeBytes(_:length:forKey:)`).
+    public func encodeBytes(_ value: Data, forKey key: String) { set(.data(value), forKey: key) }
+
+    /// Encodes a value or object by reference; `nil` is written as `$null`.
+    /// At the top level (outside any `encode(with:)`), the value becomes a `$top` entry.
+    /// - Throws: ``PFError`` `limitExceeded` past `maxObjects`, or what the value throws.
+    public func encode<T: ArchiveRepresentable>(_ value: T?, forKey key: String) throws {
+        let uid = try value.map { try $0.archiveReference(in: self) } ?? 0
+        if frames.isEmpty {
+            builder.top[key] = uid
+            try drain()
+        } else {
+            set(.uid(uid), forKey: key)
+        }
+    }
+
+    /// Encodes an object only if something else in the archive encodes it unconditionally;
+    /// otherwise the field is `$null` (NSCoder's conditional objects).
+    public func encodeConditional<T: ArchiveCoding & AnyObject>(_ object: T?, forKey key: String) {
+        guard let object else { set(.uid(0), forKey: key); return }
+        precondition(!frames.isEmpty, "Conditional objects can only be encoded inside an object's encode(with:).")
+        let uid = frames[frames.count - 1].uid
+        set(.uid(0), forKey: key)
+        conditionals.append((uid, Self.escape(key), ObjectIdentifier(object)))
+    }
+
+    /// Encodes a value without a key, under the next generic key (`$0`, `$1`, …), as unkeyed
+    /// `encode(_:)` does inside a keyed archive.
+    public func encode<T: ArchiveRepresentable>(_ value: T?) throws {
+        precondition(!frames.isEmpty, "Unkeyed values can only be encoded inside an object's encode(with:).")
+        let key = "$\(frames[frames.count - 1].nextGenericKey)"
+        frames[frames.count - 1].nextGenericKey += 1
+        let uid = try value.map { try $0.archiveReference(in: self) } ?? 0
+        frames[frames.count - 1].fields[key] = .uid(uid)
+    }
+
+    // MARK: - Objects
+
+    /// The reference for an ``ArchiveCoding`` value: the instance's existing slot, or a new
+    /// slot whose contents are written from the work list.
+    func reference<T: ArchiveCoding>(forObject value: T) throws -> UInt64 {
+        var identity: ObjectIdentifier?
+        if type(of: value) is AnyClass {
+            let instance = value as AnyObject
+            let id = ObjectIdentifier(instance)
+            if let uid = identities[id] { return uid }
+            identity = id
+            retained.append(instance)
+        }
+        let uid = try builder.reserve()
+        if let identity { identities[identity] = uid }
+        let parentPath = frames.last?.path ?? .root
+        let path = parentPath.appending(key: "\(type(of: value).archiveClassName)#\(uid)")
+        queue.append((uid, path, { archiver in try archiver.write(value, at: uid, path: path) }))
+        return uid
+    }
+
+    func write<T: ArchiveCoding>(_ value: T, at uid: UInt64, path: PFCodingPath) throws {
+        frames.append(Frame(uid: uid, path: path))
+        do {
+            try value.encode(with: self)
+        } catch {
+            frames.removeLast()
+            throw error
+        }
+        let frame = frames.removeLast()
+        let dynamicType = type(of: value)
+        try builder.fill(uid, with: frame.fields, class: ArchivedClass(name: dynamicType.archiveClassName, chain: dynamicType.archiveClassChain))
+    }
+
+    /// Writes queued objects until none is left: the iterative heart of archiving.
+    func drain() throws {
+        guard frames.isEmpty else { return }
+        while !queue.isEmpty {
+            let item = queue.removeLast()
+            try item.write(self)
+        }
+    }
+
+    /// Writes a Foundation-style object (a collection, `NSDate`, `NSUUID`, …) directly.
+    func writeFoundationObject(_ className: String, fields: OrderedDictionary<String, PFValue>) throws -> UInt64 {
+        let uid = try builder.reserve()
+        try builder.fill(uid, with: fields, class: .foundation(className))
+        return uid
+    }
+}
+
+extension ObjectTableBuilder {
+    /// Replaces an entry (used to resolve conditional objects once the archive is complete).
+    mutating func replace(_ uid: UInt64, with value: PFValue) {
+        setObject(value, at: Int(uid))
+    }
+}

@@ -1,0 +1,175 @@
+import OrderedCollections
+import PFCore
+
+/// The envelope of an NSKeyedArchiver archive, validated: `$archiver`, `$version`, `$top` and
+/// `$objects`, as a property-list tree holds them.
+///
+/// Reading checks the envelope only; references (`CF$UID`) inside objects are checked when
+/// they are followed, by ``uid(_:at:)`` and ``archivedClass(of:at:)``.
+public struct KeyedObjectTable: Sendable, Equatable {
+    /// `NSKeyedArchiver`, the only archiver name accepted.
+    public static let archiverName = "NSKeyedArchiver"
+    /// 100000, the only archive version accepted.
+    public static let archiveVersion: Int64 = 100_000
+    /// The string at `$objects[0]`, which UID 0 (nil) refers to.
+    public static let nullMarker = "$null"
+    /// The `$top` key `archivedData(withRootObject:)` uses.
+    public static let rootKey = "root"
+
+    /// The top-level references, in archive order (usually just `root`).
+    public var top: OrderedDictionary<String, UInt64>
+    /// The object table; index 0 is always `$null`.
+    public var objects: [PFValue]
+
+    /// Makes a table from its parts.
+    public init(top: OrderedDictionary<String, UInt64>, objects: [PFValue]) {
+        self.top = top
+        self.objects = objects
+    }
+
+    /// Validates the envelope of a keyed archive read from a property list (or JSON or CBOR).
+    /// - Parameter plist: the container's value tree.
+    /// - Throws: ``PFError`` with code `invalidValue` naming the key path when the root is not
+    ///   a dictionary, `$archiver` is not `NSKeyedArchiver`, `$version` is not 100000, `$top`
+    ///   is missing or not a dictionary of UIDs, or `$objects` is missing, not an array or does
+    ///   not start with `$null`.
+    public init(plist: PFValue) throws(PFError) {
+        guard case .dictionary(let root) = plist else {
+            throw Self.invalid("the archive's root is \(plist.kind.rawValue), expected a dictionary with $archiver, $version, $top and $objects", .root)
+        }
+        guard let archiver = root["$archiver"] else {
+            throw Self.invalid("missing $archiver; this is not an NSKeyedArchiver archive", .root)
+        }
+        guard archiver.stringValue == Self.archiverName else {
+            throw Self.invalid("$archiver is \(archiver.scalarDescription), expected \"NSKeyedArchiver\"", [.key("$archiver")])
+        }
+        guard let version = root["$version"], version.int64Value == Self.archiveVersion else {
+            throw Self.invalid("$version is \(root["$version"]?.scalarDescription ?? "missing"), expected 100000", [.key("$version")])
+        }
+        guard let topValue = root["$top"] else {
+            throw Self.invalid("missing $top; expected a dictionary of object references", .root)
+        }
+        guard case .dictionary(let topMembers) = topValue else {
+            throw Self.invalid("$top is \(topValue.kind.rawValue), expected a dictionary of object references", [.key("$top")])
+        }
+        var top = OrderedDictionary<String, UInt64>()
+        for (key, value) in topMembers {
+            guard case .uid(let uid) = value else {
+                throw Self.invalid("$top.\(key) is \(value.kind.rawValue), expected an object reference (CF$UID)", [.key("$top"), .key(key)])
+            }
+            top[key] = uid
+        }
+        guard let objectsValue = root["$objects"] else {
+            throw Self.invalid("missing $objects; expected the object table", .root)
+        }
+        guard case .array(let objects) = objectsValue else {
+            throw Self.invalid("$objects is \(objectsValue.kind.rawValue), expected an array", [.key("$objects")])
+        }
+        guard objects.first?.stringValue == Self.nullMarker else {
+            throw Self.invalid("$objects[0] must be \"$null\"", [.key("$objects"), .index(0)])
+        }
+        self.top = top
+        self.objects = objects
+    }
+
+    /// The archive as a property-list tree, with keys in the order NSKeyedArchiver writes them.
+    public var plist: PFValue {
+        .dictionary([
+            "$version": .int(Self.archiveVersion),
+            "$archiver": .string(Self.archiverName),
+            "$top": .dictionary(OrderedDictionary(uniqueKeysWithValues: top.map { ($0.key, PFValue.uid($0.value)) })),
+            "$objects": .array(objects),
+        ])
+    }
+
+    /// Whether a value tree has the shape of a keyed archive (without validating it).
+    public static func looksLikeArchive(_ plist: PFValue) -> Bool {
+        guard case .dictionary(let root) = plist else { return false }
+        return root["$archiver"] != nil && root["$objects"] != nil && root["$top"] != nil
+    }
+
+    // MARK: - References
+
+    /// Checks that a reference names an object in the table.
+    /// - Parameters:
+    ///   - uid: the reference.
+    ///   - path: where the reference was met, for the error.
+    /// - Returns: the index into ``objects``.
+    /// - Throws: ``PFError`` `invalidValue` when the reference is past the end of the table.
+    public func index(of uid: UInt64, at path: @autoclosure () -> PFKeyPath) throws(PFError) -> Int {
+        guard uid < UInt64(objects.count) else {
+            throw Self.invalid("object reference \(uid) is out of range; the archive has \(objects.count) objects", path())
+        }
+        return Int(uid)
+    }
+
+    /// Reads a class reference (`$class`) and its class dictionary.
+    /// - Parameters:
+    ///   - object: an object dictionary from the table.
+    ///   - path: the object's path, for errors.
+    /// - Returns: the class's name and chain.
+    /// - Throws: ``PFError`` `invalidValue` when `$class` is missing, not a reference, out of
+    ///   range, or names something other than a class dictionary whose `$classname` is a
+    ///   string and whose `$classes` (when present) is an array of strings starting with it.
+    public func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError) -> ArchivedClass {
+        guard let reference = object["$class"] else {
+            throw Self.invalid("object has no $class", path)
+        }
+        guard case .uid(let uid) = reference else {
+            throw Self.invalid("$class is \(reference.kind.rawValue), expected an object reference", path.appending(key: "$class"))
+        }
+        let index = try index(of: uid, at: path.appending(key: "$class"))
+        let classPath: PFKeyPath = [.key("$objects"), .index(index)]
+        guard case .dictionary(let classDictionary) = objects[index] else {
+            throw Self.invalid("$class refers to \(objects[index].kind.rawValue), expected a class dictionary", classPath)
+        }
+        guard let name = classDictionary["$classname"]?.stringValue, !name.isEmpty else {
+            throw Self.invalid("class dictionary has no $classname string", classPath)
+        }
+        var chain = [name]
+        if let classes = classDictionary["$classes"] {
+            guard case .array(let items) = classes else {
+                throw Self.invalid("$classes is \(classes.kind.rawValue), expected an array of class names", classPath.appending(key: "$classes"))
+            }
+            chain = []
+            chain.reserveCapacity(items.count)
+            for item in items {
+                guard let className = item.stringValue else {
+                    throw Self.invalid("$classes holds \(item.kind.rawValue), expected class names", classPath.appending(key: "$classes"))
+                }
+                chain.append(className)
+            }
+            guard chain.first == name else {
+                throw Self.invalid(
+                    "$classname \"\(name)\" disagrees with $classes[0] \"\(chain.first ?? "")\"; refusing a spoofed class chain",
+                    classPath)
+            }
+        }
+        var hints: [String] = []
+        if case .array(let items)? = classDictionary["$classhints"] {
+            hints = items.compactMap(\.stringValue)
+        }
+        return ArchivedClass(name: name, chain: chain, hints: hints)
+    }
+
+    static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
+        PFError(.invalidValue, format: "keyed archive", message, path: path)
+    }
+}
+
+/// A class as an archive names it: `$classname`, the `$classes` chain and any `$classhints`.
+public struct ArchivedClass: Sendable, Hashable {
+    /// The archived class name, such as `NSMutableDictionary` or `MyApp.Employee`.
+    public var name: String
+    /// The class and its superclasses, most derived first, as the archive lists them.
+    public var chain: [String]
+    /// Fallback class names the archiver offered.
+    public var hints: [String]
+
+    /// Makes a class description.
+    public init(name: String, chain: [String]? = nil, hints: [String] = []) {
+        self.name = name
+        self.chain = chain ?? [name, "NSObject"]
+        self.hints = hints
+    }
+}
