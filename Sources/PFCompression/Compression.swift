@@ -72,7 +72,7 @@ public enum Compression {
         let buffer = try OutputBuffer(capacity: initial, format: format)
         try bytes.withBytes { (raw: UnsafeRawBufferPointer) throws(PFError) in
             try inflater.run(
-                raw,
+                raw, wholeInput: true,
                 window: { () throws(PFError) in try buffer.window(Inflater.chunkSize, cap: hardCap) },
                 commit: { buffer.count += $0 })
         }

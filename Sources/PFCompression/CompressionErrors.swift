@@ -27,13 +27,14 @@ enum CompressionErrors {
     }
 
     /// Bytes follow the end of the stream (for gzip: bytes that do not start another member).
-    static func trailing(_ format: CompressionFormat, count: Int, offset: Int) -> PFError {
+    /// `count` is exact when `wholeInput` is true; a streaming chunk only shows a lower bound.
+    static func trailing(_ format: CompressionFormat, count: Int, wholeInput: Bool, offset: Int) -> PFError {
         let expected =
             format == .gzip ? "expected the input to end or another gzip member (1F 8B 08) to start"
             : "expected the input to end there"
         return PFError(
             .syntax, format: format.errorName,
-            "\(count) trailing \(count == 1 ? "byte" : "bytes") after the compressed stream; \(expected)",
+            "\(wholeInput ? "" : "at least ")\(count) trailing \(count == 1 ? "byte" : "bytes") after the compressed stream; \(expected)",
             offset: offset)
     }
 

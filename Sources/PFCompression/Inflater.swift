@@ -81,7 +81,7 @@ public final class Inflater {
         _ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(PFError) -> Void
     ) throws(PFError) {
         let scratch = scratchBuffer()
-        try run(chunk, window: { scratch }) { (produced: Int) throws(PFError) in
+        try run(chunk, wholeInput: false, window: { scratch }) { (produced: Int) throws(PFError) in
             try output(UnsafeRawBufferPointer(rebasing: scratch[0..<produced]))
         }
     }
@@ -116,18 +116,18 @@ public final class Inflater {
 
     // MARK: - Core loop
 
-    /// Inflates `input`, writing into the buffers `window` returns (at most ``chunkSize``
+    /// Inflates `input` (all the rest of the input when `wholeInput`), writing into the buffers `window` returns (at most ``chunkSize``
     /// bytes each) and calling `commit` with the count written to each, after the limits
     /// have allowed it.
     func run(
-        _ input: UnsafeRawBufferPointer,
+        _ input: UnsafeRawBufferPointer, wholeInput: Bool,
         window: () throws(PFError) -> UnsafeMutableRawBufferPointer,
         commit: (Int) throws(PFError) -> Void
     ) throws(PFError) {
         precondition(!finished, "Inflater.process was called after finish().")
         if let failure { throw failure }
         do {
-            try inflate(input, window: window, commit: commit)
+            try inflate(input, wholeInput: wholeInput, window: window, commit: commit)
         } catch {
             failure = error
             throw error
@@ -135,7 +135,7 @@ public final class Inflater {
     }
 
     private func inflate(
-        _ input: UnsafeRawBufferPointer,
+        _ input: UnsafeRawBufferPointer, wholeInput: Bool,
         window: () throws(PFError) -> UnsafeMutableRawBufferPointer,
         commit: (Int) throws(PFError) -> Void
     ) throws(PFError) {
@@ -145,14 +145,17 @@ public final class Inflater {
         while true {
             switch state {
             case .ended:
-                if remaining > 0 { throw CompressionErrors.trailing(format, count: remaining, offset: bytesIn) }
+                guard remaining == 0 else {
+                    throw CompressionErrors.trailing(format, count: remaining, wholeInput: wholeInput, offset: bytesIn)
+                }
                 return
             case .betweenMembers(let seen):
                 guard remaining > 0, let p = next else { return }
                 // Only a further gzip member may follow one; anything else is trailing garbage.
                 let n = min(Inflater.gzipMagic.count - seen, remaining)
                 for i in 0..<n where p.load(fromByteOffset: i, as: UInt8.self) != Inflater.gzipMagic[seen + i] {
-                    throw CompressionErrors.trailing(format, count: remaining + seen, offset: bytesIn - seen)
+                    throw CompressionErrors.trailing(
+                        format, count: remaining + seen, wholeInput: wholeInput, offset: bytesIn - seen)
                 }
                 state = seen + n == Inflater.gzipMagic.count ? .inMember : .betweenMembers(magicSeen: seen + n)
             case .inMember:
