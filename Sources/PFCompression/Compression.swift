@@ -28,13 +28,15 @@ public enum Compression {
     ///   ``PFError/Code/limitExceeded`` when memory cannot be allocated.
     public static func compress(_ bytes: Data, as format: CompressionFormat, level: Int = 6) throws(PFError) -> Data {
         let deflater = try Deflater(format: format, level: level)
-        // deflateBound is an upper bound for a single Z_FINISH pass, so one allocation suffices.
-        let buffer = try OutputBuffer(capacity: deflater.bound(for: bytes.count) ?? bytes.count, format: format)
+        // Start at a quarter of the input (text usually compresses 4:1 or better) and grow by
+        // doubling; never past zlib's bound for the whole input, which always suffices.
+        let bound = deflater.bound(for: bytes.count) ?? bytes.count
+        let buffer = try OutputBuffer(capacity: min(bound, bytes.count / 4 + Deflater.chunkSize), format: format)
         try bytes.withBytes { (raw: UnsafeRawBufferPointer) throws(PFError) in
             try deflater.run(
                 raw, finishing: true,
                 window: { () throws(PFError) in
-                    try buffer.window(max(buffer.unusedCapacity, Deflater.chunkSize))
+                    try buffer.window(max(buffer.unusedCapacity, Deflater.chunkSize), cap: bound)
                 },
                 commit: { buffer.count += $0 })
         }
