@@ -64,7 +64,7 @@ public final class Deflater {
     /// - Parameters:
     ///   - chunk: uncompressed bytes.
     ///   - output: called with each piece of compressed output (valid only during the call).
-    /// - Throws: as ``process(_:output:)-(UnsafeRawBufferPointer,_)``.
+    /// - Throws: as the `UnsafeRawBufferPointer` overload.
     public func process(_ chunk: Data, output: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
         try chunk.withBytes { (raw: UnsafeRawBufferPointer) throws(PFError) in
             try runWithScratch(raw, finishing: false, output: output)

@@ -91,7 +91,7 @@ public final class Inflater {
     ///   - chunk: compressed bytes.
     ///   - output: called with each piece of decompressed output (at most ``chunkSize``
     ///     bytes, valid only during the call).
-    /// - Throws: as ``process(_:output:)-(UnsafeRawBufferPointer,_)``.
+    /// - Throws: as the `UnsafeRawBufferPointer` overload.
     public func process(_ chunk: Data, output: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
         try chunk.withBytes { (raw: UnsafeRawBufferPointer) throws(PFError) in try process(raw, output: output) }
     }
