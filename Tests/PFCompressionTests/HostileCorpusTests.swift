@@ -59,7 +59,8 @@ import Testing
 
     @Test func bombHitsTheSizeCapWithBoundedOutput() throws {
         let bytes = try hostile("zlib_bomb_256MiB_zeros.zlib")
-        let limits = PFLimits(maxDecompressedBytes: 8 << 20)
+        // The ratio cap is lifted so the size cap is what stops it.
+        let limits = PFLimits(maxDecompressedBytes: 8 << 20, maxCompressionRatio: .max)
         expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes") {
             _ = try Compression.decompress(bytes, from: .zlib, limits: limits)
         }
@@ -91,6 +92,16 @@ import Testing
         #expect(delivered < 2 << 20)
     }
 
+    @Test func bombFailsWithDefaultLimits() throws {
+        let bytes = try hostile("zlib_bomb_256MiB_zeros.zlib")
+        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio (1000)") {
+            _ = try Compression.decompress(bytes, from: .zlib)
+        }
+        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio") {
+            _ = try Compression.decompressIfCompressed(bytes)
+        }
+    }
+
     @Test func nestedBombInflatesOneLayerOnly() throws {
         let bytes = try hostile("zlib_nested_bomb_4GiB.zlib")
         let (outer, format) = try Compression.decompressIfCompressed(bytes)
@@ -100,17 +111,18 @@ import Testing
         #expect(Compression.detect(outer) == .zlib)
         // Inflating it again is a separate decision with its own budget, which it exceeds.
         expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes") {
-            _ = try Compression.decompress(outer, from: .zlib, limits: PFLimits(maxDecompressedBytes: 16 << 20))
+            _ = try Compression.decompress(
+                outer, from: .zlib, limits: PFLimits(maxDecompressedBytes: 16 << 20, maxCompressionRatio: .max))
         }
     }
 
-    @Test func nestedBombInnerLayerStopsAtTheDefaultCapWhenStreamed() throws {
+    @Test func nestedBombInnerLayerStopsAtTheDefaultRatioWhenStreamed() throws {
         let outer = try Compression.decompress(try hostile("zlib_nested_bomb_4GiB.zlib"), from: .zlib)
         let inflater = try Inflater(format: .zlib)
         var delivered = 0
-        expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes (1073741824)") {
+        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio (1000)") {
             try inflater.process(outer) { delivered += $0.count }
         }
-        #expect(delivered <= PFLimits.default.maxDecompressedBytes)
+        #expect(delivered < 2 << 20)
     }
 }
