@@ -36,17 +36,32 @@ let package = Package(
             name: "PFCore",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
-        .target(name: "PFJSON", dependencies: ["PFCore", "CPFJSONC"]),
+        .target(
+            name: "PFJSON",
+            dependencies: ["PFCore", "CPFJSONC", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         .target(name: "PFCompression", dependencies: ["PFCore", "CPFZlib"]),
-        .target(name: "PFPropertyList", dependencies: ["PFCore"]),
-        .target(name: "PFCBOR", dependencies: ["PFCore"]),
+        .target(
+            name: "PFPropertyList",
+            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .target(
+            name: "PFCBOR",
+            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         .target(
             name: "PFKeyedArchive",
-            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR"]
+            dependencies: [
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "PFFormats",
-            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive"]
+            dependencies: [
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "PFArchive",
@@ -60,12 +75,16 @@ let package = Package(
             name: "PFArchiveCLI",
             dependencies: [
                 "PFArchive",
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "PFBench",
-            dependencies: ["PFArchive", "CPFJSONC"],
+            dependencies: [
+                "PFArchive", "CPFJSONC", "CPFZlib",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Benchmarks/PFBench"
         ),
 
@@ -77,6 +96,7 @@ let package = Package(
             name: "PFTestSupport",
             dependencies: [
                 "PFArchive",
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/PFTestSupport"
