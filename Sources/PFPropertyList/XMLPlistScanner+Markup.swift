@@ -19,6 +19,13 @@ extension XMLPlistScanner {
         while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
         guard pos < count else { throw fail(.truncated, "the document ends inside a tag", at: start) }
         guard pos > nameStart else {
+            // A document cut inside "<!DOCTYPE", "<!--" or "<![CDATA[" is truncated, not malformed.
+            for opener in ["<!DOCTYPE", "<!--", "<![CDATA["] {
+                let rest = slice(start, count)
+                if rest.count < opener.utf8.count, opener.utf8.starts(with: rest) {
+                    throw fail(.truncated, "the document ends inside '\(opener)'", at: start)
+                }
+            }
             if bytes[pos] == UInt8(ascii: "!"), hasPrefix(Array("<![CDATA[".utf8), at: start) {
                 throw fail(.syntax, "CDATA is text, which may only stand inside <string>, <key> or scalar elements", at: start)
             }
@@ -90,6 +97,7 @@ extension XMLPlistScanner {
         pos += 2
         let nameStart = pos
         while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
+        guard pos < count else { throw fail(.truncated, "the document ends inside the end tag </\(element.name)", at: start) }
         let name = slice(nameStart, pos)
         guard name.elementsEqual(element.name.utf8) else {
             let found = String(decoding: name.prefix(40), as: UTF8.self)
@@ -231,6 +239,8 @@ extension XMLPlistScanner {
                     try skipComment()
                 } else if pos + 1 < count, bytes[pos + 1] == UInt8(ascii: "?") {
                     try skipProcessingInstruction()
+                } else if pos + 1 >= count || (bytes[pos + 1] == UInt8(ascii: "!") && count - pos < 9) {
+                    throw fail(.truncated, "the document ends inside <\(element.name)>; expected </\(element.name)>", at: pos)
                 } else {
                     throw fail(
                         .syntax, "an element inside <\(element.name)>; expected text or </\(element.name)>", at: pos)

@@ -179,6 +179,8 @@ struct XMLPlistScanner {
             guard pos < count else { throw fail(.truncated, "the document ends inside <plist>; expected </plist>", at: pos) }
             if startsEndTag() {
                 try readEndTag(.plist, openOffset: 0)
+            } else if pos + 1 >= count {
+                throw fail(.truncated, "the document ends inside <plist>; expected </plist>", at: pos)
             } else if bytes[pos] == UInt8(ascii: "<") {
                 throw fail(.syntax, "<plist> holds more than one value; expected </plist>", at: pos)
             } else {
@@ -227,7 +229,8 @@ struct XMLPlistScanner {
             skipWhitespace()
             guard pos < count else { throw fail(.truncated, "the document ends inside the XML declaration", at: pos) }
             if bytes[pos] == UInt8(ascii: "?") {
-                guard pos + 1 < count, bytes[pos + 1] == UInt8(ascii: ">") else {
+                guard pos + 1 < count else { throw fail(.truncated, "the document ends inside the XML declaration", at: pos) }
+                guard bytes[pos + 1] == UInt8(ascii: ">") else {
                     throw fail(.syntax, "expected '?>' to end the XML declaration", at: pos)
                 }
                 pos += 2
