@@ -45,7 +45,9 @@ import Testing
     }
 
     @Test func plistlibReadsOursAndWeReadPlistlibs() throws {
-        let values = randomValues(200, shape: Support.shape)
+        // plistlib turns CR into LF in keys too, which can merge two keys into a duplicate
+        // (an error for our reader); keys here carry no CR, strings still do.
+        let values = randomValues(200, shape: Support.shape).map(Self.keysWithoutCR)
         let documents = try values.map { try XMLPlistWriter().write($0) }
         let results = try plistlib(documents)
         try #require(results.count == values.count)
@@ -68,7 +70,7 @@ import Testing
     @Test func goldenBytesEqualPlistlibs() throws {
         let values: [PFValue] = [
             ["Author": "William Shakespeare", "Lines": ["It is a tale", "told by an idiot"], "Death": 1564, "Height": 1.6],
-            [1.0, 0.1, 1e21, 1e-7, 123_456.789, 5e-324, -0.0, .double(.nan), .double(.infinity), 1e16, 12_345_678_901_234_567],
+            [1.0, 0.1, 1e21, 1e-7, 123_456.789, .double(.leastNonzeroMagnitude), -0.0, .double(.nan), .double(.infinity), 1e16, 12_345_678_901_234_567],
             ["blob": .data(Data((0..<200).map { UInt8($0) })), "deep": [[[[[[[[.data(Data(repeating: 9, count: 50))]]]]]]]]],
             [.date(Date(timeIntervalSince1970: -1_000_000_000)), .date(Date(timeIntervalSince1970: 4_102_444_800))],
             ["$archiver": "NSKeyedArchiver", "$top": ["root": .uid(1)], "$objects": ["$null", "x"], "$version": 100_000],
@@ -80,6 +82,20 @@ import Testing
         try #require(results.count == values.count)
         for (i, document) in documents.enumerated() {
             #expect(results[i].xml == document, "\(String(decoding: document, as: UTF8.self))")
+        }
+    }
+
+    static func keysWithoutCR(_ value: PFValue) -> PFValue {
+        switch value {
+        case .array(let items): return .array(items.map(keysWithoutCR))
+        case .dictionary(let members):
+            var out = OrderedDictionary<String, PFValue>()
+            for (k, v) in members {
+                let key = k.replacingOccurrences(of: "\r", with: "?")
+                if out[key] == nil { out[key] = keysWithoutCR(v) }
+            }
+            return Support.xmlSafe(.dictionary(out))
+        default: return value
         }
     }
 
