@@ -147,9 +147,6 @@ struct BinaryPlistScanner {
     /// checked against the object area, ``PFLimits/maxCollectionCount`` and overflow.
     private func collectionCount(at offset: Int, refsPerElement: Int) throws(PFError) -> (Int, Int) {
         let (n, start) = try lengthAndStart(at: offset)
-        guard n <= limits.maxCollectionCount else {
-            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.format, offset: offset)
-        }
         let (perElement, o1) = info.objectRefSize.multipliedReportingOverflow(by: refsPerElement)
         let (bytes, o2) = n.multipliedReportingOverflow(by: perElement)
         guard !o1, !o2, bytes <= objectsEnd - start else {
@@ -157,6 +154,9 @@ struct BinaryPlistScanner {
                 .truncated, format: Self.format,
                 "collection of \(n) elements needs \(o2 ? "more than Int.max" : String(bytes)) bytes of references; only \(objectsEnd - start) remain before the offset table",
                 offset: offset)
+        }
+        guard n <= limits.maxCollectionCount else {
+            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.format, offset: offset)
         }
         return (n, start)
     }
