@@ -38,13 +38,13 @@ extension BinaryPlistScanner {
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .data:
             let (n, start) = try lengthAndStart(at: offset)
-            try checkStringBytes(n, at: offset)
             try require(start, n, "data of \(n) bytes")
+            try checkStringBytes(n, at: offset)
             return .data(Data(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])))
         case .asciiString:
             let (n, start) = try lengthAndStart(at: offset)
-            try checkStringBytes(n, at: offset)
             try require(start, n, "ASCII string of \(n) bytes")
+            try checkStringBytes(n, at: offset)
             return .string(try decodeASCII(start, n))
         case .utf16String:
             let (units, start) = try lengthAndStart(at: offset)
@@ -52,8 +52,8 @@ extension BinaryPlistScanner {
             guard !overflow else {
                 throw PFError(.truncated, format: Self.format, "UTF-16 string of \(units) units is longer than the file", offset: offset)
             }
-            try checkStringBytes(n, at: offset)
             try require(start, n, "UTF-16 string of \(units) units")
+            try checkStringBytes(n, at: offset)
             return .string(try decodeUTF16(start, units))
         case .uid:
             let size = Int(marker & 0x0F) + 1
