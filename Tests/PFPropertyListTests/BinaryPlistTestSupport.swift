@@ -162,3 +162,119 @@ struct PlistlibJSON {
         return String(decoding: utf16, as: UTF16.self)
     }
 }
+
+// MARK: - Peer renderings and comparisons
+
+extension BPlist {
+    /// One line of JSON for the Python side: dates as `{"$date": secondsSince2001}`, data
+    /// as `{"$bytes_hex": "…"}`, UIDs as `{"CF$UID": n}`.
+    static func json(_ value: PFValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .uint(let u): return String(u)
+        case .double(let d): return d.description
+        case .string(let s): return jsonString(s)
+        case .data(let d): return #"{"$bytes_hex": "\#(hex(d))"}"#
+        case .date(let d): return #"{"$date": \#(d.timeIntervalSinceReferenceDate.description)}"#
+        case .uid(let u): return #"{"CF$UID": \#(u)}"#
+        case .array(let items): return "[" + items.map(json).joined(separator: ",") + "]"
+        case .dictionary(let members):
+            return "{" + members.map { jsonString($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// Equality as far as a Python round trip can keep it: dates to within 2 µs (datetime
+    /// holds microseconds) and `0.0` equal to `-0.0` (plistlib interns floats by `==`, so
+    /// the second of the two becomes a reference to the first).
+    static func samePeerValue(_ a: PFValue, _ b: PFValue) -> Bool {
+        switch (a, b) {
+        case (.date(let x), .date(let y)):
+            return abs(x.timeIntervalSinceReferenceDate - y.timeIntervalSinceReferenceDate) <= 2e-6
+        case (.double(let x), .double(let y)) where x == 0 && y == 0:
+            return true
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { samePeerValue($0, $1) }
+        case (.dictionary(let x), .dictionary(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && samePeerValue($0.value, $1.value) }
+        default:
+            return a == b
+        }
+    }
+
+    /// Equality where dictionaries compare as unordered (Foundation dictionaries have no order).
+    static func sameIgnoringKeyOrder(_ a: PFValue, _ b: PFValue) -> Bool {
+        switch (a, b) {
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { sameIgnoringKeyOrder($0, $1) }
+        case (.dictionary(let x), .dictionary(let y)):
+            return x.count == y.count
+                && x.allSatisfy { member in y[member.key].map { sameIgnoringKeyOrder(member.value, $0) } ?? false }
+        default:
+            return a == b
+        }
+    }
+
+    struct Unconvertible: Error, CustomStringConvertible { var description: String }
+
+    /// A value as a Foundation property list object.
+    static func foundationObject(_ value: PFValue) throws -> Any {
+        switch value {
+        case .bool(let b): return b
+        case .int(let i): return NSNumber(value: i)
+        case .uint(let u): return NSNumber(value: u)
+        case .double(let d): return NSNumber(value: d)
+        case .string(let s): return s
+        case .data(let d): return d
+        case .date(let d): return d
+        case .array(let items): return try items.map(foundationObject)
+        case .dictionary(let members):
+            var out: [String: Any] = [:]
+            for (k, v) in members { out[k] = try foundationObject(v) }
+            return out
+        case .null, .uid: throw Unconvertible(description: "no Foundation plist form for \(value.kind)")
+        }
+    }
+
+    /// A Foundation property list object as a value.
+    static func value(fromFoundation object: Any) throws -> PFValue {
+        switch object {
+        case let b as Bool where type(of: object) == Bool.self: return .bool(b)
+        case let n as NSNumber:
+            switch String(cString: n.objCType) {
+            case "d", "f": return .double(n.doubleValue)
+            case "Q": return PFValue.integer(n.uint64Value) ?? .uint(n.uint64Value)
+            case "c" where type(of: object) == Bool.self: return .bool(n.boolValue)
+            default: return .int(n.int64Value)
+            }
+        case let s as String: return .string(s)
+        case let d as Data: return .data(d)
+        case let d as Date: return .date(d)
+        case let a as [Any]: return .array(try a.map(value(fromFoundation:)))
+        case let d as [AnyHashable: Any]:
+            var members = OrderedDictionary<String, PFValue>()
+            for (k, v) in d {
+                guard let key = k.base as? String else { throw Unconvertible(description: "key \(k)") }
+                members[key] = try value(fromFoundation: v)
+            }
+            return .dictionary(members)
+        default:
+            throw Unconvertible(description: "\(type(of: object))")
+        }
+    }
+}
