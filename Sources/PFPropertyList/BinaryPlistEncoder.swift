@@ -28,17 +28,11 @@ struct BinaryPlistEncoder {
     /// per-container array).
     var pending: [Int] = []
 
-    // Interning tables, one per kind, so that `1`, `1.0` and `true` stay distinct objects.
-    var strings: [String: Int] = [:]
-    var ints: [Int64: Int] = [:]
-    var uints: [UInt64: Int] = [:]
-    var doubles: [UInt64: Int] = [:]
-    var dates: [UInt64: Int] = [:]
-    var datas: [Data: Int] = [:]
-    var uids: [UInt64: Int] = [:]
-    var falseIndex = -1
-    var trueIndex = -1
-    var nullIndex = -1
+    /// Open-addressing table of interned scalars: entry index, or -1 for an empty slot.
+    var slots: [Int] = Array(repeating: -1, count: 1024)
+    var internedCount = 0
+    /// Per-writer hash seed, so colliding inputs cannot be prepared in advance.
+    let seed = UInt64.random(in: 1...UInt64.max)
 
     static let format = BinaryPlistLayout.format
 
@@ -87,39 +81,25 @@ struct BinaryPlistEncoder {
         case .string(let s):
             return internString(s)
         case .int(let v):
-            if let index = ints[v] { return index }
-            let index = beginScalar()
+            let start = scalarBytes.count
             appendInt(v)
-            endScalar(index)
-            ints[v] = index
-            return index
+            return internScalar(from: start)
         case .uint(let v):
             if let small = Int64(exactly: v) { return try flatten(.int(small), depth: depth) }
-            if let index = uints[v] { return index }
-            let index = beginScalar()
+            let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.int128)
             scalarBytes.append(contentsOf: repeatElement(0, count: 8))
             appendBigEndian(v, size: 8)
-            endScalar(index)
-            uints[v] = index
-            return index
+            return internScalar(from: start)
         case .double(let d):
-            let key = d.isNaN ? Double.nan.bitPattern : d.bitPattern
-            if let index = doubles[key] { return index }
-            let index = beginScalar()
+            let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.float64)
             appendBigEndian(d.bitPattern, size: 8)
-            endScalar(index)
-            doubles[key] = index
-            return index
+            return internScalar(from: start)
         case .bool(let b):
-            if b, trueIndex >= 0 { return trueIndex }
-            if !b, falseIndex >= 0 { return falseIndex }
-            let index = beginScalar()
+            let start = scalarBytes.count
             scalarBytes.append(b ? BinaryPlistMarker.Byte.trueValue : BinaryPlistMarker.Byte.falseValue)
-            endScalar(index)
-            if b { trueIndex = index } else { falseIndex = index }
-            return index
+            return internScalar(from: start)
         case .date(let date):
             let t = date.timeIntervalSinceReferenceDate
             guard t.isFinite else {
@@ -127,35 +107,26 @@ struct BinaryPlistEncoder {
                     .unrepresentable, format: Self.format,
                     "date is \(t) seconds since 2001-01-01; a binary property list date must be finite", path: .root)
             }
-            if let index = dates[t.bitPattern] { return index }
-            let index = beginScalar()
+            let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.date)
             appendBigEndian(t.bitPattern, size: 8)
-            endScalar(index)
-            dates[t.bitPattern] = index
-            return index
+            return internScalar(from: start)
         case .data(let data):
-            if let index = datas[data] { return index }
-            let index = beginScalar()
+            let start = scalarBytes.count
             appendMarker(BinaryPlistMarker.data, count: data.count)
             scalarBytes.append(contentsOf: data)
-            endScalar(index)
-            datas[data] = index
-            return index
+            return internScalar(from: start)
         case .uid(let uid):
-            if let index = uids[uid] { return index }
             guard uid <= UInt64(UInt32.max) else {
                 throw PFError(
                     .unrepresentable, format: Self.format,
                     "UID \(uid) is above UInt32.max, which CoreFoundation cannot read", path: .root)
             }
-            let index = beginScalar()
+            let start = scalarBytes.count
             let size = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : 4
             scalarBytes.append((BinaryPlistMarker.uid.rawValue << 4) | UInt8(size - 1))
             appendBigEndian(uid, size: size)
-            endScalar(index)
-            uids[uid] = index
-            return index
+            return internScalar(from: start)
         case .null:
             guard options.nullPolicy == .writeNullMarker else {
                 throw PFError(
@@ -163,22 +134,16 @@ struct BinaryPlistEncoder {
                     "null has no binary property list form; drop the value or set BinaryPlistWriter.Options.nullPolicy to .drop or .writeNullMarker",
                     path: .root)
             }
-            if nullIndex >= 0 { return nullIndex }
-            let index = beginScalar()
+            let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.null)
-            endScalar(index)
-            nullIndex = index
-            return index
+            return internScalar(from: start)
         }
     }
 
     private mutating func internString(_ s: String) -> Int {
-        if let index = strings[s] { return index }
-        let index = beginScalar()
+        let start = scalarBytes.count
         appendString(s)
-        endScalar(index)
-        strings[s] = index
-        return index
+        return internScalar(from: start)
     }
 
     private func checkDepth(_ depth: Int) throws(PFError) {
@@ -206,13 +171,88 @@ struct BinaryPlistEncoder {
         entries[index].start = start
         entries[index].count = entries[index].kind == .dictionary ? total / 2 : total
     }
+}
 
-    private mutating func beginScalar() -> Int {
-        entries.append(Entry(kind: .scalar, start: scalarBytes.count, count: 0))
-        return entries.count - 1
+// MARK: - Interning
+
+extension BinaryPlistEncoder {
+    /// Makes the scalar just encoded at `scalarBytes[start...]` an object, or, when an
+    /// equal one exists, drops the new bytes and returns the existing object's index.
+    ///
+    /// Scalars are interned by their encoded bytes: an encoding names its type and value
+    /// exactly, so `1`, `1.0` and `true` stay apart, `0.0` and `-0.0` stay apart, and strings
+    /// are compared by their exact characters (Swift's `String ==` would merge canonically
+    /// equivalent strings such as `"é"` and `"e\u{301}"` and change the text) — this is
+    /// how CF's value equality behaves for property list scalars.
+    mutating func internScalar(from start: Int) -> Int {
+        let count = scalarBytes.count - start
+        let hash = hashBytes(start, count)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let candidate = slots[slot]
+            if candidate < 0 { break }
+            let entry = entries[candidate]
+            if entry.count == count && bytesEqual(entry.start, start, count) {
+                scalarBytes.removeLast(count)
+                return candidate
+            }
+            slot = (slot + 1) & mask
+        }
+        entries.append(Entry(kind: .scalar, start: start, count: count))
+        let index = entries.count - 1
+        slots[slot] = index
+        internedCount += 1
+        if internedCount * 2 > slots.count { growSlots() }
+        return index
     }
 
-    private mutating func endScalar(_ index: Int) {
-        entries[index].count = scalarBytes.count - entries[index].start
+    private mutating func growSlots() {
+        var grown = [Int](repeating: -1, count: slots.count * 2)
+        let mask = grown.count - 1
+        for index in slots where index >= 0 {
+            let entry = entries[index]
+            var slot = Int(truncatingIfNeeded: hashBytes(entry.start, entry.count)) & mask
+            while grown[slot] >= 0 { slot = (slot + 1) & mask }
+            grown[slot] = index
+        }
+        slots = grown
+    }
+
+    /// A seeded 64-bit hash of `scalarBytes[start..<start + count]`, eight bytes at a time.
+    private func hashBytes(_ start: Int, _ count: Int) -> UInt64 {
+        scalarBytes.withUnsafeBytes { raw in
+            var h = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+            var i = start
+            let end = start + count
+            while i + 8 <= end {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+                h ^= h >> 29
+                i += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < end {
+                tail |= UInt64(raw[i]) << shift
+                shift += 8
+                i += 1
+            }
+            // Final avalanche (MurmurHash3's fmix64), so the low bits used as slots depend on
+            // every input bit.
+            h ^= tail
+            h ^= h >> 33
+            h = h &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 33
+            h = h &* 0xC4CE_B9FE_1A85_EC53
+            h ^= h >> 33
+            return h
+        }
+    }
+
+    private func bytesEqual(_ a: Int, _ b: Int, _ count: Int) -> Bool {
+        scalarBytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return count == 0 }
+            return memcmp(base + a, base + b, count) == 0
+        }
     }
 }

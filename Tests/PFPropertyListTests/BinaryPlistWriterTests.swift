@@ -73,6 +73,14 @@ import Testing
         #expect(try BinaryPlistReader().read(writer.write(value)) == value)
     }
 
+    @Test func canonicallyEquivalentStringsStayDistinct() throws {
+        // Swift's String == says these are equal; their scalars differ and must survive.
+        let data = try writer.write(["\u{E9}", "e\u{301}"])
+        #expect(try BinaryPlistReader.info(data).numObjects == 3)
+        let back = try BinaryPlistReader().read(data).arrayValue ?? []
+        #expect(back.map { $0.stringValue.map { Array($0.unicodeScalars) } } == [["\u{E9}"], ["e", "\u{301}"]])
+    }
+
     @Test func keepsDictionaryKeyOrder() throws {
         let value: PFValue = .dictionary(["z": 1, "a": 2, "m": ["y": 1, "b": 2]])
         let back = try BinaryPlistReader().read(writer.write(value))
