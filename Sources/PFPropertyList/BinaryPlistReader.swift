@@ -1,0 +1,97 @@
+import Foundation
+import PFCore
+
+/// Reads binary property lists (`bplist00`) into ``PFValue`` trees.
+///
+/// The reader validates the trailer, every offset, count and object reference against the
+/// file with overflow-checked arithmetic, decodes each object once (shared objects are
+/// reused, not re-decoded), rejects reference cycles, and enforces ``PFLimits``: nesting
+/// depth, the total number of nodes of the expanded tree, collection sizes and string
+/// lengths. See `Docs/BinaryPlist.md` for the exact policies.
+///
+/// ```swift
+/// let value = try BinaryPlistReader().read(bytes)
+/// ```
+public struct BinaryPlistReader: Sendable {
+    /// How the reader treats its input.
+    public struct Options: Sendable {
+        /// The resource budgets for one read.
+        public var limits: PFLimits = .default
+
+        /// Makes options.
+        /// - Parameter limits: the resource budgets for one read.
+        public init(limits: PFLimits = .default) {
+            self.limits = limits
+        }
+    }
+
+    /// The options this reader uses.
+    public var options: Options
+
+    /// Makes a reader.
+    /// - Parameter options: how to treat the input.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Decodes a whole `bplist00` file.
+    ///
+    /// Null objects (`0x00`) read as ``PFValue/null``, sets (`0xC`) as arrays, 32-bit reals
+    /// widen to `Double`, 128-bit integers are accepted when they fit `Int64` or `UInt64`,
+    /// and a dictionary key that repeats keeps its first position and its last value.
+    /// - Parameter bytes: the file's bytes.
+    /// - Returns: the root object's value.
+    /// - Throws: ``PFError`` with format `bplist` and code
+    ///   ``PFError/Code/syntax`` (bad magic, trailer, marker, offset or reference),
+    ///   ``PFError/Code/truncated`` (an object or count runs past the object area),
+    ///   ``PFError/Code/unsupported`` (another version such as `bplist15`, or a v1x type),
+    ///   ``PFError/Code/invalidValue`` (a cycle, a non-string key, a NaN or infinite date,
+    ///   a non-ASCII byte in an ASCII string, an unpaired surrogate, a UID above
+    ///   `UInt32.max`, a 128-bit integer outside 64 bits), or
+    ///   ``PFError/Code/limitExceeded`` (`maxInputBytes`, `maxDepth`, `maxNodes`,
+    ///   `maxCollectionCount`, `maxStringBytes`). Errors carry the byte offset of the
+    ///   offending object or field and, when inside a collection, the key path to it.
+    public func read(_ bytes: Data) throws(PFError) -> PFValue {
+        let limits = options.limits
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: BinaryPlistLayout.format, offset: 0)
+        }
+        let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
+            do throws(PFError) {
+                let info = try BinaryPlistInfo.parse(buffer)
+                var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits)
+                return .success(try scanner.decode(info.topObject, depth: 0).0)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads and validates the header and the 32-byte trailer without decoding any object.
+    ///
+    /// This is what `pfarchive inspect` prints. Object offsets are checked only when
+    /// objects are read.
+    /// - Parameter bytes: the file's bytes.
+    /// - Returns: the trailer fields, the object count and the file size.
+    /// - Throws: ``PFError`` with format `bplist` and code ``PFError/Code/syntax`` (not a
+    ///   binary property list, or an inconsistent trailer), ``PFError/Code/truncated``
+    ///   (shorter than 42 bytes) or ``PFError/Code/unsupported`` (a version other than `00`).
+    public static func info(_ bytes: Data) throws(PFError) -> BinaryPlistInfo {
+        let result: Result<BinaryPlistInfo, PFError> = bytes.withUnsafeBytes { buffer in
+            do throws(PFError) {
+                return .success(try BinaryPlistInfo.parse(buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Whether the bytes start with the magic `bplist00`.
+    /// - Parameter bytes: the start of a file (or all of it).
+    /// - Returns: `true` when the first eight bytes are `bplist00`.
+    public static func hasMagic(_ bytes: Data) -> Bool {
+        bytes.count >= BinaryPlistLayout.headerSize && bytes.prefix(BinaryPlistLayout.headerSize).elementsEqual(BinaryPlistLayout.magic)
+    }
+}

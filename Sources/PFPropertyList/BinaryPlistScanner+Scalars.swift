@@ -1,0 +1,212 @@
+import Foundation
+import PFCore
+
+// MARK: - Scalars
+
+extension BinaryPlistScanner {
+    /// Decodes a non-collection object whose marker byte `marker` is at `offset`.
+    func decodeScalar(_ type: BinaryPlistMarker, marker: UInt8, at offset: Int) throws(PFError) -> PFValue {
+        switch type {
+        case .singleton: return try decodeSingleton(marker, at: offset)
+        case .int: return try decodeInt(marker, at: offset)
+        case .real:
+            switch marker {
+            case BinaryPlistMarker.Byte.float32:
+                try require(offset + 1, 4, "float32")
+                return .double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: readUInt(at: offset + 1, size: 4)))))
+            case BinaryPlistMarker.Byte.float64:
+                try require(offset + 1, 8, "float64")
+                return .double(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
+            default:
+                throw PFError(
+                    .syntax, format: Self.format,
+                    "real of \(1 << Int(marker & 0x0F)) bytes (marker 0x\(String(marker, radix: 16))); expected 4 or 8 bytes (0x22 or 0x23)",
+                    offset: offset)
+            }
+        case .date:
+            guard marker == BinaryPlistMarker.Byte.date else {
+                throw PFError(
+                    .syntax, format: Self.format, "date marker 0x\(String(marker, radix: 16)); expected 0x33", offset: offset)
+            }
+            try require(offset + 1, 8, "date")
+            let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
+            guard seconds.isFinite else {
+                throw PFError(
+                    .invalidValue, format: Self.format,
+                    "date is \(seconds) seconds since 2001-01-01; expected a finite number", offset: offset)
+            }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .data:
+            let (n, start) = try lengthAndStart(at: offset)
+            try require(start, n, "data of \(n) bytes")
+            try checkStringBytes(n, at: offset)
+            return .data(Data(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])))
+        case .asciiString:
+            let (n, start) = try lengthAndStart(at: offset)
+            try require(start, n, "ASCII string of \(n) bytes")
+            try checkStringBytes(n, at: offset)
+            return .string(try decodeASCII(start, n))
+        case .utf16String:
+            let (units, start) = try lengthAndStart(at: offset)
+            let (n, overflow) = units.multipliedReportingOverflow(by: 2)
+            guard !overflow else {
+                throw PFError(.truncated, format: Self.format, "UTF-16 string of \(units) units is longer than the file", offset: offset)
+            }
+            try require(start, n, "UTF-16 string of \(units) units")
+            try checkStringBytes(n, at: offset)
+            return .string(try decodeUTF16(start, units))
+        case .uid:
+            let size = Int(marker & 0x0F) + 1
+            guard size <= 8 else {
+                throw PFError(
+                    .invalidValue, format: Self.format,
+                    "UID of \(size) bytes; expected at most 4 (UIDs are at most UInt32.max, as CF reads them)", offset: offset)
+            }
+            try require(offset + 1, size, "UID")
+            let uid = readUInt(at: offset + 1, size: size)
+            guard uid <= UInt64(UInt32.max) else {
+                throw PFError(
+                    .invalidValue, format: Self.format, "UID \(uid) is above UInt32.max, which CF rejects", offset: offset)
+            }
+            return .uid(uid)
+        case .utf8String, .orderedSet:
+            throw PFError(
+                .unsupported, format: Self.format,
+                "marker 0x\(String(marker, radix: 16)) is a bplist v1x type (\(type == .utf8String ? "UTF-8 string" : "ordered set")); expected a bplist00 type",
+                offset: offset)
+        case .array, .set, .dictionary:
+            preconditionFailure("Collections are decoded by decodeArray and decodeDictionary.")
+        }
+    }
+
+    private func decodeSingleton(_ marker: UInt8, at offset: Int) throws(PFError) -> PFValue {
+        switch marker {
+        case BinaryPlistMarker.Byte.null: return .null
+        case BinaryPlistMarker.Byte.falseValue: return .bool(false)
+        case BinaryPlistMarker.Byte.trueValue: return .bool(true)
+        case BinaryPlistMarker.Byte.fill:
+            throw PFError(.syntax, format: Self.format, "fill byte 0x0f where an object should start", offset: offset)
+        case 0x0C, 0x0D, 0x0E:
+            throw PFError(
+                .unsupported, format: Self.format,
+                "marker 0x\(String(marker, radix: 16)) is a bplist v1x type (URL or UUID); expected a bplist00 type",
+                offset: offset)
+        default:
+            throw PFError(
+                .syntax, format: Self.format,
+                "unknown object marker 0x\(String(marker, radix: 16)); expected null (0x00), false (0x08) or true (0x09)",
+                offset: offset)
+        }
+    }
+
+    /// Integers: 1, 2 and 4 bytes unsigned, 8 bytes signed, 16 bytes when the upper half
+    /// is zero (an unsigned 64-bit value) or the sign extension of a negative lower half.
+    private func decodeInt(_ marker: UInt8, at offset: Int) throws(PFError) -> PFValue {
+        switch marker {
+        case BinaryPlistMarker.Byte.int8, BinaryPlistMarker.Byte.int16, BinaryPlistMarker.Byte.int32:
+            let size = 1 << Int(marker & 0x0F)
+            try require(offset + 1, size, "integer")
+            return .int(Int64(readUInt(at: offset + 1, size: size)))
+        case BinaryPlistMarker.Byte.int64:
+            try require(offset + 1, 8, "integer")
+            return .int(Int64(bitPattern: readUInt(at: offset + 1, size: 8)))
+        case BinaryPlistMarker.Byte.int128:
+            try require(offset + 1, 16, "128-bit integer")
+            let high = readUInt(at: offset + 1, size: 8)
+            let low = readUInt(at: offset + 9, size: 8)
+            if high == 0 { return PFValue.integer(low) ?? .uint(low) }
+            if high == UInt64.max, low >> 63 == 1 { return .int(Int64(bitPattern: low)) }
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "128-bit integer does not fit 64 bits; expected a value in Int64.min...UInt64.max", offset: offset)
+        default:
+            throw PFError(
+                .syntax, format: Self.format,
+                "integer of 2^\(marker & 0x0F) bytes (marker 0x\(String(marker, radix: 16))); expected 1, 2, 4, 8 or 16 bytes",
+                offset: offset)
+        }
+    }
+
+    @inline(__always)
+    private func checkStringBytes(_ n: Int, at offset: Int) throws(PFError) {
+        guard n <= limits.maxStringBytes else {
+            throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: Self.format, offset: offset)
+        }
+    }
+}
+
+// MARK: - Strings
+
+extension BinaryPlistScanner {
+    /// A `0x5n` string: every byte must be 7-bit ASCII (bytes ≥ 0x80 are rejected rather
+    /// than guessed at as Latin-1 or UTF-8; CF and plistlib write them only as UTF-16).
+    func decodeASCII(_ start: Int, _ n: Int) throws(PFError) -> String {
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= n {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        if high & 0x8080_8080_8080_8080 != 0 {
+            let bad = bytes.firstIndex(where: { $0 >= 0x80 }) ?? 0
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "ASCII string holds byte 0x\(String(bytes[bad], radix: 16)); expected 7-bit ASCII (non-ASCII text is stored as UTF-16)",
+                offset: start + bad)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A `0x6n` string of `units` big-endian UTF-16 code units, transcoded straight to
+    /// UTF-8; an unpaired surrogate is an error.
+    func decodeUTF16(_ start: Int, _ units: Int) throws(PFError) -> String {
+        var badUnit = -1
+        let string = String(unsafeUninitializedCapacity: units * 3) { out in
+            var o = 0
+            var u = 0
+            while u < units {
+                let unit = UInt32(UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: start + 2 * u, as: UInt16.self)))
+                u += 1
+                var scalar = unit
+                if unit & 0xF800 == 0xD800 {
+                    // A high surrogate must be followed by a low one.
+                    guard unit < 0xDC00, u < units else { badUnit = u - 1; return 0 }
+                    let low = UInt32(UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: start + 2 * u, as: UInt16.self)))
+                    guard low & 0xFC00 == 0xDC00 else { badUnit = u - 1; return 0 }
+                    u += 1
+                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                }
+                if scalar < 0x80 {
+                    out[o] = UInt8(scalar); o += 1
+                } else if scalar < 0x800 {
+                    out[o] = UInt8(0xC0 | scalar >> 6)
+                    out[o + 1] = UInt8(0x80 | scalar & 0x3F)
+                    o += 2
+                } else if scalar < 0x10000 {
+                    out[o] = UInt8(0xE0 | scalar >> 12)
+                    out[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    out[o + 2] = UInt8(0x80 | scalar & 0x3F)
+                    o += 3
+                } else {
+                    out[o] = UInt8(0xF0 | scalar >> 18)
+                    out[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    out[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    out[o + 3] = UInt8(0x80 | scalar & 0x3F)
+                    o += 4
+                }
+            }
+            return o
+        }
+        if badUnit >= 0 {
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "UTF-16 string has an unpaired surrogate at unit \(badUnit); expected valid UTF-16", offset: start + 2 * badUnit)
+        }
+        return string
+    }
+}

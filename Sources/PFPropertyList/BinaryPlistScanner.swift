@@ -1,0 +1,259 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// Decodes the objects of a validated `bplist00` buffer into a ``PFValue`` tree.
+///
+/// Every object is decoded at most once and remembered by its index (CF does the same for
+/// immutable objects), so a file whose objects share children costs time in proportion to
+/// its size. The tree it yields may still be far larger than the file — 64 arrays each
+/// holding the next one twice expand to 2^63 leaves — so every object also remembers how
+/// many nodes its expanded subtree has, and a read fails with `limitExceeded` as soon as the
+/// root's expansion would pass ``PFLimits/maxNodes``. An object that is reached again while
+/// it is still being decoded is a cycle, and an error.
+struct BinaryPlistScanner {
+    let buffer: UnsafeRawBufferPointer
+    let info: BinaryPlistInfo
+    let limits: PFLimits
+    /// The end of the object area (the offset table's start): no object byte lies past it.
+    let objectsEnd: Int
+    /// Decoded objects by index; meaningful where `nodeCounts[index] > 0`.
+    var values: [PFValue]
+    /// Per object: 0 not decoded yet, -1 being decoded (on the current path), else the node
+    /// count of its expanded subtree (1 for a scalar).
+    var nodeCounts: [Int]
+
+    init(buffer: UnsafeRawBufferPointer, info: BinaryPlistInfo, limits: PFLimits) {
+        self.buffer = buffer
+        self.info = info
+        self.limits = limits
+        self.objectsEnd = info.offsetTableOffset
+        // numObjects entries of the offset table are really present in the file, so these
+        // tables grow with the input's size, not with a count it merely claims.
+        self.values = Array(repeating: .null, count: info.numObjects)
+        self.nodeCounts = Array(repeating: 0, count: info.numObjects)
+    }
+
+    static let format = BinaryPlistLayout.format
+
+    // MARK: - Objects
+
+    /// Decodes object `index`, nested inside `depth` containers.
+    /// - Returns: the value and the number of nodes in its expanded tree.
+    mutating func decode(_ index: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
+        let state = nodeCounts[index]
+        if state > 0 { return (values[index], state) }
+        let offset = try objectOffset(index)
+        if state < 0 {
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "object \(index) contains itself (a reference cycle in the object table); expected a tree or DAG",
+                offset: offset)
+        }
+        let marker = buffer[offset]
+        let value: PFValue
+        let count: Int
+        switch BinaryPlistMarker(rawValue: marker >> 4) {
+        case .array?, .set?:
+            (value, count) = try decodeArray(index, at: offset, depth: depth + 1)
+        case .dictionary?:
+            (value, count) = try decodeDictionary(index, at: offset, depth: depth + 1)
+        case let type?:
+            value = try decodeScalar(type, marker: marker, at: offset)
+            count = 1
+        case nil:
+            throw PFError(
+                .syntax, format: Self.format,
+                "unknown object marker 0x\(String(marker, radix: 16)); expected a bplist00 type", offset: offset)
+        }
+        values[index] = value
+        nodeCounts[index] = count
+        return (value, count)
+    }
+
+    /// The offset of object `index` from the offset table, checked to lie in the object area.
+    @inline(__always)
+    func objectOffset(_ index: Int) throws(PFError) -> Int {
+        let size = info.offsetIntSize
+        let entry = info.offsetTableOffset + index * size  // index < numObjects: inside the table
+        let raw = readUInt(at: entry, size: size)
+        guard raw >= UInt64(BinaryPlistLayout.headerSize), raw < UInt64(objectsEnd) else {
+            throw PFError(
+                .syntax, format: Self.format,
+                "offset table entry \(index) is \(raw); expected an object offset in [8, \(objectsEnd))", offset: entry)
+        }
+        return Int(raw)
+    }
+
+    // MARK: - Collections
+
+    private mutating func decodeArray(_ index: Int, at offset: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
+        try checkDepth(depth, at: offset)
+        let (n, start) = try collectionCount(at: offset, refsPerElement: 1)
+        nodeCounts[index] = -1
+        var items: [PFValue] = []
+        items.reserveCapacity(n)
+        var nodes = 1
+        let refSize = info.objectRefSize
+        var p = start
+        for i in 0..<n {
+            let ref = try objectRef(at: p)
+            p += refSize
+            let (item, itemNodes) : (PFValue, Int)
+            do throws(PFError) {
+                (item, itemNodes) = try decode(ref, depth: depth)
+            } catch {
+                throw error.prefixed(.index(i))
+            }
+            nodes = try addNodes(nodes, itemNodes, at: offset)
+            items.append(item)
+        }
+        return (.array(items), nodes)
+    }
+
+    private mutating func decodeDictionary(_ index: Int, at offset: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
+        try checkDepth(depth, at: offset)
+        let (n, start) = try collectionCount(at: offset, refsPerElement: 2)
+        nodeCounts[index] = -1
+        var members = OrderedDictionary<String, PFValue>(minimumCapacity: n)
+        var nodes = 1
+        let refSize = info.objectRefSize
+        let valuesStart = start + n * refSize  // checked by collectionCount
+        for i in 0..<n {
+            let keyRef = try objectRef(at: start + i * refSize)
+            let valueRef = try objectRef(at: valuesStart + i * refSize)
+            let (keyValue, _) = try decode(keyRef, depth: depth)
+            guard case .string(let key) = keyValue else {
+                throw PFError(
+                    .invalidValue, format: Self.format,
+                    "dictionary key \(i) is of kind \(keyValue.kind.rawValue); expected a string",
+                    offset: (try? objectOffset(keyRef)) ?? offset, path: .root)
+            }
+            let (value, valueNodes): (PFValue, Int)
+            do throws(PFError) {
+                (value, valueNodes) = try decode(valueRef, depth: depth)
+            } catch {
+                throw error.prefixed(.key(key))
+            }
+            nodes = try addNodes(nodes, valueNodes, at: offset)
+            // A repeated key keeps its first position and takes the last value, as CF and
+            // plistlib do.
+            members[key] = value
+        }
+        return (.dictionary(members), nodes)
+    }
+
+    /// The element count of the collection at `offset` and where its references start,
+    /// checked against the object area, ``PFLimits/maxCollectionCount`` and overflow.
+    private func collectionCount(at offset: Int, refsPerElement: Int) throws(PFError) -> (Int, Int) {
+        let (n, start) = try lengthAndStart(at: offset)
+        let (perElement, o1) = info.objectRefSize.multipliedReportingOverflow(by: refsPerElement)
+        let (bytes, o2) = n.multipliedReportingOverflow(by: perElement)
+        guard !o1, !o2, bytes <= objectsEnd - start else {
+            throw PFError(
+                .truncated, format: Self.format,
+                "collection of \(n) elements needs \(o2 ? "more than Int.max" : String(bytes)) bytes of references; only \(objectsEnd - start) remain before the offset table",
+                offset: offset)
+        }
+        guard n <= limits.maxCollectionCount else {
+            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.format, offset: offset)
+        }
+        return (n, start)
+    }
+
+    /// An object reference at `p` (inside a range `collectionCount` checked), checked
+    /// against numObjects.
+    @inline(__always)
+    private func objectRef(at p: Int) throws(PFError) -> Int {
+        let raw = readUInt(at: p, size: info.objectRefSize)
+        guard raw < UInt64(info.numObjects) else {
+            throw PFError(
+                .syntax, format: Self.format,
+                "object reference \(raw) is out of range; expected an index below numObjects (\(info.numObjects))", offset: p)
+        }
+        return Int(raw)
+    }
+
+    @inline(__always)
+    private func checkDepth(_ depth: Int, at offset: Int) throws(PFError) {
+        guard depth <= limits.maxDepth else {
+            throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: Self.format, offset: offset)
+        }
+    }
+
+    @inline(__always)
+    private func addNodes(_ a: Int, _ b: Int, at offset: Int) throws(PFError) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow, sum <= limits.maxNodes else {
+            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: offset)
+        }
+        return sum
+    }
+
+    // MARK: - Lengths
+
+    /// The count in the marker at `offset` (its low nibble, or the integer object after it
+    /// when the nibble is `0xF`) and where the payload starts.
+    func lengthAndStart(at offset: Int) throws(PFError) -> (Int, Int) {
+        let nibble = buffer[offset] & 0x0F
+        guard nibble == BinaryPlistMarker.extendedCount else { return (Int(nibble), offset + 1) }
+        let intOffset = offset + 1
+        guard intOffset < objectsEnd else {
+            throw PFError(.truncated, format: Self.format, "object ends before its extended count", offset: intOffset)
+        }
+        let intMarker = buffer[intOffset]
+        guard intMarker >= BinaryPlistMarker.Byte.int8, intMarker <= BinaryPlistMarker.Byte.int64 else {
+            throw PFError(
+                .syntax, format: Self.format,
+                "extended count has marker 0x\(String(intMarker, radix: 16)); expected an integer marker 0x10 through 0x13",
+                offset: intOffset)
+        }
+        let size = 1 << Int(intMarker & 0x0F)
+        try require(intOffset + 1, size, "extended count")
+        let raw = readUInt(at: intOffset + 1, size: size)
+        guard raw <= UInt64(Int.max) else {
+            throw PFError(.syntax, format: Self.format, "extended count \(raw) is negative or too large", offset: intOffset)
+        }
+        return (Int(raw), intOffset + 1 + size)
+    }
+
+    /// Checks that `length` bytes starting at `start` (≤ the object area's end) lie in the
+    /// object area.
+    @inline(__always)
+    func require(_ start: Int, _ length: Int, _ what: @autoclosure () -> String) throws(PFError) {
+        guard start <= objectsEnd, length <= objectsEnd - start else {
+            throw PFError(
+                .truncated, format: Self.format,
+                "\(what()) needs \(length) bytes at \(start); only \(max(0, objectsEnd - start)) remain before the offset table",
+                offset: start)
+        }
+    }
+
+    /// The big-endian unsigned integer of `size` (1...8) bytes at `p`; the caller checked
+    /// that the bytes are present.
+    @inline(__always)
+    func readUInt(at p: Int, size: Int) -> UInt64 {
+        switch size {
+        case 1: return UInt64(buffer[p])
+        case 2: return UInt64(UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: buffer.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self))
+        default:
+            var v: UInt64 = 0
+            for i in p..<(p + size) { v = v << 8 | UInt64(buffer[i]) }
+            return v
+        }
+    }
+}
+
+// MARK: - Error paths
+
+extension PFError {
+    /// The error with `component` put in front of its path: readers add the step on the way
+    /// out of the recursion, so the happy path never builds a path.
+    func prefixed(_ component: PFKeyPath.Component) -> PFError {
+        var copy = self
+        copy.path = PFKeyPath([component] + (path?.components ?? []))
+        return copy
+    }
+}
