@@ -57,16 +57,21 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PFTypedStream",
+            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .target(
             name: "PFFormats",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive",
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFArchive",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFFormats",
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
+                "PFFormats",
             ]
         ),
 
@@ -107,6 +112,7 @@ let package = Package(
         .testTarget(name: "PFPropertyListTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFCBORTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFTypedStreamTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],

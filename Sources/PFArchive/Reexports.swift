@@ -5,4 +5,5 @@
 @_exported import PFPropertyList
 @_exported import PFCBOR
 @_exported import PFKeyedArchive
+@_exported import PFTypedStream
 @_exported import PFFormats
