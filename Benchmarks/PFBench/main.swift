@@ -1,26 +1,31 @@
 import Foundation
 
-// pfarchive-bench [--filter TEXT] [--quick] [--json FILE]
+// pfarchive-bench [--group NAME] [--filter TEXT] [--quick] [--json FILE]
 // Run in release mode: swift run -c release pfarchive-bench
 var bench = Bench()
 var jsonOut: String?
+var group: String?
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
     case "--filter": bench.filter = args.next()
+    case "--group": group = args.next()?.lowercased()
     case "--quick": bench.minTime = 0.2; bench.minRuns = 3
     case "--json": jsonOut = args.next()
     default:
-        FileHandle.standardError.write(Data("usage: pfarchive-bench [--filter TEXT] [--quick] [--json FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pfarchive-bench [--group NAME] [--filter TEXT] [--quick] [--json FILE]\n".utf8))
         exit(2)
     }
 }
 
-JSONBench.run(&bench)
-CompressionBench.run(&bench)
-BinaryPlistBench.run(&bench)
-XMLPlistBench.run(&bench)
-CBORBench.run(&bench)
+// Each group builds its inputs only when it runs.
+let groups: [(String, (inout Bench) -> Void)] = [
+    ("json", JSONBench.run), ("compression", CompressionBench.run), ("bplist", BinaryPlistBench.run),
+    ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run),
+]
+for (name, run) in groups where group == nil || group == name {
+    run(&bench)
+}
 
 if let jsonOut {
     let encoder = JSONEncoder()

@@ -126,7 +126,11 @@ struct BinaryPlistEncoder {
             let size = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : 4
             scalarBytes.append((BinaryPlistMarker.uid.rawValue << 4) | UInt8(size - 1))
             appendBigEndian(uid, size: size)
-            return internScalar(from: start)
+            // UIDs are not interned (plistlib does not share them either): a keyed archive
+            // holds one per reference, nearly all distinct, so hashing them costs more than
+            // the few bytes sharing would save.
+            entries.append(Entry(kind: .scalar, start: start, count: scalarBytes.count - start))
+            return entries.count - 1
         case .null:
             guard options.nullPolicy == .writeNullMarker else {
                 throw PFError(

@@ -68,8 +68,8 @@ import Testing
             .uid(1), .uid(1), .date(Date(timeIntervalSinceReferenceDate: 1)), .date(Date(timeIntervalSinceReferenceDate: 1)),
             [], [],
         ]
-        // The root, 8 distinct scalars plus -0.0, and two arrays that are never shared.
-        #expect(try BinaryPlistReader.info(writer.write(value)).numObjects == 1 + 9 + 2)
+        // The root, 7 distinct scalars plus -0.0, two UIDs and two arrays (never shared).
+        #expect(try BinaryPlistReader.info(writer.write(value)).numObjects == 1 + 8 + 2 + 2)
         #expect(try BinaryPlistReader().read(writer.write(value)) == value)
     }
 
