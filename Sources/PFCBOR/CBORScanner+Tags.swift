@@ -91,8 +91,8 @@ extension CBORScanner {
         let deepestBefore = deepest
         deepest = depth
         let content = try value(depth: depth)
-        // Levels this value occupies below the tag's own level (the tag counted, conservatively).
-        let height = deepest - depth + 1
+        // Levels the content opens below its own position (an array of scalars opens one).
+        let height = deepest - depth
         deepest = max(deepest, deepestBefore)
         shareables[index] = .ready(content, nodes: nodes - nodesBefore, height: height)
         return content
@@ -126,7 +126,7 @@ extension CBORScanner {
             guard nodes <= limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: start)
             }
-            // The reference stands at the tag's level, depth - 1.
+            // The copy stands where the tag 29 stands, at level depth - 1.
             let reached = depth - 1 + height
             guard reached <= limits.maxDepth else {
                 throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: Self.format, offset: start)
