@@ -34,6 +34,15 @@ struct CBORScanner {
     var hasSelfDescribeTag = false
     /// The values marked with tag 28, in order of appearance.
     var shareables: [Shareable] = []
+    /// Recently read long map keys, by a hash of their bytes (allocated on first use).
+    var keyCache: [CachedKey] = []
+
+    /// A map key read earlier: where its bytes are in the input, and its string.
+    struct CachedKey {
+        var offset: Int
+        var count: Int
+        var string: String
+    }
 
     /// A value marked shareable: still being read (a reference to it would be a cycle) or
     /// complete, with the nodes it counts and the levels it nests.
@@ -256,12 +265,40 @@ struct CBORScanner {
         let n = try argument(ai, itemStart: start)
         guard n <= maxCollectionCount else { throw collectionLimit(start) }
         let count = Int(n)
+        if count <= 15 { return try smallMap(count, depth: inner) }
         // Every member takes at least two bytes.
         members.reserveCapacity(min(count, (end - pos) / 2))
         for _ in 0..<count {
             try member(into: &members, depth: inner)
         }
         return .dictionary(members)
+    }
+
+    /// Reads a definite-length map of at most 15 members, the common case: such a dictionary
+    /// has no hash table, so keys are checked for duplicates by comparison and the storage
+    /// is built directly.
+    @inline(__always)
+    mutating func smallMap(_ count: Int, depth: Int) throws(PFError) -> PFValue {
+        var keys = ContiguousArray<String>()
+        var values = ContiguousArray<PFValue>()
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+        for _ in 0..<count {
+            let keyStart = pos
+            let key = try key(depth: depth)
+            for earlier in keys where earlier == key {
+                throw PFError(
+                    .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
+                    offset: keyStart, path: PFKeyPath([.key(key)]))
+            }
+            do throws(PFError) {
+                values.append(try value(depth: depth))
+            } catch {
+                throw error.prefixed(.key(key))
+            }
+            keys.append(key)
+        }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
     }
 
     /// Reads one key/value pair into `members`, rejecting duplicate keys.
@@ -296,6 +333,7 @@ struct CBORScanner {
             items += 1
             let n = try argument(initial & 0x1F, itemStart: start)
             let p = try payload(n, itemStart: start, what: "text string")
+            if n >= 8 && n <= 128 { return try cachedKey(at: p, count: Int(n), itemStart: start) }
             return try text(at: p, count: Int(n), itemStart: start)
         }
         let key = try value(depth: depth)
@@ -306,6 +344,26 @@ struct CBORScanner {
                 offset: start)
         }
         return text
+    }
+
+    /// A key of 8–128 bytes, reused from the cache when the same bytes were read before.
+    ///
+    /// Keys repeat across the objects of a document, and making a string costs a UTF-8 check
+    /// and, past 15 bytes, an allocation each time; a hit costs a hash and a `memcmp`.
+    @inline(__always)
+    mutating func cachedKey(at p: Int, count n: Int, itemStart: Int) throws(PFError) -> String {
+        let first = base.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+        let last = base.loadUnaligned(fromByteOffset: p + n - 8, as: UInt64.self)
+        let hash = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(n)
+        let slot = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        if keyCache.isEmpty {
+            keyCache = Array(repeating: CachedKey(offset: 0, count: 0, string: ""), count: 256)
+        }
+        let entry = keyCache[slot]
+        if entry.count == n && memcmp(base + entry.offset, base + p, n) == 0 { return entry.string }
+        let string = try text(at: p, count: n, itemStart: itemStart)
+        keyCache[slot] = CachedKey(offset: p, count: n, string: string)
+        return string
     }
 
     /// Reads the chunks of an indefinite-length byte (`major` 2) or text (3) string.

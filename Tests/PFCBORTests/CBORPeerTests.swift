@@ -45,9 +45,11 @@ struct CBORPeerTests {
     @Test func canonicalBytesMatchCbor2Canonical() async throws {
         // Without dates (cbor2 re-encodes datetimes its own way), cbor2's canonical encoding of
         // what it read from our canonical bytes must be our bytes exactly.
+        // cbor2 5.6.5 writes ±65504.0, the largest half, as a single (fa477fe000) where RFC 8949
+        // (Appendix A) has f97bff; those values are left out here and covered by Appendix A.
         var shape = Self.shape
         shape.date = false
-        let values = await Self.samples(shape, count: 150)
+        let values = await Self.samples(shape, count: 150).map { Self.withoutLargestHalf($0) }
         let writer = CBORWriter(options: .init(canonical: true))
         var lines = ""
         for value in values { lines += hexString(try writer.write(value)) + "\n" }
@@ -56,7 +58,29 @@ struct CBORPeerTests {
                 print(cbor2.dumps(cbor2.loads(bytes.fromhex(line.strip())), canonical=True).hex())
             """
         guard let output = runPeer(script, input: Data(lines.utf8)) else { return }
-        #expect(output == lines)
+        let theirs = output.split(separator: "\n")
+        let ours = lines.split(separator: "\n")
+        #expect(theirs.count == ours.count)
+        for (i, (a, b)) in zip(theirs, ours).enumerated() where a != b {
+            let x = Array(a)
+            let y = Array(b)
+            let at = zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(x.count, y.count)
+            let from = max(0, at - 30)
+            Issue.record(
+                "value \(i) differs at hex digit \(at): cbor2 …\(String(x[from..<min(x.count, at + 40)]))… ours …\(String(y[from..<min(y.count, at + 40)]))…"
+            )
+        }
+    }
+
+    static func withoutLargestHalf(_ value: PFValue) -> PFValue {
+        switch value {
+        case .double(let d) where d.magnitude == 65504: return .double(d / 2)
+        case .array(let a): return .array(a.map(withoutLargestHalf))
+        case .dictionary(var d):
+            for i in d.values.indices { d.values[i] = withoutLargestHalf(d.values[i]) }
+            return .dictionary(d)
+        default: return value
+        }
     }
 
     @Test func weReadCbor2Bytes() throws {
