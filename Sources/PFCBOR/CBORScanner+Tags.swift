@@ -122,8 +122,9 @@ extension CBORScanner {
         case .ready(let shared, let sharedNodes, let height):
             // The copy counts its nodes again (minus the index just counted), so a chain of
             // references that doubles at every level ("billion laughs") stops at maxNodes.
-            nodes += sharedNodes - 1
-            guard nodes <= limits.maxNodes else {
+            let (total, overflow) = nodes.addingReportingOverflow(sharedNodes - 1)
+            nodes = total
+            guard !overflow, total <= limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: start)
             }
             // The copy stands where the tag 29 stands, at level depth - 1.

@@ -34,6 +34,8 @@ struct CBORScanner {
     var hasSelfDescribeTag = false
     /// The values marked with tag 28, in order of appearance.
     var shareables: [Shareable] = []
+    /// Scratch open-addressing table for duplicate keys in large maps (index + 1; 0 is empty).
+    var duplicateTable: ContiguousArray<Int> = []
     /// Recently read long map keys, by a hash of their bytes (allocated on first use).
     var keyCache: [CachedKey] = []
 
@@ -266,12 +268,84 @@ struct CBORScanner {
         guard n <= maxCollectionCount else { throw collectionLimit(start) }
         let count = Int(n)
         if count <= 15 { return try smallMap(count, depth: inner) }
+        return try largeMap(count, depth: inner)
+    }
+
+    /// Reads a definite-length map of more than 15 members. Keys and values are collected
+    /// first, checked for duplicates with a cheap hash of their bytes, and then handed to the
+    /// dictionary, which hashes each key once and never compares keys.
+    mutating func largeMap(_ count: Int, depth: Int) throws(PFError) -> PFValue {
         // Every member takes at least two bytes.
-        members.reserveCapacity(min(count, (end - pos) / 2))
+        let capacity = min(count, (end - pos) / 2)
+        var keys = ContiguousArray<String>()
+        var values = ContiguousArray<PFValue>()
+        var keyOffsets = ContiguousArray<Int>()
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        keyOffsets.reserveCapacity(capacity)
         for _ in 0..<count {
-            try member(into: &members, depth: inner)
+            keyOffsets.append(pos)
+            let key = try key(depth: depth)
+            do throws(PFError) {
+                values.append(try value(depth: depth))
+            } catch {
+                throw error.prefixed(.key(key))
+            }
+            keys.append(key)
         }
-        return .dictionary(members)
+        if let duplicate = firstDuplicate(keys) {
+            let key = keys[duplicate]
+            throw PFError(
+                .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
+                offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
+        }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+    }
+
+    /// The index of the first key that repeats an earlier one, found with an open-addressing
+    /// table of key indices that is reused across maps (and left empty after each use).
+    mutating func firstDuplicate(_ keys: ContiguousArray<String>) -> Int? {
+        var size = 32
+        while size < keys.count * 2 { size <<= 1 }
+        if duplicateTable.count < size { duplicateTable = ContiguousArray(repeating: 0, count: size) }
+        let mask = size - 1
+        var found: Int?
+        for i in keys.indices {
+            var slot = Int(truncatingIfNeeded: Self.cheapHash(keys[i])) & mask
+            while duplicateTable[slot] != 0 {
+                if keys[duplicateTable[slot] - 1] == keys[i] {
+                    found = i
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+            if found != nil { break }
+            duplicateTable[slot] = i + 1
+        }
+        for slot in 0..<size { duplicateTable[slot] = 0 }
+        return found
+    }
+
+    /// A fast, non-cryptographic hash of a string's UTF-8 bytes, for duplicate detection only.
+    @inline(__always)
+    static func cheapHash(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            guard let base = bytes.baseAddress else { return hash }
+            let raw = UnsafeRawPointer(base)
+            var i = 0
+            while i + 8 <= bytes.count {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                hash ^= hash >> 29
+                i += 8
+            }
+            while i < bytes.count {
+                hash = (hash ^ UInt64(bytes[i])) &* 0x0000_0100_0000_01B3
+                i += 1
+            }
+            return hash ^ (hash >> 32)
+        }
     }
 
     /// Reads a definite-length map of at most 15 members, the common case: such a dictionary

@@ -141,6 +141,36 @@ struct CBORMalformedTests {
         #expect(error?.path?.components.first != nil)
     }
 
+    @Test func sharedReferenceBombWithoutANodeLimitStillFails() {
+        // With maxNodes at Int.max the node count itself would overflow past 2^63: refused,
+        // not trapped.
+        var bytes = head(4, 70) + hexBytes("d81c 82 00 00")
+        for k in 1..<70 { bytes += hexBytes("d81c 82 d81d") + head(0, k - 1) + hexBytes("d81d") + head(0, k - 1) }
+        let error = readError(bytes, limits: PFLimits(maxNodes: Int.max))
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.message.contains("maxNodes") == true)
+    }
+
+    @Test func duplicateKeysInLargeMapsAreFound() {
+        // 20 members with "k3" twice: the large-map path reports the second one.
+        var bytes = head(5, 20)
+        var offsetOfSecond = 0
+        for i in 0..<20 {
+            if i == 17 { offsetOfSecond = bytes.count }
+            let key = "k\(i == 17 ? 3 : i)"
+            bytes += head(3, key.utf8.count) + Data(key.utf8) + head(0, i)
+        }
+        let error = readError(bytes)
+        #expect(error?.code == .invalidValue)
+        #expect(error?.location?.offset == offsetOfSecond)
+        #expect(error?.path == [.key("k3")])
+        // Without the repeat, the same map reads with its keys in order.
+        var unique = head(5, 20)
+        for i in 0..<20 { unique += head(3, "k\(i)".utf8.count) + Data("k\(i)".utf8) + head(0, i) }
+        let keys = (try? CBORReader().read(unique))?.dictionaryValue.map { Array($0.keys) }
+        #expect(keys == (0..<20).map { "k\($0)" })
+    }
+
     @Test func sharedReferencesCannotBuildDepth() throws {
         // Item k is tag 28 around [ref(k-1)]: each reference nests the previous value one
         // level deeper, so the tree's depth grows although the input's nesting does not.
