@@ -45,6 +45,21 @@ enum CBORFloat {
 /// A UTF-8 validator that reports where the first bad byte is (RFC 3629: no overlong forms,
 /// no surrogates, nothing above U+10FFFF).
 enum UTF8Check {
+    /// Whether all `count` bytes at `p` are ASCII.
+    @inline(__always)
+    static func isASCII(_ p: UnsafePointer<UInt8>, count n: Int) -> Bool {
+        var i = 0
+        while i + 8 <= n {
+            if UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < n {
+            if p[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// The index of the first byte that is not part of a valid UTF-8 sequence, or `nil` when
     /// all `count` bytes at `p` are valid.
     @inline(__always)

@@ -138,13 +138,22 @@ struct CBORScanner {
     @inline(__always)
     func text(at offset: Int, count: Int, itemStart: Int) throws(PFError) -> String {
         let p = (base + offset).assumingMemoryBound(to: UInt8.self)
-        if let bad = UTF8Check.firstInvalid(p, count: count) {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "invalid UTF-8 at byte \(offset + bad) in the text string at byte \(itemStart); expected UTF-8 text",
-                offset: offset + bad)
+        let buffer = UnsafeBufferPointer(start: p, count: count)
+        if UTF8Check.isASCII(p, count: count) { return String(decoding: buffer, as: UTF8.self) }
+        // `String(decoding:)` validates as it builds, replacing bad sequences with U+FFFD (a
+        // valid sequence, so a repaired string never has the input's bytes): the string is
+        // exact if and only if its bytes are the input's.
+        var string = String(decoding: buffer, as: UTF8.self)
+        let exact = string.withUTF8 { utf8 in
+            guard utf8.count == count, let start = utf8.baseAddress else { return false }
+            return memcmp(start, p, count) == 0
         }
-        return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+        if exact { return string }
+        let bad = UTF8Check.firstInvalid(p, count: count) ?? 0
+        throw PFError(
+            .invalidValue, format: Self.format,
+            "invalid UTF-8 at byte \(offset + bad) in the text string at byte \(itemStart); expected UTF-8 text",
+            offset: offset + bad)
     }
 
     // MARK: - Items

@@ -48,6 +48,7 @@ struct CBORMalformedTests {
         Case(hex: "63eda080", code: .invalidValue, offset: 1),  // a surrogate
         Case(hex: "62c080", code: .invalidValue, offset: 1),  // overlong
         Case(hex: "6461f4908080", code: .invalidValue, offset: 2),  // above U+10FFFF
+        Case(hex: "64f0908041", code: .invalidValue, offset: 1),  // cut 4-byte sequence; repair keeps the length
         Case(hex: "a161616261ff", code: .invalidValue, offset: 5, path: [.key("a")]),
         Case(hex: "7f61c361bcff", code: .invalidValue, offset: 2),  // character split across chunks
         // Simple values.
@@ -88,6 +89,11 @@ struct CBORMalformedTests {
         if let message = c.message {
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
         }
+    }
+
+    @Test func replacementCharacterInTheInputIsText() throws {
+        #expect(try CBORReader().read(hexBytes("63efbfbd")) == "\u{FFFD}")
+        #expect(try CBORReader().read(hexBytes("6ae697a5efbfbde69cac41")) == "日\u{FFFD}本A")
     }
 
     @Test func everyProperPrefixIsTruncated() throws {
