@@ -204,3 +204,47 @@ struct CBORMalformedTests {
         #expect(readError(hexBytes("00"), limits: PFLimits(maxInputBytes: 0))?.code == .limitExceeded)
     }
 }
+
+@Suite("CBOR mutated input")
+struct CBORMutationTests {
+    /// Random byte flips, insertions and cuts in valid encodings: every result is either a
+    /// PFError or a value that itself round-trips (the process must never trap).
+    @Test func mutatedEncodingsFailCleanlyOrReadConsistently() async throws {
+        var shape = ValueShape()
+        shape.uid = true
+        shape.nonFiniteDoubles = true
+        shape.subMillisecondDates = false
+        let writers = [CBORWriter(), CBORWriter(options: .init(canonical: true, shareValues: true))]
+        var outcomes = (failed: 0, read: 0)
+        await propertyCheck(count: 300, input: ValueGen.document(shape)) { value in
+            var rng = SystemRandomNumberGenerator()
+            for writer in writers {
+                let original = [UInt8](try writer.write(value))
+                for _ in 0..<8 {
+                    var bytes = original
+                    for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                        let at = Int.random(in: 0..<bytes.count, using: &rng)
+                        switch Int.random(in: 0..<4, using: &rng) {
+                        case 0: bytes[at] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+                        case 1: bytes[at] = [0x1C, 0x5F, 0x7F, 0x9F, 0xBF, 0xD8, 0xFF, 0xFB, 0x1B].randomElement(using: &rng) ?? 0
+                        case 2: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: at)
+                        default: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...4, using: &rng)))
+                        }
+                        if bytes.isEmpty { break }
+                    }
+                    let mutated = Data(bytes)
+                    switch Result(catching: { () throws(PFError) in try CBORReader().read(mutated) }) {
+                    case .success(let read):
+                        outcomes.read += 1
+                        #expect(try CBORReader().read(CBORWriter().write(read)) == read)
+                    case .failure(let error):
+                        outcomes.failed += 1
+                        #expect(error.format == "CBOR")
+                        #expect(error.location != nil)
+                    }
+                }
+            }
+        }
+        #expect(outcomes.failed > 0)
+    }
+}
