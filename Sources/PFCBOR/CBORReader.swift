@@ -1,0 +1,139 @@
+import Foundation
+import PFCore
+
+// MARK: - CBORReader
+
+/// Reads CBOR (RFC 8949) into a ``PFValue`` tree.
+///
+/// The reader is a scanner over the input bytes that never traps and never allocates in
+/// proportion to a length the input merely claims. It enforces ``PFLimits``: nesting depth
+/// (arrays, maps, tags and indefinite-length items all count), total nodes (a shared value
+/// counts again at every reference), elements per array or map, and bytes per string.
+///
+/// See `Docs/CBOR.md` for the mapping of CBOR data items to ``PFValue`` and every policy.
+public struct CBORReader: Sendable {
+    /// How the reader treats its input.
+    public struct Options: Sendable {
+        /// The resource budgets enforced on the input.
+        public var limits: PFLimits = .default
+
+        /// Makes reader options.
+        /// - Parameter limits: the resource budgets enforced on the input.
+        public init(limits: PFLimits = .default) {
+            self.limits = limits
+        }
+    }
+
+    /// The options this reader uses.
+    public var options: Options
+
+    /// Makes a reader.
+    /// - Parameter options: how the reader treats its input.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Reads one CBOR data item that fills the whole input.
+    ///
+    /// - Parameter bytes: the encoded item, optionally prefixed by the self-describe tag
+    ///   55799.
+    /// - Returns: the decoded value tree.
+    /// - Throws: ``PFError`` with code ``PFError/Code/truncated`` when the input ends inside
+    ///   an item; ``PFError/Code/syntax`` for malformed bytes (reserved additional
+    ///   information 28–30, a misplaced break, a bad indefinite-length chunk, a two-byte
+    ///   simple value below 32, trailing bytes after the item);
+    ///   ``PFError/Code/invalidValue`` for well-formed but invalid items (bad UTF-8, a
+    ///   duplicate map key, a negative integer below `Int64.min`, a bad tag content, a
+    ///   cyclic or dangling shared reference); ``PFError/Code/unsupported`` for valid CBOR
+    ///   that pfarchive does not map (non-text map keys, bignums wider than 64 bits,
+    ///   unassigned simple values, string references); ``PFError/Code/limitExceeded`` when
+    ///   a ``PFLimits`` budget is exceeded. Every error carries the byte offset, and the key
+    ///   path when it is about a value inside a container.
+    public func read(_ bytes: Data) throws(PFError) -> PFValue {
+        try CBORReader.scan(bytes, limits: options.limits) { (scanner: inout CBORScanner) throws(PFError) in
+            try scanner.document()
+        }
+    }
+
+    /// Reads the input as ``read(_:)`` does and reports what it holds, for `pfarchive inspect`.
+    ///
+    /// - Parameters:
+    ///   - bytes: the encoded item.
+    ///   - limits: the resource budgets enforced on the input.
+    /// - Returns: the tags seen (tag number → how many times), the number of data items (tags
+    ///   and breaks are not items; a shared reference is one item), and whether the input uses
+    ///   indefinite lengths or starts with the self-describe tag.
+    /// - Throws: ``PFError`` exactly when ``read(_:)`` would throw.
+    public static func info(_ bytes: Data, limits: PFLimits = .default) throws(PFError) -> CBORInfo {
+        try scan(bytes, limits: limits) { (scanner: inout CBORScanner) throws(PFError) in
+            _ = try scanner.document()
+            return CBORInfo(
+                tags: scanner.tagCounts, items: scanner.items, hasIndefiniteLengths: scanner.hasIndefiniteLengths,
+                hasSelfDescribeTag: scanner.hasSelfDescribeTag)
+        }
+    }
+
+    /// Whether the bytes plausibly start with CBOR.
+    ///
+    /// The strong sign is the self-describe tag 55799 (`D9 D9 F7`). The weaker sign is a
+    /// first byte that is an array or map header (`0x80`–`0x9B`, `0x9F`, `0xA0`–`0xBB`,
+    /// `0xBF`) whose declared element count fits in the bytes that follow (one byte at least
+    /// per array element, two per map member). Such a first byte cannot start JSON, an XML or
+    /// binary property list, gzip or zlib, which all begin with ASCII or `0x1F`/`0x78`. A
+    /// top-level scalar is CBOR too but is not recognised: it is indistinguishable from text.
+    ///
+    /// - Parameter bytes: the start of the input (a few bytes are enough when the count is
+    ///   small; the count check looks at the whole input).
+    /// - Returns: `true` when the input starts like CBOR by the rules above.
+    public static func hasMagic(_ bytes: Data) -> Bool {
+        let head = Array(bytes.prefix(9))
+        guard let first = head.first else { return false }
+        if head.count >= 3, head[0] == 0xD9, head[1] == 0xD9, head[2] == 0xF7 { return true }
+        let major = first >> 5
+        let ai = first & 0x1F
+        guard major == 4 || major == 5 else { return false }
+        if ai == 31 { return bytes.count >= 2 }
+        let argumentBytes: Int
+        switch ai {
+        case 0..<24: argumentBytes = 0
+        case 24: argumentBytes = 1
+        case 25: argumentBytes = 2
+        case 26: argumentBytes = 4
+        case 27: argumentBytes = 8
+        default: return false
+        }
+        guard head.count >= 1 + argumentBytes else { return false }
+        var count: UInt64 = argumentBytes == 0 ? UInt64(ai) : 0
+        for i in 0..<argumentBytes { count = count << 8 | UInt64(head[1 + i]) }
+        let perElement: UInt64 = major == 5 ? 2 : 1
+        let available = UInt64(bytes.count - 1 - argumentBytes)
+        return count <= available / perElement
+    }
+
+    // MARK: - Scanning
+
+    /// Runs `body` over a scanner of `bytes`, after the checks every entry point shares.
+    static func scan<T>(
+        _ bytes: Data, limits: PFLimits, _ body: (inout CBORScanner) throws(PFError) -> T
+    ) throws(PFError) -> T {
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: CBORScanner.format, offset: 0)
+        }
+        guard !bytes.isEmpty else {
+            throw PFError(.truncated, format: CBORScanner.format, "empty input; expected a CBOR data item", offset: 0)
+        }
+        let result: Result<T, PFError> = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else {
+                return .failure(
+                    PFError(.truncated, format: CBORScanner.format, "empty input; expected a CBOR data item", offset: 0))
+            }
+            var scanner = CBORScanner(base: base, count: raw.count, limits: limits)
+            do throws(PFError) {
+                return .success(try body(&scanner))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+// MARK: - Maps
+
+extension CBORScanner {
+    mutating func map(_ ai: UInt8, depth: Int, start: Int) throws(PFError) -> PFValue {
+        let inner = try enter(depth, start: start)
+        var members = OrderedDictionary<String, PFValue>()
+        if ai == 31 {
+            hasIndefiniteLengths = true
+            while true {
+                guard pos < end else { throw missingBreak("map", start) }
+                if byte(at: pos) == 0xFF {
+                    pos += 1
+                    return .dictionary(members)
+                }
+                guard members.count < limits.maxCollectionCount else { throw collectionLimit(start) }
+                try member(into: &members, depth: inner)
+            }
+        }
+        let n = try argument(ai, itemStart: start)
+        guard n <= maxCollectionCount else { throw collectionLimit(start) }
+        let count = Int(n)
+        if count <= 15 { return try smallMap(count, depth: inner) }
+        return try largeMap(count, depth: inner)
+    }
+
+    /// Reads a definite-length map of more than 15 members. Keys and values are collected
+    /// first, checked for duplicates with a cheap hash of their bytes, and then handed to the
+    /// dictionary, which hashes each key once and never compares keys.
+    mutating func largeMap(_ count: Int, depth: Int) throws(PFError) -> PFValue {
+        // Every member takes at least two bytes.
+        let capacity = min(count, (end - pos) / 2)
+        var keys = ContiguousArray<String>()
+        var values = ContiguousArray<PFValue>()
+        var keyOffsets = ContiguousArray<Int>()
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        keyOffsets.reserveCapacity(capacity)
+        for _ in 0..<count {
+            keyOffsets.append(pos)
+            let key = try key(depth: depth)
+            do throws(PFError) {
+                values.append(try value(depth: depth))
+            } catch {
+                throw error.prefixed(.key(key))
+            }
+            keys.append(key)
+        }
+        if let duplicate = firstDuplicate(keys) {
+            let key = keys[duplicate]
+            throw PFError(
+                .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
+                offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
+        }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+    }
+
+    /// The index of the first key that repeats an earlier one, found with an open-addressing
+    /// table of key indices that is reused across maps (and left empty after each use).
+    mutating func firstDuplicate(_ keys: ContiguousArray<String>) -> Int? {
+        var size = 32
+        while size < keys.count * 2 { size <<= 1 }
+        if duplicateTable.count < size { duplicateTable = ContiguousArray(repeating: 0, count: size) }
+        let mask = size - 1
+        var found: Int?
+        for i in keys.indices {
+            var slot = Int(truncatingIfNeeded: Self.cheapHash(keys[i])) & mask
+            while duplicateTable[slot] != 0 {
+                if keys[duplicateTable[slot] - 1] == keys[i] {
+                    found = i
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+            if found != nil { break }
+            duplicateTable[slot] = i + 1
+        }
+        for slot in 0..<size { duplicateTable[slot] = 0 }
+        return found
+    }
+
+    /// A fast, non-cryptographic hash of a string's UTF-8 bytes, for duplicate detection only.
+    @inline(__always)
+    static func cheapHash(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            guard let base = bytes.baseAddress else { return hash }
+            let raw = UnsafeRawPointer(base)
+            var i = 0
+            while i + 8 <= bytes.count {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                hash ^= hash >> 29
+                i += 8
+            }
+            while i < bytes.count {
+                hash = (hash ^ UInt64(bytes[i])) &* 0x0000_0100_0000_01B3
+                i += 1
+            }
+            return hash ^ (hash >> 32)
+        }
+    }
+
+    /// Reads a definite-length map of at most 15 members, the common case: such a dictionary
+    /// has no hash table, so keys are checked for duplicates by comparison and the storage
+    /// is built directly.
+    @inline(__always)
+    mutating func smallMap(_ count: Int, depth: Int) throws(PFError) -> PFValue {
+        var keys = ContiguousArray<String>()
+        var values = ContiguousArray<PFValue>()
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+        for _ in 0..<count {
+            let keyStart = pos
+            let key = try key(depth: depth)
+            for earlier in keys where earlier == key {
+                throw PFError(
+                    .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
+                    offset: keyStart, path: PFKeyPath([.key(key)]))
+            }
+            do throws(PFError) {
+                values.append(try value(depth: depth))
+            } catch {
+                throw error.prefixed(.key(key))
+            }
+            keys.append(key)
+        }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+    }
+
+    /// Reads one key/value pair into `members`, rejecting duplicate keys.
+    @inline(__always)
+    mutating func member(into members: inout OrderedDictionary<String, PFValue>, depth: Int) throws(PFError) {
+        let keyStart = pos
+        let key = try key(depth: depth)
+        let value: PFValue
+        do throws(PFError) {
+            value = try self.value(depth: depth)
+        } catch {
+            throw error.prefixed(.key(key))
+        }
+        if members.updateValue(value, forKey: key) != nil {
+            throw PFError(
+                .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
+                offset: keyStart, path: PFKeyPath([.key(key)]))
+        }
+    }
+
+    /// Reads a map key, which must decode to a text string.
+    @inline(__always)
+    mutating func key(depth: Int) throws(PFError) -> String {
+        let start = pos
+        guard pos < end else {
+            throw PFError(.truncated, format: Self.format, "unexpected end of input; expected a map key", offset: pos)
+        }
+        let initial = byte(at: pos)
+        if initial >> 5 == 3, initial & 0x1F != 31 {
+            // The common case, a definite-length text string, without building a PFValue.
+            pos += 1
+            items += 1
+            let n = try argument(initial & 0x1F, itemStart: start)
+            let p = try payload(n, itemStart: start, what: "text string")
+            if n >= 8 && n <= 128 { return try cachedKey(at: p, count: Int(n), itemStart: start) }
+            return try text(at: p, count: Int(n), itemStart: start)
+        }
+        let key = try value(depth: depth)
+        guard case .string(let text) = key else {
+            throw PFError(
+                .unsupported, format: Self.format,
+                "map key is \(Self.describe(key)), not a text string; pfarchive reads only text-string keys",
+                offset: start)
+        }
+        return text
+    }
+
+    /// A key of 8–128 bytes, reused from the cache when the same bytes were read before.
+    ///
+    /// Keys repeat across the objects of a document, and making a string costs a UTF-8 check
+    /// and, past 15 bytes, an allocation each time; a hit costs a hash and a `memcmp`.
+    @inline(__always)
+    mutating func cachedKey(at p: Int, count n: Int, itemStart: Int) throws(PFError) -> String {
+        let first = base.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+        let last = base.loadUnaligned(fromByteOffset: p + n - 8, as: UInt64.self)
+        let hash = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(n)
+        let slot = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        if keyCache.isEmpty {
+            keyCache = Array(repeating: CachedKey(offset: 0, count: 0, string: ""), count: 256)
+        }
+        let entry = keyCache[slot]
+        if entry.count == n && memcmp(base + entry.offset, base + p, n) == 0 { return entry.string }
+        let string = try text(at: p, count: n, itemStart: itemStart)
+        keyCache[slot] = CachedKey(offset: p, count: n, string: string)
+        return string
+    }
+}
