@@ -57,6 +57,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PFParse",
+            dependencies: ["PFCore", "PFJSON", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        .target(
             name: "PFTypedStream",
             dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
@@ -64,14 +68,14 @@ let package = Package(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                .product(name: "OrderedCollections", package: "swift-collections"),
+                "PFParse", .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFArchive",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFFormats",
+                "PFParse", "PFFormats",
             ]
         ),
 
@@ -113,6 +117,7 @@ let package = Package(
         .testTarget(name: "PFCBORTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFTypedStreamTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],

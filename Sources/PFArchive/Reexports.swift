@@ -6,4 +6,5 @@
 @_exported import PFCBOR
 @_exported import PFKeyedArchive
 @_exported import PFTypedStream
+@_exported import PFParse
 @_exported import PFFormats
