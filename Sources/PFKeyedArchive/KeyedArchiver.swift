@@ -162,8 +162,10 @@ public final class KeyedArchiver {
         }
         let uid = try builder.reserve()
         if let identity { identities[identity] = uid }
-        let parentPath = frames.last?.path ?? .root
-        let path = parentPath.appending(key: "\(type(of: value).archiveClassName)#\(uid)")
+        // The path names the object by its slot, not by the chain that led to it: objects are
+        // written from a work list, so a chain-shaped path would grow with the graph (a
+        // 100,000-node list made a 100,000-node path whose release overflowed the stack).
+        let path = PFCodingPath.root.appending(key: "\(type(of: value).archiveClassName)#\(uid)")
         queue.append((uid, path, { archiver in try archiver.write(value, at: uid, path: path) }))
         return uid
     }

@@ -1,0 +1,1 @@
+../../Samples/keyed/KeyedSample.swift
