@@ -139,15 +139,14 @@ public struct TypedStreamDocument: Sendable, Equatable {
         return o
     }
 
-    /// The class chain starting at a class index, most derived first. Chains are acyclic by
-    /// construction (a superclass always has a lower index), so this always ends.
+    /// The class chain starting at a class index, most derived first. The reader rejects
+    /// chains that refer back into themselves; the walk is bounded by the table size anyway.
     public func classChain(_ index: Int) -> [TypedStreamClass] {
         var chain: [TypedStreamClass] = []
         var next: Int? = index
-        while let i = next, let c = classEntry(i) {
+        while let i = next, let c = classEntry(i), chain.count < entries.count {
             chain.append(c)
-            guard let s = c.superclass, s < i else { break }
-            next = s
+            next = c.superclass
         }
         return chain
     }
