@@ -34,3 +34,13 @@ if [ "$want_python" = 1 ]; then
     .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/python-peers.txt
   fi
 fi
+
+# pytypedstream's source distribution carries real typedstream files made by Apple's
+# NSArchiver (tests/data/). They are not ours to commit, so the typedstream interop tests
+# read them from .venv/pytypedstream-sdist and fail with a pointer here when it is absent.
+if [ "$want_python" = 1 ] && [ ! -d .venv/pytypedstream-sdist/pytypedstream-0.1.0 ]; then
+  echo "setup: downloading pytypedstream's source distribution (real typedstream samples)"
+  .venv/bin/python -m pip download -q --disable-pip-version-check --no-binary :all: --no-deps \
+    pytypedstream==0.1.0 -d .venv/pytypedstream-sdist
+  tar -xzf .venv/pytypedstream-sdist/pytypedstream-0.1.0.tar.gz -C .venv/pytypedstream-sdist
+fi

@@ -1,0 +1,418 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+// MARK: - Class chains NSArchiver writes
+
+extension ClassicClassVersion {
+    static let nsObject = ClassicClassVersion("NSObject")
+    static let nsString = [ClassicClassVersion("NSString", version: 1), nsObject]
+    static let nsNumber = [ClassicClassVersion("NSNumber"), ClassicClassVersion("NSValue"), nsObject]
+    static let nsValue = [ClassicClassVersion("NSValue"), nsObject]
+    static let nsData = [ClassicClassVersion("NSData"), nsObject]
+    static let nsDate = [ClassicClassVersion("NSDate"), nsObject]
+    static let nsArray = [ClassicClassVersion("NSArray"), nsObject]
+    static let nsDictionary = [ClassicClassVersion("NSDictionary"), nsObject]
+    static let nsNull = [ClassicClassVersion("NSNull"), nsObject]
+    static let nsURL = [ClassicClassVersion("NSURL"), nsObject]
+    static let nsAttributedString = [ClassicClassVersion("NSAttributedString"), nsObject]
+}
+
+extension ClassicArchiver {
+    func writeNumber(_ type: TypeEncoding, _ value: TypedStreamValue) throws {
+        try writeObject(chain: ClassicClassVersion.nsNumber) { a in
+            try a.encodeCString(type.description)
+            try a.encodeValue(ofType: type, value)
+        }
+    }
+}
+
+extension ClassicUnarchiver {
+    /// Reads an NSNumber's type and value.
+    func numberValue(at index: Int) throws -> (TypeEncoding, TypedStreamValue) {
+        try withObject(at: index, expecting: ["NSNumber"]) { _ in
+            guard let typeText = try decodeCString() else { throw failure("NSNumber without a type") }
+            let type = try TypeEncoding.parse(typeText)
+            return (type, try decodeValue(ofType: type))
+        }
+    }
+
+    func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
+        let (_, value) = try numberValue(at: index)
+        switch value {
+        case .int(let i): if let v = T(exactly: i) { return v }
+        case .uint(let u): if let v = T(exactly: u) { return v }
+        case .bool(let b): return b ? 1 : 0
+        default: break
+        }
+        throw failure("NSNumber \(value) does not fit \(T.self)", offset: document.objectEntry(index)?.offset)
+    }
+}
+
+// MARK: - Strings, numbers, data, dates
+
+extension String: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsString) { $0.encodeBytes(Data(self.utf8)) }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> String {
+        try unarchiver.withObject(at: index, expecting: TypedStreamDocument.stringClasses) { _ in
+            guard let bytes = try unarchiver.decodeBytes(), let s = String(validating: bytes, as: UTF8.self) else {
+                throw unarchiver.failure("NSString bytes are nil or not UTF-8")
+            }
+            return s
+        }
+    }
+}
+
+extension Int: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.int64, .int(Int64(self))) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Int {
+        try unarchiver.integer(Int.self, at: index)
+    }
+}
+
+extension Int64: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.int64, .int(self)) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Int64 {
+        try unarchiver.integer(Int64.self, at: index)
+    }
+}
+
+extension Int32: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.int32, .int(Int64(self))) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Int32 {
+        try unarchiver.integer(Int32.self, at: index)
+    }
+}
+
+extension UInt64: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.uint64, .uint(self)) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> UInt64 {
+        try unarchiver.integer(UInt64.self, at: index)
+    }
+}
+
+extension Bool: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.char, .int(self ? 1 : 0)) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Bool {
+        let (_, value) = try unarchiver.numberValue(at: index)
+        switch value {
+        case .bool(let b): return b
+        case .int(let i) where i == 0 || i == 1: return i == 1
+        default: throw unarchiver.failure("NSNumber \(value) is not a boolean")
+        }
+    }
+}
+
+extension Double: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws { try archiver.writeNumber(.double, .double(self)) }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Double {
+        let (_, value) = try unarchiver.numberValue(at: index)
+        switch value {
+        case .double(let d): return d
+        case .float(let f): return Double(f)
+        case .int(let i): return Double(i)
+        case .uint(let u): return Double(u)
+        default: throw unarchiver.failure("NSNumber \(value) is not a number")
+        }
+    }
+}
+
+extension Data: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsData) { try $0.encodeDataObject(self) }
+    }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Data {
+        try unarchiver.withObject(at: index, expecting: TypedStreamDocument.dataClasses) { _ in try unarchiver.decodeDataObject() }
+    }
+}
+
+extension Date: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsDate) { $0.encode(self.timeIntervalSinceReferenceDate) }
+    }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> Date {
+        try unarchiver.withObject(at: index, expecting: ["NSDate"]) { _ in
+            Date(timeIntervalSinceReferenceDate: try unarchiver.decode(Double.self))
+        }
+    }
+}
+
+extension URL: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsURL) { a in
+            a.encode(false)
+            try a.encode(self.absoluteString)
+        }
+    }
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> URL {
+        try unarchiver.withObject(at: index, expecting: ["NSURL"]) { _ in
+            let relative = try unarchiver.decode(Bool.self)
+            let base = relative ? try unarchiver.decode(URL.self) : nil
+            guard let string = try unarchiver.decode(String.self), let url = URL(string: string, relativeTo: base) else {
+                throw unarchiver.failure("NSURL without a valid string")
+            }
+            return url
+        }
+    }
+}
+
+// MARK: - Collections
+
+extension Array: ClassicRepresentable where Element: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        guard let count = Int32(exactly: self.count) else {
+            throw PFError(.unrepresentable, format: "typedstream", "an array of \(self.count) elements exceeds Int32.max")
+        }
+        try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
+            a.encode(count)
+            for element in self { try a.encode(element) }
+        }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> [Element] {
+        try unarchiver.withObject(at: index, expecting: TypedStreamDocument.arrayClasses.union(TypedStreamDocument.setClasses)) { chain in
+            let isSet = TypedStreamDocument.setClasses.contains(chain.first?.name ?? "")
+            let count = isSet ? Int(try unarchiver.decode(UInt32.self)) : Int(try unarchiver.decode(Int32.self))
+            guard count >= 0 else { throw unarchiver.failure("negative element count \(count)") }
+            var out: [Element] = []
+            for _ in 0..<count {
+                guard let element = try unarchiver.decode(Element.self) else { throw unarchiver.failure("nil element in an NSArray") }
+                out.append(element)
+            }
+            return out
+        }
+    }
+}
+
+extension Dictionary: ClassicRepresentable where Key == String, Value: ClassicRepresentable {
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        guard let count = Int32(exactly: self.count) else {
+            throw PFError(.unrepresentable, format: "typedstream", "a dictionary of \(self.count) entries exceeds Int32.max")
+        }
+        try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
+            a.encode(count)
+            for (key, value) in self {
+                try a.encode(key)
+                try a.encode(value)
+            }
+        }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> [String: Value] {
+        try unarchiver.withObject(at: index, expecting: TypedStreamDocument.dictionaryClasses) { _ in
+            let count = try unarchiver.decode(Int32.self)
+            guard count >= 0 else { throw unarchiver.failure("negative entry count \(count)") }
+            var out: [String: Value] = [:]
+            for _ in 0..<count {
+                guard let key = try unarchiver.decode(String.self), let value = try unarchiver.decode(Value.self) else {
+                    throw unarchiver.failure("nil key or value in an NSDictionary")
+                }
+                out[key] = value
+            }
+            return out
+        }
+    }
+}
+
+// MARK: - NSNull, NSValue, attributed strings
+
+/// `NSNull`: the placeholder for nil in collections.
+public struct ClassicNull: ClassicRepresentable, Sendable, Hashable {
+    /// Makes the null value.
+    public init() {}
+
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsNull) { _ in }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicNull {
+        try unarchiver.withObject(at: index, expecting: ["NSNull"]) { _ in ClassicNull() }
+    }
+}
+
+/// `NSValue`: one value of any Objective-C type, such as a `{CGSize=dd}` struct.
+public struct ClassicValue: ClassicRepresentable, Sendable, Equatable {
+    /// The value's type.
+    public var type: TypeEncoding
+    /// The value.
+    public var value: TypedStreamValue
+
+    /// Makes a value.
+    /// - Parameters:
+    ///   - type: its Objective-C type.
+    ///   - value: the value, which must fit `type`.
+    public init(type: TypeEncoding, value: TypedStreamValue) {
+        self.type = type
+        self.value = value
+    }
+
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        try archiver.writeObject(chain: ClassicClassVersion.nsValue) { a in
+            try a.encodeCString(type.description)
+            try a.encodeValue(ofType: type, value)
+        }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicValue {
+        try unarchiver.withObject(at: index, expecting: ["NSValue"]) { _ in
+            guard let text = try unarchiver.decodeCString() else { throw unarchiver.failure("NSValue without a type") }
+            let type = try TypeEncoding.parse(text)
+            return ClassicValue(type: type, value: try unarchiver.decodeValue(ofType: type))
+        }
+    }
+}
+
+/// `NSAttributedString` (and its mutable subclass): a string and attribute runs covering it.
+///
+/// Run lengths count UTF-16 code units, as NSString does.
+public struct ClassicAttributedString<Attributes: ClassicRepresentable>: ClassicRepresentable {
+    /// One run: a length and the attributes that apply to it.
+    public struct Run {
+        /// The run's length in UTF-16 code units.
+        public var length: Int
+        /// The run's attributes.
+        public var attributes: Attributes
+
+        /// Makes a run.
+        /// - Parameters:
+        ///   - length: its length in UTF-16 code units.
+        ///   - attributes: its attributes.
+        public init(length: Int, attributes: Attributes) {
+            self.length = length
+            self.attributes = attributes
+        }
+    }
+
+    /// The text.
+    public var string: String
+    /// The runs, in order; their lengths sum to the string's UTF-16 length.
+    public var runs: [Run]
+    /// Whether to write `NSMutableAttributedString` rather than `NSAttributedString`.
+    public var mutable: Bool
+
+    /// Makes an attributed string.
+    /// - Parameters:
+    ///   - string: the text.
+    ///   - runs: the runs.
+    ///   - mutable: whether it is an `NSMutableAttributedString`.
+    public init(string: String, runs: [Run], mutable: Bool = false) {
+        self.string = string
+        self.runs = runs
+        self.mutable = mutable
+    }
+
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        let total = runs.reduce(0) { $0 + $1.length }
+        guard total == string.utf16.count, runs.allSatisfy({ $0.length >= 0 && $0.length <= Int(Int32.max) }) else {
+            throw PFError(.unrepresentable, format: "typedstream", "attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
+        }
+        var chain = ClassicClassVersion.nsAttributedString
+        if mutable { chain.insert(ClassicClassVersion("NSMutableAttributedString"), at: 0) }
+        try archiver.writeObject(chain: chain) { a in
+            try a.encode(string)
+            // Each run names its attribute dictionary by a 1-based number; a dictionary is
+            // written after the first run that uses it (runs here each get their own).
+            for (number, run) in runs.enumerated() {
+                try a.encodeValues(ofTypes: [.int32, .uint32], [.int(Int64(number + 1)), .uint(UInt64(run.length))])
+                try a.encode(run.attributes)
+            }
+        }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicAttributedString {
+        try unarchiver.withObject(at: index, expecting: TypedStreamDocument.attributedClasses) { chain in
+            guard let string = try unarchiver.decode(String.self) else { throw unarchiver.failure("attributed string without a string") }
+            var dictionaries: [Int64: Attributes] = [:]
+            var runs: [Run] = []
+            var total = 0
+            while unarchiver.hasMoreValues {
+                let pair = try unarchiver.decodeValues(ofTypes: [.int32, .uint32])
+                guard case .int(let number) = pair[0], case .uint(let length) = pair[1], length <= UInt64(Int32.max) else {
+                    throw unarchiver.failure("malformed attribute run")
+                }
+                if dictionaries[number] == nil {
+                    guard let attributes = try unarchiver.decode(Attributes.self) else { throw unarchiver.failure("nil attributes") }
+                    dictionaries[number] = attributes
+                }
+                guard let attributes = dictionaries[number] else { continue }
+                runs.append(Run(length: Int(length), attributes: attributes))
+                total += Int(length)
+            }
+            guard total == string.utf16.count else {
+                throw unarchiver.failure("attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
+            }
+            return ClassicAttributedString(string: string, runs: runs, mutable: chain.first?.name == "NSMutableAttributedString")
+        }
+    }
+}
+
+// MARK: - Generic objects and PFValue trees
+
+/// An object of a class pfarchive does not know, kept whole: its class chain with versions
+/// and every value group, so nothing is lost and nothing is instantiated.
+public struct ClassicGenericObject: ClassicRepresentable, Sendable, Equatable {
+    /// The class chain, most derived first.
+    public var classChain: [ClassicClassVersion]
+    /// The value groups as written (object values are indices into the stream's object table).
+    public var groups: [TypedStreamGroup]
+
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        throw PFError(.unsupported, format: "typedstream", "a generic object refers to its stream's object table and cannot be re-archived; convert it with TypedStream.decodeValue instead")
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicGenericObject {
+        try unarchiver.withObject(at: index) { chain in
+            var groups: [TypedStreamGroup] = []
+            while unarchiver.hasMoreValues { groups.append(try unarchiver.decodeNextGroup()) }
+            return ClassicGenericObject(classChain: chain.map { ClassicClassVersion($0.name, version: $0.version) }, groups: groups)
+        }
+    }
+}
+
+extension PFValue: ClassicRepresentable {
+    /// Writes the tree as Foundation objects: dictionaries → NSDictionary, arrays → NSArray,
+    /// strings → NSString, numbers → NSNumber (`q`, `Q`, `d`; booleans `c`), data → NSData,
+    /// dates → NSDate, null → NSNull.
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        switch self {
+        case .null: try ClassicNull().classicWrite(to: archiver)
+        case .bool(let b): try b.classicWrite(to: archiver)
+        case .int(let i): try i.classicWrite(to: archiver)
+        case .uint(let u): try u.classicWrite(to: archiver)
+        case .double(let d): try d.classicWrite(to: archiver)
+        case .string(let s): try s.classicWrite(to: archiver)
+        case .data(let d): try d.classicWrite(to: archiver)
+        case .date(let d): try d.classicWrite(to: archiver)
+        case .array(let items):
+            guard let count = Int32(exactly: items.count) else {
+                throw PFError(.unrepresentable, format: "typedstream", "an array of \(items.count) elements exceeds Int32.max")
+            }
+            try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
+                a.encode(count)
+                for item in items { try a.encode(item) }
+            }
+        case .dictionary(let members):
+            guard let count = Int32(exactly: members.count) else {
+                throw PFError(.unrepresentable, format: "typedstream", "a dictionary of \(members.count) entries exceeds Int32.max")
+            }
+            try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
+                a.encode(count)
+                for (key, value) in members {
+                    try a.encode(key)
+                    try a.encode(value)
+                }
+            }
+        case .uid(let u):
+            throw PFError(.unrepresentable, format: "typedstream", "a keyed-archive UID (\(u)) has no meaning in a typedstream")
+        }
+    }
+
+    /// Reads any object as a tree, as ``TypedStream/decodeValue(_:limits:)`` does.
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> PFValue {
+        var converter = TypedStreamValueConverter(document: unarchiver.document, limits: unarchiver.limits)
+        return try converter.convertObject(root: index)
+    }
+}

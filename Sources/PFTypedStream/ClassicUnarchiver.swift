@@ -1,0 +1,388 @@
+import Foundation
+import PFCore
+
+/// Decodes a typedstream into Swift values in the order they were written, with secure
+/// decoding: only classes in the ``ClassicClassRegistry`` are instantiated, every group's
+/// type is checked against what the caller asks for, and every reference was bounds-checked
+/// when the stream was read.
+///
+/// ```swift
+/// let point = try ClassicUnarchiver.unarchivedObject(ofType: Point3.self, from: data,
+///                                                    registry: ClassicClassRegistry([Point3.self]))
+/// ```
+public final class ClassicUnarchiver {
+    struct Frame {
+        var groups: [TypedStreamGroup]
+        var next = 0
+        var objectIndex: Int?
+        var className: String
+        var endOffset: Int
+    }
+
+    /// The stream, read without instantiating anything.
+    public let document: TypedStreamDocument
+    /// The classes that may be instantiated.
+    public let registry: ClassicClassRegistry
+    let limits: PFLimits
+    var frames: [Frame]
+    var cache: [Int: Any] = [:]
+    var inProgress: Set<Int> = []
+    var deferred: [() throws -> Void] = []
+    var decodedInstances: [any ClassicArchiveCoding] = []
+
+    /// Makes an unarchiver over a document, positioned at its first root group.
+    /// - Parameters:
+    ///   - document: the stream.
+    ///   - registry: the classes that may be instantiated.
+    ///   - limits: `maxDepth` bounds nested `init(from:)` calls.
+    public init(document: TypedStreamDocument, registry: ClassicClassRegistry = ClassicClassRegistry(), limits: PFLimits = .default) {
+        self.document = document
+        self.registry = registry
+        self.limits = limits
+        frames = [Frame(groups: document.roots, className: "(root)", endOffset: document.roots.last?.offset ?? 0)]
+    }
+
+    /// Decodes the root object of a stream (its first group, which must be `@`).
+    /// - Parameters:
+    ///   - type: the expected type.
+    ///   - data: the typedstream.
+    ///   - registry: the classes that may be instantiated.
+    ///   - limits: budgets.
+    /// - Returns: the root value.
+    /// - Throws: ``PFError`` — `syntax`/`truncated`/`invalidValue` for a malformed stream or a
+    ///   type mismatch (with the byte offset), `disallowed` for a class outside the registry,
+    ///   `limitExceeded` for budgets — or any error an ``ClassicArchiveCoding/init(from:)`` throws.
+    public static func unarchivedObject<T: ClassicRepresentable>(
+        ofType type: T.Type, from data: Data, registry: ClassicClassRegistry = ClassicClassRegistry(), limits: PFLimits = .default
+    ) throws -> T {
+        let document = try TypedStreamReader.read(data, limits: limits)
+        let unarchiver = ClassicUnarchiver(document: document, registry: registry, limits: limits)
+        guard let value = try unarchiver.decode(type) else {
+            throw PFError(.invalidValue, format: "typedstream", "the root object is nil; expected \(T.self)", offset: document.roots.first?.offset ?? 0)
+        }
+        try unarchiver.finish()
+        return value
+    }
+
+    /// Runs deferred references, then every decode hook.
+    /// - Throws: what the closures and hooks throw.
+    public func finish() throws {
+        while !deferred.isEmpty {
+            let batch = deferred
+            deferred = []
+            for assign in batch { try assign() }
+        }
+        for instance in decodedInstances { try instance.classicDidDecode() }
+        decodedInstances.removeAll()
+    }
+
+    /// Always `false`: this coder is order-dependent.
+    public var allowsKeyedCoding: Bool { false }
+
+    /// The system version from the stream's header.
+    public var systemVersion: Int { document.header.systemVersion }
+
+    /// The version the stream records for a class (`-[NSCoder versionForClassName:]`).
+    /// - Parameter name: the class name.
+    /// - Returns: the version of the first class of that name in the stream, or `nil`.
+    public func version(forClassName name: String) -> Int? {
+        for entry in document.entries {
+            if case .class(let c) = entry, c.name == name { return c.version }
+        }
+        return nil
+    }
+
+    // MARK: - Groups
+
+    /// Whether the object being decoded has groups left.
+    public var hasMoreValues: Bool {
+        guard let frame = frames.last else { return false }
+        return frame.next < frame.groups.count
+    }
+
+    /// The encodings of the next group, without consuming it.
+    public var nextEncodings: [TypeEncoding]? {
+        guard let frame = frames.last, frame.next < frame.groups.count else { return nil }
+        return frame.groups[frame.next].encodings
+    }
+
+    func failure(_ message: String, code: PFError.Code = .invalidValue, offset: Int? = nil) -> PFError {
+        let frame = frames.last
+        let at: Int
+        if let offset {
+            at = offset
+        } else if let frame, frame.next < frame.groups.count {
+            at = frame.groups[frame.next].offset
+        } else {
+            at = frame?.endOffset ?? 0
+        }
+        var path = PFKeyPath.root
+        for f in frames.dropFirst() { path = path.appending(key: "\(f.className)#\(f.objectIndex ?? 0)") }
+        return PFError(code, format: "typedstream", message, offset: at, path: path)
+    }
+
+    /// Consumes the next group, which must have exactly these encodings.
+    /// - Parameter types: the expected encodings (struct names are not compared when the
+    ///   stream's is `?` or absent).
+    /// - Returns: the values.
+    /// - Throws: ``PFError`` `invalidValue` naming the expected and found types and the offset.
+    public func decodeValues(ofTypes types: [TypeEncoding]) throws(PFError) -> [TypedStreamValue] {
+        guard let last = frames.indices.last, frames[last].next < frames[last].groups.count else {
+            throw failure("no more values in \(frames.last?.className ?? "the stream"); expected a group of type \(types.map(\.description).joined())")
+        }
+        let group = frames[last].groups[frames[last].next]
+        guard group.encodings.count == types.count, zip(group.encodings, types).allSatisfy({ Self.matches($0, $1) }) else {
+            throw failure("expected a group of type \(types.map(\.description).joined()), found \(group.encodingString)")
+        }
+        frames[last].next += 1
+        return group.values
+    }
+
+    static func matches(_ found: TypeEncoding, _ expected: TypeEncoding) -> Bool {
+        switch (found, expected) {
+        case (.structure(let n1, let f1), .structure(let n2, let f2)):
+            return (n1 == nil || n1 == "?" || n2 == nil || n1 == n2) && f1.count == f2.count && zip(f1, f2).allSatisfy { matches($0, $1) }
+        case (.array(let c1, let e1), .array(let c2, let e2)): return c1 == c2 && matches(e1, e2)
+        default: return found == expected
+        }
+    }
+
+    /// Consumes the next group, which must hold one value of this type.
+    /// - Parameter type: the expected encoding.
+    /// - Returns: the value.
+    /// - Throws: ``PFError`` `invalidValue` when the group has another type.
+    public func decodeValue(ofType type: TypeEncoding) throws(PFError) -> TypedStreamValue {
+        let values = try decodeValues(ofTypes: [type])
+        return values.first ?? .null
+    }
+
+    /// Consumes the next group whatever its types (for generic readers).
+    /// - Returns: the group.
+    /// - Throws: ``PFError`` `invalidValue` when the object has no groups left.
+    public func decodeNextGroup() throws(PFError) -> TypedStreamGroup {
+        guard let last = frames.indices.last, frames[last].next < frames[last].groups.count else {
+            throw failure("no more values in \(frames.last?.className ?? "the stream")")
+        }
+        frames[last].next += 1
+        return frames[last].groups[frames[last].next - 1]
+    }
+
+    // MARK: - Scalars
+
+    func decodeSigned(_ name: String) throws(PFError) -> (Int64, Int) {
+        let group = try decodeNextGroup()
+        guard group.encodings.count == 1, let e = group.encodings.first, e.isSignedInteger || e == .scalar(UInt8(ascii: "B")),
+            let v = group.values.first
+        else { throw failure("expected \(name) (a signed integer group), found \(group.encodingString)", offset: group.offset) }
+        switch v {
+        case .int(let i): return (i, group.offset)
+        case .bool(let b): return (b ? 1 : 0, group.offset)
+        default: throw failure("expected \(name), found \(v)", offset: group.offset)
+        }
+    }
+
+    func decodeUnsigned(_ name: String) throws(PFError) -> (UInt64, Int) {
+        let group = try decodeNextGroup()
+        guard group.encodings.count == 1, let e = group.encodings.first, e.isUnsignedInteger, case .uint(let u)? = group.values.first else {
+            throw failure("expected \(name) (an unsigned integer group), found \(group.encodingString)", offset: group.offset)
+        }
+        return (u, group.offset)
+    }
+
+    func narrow<T: FixedWidthInteger>(_ type: T.Type) throws(PFError) -> T {
+        if T.isSigned {
+            let (v, at) = try decodeSigned("\(T.self)")
+            guard let out = T(exactly: v) else { throw failure("\(v) does not fit \(T.self)", offset: at) }
+            return out
+        }
+        let (v, at) = try decodeUnsigned("\(T.self)")
+        guard let out = T(exactly: v) else { throw failure("\(v) does not fit \(T.self)", offset: at) }
+        return out
+    }
+
+    /// Decodes a signed integer group of any width (`c s i l q`) that fits `Int8`.
+    public func decode(_ type: Int8.Type) throws(PFError) -> Int8 { try narrow(type) }
+    /// Decodes a signed integer group that fits `Int16`.
+    public func decode(_ type: Int16.Type) throws(PFError) -> Int16 { try narrow(type) }
+    /// Decodes a signed integer group that fits `Int32`.
+    public func decode(_ type: Int32.Type) throws(PFError) -> Int32 { try narrow(type) }
+    /// Decodes a signed integer group.
+    public func decode(_ type: Int64.Type) throws(PFError) -> Int64 { try narrow(type) }
+    /// Decodes a signed integer group that fits `Int`.
+    public func decode(_ type: Int.Type) throws(PFError) -> Int { try narrow(type) }
+    /// Decodes an unsigned integer group (`C S I L Q`) that fits `UInt8`.
+    public func decode(_ type: UInt8.Type) throws(PFError) -> UInt8 { try narrow(type) }
+    /// Decodes an unsigned integer group that fits `UInt16`.
+    public func decode(_ type: UInt16.Type) throws(PFError) -> UInt16 { try narrow(type) }
+    /// Decodes an unsigned integer group that fits `UInt32`.
+    public func decode(_ type: UInt32.Type) throws(PFError) -> UInt32 { try narrow(type) }
+    /// Decodes an unsigned integer group.
+    public func decode(_ type: UInt64.Type) throws(PFError) -> UInt64 { try narrow(type) }
+    /// Decodes an unsigned integer group that fits `UInt`.
+    public func decode(_ type: UInt.Type) throws(PFError) -> UInt { try narrow(type) }
+
+    /// Decodes a `BOOL` (`c` 0 or 1) or C99 `bool` (`B`).
+    /// - Throws: ``PFError`` `invalidValue` for another type or a char other than 0 and 1.
+    public func decode(_ type: Bool.Type) throws(PFError) -> Bool {
+        let (v, at) = try decodeSigned("a BOOL")
+        guard v == 0 || v == 1 else { throw failure("BOOL value \(v); expected 0 or 1", offset: at) }
+        return v == 1
+    }
+
+    /// Decodes a double group (`d`; a float group `f` is widened).
+    /// - Throws: ``PFError`` `invalidValue` for another type.
+    public func decode(_ type: Double.Type) throws(PFError) -> Double {
+        let group = try decodeNextGroup()
+        switch (group.encodings.first, group.values.first) {
+        case (.scalar(UInt8(ascii: "d"))?, .double(let d)?): return d
+        case (.scalar(UInt8(ascii: "f"))?, .float(let f)?): return Double(f)
+        default: throw failure("expected a double, found a group of type \(group.encodingString)", offset: group.offset)
+        }
+    }
+
+    /// Decodes a float group (`f`).
+    /// - Throws: ``PFError`` `invalidValue` for another type.
+    public func decode(_ type: Float.Type) throws(PFError) -> Float {
+        guard case .float(let f) = try decodeValue(ofType: .float) else { throw failure("expected a float") }
+        return f
+    }
+
+    /// Decodes raw bytes with a length (type `+`).
+    /// - Returns: the bytes, or `nil` when NIL was written.
+    /// - Throws: ``PFError`` `invalidValue` for another type.
+    public func decodeBytes() throws(PFError) -> Data? {
+        switch try decodeValue(ofType: .bytes) {
+        case .bytes(let b): return Data(b)
+        default: return nil
+        }
+    }
+
+    /// Decodes a data object (`-[NSCoder decodeDataObject]`): an `i` length group, then a
+    /// `[Nc]` group of that length.
+    /// - Throws: ``PFError`` `invalidValue` for a negative length or a mismatched array.
+    public func decodeDataObject() throws(PFError) -> Data {
+        let (length, at) = try decodeSigned("a data length")
+        guard length >= 0, length <= Int64(limits.maxStringBytes) else {
+            throw failure("data length \(length); expected 0…\(limits.maxStringBytes)", offset: at)
+        }
+        guard case .byteArray(let bytes) = try decodeValue(ofType: .byteArray(Int(length))) else {
+            throw failure("expected \(length) bytes")
+        }
+        return Data(bytes)
+    }
+
+    /// Decodes a C string (type `*`).
+    /// - Returns: the string, or `nil` when NIL was written.
+    /// - Throws: ``PFError`` `invalidValue` for another type or bytes that are not UTF-8.
+    public func decodeCString() throws(PFError) -> String? {
+        switch try decodeValue(ofType: .cString) {
+        case .cString(let s):
+            guard let string = String(validating: s, as: UTF8.self) else { throw failure("C string is not UTF-8") }
+            return string
+        default: return nil
+        }
+    }
+
+    // MARK: - Objects
+
+    /// Decodes the next object group (`@`) as `T`; `nil` when NIL was written.
+    /// - Parameter type: the expected type.
+    /// - Returns: the value, shared with earlier decodes of the same object.
+    /// - Throws: ``PFError`` `invalidValue` for another type (or an object still being
+    ///   decoded: a cycle, which ``decodeReference(_:assign:)`` handles), `disallowed` for a
+    ///   class outside the registry.
+    public func decode<T: ClassicRepresentable>(_ type: T.Type) throws -> T? {
+        switch try decodeValue(ofType: .object) {
+        case .object(let index): return try decodeObject(type, at: index)
+        default: return nil
+        }
+    }
+
+    /// Consumes the next object group now and decodes it once every object exists:
+    /// `assign` runs in phase two. Use it for back-pointers and cycles.
+    /// - Parameters:
+    ///   - type: the expected type.
+    ///   - assign: receives the object (or `nil`).
+    /// - Throws: ``PFError`` `invalidValue` when the next group is not an object.
+    public func decodeReference<T: ClassicRepresentable>(_ type: T.Type, assign: @escaping (T?) throws -> Void) throws {
+        let value = try decodeValue(ofType: .object)
+        deferred.append { [unowned self] in
+            guard case .object(let index) = value else { return try assign(nil) }
+            try assign(try self.decodeObject(T.self, at: index))
+        }
+    }
+
+    /// Decodes the object at an index of the object table as `T`, from the cache when
+    /// already decoded.
+    /// - Throws: ``PFError`` as ``decode(_:)``.
+    public func decodeObject<T: ClassicRepresentable>(_ type: T.Type, at index: Int) throws -> T {
+        if let cached = cache[index] {
+            if let value = cached as? T { return value }
+            if Swift.type(of: cached) is AnyClass {
+                throw failure("expected \(T.self), found \(Swift.type(of: cached)) (object #\(index))")
+            }
+        }
+        let value = try T.classicRead(from: self, objectAt: index)
+        if cache[index] == nil { cache[index] = value }
+        return value
+    }
+
+    /// The class chain of the object at an index, most derived first.
+    public func classChain(ofObject index: Int) -> [TypedStreamClass] { document.classChain(ofObject: index) }
+
+    /// Runs `body` with the unarchiver positioned at the first group of the object at
+    /// `index`, and checks that `body` consumed every group: the way Foundation values and
+    /// ``ClassicArchiveCoding`` types read their contents.
+    /// - Parameters:
+    ///   - index: the object's entry.
+    ///   - expecting: class names accepted for the object (empty: any).
+    ///   - body: reads the groups; receives the class chain.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``PFError`` `invalidValue` when the object is of another class, when `body`
+    ///   leaves groups unread, or for a cycle; `limitExceeded` past `maxDepth`.
+    public func withObject<R>(at index: Int, expecting: Set<String> = [], _ body: ([TypedStreamClass]) throws -> R) throws -> R {
+        guard let object = document.objectEntry(index) else {
+            throw failure("entry #\(index) is not an object")
+        }
+        let chain = document.classChain(object.classIndex)
+        let name = chain.first?.name ?? "?"
+        guard expecting.isEmpty || expecting.contains(name) else {
+            throw failure("expected an object of class \(expecting.sorted().joined(separator: " or ")), found \(name) (object #\(index))", offset: object.offset)
+        }
+        guard !inProgress.contains(index) else {
+            throw failure("object #\(index) (\(name)) refers back to itself while it is being decoded; decode that field with decodeReference(_:assign:)", offset: object.offset)
+        }
+        guard frames.count <= limits.maxDepth else {
+            throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: object.offset)
+        }
+        inProgress.insert(index)
+        let end = object.groups.last?.offset ?? object.offset
+        frames.append(Frame(groups: object.groups, objectIndex: index, className: name, endOffset: end))
+        defer {
+            frames.removeLast()
+            inProgress.remove(index)
+        }
+        let result = try body(chain)
+        if let frame = frames.last, frame.next < frame.groups.count {
+            throw failure("\(name) read \(frame.next) of its \(frame.groups.count) value groups; the reader must consume exactly what the writer wrote")
+        }
+        return result
+    }
+
+    /// Instantiates a registered class for the object at `index`: the secure-decoding gate.
+    func instantiate<T: ClassicArchiveCoding>(_ type: T.Type, at index: Int) throws -> T {
+        guard let object = document.objectEntry(index) else { throw failure("entry #\(index) is not an object") }
+        let name = document.classEntry(object.classIndex)?.name ?? "?"
+        guard let registered = registry.type(forClassName: name) else {
+            throw PFError(
+                .disallowed, format: "typedstream",
+                "class \(name) is not allowed; register a type for it in the ClassicClassRegistry to decode it", offset: object.offset)
+        }
+        guard let concrete = registered as? T.Type else {
+            throw failure("expected \(T.classicClassName), found \(name) (object #\(index))", offset: object.offset)
+        }
+        let value = try withObject(at: index) { _ in try concrete.init(from: self) }
+        if Swift.type(of: value) is AnyClass { decodedInstances.append(value) }
+        return value
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// Converts a read document into a ``PFCore/PFValue`` tree: Foundation values natural,
+/// other objects `{"$class": …, "$version": …, "$values": […]}`, objects reached more than
+/// once written in full once with `$id` and referenced with `{"$ref": N}` after that.
+struct TypedStreamValueConverter {
+    let document: TypedStreamDocument
+    let limits: PFLimits
+    var counts: [Int: Int] = [:]
+    var ids: [Int: Int] = [:]
+    var nextID = 1
+    var nodes = 0
+
+    init(document: TypedStreamDocument, limits: PFLimits) {
+        self.document = document
+        self.limits = limits
+    }
+
+    // MARK: - Sharing
+
+    /// The object references an object's natural or generic form contains, in order.
+    func children(of index: Int) -> [Int] {
+        var out: [Int] = []
+        func collect(_ value: TypedStreamValue) {
+            switch value {
+            case .object(let i): out.append(i)
+            case .array(let items): items.forEach(collect)
+            case .structure(_, let fields): fields.forEach(collect)
+            default: break
+            }
+        }
+        switch document.foundationObject(at: index) {
+        case .array(let items, _)?: items.forEach(collect)
+        case .dictionary(let pairs)?: pairs.forEach { collect($0.key); collect($0.value) }
+        case .url(let base, let relative)?: collect(base); collect(relative)
+        case .attributedString(let string, let runs)?: collect(string); runs.forEach { collect($0.attributes) }
+        case .value(_, let v)?: collect(v)
+        case .some: break
+        case nil:
+            for group in document.objectEntry(index)?.groups ?? [] { group.values.forEach(collect) }
+        }
+        return out
+    }
+
+    /// Counts how often each object is reached, visiting each object's children once.
+    mutating func countReferences(from roots: [Int]) {
+        var stack = roots.reversed() as [Int]
+        while let index = stack.popLast() {
+            counts[index, default: 0] += 1
+            if counts[index] == 1 { stack.append(contentsOf: children(of: index).reversed()) }
+        }
+    }
+
+    static func rootReferences(_ groups: [TypedStreamGroup]) -> [Int] {
+        var out: [Int] = []
+        func collect(_ value: TypedStreamValue) {
+            switch value {
+            case .object(let i): out.append(i)
+            case .array(let items): items.forEach(collect)
+            case .structure(_, let fields): fields.forEach(collect)
+            default: break
+            }
+        }
+        groups.forEach { $0.values.forEach(collect) }
+        return out
+    }
+
+    // MARK: - Conversion
+
+    mutating func convertRoots() throws(PFError) -> PFValue {
+        countReferences(from: Self.rootReferences(document.roots))
+        if document.roots.count == 1, let only = document.roots.first, only.values.count == 1, let value = only.values.first {
+            return try raw(value, depth: 0)
+        }
+        var out: [PFValue] = []
+        for group in document.roots {
+            if group.values.count == 1, let value = group.values.first {
+                out.append(try raw(value, depth: 0))
+            } else {
+                var items: [PFValue] = []
+                for v in group.values { items.append(try raw(v, depth: 0)) }
+                out.append(.array(items))
+            }
+        }
+        return .array(out)
+    }
+
+    mutating func convertObject(root index: Int) throws(PFError) -> PFValue {
+        countReferences(from: [index])
+        return try object(index, depth: 0)
+    }
+
+    mutating func node(_ offset: Int) throws(PFError) {
+        nodes += 1
+        guard nodes <= limits.maxNodes else { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: "typedstream", offset: offset) }
+    }
+
+    /// A raw value in a group.
+    mutating func raw(_ value: TypedStreamValue, depth: Int) throws(PFError) -> PFValue {
+        switch value {
+        case .null, .ignored: return .null
+        case .int(let i): return .int(i)
+        case .uint(let u): return PFValue.integer(u) ?? .uint(u)
+        case .bool(let b): return .bool(b)
+        case .float(let f): return .double(Double(f))
+        case .double(let d): return .double(d)
+        case .cString(let s): return String(validating: s, as: UTF8.self).map(PFValue.string) ?? .data(Data(s))
+        case .bytes(let b), .byteArray(let b): return .data(Data(b))
+        case .atom(let s), .selector(let s): return s.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
+        case .class(let i): return .dictionary(["$classRef": .string(document.classEntry(i)?.name ?? "?")])
+        case .object(let i): return try object(i, depth: depth + 1)
+        case .array(let items):
+            var out: [PFValue] = []
+            for item in items { out.append(try raw(item, depth: depth + 1)) }
+            return .array(out)
+        case .structure(_, let fields):
+            var out: [PFValue] = []
+            for item in fields { out.append(try raw(item, depth: depth + 1)) }
+            return .array(out)
+        }
+    }
+
+    mutating func object(_ index: Int, depth: Int) throws(PFError) -> PFValue {
+        guard let entry = document.objectEntry(index) else { return .null }
+        guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: entry.offset) }
+        try node(entry.offset)
+        let foundation = document.foundationObject(at: index)
+        // Scalars are always written in place.
+        switch foundation {
+        case .string(let s)?: return .string(s)
+        case .number(let type, let value)?: return Self.number(type, value)
+        case .data(let d)?: return .data(d)
+        case .date(let d)?: return .date(Date(timeIntervalSinceReferenceDate: d))
+        case .null?: return .null
+        default: break
+        }
+        if let id = ids[index] { return .dictionary(["$ref": .int(Int64(id))]) }
+        var id: Int?
+        if (counts[index] ?? 0) > 1 {
+            id = nextID
+            ids[index] = nextID
+            nextID += 1
+        }
+        let chain = document.classChain(entry.classIndex)
+        let name = chain.first?.name ?? "?"
+        switch foundation {
+        case .array(let items, _)?:
+            var out: [PFValue] = []
+            for item in items { out.append(try raw(item, depth: depth)) }
+            return Self.wrap(.array(out), id: id)
+        case .dictionary(let pairs)?:
+            var keys: [PFValue] = []
+            var values: [PFValue] = []
+            for pair in pairs {
+                keys.append(try raw(pair.key, depth: depth))
+                values.append(try raw(pair.value, depth: depth))
+            }
+            if keys.allSatisfy({ $0.stringValue != nil }) {
+                var dict = OrderedDictionary<String, PFValue>()
+                for (k, v) in zip(keys, values) { dict[k.stringValue ?? ""] = v }
+                return Self.wrap(.dictionary(dict), id: id)
+            }
+            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name)]
+            if let id { members["$id"] = .int(Int64(id)) }
+            members["NS.keys"] = .array(keys)
+            members["NS.objects"] = .array(values)
+            return .dictionary(members)
+        case .url(let base, let relative)?:
+            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name)]
+            if let id { members["$id"] = .int(Int64(id)) }
+            if base != .null { members["base"] = try raw(base, depth: depth) }
+            members["string"] = try raw(relative, depth: depth)
+            return .dictionary(members)
+        case .attributedString(let string, let runs)?:
+            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name)]
+            if let id { members["$id"] = .int(Int64(id)) }
+            members["string"] = try raw(string, depth: depth)
+            var out: [PFValue] = []
+            for run in runs {
+                out.append(.dictionary(["length": .int(Int64(run.length)), "attributes": try raw(run.attributes, depth: depth)]))
+            }
+            members["runs"] = .array(out)
+            return .dictionary(members)
+        case .value(let type, let value)?:
+            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name)]
+            if let id { members["$id"] = .int(Int64(id)) }
+            members["type"] = .string(type.description)
+            members["value"] = try raw(value, depth: depth)
+            return .dictionary(members)
+        default:
+            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name), "$version": .int(Int64(chain.first?.version ?? 0))]
+            let superclasses = chain.dropFirst()
+            if !(superclasses.count == 1 && superclasses.first?.name == "NSObject" && superclasses.first?.version == 0) {
+                members["$classes"] = .array(chain.map { .string($0.name) })
+                members["$versions"] = .array(chain.map { .int(Int64($0.version)) })
+            }
+            if let id { members["$id"] = .int(Int64(id)) }
+            var groups: [PFValue] = []
+            for group in entry.groups {
+                var values: [PFValue] = []
+                for v in group.values { values.append(try raw(v, depth: depth)) }
+                groups.append(.dictionary(["types": .string(group.encodingString), "values": .array(values)]))
+            }
+            members["$values"] = .array(groups)
+            return .dictionary(members)
+        }
+    }
+
+    static func wrap(_ value: PFValue, id: Int?) -> PFValue {
+        guard let id else { return value }
+        return .dictionary(["$id": .int(Int64(id)), "$value": value])
+    }
+
+    /// An NSNumber's natural value: `c` 0/1 (Objective-C `BOOL`) and `B` are booleans.
+    static func number(_ type: TypeEncoding, _ value: TypedStreamValue) -> PFValue {
+        switch value {
+        case .int(let i) where type == .char && (i == 0 || i == 1): return .bool(i == 1)
+        case .int(let i): return .int(i)
+        case .uint(let u): return PFValue.integer(u) ?? .uint(u)
+        case .bool(let b): return .bool(b)
+        case .float(let f): return .double(Double(f))
+        case .double(let d): return .double(d)
+        default: return .null
+        }
+    }
+}
