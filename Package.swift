@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "pfarchive", targets: ["PFArchiveCLI"]),
         .executable(name: "pfarchive-bench", targets: ["PFBench"]),
         .executable(name: "sample-formats", targets: ["SampleFormats"]),
+        .executable(name: "sample-keyed", targets: ["SampleKeyed"]),
+        .executable(name: "sample-typedstream", targets: ["SampleTypedStream"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -99,6 +101,8 @@ let package = Package(
 
         // MARK: - Samples
         .executableTarget(name: "SampleFormats", dependencies: ["PFArchive"], path: "Samples/formats"),
+        .executableTarget(name: "SampleKeyed", dependencies: ["PFArchive"], path: "Samples/keyed"),
+        .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
 
         // MARK: - Tests
         .target(

@@ -3,6 +3,7 @@ import PFCBOR
 import PFCompression
 import PFCore
 import PFPropertyList
+import PFTypedStream
 
 /// Tells formats apart by their first bytes (on read) and by file name (on write).
 public enum FormatDetector {
@@ -16,7 +17,7 @@ public enum FormatDetector {
     /// - Returns: the detected format, or `nil`.
     public static func detect(_ bytes: Data) -> DataFormat? {
         if BinaryPlistReader.hasMagic(bytes) { return .bplist }
-        if hasTypedstreamSignature(bytes) { return .typedstream }
+        if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
         if bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return .cbor }
         if looksLikeJSON(bytes) { return .json }
@@ -49,14 +50,6 @@ public enum FormatDetector {
             default: nil
             }
         return (format, compression)
-    }
-
-    static func hasTypedstreamSignature(_ bytes: Data) -> Bool {
-        // A length byte (0x0B) then the 11-byte signature, after one version byte.
-        let prefix = Array(bytes.prefix(13))
-        guard prefix.count == 13, prefix[1] == 0x0B else { return false }
-        let sig = String(decoding: prefix[2...], as: UTF8.self)
-        return sig == "streamtyped" || sig == "typedstream"
     }
 
     static func looksLikeJSON(_ bytes: Data) -> Bool {

@@ -5,6 +5,7 @@ import PFCore
 import PFJSON
 import PFKeyedArchive
 import PFPropertyList
+import PFTypedStream
 
 /// Reads any supported format into a ``PFValue`` and writes a value out as any format,
 /// handling compression on the way: the one entry point the CLI and the later coders use.
@@ -115,7 +116,9 @@ public enum FormatIO {
             let table = try KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table
             let graph = try KeyedGraph(table: table, options: .init(limits: options.limits))
             return try graph.jsonValue(limits: options.limits)
-        case .typedstream, .parse:
+        case .typedstream:
+            return try TypedStream.decodeValue(bytes, limits: options.limits)
+        case .parse:
             throw notYet(format)
         }
     }
@@ -146,7 +149,9 @@ public enum FormatIO {
         case .keyed:
             let graph = try KeyedGraph(json: value)
             bytes = try KeyedArchive.archive(graph, container: options.keyedContainer)
-        case .typedstream, .parse:
+        case .typedstream:
+            bytes = try TypedStream.encodeValue(value)
+        case .parse:
             throw notYet(format)
         }
         guard let compression = options.compression else { return bytes }

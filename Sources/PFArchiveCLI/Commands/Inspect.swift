@@ -165,6 +165,8 @@ struct InspectReport {
             details["items"] = .int(Int64(info.items))
             details["indefiniteLengths"] = .bool(info.hasIndefiniteLengths)
             details["selfDescribeTag"] = .bool(info.hasSelfDescribeTag)
+        case .typedstream:
+            details["typedstream"] = try TypedStream.info(decoded, limits: options.limits).value
         case .keyed:
             let table = try KeyedArchive.readTable(decoded, limits: options.limits, decompress: false).table
             var counts = OrderedDictionary<String, Int>()
@@ -227,6 +229,17 @@ struct InspectReport {
                 + (details["selfDescribeTag"]?.boolValue == true ? "; self-described" : ""))
         default:
             break
+        }
+        if let stream = details["typedstream"] {
+            lines.append("Header:      typedstream version \(stream["streamerVersion"]?.scalarDescription ?? "?"), "
+                + "\(stream["byteOrder"]?.stringValue ?? "?"), system version \(stream["systemVersion"]?.scalarDescription ?? "?"); "
+                + "\(stream["objects"]?.scalarDescription ?? "?") objects")
+            for chain in stream["classes"]?.arrayValue ?? [] {
+                let names = (chain.arrayValue ?? []).map {
+                    "\($0["name"]?.stringValue ?? "?") v\($0["version"]?.scalarDescription ?? "?")"
+                }
+                lines.append("Class:       " + names.joined(separator: " : "))
+            }
         }
         if let keyed = details["keyedArchive"] {
             let top = keyed["topKeys"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
