@@ -43,6 +43,10 @@ public struct JSONReader: Sendable {
         /// Longest number token accepted, in bytes. Default 4096 (a 1 MB number would
         /// otherwise cost json-c a slow conversion for nothing a double can hold).
         public var maxNumberLength: Int = 4096
+        /// Whether strict mode rejects an object with a repeated key (default `true`).
+        /// When `false`, or in lenient mode, the last value wins at the position of the
+        /// first occurrence, as json-c (and Python) do.
+        public var rejectDuplicateKeys: Bool = true
 
         /// Makes reader settings.
         /// - Parameters:

@@ -11,15 +11,21 @@ import PFCore
 /// duplicate key (strict mode stops there; lenient mode does not use the counts).
 struct JSONTreeConverter {
     let strict: Bool
+    let rejectDuplicates: Bool
     let typedValues: Bool
     let maxStringBytes: Int
     let objectCounts: [Int]
     let objectOffsets: [Int]
     let input: UnsafeRawBufferPointer
     private var objectIndex = 0
+    // Whether objectCounts still lines up with the objects being visited: a dropped
+    // duplicate may have taken nested objects with it, so after one the counts are unusable.
+    private var countsAligned: Bool
 
     init(options: JSONReader.Options, objectCounts: [Int], objectOffsets: [Int], input: UnsafeRawBufferPointer) {
         self.strict = options.mode == .strict
+        self.rejectDuplicates = options.mode == .strict && options.rejectDuplicateKeys
+        self.countsAligned = options.mode == .strict
         self.typedValues = options.typedValues
         self.maxStringBytes = options.limits.maxStringBytes
         self.objectCounts = objectCounts
@@ -91,20 +97,19 @@ struct JSONTreeConverter {
     private mutating func convertObject(_ object: OpaquePointer) throws(PFError) -> PFValue {
         let n = Int(json_object_object_length(object))
         var unique = false
-        if strict {
+        if countsAligned {
             let index = objectIndex
             objectIndex += 1
-            guard index < objectCounts.count else {
-                throw PFError(.invalidValue, format: JSONError.format, "json-c's tree does not match the pre-scan")
-            }
-            let expected = objectCounts[index]
-            if expected != n {
+            if index < objectCounts.count, objectCounts[index] == n {
+                unique = true
+            } else if rejectDuplicates, index < objectCounts.count {
                 throw JSONError.make(
                     .invalidValue,
-                    "duplicate key in an object (\(expected) members, \(n) distinct keys); strict mode requires unique keys (lenient mode keeps the last value)",
+                    "duplicate key in an object (\(objectCounts[index]) members, \(n) distinct keys); strict mode requires unique keys (lenient mode, or rejectDuplicateKeys = false, keeps the last value)",
                     offset: objectOffsets[index], in: input, path: .root)
+            } else {
+                countsAligned = false
             }
-            unique = true
         }
         if typedValues, n == 1 || n == 2, let typed = try typedValue(object, count: n) {
             // A typed object's members hold no objects, so nothing in objectCounts is skipped
