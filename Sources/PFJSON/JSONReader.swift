@@ -101,7 +101,10 @@ public struct JSONReader: Sendable {
         guard bytes.count < Int(Int32.max) else {
             throw JSONError.make(.unsupported, "inputs of 2 GiB or more are not supported", offset: 0, in: bytes)
         }
-        var scanner = JSONScanner(bytes: bytes, options: options)
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw JSONError.unexpected(at: 0, in: bytes, expected: "a value")
+        }
+        var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         let scan = try scanner.scan()
         let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner)
         defer { tree.release() }

@@ -11,7 +11,6 @@ extension JSONScanner {
     ///     (json-c keeps keys as C strings and would silently truncate them).
     /// - Returns: the offset just past the closing quote.
     func scanString(_ i: Int, quote: UInt8, isKey: Bool) throws(PFError) -> Int {
-        guard let p else { throw JSONError.unexpected(at: i, in: bytes, expected: "a string") }
         var j = i + 1
         while true {
             // Fast path: printable ASCII that needs no attention.

@@ -19,7 +19,9 @@ struct JSONScanResult {
 /// detect duplicate keys (json-c keeps only the last). Errors carry the byte offset.
 struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
-    let p: UnsafePointer<UInt8>?
+    /// The first byte; the reader refuses empty input before scanning, so this is never
+    /// dangling, and every access is guarded by `< count`.
+    let p: UnsafePointer<UInt8>
     let count: Int
     let lenient: Bool
     let maxDepth: Int
@@ -27,9 +29,9 @@ struct JSONScanner {
     let maxCollectionCount: Int
     let maxNumberLength: Int
 
-    init(bytes: UnsafeRawBufferPointer, options: JSONReader.Options) {
+    init(bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer, options: JSONReader.Options) {
         self.bytes = bytes
-        self.p = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) }
+        self.p = base.assumingMemoryBound(to: UInt8.self)
         self.count = bytes.count
         self.lenient = options.mode == .lenient
         self.maxDepth = max(0, min(options.limits.maxDepth, JSONReader.maximumSupportedDepth))
@@ -40,11 +42,11 @@ struct JSONScanner {
 
     // MARK: - Bytes
 
-    /// The byte at `i`; callers check `i < count` first (the `guard` keeps it safe anyway).
+    /// The byte at `i`, or 0 outside the input (callers check `i < count` where it matters;
+    /// the unsigned comparison keeps every access in bounds anyway).
     @inline(__always)
     func byte(_ i: Int) -> UInt8 {
-        guard let p, i >= 0, i < count else { return 0 }
-        return p[i]
+        UInt(bitPattern: i) < UInt(bitPattern: count) ? p[i] : 0
     }
 
     // MARK: - Document
@@ -64,14 +66,9 @@ struct JSONScanner {
         }
         var objectCounts: [Int] = []
         var objectOffsets: [Int] = []
-        // The open containers: kind, members so far and (for objects) the slot in objectCounts.
-        // Bounded by maxDepth (at most 512), so reserving is safe.
-        var isObject: [Bool] = []
-        var members: [Int] = []
-        var slots: [Int] = []
-        isObject.reserveCapacity(maxDepth + 1)
-        members.reserveCapacity(maxDepth + 1)
-        slots.reserveCapacity(maxDepth + 1)
+        // The open containers. Bounded by maxDepth (at most 512), so reserving is safe.
+        var stack: [Frame] = []
+        stack.reserveCapacity(maxDepth + 1)
         var nodes = 0
 
         var i = try skipSpace(start)
@@ -83,28 +80,24 @@ struct JSONScanner {
             let c = byte(i)
             switch c {
             case UInt8(ascii: "{"):
-                guard isObject.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
                 objectOffsets.append(i)
                 objectCounts.append(0)
                 i = try skipSpace(i + 1)
                 if i < count, byte(i) == UInt8(ascii: "}") {
                     i += 1
                 } else {
-                    slots.append(objectCounts.count - 1)
-                    isObject.append(true)
-                    members.append(1)
+                    stack.append(Frame(members: 1, slot: objectCounts.count - 1))
                     i = try scanKey(i)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
-                guard isObject.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
                 i = try skipSpace(i + 1)
                 if i < count, byte(i) == UInt8(ascii: "]") {
                     i += 1
                 } else {
-                    slots.append(-1)
-                    isObject.append(false)
-                    members.append(1)
+                    stack.append(Frame(members: 1, slot: -1))
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
@@ -123,7 +116,7 @@ struct JSONScanner {
 
             // A value ended at i: close containers and find the next value.
             afterValue: while true {
-                guard let top = isObject.last else {
+                guard let frame = stack.last else {
                     let end = try skipSpace(i)
                     guard end == count else {
                         throw JSONError.make(
@@ -133,6 +126,7 @@ struct JSONScanner {
                     }
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets)
                 }
+                let top = frame.slot >= 0
                 i = try skipSpace(i)
                 let c = byte(i)
                 let close = top ? UInt8(ascii: "}") : UInt8(ascii: "]")
@@ -141,20 +135,20 @@ struct JSONScanner {
                     if lenient, i < count, byte(i) == close {
                         // A trailing comma, which lenient mode allows.
                         i += 1
-                        closeContainer(top, &isObject, &members, &slots, &objectCounts)
+                        closeFrame(&stack, &objectCounts)
                         continue afterValue
                     }
-                    let n = members[members.count - 1] + 1
+                    let n = frame.members + 1
                     guard n <= maxCollectionCount else {
                         throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
                     }
-                    members[members.count - 1] = n
+                    stack[stack.count - 1].members = n
                     if top { i = try scanKey(i) }
                     continue valueLoop
                 }
                 if i < count, c == close {
                     i += 1
-                    closeContainer(top, &isObject, &members, &slots, &objectCounts)
+                    closeFrame(&stack, &objectCounts)
                     continue afterValue
                 }
                 throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
@@ -162,12 +156,17 @@ struct JSONScanner {
         }
     }
 
-    private func closeContainer(_ object: Bool, _ isObject: inout [Bool], _ members: inout [Int], _ slots: inout [Int],
-                                _ objectCounts: inout [Int]) {
-        let n = members.removeLast()
-        let slot = slots.removeLast()
-        _ = isObject.removeLast()
-        if object, slot >= 0, slot < objectCounts.count { objectCounts[slot] = n }
+    /// An open container: members so far and, for an object, its slot in `objectCounts`
+    /// (arrays have slot -1).
+    struct Frame {
+        var members: Int
+        var slot: Int
+    }
+
+    @inline(__always)
+    private func closeFrame(_ stack: inout [Frame], _ objectCounts: inout [Int]) {
+        guard let frame = stack.popLast() else { return }
+        if frame.slot >= 0, frame.slot < objectCounts.count { objectCounts[frame.slot] = frame.members }
     }
 
     /// Scans `"key" :` and the whitespace after it.
@@ -192,12 +191,14 @@ struct JSONScanner {
     func skipSpace(_ start: Int) throws(PFError) -> Int {
         var i = start
         while i < count {
-            switch byte(i) {
-            case 0x20, 0x0A, 0x0D, 0x09:
-                i += 1
-            case UInt8(ascii: "/") where lenient:
+            let c = p[i]
+            if c > 0x20 {
+                // Most calls land here at once: the next token follows without whitespace.
+                guard lenient, c == UInt8(ascii: "/") else { return i }
                 i = try skipComment(i)
-            default:
+            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                i += 1
+            } else {
                 return i
             }
         }
