@@ -81,4 +81,20 @@ import Testing
         let error = JSONTest.error("[1,\n 2,\n x]")
         #expect(error?.description == "JSON: unexpected character 'x'; expected a value at line 3, column 2 (byte 9)")
     }
+
+    @Test func everyPositionInALongStringIsChecked() throws {
+        // The scanner checks eight bytes at a time; put the interesting byte at every offset.
+        for k in 0..<24 {
+            let before = String(repeating: "a", count: k)
+            let after = String(repeating: "b", count: 24 - k)
+            #expect(JSONTest.error("\"" + before + "\u{1}" + after + "\"")?.location?.offset == k + 1, "control at \(k)")
+            #expect(try JSONTest.read("\"" + before + "\\\"" + after + "\"") == .string(before + "\"" + after))
+            #expect(try JSONTest.read("\"" + before + "é" + after + "\"") == .string(before + "é" + after))
+            var bad = Data(("\"" + before).utf8)
+            bad.append(0xFF)
+            bad.append(contentsOf: Data((after + "\"").utf8))
+            #expect(JSONTest.error(bad)?.location?.offset == k + 1, "invalid UTF-8 at \(k)")
+            #expect(try JSONTest.read("[\"" + before + "\"," + "\"" + after + "\"]") == [.string(before), .string(after)])
+        }
+    }
 }
