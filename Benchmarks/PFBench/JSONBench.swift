@@ -1,6 +1,69 @@
+import CPFJSONC
 import Foundation
 import PFArchive
 
+/// JSON read and write throughput on the three standard files, next to raw json-c (parse +
+/// free, and serialize of a pre-parsed tree) and Foundation's JSONSerialization. MB/s are
+/// megabytes of the input file.
 enum JSONBench {
-    static func run(_ bench: inout Bench) {}
+    static func run(_ bench: inout Bench) {
+        for file in benchFiles {
+            let input = benchInput(file)
+            let group = "json \(file)"
+            let reader = JSONReader()
+            let writer = JSONWriter()
+            var jsonCOptions = JSONWriter.Options()
+            jsonCOptions.engine = .jsonC
+            let jsonCWriter = JSONWriter(options: jsonCOptions)
+            do {
+                let value = try reader.read(input)
+                try bench.measure("read pfarchive", group: group, bytes: input.count) {
+                    _ = try reader.read(input)
+                }
+                let terminated = nulTerminated(input)
+                bench.measure("parse raw json-c", group: group, bytes: input.count) {
+                    json_object_put(parseTree(terminated))
+                }
+                try bench.measure("read JSONSerialization", group: group, bytes: input.count) {
+                    _ = try JSONSerialization.jsonObject(with: input)
+                }
+                var buffer: [UInt8] = []
+                try bench.measure("write pfarchive (compact)", group: group, bytes: input.count) {
+                    buffer.removeAll(keepingCapacity: true)
+                    try writer.write(value, into: &buffer)
+                }
+                try bench.measure("write pfarchive, json-c engine", group: group, bytes: input.count) {
+                    _ = try jsonCWriter.write(value)
+                }
+                let tree = parseTree(terminated)
+                defer { json_object_put(tree) }
+                bench.measure("serialize raw json-c (pre-parsed tree)", group: group, bytes: input.count) {
+                    var length = 0
+                    // json-c re-serializes into the tree's print buffer on every call.
+                    _ = json_object_to_json_string_length(tree, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
+                }
+                let object = try JSONSerialization.jsonObject(with: input)
+                try bench.measure("write JSONSerialization", group: group, bytes: input.count) {
+                    _ = try JSONSerialization.data(withJSONObject: object)
+                }
+            } catch {
+                FileHandle.standardError.write(Data("pfarchive-bench: JSON \(file): \(error)\n".utf8))
+                exit(1)
+            }
+        }
+    }
+
+    /// The input with the final NUL json-c wants counted.
+    static func nulTerminated(_ input: Data) -> [CChar] {
+        var bytes = [CChar](repeating: 0, count: input.count + 1)
+        _ = bytes.withUnsafeMutableBytes { input.copyBytes(to: $0) }
+        return bytes
+    }
+
+    /// json_tokener_parse_ex over the whole input: json-c's own parse cost (the caller frees).
+    static func parseTree(_ bytes: [CChar]) -> OpaquePointer? {
+        guard let tokener = json_tokener_new_ex(513) else { return nil }
+        defer { json_tokener_free(tokener) }
+        return json_tokener_parse_ex(tokener, bytes, Int32(bytes.count))
+    }
 }
