@@ -6,7 +6,7 @@ import Foundation
 struct PFArchiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pfarchive",
-        abstract: "Read, convert and inspect archives and data: JSON, property lists, CBOR.",
+        abstract: "Read, convert and inspect data and archives: JSON, property lists, CBOR, NSKeyedArchiver and typedstream.",
         discussion: """
             Formats are detected from the input's magic bytes (gzip and zlib compression are \
             undone transparently) and inferred from the output's extension; --from and --to \

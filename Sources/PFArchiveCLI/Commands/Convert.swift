@@ -5,7 +5,7 @@ import PFArchive
 /// `pfarchive convert`: reads one format and writes another.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between JSON, binary and XML property lists, CBOR and keyed archives.",
+        abstract: "Convert between JSON, binary and XML property lists, CBOR, keyed archives and typedstreams.",
         discussion: """
             The input format is detected from its bytes (gzip or zlib compression is undone \
             first); the output format comes from --to or the output's extension (.json, \
