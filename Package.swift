@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: - C libraries
@@ -67,17 +68,33 @@ let package = Package(
             dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .target(
+            name: "PFVersioning",
+            dependencies: [
+                "PFCore", "PFJSON", "PFKeyedArchive", "PFTypedStream",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "PFCoreData",
+            dependencies: [
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", .product(name: "OrderedCollections", package: "swift-collections"),
+                "PFParse", "PFVersioning", "PFCoreData",
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFArchive",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFFormats",
+                "PFParse", "PFVersioning", "PFCoreData", "PFFormats",
             ]
         ),
 
@@ -122,6 +139,8 @@ let package = Package(
         .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFTypedStreamTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what pfarchive needs on a fresh Debian machine, idempotently:
-#   - the C libraries json-c and zlib (development packages) when pkg-config cannot find them;
+#   - the C libraries json-c, zlib and SQLite (development packages) when pkg-config cannot find them;
 #   - a Python virtual environment in .venv with the peers the interop tests run.
 # Pass --no-python to skip the virtual environment (the demo does not need it).
 set -euo pipefail
@@ -15,6 +15,7 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 pkg-config --exists json-c 2>/dev/null || missing+=(libjson-c-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
+pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 if [ "$want_python" = 1 ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi
@@ -23,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_if_needed apt-get update -qq
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-pkg-config --exists json-c zlib || { echo "setup: pkg-config still cannot find json-c and zlib" >&2; exit 1; }
+pkg-config --exists json-c zlib sqlite3 || { echo "setup: pkg-config still cannot find json-c, zlib and sqlite3" >&2; exit 1; }
 
 if [ "$want_python" = 1 ]; then
   if [ ! -x .venv/bin/python ]; then

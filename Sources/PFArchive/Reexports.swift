@@ -7,4 +7,6 @@
 @_exported import PFKeyedArchive
 @_exported import PFTypedStream
 @_exported import PFParse
+@_exported import PFVersioning
+@_exported import PFCoreData
 @_exported import PFFormats
