@@ -59,7 +59,8 @@ public struct ArchiveDocument: Sendable {
             return ArchiveDocument(kind: .typedstream, tree: try TypedStream.decodeValue(plain, limits: limits), compression: compression)
         }
         let container = KeyedArchive.detectContainer(plain)
-        if container == .json {
+        let first = plain.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if container == .json || first == UInt8(ascii: "[") {
             let tree = try JSONReader(options: .init(typedValues: true, limits: limits)).read(plain)
             if KeyedObjectTable.looksLikeArchive(tree) {
                 let graph = try KeyedGraph(table: KeyedObjectTable(plist: tree), options: .init(limits: limits))
