@@ -11,7 +11,8 @@ struct Compat: ParsableCommand {
             migration steps). forward: builds with the old schema read archives written with \
             the new one (best-effort, by name). full: both.
 
-            Example:
+            Examples:
+              pfarchive compat schema-v2.json schema-v3.json
               pfarchive compat schema-v2.json schema-v3.json --mode full
             """
     )
