@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFTypedStreamTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),

@@ -29,7 +29,7 @@ import PFCore
 /// ``KeyedUnarchiver/decodeReference(_:forKey:assign:)``, whose closure runs once every
 /// object exists; then ``archiveDidDecode()`` runs on every decoded class instance. No
 /// half-built object is ever handed to your code.
-public protocol ArchiveCoding: ArchiveRepresentable {
+public protocol ArchiveCoding: ArchiveRepresentable, ArchiveVersioned {
     /// The class name written to archives and looked up when reading them, such as
     /// `"Employee"` or `"MyApp.Employee"`.
     static var archiveClassName: String { get }
@@ -53,12 +53,16 @@ public protocol ArchiveCoding: ArchiveRepresentable {
 }
 
 extension ArchiveCoding {
+    /// Version 0, the default for a type that never changed (as `+[NSObject version]`).
+    public static var archiveVersion: Int { 0 }
     public static var archiveClassChain: [String] { [archiveClassName, "NSObject"] }
     public static var allowsKeyedCoding: Bool { true }
     public func archiveDidDecode() throws {}
 
     /// The class as written to archives.
-    static var archivedClass: ArchivedClass { ArchivedClass(name: archiveClassName, chain: archiveClassChain) }
+    static var archivedClass: ArchivedClass {
+        ArchivedClass(name: archiveClassName, chain: archiveClassChain, version: archiveVersion)
+    }
 
     public func archiveReference(in archiver: KeyedArchiver) throws -> UInt64 {
         try archiver.reference(forObject: self)
@@ -86,4 +90,16 @@ extension ArchiveRepresentable {
     public static func unarchive(from unarchiver: KeyedUnarchiver, inlineValue: PFValue) throws -> Self {
         throw unarchiver.typeMismatch(expected: "\(Self.self)", found: "\(inlineValue.kind.rawValue) stored in place")
     }
+}
+
+/// A type that declares the current version of its archived form, recorded per class in
+/// every archive it is written to (`$classversion` in a keyed archive's class dictionary).
+///
+/// ``ArchiveCoding`` types get version 0 unless they say otherwise; a `Codable` type
+/// archived with ``KeyedArchiveEncoder`` adopts this protocol to record a version. Bump the
+/// version whenever the archived fields change, and read old archives with
+/// ``KeyedUnarchiver/version(forClassName:)`` or a PFVersioning migration.
+public protocol ArchiveVersioned {
+    /// The version written to archives: 0 for the first shape, then 1, 2, … for each change.
+    static var archiveVersion: Int { get }
 }

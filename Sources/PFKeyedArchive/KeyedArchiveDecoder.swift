@@ -22,6 +22,16 @@ public struct KeyedArchiveDecoder: Sendable {
     /// The options every decode uses.
     public var options: Options
 
+    /// The `userInfo` key under which every `Decoder` this type hands out offers the
+    /// archive's class versions, a `[String: Int]` (class name → recorded version), so an
+    /// `init(from:)` can ask which version wrote it.
+    public static let classVersionsKey: CodingUserInfoKey = {
+        guard let key = CodingUserInfoKey(rawValue: "pfarchive.classVersions") else {
+            preconditionFailure("A non-empty raw value always makes a CodingUserInfoKey.")
+        }
+        return key
+    }()
+
     /// Makes a decoder.
     public init(options: Options = Options()) { self.options = options }
 
@@ -51,6 +61,8 @@ final class ArchiveDecodingState {
     var instances: [Int: AnyObject] = [:]
     var inProgress: Set<Int> = []
     var depth = 0
+    /// The archive's class versions, read once.
+    lazy var classVersions: [String: Int] = table.classVersions
 
     init(table: KeyedObjectTable, options: KeyedArchiveDecoder.Options) {
         self.table = table
@@ -224,7 +236,7 @@ struct ArchiveValueDecoder: Decoder {
     let value: PFValue
     let path: PFCodingPath
     var codingPath: [any CodingKey] { path.keyPath.codingKeys }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { [KeyedArchiveDecoder.classVersionsKey: state.classVersions] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(ArchiveKeyedDecodingContainer<Key>(state: state, members: try state.keyedMembers(value, path), path: path))

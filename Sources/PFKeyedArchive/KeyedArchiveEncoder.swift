@@ -148,7 +148,9 @@ final class ArchiveEncodingState {
         let encoder = ArchiveValueEncoder(state: self, path: path)
         try value.encode(to: encoder)
         let isDictionary = value is any StringKeyedDictionaryMarker
-        return try encoder.finish(into: reserved, className: options.classNames.name(for: T.self), asDictionary: isDictionary)
+        let version = (T.self as? any ArchiveVersioned.Type)?.archiveVersion
+        return try encoder.finish(
+            into: reserved, className: options.classNames.name(for: T.self), version: version, asDictionary: isDictionary)
     }
 }
 
@@ -242,15 +244,15 @@ final class ArchiveValueEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer { ArchiveSingleValueContainer(encoder: self) }
 
     /// Writes what the container collected and returns the value's reference.
-    func finish(into reserved: UInt64?, className: String, asDictionary: Bool) throws -> UInt64 {
+    func finish(into reserved: UInt64?, className: String, version: Int?, asDictionary: Bool) throws -> UInt64 {
         switch storage {
         case .empty:
             // A value that encoded nothing is an empty object.
             let uid = try reserved ?? state.builder.reserve()
-            try state.builder.fill(uid, with: [:], class: ArchivedClass(name: className))
+            try state.builder.fill(uid, with: [:], class: ArchivedClass(name: className, version: version))
             return uid
         case .keyed(let box):
-            return try state.write(box, into: reserved, className: asDictionary ? nil : className)
+            return try state.write(box, into: reserved, className: asDictionary ? nil : className, version: version)
         case .unkeyed(let box):
             return try state.write(box, into: reserved)
         case .single(let reference):
@@ -264,12 +266,12 @@ final class ArchiveValueEncoder: Encoder {
 
 extension ArchiveEncodingState {
     /// Writes a keyed box as an object of `className`, or as an `NSDictionary` when `nil`.
-    func write(_ box: KeyedBox, into reserved: UInt64? = nil, className: String?) throws -> UInt64 {
+    func write(_ box: KeyedBox, into reserved: UInt64? = nil, className: String?, version: Int? = nil) throws -> UInt64 {
         let uid = try reserved ?? builder.reserve()
         if let className {
             var fields = OrderedDictionary<String, PFValue>()
             for (key, slot) in box.fields { fields[key] = try field(slot) }
-            try builder.fill(uid, with: fields, class: ArchivedClass(name: className))
+            try builder.fill(uid, with: fields, class: ArchivedClass(name: className, version: version))
         } else {
             var keys: [PFValue] = []
             var values: [PFValue] = []

@@ -180,7 +180,7 @@ public final class KeyedArchiver {
         }
         let frame = frames.removeLast()
         let dynamicType = type(of: value)
-        try builder.fill(uid, with: frame.fields, class: ArchivedClass(name: dynamicType.archiveClassName, chain: dynamicType.archiveClassChain))
+        try builder.fill(uid, with: frame.fields, class: dynamicType.archivedClass)
     }
 
     /// Writes queued objects until none is left: the iterative heart of archiving.

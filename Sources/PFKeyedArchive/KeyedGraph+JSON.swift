@@ -10,7 +10,7 @@ extension KeyedGraph {
     /// Foundation collections become arrays and dictionaries (sets and ordered sets become
     /// arrays), `NSNull` and nil become `null`, and every other object becomes a dictionary
     /// `{"$class": "Name", …fields}` (with `"$classes"` when its chain is not just the class
-    /// and `NSObject`). A collection or object reached more than once — shared, or in a cycle —
+    /// and `NSObject`, and `"$version": N` when the archive records the class's version). A collection or object reached more than once — shared, or in a cycle —
     /// is written in full at its first occurrence in document order, with `"$id": N` (objects)
     /// or wrapped as `{"$id": N, "$value": …}` (arrays and dictionaries), and every later
     /// occurrence is `{"$ref": N}`. Keys that begin with `$` in dictionaries and fields are
@@ -142,6 +142,7 @@ struct GraphRenderer {
             if object.archivedClass.chain != [object.archivedClass.name, "NSObject"] {
                 members["$classes"] = .array(object.archivedClass.chain.map { .string($0) })
             }
+            if let version = object.archivedClass.version { members["$version"] = .int(Int64(version)) }
             if let id { members["$id"] = .int(Int64(id)) }
             for (key, value) in object.fields {
                 members[KeyedGraph.escape(key)] = try render(value, depth: depth)
@@ -287,10 +288,17 @@ struct GraphBuilder {
             }
             chain = names
         }
+        var version: Int?
+        if let recorded = members["$version"] {
+            guard let number = recorded.int64Value, let small = Int(exactly: number), small >= 0 else {
+                throw Self.invalid("$version is \(recorded.scalarDescription), expected a non-negative integer", path.appending(key: "$version"))
+            }
+            version = small
+        }
         let slot = try slot(preassigned)
         try register(members["$id"], slot: slot, path: path)
         var fields = OrderedDictionary<String, KeyedGraph.Value>()
-        for (key, item) in members where key != "$class" && key != "$classes" && key != "$id" {
+        for (key, item) in members where key != "$class" && key != "$classes" && key != "$id" && key != "$version" {
             fields[KeyedGraph.unescape(key)] = try value(item, depth: depth + 1, path: path.appending(key: key))
         }
         typealias F = KeyedGraph.FoundationClass
@@ -312,7 +320,8 @@ struct GraphBuilder {
                 nodes[slot] = .array(className: name, items: values)
             }
         } else {
-            nodes[slot] = .object(KeyedGraph.Object(archivedClass: ArchivedClass(name: name, chain: chain), fields: fields))
+            nodes[slot] = .object(
+                KeyedGraph.Object(archivedClass: ArchivedClass(name: name, chain: chain, version: version), fields: fields))
         }
         return .node(slot)
     }

@@ -11,6 +11,9 @@ public struct KeyedObjectTable: Sendable, Equatable {
     public static let archiverName = "NSKeyedArchiver"
     /// 100000, the only archive version accepted.
     public static let archiveVersion: Int64 = 100_000
+    /// The key pfarchive adds to a class dictionary for the class's version. Foundation's
+    /// `NSKeyedUnarchiver` reads only `$classname` and `$classes` and ignores it.
+    public static let classVersionKey = "$classversion"
     /// The string at `$objects[0]`, which UID 0 (nil) refers to.
     public static let nullMarker = "$null"
     /// The `$top` key `archivedData(withRootObject:)` uses.
@@ -149,7 +152,32 @@ public struct KeyedObjectTable: Sendable, Equatable {
         if case .array(let items)? = classDictionary["$classhints"] {
             hints = items.compactMap(\.stringValue)
         }
-        return ArchivedClass(name: name, chain: chain, hints: hints)
+        var version: Int?
+        if let recorded = classDictionary[Self.classVersionKey] {
+            guard let number = recorded.int64Value, let small = Int(exactly: number), small >= 0 else {
+                throw Self.invalid(
+                    "\(Self.classVersionKey) is \(recorded.scalarDescription), expected a non-negative integer",
+                    classPath.appending(key: Self.classVersionKey))
+            }
+            version = small
+        }
+        return ArchivedClass(name: name, chain: chain, hints: hints, version: version)
+    }
+
+    /// The version each class records in its class dictionary (`$classversion`), by class
+    /// name: the keyed archive's answer to `-[NSCoder versionForClassName:]`. A class whose
+    /// dictionary has no version (every class Foundation writes) is version 0; a malformed
+    /// version is skipped here and reported when an object of the class is decoded.
+    public var classVersions: [String: Int] {
+        var versions: [String: Int] = [:]
+        for object in objects {
+            // Caller keys that begin with `$` are escaped to `$$`, so only a class dictionary
+            // has a `$classname`.
+            guard case .dictionary(let dictionary) = object, let name = dictionary["$classname"]?.stringValue else { continue }
+            let recorded = dictionary[Self.classVersionKey].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
+            versions[name] = max(versions[name] ?? 0, recorded)
+        }
+        return versions
     }
 
     static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
@@ -165,11 +193,20 @@ public struct ArchivedClass: Sendable, Hashable {
     public var chain: [String]
     /// Fallback class names the archiver offered.
     public var hints: [String]
+    /// The class's version as the archive records it (`$classversion`), or `nil` when the
+    /// archive records none (Foundation's archives; read as version 0).
+    public var version: Int?
 
     /// Makes a class description.
-    public init(name: String, chain: [String]? = nil, hints: [String] = []) {
+    /// - Parameters:
+    ///   - name: the class name.
+    ///   - chain: the class chain, most derived first; defaults to the name and `NSObject`.
+    ///   - hints: fallback class names (`$classhints`).
+    ///   - version: the class version to record as `$classversion`; `nil` records none.
+    public init(name: String, chain: [String]? = nil, hints: [String] = [], version: Int? = nil) {
         self.name = name
         self.chain = chain ?? [name, "NSObject"]
         self.hints = hints
+        self.version = version
     }
 }

@@ -44,6 +44,7 @@ public final class KeyedUnarchiver {
     var frames: [Frame] = []
     var deferred: [() throws -> Void] = []
     var decodedInstances: [any ArchiveCoding] = []
+    var cachedVersions: [String: Int]?
 
     /// Makes an unarchiver over a validated table.
     public init(table: KeyedObjectTable, registry: ArchiveClassRegistry, options: Options = Options()) {
@@ -96,6 +97,26 @@ public final class KeyedUnarchiver {
         }
         for instance in decodedInstances { try instance.archiveDidDecode() }
         decodedInstances.removeAll()
+    }
+
+    // MARK: - Versions
+
+    /// The version the archive records for a class (`-[NSCoder versionForClassName:]`): the
+    /// number the writer's ``ArchiveVersioned/archiveVersion`` had, not this build's.
+    /// - Parameter name: the archived class name.
+    /// - Returns: the recorded `$classversion`, 0 for a class the archive names without a
+    ///   version (archives written by Foundation), or `nil` when no class of that name is in
+    ///   the archive.
+    public func version(forClassName name: String) -> Int? {
+        classVersions[name]
+    }
+
+    /// Every class the archive names, with its recorded version (0 when none is recorded).
+    public var classVersions: [String: Int] {
+        if let cachedVersions { return cachedVersions }
+        let versions = table.classVersions
+        cachedVersions = versions
+        return versions
     }
 
     // MARK: - Paths and errors

@@ -58,6 +58,10 @@ public struct ObjectTableBuilder: Sendable {
         if !archivedClass.hints.isEmpty {
             dictionary["$classhints"] = .array(archivedClass.hints.map { .string($0) })
         }
+        if let version = archivedClass.version {
+            // Foundation never reads this key, so archives stay readable by NSKeyedUnarchiver.
+            dictionary[KeyedObjectTable.classVersionKey] = .int(Int64(version))
+        }
         objects[Int(uid)] = .dictionary(dictionary)
         classUIDs[archivedClass] = uid
         return uid

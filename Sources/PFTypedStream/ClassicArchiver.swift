@@ -17,6 +17,8 @@ public final class ClassicArchiver {
     var retained: [AnyObject] = []
     var depth = 0
     let maxDepth: Int
+    /// Object numbers of tree values written with `$id`, for later `{"$ref": N}`.
+    var sharedTreeIDs: [Int64: Int] = [:]
 
     /// Makes an archiver that writes the standard header (version 4, `streamtyped`, 1000).
     /// - Parameter maxDepth: the deepest nesting of objects to write before failing with

@@ -375,7 +375,9 @@ public struct ClassicGenericObject: ClassicRepresentable, Sendable, Equatable {
 extension PFValue: ClassicRepresentable {
     /// Writes the tree as Foundation objects: dictionaries → NSDictionary, arrays → NSArray,
     /// strings → NSString, numbers → NSNumber (`q`, `Q`, `d`; booleans `c`), data → NSData,
-    /// dates → NSDate, null → NSNull.
+    /// dates → NSDate, null → NSNull; a generic object in the shape
+    /// ``TypedStream/decodeValue(_:limits:)`` produces (`$class`, `$version`, `$values`) is
+    /// written as that class with its groups, and `$id`/`$ref` keep objects shared.
     public func classicWrite(to archiver: ClassicArchiver) throws {
         switch self {
         case .null: try ClassicNull().classicWrite(to: archiver)
@@ -395,6 +397,8 @@ extension PFValue: ClassicRepresentable {
                 for item in items { try a.encode(item) }
             }
         case .dictionary(let members):
+            // `$class`/`$values` objects and `$id`/`$ref` sharing, as decodeValue writes them.
+            if try archiver.writeTreeObject(members) { return }
             guard let count = Int32(exactly: members.count) else {
                 throw PFError(.unrepresentable, format: "typedstream", "a dictionary of \(members.count) entries exceeds Int32.max")
             }

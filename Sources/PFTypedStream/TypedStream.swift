@@ -47,7 +47,9 @@ public enum TypedStream {
     /// Encodes a value tree as a typedstream with one root object: dictionaries →
     /// NSDictionary, arrays → NSArray, strings → NSString, integers → NSNumber (`q`, or `Q`
     /// above `Int64.max`), doubles → NSNumber (`d`), booleans → NSNumber (`c`), data → NSData,
-    /// dates → NSDate, null → NSNull.
+    /// dates → NSDate, null → NSNull. Generic objects in the shape ``decodeValue(_:limits:)``
+    /// writes (`{"$class", "$version", "$values"}`, with `$id`/`$ref` sharing) are written back
+    /// as those objects, so decode → edit → encode keeps a stream's classes and versions.
     /// - Parameters:
     ///   - value: the tree.
     ///   - limits: `maxDepth` bounds nesting.

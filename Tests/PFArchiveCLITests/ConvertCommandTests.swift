@@ -142,11 +142,15 @@ import Testing
               convert                 Convert between JSON, binary and XML property lists,
                                       CBOR, keyed archives and typedstreams.
               inspect                 Show a file's format, size, compression and contents.
+              migrate                 Rewrite an archive at the current class versions of a
+                                      schema, printing what changed.
+              compat                  Check that a schema change keeps archives readable;
+                                      exit 1 listing every breaking change.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect"] {
+        for command in ["convert", "inspect", "migrate", "compat"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))

@@ -1,0 +1,125 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+// MARK: - Writing the decoded-tree shape back
+
+/// The inverse of ``TypedStream/decodeValue(_:limits:)`` for generic objects: a tree object
+/// `{"$class": N, "$version": V, "$values": [{"types": "i@", "values": [...]}]}` (with
+/// optional `"$classes"`/`"$versions"` and `"$id"`) is written as that class with those
+/// groups, and `{"$ref": N}` / `{"$id": N, "$value": …}` keep sharing, so a stream decoded to
+/// a tree, edited (or migrated) and encoded again stays a stream of the same objects.
+extension ClassicArchiver {
+    /// Writes a dictionary of the decoded-tree shape, or returns `false` when it is a plain
+    /// dictionary (written as `NSDictionary` by the caller).
+    func writeTreeObject(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
+        if members.count == 1, let reference = members["$ref"] {
+            guard let id = reference.int64Value, let number = sharedTreeIDs[id] else {
+                throw PFError(.invalidValue, format: "typedstream", "$ref \(reference.scalarDescription) names no earlier $id", path: [.key("$ref")])
+            }
+            writer.writeReference(number)
+            return true
+        }
+        if members.count == 2, let inner = members["$value"], let id = members["$id"]?.int64Value, inner.isContainer {
+            sharedTreeIDs[id] = writer.nextNumber
+            try inner.classicWrite(to: self)
+            return true
+        }
+        guard case .string(let name)? = members["$class"], case .array(let groups)? = members["$values"] else { return false }
+        let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
+        var chain = [ClassicClassVersion(name, version: version), ClassicClassVersion("NSObject")]
+        if case .array(let names)? = members["$classes"] {
+            let versions = members["$versions"]?.arrayValue ?? []
+            chain = []
+            for (i, entry) in names.enumerated() {
+                guard let className = entry.stringValue else {
+                    throw PFError(.invalidValue, format: "typedstream", "$classes holds \(entry.kind.rawValue), expected class names", path: [.key("$classes"), .index(i)])
+                }
+                let recorded = i == 0 ? version : (versions.indices.contains(i) ? versions[i].int64Value.flatMap { Int(exactly: $0) } ?? 0 : 0)
+                chain.append(ClassicClassVersion(className, version: recorded))
+            }
+            guard chain.first?.name == name else {
+                throw PFError(.invalidValue, format: "typedstream", "$classes must start with $class \"\(name)\"", path: [.key("$classes")])
+            }
+        }
+        if let id = members["$id"]?.int64Value { sharedTreeIDs[id] = writer.nextNumber }
+        try writeObject(chain: chain) { archiver in
+            for (g, group) in groups.enumerated() {
+                try archiver.writeTreeGroup(group, path: [.key("$values"), .index(g)])
+            }
+        }
+        return true
+    }
+
+    /// Writes one `{"types": "…", "values": […]}` group.
+    func writeTreeGroup(_ group: PFValue, path: PFKeyPath) throws {
+        guard let types = group["types"]?.stringValue, case .array(let values)? = group["values"] else {
+            throw PFError(.invalidValue, format: "typedstream", "a group must be {\"types\": string, \"values\": array}", path: path)
+        }
+        let encodings = try TypeEncoding.parseList(Array(types.utf8))
+        guard encodings.count == values.count else {
+            throw PFError(
+                .invalidValue, format: "typedstream", "group \"\(types)\" has \(encodings.count) types but \(values.count) values",
+                path: path)
+        }
+        writer.writeEncodings(encodings)
+        for (i, (encoding, value)) in zip(encodings, values).enumerated() {
+            if encoding == .object {
+                if value == .null { writer.writeNil() } else { try value.classicWrite(to: self) }
+            } else {
+                try writeValue(Self.streamValue(value, as: encoding, path: path.appending(key: "values").appending(index: i)), as: encoding)
+            }
+        }
+    }
+
+    /// A tree value as the stream value a type encoding expects.
+    static func streamValue(_ value: PFValue, as encoding: TypeEncoding, path: PFKeyPath) throws(PFError) -> TypedStreamValue {
+        func mismatch() -> PFError {
+            PFError(.invalidValue, format: "typedstream", "\(value.kind.rawValue) does not fit type \(encoding)", path: path)
+        }
+        switch encoding {
+        case .scalar(let c):
+            switch (c, value) {
+            case (UInt8(ascii: "c"), .bool(let b)), (UInt8(ascii: "B"), .bool(let b)): return .bool(b)
+            case (_, .int(let i)) where encoding.isSignedInteger: return .int(i)
+            case (_, .int(let i)) where encoding.isUnsignedInteger:
+                guard let u = UInt64(exactly: i) else { throw mismatch() }
+                return .uint(u)
+            case (_, .uint(let u)) where encoding.isUnsignedInteger: return .uint(u)
+            case (UInt8(ascii: "f"), _):
+                guard let d = value.doubleValue else { throw mismatch() }
+                return .float(Float(d))
+            case (UInt8(ascii: "d"), _):
+                guard let d = value.doubleValue else { throw mismatch() }
+                return .double(d)
+            case (UInt8(ascii: "*"), .string(let s)): return .cString(Array(s.utf8))
+            case (UInt8(ascii: "*"), .data(let d)): return .cString(Array(d))
+            case (UInt8(ascii: "+"), .data(let d)): return .bytes(Array(d))
+            case (UInt8(ascii: "+"), .string(let s)): return .bytes(Array(s.utf8))
+            case (UInt8(ascii: "%"), .string(let s)): return .atom(Array(s.utf8))
+            case (UInt8(ascii: ":"), .string(let s)): return .selector(Array(s.utf8))
+            case (UInt8(ascii: "%"), .null): return .atom(nil)
+            case (UInt8(ascii: ":"), .null): return .selector(nil)
+            case (UInt8(ascii: "*"), .null), (UInt8(ascii: "+"), .null): return .null
+            case (UInt8(ascii: "!"), _): return .ignored
+            default: throw mismatch()
+            }
+        case .array(let count, let element):
+            if case .data(let d) = value, element == .char || element == .scalar(UInt8(ascii: "C")) {
+                guard d.count == count else { throw mismatch() }
+                return .byteArray(Array(d))
+            }
+            guard case .array(let items) = value, items.count == count else { throw mismatch() }
+            var out: [TypedStreamValue] = []
+            for (i, item) in items.enumerated() { out.append(try streamValue(item, as: element, path: path.appending(index: i))) }
+            return .array(out)
+        case .structure(let name, let fields):
+            guard case .array(let items) = value, items.count == fields.count else { throw mismatch() }
+            var out: [TypedStreamValue] = []
+            for (i, (field, item)) in zip(fields, items).enumerated() {
+                out.append(try streamValue(item, as: field, path: path.appending(index: i)))
+            }
+            return .structure(name: name, fields: out)
+        }
+    }
+}
