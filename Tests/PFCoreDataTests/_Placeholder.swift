@@ -1,2 +1,2 @@
+import PFTestSupport
 import Testing
-@Test func placeholder() { #expect(Bool(true)) }
