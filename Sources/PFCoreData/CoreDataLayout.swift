@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PFCore
 
 /// Where each entity, attribute and relationship of a model lives in the store's tables.
@@ -42,7 +41,7 @@ struct CoreDataLayout: Sendable {
         case joinTable(table: String, owningColumn: String, relatedColumn: String, relatedTable: String)
     }
 
-    init(model: CoreDataModel, primaryKeys: [PrimaryKeyRow], schema: StoreSchema, db: Database) throws {
+    init(model: CoreDataModel, primaryKeys: [PrimaryKeyRow], schema: StoreSchema, connection: SQLiteConnection, context: String) throws(PFError) {
         let ids = Self.matchIDs(model: model, primaryKeys: primaryKeys)
         for (name, id) in ids { entityNames[id] = name }
         let byID = primaryKeys.map(\.id)
@@ -64,7 +63,7 @@ struct CoreDataLayout: Sendable {
                 }
                 continue
             }
-            try mapColumns(hierarchy: model.subtree(of: root), table: table, ids: ids, model: model, schema: schema, db: db)
+            try mapColumns(hierarchy: model.subtree(of: root), table: table, ids: ids, model: model, schema: schema, connection: connection, context: context)
         }
         // To-many relationships need every table's to-one columns first.
         for entity in model.entities {
@@ -121,8 +120,9 @@ struct CoreDataLayout: Sendable {
     // MARK: - Attribute and to-one columns
 
     mutating func mapColumns(
-        hierarchy: [CoreDataEntity], table: String, ids: [String: Int64], model: CoreDataModel, schema: StoreSchema, db: Database
-    ) throws {
+        hierarchy: [CoreDataEntity], table: String, ids: [String: Int64], model: CoreDataModel, schema: StoreSchema,
+        connection: SQLiteConnection, context: String
+    ) throws(PFError) {
         let columns = schema.columns(of: table).map(\.name)
         let upper = Dictionary(columns.map { ($0.uppercased(), $0) }, uniquingKeysWith: { first, _ in first })
         // Every stored property name in the hierarchy → the entities that declare it.
@@ -164,9 +164,10 @@ struct CoreDataLayout: Sendable {
                 let subtree = Set(model.subtree(of: ownerEntity).compactMap { ids[$0.name] })
                 var matches: [String] = []
                 for column in remaining {
-                    let filled = try DatabaseValue.fetchAll(
-                        db, sql: "SELECT DISTINCT Z_ENT FROM \(CoreDataStore.quote(table)) WHERE \(CoreDataStore.quote(column)) IS NOT NULL LIMIT 64"
-                    ).map(\.int64)
+                    let filled = try connection.rows(
+                        "SELECT DISTINCT Z_ENT FROM \(CoreDataStore.quote(table)) WHERE \(CoreDataStore.quote(column)) IS NOT NULL LIMIT 64",
+                        context: context
+                    ).map { $0.first?.int64 }
                     if !filled.isEmpty, filled.allSatisfy({ $0.map(subtree.contains) ?? false }) { matches.append(column) }
                 }
                 if matches.count == 1, let match = matches.first {

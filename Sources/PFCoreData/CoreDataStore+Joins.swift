@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PFCore
 
 /// One pair of a to-many relationship, as a row of Parse's `_Join:<field>:<Class>` table.
@@ -66,19 +65,17 @@ extension CoreDataStore {
                 WHERE o.Z_ENT = ? ORDER BY 1, 2
                 """
         }
-        let rows = try read("\(url.lastPathComponent): reading \(entity).\(name) pairs") { db in
-            try Row.fetchAll(db, sql: sql, arguments: [ownerID])
-        }
+        let rows = try self.rows(sql, [.integer(ownerID)], context: "\(url.lastPathComponent): reading \(entity).\(name) pairs")
         var out: [CoreDataJoinRow] = []
         out.reserveCapacity(rows.count)
         for row in rows {
-            guard let owner = (row[0] as DatabaseValue).int64, let related = (row[1] as DatabaseValue).int64 else { continue }
-            let relatedEntity = (row[2] as DatabaseValue).int64.flatMap { self.layout.entityNames[$0] } ?? relationship.destination
+            guard row.count == 4, let owner = row[0].int64, let related = row[1].int64 else { continue }
+            let relatedEntity = row[2].int64.flatMap { self.layout.entityNames[$0] } ?? relationship.destination
             out.append(
                 CoreDataJoinRow(
                     owningId: Self.objectID(entity: entity, primaryKey: owner),
                     relatedId: Self.objectID(entity: relatedEntity, primaryKey: related),
-                    relatedClassName: relatedEntity, position: (row[3] as DatabaseValue).int64))
+                    relatedClassName: relatedEntity, position: row[3].int64))
         }
         return out
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OrderedCollections
 import PFCore
 
@@ -46,10 +45,10 @@ extension CoreDataStore {
     public func rowCount(entity: String) throws(PFError) -> Int {
         let layout = try entityLayout(entity)
         guard let id = layout.id, let table = layout.table else { return 0 }
-        let value = try read("\(url.lastPathComponent): counting \(entity) rows in \(table)") { db in
-            try DatabaseValue.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE Z_ENT = ?", arguments: [id])
-        }
-        return value?.int64.flatMap { Int(exactly: $0) } ?? 0
+        let rows = try self.rows(
+            "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE Z_ENT = ?", [.integer(id)],
+            context: "\(url.lastPathComponent): counting \(entity) rows in \(table)")
+        return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
     }
 }
 
@@ -109,37 +108,37 @@ public struct CoreDataObjectCursor: Sendable {
             + "WHERE Z_ENT = ? AND Z_PK > ? ORDER BY Z_PK LIMIT ?"
         let after = lastKey
         let limit = batchSize
-        let rows = try store.read("\(store.url.lastPathComponent): reading \(entity) rows from \(table)") { db in
-            try Row.fetchAll(db, sql: sql, arguments: [id, after, limit])
-        }
+        let rows = try store.rows(
+            sql, [.integer(id), .integer(after), .integer(Int64(limit))],
+            context: "\(store.url.lastPathComponent): reading \(entity) rows from \(table)")
         buffer = []
         position = 0
         buffer.reserveCapacity(rows.count)
         for row in rows {
-            guard let key = (row[0] as DatabaseValue).int64 else { continue }
+            guard row.count == columns.count, let key = row[0].int64 else { continue }
             lastKey = key
             buffer.append(object(row, key: key))
         }
         if rows.count < batchSize { finished = true }
     }
 
-    mutating func object(_ row: Row, key: Int64) -> PFValue {
+    mutating func object(_ row: [SQLiteValue], key: Int64) -> PFValue {
         let objectID = CoreDataStore.objectID(entity: entity, primaryKey: key)
         var object: OrderedDictionary<String, PFValue> = ["className": .string(entity), "objectId": .string(objectID)]
         var index = 1
         let converter = store.converter
         for (attribute, _) in layout.attributes {
-            let (value, warning) = converter.convert(row[index] as DatabaseValue, as: attribute.type)
+            let (value, warning) = converter.convert(row[index], as: attribute.type)
             index += 1
             if let warning { warn(objectID, attribute.name, warning) }
             if value != .null { object[Self.fieldName(attribute.name)] = value }
         }
         for toOne in layout.toOne {
-            let target = (row[index] as DatabaseValue)
+            let target = row[index]
             index += 1
             var className = toOne.relationship.destination
             if toOne.entityColumn != nil {
-                if let entityID = (row[index] as DatabaseValue).int64, let named = store.layout.entityNames[entityID] { className = named }
+                if let entityID = row[index].int64, let named = store.layout.entityNames[entityID] { className = named }
                 index += 1
             }
             guard !target.isNull else { continue }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OrderedCollections
 import PFCore
 import PFPropertyList
@@ -61,7 +60,7 @@ public final class CoreDataStore: Sendable {
     /// The options the store was opened with.
     public let options: Options
 
-    let queue: DatabaseQueue
+    let connection: SQLiteConnection
     let copy: StoreCopy
     let layout: CoreDataLayout
 
@@ -103,21 +102,15 @@ public final class CoreDataStore: Sendable {
         self.copy = copy
         self.options = options
         let where_ = url.lastPathComponent
-        do {
-            var configuration = Configuration()
-            configuration.label = "pfarchive.coredata"
-            queue = try DatabaseQueue(path: copy.database.path, configuration: configuration)
-        } catch {
-            throw Self.sqliteError(error, "\(where_): SQLite cannot open the file")
-        }
-        let schema = try Self.read(queue, "\(where_): reading the schema") { db in try StoreSchema(db) }
+        connection = try SQLiteConnection(path: copy.database.path)
+        let schema = try StoreSchema(connection, context: "\(where_): reading the schema")
         guard schema.tables["Z_PRIMARYKEY"] != nil, schema.tables["Z_METADATA"] != nil else {
-            try? queue.close()
+            connection.close()
             throw PFError(
                 .invalidValue, format: "Core Data",
                 "\(where_): not a Core Data store; expected the tables Z_PRIMARYKEY and Z_METADATA (found \(schema.tables.keys.sorted().prefix(8).joined(separator: ", ")))")
         }
-        let raw = try Self.read(queue, "\(where_): reading Z_PRIMARYKEY, Z_METADATA and Z_MODELCACHE") { db in try StoreTables(db, schema: schema) }
+        let raw = try StoreTables(connection, schema: schema, context: "\(where_): reading Z_PRIMARYKEY, Z_METADATA and Z_MODELCACHE")
         var metadata: PFValue?
         if let plist = raw.metadataPlist {
             do {
@@ -149,20 +142,20 @@ public final class CoreDataStore: Sendable {
             recovered ?? CoreDataModel.infer(primaryKeys: raw.primaryKeys, schema: schema, reason: cacheError.map { "the model cache is unreadable: \($0.message)" } ?? "the store has no model cache")
         if options.includeHistory { model.addHistoryEntities(primaryKeys: raw.primaryKeys, schema: schema) }
         let finalModel = model
-        layout = try Self.read(queue, "\(where_): mapping the model to tables") { db in
-            try CoreDataLayout(model: finalModel, primaryKeys: raw.primaryKeys, schema: schema, db: db)
-        }
+        layout = try CoreDataLayout(
+            model: finalModel, primaryKeys: raw.primaryKeys, schema: schema, connection: connection,
+            context: "\(where_): mapping the model to tables")
         self.model = finalModel
     }
 
     deinit {
-        try? queue.close()
+        connection.close()
         copy.remove()
     }
 
     /// Closes the database and deletes the private copy. Later reads fail with an error.
     public func close() {
-        try? queue.close()
+        connection.close()
         copy.remove()
     }
 
@@ -205,30 +198,9 @@ public final class CoreDataStore: Sendable {
 
     // MARK: - Database access
 
-    /// Runs a read, turning any SQLite error into a ``PFError`` that says what was being read.
-    static func read<T>(_ queue: DatabaseQueue, _ context: @autoclosure () -> String, _ body: (Database) throws -> T) throws(PFError) -> T {
-        do {
-            return try queue.read(body)
-        } catch let error as PFError {
-            throw error
-        } catch {
-            throw sqliteError(error, context())
-        }
-    }
-
-    func read<T>(_ context: @autoclosure () -> String, _ body: (Database) throws -> T) throws(PFError) -> T {
-        try Self.read(queue, context(), body)
-    }
-
-    static func sqliteError(_ error: any Error, _ context: String) -> PFError {
-        var message = "\(error)"
-        if let database = error as? DatabaseError {
-            message = database.message ?? database.description
-            if database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB {
-                return PFError(.syntax, format: "Core Data", "\(context): the SQLite file is corrupt (\(message))")
-            }
-        }
-        return PFError(.invalidValue, format: "Core Data", "\(context): SQLite: \(message)")
+    /// Runs a query on the private copy.
+    func rows(_ sql: String, _ arguments: [SQLiteValue] = [], context: @autoclosure () -> String) throws(PFError) -> [[SQLiteValue]] {
+        try connection.rows(sql, arguments, context: context())
     }
 
     /// Quotes an SQL identifier (table and column names come from the file).
@@ -246,18 +218,18 @@ struct StoreSchema: Sendable {
     /// Index names (upper-cased).
     var indexes: Set<String> = []
 
-    init(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')") {
-            guard let type = (row[0] as DatabaseValue).text, let name = (row[1] as DatabaseValue).text else { continue }
+    init(_ connection: SQLiteConnection, context: @autoclosure () -> String) throws(PFError) {
+        for row in try connection.rows("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')", context: context()) {
+            guard row.count == 2, let type = row[0].text, let name = row[1].text else { continue }
             if type == "index" {
                 indexes.insert(name.uppercased())
                 continue
             }
             var columns: [(String, String)] = []
-            for column in try Row.fetchAll(db, sql: "PRAGMA table_info(\(CoreDataStore.quote(name)))") {
-                let columnName = (column["name"] as DatabaseValue?)?.text
-                let declared = (column["type"] as DatabaseValue?)?.text
-                if let columnName { columns.append((columnName, (declared ?? "").uppercased())) }
+            for column in try connection.rows("PRAGMA table_info(\(CoreDataStore.quote(name)))", context: context()) {
+                // cid, name, type, notnull, dflt_value, pk
+                guard column.count > 2, let columnName = column[1].text else { continue }
+                columns.append((columnName, (column[2].text ?? "").uppercased()))
             }
             tables[name.uppercased()] = (name, columns)
         }
@@ -283,42 +255,23 @@ struct StoreTables: Sendable {
     var storeUUID: String?
     var modelCache: Data?
 
-    init(_ db: Database, schema: StoreSchema) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
-            let id = (row[0] as DatabaseValue).int64
-            guard let id, let name = (row[1] as DatabaseValue).text else {
-                throw PFError(.invalidValue, format: "Core Data", "Z_PRIMARYKEY has a row without an integer Z_ENT and a text Z_NAME")
+    init(_ connection: SQLiteConnection, schema: StoreSchema, context: @autoclosure () -> String) throws(PFError) {
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT", context: context()) {
+            guard row.count == 3, let id = row[0].int64, let name = row[1].text else {
+                throw PFError(.invalidValue, format: "Core Data", "\(context()): Z_PRIMARYKEY has a row without an integer Z_ENT and a text Z_NAME")
             }
-            primaryKeys.append(PrimaryKeyRow(id: id, name: name, superID: (row[2] as DatabaseValue).int64 ?? 0))
+            primaryKeys.append(PrimaryKeyRow(id: id, name: name, superID: row[2].int64 ?? 0))
         }
-        if let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") {
-            storeUUID = (row[0] as DatabaseValue).text
-            metadataPlist = (row[1] as DatabaseValue).blob
+        if let row = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1", context: context()).first,
+            row.count == 2
+        {
+            storeUUID = row[0].text
+            metadataPlist = row[1].blob
         }
         if schema.tables["Z_MODELCACHE"] != nil, schema.hasColumn("Z_CONTENT", in: "Z_MODELCACHE"),
-            let row = try Row.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+            let row = try connection.rows("SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1", context: context()).first
         {
-            modelCache = (row[0] as DatabaseValue).blob
+            modelCache = row.first?.blob
         }
-    }
-}
-
-extension DatabaseValue {
-    /// The integer, or `nil` for any other storage class (no conversion that could trap).
-    var int64: Int64? {
-        if case .int64(let i) = storage { return i }
-        return nil
-    }
-
-    /// The text, or `nil`.
-    var text: String? {
-        if case .string(let s) = storage { return s }
-        return nil
-    }
-
-    /// The blob, or `nil`.
-    var blob: Data? {
-        if case .blob(let d) = storage { return d }
-        return nil
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PFCore
 import PFKeyedArchive
 
@@ -47,15 +46,15 @@ struct CoreDataValueConverter: Sendable {
     }
 
     /// The value, and a warning message when the stored value did not fit the type.
-    func convert(_ value: DatabaseValue, as type: CoreDataAttributeType) -> (PFValue, String?) {
-        switch (value.storage, type) {
+    func convert(_ value: SQLiteValue, as type: CoreDataAttributeType) -> (PFValue, String?) {
+        switch (value, type) {
         case (.null, _):
             return (.null, nil)
-        case (.int64(let i), .boolean):
+        case (.integer(let i), .boolean):
             return (.bool(i != 0), nil)
-        case (.int64(let i), .date):
+        case (.integer(let i), .date):
             return (.date(Date(timeIntervalSinceReferenceDate: Double(i))), nil)
-        case (.double(let d), .date):
+        case (.real(let d), .date):
             guard d.isFinite else { return (.double(d), "a date that is not a finite number; kept as a number") }
             return (.date(Date(timeIntervalSinceReferenceDate: d)), nil)
         case (.blob(let bytes), .uuid):
@@ -65,13 +64,13 @@ struct CoreDataValueConverter: Sendable {
             return (.string(uuid.uuidString), nil)
         case (.blob(let bytes), _):
             return blob(bytes)
-        case (.int64(let i), .double), (.int64(let i), .float), (.int64(let i), .decimal):
+        case (.integer(let i), .double), (.integer(let i), .float), (.integer(let i), .decimal):
             return (.double(Double(i)), nil)
-        case (.int64(let i), _):
+        case (.integer(let i), _):
             return (.int(i), Self.fits(type, .int64) ? nil : "an integer where \(type) was expected; kept as stored")
-        case (.double(let d), _):
+        case (.real(let d), _):
             return (.double(d), Self.fits(type, .double) ? nil : "a real number where \(type) was expected; kept as stored")
-        case (.string(let s), _):
+        case (.text(let s), _):
             return (.string(s), Self.fits(type, .string) ? nil : "text where \(type) was expected; kept as stored")
         }
     }

@@ -1,2 +1,0 @@
-import PFTestSupport
-import Testing
