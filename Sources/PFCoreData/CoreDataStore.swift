@@ -64,6 +64,9 @@ public final class CoreDataStore: Sendable {
     let copy: StoreCopy
     let layout: CoreDataLayout
 
+    /// The private copy SQLite reads (inside a temporary directory deleted by ``close()``).
+    public var workingCopy: URL { copy.database }
+
     /// The entities, in `Z_PRIMARYKEY` order where the store lists them.
     public var entities: [CoreDataEntity] { layout.entityOrder.compactMap { model.entity(named: $0) } }
 

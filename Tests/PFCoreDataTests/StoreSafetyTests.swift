@@ -56,16 +56,14 @@ import Testing
     }
 
     @Test func theTemporaryCopyIsRemovedOnClose() throws {
-        let temporary = FileManager.default.temporaryDirectory.path
-        func copies() -> Set<String> {
-            Set(((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter { $0.hasPrefix("pfarchive-coredata-") })
-        }
-        let existing = copies()
-        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel3_V1.sqlite"))
-        let made = copies().subtracting(existing)
-        #expect(made.count >= 1)
+        let source = CoreDataFixtures.store("coredataplus/SampleModel3_V1.sqlite")
+        let store = try CoreDataStore.open(url: source)
+        let copy = store.workingCopy
+        #expect(copy.path != source.path)
+        #expect(FileManager.default.fileExists(atPath: copy.path))
         store.close()
-        #expect(copies().intersection(made).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: copy.path))
+        #expect(!FileManager.default.fileExists(atPath: copy.deletingLastPathComponent().path))
         #expect(throws: PFError.self) { try store.rowCount(entity: "User") }
     }
 }
