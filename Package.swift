@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "sample-formats", targets: ["SampleFormats"]),
         .executable(name: "sample-keyed", targets: ["SampleKeyed"]),
         .executable(name: "sample-typedstream", targets: ["SampleTypedStream"]),
+        .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,7 +79,9 @@ let package = Package(
             name: "PFCoreData",
             dependencies: [
                 "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API only: GRDB's Swift layer exports operator overloads that
+                // leak into every client module and blow up type-checking elsewhere.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -120,6 +123,7 @@ let package = Package(
         .executableTarget(name: "SampleFormats", dependencies: ["PFArchive"], path: "Samples/formats"),
         .executableTarget(name: "SampleKeyed", dependencies: ["PFArchive"], path: "Samples/keyed"),
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
+        .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
 
         // MARK: - Tests
         .target(

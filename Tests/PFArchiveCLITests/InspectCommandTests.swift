@@ -72,3 +72,42 @@ import Testing
         #expect(result.stderr.hasPrefix("pfarchive: <stdin>: input: unrecognised format"))
     }
 }
+
+@Suite struct InspectCoreDataTests {
+    let store = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel2_V2.sqlite").path
+
+    @Test func showsTheRecoveredModelAndRowCounts() throws {
+        let result = try CLI.run(["inspect", store])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdoutText
+        #expect(text.contains("Format:      Core Data SQLite store (framework version 1344)"))
+        #expect(text.contains("Entity Page — table ZPAGE, Z_ENT 4, 119 rows"))
+        #expect(text.contains("  frontCover: Transformable (CoverTransformer)"))
+        #expect(text.contains("  book -> Book (to-one, inverse pages)"))
+        #expect(text.contains("Entity Author : Writer"))
+    }
+
+    @Test func jsonAndGraph() throws {
+        let json = try CLI.run(["inspect", store, "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try JSONReader().read(json.stdout)
+        #expect(report["format"] == "coredata")
+        #expect(report["entities"]?["Book"]?["rows"] == 2)
+        let graph = try CLI.run(["inspect", store, "--graph", "dot"])
+        #expect(graph.status == 0, "\(graph.stderr)")
+        #expect(graph.stdoutText.hasPrefix("digraph model {"))
+        #expect(graph.stdoutText.contains("pages * / book"))
+    }
+
+    @Test func aPlainSQLiteFileFailsWithExitOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pfcli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
+        let cut = directory.appendingPathComponent("cut.sqlite")
+        try bytes.prefix(8192).write(to: cut)
+        let result = try CLI.run(["inspect", cut.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("truncated"))
+    }
+}

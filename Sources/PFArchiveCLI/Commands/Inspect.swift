@@ -18,6 +18,8 @@ struct Inspect: ParsableCommand {
               pfarchive inspect data.cbor.gz --json
               pfarchive inspect data.archive --from keyed
               pfarchive inspect data.archive --graph | dot -Tpng > graph.png
+              pfarchive inspect App.sqlite            # a Core Data store: model and row counts
+              pfarchive inspect App.sqlite --graph    # its entity graph
             """
     )
 
@@ -48,6 +50,10 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         let options = reading.readOptions
+        if isSQLiteFile() {
+            try inspectCoreData(options: options)
+            return
+        }
         let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
         if graphRequested {
             try drawGraph(bytes, options: options)
@@ -104,6 +110,11 @@ extension Inspect {
         } catch {
             throw CLIFailure(file: input, error)
         }
+        try emitGraph(dot)
+    }
+
+    /// Prints DOT, or SVG rendered by Graphviz's dot for `--graph svg`.
+    func emitGraph(_ dot: String) throws {
         guard graph == .svg else {
             FileHandle.standardOutput.write(Data(dot.utf8))
             return

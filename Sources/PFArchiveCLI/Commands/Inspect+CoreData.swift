@@ -1,0 +1,80 @@
+import Foundation
+import PFArchive
+
+extension Inspect {
+    /// Whether the input is an SQLite file (by its 16-byte header), so `inspect` reads it as a
+    /// Core Data store instead of a serialized value.
+    func isSQLiteFile() -> Bool {
+        guard input != "-", let handle = FileHandle(forReadingAtPath: input) else { return false }
+        defer { try? handle.close() }
+        return CoreDataStore.hasSQLiteHeader((try? handle.read(upToCount: 16)) ?? Data())
+    }
+
+    /// Prints a Core Data store's recovered model and row counts, as text, JSON, or (with
+    /// `--graph`) the entity graph in DOT.
+    func inspectCoreData(options: FormatIO.ReadOptions) throws {
+        let text: String
+        do {
+            let store = try CoreDataStore.open(url: URL(fileURLWithPath: input), options: .init(limits: options.limits))
+            defer { store.close() }
+            let summary = try store.summary()
+            if graphRequested {
+                var counts: [String: Int] = [:]
+                for entity in store.entities { counts[entity.name] = try store.rowCount(entity: entity.name) }
+                try emitGraph(store.dotDescription(rowCounts: counts))
+                return
+            }
+            if json {
+                var document = summary
+                if case .dictionary(var members) = summary {
+                    members.updateValue(.string(input), forKey: "file", insertingAt: 0)
+                    members.updateValue("coredata", forKey: "format", insertingAt: 1)
+                    document = .dictionary(members)
+                }
+                text = String(decoding: try JSONWriter(options: .init(pretty: true)).write(document), as: UTF8.self)
+            } else {
+                text = Self.coreDataText(file: input, summary: summary)
+            }
+        } catch let error as PFError {
+            throw CLIFailure(file: input, error)
+        }
+        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+
+    static func coreDataText(file: String, summary: PFValue) -> String {
+        var lines = [
+            "File:        \(file)",
+            "Format:      Core Data SQLite store (framework version \(summary["frameworkVersion"]?.scalarDescription ?? "?"))",
+            "Store UUID:  \(summary["storeUUID"]?.stringValue ?? "none")",
+            "Model:       \(summary["modelSource"]?.stringValue ?? "?")",
+        ]
+        if let error = summary["modelCacheError"]?.stringValue { lines.append("Model cache: unusable: \(error)") }
+        for (name, entity) in summary["entities"]?.dictionaryValue ?? [:] {
+            var head = "Entity \(name)"
+            if let parent = entity["superentity"]?.stringValue { head += " : \(parent)" }
+            if entity["abstract"]?.boolValue == true { head += " (abstract)" }
+            head += " — table \(entity["table"]?.stringValue ?? "none"), Z_ENT \(entity["entityID"]?.scalarDescription ?? "?"), "
+                + "\(entity["rows"]?.scalarDescription ?? "0") rows"
+            lines.append(head)
+            for (attribute, type) in entity["attributes"]?.dictionaryValue ?? [:] {
+                lines.append("  \(attribute): \(type.stringValue ?? "?")")
+            }
+            for (relationship, info) in entity["relationships"]?.dictionaryValue ?? [:] {
+                var text = "  \(relationship) -> \(info["destination"]?.stringValue ?? "?") ("
+                text += info["toMany"]?.boolValue == true ? "to-many" : "to-one"
+                if info["ordered"]?.boolValue == true { text += ", ordered" }
+                if let inverse = info["inverse"]?.stringValue { text += ", inverse \(inverse)" }
+                lines.append(text + ")")
+            }
+            for (property, reason) in entity["unmapped"]?.dictionaryValue ?? [:] {
+                lines.append("  \(property): not read: \(reason.stringValue ?? "")")
+            }
+        }
+        let guesses = summary["guesses"]?.arrayValue ?? []
+        if !guesses.isEmpty {
+            lines.append("Guesses:")
+            lines += guesses.map { "  - \($0.stringValue ?? "")" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import PFCore
+
+/// Where each entity, attribute and relationship of a model lives in the store's tables.
+///
+/// The rules (observed in real stores; Apple does not document them):
+/// - one table `Z<ROOT>` per root entity (`A<NAME>` for history entities), holding every
+///   entity of the hierarchy, told apart by `Z_ENT`;
+/// - an attribute or to-one relationship `name` in column `Z<NAME>`, or `Z<NAME><n>` when
+///   several entities of one hierarchy declare the same name;
+/// - a to-one whose destination has subentities also gets `Z<ent>_<NAME>` (the target's `Z_ENT`);
+/// - a to-many with a to-one inverse is the inverse's foreign key in the destination table,
+///   ordered ones with `Z_FOK_<INVERSE>`;
+/// - a many-to-many is a join table `Z_<ent><NAME>` with columns `Z_<ent><INVERSE>` (owner's
+///   `Z_PK`) and `Z_<ent><NAME>` (related `Z_PK`).
+struct CoreDataLayout: Sendable {
+    /// Entity names in `Z_PRIMARYKEY` order (model order for entities the store lacks).
+    var entityOrder: [String] = []
+    var entities: [String: EntityLayout] = [:]
+    /// `Z_ENT` → entity name.
+    var entityNames: [Int64: String] = [:]
+    var guesses: [String] = []
+
+    struct EntityLayout: Sendable {
+        var name: String
+        var id: Int64?
+        var table: String?
+        /// `Z_ENT` of the entity and all its subentities.
+        var subtreeIDs: [Int64] = []
+        var attributes: [(attribute: CoreDataAttribute, column: String)] = []
+        var toOne: [(relationship: CoreDataRelationship, column: String, entityColumn: String?)] = []
+        var toMany: [String: ToMany] = [:]
+        /// Property name → why it could not be mapped.
+        var unmapped: [String: String] = [:]
+    }
+
+    enum ToMany: Sendable {
+        /// Related rows in `table` point back at the owner through `foreignKey`.
+        case inverseForeignKey(table: String, foreignKey: String, orderColumn: String?)
+        /// A join table of (owner `Z_PK`, related `Z_PK`) pairs.
+        case joinTable(table: String, owningColumn: String, relatedColumn: String, relatedTable: String)
+    }
+
+    init(model: CoreDataModel, primaryKeys: [PrimaryKeyRow], schema: StoreSchema, connection: SQLiteConnection, context: String) throws(PFError) {
+        let ids = Self.matchIDs(model: model, primaryKeys: primaryKeys)
+        for (name, id) in ids { entityNames[id] = name }
+        let byID = primaryKeys.map(\.id)
+        entityOrder = byID.compactMap { entityNames[$0] } + model.entities.map(\.name).filter { ids[$0] == nil }
+        for entity in model.entities where ids[entity.name] == nil { guesses.append("entity \(entity.name) is not in Z_PRIMARYKEY") }
+
+        // Tables and entity subtrees.
+        for entity in model.entities {
+            var layout = EntityLayout(name: entity.name, id: ids[entity.name])
+            layout.subtreeIDs = model.subtree(of: entity).compactMap { ids[$0.name] }
+            layout.table = Self.table(for: model.root(of: entity), ids: ids, primaryKeys: primaryKeys, schema: schema)
+            entities[entity.name] = layout
+        }
+        // Columns, hierarchy by hierarchy.
+        for root in model.entities where root.superentity == nil || model.entity(named: root.superentity ?? "") == nil {
+            guard let table = entities[root.name]?.table else {
+                for member in model.subtree(of: root) {
+                    entities[member.name]?.unmapped["*"] = "no table \(Self.tableName(root))"
+                }
+                continue
+            }
+            try mapColumns(hierarchy: model.subtree(of: root), table: table, ids: ids, model: model, schema: schema, connection: connection, context: context)
+        }
+        // To-many relationships need every table's to-one columns first.
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                mapToMany(relationship, of: entity, model: model, schema: schema)
+            }
+        }
+    }
+
+    // MARK: - Entities and tables
+
+    /// Matches model entities to `Z_PRIMARYKEY` rows: by name, then by the entity's renaming
+    /// identifier (a renamed entity keeps its old `Z_NAME`), then as the only unmatched child
+    /// of its parent's row.
+    static func matchIDs(model: CoreDataModel, primaryKeys: [PrimaryKeyRow]) -> [String: Int64] {
+        var ids: [String: Int64] = [:]
+        var used: Set<Int64> = []
+        for entity in model.entities {
+            if let row = primaryKeys.first(where: { $0.name == entity.name }) {
+                ids[entity.name] = row.id
+                used.insert(row.id)
+            }
+        }
+        for entity in model.entities where ids[entity.name] == nil {
+            if let old = entity.renamingIdentifier, let row = primaryKeys.first(where: { $0.name == old && !used.contains($0.id) }) {
+                ids[entity.name] = row.id
+                used.insert(row.id)
+            }
+        }
+        for entity in model.entities where ids[entity.name] == nil {
+            let parentID = entity.superentity.flatMap { ids[$0] } ?? 0
+            let candidates = primaryKeys.filter { $0.superID == parentID && !used.contains($0.id) }
+            if candidates.count == 1, let row = candidates.first, entity.superentity != nil {
+                ids[entity.name] = row.id
+                used.insert(row.id)
+            }
+        }
+        return ids
+    }
+
+    static func tableName(_ root: CoreDataEntity) -> String { "Z" + root.name.uppercased() }
+
+    static func table(for root: CoreDataEntity, ids: [String: Int64], primaryKeys: [PrimaryKeyRow], schema: StoreSchema) -> String? {
+        var candidates = [tableName(root)]
+        if let old = root.renamingIdentifier { candidates.append("Z" + old.uppercased()) }
+        if let id = ids[root.name], let row = primaryKeys.first(where: { $0.id == id }) {
+            candidates.append("Z" + row.name.uppercased())
+            if id > 16000 { candidates.insert("A" + row.name.uppercased(), at: 0) }
+        }
+        for candidate in candidates { if let found = schema.tables[candidate.uppercased()] { return found.name } }
+        return nil
+    }
+
+    // MARK: - Attribute and to-one columns
+
+    mutating func mapColumns(
+        hierarchy: [CoreDataEntity], table: String, ids: [String: Int64], model: CoreDataModel, schema: StoreSchema,
+        connection: SQLiteConnection, context: String
+    ) throws(PFError) {
+        let columns = schema.columns(of: table).map(\.name)
+        let upper = Dictionary(columns.map { ($0.uppercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        // Every stored property name in the hierarchy → the entities that declare it.
+        var definers: [String: Set<String>] = [:]
+        for entity in hierarchy {
+            for attribute in entity.attributes where !attribute.isTransient { definers[attribute.name, default: []].insert(attribute.declaredBy) }
+            for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {
+                definers[relationship.name, default: []].insert(relationship.declaredBy)
+            }
+        }
+        let exactNames = Set(definers.keys.map { "Z" + $0.uppercased() })
+        // (declaring entity, property) → column.
+        var assigned: [String: [String: String]] = [:]
+        for (property, declaring) in definers {
+            let base = "Z" + property.uppercased()
+            var candidates = upper.keys.filter { column in
+                guard column.hasPrefix(base) else { return false }
+                let rest = column.dropFirst(base.count)
+                if rest.isEmpty { return true }
+                return rest.allSatisfy(\.isASCIIDigit) && !exactNames.contains(column)
+            }
+            candidates.sort { Self.suffixNumber($0, base: base) < Self.suffixNumber($1, base: base) }
+            let owners = declaring.sorted { (ids[$0] ?? .max, $0) < (ids[$1] ?? .max, $1) }
+            if owners.count == 1, let owner = owners.first {
+                if let exact = upper[base] {
+                    assigned[owner, default: [:]][property] = exact
+                } else if candidates.count == 1, let only = candidates.first, let real = upper[only] {
+                    assigned[owner, default: [:]][property] = real
+                    guesses.append("\(owner).\(property) is taken to be \(table).\(real)")
+                }
+                continue
+            }
+            // Several entities declare the name: match each suffixed column to the entity whose
+            // rows fill it, then the rest in Z_ENT order.
+            var remaining = candidates.compactMap { upper[$0] }
+            var unresolved: [String] = []
+            for owner in owners {
+                guard let ownerEntity = model.entity(named: owner) else { continue }
+                let subtree = Set(model.subtree(of: ownerEntity).compactMap { ids[$0.name] })
+                var matches: [String] = []
+                for column in remaining {
+                    let filled = try connection.rows(
+                        "SELECT DISTINCT Z_ENT FROM \(CoreDataStore.quote(table)) WHERE \(CoreDataStore.quote(column)) IS NOT NULL LIMIT 64",
+                        context: context
+                    ).map { $0.first?.int64 }
+                    if !filled.isEmpty, filled.allSatisfy({ $0.map(subtree.contains) ?? false }) { matches.append(column) }
+                }
+                if matches.count == 1, let match = matches.first {
+                    assigned[owner, default: [:]][property] = match
+                    remaining.removeAll { $0 == match }
+                } else {
+                    unresolved.append(owner)
+                }
+            }
+            for (owner, column) in zip(unresolved, remaining) {
+                assigned[owner, default: [:]][property] = column
+                guesses.append("\(owner).\(property) is taken to be \(table).\(column) by Z_ENT order (no rows tell)")
+            }
+        }
+        for entity in hierarchy {
+            var layout = entities[entity.name] ?? EntityLayout(name: entity.name)
+            for attribute in entity.attributes where !attribute.isTransient {
+                if let column = assigned[attribute.declaredBy]?[attribute.name] {
+                    layout.attributes.append((attribute, column))
+                } else {
+                    layout.unmapped[attribute.name] = "no column Z\(attribute.name.uppercased()) in \(table)"
+                }
+            }
+            for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {
+                guard let column = assigned[relationship.declaredBy]?[relationship.name] else {
+                    layout.unmapped[relationship.name] = "no column Z\(relationship.name.uppercased()) in \(table)"
+                    continue
+                }
+                let suffix = column.uppercased().dropFirst(1 + relationship.name.count)
+                let entityColumn = columns.first { candidate in
+                    let c = candidate.uppercased()
+                    guard c.hasPrefix("Z"), let underscore = c.firstIndex(of: "_") else { return false }
+                    let digits = c[c.index(after: c.startIndex)..<underscore]
+                    return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
+                        && c[c.index(after: underscore)...] == relationship.name.uppercased() + suffix
+                }
+                layout.toOne.append((relationship, column, entityColumn))
+            }
+            entities[entity.name] = layout
+        }
+    }
+
+    static func suffixNumber(_ column: String, base: String) -> Int {
+        Int(column.dropFirst(base.count)) ?? -1
+    }
+
+    // MARK: - To-many
+
+    mutating func mapToMany(_ relationship: CoreDataRelationship, of entity: CoreDataEntity, model: CoreDataModel, schema: StoreSchema) {
+        guard let destination = model.entity(named: relationship.destination), let destinationTable = entities[destination.name]?.table else {
+            entities[entity.name]?.unmapped[relationship.name] = "destination \(relationship.destination) has no table"
+            return
+        }
+        guard let inverseName = relationship.inverse, let inverse = destination.relationship(named: inverseName) else {
+            entities[entity.name]?.unmapped[relationship.name] = "a to-many relationship without an inverse; its storage is not known"
+            return
+        }
+        if !inverse.isToMany {
+            guard let foreignKey = entities[destination.name]?.toOne.first(where: { $0.relationship.name == inverseName })?.column else {
+                entities[entity.name]?.unmapped[relationship.name] = "the inverse \(destination.name).\(inverseName) has no column"
+                return
+            }
+            var order: String?
+            if relationship.isOrdered {
+                let suffix = foreignKey.uppercased().dropFirst(1 + inverseName.count)
+                let wanted = "Z_FOK_" + inverseName.uppercased() + suffix
+                order = schema.columns(of: destinationTable).first { $0.name.uppercased() == wanted }?.name
+            }
+            entities[entity.name]?.toMany[relationship.name] = .inverseForeignKey(table: destinationTable, foreignKey: foreignKey, orderColumn: order)
+            return
+        }
+        // Many-to-many: a join table named after either side.
+        let name = relationship.name.uppercased()
+        let inverseUpper = inverseName.uppercased()
+        guard name != inverseUpper else {
+            entities[entity.name]?.unmapped[relationship.name] = "a many-to-many relationship that is its own inverse; its join columns are not known"
+            return
+        }
+        func entityPrefixed(_ column: String, _ suffix: String) -> Bool {
+            guard column.hasPrefix("Z_"), column.hasSuffix(suffix) else { return false }
+            let digits = column.dropFirst(2).dropLast(suffix.count)
+            return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
+        }
+        for (upperTable, info) in schema.tables.sorted(by: { $0.key < $1.key })
+        where entityPrefixed(upperTable, name) || entityPrefixed(upperTable, inverseUpper) {
+            let owning = info.columns.first { entityPrefixed($0.name.uppercased(), inverseUpper) }
+            let related = info.columns.first { entityPrefixed($0.name.uppercased(), name) }
+            if let owning, let related {
+                entities[entity.name]?.toMany[relationship.name] = .joinTable(
+                    table: info.name, owningColumn: owning.name, relatedColumn: related.name, relatedTable: destinationTable)
+                return
+            }
+        }
+        entities[entity.name]?.unmapped[relationship.name] = "no join table Z_<n>\(name) with columns Z_<n>\(inverseUpper) and Z_<n>\(name)"
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PFCore
+
+extension CoreDataModel {
+    /// `Z_ENT` values at or above this belong to Core Data's persistent-history entities.
+    static let historyEntityBase: Int64 = 16_000
+
+    /// A model guessed from `Z_PRIMARYKEY` and the tables' columns, for stores without a model
+    /// cache (framework versions before 866) when no compiled model is given.
+    ///
+    /// What is known for certain: entity names, inheritance (`Z_SUPER`), each entity's table and
+    /// rows. What is guessed (and listed in ``guesses``): property names (the column name
+    /// without `Z`, lower-cased — the original camelCase is lost), types from declared column
+    /// types (`INTEGER` → Integer 64, so booleans read as integers; `BLOB` → Binary), to-one
+    /// relationships from `INTEGER` columns with a `Z<n>_` twin or a `<TABLE>_<COLUMN>_INDEX`
+    /// index whose name matches an entity, and that every column belongs to the root entity.
+    static func infer(primaryKeys: [PrimaryKeyRow], schema: StoreSchema, reason: String) -> CoreDataModel {
+        let rows = primaryKeys.filter { $0.id < historyEntityBase }
+        let names = Dictionary(rows.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var guesses = [
+            "no model: \(reason); the model is inferred from Z_PRIMARYKEY and the columns",
+            "property names are column names without the Z prefix, lower-cased (the original case is lost)",
+            "types come from declared column types: INTEGER is read as Integer 64 (booleans too), BLOB as Binary (keyed archives are still decoded), TIMESTAMP as Date",
+            "every column of a table is given to the hierarchy's root entity, so subentity-only columns appear on every entity of the hierarchy (NULLs are left out of objects)",
+        ]
+        var entities: [CoreDataEntity] = []
+        var joinTables: [String] = []
+        for row in rows {
+            let parent = row.superID == 0 ? nil : names[row.superID]
+            var entity = CoreDataEntity(name: row.name, superentity: parent)
+            var root = row
+            var steps = 0
+            while root.superID != 0, let up = rows.first(where: { $0.id == root.superID }), steps < rows.count {
+                root = up
+                steps += 1
+            }
+            let table = "Z" + root.name.uppercased()
+            let (attributes, relationships, notes) = inferProperties(table: table, declaredBy: root.name, schema: schema, rows: rows)
+            entity.attributes = attributes
+            entity.relationships = relationships
+            if row.id == root.id { guesses.append(contentsOf: notes) }
+            entities.append(entity)
+        }
+        for (upper, info) in schema.tables where upper.hasPrefix("Z_") && upper.dropFirst(2).first?.isASCIIDigit == true {
+            joinTables.append(info.name)
+        }
+        if !joinTables.isEmpty {
+            guesses.append("join tables \(joinTables.sorted().joined(separator: ", ")) hold many-to-many relationships that cannot be named without a model; they are not read")
+        }
+        return CoreDataModel(entities: entities, source: .inferred, guesses: guesses)
+    }
+
+    /// Attributes (and guessed to-one relationships) for the columns of one table.
+    static func inferProperties(table: String, declaredBy: String, schema: StoreSchema, rows: [PrimaryKeyRow])
+        -> ([CoreDataAttribute], [CoreDataRelationship], [String])
+    {
+        let columns = schema.columns(of: table)
+        let upperColumns = Set(columns.map { $0.name.uppercased() })
+        var attributes: [CoreDataAttribute] = []
+        var relationships: [CoreDataRelationship] = []
+        var notes: [String] = []
+        for column in columns {
+            let upper = column.name.uppercased()
+            if ["Z_PK", "Z_ENT", "Z_OPT"].contains(upper) || upper.hasPrefix("Z_FOK_") { continue }
+            if isEntityColumn(upper) { continue }
+            guard upper.hasPrefix("Z"), upper.count > 1 else { continue }
+            let bare = String(upper.dropFirst())
+            let name = bare.lowercased()
+            if column.type.hasPrefix("INT") {
+                // A twin Z<n>_<NAME> names the destination's entity; otherwise an index and a
+                // matching entity name make it a likely foreign key.
+                let twin = upperColumns.first { isEntityColumn($0) && $0.hasSuffix("_" + bare) }
+                let twinID = twin.flatMap { Int64($0.dropFirst().prefix { $0.isASCIIDigit }) }
+                let destination = twinID.flatMap { id in rows.first { $0.id == id }?.name }
+                    ?? (schema.indexes.contains("\(table.uppercased())_\(upper)_INDEX") ? rows.first { $0.name.uppercased() == bare }?.name : nil)
+                if let destination {
+                    relationships.append(CoreDataRelationship(name: name, destination: destination, isToMany: false, declaredBy: declaredBy))
+                    notes.append("\(table).\(column.name) is taken to be a to-one relationship to \(destination) (inverse unknown)")
+                    continue
+                }
+            }
+            attributes.append(CoreDataAttribute(name: name, type: inferredType(column.type), declaredBy: declaredBy))
+        }
+        return (attributes.sorted { $0.name < $1.name }, relationships.sorted { $0.name < $1.name }, notes)
+    }
+
+    /// `Z<digits>_<NAME>`: the entity column of a to-one relationship.
+    static func isEntityColumn(_ upper: String) -> Bool {
+        guard upper.hasPrefix("Z"), let underscore = upper.firstIndex(of: "_") else { return false }
+        let digits = upper[upper.index(after: upper.startIndex)..<underscore]
+        return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
+    }
+
+    static func inferredType(_ declared: String) -> CoreDataAttributeType {
+        switch declared {
+        case let t where t.hasPrefix("INT"): .integer64
+        case "FLOAT", "REAL", "DOUBLE": .double
+        case "DECIMAL": .decimal
+        case "TIMESTAMP": .date
+        case "BLOB": .binaryData
+        case let t where t.hasPrefix("VARCHAR") || t.hasPrefix("TEXT"): .string
+        default: .undefined
+        }
+    }
+
+    /// Adds the persistent-history entities (`CHANGE`, `TRANSACTION`, …, `Z_ENT` ≥ 16000),
+    /// read from their `A<NAME>` tables with inferred attributes.
+    mutating func addHistoryEntities(primaryKeys: [PrimaryKeyRow], schema: StoreSchema) {
+        for row in primaryKeys where row.id > Self.historyEntityBase && entity(named: row.name) == nil {
+            let table = "A" + row.name.uppercased()
+            guard schema.tables[table] != nil else { continue }
+            var attributes = Self.inferProperties(table: table, declaredBy: row.name, schema: schema, rows: []).0
+            attributes.sort { $0.name < $1.name }
+            entities.append(CoreDataEntity(name: row.name, attributes: attributes))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+extension CoreDataStore {
+    /// The recovered model and row counts as a value tree (what `pfarchive inspect --json`
+    /// prints): store facts, then one entry per entity with its table, `Z_ENT`, row count,
+    /// attributes (`name → type`), relationships and unmapped properties, then the guesses.
+    /// - Throws: ``PFError`` when counting rows fails.
+    public func summary() throws(PFError) -> PFValue {
+        var entities = OrderedDictionary<String, PFValue>()
+        for entity in self.entities {
+            var attributes = OrderedDictionary<String, PFValue>()
+            for attribute in entity.attributes {
+                var text = attribute.type.description
+                if let transformer = attribute.transformerName { text += " (\(transformer))" }
+                if attribute.isTransient { text += ", transient" }
+                if attribute.isDerived { text += ", derived" }
+                attributes[attribute.name] = .string(text)
+            }
+            var relationships = OrderedDictionary<String, PFValue>()
+            for relationship in entity.relationships {
+                var described: OrderedDictionary<String, PFValue> = [
+                    "destination": .string(relationship.destination),
+                    "toMany": .bool(relationship.isToMany),
+                ]
+                if let inverse = relationship.inverse { described["inverse"] = .string(inverse) }
+                if relationship.isOrdered { described["ordered"] = true }
+                relationships[relationship.name] = .dictionary(described)
+            }
+            var described: OrderedDictionary<String, PFValue> = [:]
+            if let parent = entity.superentity { described["superentity"] = .string(parent) }
+            if entity.isAbstract { described["abstract"] = true }
+            described["table"] = tableName(entity: entity.name).map { .string($0) } ?? .null
+            described["entityID"] = entityID(entity.name).map { .int($0) } ?? .null
+            described["rows"] = .int(Int64(try rowCount(entity: entity.name)))
+            described["attributes"] = .dictionary(attributes)
+            described["relationships"] = .dictionary(relationships)
+            let unmapped = unmappedProperties(entity: entity.name)
+            if !unmapped.isEmpty {
+                described["unmapped"] = .dictionary(
+                    OrderedDictionary(uniqueKeysWithValues: unmapped.sorted { $0.key < $1.key }.map { ($0.key, PFValue.string($0.value)) }))
+            }
+            entities[entity.name] = .dictionary(described)
+        }
+        return [
+            "store": .string(url.lastPathComponent),
+            "storeUUID": storeUUID.map { .string($0) } ?? .null,
+            "frameworkVersion": frameworkVersion.map { .int($0) } ?? .null,
+            "modelSource": .string(model.source.rawValue),
+            "modelCacheError": modelCacheError.map { .string($0.description) } ?? .null,
+            "entities": .dictionary(entities),
+            "guesses": .array(guesses.map { .string($0) }),
+        ]
+    }
+
+    /// The entity graph in Graphviz DOT: one box per entity (attributes with types, row
+    /// count), dashed edges to parents, and one edge per relationship (a pair of inverses is
+    /// drawn once, with both names; `*` marks the to-many ends).
+    /// - Parameter rowCounts: row counts to show, by entity name.
+    public func dotDescription(rowCounts: [String: Int] = [:]) -> String {
+        func escape(_ s: String) -> String {
+            var out = ""
+            for c in s {
+                if "\"\\{}<>|".contains(c) { out.append("\\") }
+                out.append(c == "\n" ? " " : c)
+            }
+            return out
+        }
+        var out = "digraph model {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\", fontsize=10];\n"
+        out += "  edge [fontname=\"Helvetica\", fontsize=9];\n"
+        let ids = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, "e\($0.offset)") })
+        for entity in entities {
+            guard let id = ids[entity.name] else { continue }
+            var title = escape(entity.name)
+            if entity.isAbstract { title += " (abstract)" }
+            if let rows = rowCounts[entity.name] { title += "\\n\(rows) rows" }
+            let own = entity.attributes.filter { $0.declaredBy == entity.name }
+            let fields = own.map { "\(escape($0.name)): \(escape($0.type.description))" }.joined(separator: "\\l")
+            out += "  \(id) [label=\"{\(title)|\(fields.isEmpty ? "" : fields + "\\l")}\"];\n"
+            if let parent = entity.superentity, let parentID = ids[parent] {
+                out += "  \(id) -> \(parentID) [style=dashed, arrowhead=empty];\n"
+            }
+        }
+        var drawn: Set<String> = []
+        for entity in entities {
+            for relationship in entity.relationships where relationship.declaredBy == entity.name {
+                guard let from = ids[entity.name], let to = ids[relationship.destination] else { continue }
+                let key = "\(entity.name).\(relationship.name)"
+                guard drawn.insert(key).inserted else { continue }
+                var label = relationship.name + (relationship.isToMany ? " *" : "")
+                var both = false
+                if let inverseName = relationship.inverse, let inverse = model.entity(named: relationship.destination)?.relationship(named: inverseName) {
+                    drawn.insert("\(inverse.declaredBy).\(inverseName)")
+                    label += " / \(inverseName)" + (inverse.isToMany ? " *" : "")
+                    both = true
+                }
+                out += "  \(from) -> \(to) [label=\"\(escape(label))\"\(both ? ", dir=both" : "")];\n"
+            }
+        }
+        return out + "}\n"
+    }
+}

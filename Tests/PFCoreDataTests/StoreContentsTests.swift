@@ -1,0 +1,130 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+@Suite struct StoreContentsTests {
+    @Test(arguments: CoreDataFixtures.stores)
+    func rowCountsMatchSQLitePerZENT(_ relative: String) throws {
+        let expected = try CoreDataFixtures.countsByZENT(relative)
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store(relative))
+        defer { store.close() }
+        var seen: [Int64: Int] = [:]
+        for entity in store.entities {
+            let id = try #require(store.entityID(entity.name), "\(entity.name) has a Z_ENT")
+            let count = try store.rowCount(entity: entity.name)
+            var streamed = 0
+            try store.forEachObject(entity: entity.name, batchSize: 7) { object in
+                #expect(object["className"] == .string(entity.name))
+                streamed += 1
+            }
+            #expect(count == streamed, "\(relative) \(entity.name): counted \(count), streamed \(streamed)")
+            seen[id] = count
+        }
+        // Every Z_ENT with rows belongs to a recovered entity, with the same count.
+        for (ent, count) in expected { #expect(seen[ent] == count, "\(relative) Z_ENT \(ent): sqlite3 counts \(count), store gives \(seen[ent] ?? -1)") }
+        #expect(seen.values.reduce(0, +) == expected.values.reduce(0, +))
+    }
+
+    @Test func historyTablesAreSkippedUnlessAskedFor() throws {
+        let url = CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite")
+        let plain = try CoreDataStore.open(url: url)
+        defer { plain.close() }
+        #expect(plain.entities.map(\.name) == ["Book", "GraphicNovel", "Feedback", "Page", "Writer", "Author"])
+        let withHistory = try CoreDataStore.open(url: url, options: .init(includeHistory: true))
+        defer { withHistory.close() }
+        #expect(try withHistory.rowCount(entity: "CHANGE") == 126)
+        #expect(try withHistory.rowCount(entity: "TRANSACTIONSTRING") == 2)
+        #expect(withHistory.tableName(entity: "CHANGE") == "ACHANGE")
+    }
+
+    @Test func datesUUIDsAndPointersOfSampleModel() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel_V1.sqlite"))
+        defer { store.close() }
+        let person = try #require(try store.firstObjects(entity: "Person", limit: 1).first)
+        #expect(person["objectId"] == "Person-1")
+        #expect(person["firstName"] == "Victoria")
+        #expect(person["updatedAt"] == .date(Date(timeIntervalSinceReferenceDate: 639503569.638733)))
+        #expect(person["id"] == "FEFE4176-912D-429F-9C83-662FFF641115")
+        #expect(person["isDriving"] == nil, "transient attributes are not stored")
+        #expect(person["cars"] == ["__type": "Relation", "className": "Car"])
+        let car = try #require(try store.firstObjects(entity: "Car", limit: 1).first)
+        #expect(car["objectId"] == "Car-1")
+        #expect(car["owner"] == ["__type": "Pointer", "className": "Person", "objectId": "Person-17"])
+        #expect(car["numberPlate"] == "170")
+        #expect(car["color"] == nil, "NULL columns are left out")
+        let limited = try store.firstObjects(entity: "ExpensiveSportCar", limit: 5)
+        #expect(limited.count == 5)
+        #expect(limited.allSatisfy { $0["isLimitedEdition"]?.boolValue != nil })
+    }
+
+    @Test func transformablesDecimalsAndPolymorphicPointers() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"))
+        defer { store.close() }
+        let books = try store.firstObjects(entity: "Book", limit: 10)
+        let first = try #require(books.first)
+        #expect(first["objectId"] == "Book-1")
+        #expect(first["frontCover"]?["$class"] == "CoreDataPlus_Tests.Cover")
+        #expect(first["frontCover"]?["text"]?.stringValue != nil)
+        #expect(first["price"] == .double(3.3333333332999993))
+        #expect(first["publishedAt"] == .date(Date(timeIntervalSinceReferenceDate: 737057651.669581)))
+        #expect(first["uniqueID"] == "173EF017-8551-4A76-AD07-19D8830FDC80")
+        #expect(first["author"] == ["__type": "Pointer", "className": "Author", "objectId": "Author-1"])
+        #expect(first["pages"] == ["__type": "Relation", "className": "Page"])
+        let novel = try #require(try store.firstObjects(entity: "GraphicNovel", limit: 1).first)
+        #expect(novel["objectId"] == "GraphicNovel-3")
+        #expect(novel["isBlackAndWhite"] == true)
+        let page = try #require(try store.firstObjects(entity: "Page", limit: 1).first)
+        #expect(page["content"] == ["$class": "Content", "text": "content for page 19"])
+        // ZBOOK = 3 with Z1_BOOK = 2: the pointer names the subentity.
+        #expect(page["book"] == ["__type": "Pointer", "className": "GraphicNovel", "objectId": "GraphicNovel-3"])
+        #expect(page["isBookmarked"] == false)
+        #expect(page["number"] == 19)
+    }
+
+    @Test func inferredModelReadsTheLegacyStore() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("restkit/RKSeedDatabase.sqlite"))
+        defer { store.close() }
+        #expect(store.model.source == .inferred)
+        #expect(store.guesses.contains { $0.contains("no model cache") })
+        #expect(store.guesses.contains { $0.contains("ZTWEET.ZUSER") })
+        let tweet = try #require(try store.firstObjects(entity: "Tweet", limit: 1).first)
+        #expect(tweet["objectId"] == "Tweet-61")
+        #expect(tweet["createdat"] == .date(Date(timeIntervalSinceReferenceDate: 319512340)), "an INTEGER timestamp")
+        #expect(tweet["user"] == ["__type": "Pointer", "className": "User", "objectId": "User-7"])
+        #expect(tweet["statusid"] == 37684000310951936)
+    }
+
+    @Test func toManyJoinRowsAgreeWithTheInversePointers() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"))
+        defer { store.close() }
+        var expected: [String: Set<String>] = [:]  // owner class → "owner>related"
+        try store.forEachObject(entity: "Page") { page in
+            guard let book = page["book"], let owner = book["objectId"]?.stringValue, let ownerClass = book["className"]?.stringValue,
+                let id = page["objectId"]?.stringValue
+            else { return }
+            expected[ownerClass, default: []].insert("\(owner)>\(id)")
+        }
+        for owner in ["Book", "GraphicNovel"] {
+            let rows = try store.joinRows(entity: owner, relationship: "pages")
+            #expect(Set(rows.map { "\($0.owningId)>\($0.relatedId)" }) == expected[owner] ?? [])
+            #expect(rows.allSatisfy { $0.relatedClassName == "Page" && $0.position == nil })
+        }
+        #expect((expected["Book"]?.count ?? 0) + (expected["GraphicNovel"]?.count ?? 0) == 119)
+        let books = try store.joinRows(entity: "Author", relationship: "books")
+        #expect(Set(books.map(\.relatedId)) == ["Book-1", "Book-2", "GraphicNovel-3"])
+        #expect(Set(books.map(\.owningId)) == ["Author-1"])
+        #expect(throws: PFError.self) { try store.joinRows(entity: "Page", relationship: "book") }
+    }
+
+    @Test func personCarsPairsCoverEveryOwnedCar() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel_V1.sqlite"))
+        defer { store.close() }
+        let rows = try store.joinRows(entity: "Person", relationship: "cars")
+        var owned = 0
+        for entity in ["Car", "SportCar", "ExpensiveSportCar"] {
+            try store.forEachObject(entity: entity) { car in if car["owner"] != nil { owned += 1 } }
+        }
+        #expect(rows.count == owned)
+        #expect(Set(rows.map(\.relatedClassName)).isSubset(of: ["Car", "SportCar", "ExpensiveSportCar"]))
+    }
+}
