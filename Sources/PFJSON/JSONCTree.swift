@@ -1,0 +1,67 @@
+import CPFJSONC
+import PFCore
+
+/// A json-c tree parsed from bytes the pre-scan has already validated.
+///
+/// The tokener is freed before `parse` returns (on every path); the tree is freed by
+/// ``release()``, which ``JSONReader`` calls from a `defer` as soon as the conversion ends.
+struct JSONCTree {
+    /// The root value; `nil` is JSON `null` (json-c returns a NULL pointer for it).
+    let root: OpaquePointer?
+
+    /// Frees the tree.
+    func release() {
+        if let root { json_object_put(root) }
+    }
+
+    /// Parses `bytes[start...]` with json-c.
+    /// - Throws: ``PFError`` when json-c rejects what the pre-scan let through (only
+    ///   possible for lenient-mode oddities) or cannot allocate.
+    static func parse(_ bytes: UnsafeRawBufferPointer, from start: Int, options: JSONReader.Options,
+                      scanner: JSONScanner) throws(PFError) -> JSONCTree {
+        // json-c frees and prints trees recursively, so its depth stays at the supported
+        // maximum; the pre-scan has already enforced the configured limit with a position.
+        let depth = Int32(JSONReader.maximumSupportedDepth + 1)
+        guard let tokener = json_tokener_new_ex(depth) else {
+            throw PFError(.io, format: JSONError.format, "json-c could not allocate a tokener")
+        }
+        defer { json_tokener_free(tokener) }
+        json_tokener_set_flags(tokener, options.mode == .strict ? JSON_TOKENER_STRICT : 0)
+
+        let length = bytes.count - start
+        guard let base = bytes.baseAddress, length > 0 else {
+            throw JSONError.unexpected(at: bytes.count, in: bytes, expected: "a value")
+        }
+        let text = (base + start).assumingMemoryBound(to: CChar.self)
+        var root = json_tokener_parse_ex(tokener, text, Int32(length))
+        var error = json_tokener_get_error(tokener)
+        var consumed = Int(json_tokener_get_parse_end(tokener))
+        if error == json_tokener_continue {
+            // A top-level number (or trailing whitespace) ends only at the terminating NUL,
+            // which json-c wants counted; feed it separately rather than copying the input.
+            let nul: [CChar] = [0]
+            root = json_tokener_parse_ex(tokener, nul, 1)
+            error = json_tokener_get_error(tokener)
+            if error == json_tokener_success { consumed = length }
+        }
+        guard error == json_tokener_success else {
+            if let root { json_object_put(root) }
+            let offset = start + min(consumed, length)
+            let what = json_tokener_error_desc(error).map { String(cString: $0) } ?? "parse error"
+            let code: PFError.Code = error == json_tokener_error_depth ? .limitExceeded
+                : error == json_tokener_continue ? .truncated : .syntax
+            throw JSONError.make(code, "json-c: \(what)", offset: offset, in: bytes)
+        }
+        // json-c stops after the value; what follows must be what the pre-scan allowed.
+        let rest = start + consumed
+        if rest < bytes.count {
+            let end = (try? scanner.skipSpace(rest)) ?? rest
+            if end != bytes.count {
+                if let root { json_object_put(root) }
+                throw JSONError.make(.syntax, "unexpected data after the top-level value; expected only whitespace",
+                                     offset: end, in: bytes)
+            }
+        }
+        return JSONCTree(root: root)
+    }
+}

@@ -1,0 +1,86 @@
+import PFCore
+
+// MARK: - Numbers
+
+extension JSONNativeWriter {
+    mutating func writeInteger(_ value: Int64) {
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            // magnitude handles Int64.min without overflow.
+            writeUnsigned(value.magnitude)
+        } else {
+            writeUnsigned(UInt64(value))
+        }
+    }
+
+    mutating func writeUnsigned(_ value: UInt64) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") &+ UInt8(value))
+            return
+        }
+        // 20 digits hold UInt64.max; fill from the right, then append the used part.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var v = value
+            var k = 20
+            while v > 0 {
+                k -= 1
+                digits[k] = UInt8(ascii: "0") &+ UInt8(v % 10)
+                v /= 10
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<20]))
+        }
+    }
+
+    /// Writes the shortest text that reads back to the same double, always with a `.` or an
+    /// exponent so it reads back as a double (`1.0`, `1e+20`, `5e-324`, `-0.0`).
+    mutating func writeDouble(_ value: Double) throws(PFError) {
+        guard value.isFinite else { throw JSONWriterError.nonFinite(value) }
+        // Swift's description is the shortest round-trip form and is valid JSON for every
+        // finite value: "1.0", "0.1", "1e-07", "1e+20", "-0.0".
+        var text = value.description
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    // MARK: - Strings
+
+    /// Writes a quoted string, escaping `"`, `\`, control characters (short forms where JSON
+    /// has them) and, when asked, `/`. Other characters are written as raw UTF-8.
+    mutating func writeString(_ value: String) {
+        var value = value
+        let slash = options.escapeSlashes
+        value.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            var runStart = 0
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let c = bytes[i]
+                if c >= 0x20, c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), !(slash && c == UInt8(ascii: "/")) {
+                    i += 1
+                    continue
+                }
+                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                out.append(UInt8(ascii: "\\"))
+                switch c {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(c)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(UInt8(ascii: "u"))
+                    out.append(UInt8(ascii: "0"))
+                    out.append(UInt8(ascii: "0"))
+                    out.append(hex.utf8Start[Int(c >> 4)])
+                    out.append(hex.utf8Start[Int(c & 0x0F)])
+                }
+                i += 1
+                runStart = i
+            }
+            if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+}

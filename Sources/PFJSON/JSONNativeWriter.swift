@@ -1,0 +1,194 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// pfarchive's JSON serializer: one recursive walk appending to a `[UInt8]` buffer.
+///
+/// Key paths cost nothing while writing; an error collects its path as it unwinds.
+struct JSONNativeWriter {
+    let options: JSONWriter.Options
+    var out: [UInt8]
+
+    init(options: JSONWriter.Options, out: [UInt8]) {
+        self.options = options
+        self.out = out
+    }
+
+    mutating func writeDocument(_ value: PFValue) throws(PFError) {
+        // A guess that avoids most regrowth for typical documents without trusting any count.
+        if out.capacity - out.count < 4096 { out.reserveCapacity(out.count + 4096) }
+        try write(value, depth: 0)
+        if options.pretty { out.append(UInt8(ascii: "\n")) }
+    }
+
+    // MARK: - Values
+
+    private mutating func write(_ value: PFValue, depth: Int) throws(PFError) {
+        switch value {
+        case .null: append("null")
+        case .bool(let b): b ? append("true") : append("false")
+        case .int(let i): writeInteger(i)
+        case .uint(let u): writeUnsigned(u)
+        case .double(let d): try writeDouble(d)
+        case .string(let s): writeString(s)
+        case .array(let items): try writeArray(items, depth: depth)
+        case .dictionary(let members): try writeObject(members, depth: depth)
+        case .date(let date):
+            guard options.typedValues else { throw JSONWriterError.typedValuesOff("a date") }
+            guard let iso = JSONWriterError.isoText(date) else {
+                throw PFError(.unrepresentable, format: JSONError.format,
+                              "date \(date.timeIntervalSince1970) s since 1970 is outside years 1–9999; JSON typed dates cannot hold it")
+            }
+            try typedObject(depth: depth, typeName: "Date", key: "iso") { w in w.writeString(iso) }
+        case .data(let data):
+            guard options.typedValues else { throw JSONWriterError.typedValuesOff("data") }
+            try typedObject(depth: depth, typeName: "Bytes", key: "base64") { w in
+                w.out.append(UInt8(ascii: "\""))
+                data.withUnsafeBytes { PFBase64.encode($0, appendingTo: &w.out) }
+                w.out.append(UInt8(ascii: "\""))
+            }
+        case .uid(let uid):
+            guard options.typedValues else { throw JSONWriterError.typedValuesOff("a UID") }
+            guard uid <= UInt64(UInt32.max) else {
+                throw PFError(.unrepresentable, format: JSONError.format,
+                              "UID \(uid) is above 4294967295; CF$UID references are 32-bit")
+            }
+            guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
+            out.append(UInt8(ascii: "{"))
+            newline(depth + 1)
+            append("\"CF$UID\"")
+            colon()
+            writeUnsigned(uid)
+            newline(depth)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ text: StaticString) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    // MARK: - Layout
+
+    @inline(__always)
+    private mutating func newline(_ depth: Int) {
+        guard options.pretty else { return }
+        out.append(UInt8(ascii: "\n"))
+        for _ in 0..<(depth * 2) { out.append(UInt8(ascii: " ")) }
+    }
+
+    @inline(__always)
+    private mutating func colon() {
+        out.append(UInt8(ascii: ":"))
+        if options.pretty { out.append(UInt8(ascii: " ")) }
+    }
+
+    // MARK: - Containers
+
+    private mutating func writeArray(_ items: [PFValue], depth: Int) throws(PFError) {
+        guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
+        out.append(UInt8(ascii: "["))
+        if items.isEmpty {
+            out.append(UInt8(ascii: "]"))
+            return
+        }
+        for (k, item) in items.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            newline(depth + 1)
+            do {
+                try write(item, depth: depth + 1)
+            } catch {
+                throw error.under(.index(k))
+            }
+        }
+        newline(depth)
+        out.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func writeObject(_ members: OrderedDictionary<String, PFValue>, depth: Int) throws(PFError) {
+        guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
+        out.append(UInt8(ascii: "{"))
+        if members.isEmpty {
+            out.append(UInt8(ascii: "}"))
+            return
+        }
+        if options.sortedKeys {
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (k, key) in keys.enumerated() {
+                guard let value = members[key] else { continue }
+                try member(key, value, first: k == 0, depth: depth)
+            }
+        } else {
+            var first = true
+            for (key, value) in members {
+                try member(key, value, first: first, depth: depth)
+                first = false
+            }
+        }
+        newline(depth)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    @inline(__always)
+    private mutating func member(_ key: String, _ value: PFValue, first: Bool, depth: Int) throws(PFError) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        newline(depth + 1)
+        writeString(key)
+        colon()
+        do {
+            try write(value, depth: depth + 1)
+        } catch {
+            throw error.under(.key(key))
+        }
+    }
+
+    /// Writes `{"__type":"<typeName>","<key>":<payload>}`.
+    private mutating func typedObject(depth: Int, typeName: StaticString, key: StaticString,
+                                      payload: (inout JSONNativeWriter) -> Void) throws(PFError) {
+        guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
+        out.append(UInt8(ascii: "{"))
+        newline(depth + 1)
+        append("\"__type\"")
+        colon()
+        out.append(UInt8(ascii: "\""))
+        append(typeName)
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ","))
+        newline(depth + 1)
+        out.append(UInt8(ascii: "\""))
+        append(key)
+        out.append(UInt8(ascii: "\""))
+        colon()
+        payload(&self)
+        newline(depth)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+/// Error factories shared by both writer engines.
+enum JSONWriterError {
+    static func typedValuesOff(_ what: String) -> PFError {
+        PFError(.unrepresentable, format: JSONError.format,
+                "\(what) has no plain JSON form; use JSONWriter.Options(typedValues: true) to write it as a typed object")
+    }
+
+    static func tooDeep(_ limit: Int) -> PFError {
+        PFError(.limitExceeded, format: JSONError.format,
+                "value nests deeper than maxDepth (\(limit)); raise JSONWriter.Options.maxDepth (json-c engine: at most 512)")
+    }
+
+    static func nonFinite(_ d: Double) -> PFError {
+        PFError(.unrepresentable, format: JSONError.format,
+                "\(d) has no JSON form; replace NaN and infinities (for example with null or a string) before writing")
+    }
+
+    /// The typed-date text, rounded to the nearest millisecond.
+    static func isoText(_ date: Date) -> String? {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        guard millis.isFinite else { return nil }
+        // PFDateFormat truncates; half a millisecond of headroom makes the truncation land on
+        // the rounded value whatever the binary representation of millis / 1000.
+        return PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: (millis + 0.5) / 1000))
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import PFCore
+
+// MARK: - Numbers
+
+extension JSONScanner {
+    @inline(__always)
+    private func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+
+    /// Scans a number with RFC 8259's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    ///
+    /// An integer must fit `Int64.min…UInt64.max` (json-c would saturate silently); a number
+    /// with a fraction or exponent must not overflow a double (json-c would give ±inf).
+    /// - Returns: the offset after the number.
+    func scanNumber(_ i: Int) throws(PFError) -> Int {
+        var j = i
+        let negative = byte(j) == UInt8(ascii: "-")
+        if negative { j += 1 }
+        guard j < count, isDigit(byte(j)) else {
+            throw JSONError.unexpected(at: j, in: bytes, expected: "a digit")
+        }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        var intDigits = 0
+        if byte(j) == UInt8(ascii: "0") {
+            j += 1
+            if j < count, isDigit(byte(j)) {
+                throw JSONError.make(.syntax, "leading zero in a number; expected '.', 'e' or the end of the number",
+                                     offset: j - 1, in: bytes)
+            }
+        } else {
+            while j < count {
+                let c = byte(j)
+                guard isDigit(c) else { break }
+                let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(UInt64(c &- UInt8(ascii: "0")))
+                magnitude = s
+                overflow = overflow || o1 || o2
+                intDigits += 1
+                j += 1
+            }
+        }
+        var isDouble = false
+        // Zeros between the point and the first significant digit of "0.000…", and whether
+        // any significant digit was seen there, for the overflow estimate.
+        var fractionZeros = 0
+        var fractionSignificant = false
+        if j < count, byte(j) == UInt8(ascii: ".") {
+            isDouble = true
+            j += 1
+            guard j < count, isDigit(byte(j)) else {
+                throw JSONError.unexpected(at: j, in: bytes, expected: "a digit after '.'")
+            }
+            while j < count, isDigit(byte(j)) {
+                if !fractionSignificant {
+                    if byte(j) == UInt8(ascii: "0") { fractionZeros += 1 } else { fractionSignificant = true }
+                }
+                j += 1
+            }
+        }
+        var exponent = 0
+        if j < count, byte(j) | 0x20 == UInt8(ascii: "e") {
+            isDouble = true
+            j += 1
+            var exponentNegative = false
+            if j < count, byte(j) == UInt8(ascii: "+") || byte(j) == UInt8(ascii: "-") {
+                exponentNegative = byte(j) == UInt8(ascii: "-")
+                j += 1
+            }
+            guard j < count, isDigit(byte(j)) else {
+                throw JSONError.unexpected(at: j, in: bytes, expected: "a digit in the exponent")
+            }
+            while j < count, isDigit(byte(j)) {
+                // Saturate: anything past a million is far outside a double's range anyway.
+                if exponent < 1_000_000 { exponent = exponent * 10 + Int(byte(j) &- UInt8(ascii: "0")) }
+                j += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        guard j - i <= maxNumberLength else {
+            throw JSONError.limit("maxNumberLength", maxNumberLength, offset: i, in: bytes)
+        }
+        if !isDouble {
+            if overflow || (negative ? magnitude > UInt64(Int64.max) + 1 : false) {
+                throw integerOutOfRange(i)
+            }
+            return j
+        }
+        // Decimal exponent of the leading significant digit; only numbers near or past
+        // 1.8e308 need the exact (and slower) check.
+        let leading: Int
+        if intDigits > 0 {
+            leading = intDigits - 1 + exponent
+        } else if fractionSignificant {
+            leading = exponent - fractionZeros - 1
+        } else {
+            return j  // zero, whatever the exponent
+        }
+        if leading >= 308 { try checkFinite(i, j) }
+        return j
+    }
+
+    /// Scans a number in lenient mode, where json-c's own grammar decides what is valid
+    /// (`-01`, `1.`, `.5`, `-Infinity`); this only finds the token's end and checks the
+    /// integer range, the double range and the length.
+    func scanLenientNumber(_ i: Int) throws(PFError) -> Int {
+        var j = i
+        if byte(j) == UInt8(ascii: "-"), j + 1 < count, byte(j + 1) | 0x20 == UInt8(ascii: "i") {
+            return try scanLiteral(i + 1, "infinity")
+        }
+        var integer = true
+        var digits = 0
+        var magnitude: UInt64 = 0
+        var overflow = false
+        var hasExponent = false
+        while j < count {
+            let c = byte(j)
+            if isDigit(c) {
+                if integer {
+                    let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (s, o2) = m.addingReportingOverflow(UInt64(c &- UInt8(ascii: "0")))
+                    magnitude = s
+                    overflow = overflow || o1 || o2
+                }
+                digits += 1
+            } else if c == UInt8(ascii: "-") || c == UInt8(ascii: "+") {
+                if j != i { integer = false }
+            } else if c == UInt8(ascii: ".") {
+                integer = false
+            } else if c | 0x20 == UInt8(ascii: "e") {
+                integer = false
+                hasExponent = true
+            } else {
+                break
+            }
+            j += 1
+        }
+        guard j - i <= maxNumberLength else {
+            throw JSONError.limit("maxNumberLength", maxNumberLength, offset: i, in: bytes)
+        }
+        if integer, digits > 0 {
+            let negative = byte(i) == UInt8(ascii: "-")
+            if overflow || (negative && magnitude > UInt64(Int64.max) + 1) { throw integerOutOfRange(i) }
+        } else if hasExponent || digits > 300 {
+            try checkFinite(i, j)
+        }
+        return j
+    }
+
+    /// Converts the token `i..<end` exactly and fails when it overflows to ±infinity.
+    private func checkFinite(_ i: Int, _ end: Int) throws(PFError) {
+        // Rare (only huge magnitudes get here), so a small copy is fine.
+        var text = [CChar]()
+        text.reserveCapacity(end - i + 1)
+        for k in i..<end { text.append(CChar(bitPattern: byte(k))) }
+        text.append(0)
+        let value = strtod(text, nil)
+        if value.isInfinite {
+            throw JSONError.make(
+                .invalidValue, "number overflows a 64-bit double (magnitude above 1.8e308); expected a finite number",
+                offset: i, in: bytes)
+        }
+    }
+
+    private func integerOutOfRange(_ i: Int) -> PFError {
+        JSONError.make(
+            .invalidValue,
+            "integer out of 64-bit range; expected -9223372036854775808…18446744073709551615 (write it as a string or a double to keep it)",
+            offset: i, in: bytes)
+    }
+}
