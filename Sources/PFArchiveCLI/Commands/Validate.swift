@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+
+/// `pfarchive validate`: checks a Parse export against a schema.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a Parse export against a Parse schema and list every violation.",
+        discussion: """
+            INPUT is a class file (<Class>.json: one object, an array, or {"results":[...]}; \
+            a 0-byte file is an empty class) or a directory of class files, including \
+            _Join:<field>:<Class>.json relation tables. .zip exports are not supported by \
+            this build: unzip them and validate the directory.
+
+            The schema is the REST /schemas shape ({"results":[{"className":...,"fields":{...}}]}) \
+            or parse-server's _SCHEMA documents. Without --schema one is inferred from the data \
+            (the first type seen for a field wins) and every later value must agree.
+
+            Each violation is one line naming the class, objectId and key path, with Parse's \
+            error code where Parse defines one: wrong type (111), invalid key (105) or class \
+            name (103), Pointer to the wrong class, malformed Date/Bytes/File, GeoPoint out \
+            of range, bad ACL (123). Dangling Pointers are warnings.
+
+            Exit status: 0 when there are no errors (warnings allowed), 1 when there are, \
+            2 on a usage error.
+
+            Examples:
+              pfarchive validate export/
+              pfarchive validate export/GameScore.json --schema schema.json
+              pfarchive validate export/ --json > report.json
+            """
+    )
+
+    @Argument(help: "A class file or a directory of class files.")
+    var input: String
+
+    @Option(name: .long, help: "A Parse schema file (REST /schemas JSON or _SCHEMA documents).")
+    var schema: String?
+
+    @Flag(name: .long, help: "Print a machine-readable JSON report instead of lines.")
+    var json = false
+
+    func run() throws {
+        let limits = PFLimits.default
+        if input.lowercased().hasSuffix(".zip") {
+            throw CLIFailure("\(input): .zip exports are not supported by this build (no zip library); unzip it and validate the directory")
+        }
+        var parseSchema: ParseSchema?
+        if let schema {
+            let bytes = try FileIO.read(schema, limit: limits.maxInputBytes)
+            do {
+                parseSchema = try ParseSchema(rest: try JSONReader().read(bytes))
+            } catch {
+                throw CLIFailure(file: schema, error)
+            }
+        }
+        var classes: [ParseValidator.ClassRows] = []
+        var readIssues: [ParseIssue] = []
+        for url in try classFiles() {
+            let name = ParseExport.className(forFile: url)
+            let bytes = try FileIO.read(url.path, limit: limits.maxInputBytes)
+            do {
+                let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
+                classes.append(ParseValidator.ClassRows(className: name, rows: rows, shape: shape))
+            } catch {
+                readIssues.append(ParseIssue(code: .invalidJSON, className: name, objectId: nil, path: error.path ?? .root,
+                                             message: "\(url.lastPathComponent): \(error.description)"))
+            }
+        }
+        let report = ParseValidator(schema: parseSchema).validate(classes)
+        let issues = readIssues + report.issues
+        let errors = issues.filter { $0.severity == .error }.count
+        let warnings = issues.count - errors
+        let objects = classes.reduce(0) { $0 + $1.rows.count }
+        if json {
+            let document: PFValue = [
+                "input": .string(input),
+                "classes": .int(Int64(classes.count)),
+                "objects": .int(Int64(objects)),
+                "errors": .int(Int64(errors)),
+                "warnings": .int(Int64(warnings)),
+                "issues": .array(issues.map(Validate.jsonIssue)),
+                "schema": report.schema.restValue,
+            ]
+            let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
+            FileHandle.standardOutput.write(text)
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            var lines = issues.map(\.description)
+            lines.append("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(objects) object\(objects == 1 ? "" : "s") of \(classes.count) class\(classes.count == 1 ? "" : "es")")
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        if errors > 0 { throw ExitCode.failure }
+    }
+
+    /// The class files named by INPUT.
+    func classFiles() throws -> [URL] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+            throw CLIFailure("\(input): no such file or directory")
+        }
+        let url = URL(fileURLWithPath: input)
+        guard isDirectory.boolValue else { return [url] }
+        do {
+            return try ParseExport.classFiles(in: url)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+    }
+
+    static func jsonIssue(_ issue: ParseIssue) -> PFValue {
+        var d: OrderedDictionary<String, PFValue> = [
+            "severity": .string(issue.severity.rawValue),
+            "class": issue.className.map { .string($0) } ?? .null,
+            "objectId": issue.objectId.map { .string($0) } ?? .null,
+            "path": .string(issue.path.isRoot ? "" : issue.path.description),
+            "message": .string(issue.message),
+        ]
+        d["code"] = issue.code.map { .int(Int64($0.rawValue)) } ?? .null
+        return .dictionary(d)
+    }
+}
