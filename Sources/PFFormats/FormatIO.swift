@@ -124,8 +124,13 @@ public enum FormatIO {
             let graph = try KeyedGraph(table: table, options: .init(limits: options.limits))
             return try graph.jsonValue(limits: options.limits)
         case .parse:
-            let (rows, shape) = try ParseExport.rows(of: bytes.isEmpty ? nil : try JSONReader(
-                options: .init(mode: options.jsonMode, typedValues: true, limits: options.limits)).read(bytes))
+            // A 0-byte class file is an empty class.
+            var document: PFValue?
+            if !bytes.isEmpty {
+                document = try JSONReader(
+                    options: .init(mode: options.jsonMode, typedValues: true, limits: options.limits)).read(bytes)
+            }
+            let (rows, shape) = try ParseExport.rows(of: document)
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
             return ParseExport.document(objects, shape: shape == .empty ? .results : shape, style: .typed)
         case .typedstream:

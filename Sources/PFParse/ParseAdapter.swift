@@ -167,8 +167,19 @@ public struct ParseAdapter: Sendable {
             try updated.set(newValue, forKey: key)
         }
         for path in nilPaths {
-            guard case .key(let key)? = path.components.first, encoded.fields[key] == nil else { continue }
-            if path.components.count == 1, original.fields[key] != nil { try updated.removeValue(forKey: key) }
+            guard case .key(let key)? = path.components.first, let current = updated.fields[key] else { continue }
+            if path.components.count == 1 {
+                if encoded.fields[key] == nil { try updated.removeValue(forKey: key) }
+                continue
+            }
+            // A nested key path (`location.city`) became nil: remove just that member.
+            let trimmed = ParseAdapter.removing(path.components.dropFirst(), from: current)
+            guard trimmed != current else { continue }
+            if case .object(let d) = trimmed, d.isEmpty {
+                try updated.removeValue(forKey: key)
+            } else {
+                try updated.set(trimmed, forKey: key)
+            }
         }
         if let acl = encoded.acl, acl != original.acl { updated.acl = acl }
         return updated
@@ -242,7 +253,7 @@ public struct ParseAdapter: Sendable {
         let path = try PFKeyPath(parsing: keyPath)
         let impl = ParseEncoderImpl(
             options: Options(), cache: ParseModelCache(strategy: .useDefaultKeys), path: .root, level: .plain,
-            typeTransformers: [:], isRoot: false)
+            typeTransformers: [:], isRoot: false, propertyNames: true)
         let tree: PFValue
         do {
             tree = try impl.box(model, at: .root, transformer: nil)
@@ -253,6 +264,17 @@ public struct ParseAdapter: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// A value with the member at a nested key path removed.
+    static func removing(_ steps: ArraySlice<PFKeyPath.Component>, from value: ParseValue) -> ParseValue {
+        guard case .key(let k)? = steps.first, case .object(var d) = value, let inner = d[k] else { return value }
+        if steps.count == 1 {
+            d[k] = nil
+        } else {
+            d[k] = removing(steps.dropFirst(), from: inner)
+        }
+        return .object(d)
+    }
 
     /// Any error from `Codable` code as a ``PFError``.
     static func pfError(_ error: any Error) -> PFError {

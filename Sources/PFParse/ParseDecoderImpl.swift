@@ -226,9 +226,10 @@ final class ParseDecoderImpl: Decoder {
         guard found.count > 1, let first = found.first else {
             throw found[0].error
         }
-        var error = first.error
-        error.message = "\(found.count) validation failures: " + found.map { "\($0.path): \($0.message)" }.joined(separator: "; ")
-        throw error
+        throw ParseFailure.make(
+            .validationError,
+            "\(found.count) validation failures: " + found.map { "\($0.path): \($0.message)" }.joined(separator: "; "),
+            path: PFCodingPath.from(first.path), context: context)
     }
 
     /// Records a failure in collecting mode (and answers whether decoding may go on).

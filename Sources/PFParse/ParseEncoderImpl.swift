@@ -44,12 +44,16 @@ final class ParseEncoderImpl: Encoder {
     var node: ParseEncodedNode?
     /// Whether `nil` properties are recorded and written according to the options.
     let isRoot: Bool
+    /// Whether key maps, transformers and embedding are ignored: the tree of property names
+    /// that key-path access (the KVC analogue) walks.
+    let propertyNames: Bool
 
     var codingPath: [any CodingKey] { path.codingKeys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(options: ParseAdapter.Options, cache: ParseModelCache, path: PFCodingPath, level: ParseLevel,
-         typeTransformers: [ObjectIdentifier: ParseTransformer], isRoot: Bool) {
+         typeTransformers: [ObjectIdentifier: ParseTransformer], isRoot: Bool, propertyNames: Bool = false) {
+        self.propertyNames = propertyNames
         self.options = options
         self.cache = cache
         self.path = path
@@ -96,7 +100,7 @@ final class ParseEncoderImpl: Encoder {
             var level = ParseLevel.plain
             var transformers = typeTransformers
             var info: ParseModelInfo?
-            if let modelType = T.self as? any ParseModel.Type {
+            if !propertyNames, let modelType = T.self as? any ParseModel.Type {
                 let found = cache.info(modelType)
                 info = found
                 level = .model(found, stub: nil)
@@ -105,7 +109,8 @@ final class ParseEncoderImpl: Encoder {
                 }
             }
             let child = ParseEncoderImpl(
-                options: options, cache: cache, path: at, level: level, typeTransformers: transformers, isRoot: false)
+                options: options, cache: cache, path: at, level: level, typeTransformers: transformers, isRoot: false,
+                propertyNames: propertyNames)
             try value.encode(to: child)
             out = child.value
             if let info, case .dictionary(let d) = out {
@@ -115,7 +120,7 @@ final class ParseEncoderImpl: Encoder {
                 out = .dictionary(embedded)
             }
         }
-        if let t = transformer ?? (typeTransformers.isEmpty ? nil : typeTransformers[ObjectIdentifier(T.self)]) {
+        if !propertyNames, let t = transformer ?? (typeTransformers.isEmpty ? nil : typeTransformers[ObjectIdentifier(T.self)]) {
             do throws(PFError) { out = try t.reverseTransformedValue(out) } catch { throw error.at(at.keyPath) }
         }
         return out

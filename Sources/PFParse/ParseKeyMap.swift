@@ -78,7 +78,7 @@ public struct ParseKeyMap: Sendable {
     }
 
     /// No explicit mappings, the adapter's strategy.
-    public static let identity = ParseKeyMap()
+    public static let identity = ParseKeyMap([String: Mapping](), strategy: nil)
 
     /// The mapping of a property.
     /// - Parameters:
@@ -142,5 +142,12 @@ public struct ParseKeyMap: Sendable {
             out += i == 0 ? String(word) : word.prefix(1).uppercased() + word.dropFirst()
         }
         return out + trailing
+    }
+}
+
+extension ParseKeyMap: ExpressibleByDictionaryLiteral {
+    /// A key map from a literal: `["name": "player_name", "city": "location.city"]`.
+    public init(dictionaryLiteral elements: (String, Mapping)...) {
+        self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

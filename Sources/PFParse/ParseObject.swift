@@ -149,11 +149,13 @@ public struct ParseObject: Sendable {
 // MARK: - Equality
 
 extension ParseObject: Equatable {
-    /// Objects are equal when class, id, timestamps, ACL, fields (in order), pending
-    /// operations and data availability are; the source key order is not compared.
+    /// Objects are equal when class, id, timestamps, ACL, fields, pending operations and data
+    /// availability are; the order of fields (a Parse object's keys are unordered) is not
+    /// compared.
     public static func == (a: ParseObject, b: ParseObject) -> Bool {
         a.className == b.className && a.objectId == b.objectId && a.createdAt == b.createdAt
-            && a.updatedAt == b.updatedAt && a.acl == b.acl && a.fields == b.fields && a.operations == b.operations
-            && a.isDataAvailable == b.isDataAvailable
+            && a.updatedAt == b.updatedAt && a.acl == b.acl && a.isDataAvailable == b.isDataAvailable
+            && a.fields.count == b.fields.count && a.fields.allSatisfy { b.fields[$0.key] == $0.value }
+            && a.operations.count == b.operations.count && a.operations.allSatisfy { b.operations[$0.key] == $0.value }
     }
 }
