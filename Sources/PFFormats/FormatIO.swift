@@ -128,7 +128,7 @@ public enum FormatIO {
             var document: PFValue?
             if !bytes.isEmpty {
                 document = try JSONReader(
-                    options: .init(mode: options.jsonMode, typedValues: true, limits: options.limits)).read(bytes)
+                    options: .init(mode: options.jsonMode, typedValues: false, limits: options.limits)).read(bytes)
             }
             let (rows, shape) = try ParseExport.rows(of: document)
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)

@@ -161,7 +161,13 @@ public struct ParseAdapter: Sendable {
     /// - Throws: ``PFCore/PFError`` as ``parseObject(from:preservingUnmappedFrom:)``.
     public func parseObject<M: ParseModel>(updating original: ParseObject, with model: M) throws(PFError) -> ParseObject {
         let (value, nilPaths) = try encodeRoot(model)
-        let encoded = try ParseObject(rest: value, className: M.parseClassName)
+        var mapped = value
+        if case .dictionary(let written) = value, case .dictionary(let old) = original.restValue {
+            // Nested key paths write only their own members: keep the object's other members.
+            let filled = ParseAdapter.fill(written, from: old, skipping: nilPaths, at: .root)
+            mapped = .dictionary(filled.filter { written[$0.key] != nil })
+        }
+        let encoded = try ParseObject(rest: mapped, className: M.parseClassName)
         var updated = original
         for (key, newValue) in encoded.fields where original.fields[key] != newValue {
             try updated.set(newValue, forKey: key)

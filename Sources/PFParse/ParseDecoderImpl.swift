@@ -119,7 +119,10 @@ final class ParseDecoderImpl: Decoder {
                     .incorrectType, "expected a \(info.className) object, found a \(c)", path: at, context: context)
             }
             newLevel = .model(info, stub: stub)
-            newContext = ParseContext(className: info.className, objectId: d["objectId"]?.stringValue ?? stub?.objectId)
+            // Errors name the outermost object; the key path leads to the nested one.
+            if case .root = at {
+                newContext = ParseContext(className: info.className, objectId: d["objectId"]?.stringValue ?? stub?.objectId)
+            }
             if !info.transformers.byType.isEmpty {
                 newTransformers.merge(info.transformers.byType, uniquingKeysWith: { _, model in model })
             }

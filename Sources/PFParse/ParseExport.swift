@@ -50,7 +50,9 @@ public enum ParseExport {
     /// - Throws: ``PFCore/PFError`` from the JSON reader, or Parse code 107.
     public static func rows(fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> (rows: [PFValue], shape: Shape) {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return try rows(of: nil) }
-        let value = try JSONReader(options: .init(mode: .strict, typedValues: true, limits: limits)).read(bytes)
+        // Typed values off: a malformed Date or Bytes is then reported by the Parse layer (code
+        // 111, per object) instead of failing the whole file in the JSON reader.
+        let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(bytes)
         return try rows(of: value)
     }
 

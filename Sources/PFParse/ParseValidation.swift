@@ -50,8 +50,11 @@ public struct ParseIssue: Sendable, Equatable, CustomStringConvertible {
     ///   - objectId: the object id.
     public init(_ error: PFError, className: String?, objectId: String?) {
         var message = error.message
-        let prefix = ParseContext(className: className, objectId: objectId).prefix
-        if !prefix.isEmpty, message.hasPrefix(prefix) { message.removeFirst(prefix.count) }
+        for prefix in [ParseContext(className: className, objectId: objectId).prefix, ParseContext(className: className).prefix]
+        where !prefix.isEmpty && message.hasPrefix(prefix) {
+            message.removeFirst(prefix.count)
+            break
+        }
         if let code = error.parseErrorCode, message.hasSuffix(" (\(code))") { message.removeLast(" (\(code))".count) }
         self.init(
             .error, code: error.parseErrorCode, className: className, objectId: objectId, path: error.path ?? .root,

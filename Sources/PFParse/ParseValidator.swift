@@ -150,11 +150,11 @@ public struct ParseValidator: Sendable {
                 issues.append(ParseIssue(error, className: className, objectId: objectId))
             }
         }
-        guard issues.isEmpty else { return (nil, issues) }
+        // The keys that read cleanly still take part in the type and Pointer checks.
         do throws(PFError) {
-            return (try ParseObject(decoding: clean, className: className, path: .root), [])
+            return (try ParseObject(decoding: clean, className: className, path: .root), issues)
         } catch {
-            return (nil, [ParseIssue(error, className: className, objectId: objectId)])
+            return (nil, issues + [ParseIssue(error, className: className, objectId: objectId)])
         }
     }
 

@@ -126,13 +126,15 @@ import Testing
 
             SUBCOMMANDS:
               convert                 Convert between JSON, binary and XML property lists,
-                                      and CBOR.
+                                      CBOR and keyed archives.
               inspect                 Show a file's format, size, compression and contents.
+              validate                Check a Parse export against a Parse schema and list
+                                      every violation.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect"] {
+        for command in ["convert", "inspect", "validate"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))
