@@ -22,14 +22,14 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
     }
 
-    /// The wire value of a key (a default when missing or null), its path, and its
-    /// property transformer.
-    func lookup(_ key: Key) throws(PFError) -> (value: PFValue?, path: PFCodingPath, transformer: ParseTransformer?) {
+    /// The wire value of a key (a default when missing or null), its mapping (to build its
+    /// path only when one is needed), and its property transformer.
+    func lookup(_ key: Key) throws(PFError) -> (value: PFValue?, mapping: ParseKeyMap.Mapping, transformer: ParseTransformer?) {
         let name = key.stringValue
         switch level {
         case .plain:
             let k = impl.options.keyStrategy == .convertToSnakeCase ? ParseKeyMap.snakeCase(name) : name
-            return (dict[k], path.appending(key: k), nil)
+            return (dict[k], .key(k), nil)
         case .model(let info, let stub):
             let mapping = info.mapping(for: name)
             if let stub, mapping != .excluded, mapping != .key("objectId"), mapping != .key("className") {
@@ -38,9 +38,25 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     "the Pointer to \(stub) is a stub without data, so '\(name)' cannot be read; fetch the object, read it with `include`, or declare the property as ParsePointer or ParseReference",
                     path: path, context: context)
             }
-            var (value, at) = try mapping.lookup(in: dict, at: path)
+            var value: PFValue?
+            if case .key(let k) = mapping {
+                // The common case, without building a path.
+                value = dict[k]
+            } else {
+                value = try mapping.lookup(in: dict, at: path).0
+            }
             if value == nil || value == .null, let fallback = info.defaults[name] { value = fallback }
-            return (value, at, info.transformers.byProperty[name])
+            return (value, mapping, info.transformers.isEmpty ? nil : info.transformers.byProperty[name])
+        }
+    }
+
+    /// The coding path of a mapped key (built only for errors and nested values).
+    func path(of mapping: ParseKeyMap.Mapping) -> PFCodingPath {
+        switch mapping {
+        case .key(let k): path.appending(key: k)
+        case .path(let steps): steps.reduce(path) { $0.appending(key: $1) }
+        case .keys(let keys): path.appending(key: keys.first ?? "")
+        case .excluded: path
         }
     }
 
@@ -64,23 +80,28 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
             throw ParseFailure.plain(
                 .invalidValue,
                 "missing key for property '\(key.stringValue)'; give it a default in parseDefaults or make it optional",
-                path: found.path, context: context)
+                path: path(of: found.mapping), context: context)
         }
-        return (value, found.path, found.transformer)
+        return (value, path(of: found.mapping), found.transformer)
     }
 
     /// Decodes one property; in collecting mode a failure is recorded and a placeholder value
     /// keeps decoding going so every failure is found.
     func decodeValue<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
         do {
-            let (value, at, transformer) = try require(key)
-            if transformer == nil {
-                // Fast paths for scalars: no transformer, no container switch.
-                if T.self == String.self, case .string(let s) = value, let r = s as? T { return r }
-                if T.self == Int.self, case .int(let i) = value, let x = Int(exactly: i), let r = x as? T { return r }
-                if T.self == Bool.self, case .bool(let b) = value, let r = b as? T { return r }
-                if T.self == Double.self, let r = try impl.double(value, at) as? T { return r }
+            let found = try lookup(key)
+            if found.transformer == nil, let value = found.value {
+                // Fast paths for scalars: no transformer, no path, no container switch.
+                switch value {
+                case .string(let s): if let r = s as? T { return r }
+                case .int(let i): if T.self == Int.self, let x = Int(exactly: i), let r = x as? T { return r }
+                    if T.self == Double.self, let r = Double(i) as? T { return r }
+                case .bool(let b): if let r = b as? T { return r }
+                case .double(let d): if let r = d as? T { return r }
+                default: break
+                }
             }
+            let (value, at, transformer) = try require(key)
             return try impl.unwrap(T.self, from: value, at: at, transformer: transformer)
         } catch {
             guard impl.record(error) else { throw error }
@@ -124,7 +145,7 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         let found = try lookup(key)
-        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .null, path: found.path)
+        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .null, path: path(of: found.mapping))
     }
 }
 
@@ -177,9 +198,14 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if currentIndex < items.count {
+            switch items[currentIndex] {
+            case .string(let s): if let r = s as? T { currentIndex += 1; return r }
+            case .int(let i): if T.self == Int.self, let x = Int(exactly: i), let r = x as? T { currentIndex += 1; return r }
+            default: break
+            }
+        }
         let (value, at) = try next()
-        if T.self == String.self, case .string(let s) = value, let r = s as? T { return r }
-        if T.self == Int.self, case .int(let i) = value, let x = Int(exactly: i), let r = x as? T { return r }
         do {
             return try impl.unwrap(T.self, from: value, at: at, transformer: nil)
         } catch {
