@@ -1,8 +1,5 @@
 import Foundation
 import PFArchive
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Decodes a 100,000-object Parse export (generated at bench time by
 /// `Benchmarks/data/gen_parse_export.py`) into model structs with ``ParseAdapter``, against
@@ -82,7 +79,11 @@ enum PeakMemory {
     static func reset() {
         #if canImport(Glibc)
         // Give freed heap back first, so an earlier run's pages do not hide this run's peak.
-        _ = malloc_trim(0)
+        // Glibc's Swift module does not export malloc.h, so look malloc_trim up at run time.
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            typealias Trim = @convention(c) (Int) -> Int32
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
         #endif
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
         handle.write(Data("5".utf8))

@@ -76,14 +76,44 @@ import Testing
         #expect(report["warnings"] == 1)
         #expect(report["issues"]?[0]?["code"] == 101)
         #expect(report["issues"]?[0]?["path"] == "parentComment")
-        let zip = try CLI.run(["validate", "export.zip"])
+        let zip = try CLI.run(["validate", "/nonexistent/export.zip"])
         #expect(zip.status == 1)
-        #expect(zip.stderr.contains("not supported"))
+        #expect(zip.stderr.contains("no such file"))
         let missing = try CLI.run(["validate", "/nonexistent/dir"])
         #expect(missing.status == 1)
         #expect(try CLI.run(["validate"]).status == 2)
         let help = try CLI.run(["validate", "--help"])
         #expect(help.stdoutText.contains("pfarchive validate export/ --json > report.json"))
+    }
+
+    /// The real export zipped by Python's zipfile (in a folder, deflated, the join table with
+    /// U+A789 in its name) validates exactly like the directory.
+    @Test func zipExportValidatesLikeTheDirectory() throws {
+        let dir = try temporaryExport([:])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let zipURL = dir.appendingPathComponent("export.zip")
+        let script = """
+            import os, sys, zipfile
+            src, out = sys.argv[1], sys.argv[2]
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("__MACOSX/export/._Comment.json", b"junk")
+                for name in sorted(os.listdir(src)):
+                    z.write(os.path.join(src, name), "export/" + name.replace(":", "\\ua789"))
+            """
+        let made = try Peers.python(script, [export.path, zipURL.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let fromZip = try CLI.run(["validate", zipURL.path])
+        let fromDirectory = try CLI.run(["validate", export.path])
+        #expect(fromZip.status == 0, "\(fromZip.stderr)")
+        #expect(fromZip.stdoutText == fromDirectory.stdoutText)
+        #expect(fromZip.stdoutText.contains("in 260 objects of 4 classes"))
+
+        var corrupt = try Data(contentsOf: zipURL)
+        corrupt.removeLast(30)
+        try corrupt.write(to: zipURL)
+        let bad = try CLI.run(["validate", zipURL.path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("export.zip") && bad.stderr.contains("zip"), "\(bad.stderr)")
     }
 
     @Test func convertParseRoundTripsAndGivesTheTypedTree() throws {

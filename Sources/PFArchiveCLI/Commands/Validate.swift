@@ -10,8 +10,8 @@ struct Validate: ParsableCommand {
         discussion: """
             INPUT is a class file (<Class>.json: one object, an array, or {"results":[...]}; \
             a 0-byte file is an empty class) or a directory of class files, including \
-            _Join:<field>:<Class>.json relation tables. .zip exports are not supported by \
-            this build: unzip them and validate the directory.
+            _Join:<field>:<Class>.json relation tables, or a .zip of such files (stored or \
+            deflated; the class comes from each entry's file name, whatever folder it is in).
 
             The schema is the REST /schemas shape ({"results":[{"className":...,"fields":{...}}]}) \
             or parse-server's _SCHEMA documents. Without --schema one is inferred from the data \
@@ -32,7 +32,7 @@ struct Validate: ParsableCommand {
             """
     )
 
-    @Argument(help: "A class file or a directory of class files.")
+    @Argument(help: "A class file, a directory of class files, or a .zip of them.")
     var input: String
 
     @Option(name: .long, help: "A Parse schema file (REST /schemas JSON or _SCHEMA documents).")
@@ -43,9 +43,6 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         let limits = PFLimits.default
-        if input.lowercased().hasSuffix(".zip") {
-            throw CLIFailure("\(input): .zip exports are not supported by this build (no zip library); unzip it and validate the directory")
-        }
         var parseSchema: ParseSchema?
         if let schema {
             let bytes = try FileIO.read(schema, limit: limits.maxInputBytes)
@@ -57,15 +54,15 @@ struct Validate: ParsableCommand {
         }
         var classes: [ParseValidator.ClassRows] = []
         var readIssues: [ParseIssue] = []
-        for url in try classFiles() {
-            let name = ParseExport.className(forFile: url)
-            let bytes = try FileIO.read(url.path, limit: limits.maxInputBytes)
+        for file in try classFiles(limits: limits) {
+            let name = ParseExport.className(forFile: URL(fileURLWithPath: file.label))
+            let bytes = try file.load()
             do {
                 let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
                 classes.append(ParseValidator.ClassRows(className: name, rows: rows, shape: shape))
             } catch {
                 readIssues.append(ParseIssue(code: .invalidJSON, className: name, objectId: nil, path: error.path ?? .root,
-                                             message: "\(url.lastPathComponent): \(error.description)"))
+                                             message: "\(file.label): \(error.description)"))
             }
         }
         let report = ParseValidator(schema: parseSchema).validate(classes)
@@ -94,16 +91,52 @@ struct Validate: ParsableCommand {
         if errors > 0 { throw ExitCode.failure }
     }
 
-    /// The class files named by INPUT.
-    func classFiles() throws -> [URL] {
+    /// One class file to check: a name for messages and the class, and how to get its bytes.
+    struct ClassFile {
+        var label: String
+        var load: () throws -> Data
+    }
+
+    /// The class files named by INPUT: the file itself, a directory's `.json` files, or the
+    /// `.json` entries of a zip (by entry name, skipping macOS `__MACOSX/` and dot files).
+    func classFiles(limits: PFLimits) throws -> [ClassFile] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
             throw CLIFailure("\(input): no such file or directory")
         }
         let url = URL(fileURLWithPath: input)
-        guard isDirectory.boolValue else { return [url] }
+        if isDirectory.boolValue {
+            do {
+                return try ParseExport.classFiles(in: url).map { file in
+                    ClassFile(label: file.lastPathComponent) { try FileIO.read(file.path, limit: limits.maxInputBytes) }
+                }
+            } catch {
+                throw CLIFailure(file: input, error)
+            }
+        }
+        let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
+        guard input.lowercased().hasSuffix(".zip") || ZipReader.isZip(bytes) else {
+            return [ClassFile(label: url.lastPathComponent) { bytes }]
+        }
         do {
-            return try ParseExport.classFiles(in: url)
+            let zip = try ZipReader(bytes, limits: limits)
+            return zip.entries
+                .filter { entry in
+                    let base = entry.name.split(separator: "/").last.map(String.init) ?? ""
+                    return !entry.isDirectory && base.lowercased().hasSuffix(".json") && !base.hasPrefix(".")
+                        && !entry.name.hasPrefix("__MACOSX/")
+                }
+                .sorted { $0.name < $1.name }
+                .map { entry in
+                    let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+                    return ClassFile(label: base) {
+                        do throws(PFError) {
+                            return try zip.contents(of: entry)
+                        } catch {
+                            throw CLIFailure(file: input, error)
+                        }
+                    }
+                }
         } catch {
             throw CLIFailure(file: input, error)
         }
