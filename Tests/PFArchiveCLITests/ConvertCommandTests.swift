@@ -12,6 +12,15 @@ import Testing
         return url
     }
 
+    static func wholeSeconds(_ value: PFValue) -> PFValue {
+        switch value {
+        case .date(let d): .date(Date(timeIntervalSince1970: d.timeIntervalSince1970.rounded(.down)))
+        case .array(let items): .array(items.map(wholeSeconds))
+        case .dictionary(let members): .dictionary(members.mapValues(wholeSeconds))
+        default: value
+        }
+    }
+
     func readValue(_ path: String) throws -> PFValue {
         try FormatIO.read(Data(contentsOf: URL(fileURLWithPath: path))).value
     }
@@ -26,7 +35,12 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         let second = try CLI.run(["convert", out, back, "--pretty"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(try readValue(back) == readValue(sample))
+        if outputName.hasSuffix(".plist") {
+            // XML property lists carry whole seconds, as Apple writes them.
+            #expect(try readValue(back) == Self.wholeSeconds(readValue(sample)))
+        } else {
+            #expect(try readValue(back) == readValue(sample))
+        }
         let written = try Data(contentsOf: URL(fileURLWithPath: out))
         if outputName.hasSuffix(".gz") { #expect(written.starts(with: [0x1F, 0x8B])) }
         if outputName.hasSuffix(".zz") { #expect(written.first == 0x78) }
