@@ -27,21 +27,38 @@ enum ParseBench {
         }
 
         var peaks: [(String, Int)] = []
+        var cpu: [(String, Double)] = []
         func measure(_ name: String, _ body: () throws -> Void) {
+            if let filter = bench.filter, !"\(group)/\(name)".contains(filter) { return }
             PeakMemory.reset()
             let before = PeakMemory.currentKiB()
             bench.measure(name, group: group, bytes: data.count, units: objectCount, unitName: "objects") {
                 try? body()
             }
             peaks.append((name, PeakMemory.peakKiB() - before))
+            // One more run timed in CPU seconds: on a busy machine wall-clock medians mostly
+            // measure the neighbours, while CPU time stays close to the work done.
+            let t0 = CPUTime.seconds()
+            try? body()
+            cpu.append((name, CPUTime.seconds() - t0))
         }
         measure("ParseAdapter → models (row by row)") {
             let models = try adapter.decodeExport(BenchScore.self, fromJSON: data)
             precondition(models.count == objectCount, "Every row decodes.")
         }
+        measure("ParseExport.forEachRow (rows, no models)") {
+            var rows = 0
+            try ParseExport.forEachRow(inJSON: data) { _, _ in rows += 1 }
+            precondition(rows == objectCount, "Every row is read.")
+        }
         measure("Foundation JSONDecoder → Codable structs") {
             let export = try JSONDecoder().decode(FoundationExport.self, from: data)
             precondition(export.results.count == objectCount, "Every row decodes.")
+        }
+        for (name, seconds) in cpu where seconds > 0 {
+            print(String(format: "%@ %@ %12.0f objects per CPU second",
+                         group.padding(toLength: 28, withPad: " ", startingAt: 0),
+                         name.padding(toLength: 44, withPad: " ", startingAt: 0), Double(objectCount) / seconds))
         }
         for (name, kib) in peaks {
             print(String(format: "%@ %@ peak memory above baseline: %.1f MiB",
@@ -70,6 +87,15 @@ enum ParseBench {
             FileHandle.standardError.write(Data("pfarchive-bench: cannot generate the Parse export (python3 needed): \(error)\n".utf8))
             return nil
         }
+    }
+}
+
+/// The process's CPU time (user + system, all threads).
+enum CPUTime {
+    static func seconds() -> Double {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 else { return 0 }
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 
