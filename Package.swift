@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "sample-keyed", targets: ["SampleKeyed"]),
         .executable(name: "sample-typedstream", targets: ["SampleTypedStream"]),
         .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
+        .executable(name: "sample-parse", targets: ["SampleParse"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -124,6 +125,7 @@ let package = Package(
         .executableTarget(name: "SampleKeyed", dependencies: ["PFArchive"], path: "Samples/keyed"),
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
+        .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
 
         // MARK: - Tests
         .target(

@@ -4,6 +4,7 @@ import PFCompression
 import PFCore
 import PFJSON
 import PFKeyedArchive
+import PFParse
 import PFPropertyList
 import PFTypedStream
 
@@ -20,14 +21,18 @@ public enum FormatIO {
         public var typedJSON = true
         /// Budgets for untrusted input.
         public var limits: PFLimits = .default
+        /// The Parse class of the objects read `--from parse` (the CLI takes it from a
+        /// `<Class>.json` file name); `nil` takes each object's `className` key.
+        public var parseClassName: String?
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
-                    limits: PFLimits = .default) {
+                    limits: PFLimits = .default, parseClassName: String? = nil) {
             self.format = format
             self.jsonMode = jsonMode
             self.typedJSON = typedJSON
             self.limits = limits
+            self.parseClassName = parseClassName
         }
     }
 
@@ -60,6 +65,9 @@ public enum FormatIO {
         public var canonicalCBOR = false
         /// The container of a keyed archive.
         public var keyedContainer: KeyedArchiveContainer = .bplist
+        /// The Parse class of the objects written `--to parse`, used to check their names;
+        /// `nil` takes each object's `className` key.
+        public var parseClassName: String?
 
         /// Makes write options; every parameter defaults to the property's documented default.
         public init(pretty: Bool = false, compression: CompressionFormat? = nil, typedJSON: Bool = true,
@@ -119,8 +127,39 @@ public enum FormatIO {
         case .typedstream:
             return try TypedStream.decodeValue(bytes, limits: options.limits)
         case .parse:
-            throw notYet(format)
+            // A 0-byte class file is an empty class.
+            var document: PFValue?
+            if !bytes.isEmpty {
+                document = try JSONReader(
+                    options: .init(mode: options.jsonMode, typedValues: false, limits: options.limits)).read(bytes)
+            }
+            let (rows, shape) = try ParseExport.rows(of: document)
+            let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
+            return ParseExport.document(objects, shape: shape == .empty ? .results : shape, style: .typed)
         }
+    }
+
+    /// Rows as Parse objects, checked; an object without a known class is checked under the
+    /// neutral class name `Object` (the name is not written back unless the row had one).
+    static func parseObjects(_ rows: [PFValue], shape: ParseExport.Shape, className: String?) throws(PFError) -> [ParseObject] {
+        var objects: [ParseObject] = []
+        objects.reserveCapacity(rows.count)
+        for (i, row) in rows.enumerated() {
+            do throws(PFError) {
+                let named = className ?? row["className"]?.stringValue ?? "Object"
+                objects.append(try ParseObject(rest: row, className: named))
+            } catch {
+                let prefix: PFKeyPath = switch shape {
+                case .results: PFKeyPath([.key("results"), .index(i)])
+                case .array: PFKeyPath([.index(i)])
+                case .single, .empty: .root
+                }
+                var copy = error
+                copy.path = PFKeyPath(prefix.components + (error.path?.components ?? []))
+                throw copy
+            }
+        }
+        return objects
     }
 
     // MARK: - Writing
@@ -152,14 +191,12 @@ public enum FormatIO {
         case .typedstream:
             bytes = try TypedStream.encodeValue(value)
         case .parse:
-            throw notYet(format)
+            let (rows, shape) = try ParseExport.rows(of: value)
+            let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
+            let document = ParseExport.document(objects, shape: shape, style: .rest)
+            bytes = try JSONWriter(options: .init(pretty: options.pretty, typedValues: true)).write(document)
         }
         guard let compression = options.compression else { return bytes }
         return try Compression.compress(bytes, as: compression)
-    }
-
-    static func notYet(_ format: DataFormat) -> PFError {
-        PFError(.unsupported, format: format.rawValue,
-                "\(format.displayName)s are not supported by this build yet; use json, bplist, xmlplist or cbor")
     }
 }

@@ -142,6 +142,8 @@ import Testing
               convert                 Convert between JSON, binary and XML property lists,
                                       CBOR, keyed archives and typedstreams.
               inspect                 Show a file's format, size, compression and contents.
+              validate                Check a Parse export against a Parse schema and list
+                                      every violation.
               migrate                 Rewrite an archive at the current class versions of a
                                       schema, printing what changed.
               compat                  Check that a schema change keeps archives readable;
@@ -150,7 +152,7 @@ import Testing
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect", "migrate", "compat"] {
+        for command in ["convert", "inspect", "validate", "migrate", "compat"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))

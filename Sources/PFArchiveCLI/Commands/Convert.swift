@@ -20,6 +20,7 @@ struct Convert: ParsableCommand {
               cat in.plist | pfarchive convert - out.cbor --compress zlib
               pfarchive convert data.archive - --from keyed --pretty
               pfarchive convert graph.json graph.archive --to keyed --container xmlplist
+              pfarchive convert GameScore.json - --from parse --to parse --pretty
             """
     )
 
@@ -72,7 +73,12 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let readOptions = reading.readOptions
+        var readOptions = reading.readOptions
+        // Parse class files are named <Class>.json; objects in them carry no className.
+        if input != "-" {
+            let name = ParseExport.className(forFile: URL(fileURLWithPath: input))
+            if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
+        }
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
         progress.begin("reading")
@@ -85,10 +91,11 @@ struct Convert: ParsableCommand {
         progress.finish()
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
         let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
-        let writeOptions = FormatIO.WriteOptions(
+        var writeOptions = FormatIO.WriteOptions(
             pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,
             canonicalCBOR: canonical,
             keyedContainer: container.flatMap { KeyedArchiveContainer(rawValue: $0.rawValue) } ?? .bplist)
+        writeOptions.parseClassName = readOptions.parseClassName
         let out: Data
         do {
             out = try FormatIO.write(result.value, as: format, options: writeOptions)

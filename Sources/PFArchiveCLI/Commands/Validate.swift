@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+
+/// `pfarchive validate`: checks a Parse export against a schema.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a Parse export against a Parse schema and list every violation.",
+        discussion: """
+            INPUT is a class file (<Class>.json: one object, an array, or {"results":[...]}; \
+            a 0-byte file is an empty class) or a directory of class files, including \
+            _Join:<field>:<Class>.json relation tables, or a .zip of such files (stored or \
+            deflated; the class comes from each entry's file name, whatever folder it is in).
+
+            The schema is the REST /schemas shape ({"results":[{"className":...,"fields":{...}}]}) \
+            or parse-server's _SCHEMA documents. Without --schema one is inferred from the data \
+            (the first type seen for a field wins) and every later value must agree.
+
+            Each violation is one line naming the class, objectId and key path, with Parse's \
+            error code where Parse defines one: wrong type (111), invalid key (105) or class \
+            name (103), Pointer to the wrong class, malformed Date/Bytes/File, GeoPoint out \
+            of range, bad ACL (123). Dangling Pointers are warnings.
+
+            Exit status: 0 when there are no errors (warnings allowed), 1 when there are, \
+            2 on a usage error.
+
+            Examples:
+              pfarchive validate export/
+              pfarchive validate export/GameScore.json --schema schema.json
+              pfarchive validate export/ --json > report.json
+
+            With an archive schema (pfarchive's versioning format, see `pfarchive migrate`),             INPUT is a keyed archive, typedstream or JSON tree, and every object that would             fail to migrate or decode under the schema is listed:
+              pfarchive validate employees.archive --schema schema.json
+            """
+    )
+
+    @Argument(help: "A class file, a directory of class files, or a .zip of them; or an archive, with an archive schema.")
+    var input: String
+
+    @Option(name: .long, help: "A Parse schema file (REST /schemas JSON or _SCHEMA documents).")
+    var schema: String?
+
+    @Flag(name: .long, help: "Print a machine-readable JSON report instead of lines.")
+    var json = false
+
+    func run() throws {
+        let limits = PFLimits.default
+        var parseSchema: ParseSchema?
+        if let schema {
+            let bytes = try FileIO.read(schema, limit: limits.maxInputBytes)
+            let tree: PFValue
+            do {
+                tree = try JSONReader().read(bytes)
+            } catch {
+                throw CLIFailure(file: schema, error)
+            }
+            // An archive schema (pfarchive's versioning format) checks an archive instead.
+            if tree["schemaVersion"] != nil, tree["types"] != nil {
+                return try validateArchive(schemaBytes: bytes, schemaPath: schema, limits: limits)
+            }
+            do {
+                parseSchema = try ParseSchema(rest: tree)
+            } catch {
+                throw CLIFailure(file: schema, error)
+            }
+        }
+        var classes: [ParseValidator.ClassRows] = []
+        var readIssues: [ParseIssue] = []
+        for file in try classFiles(limits: limits) {
+            let name = ParseExport.className(forFile: URL(fileURLWithPath: file.label))
+            let bytes = try file.load()
+            do {
+                let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
+                classes.append(ParseValidator.ClassRows(className: name, rows: rows, shape: shape))
+            } catch {
+                readIssues.append(ParseIssue(code: .invalidJSON, className: name, objectId: nil, path: error.path ?? .root,
+                                             message: "\(file.label): \(error.description)"))
+            }
+        }
+        let report = ParseValidator(schema: parseSchema).validate(classes)
+        let issues = readIssues + report.issues
+        let errors = issues.filter { $0.severity == .error }.count
+        let warnings = issues.count - errors
+        let objects = classes.reduce(0) { $0 + $1.rows.count }
+        if json {
+            let document: PFValue = [
+                "input": .string(input),
+                "classes": .int(Int64(classes.count)),
+                "objects": .int(Int64(objects)),
+                "errors": .int(Int64(errors)),
+                "warnings": .int(Int64(warnings)),
+                "issues": .array(issues.map(Validate.jsonIssue)),
+                "schema": report.schema.restValue,
+            ]
+            let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
+            FileHandle.standardOutput.write(text)
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            var lines = issues.map(\.description)
+            lines.append("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(objects) object\(objects == 1 ? "" : "s") of \(classes.count) class\(classes.count == 1 ? "" : "es")")
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        if errors > 0 { throw ExitCode.failure }
+    }
+
+    /// One class file to check: a name for messages and the class, and how to get its bytes.
+    struct ClassFile {
+        var label: String
+        var load: () throws -> Data
+    }
+
+    /// The class files named by INPUT: the file itself, a directory's `.json` files, or the
+    /// `.json` entries of a zip (by entry name, skipping macOS `__MACOSX/` and dot files).
+    func classFiles(limits: PFLimits) throws -> [ClassFile] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+            throw CLIFailure("\(input): no such file or directory")
+        }
+        let url = URL(fileURLWithPath: input)
+        if isDirectory.boolValue {
+            do {
+                return try ParseExport.classFiles(in: url).map { file in
+                    ClassFile(label: file.lastPathComponent) { try FileIO.read(file.path, limit: limits.maxInputBytes) }
+                }
+            } catch {
+                throw CLIFailure(file: input, error)
+            }
+        }
+        let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
+        guard input.lowercased().hasSuffix(".zip") || ZipReader.isZip(bytes) else {
+            return [ClassFile(label: url.lastPathComponent) { bytes }]
+        }
+        do {
+            let zip = try ZipReader(bytes, limits: limits)
+            return zip.entries
+                .filter { entry in
+                    let base = entry.name.split(separator: "/").last.map(String.init) ?? ""
+                    return !entry.isDirectory && base.lowercased().hasSuffix(".json") && !base.hasPrefix(".")
+                        && !entry.name.hasPrefix("__MACOSX/")
+                }
+                .sorted { $0.name < $1.name }
+                .map { entry in
+                    let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+                    return ClassFile(label: base) {
+                        do throws(PFError) {
+                            return try zip.contents(of: entry)
+                        } catch {
+                            throw CLIFailure(file: input, error)
+                        }
+                    }
+                }
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+    }
+
+    static func jsonIssue(_ issue: ParseIssue) -> PFValue {
+        var d: OrderedDictionary<String, PFValue> = [
+            "severity": .string(issue.severity.rawValue),
+            "class": issue.className.map { .string($0) } ?? .null,
+            "objectId": issue.objectId.map { .string($0) } ?? .null,
+            "path": .string(issue.path.isRoot ? "" : issue.path.description),
+            "message": .string(issue.message),
+        ]
+        d["code"] = issue.code.map { .int(Int64($0.rawValue)) } ?? .null
+        return .dictionary(d)
+    }
+}
+
+extension Validate {
+    /// Checks an archive against an archive schema: errors exit 1, warnings keep 0.
+    func validateArchive(schemaBytes: Data, schemaPath: String, limits: PFLimits) throws {
+        let archiveSchema: ArchiveSchema
+        do {
+            archiveSchema = try ArchiveSchema.load(schemaBytes, path: schemaPath)
+        } catch {
+            throw CLIFailure(file: schemaPath, error)
+        }
+        let data = try FileIO.read(input, limit: limits.maxInputBytes)
+        let issues = SchemaValidator.validate(data, schema: archiveSchema)
+        let errors = issues.filter { $0.severity == .error }.count
+        if json {
+            let document: PFValue = [
+                "input": .string(input),
+                "errors": .int(Int64(errors)),
+                "warnings": .int(Int64(issues.count - errors)),
+                "issues": .array(issues.map { issue in
+                    [
+                        "severity": .string(issue.severity.rawValue),
+                        "class": issue.className.map { .string($0) } ?? .null,
+                        "path": .string(issue.path.description),
+                        "message": .string(issue.message),
+                    ]
+                }),
+            ]
+            let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
+            FileHandle.standardOutput.write(text)
+        } else {
+            for issue in issues {
+                let where_ = issue.className.map { "\($0) at \(issue.path)" } ?? "\(issue.path)"
+                print("\(issue.severity.rawValue): \(where_): \(issue.message)")
+            }
+            print("\(input): \(errors) errors, \(issues.count - errors) warnings")
+        }
+        if errors > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import PFCore
+
+/// Parse's numbered error codes (from Parse's documentation, `errors.md`) that pfarchive reports.
+///
+/// Every ``PFError`` thrown by this module has format `Parse` and, where Parse defines a code
+/// for the failure, ends its message with `(Parse error 105 InvalidFieldName)`; read it back
+/// with ``PFCore/PFError/parseErrorCode``.
+public enum ParseErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// 101: the object does not exist (used for dangling Pointers).
+    case objectNotFound = 101
+    /// 103: a class name is not valid.
+    case invalidClassName = 103
+    /// 104: an object id is missing where one is required.
+    case missingObjectId = 104
+    /// 105: a field name is not valid or is reserved.
+    case invalidFieldName = 105
+    /// 106: a Pointer is malformed.
+    case invalidPointer = 106
+    /// 107: the JSON is not what Parse accepts.
+    case invalidJSON = 107
+    /// 111: a value has the wrong type for its field or operation.
+    case incorrectType = 111
+    /// 121: a key inside a nested object contains `$` or `.`.
+    case invalidNestedKey = 121
+    /// 122: a file name is not valid.
+    case invalidFileName = 122
+    /// 123: an ACL is malformed.
+    case invalidACL = 123
+    /// 142: a validation hook refused a value (Parse's `ValidationError`).
+    case validationError = 142
+
+    /// Parse's constant name, such as `InvalidFieldName`.
+    public var name: String {
+        switch self {
+        case .objectNotFound: "ObjectNotFound"
+        case .invalidClassName: "InvalidClassName"
+        case .missingObjectId: "MissingObjectId"
+        case .invalidFieldName: "InvalidFieldName"
+        case .invalidPointer: "InvalidPointer"
+        case .invalidJSON: "InvalidJSON"
+        case .incorrectType: "IncorrectType"
+        case .invalidNestedKey: "InvalidNestedKey"
+        case .invalidFileName: "InvalidFileName"
+        case .invalidACL: "InvalidACL"
+        case .validationError: "ValidationError"
+        }
+    }
+
+    public var description: String { "Parse error \(rawValue) \(name)" }
+}
+
+// MARK: - Errors
+
+/// Builds this module's errors in one place so every message has the same shape:
+/// `<Class> <objectId>: <what>; <expected> (Parse error N Name)`.
+enum ParseFailure {
+    static let format = "Parse"
+
+    /// An error with a Parse code.
+    static func make(
+        _ code: ParseErrorCode, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none,
+        kind: PFError.Code? = nil
+    ) -> PFError {
+        PFError(
+            kind ?? defaultKind(code), format: format, context.prefix + message + " (\(code))",
+            path: path.keyPath)
+    }
+
+    /// An error without a Parse code (adapter programming errors, usage).
+    static func plain(_ kind: PFError.Code, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none)
+        -> PFError
+    {
+        PFError(kind, format: format, context.prefix + message, path: path.keyPath)
+    }
+
+    static func defaultKind(_ code: ParseErrorCode) -> PFError.Code {
+        switch code {
+        case .invalidJSON: .syntax
+        default: .invalidValue
+        }
+    }
+
+    /// A short description of a value's kind for messages: "a string", "the number 3".
+    static func describe(_ value: PFValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let b): "the boolean \(b)"
+        case .int(let i): "the integer \(i)"
+        case .uint(let u): "the integer \(u)"
+        case .double(let d): "the number \(d)"
+        case .string(let s): s.count > 40 ? "a string" : "the string \"\(s)\""
+        case .data: "bytes"
+        case .date: "a date"
+        case .array: "an array"
+        case .dictionary(let d):
+            if let t = d["__type"]?.stringValue { "a \(t) object" } else { "an object" }
+        case .uid: "a UID"
+        }
+    }
+}
+
+/// Which object an error is about, for the start of its message.
+struct ParseContext: Sendable {
+    var className: String?
+    var objectId: String?
+
+    static let none = ParseContext()
+
+    var prefix: String {
+        switch (className, objectId) {
+        case (let c?, let o?): "\(c) \(o): "
+        case (let c?, nil): "\(c): "
+        case (nil, let o?): "object \(o): "
+        case (nil, nil): ""
+        }
+    }
+}
+
+extension PFError {
+    /// The Parse error code this error carries, when it came from the Parse module with one.
+    public var parseErrorCode: ParseErrorCode? {
+        guard format == ParseFailure.format, let range = message.range(of: "(Parse error ", options: .backwards) else {
+            return nil
+        }
+        let digits = message[range.upperBound...].prefix(while: { $0.isNumber })
+        return Int(digits).flatMap(ParseErrorCode.init(rawValue:))
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import PFCore
+import PFJSON
+
+// MARK: - Row-by-row reading
+
+extension ParseExport {
+    /// Calls `body` with each row of a class file, reading one row at a time: the rows of
+    /// `{"results":[…]}` or a bare array are found by a light byte scan and each is read by
+    /// the strict JSON reader on its own, so memory holds the file and one row's tree, never
+    /// the whole export's tree. Other shapes (one object) are read whole. Rows are handed to
+    /// `body` as they are read, so a syntax error late in the file is thrown after the rows
+    /// before it were delivered.
+    /// - Parameters:
+    ///   - bytes: the file's contents (0 bytes is an empty class).
+    ///   - limits: budgets for the JSON reader (per row, and `maxInputBytes` for the file).
+    ///   - body: receives each row and its index.
+    /// - Throws: ``PFCore/PFError`` from the JSON reader (with the row in the path), Parse
+    ///   code 107 for a malformed wrapper, or what `body` throws.
+    public static func forEachRow(
+        inJSON bytes: Data, limits: PFLimits = .default, _ body: (PFValue, Int) throws(PFError) -> Void
+    ) throws(PFError) {
+        try forEachRow(inJSON: bytes, limits: limits) { row, index, _ throws(PFError) in try body(row, index) }
+    }
+
+    /// ``forEachRow(inJSON:limits:_:)`` that also tells `body` the document's shape, so errors
+    /// can name the row the way the reader does (`results[3]`).
+    static func forEachRow(
+        inJSON bytes: Data, limits: PFLimits, _ body: (PFValue, Int, Shape) throws(PFError) -> Void
+    ) throws(PFError) {
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: ParseFailure.format)
+        }
+        let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
+        let result: Result<Void, PFError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(PFError) in
+                var scanner = RowScanner(bytes: raw)
+                guard let shape = scanner.openRows() else {
+                    // Not a results wrapper or an array: one object, or an error worth the
+                    // full reader's message.
+                    let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
+                    for (i, row) in rows.enumerated() { try body(row, i, shape) }
+                    return
+                }
+                var index = 0
+                while let range = try scanner.nextRow() {
+                    let row: PFValue
+                    do throws(PFError) {
+                        row = try reader.read(UnsafeRawBufferPointer(rebasing: raw[range]))
+                    } catch {
+                        throw error.prefixed(by: rowPath(index, shape: shape))
+                    }
+                    try body(row, index, shape)
+                    index += 1
+                }
+                if let rest = try scanner.closeRows(shape) {
+                    // The wrapper's other members: `{` + `"count":1}` must be one valid object
+                    // without a second "results".
+                    var tail = Data("{".utf8)
+                    tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
+                    let members = try reader.read(tail)
+                    if case .dictionary(let d) = members {
+                        if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
+                        // The full reader takes such a document for one object: too ambiguous to stream.
+                        if d["objectId"] != nil || d["__type"] != nil {
+                            throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
+                        }
+                    }
+                }
+            }
+        }
+        try result.get()
+    }
+}
+
+/// Finds the byte ranges of the rows of `{"results":[…]}` or `[…]` without building values:
+/// strings (with escapes) and nesting are tracked so a row ends at its closing bracket.
+struct RowScanner {
+    let bytes: UnsafeRawBufferPointer
+    var i = 0
+    var rowsRead = 0
+    var afterComma = false
+
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+    }
+
+    mutating func expect(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard i + utf8.count <= bytes.count else { return false }
+        for (k, b) in utf8.enumerated() where bytes[i + k] != b { return false }
+        i += utf8.count
+        return true
+    }
+
+    /// Moves past `{"results":[` or `[`; `nil` (and no move) for any other start.
+    mutating func openRows() -> ParseExport.Shape? {
+        skipSpace()
+        let start = i
+        if expect("[") { return .array }
+        guard expect("{") else { return nil }
+        skipSpace()
+        guard expect("\"results\"") else { i = start; return nil }
+        skipSpace()
+        guard expect(":") else { i = start; return nil }
+        skipSpace()
+        guard expect("[") else { i = start; return nil }
+        return .results
+    }
+
+    /// The byte range of the next row, or `nil` after the closing `]`. Rows must be separated
+    /// by exactly one comma: a leading, doubled or trailing comma, or two rows with no comma
+    /// between them, is an error (code 107), as in the full reader.
+    mutating func nextRow() throws(PFError) -> Range<Int>? {
+        skipSpace()
+        guard i < bytes.count else { throw malformed("the file ends inside the rows array") }
+        if bytes[i] == UInt8(ascii: "]") {
+            guard !afterComma else { throw malformed("a trailing comma before ']'") }
+            i += 1
+            return nil
+        }
+        if rowsRead > 0 {
+            guard bytes[i] == UInt8(ascii: ",") else { throw malformed("expected ',' or ']' after a row") }
+            i += 1
+            afterComma = true
+            skipSpace()
+            guard i < bytes.count else { throw malformed("the file ends inside the rows array") }
+            guard bytes[i] != UInt8(ascii: "]") else { throw malformed("a trailing comma before ']'") }
+        }
+        guard bytes[i] != UInt8(ascii: ",") else { throw malformed("an empty row (a stray ',')") }
+        afterComma = false
+        rowsRead += 1
+        let start = i
+        var depth = 0
+        var inString = false
+        while i < bytes.count {
+            let c = bytes[i]
+            if inString {
+                if c == UInt8(ascii: "\\") { i += 2; continue }
+                if c == UInt8(ascii: "\"") { inString = false }
+                i += 1
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return start..<i }
+                depth -= 1
+                if depth == 0 {
+                    i += 1
+                    return start..<i
+                }
+            case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
+                // A scalar row ends at its separator; the reader then rejects it as a row.
+                if depth == 0 { return start..<i }
+            default: break
+            }
+            i += 1
+        }
+        throw malformed("the file ends inside a row")
+    }
+
+    /// Checks what follows the rows: for a results wrapper, `}` or further members (a REST
+    /// query response's `"count"`, say) handed back as the text of an object for the caller to
+    /// check with the full reader; then only whitespace.
+    /// - Returns: the byte range of `,…}` after the results array, when there is one.
+    mutating func closeRows(_ shape: ParseExport.Shape) throws(PFError) -> Range<Int>? {
+        skipSpace()
+        var rest: Range<Int>?
+        if shape == .results {
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") {
+                rest = i..<bytes.count
+                i = bytes.count
+            } else {
+                guard expect("}") else { throw malformed("expected '}' after the results array") }
+                skipSpace()
+            }
+        }
+        guard i == bytes.count else { throw malformed("unexpected data after the rows") }
+        return rest
+    }
+
+    func malformed(_ message: String) -> PFError {
+        PFError(.syntax, format: ParseFailure.format, message + " (\(ParseErrorCode.invalidJSON))",
+                location: PFError.Location(offset: min(i, bytes.count)))
+    }
+}
+
+// MARK: - Whole exports into models
+
+extension ParseAdapter {
+    /// Decodes every row of a class file into models, one row at a time (the fast path for
+    /// large exports: the file's bytes and the models are all that stay in memory).
+    /// - Parameters:
+    ///   - type: the model type.
+    ///   - bytes: the class file (`{"results":[…]}`, an array, one object, or 0 bytes).
+    ///   - limits: budgets for the JSON reader.
+    /// - Returns: the models in file order.
+    /// - Throws: ``PFCore/PFError`` from reading or decoding, with the row in the path
+    ///   (`results[3].score`, `[3].score` for a bare array).
+    public func decodeExport<M: ParseModel>(_ type: M.Type, fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> [M] {
+        var models: [M] = []
+        try ParseExport.forEachRow(inJSON: bytes, limits: limits) { row, index, shape throws(PFError) in
+            do throws(PFError) {
+                models.append(try decode(M.self, fromREST: row))
+            } catch {
+                throw error.prefixed(by: ParseExport.rowPath(index, shape: shape))
+            }
+        }
+        return models
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+
+/// Parse's export and import files: a class file holds one object, an array of objects, or
+/// `{"results":[…]}`; an empty class is a 0-byte file; a directory holds `<Class>.json` files
+/// and `_Join:<field>:<Class>.json` relation tables.
+public enum ParseExport {
+    /// How a document holds its objects, so it can be written back the same way.
+    public enum Shape: Sendable, Equatable {
+        /// One object.
+        case single
+        /// A bare array (parse-dashboard's export).
+        case array
+        /// `{"results":[…]}` (Parse.com's export, REST query responses).
+        case results
+        /// A 0-byte file (an empty class in a Parse.com export).
+        case empty
+    }
+
+    /// The rows of a class file and how they were held.
+    /// - Parameter document: the parsed JSON (`nil` for a 0-byte file).
+    /// - Returns: the rows and the shape.
+    /// - Throws: ``PFCore/PFError`` with Parse code 107 when the value is not an object, an
+    ///   array or `{"results":[…]}`.
+    public static func rows(of document: PFValue?) throws(PFError) -> (rows: [PFValue], shape: Shape) {
+        guard let document else { return ([], .empty) }
+        switch document {
+        case .array(let items): return (items, .array)
+        case .dictionary(let d):
+            if d["objectId"] == nil, d["__type"] == nil, let results = d["results"] {
+                guard case .array(let items) = results else {
+                    throw ParseFailure.make(.invalidJSON, "'results' must be an array of objects", path: PFCodingPath.root.appending(key: "results"))
+                }
+                return (items, .results)
+            }
+            return ([document], .single)
+        default:
+            throw ParseFailure.make(
+                .invalidJSON, "a Parse document must be an object, an array of objects or {\"results\":[…]}, not \(ParseFailure.describe(document))")
+        }
+    }
+
+    /// Reads a class file's JSON bytes (a 0-byte file is an empty class).
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - limits: budgets for the JSON reader.
+    /// - Returns: the rows and the shape.
+    /// - Throws: ``PFCore/PFError`` from the JSON reader, or Parse code 107.
+    public static func rows(fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> (rows: [PFValue], shape: Shape) {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return try rows(of: nil) }
+        // Typed values off: a malformed Date or Bytes is then reported by the Parse layer (code
+        // 111, per object) instead of failing the whole file in the JSON reader.
+        let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(bytes)
+        return try rows(of: value)
+    }
+
+    /// Reads the objects of a class file.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - className: the class (from the file name); `nil` to take it from each object.
+    ///   - limits: budgets for the JSON reader.
+    /// - Returns: the objects.
+    /// - Throws: ``PFCore/PFError`` from the reader or ``ParseObject/init(rest:className:)``
+    ///   (with the row index in the path).
+    public static func objects(fromJSON bytes: Data, className: String?, limits: PFLimits = .default) throws(PFError) -> [ParseObject] {
+        let (rows, shape) = try rows(fromJSON: bytes, limits: limits)
+        var out: [ParseObject] = []
+        out.reserveCapacity(rows.count)
+        for (i, row) in rows.enumerated() {
+            do throws(PFError) {
+                out.append(try ParseObject(rest: row, className: className))
+            } catch {
+                throw error.prefixed(by: rowPath(i, shape: shape))
+            }
+        }
+        return out
+    }
+
+    /// The document for objects written in a shape.
+    /// - Parameters:
+    ///   - objects: the objects.
+    ///   - shape: the shape (``Shape/empty`` and ``Shape/results`` both write `{"results":[…]}`).
+    ///   - style: REST or typed values.
+    ///   - sortedKeys: sort every object's keys, as Parse.com exports do.
+    /// - Returns: the JSON value.
+    public static func document(_ objects: [ParseObject], shape: Shape, style: ParseRESTStyle = .rest, sortedKeys: Bool = false) -> PFValue {
+        let rows = objects.map { $0.encoded(style: style, sortedKeys: sortedKeys) }
+        switch shape {
+        case .single where rows.count == 1: return rows[0]
+        case .array: return .array(rows)
+        default: return ["results": .array(rows)]
+        }
+    }
+
+    /// The class a file name stands for: `GameScore.json` → `GameScore`; `_Join꞉tags꞉Article.json`
+    /// (U+A789, as some exports spell `:`) → `_Join:tags:Article`.
+    /// - Parameter url: the file.
+    /// - Returns: the class name.
+    public static func className(forFile url: URL) -> String {
+        var name = url.lastPathComponent
+        if name.lowercased().hasSuffix(".json") { name = String(name.dropLast(5)) }
+        return name.replacingOccurrences(of: "\u{A789}", with: ":")
+    }
+
+    /// The `.json` class files of an export directory, sorted by name.
+    /// - Parameter directory: the directory.
+    /// - Returns: the files.
+    /// - Throws: ``PFCore/PFError`` with code `io` when the directory cannot be listed.
+    public static func classFiles(in directory: URL) throws(PFError) -> [URL] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw PFError(.io, format: ParseFailure.format, "cannot list \(directory.path): \(error.localizedDescription)")
+        }
+        return names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+            .map { directory.appendingPathComponent($0) }
+    }
+
+    static func rowPath(_ i: Int, shape: Shape) -> PFKeyPath {
+        switch shape {
+        case .results: PFKeyPath([.key("results"), .index(i)])
+        case .array: PFKeyPath([.index(i)])
+        case .single, .empty: .root
+        }
+    }
+}
+
+extension PFError {
+    /// The error with its path placed under a prefix path.
+    func prefixed(by prefix: PFKeyPath) -> PFError {
+        var copy = self
+        copy.path = PFKeyPath(prefix.components + (path?.components ?? []))
+        return copy
+    }
+}

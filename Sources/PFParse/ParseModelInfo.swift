@@ -1,0 +1,147 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// What the adapter knows about one model type, computed once per adapter.
+final class ParseModelInfo: @unchecked Sendable {
+    let className: String
+    let keyMap: ParseKeyMap
+    let transformers: ParseTransformers
+    let defaults: [String: PFValue]
+    let validators: [String: [ParsePropertyValidator]]
+    let strategy: ParseKeyMap.KeyStrategy
+    /// Key → property, for `allKeys` (explicit single-key mappings only).
+    let propertyByKey: [String: String]
+    // Snake-case conversions are cached; reads and writes go through the lock.
+    private let lock = NSLock()
+    private var converted: [String: ParseKeyMap.Mapping] = [:]
+
+    init(_ type: any ParseModel.Type, adapterStrategy: ParseKeyMap.KeyStrategy) {
+        className = type.parseClassName
+        keyMap = type.parseKeyMap
+        transformers = type.parseTransformers
+        defaults = type.parseDefaults
+        validators = type.parseValidators
+        strategy = keyMap.strategy ?? adapterStrategy
+        var byKey: [String: String] = [:]
+        for (property, mapping) in keyMap.mappings {
+            if case .key(let k) = mapping { byKey[k] = property }
+        }
+        propertyByKey = byKey
+    }
+
+    /// The mapping of a property.
+    func mapping(for property: String) -> ParseKeyMap.Mapping {
+        if let explicit = keyMap.mappings[property] { return explicit }
+        if strategy == .useDefaultKeys {
+            return .key(ParseKeyMap.key(for: property, strategy: .useDefaultKeys))
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = converted[property] { return cached }
+        let mapping = ParseKeyMap.Mapping.key(ParseKeyMap.key(for: property, strategy: strategy))
+        converted[property] = mapping
+        return mapping
+    }
+
+    /// The property a top-level key belongs to (for `allKeys`).
+    func property(forKey key: String) -> String {
+        if let p = propertyByKey[key] { return p }
+        if key == "ACL" { return "acl" }
+        return strategy == .convertToSnakeCase ? ParseKeyMap.camelCase(key) : key
+    }
+}
+
+/// The adapter's per-type cache.
+final class ParseModelCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var infos: [ObjectIdentifier: ParseModelInfo] = [:]
+    let strategy: ParseKeyMap.KeyStrategy
+
+    init(strategy: ParseKeyMap.KeyStrategy) { self.strategy = strategy }
+
+    func info(_ type: any ParseModel.Type) -> ParseModelInfo {
+        let id = ObjectIdentifier(type)
+        lock.lock()
+        if let found = infos[id] {
+            lock.unlock()
+            return found
+        }
+        lock.unlock()
+        let made = ParseModelInfo(type, adapterStrategy: strategy)
+        lock.lock()
+        defer { lock.unlock() }
+        if let raced = infos[id] { return raced }
+        infos[id] = made
+        return made
+    }
+}
+
+// MARK: - Reading through a mapping
+
+extension ParseKeyMap.Mapping {
+    /// The wire value of a mapping in a dictionary, with its path.
+    func lookup(in dict: OrderedDictionary<String, PFValue>, at path: PFCodingPath) throws(PFError) -> (PFValue?, PFCodingPath) {
+        switch self {
+        case .key(let k):
+            return (dict[k], path.appending(key: k))
+        case .path(let steps):
+            var current: PFValue = .dictionary(dict)
+            var here = path
+            for step in steps {
+                guard case .dictionary(let d) = current else {
+                    if case .null = current { return (nil, here) }
+                    throw ParseFailure.make(
+                        .incorrectType,
+                        "expected an object at \(here.keyPath) to read '\(steps.joined(separator: "."))', found \(ParseFailure.describe(current))",
+                        path: here)
+                }
+                here = here.appending(key: step)
+                guard let next = d[step] else { return (nil, here) }
+                current = next
+            }
+            return (current, here)
+        case .keys(let keys):
+            var out = OrderedDictionary<String, PFValue>()
+            for k in keys { if let v = dict[k] { out[k] = v } }
+            return (out.isEmpty ? nil : .dictionary(out), path.appending(key: keys.first ?? ""))
+        case .excluded:
+            return (nil, path)
+        }
+    }
+
+    /// Writes a wire value into a dictionary.
+    func store(_ value: PFValue, into dict: inout OrderedDictionary<String, PFValue>, property: String) throws(PFError) {
+        switch self {
+        case .key(let k):
+            dict[k] = value
+        case .path(let steps):
+            guard let first = steps.first else { return }
+            if steps.count == 1 {
+                dict[first] = value
+                return
+            }
+            var inner: OrderedDictionary<String, PFValue>
+            switch dict[first] {
+            case .dictionary(let d)?: inner = d
+            case nil, .null?: inner = [:]
+            case let other?:
+                throw ParseFailure.plain(
+                    .unrepresentable,
+                    "property '\(property)' maps to '\(steps.joined(separator: "."))', but '\(first)' already holds \(ParseFailure.describe(other))")
+            }
+            try ParseKeyMap.Mapping.path(Array(steps.dropFirst())).store(value, into: &inner, property: property)
+            dict[first] = .dictionary(inner)
+        case .keys(let keys):
+            guard case .dictionary(let parts) = value else {
+                if case .null = value { return }
+                throw ParseFailure.plain(
+                    .unrepresentable,
+                    "property '\(property)' maps to the keys \(keys.joined(separator: ", ")), so it must encode as a dictionary of them (use a struct or a transformer)")
+            }
+            for k in keys { if let v = parts[k] { dict[k] = v } }
+        case .excluded:
+            return
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+// MARK: - Reading
+
+extension ParseObject {
+    /// Reads an object from Parse's REST JSON (a class file row, a REST response, or an
+    /// embedded `{"__type":"Object",…}`).
+    ///
+    /// `createdAt`/`updatedAt` may be bare ISO strings (exports) or Date objects; a
+    /// `className` key, when present, must agree with `className`.
+    /// - Parameters:
+    ///   - rest: the JSON object.
+    ///   - className: the class (for class files, from the file name); `nil` to take it from
+    ///     the object's `className` key.
+    /// - Throws: ``PFError`` with Parse code 103 (class name missing or invalid), 105 (a key
+    ///   name), 111 (a value of the wrong type or a malformed special type), 106, 121, 123.
+    public init(rest: PFValue, className: String? = nil) throws(PFError) {
+        guard case .dictionary(let d) = rest else {
+            throw ParseFailure.make(
+                .invalidJSON, "a Parse object must be a JSON object, not \(ParseFailure.describe(rest))",
+                context: ParseContext(className: className))
+        }
+        try self.init(decoding: d, className: className, path: .root)
+    }
+
+    init(decoding d: OrderedDictionary<String, PFValue>, className given: String?, path: PFCodingPath) throws(PFError) {
+        let objectIdValue = d["objectId"]
+        var context = ParseContext(className: given, objectId: objectIdValue?.stringValue)
+        var className = given
+        if let named = d["className"] {
+            guard case .string(let name) = named else {
+                throw ParseFailure.make(.invalidClassName, "'className' must be a string", path: path.appending(key: "className"), context: context)
+            }
+            if let given, given != name {
+                throw ParseFailure.make(
+                    .invalidClassName, "the object's className '\(name)' differs from its class '\(given)'",
+                    path: path.appending(key: "className"), context: context)
+            }
+            className = name
+        }
+        guard let className else {
+            throw ParseFailure.make(
+                .invalidClassName, "the object has no className; name its class (a class file is named <Class>.json)",
+                path: path, context: context)
+        }
+        context.className = className
+        if let problem = ParseRules.classNameProblem(className) {
+            throw ParseFailure.make(.invalidClassName, problem, path: path, context: context)
+        }
+        self.className = className
+        self.fields = [:]
+        self.isDataAvailable = true
+        self.fields.reserveCapacity(d.count)
+        for (key, value) in d {
+            let here = path.appending(key: key)
+            switch key {
+            case "__type", "className":
+                continue
+            case "objectId":
+                switch value {
+                case .string(let s): objectId = s
+                case .null: objectId = nil
+                default:
+                    throw ParseFailure.make(.incorrectType, "objectId must be a string, not \(ParseFailure.describe(value))", path: here, context: context)
+                }
+            case "createdAt", "updatedAt":
+                let date = try ParseObject.timestamp(value, key: key, path: here, context: context)
+                if key == "createdAt" { createdAt = date } else { updatedAt = date }
+            case "ACL":
+                acl = try ParseACL(rest: value, path: here, context: context)
+            default:
+                if let problem = ParseRules.fieldNameProblem(key, className: className) {
+                    throw ParseFailure.make(.invalidFieldName, problem, path: here, context: context)
+                }
+                fields[key] = try ParseValue.decode(value, path: here, context: context)
+            }
+        }
+        aclChanged = false
+        sourceKeyOrder = Array(d.keys)
+    }
+
+    static func timestamp(_ value: PFValue, key: String, path: PFCodingPath, context: ParseContext) throws(PFError) -> Date? {
+        switch value {
+        case .null: return nil
+        case .date(let d): return ParseDate.rounded(d)
+        case .string(let s):
+            if let d = ParseDate.date(from: s) { return d }
+        case .dictionary:
+            if case .date(let d) = try ParseValue.decode(value, path: path, context: context) { return d }
+        default: break
+        }
+        throw ParseFailure.make(
+            .incorrectType,
+            "\(key) must be an ISO 8601 date such as \"2015-05-19T00:53:50.112Z\", not \(ParseFailure.describe(value))",
+            path: path, context: context)
+    }
+}
+
+// MARK: - Writing
+
+extension ParseObject {
+    /// The object as Parse's REST JSON, the way exports write it: bare ISO `createdAt` /
+    /// `updatedAt`, special types as `{"__type":…}` dictionaries, keys in the order they were
+    /// read (new keys after them).
+    public var restValue: PFValue { encoded(style: .rest) }
+
+    /// The object as pfarchive's typed value tree (dates and bytes as typed values).
+    public var typedValue: PFValue { encoded(style: .typed) }
+
+    /// The object's JSON in a style.
+    /// - Parameters:
+    ///   - style: REST or typed.
+    ///   - sortedKeys: sort every key of the object (Parse.com exports do).
+    /// - Returns: the JSON dictionary.
+    public func encoded(style: ParseRESTStyle, sortedKeys: Bool = false) -> PFValue {
+        .dictionary(members(style: style, sortedKeys: sortedKeys, includeClassName: false))
+    }
+
+    func encodedAsEmbedded(style: ParseRESTStyle) -> PFValue {
+        if !isDataAvailable, let pointer { return ParseValue.pointer(pointer).encoded(style: style) }
+        var out: OrderedDictionary<String, PFValue> = ["__type": "Object", "className": .string(className)]
+        for (k, v) in members(style: style, sortedKeys: false, includeClassName: false) where k != "className" {
+            out[k] = v
+        }
+        return .dictionary(out)
+    }
+
+    func members(style: ParseRESTStyle, sortedKeys: Bool, includeClassName: Bool) -> OrderedDictionary<String, PFValue> {
+        var out = OrderedDictionary<String, PFValue>()
+        out.reserveCapacity(fields.count + 4)
+        func emit(_ key: String) {
+            guard out[key] == nil else { return }
+            switch key {
+            case "objectId": if let objectId { out[key] = .string(objectId) }
+            case "createdAt", "updatedAt":
+                guard let date = key == "createdAt" ? createdAt : updatedAt else { return }
+                if style == .rest, let iso = ParseDate.string(from: date) { out[key] = .string(iso) } else { out[key] = .date(date) }
+            case "ACL": if let acl { out[key] = acl.restValue }
+            case "className": if includeClassName || sourceKeyOrder?.contains("className") == true { out[key] = .string(className) }
+            case "__type": break
+            default: if let value = fields[key] { out[key] = value.encoded(style: style) }
+            }
+        }
+        if let order = sourceKeyOrder { for key in order { emit(key) } }
+        for key in ParseRules.defaultColumns { emit(key) }
+        for key in fields.keys { emit(key) }
+        if includeClassName { emit("className") }
+        if sortedKeys { out.sort(by: { $0.key < $1.key }) }
+        return out
+    }
+}

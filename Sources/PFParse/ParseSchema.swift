@@ -1,0 +1,132 @@
+import OrderedCollections
+import PFCore
+
+/// A Parse schema: the fields and their types, per class.
+///
+/// Reads the REST `/schemas` shape (`{"results":[{"className":…,"fields":{"name":{"type":"Pointer","targetClass":"_User"}}}]}`,
+/// one such class object, or an array of them) and parse-server's `_SCHEMA` documents
+/// (`{"_id":"GameScore","score":"number","owner":"*_User","tags":"relation<Tag>",…}`), or is
+/// inferred from data with ``infer(_:)``.
+public struct ParseSchema: Sendable, Equatable {
+    /// One field's type.
+    public struct Field: Sendable, Equatable, CustomStringConvertible {
+        /// `String`, `Number`, `Boolean`, `Date`, `Object`, `Array`, `GeoPoint`, `File`,
+        /// `Bytes`, `Polygon`, `Pointer`, `Relation` or `ACL`.
+        public var type: String
+        /// The target class of a Pointer or Relation.
+        public var targetClass: String?
+
+        /// Makes a field type.
+        /// - Parameters:
+        ///   - type: the type name.
+        ///   - targetClass: the target class of a Pointer or Relation.
+        public init(_ type: String, targetClass: String? = nil) {
+            self.type = type
+            self.targetClass = targetClass
+        }
+
+        public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type }
+    }
+
+    /// The valid field type names.
+    public static let typeNames: Set<String> = [
+        "String", "Number", "Boolean", "Date", "Object", "Array", "GeoPoint", "File", "Bytes", "Polygon", "Pointer",
+        "Relation", "ACL",
+    ]
+
+    /// Fields by class, in order.
+    public var classes: OrderedDictionary<String, OrderedDictionary<String, Field>>
+
+    /// Makes a schema.
+    /// - Parameter classes: fields by class.
+    public init(_ classes: OrderedDictionary<String, OrderedDictionary<String, Field>> = [:]) {
+        self.classes = classes
+    }
+
+    // MARK: - Reading
+
+    /// Reads a schema document.
+    /// - Parameter value: the JSON: `/schemas` results, one class, an array, or `_SCHEMA` documents.
+    /// - Throws: ``PFCore/PFError`` with Parse code 107 for an unrecognised shape, 103 for a
+    ///   bad class name, 111 for an unknown type.
+    public init(rest value: PFValue) throws(PFError) {
+        classes = [:]
+        var items: [PFValue]
+        switch value {
+        case .array(let a): items = a
+        case .dictionary(let d):
+            if case .array(let a)? = d["results"] { items = a } else { items = [value] }
+        default:
+            throw ParseFailure.make(.invalidJSON, "a schema must be {\"results\":[…]}, a class object or an array, not \(ParseFailure.describe(value))")
+        }
+        for (i, item) in items.enumerated() {
+            let here = PFCodingPath.root.appending(index: i)
+            guard case .dictionary(let d) = item else {
+                throw ParseFailure.make(.invalidJSON, "schema entry \(i) must be an object", path: here)
+            }
+            if case .string(let name)? = d["className"] {
+                try ParseRules.checkClassName(name)
+                var fields = OrderedDictionary<String, Field>()
+                if case .dictionary(let fs)? = d["fields"] {
+                    for (key, spec) in fs {
+                        guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
+                            throw ParseFailure.make(.incorrectType, "field '\(key)' of \(name) has no valid 'type'", path: here.appending(key: "fields").appending(key: key))
+                        }
+                        fields[key] = Field(type, targetClass: spec["targetClass"]?.stringValue)
+                    }
+                }
+                classes[name] = fields
+            } else if case .string(let name)? = d["_id"] {
+                try ParseRules.checkClassName(name)
+                var fields = OrderedDictionary<String, Field>()
+                for (key, spec) in d where key != "_id" && key != "_metadata" {
+                    guard case .string(let mongoType) = spec, let field = ParseSchema.field(mongoType: mongoType) else {
+                        throw ParseFailure.make(.incorrectType, "_SCHEMA field '\(key)' of \(name) has an unknown type", path: here.appending(key: key))
+                    }
+                    fields[key] = field
+                }
+                classes[name] = fields
+            } else {
+                throw ParseFailure.make(.invalidJSON, "schema entry \(i) has neither 'className' nor '_id'", path: here)
+            }
+        }
+    }
+
+    /// A field type from parse-server's Mongo spelling: `string`, `*_User`, `relation<Tag>`, ….
+    static func field(mongoType: String) -> Field? {
+        if mongoType.hasPrefix("*") { return Field("Pointer", targetClass: String(mongoType.dropFirst())) }
+        if mongoType.hasPrefix("relation<"), mongoType.hasSuffix(">") {
+            return Field("Relation", targetClass: String(mongoType.dropFirst(9).dropLast()))
+        }
+        let names = [
+            "string": "String", "number": "Number", "boolean": "Boolean", "date": "Date", "object": "Object",
+            "array": "Array", "geopoint": "GeoPoint", "file": "File", "bytes": "Bytes", "polygon": "Polygon", "acl": "ACL",
+        ]
+        return names[mongoType].map { Field($0) }
+    }
+
+    /// The schema as the REST `/schemas` shape.
+    public var restValue: PFValue {
+        .dictionary([
+            "results": .array(classes.map { name, fields in
+                var fs = OrderedDictionary<String, PFValue>()
+                for (key, field) in fields {
+                    var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
+                    if let t = field.targetClass { spec["targetClass"] = .string(t) }
+                    fs[key] = .dictionary(spec)
+                }
+                return ["className": .string(name), "fields": .dictionary(fs)]
+            })
+        ])
+    }
+
+    // MARK: - Types of values
+
+    /// The field type of a value, or `nil` for null.
+    /// - Parameter value: a field value.
+    /// - Returns: its type.
+    public static func fieldType(of value: ParseValue) -> Field? {
+        guard let name = value.schemaTypeName else { return nil }
+        return Field(name, targetClass: value.targetClassName)
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// How special types are written into a ``PFValue`` tree.
+public enum ParseRESTStyle: Sendable {
+    /// Parse's REST JSON exactly: every special type is a `{"__type":…}` dictionary, and a
+    /// top-level `createdAt`/`updatedAt` is a bare ISO string, as exports write them.
+    case rest
+    /// pfarchive's typed value tree: dates (including `createdAt`/`updatedAt`) are
+    /// ``PFValue/date(_:)`` and Bytes are ``PFValue/data(_:)``; the JSON writer spells them
+    /// as Parse's typed JSON again.
+    case typed
+}
+
+// MARK: - Decoding
+
+extension ParseValue {
+    /// Reads a value from its REST JSON form.
+    ///
+    /// Accepts both `{"__type":"Date","iso":…}` dictionaries and the ``PFValue/date(_:)`` /
+    /// ``PFValue/data(_:)`` values pfarchive's JSON reader makes of them.
+    /// - Parameter rest: the JSON value.
+    /// - Throws: ``PFError`` with Parse code 111 (a malformed Date/Bytes/File/GeoPoint/Polygon,
+    ///   an integer beyond 64 bits), 106 (a malformed Pointer), 121 (a nested key with `$` or
+    ///   `.`), 105/103 inside an embedded object.
+    public init(rest: PFValue) throws(PFError) {
+        self = try ParseValue.decode(rest, path: .root, context: .none)
+    }
+
+    static func decode(_ value: PFValue, path: PFCodingPath, context: ParseContext) throws(PFError) -> ParseValue {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .uint(let u):
+            throw ParseFailure.make(
+                .incorrectType, "the integer \(u) is beyond Parse's 64-bit numbers", path: path, context: context)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .date(let d): return .date(ParseDate.rounded(d))
+        case .data(let d): return .bytes(d)
+        case .uid:
+            throw ParseFailure.make(.incorrectType, "a keyed-archive UID is not a Parse value", path: path, context: context)
+        case .array(let items):
+            var out: [ParseValue] = []
+            out.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                out.append(try decode(item, path: path.appending(index: i), context: context))
+            }
+            return .array(out)
+        case .dictionary(let d):
+            if case .string(let type)? = d["__type"] {
+                if let typed = try decodeTyped(type, d, path: path, context: context) { return typed }
+            }
+            var out = OrderedDictionary<String, ParseValue>()
+            out.reserveCapacity(d.count)
+            for (key, member) in d {
+                if key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
+                    throw ParseFailure.make(.invalidNestedKey, problem, path: path.appending(key: key), context: context)
+                }
+                out[key] = try decode(member, path: path.appending(key: key), context: context)
+            }
+            return .object(out)
+        }
+    }
+
+    /// A typed object, or `nil` for a `__type` Parse does not define (kept as a dictionary).
+    static func decodeTyped(
+        _ type: String, _ d: OrderedDictionary<String, PFValue>, path: PFCodingPath, context: ParseContext
+    ) throws(PFError) -> ParseValue? {
+        func fail(_ message: String) -> PFError {
+            ParseFailure.make(.incorrectType, message, path: path, context: context)
+        }
+        func fail(_ code: ParseErrorCode, _ message: String) -> PFError {
+            ParseFailure.make(code, message, path: path, context: context)
+        }
+        switch type {
+        case "Date":
+            switch d["iso"] {
+            case .string(let iso)?:
+                guard let date = ParseDate.date(from: iso) else {
+                    throw fail("malformed Date: '\(iso)' is not ISO 8601; expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
+                }
+                return .date(date)
+            case .date(let date)?: return .date(ParseDate.rounded(date))
+            default:
+                throw fail("malformed Date: expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
+            }
+        case "Bytes":
+            guard case .string(let text)? = d["base64"] else {
+                throw fail("malformed Bytes: expected {\"__type\":\"Bytes\",\"base64\":\"…\"}")
+            }
+            guard let bytes = PFBase64.decode(text, ignoringWhitespace: false) else {
+                throw fail("malformed Bytes: 'base64' is not valid base64")
+            }
+            return .bytes(bytes)
+        case "Pointer":
+            guard case .string(let className)? = d["className"], case .string(let objectId)? = d["objectId"] else {
+                throw fail(.invalidPointer, "malformed Pointer: expected {\"__type\":\"Pointer\",\"className\":…,\"objectId\":…} with string members")
+            }
+            return .pointer(ParsePointer(className: className, objectId: objectId))
+        case "Relation":
+            guard case .string(let className)? = d["className"] else {
+                throw fail("malformed Relation: expected {\"__type\":\"Relation\",\"className\":…}")
+            }
+            return .relation(className: className)
+        case "File":
+            guard case .string(let name)? = d["name"], !name.isEmpty else {
+                throw fail("malformed File: expected {\"__type\":\"File\",\"name\":…} with a non-empty name")
+            }
+            var url: String?
+            switch d["url"] {
+            case nil, .null?: url = nil
+            case .string(let u)?: url = u
+            default: throw fail("malformed File: 'url' must be a string")
+            }
+            return .file(ParseFile(name: name, url: url))
+        case "GeoPoint":
+            guard let latitude = d["latitude"]?.doubleValue, let longitude = d["longitude"]?.doubleValue else {
+                throw fail("malformed GeoPoint: expected numeric 'latitude' and 'longitude'")
+            }
+            let point = ParseGeoPoint(latitude: latitude, longitude: longitude)
+            if let problem = point.problem { throw fail(.invalidJSON, problem) }
+            return .geoPoint(point)
+        case "Polygon":
+            guard case .array(let items)? = d["coordinates"] else {
+                throw fail("malformed Polygon: expected 'coordinates', an array of [latitude, longitude] pairs")
+            }
+            var points: [ParseGeoPoint] = []
+            for (i, item) in items.enumerated() {
+                guard case .array(let pair) = item, pair.count == 2, let lat = pair[0].doubleValue,
+                    let lng = pair[1].doubleValue
+                else {
+                    throw ParseFailure.make(
+                        .incorrectType, "malformed Polygon: coordinate \(i) is not a [latitude, longitude] pair",
+                        path: path.appending(key: "coordinates").appending(index: i), context: context)
+                }
+                let point = ParseGeoPoint(latitude: lat, longitude: lng)
+                if let problem = point.problem {
+                    throw ParseFailure.make(
+                        .invalidJSON, "Polygon vertex \(i): \(problem)",
+                        path: path.appending(key: "coordinates").appending(index: i), context: context)
+                }
+                points.append(point)
+            }
+            guard points.count >= 3 else {
+                throw fail("malformed Polygon: it has \(points.count) vertices; Parse requires at least 3")
+            }
+            return .polygon(ParsePolygon(coordinates: points))
+        case "Object":
+            return .embedded(try ParseObject(decoding: d, className: nil, path: path))
+        default:
+            return nil
+        }
+    }
+}
+
+// MARK: - Encoding
+
+extension ParseValue {
+    /// The value as Parse's REST JSON (every special type a `{"__type":…}` dictionary).
+    public var restValue: PFValue { encoded(style: .rest) }
+
+    /// The value as pfarchive's typed tree (dates and bytes as ``PFValue/date(_:)`` and
+    /// ``PFValue/data(_:)``).
+    public var typedValue: PFValue { encoded(style: .typed) }
+
+    /// The value in a given style.
+    /// - Parameter style: REST dictionaries or typed values.
+    /// - Returns: the JSON value.
+    public func encoded(style: ParseRESTStyle) -> PFValue {
+        switch self {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .date(let date):
+            guard style == .rest, let iso = ParseDate.string(from: date) else { return .date(date) }
+            return ["__type": "Date", "iso": .string(iso)]
+        case .bytes(let data):
+            guard style == .rest else { return .data(data) }
+            return ["__type": "Bytes", "base64": .string(PFBase64.encode(data))]
+        case .pointer(let p):
+            return ["__type": "Pointer", "className": .string(p.className), "objectId": .string(p.objectId)]
+        case .relation(let c):
+            return ["__type": "Relation", "className": .string(c)]
+        case .file(let f):
+            var d: OrderedDictionary<String, PFValue> = ["__type": "File", "name": .string(f.name)]
+            if let url = f.url { d["url"] = .string(url) }
+            return .dictionary(d)
+        case .geoPoint(let g):
+            return ["__type": "GeoPoint", "latitude": .double(g.latitude), "longitude": .double(g.longitude)]
+        case .polygon(let p):
+            return [
+                "__type": "Polygon",
+                "coordinates": .array(p.coordinates.map { .array([.double($0.latitude), .double($0.longitude)]) }),
+            ]
+        case .array(let items):
+            return .array(items.map { $0.encoded(style: style) })
+        case .object(let d):
+            var out = OrderedDictionary<String, PFValue>()
+            out.reserveCapacity(d.count)
+            for (k, v) in d { out[k] = v.encoded(style: style) }
+            return .dictionary(out)
+        case .embedded(let object):
+            return object.encodedAsEmbedded(style: style)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+// MARK: - A model of the benchmark's generated GameScore export
+
+struct GeneratedWeapon: Codable, Equatable {
+    var name: String
+    var uses: Int
+}
+
+struct GeneratedStats: Codable, Equatable {
+    var kills: Int
+    var deaths: Int
+    var ratio: Double
+    var weapons: [GeneratedWeapon]
+}
+
+struct GeneratedScore: ParseModel, Equatable {
+    var objectId: String?
+    var createdAt: Date?
+    var updatedAt: Date?
+    var acl: ParseACL?
+    var score: Int
+    var playerName: String
+    var cheatMode: Bool
+    var tags: [String]
+    var stats: GeneratedStats
+    var lastPlayed: Date
+    var player: ParsePointer
+    var comment: String
+    static let parseClassName = "GameScore"
+}
+
+@Suite struct ExportStreamingTests {
+    /// Every row `forEachRow` delivers, or the error it threw.
+    func streamed(_ text: String) -> Result<[PFValue], PFError> {
+        var rows: [PFValue] = []
+        do throws(PFError) {
+            try ParseExport.forEachRow(inJSON: Data(text.utf8)) { row, index throws(PFError) in
+                #expect(index == rows.count)
+                rows.append(row)
+            }
+            return .success(rows)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The rows the whole-document reader finds, or its error.
+    func whole(_ text: String) -> Result<[PFValue], PFError> {
+        Result { () throws(PFError) in try ParseExport.rows(fromJSON: Data(text.utf8)).rows }
+    }
+
+    @Test(arguments: [
+        #"{"results":[{"objectId":"a","n":1},{"objectId":"b","s":"x,]}\"{"}]}"#,
+        #"  [ {"objectId":"a"} ,{"objectId":"b","deep":[[{"k":[]}]]} ]  "#,
+        #"{"objectId":"only","results":[1]}"#,
+        #"{"results":[]}"#,
+        "[]",
+        "",
+        " \n\t",
+        #"{"results":[{"a":1}],"count":1}"#,
+        #"{"count":1,"results":[{"a":1}]}"#,
+    ])
+    func sameRowsAsTheWholeReader(text: String) throws {
+        let expected = try whole(text).get()
+        #expect(try streamed(text).get() == expected)
+    }
+
+    @Test(arguments: [
+        (#"[,{"a":1}]"#, "stray"),
+        (#"[{"a":1},,{"b":2}]"#, "stray"),
+        (#"[{"a":1},]"#, "trailing comma"),
+        (#"[{"a":1} {"b":2}]"#, "expected ','"),
+        (#"[1 2]"#, "expected ','"),
+        (#"{"results":[{"a":1}"#, "ends inside the rows"),
+        (#"{"results":[{"a":"1}]}"#, "ends inside a row"),
+        (#"{"results":[{"a":1}]} x"#, "unexpected data"),
+        (#"{"results":[{"a":1}] "#, "expected '}'"),
+        (#"{"results":[{"a":1}],"results":[]}"#, "two 'results'"),
+    ])
+    func malformedWrappersFail(text: String, message: String) {
+        switch streamed(text) {
+        case .success(let rows): Issue.record("accepted \(text) as \(rows)")
+        case .failure(let error): #expect(error.description.contains(message), "\(error)")
+        }
+        #expect(throws: PFError.self) { try whole(text).get() }
+    }
+
+    /// The one shape where the readers differ: the whole reader takes an object with an
+    /// objectId for one object even when it has a "results" key; the row reader has already
+    /// handed out the rows when it sees the objectId, so it refuses the document.
+    @Test func resultsThenObjectIdIsRefusedByTheRowReader() throws {
+        let text = #"{"results":[{"a":1}],"objectId":"x"}"#
+        #expect(try whole(text).get().count == 1)
+        guard case .failure(let error) = streamed(text) else {
+            Issue.record("accepted an ambiguous document")
+            return
+        }
+        #expect(error.parseErrorCode == .invalidJSON)
+        #expect(error.description.contains("neither one object nor an export"), "\(error)")
+    }
+
+    @Test func aSyntaxErrorInARowNamesTheRow() throws {
+        let text = #"{"results":[{"a":1},{"a":tru}]}"#
+        guard case .failure(let error) = streamed(text) else {
+            Issue.record("accepted a row with a syntax error")
+            return
+        }
+        #expect(error.path?.description.hasPrefix("results[1]") == true, "\(error)")
+    }
+
+    /// Every one-byte deletion and a set of one-byte replacements of a small export: the row
+    /// reader accepts exactly what the whole reader accepts, with the same rows.
+    @Test func agreesWithTheWholeReaderOnMutations() {
+        let text = #"{"results":[{"objectId":"a1","n":[1,2.5,{"s":"q\"]"}],"ACL":{"*":{"read":true}}},{"objectId":"b2","t":null}]}"#
+        let bytes = Array(text.utf8)
+        var variants: [[UInt8]] = []
+        for i in bytes.indices {
+            var cut = bytes
+            cut.remove(at: i)
+            variants.append(cut)
+            for b in Array("{}[],\" 1".utf8) where b != bytes[i] {
+                var swapped = bytes
+                swapped[i] = b
+                variants.append(swapped)
+            }
+        }
+        var disagreements: [String] = []
+        for variant in variants {
+            let text = String(decoding: variant, as: UTF8.self)
+            switch (whole(text), streamed(text)) {
+            case (.success(let a), .success(let b)) where a == b: continue
+            case (.failure, .failure): continue
+            default: disagreements.append(text)
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
+
+    @Test func realExportFilesStreamLikeTheWholeReader() throws {
+        let files = Fixtures.files(in: Fixtures.real.appendingPathComponent("parse")) { $0.hasSuffix(".json") }
+        #expect(files.count >= 4)
+        for file in files {
+            let bytes = try Fixtures.data(file)
+            let expected = try ParseExport.rows(fromJSON: bytes).rows
+            var rows: [PFValue] = []
+            try ParseExport.forEachRow(inJSON: bytes) { row, _ in rows.append(row) }
+            #expect(rows == expected, "\(file.lastPathComponent)")
+        }
+    }
+
+    @Test func inputLargerThanTheLimitIsRejected() {
+        var limits = PFLimits.default
+        limits.maxInputBytes = 8
+        #expect(throws: PFError.self) {
+            try ParseExport.forEachRow(inJSON: Data(#"[{"a":1},{"b":2}]"#.utf8), limits: limits) { _, _ in }
+        }
+    }
+
+    // MARK: - decodeExport
+
+    @Test func decodeExportMatchesDecodingEachObject() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfparse-gen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("GameScore.json")
+        let script = Fixtures.benchData.appendingPathComponent("gen_parse_export.py").path
+        let run = try Peers.python(
+            "import runpy, sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; runpy.run_path(p, run_name='__main__')",
+            [script, "300", out.path])
+        try #require(run.status == 0, "\(run.stderr)")
+        let bytes = try Data(contentsOf: out)
+
+        let adapter = ParseAdapter()
+        let models = try adapter.decodeExport(GeneratedScore.self, fromJSON: bytes)
+        let objects = try ParseExport.objects(fromJSON: bytes, className: "GameScore")
+        #expect(models.count == 300)
+        #expect(models == (try objects.map { try adapter.decode(GeneratedScore.self, from: $0) }))
+        #expect(models.allSatisfy { $0.player.className == "_User" && $0.objectId?.count == 10 })
+    }
+
+    @Test func decodeExportNamesTheFailingRowAndKey() {
+        let text = #"{"results":[{"objectId":"a","name":"x","score":1},{"objectId":"b","name":"y","score":"high"}]}"#
+        expectParseError(.incorrectType, path: "results[1].score") {
+            _ = try ParseAdapter().decodeExport(ScoreRow.self, fromJSON: Data(text.utf8))
+        }
+        let array = #"[{"objectId":"a","name":"x"}]"#
+        expectParseError(nil, path: "[0].score") {
+            _ = try ParseAdapter().decodeExport(ScoreRow.self, fromJSON: Data(array.utf8))
+        }
+    }
+}
+
+struct ScoreRow: ParseModel, Equatable {
+    var objectId: String?
+    var name: String
+    var score: Int
+    static let parseClassName = "ScoreRow"
+}
