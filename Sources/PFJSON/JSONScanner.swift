@@ -4,10 +4,40 @@ import PFCore
 struct JSONScanResult {
     /// Where the value starts (after a byte order mark skipped in lenient mode).
     var start: Int
-    /// The member count of every object, in the order their `{` appear (pre-order).
+    /// The member count of every object, in the order their `{` appear (pre-order);
+    /// recorded only when duplicate keys are to be rejected, else empty.
     var objectCounts: [Int]
     /// The byte offset of every object's `{`, parallel to `objectCounts`.
     var objectOffsets: [Int]
+    /// The offset of the backslash of every `\u0000` escape inside an object key, in order
+    /// (almost always empty).
+    var nulKeyEscapes: [Int]
+    /// Which of the noncharacters U+FDD0…U+FDEF (bit k for U+FDD0 + k) occur in some key,
+    /// raw or escaped: the reader picks an unused one to stand in for U+0000 in keys.
+    var keyNoncharacters: UInt32
+    /// Whether some key has a byte or an escape beyond ASCII. Distinct ASCII byte strings
+    /// are always distinct Swift strings; other keys may be canonically equivalent (`é` and
+    /// `e\u0301`) or repaired to the same U+FFFD in lenient mode, so they need uniquing.
+    var nonASCIIKeys: Bool
+}
+
+/// Finds the first key that repeats in one object, in a second pass of the scanner that
+/// runs only to name the key in a duplicate-key error.
+final class JSONRepeatedKeyFinder {
+    /// The pre-order slot of the object to look in.
+    let slot: Int
+    private var seen: Set<[UInt8]> = []
+    /// The decoded bytes of the first repeated key, once found.
+    private(set) var repeated: [UInt8]?
+
+    init(slot: Int) {
+        self.slot = slot
+    }
+
+    func add(_ key: [UInt8], slot: Int) {
+        guard slot == self.slot, repeated == nil else { return }
+        if !seen.insert(key).inserted { repeated = key }
+    }
 }
 
 /// pfarchive's own single-pass validator, run before json-c sees the bytes.
@@ -15,8 +45,10 @@ struct JSONScanResult {
 /// json-c accepts 16 of JSONTestSuite's `n_` files, validates UTF-8 only partly, saturates
 /// out-of-range integers silently, truncates keys at U+0000 and crashes when freeing very
 /// deep trees. This scanner checks all of that in one pass over the bytes, with no
-/// allocation per token, and records the member count of each object so the tree walk can
-/// detect duplicate keys (json-c keeps only the last). Errors carry the byte offset.
+/// allocation per token. When duplicate keys are to be rejected it records the member count
+/// of each object so the tree walk can detect them (json-c keeps only the last); it records
+/// where keys hold an escaped U+0000 so the reader can keep such keys whole. Errors carry
+/// the byte offset.
 struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     /// The first byte; the reader refuses empty input before scanning, so this is never
@@ -28,8 +60,20 @@ struct JSONScanner {
     let maxNodes: Int
     let maxCollectionCount: Int
     let maxNumberLength: Int
+    /// Whether to record per-object member counts and offsets (only `rejectDuplicateKeys`
+    /// needs them).
+    let recordObjects: Bool
+    /// See ``JSONScanResult/nulKeyEscapes``.
+    var nulKeyEscapes: [Int] = []
+    /// See ``JSONScanResult/keyNoncharacters``.
+    var keyNoncharacters: UInt32 = 0
+    /// See ``JSONScanResult/nonASCIIKeys``.
+    var nonASCIIKeys = false
+    /// Set only for the second pass that names a repeated key.
+    let finder: JSONRepeatedKeyFinder?
 
-    init(bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer, options: JSONReader.Options) {
+    init(bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer, options: JSONReader.Options,
+         finder: JSONRepeatedKeyFinder? = nil) {
         self.bytes = bytes
         self.p = base.assumingMemoryBound(to: UInt8.self)
         self.count = bytes.count
@@ -38,6 +82,8 @@ struct JSONScanner {
         self.maxNodes = options.limits.maxNodes
         self.maxCollectionCount = options.limits.maxCollectionCount
         self.maxNumberLength = options.maxNumberLength
+        self.recordObjects = options.rejectDuplicateKeys || finder != nil
+        self.finder = finder
     }
 
     // MARK: - Bytes
@@ -52,7 +98,8 @@ struct JSONScanner {
     // MARK: - Document
 
     /// Validates the whole document.
-    /// - Returns: the object member counts and where the value starts.
+    /// - Returns: where the value starts, the object member counts (when recorded) and what
+    ///   the reader must know about the keys.
     /// - Throws: ``PFError`` (`syntax`, `truncated`, `invalidValue`, `unsupported`,
     ///   `limitExceeded`) at the first problem.
     mutating func scan() throws(PFError) -> JSONScanResult {
@@ -68,7 +115,7 @@ struct JSONScanner {
         var objectOffsets: [Int] = []
         // The open containers. Bounded by maxDepth (at most 512), so reserving is safe.
         var stack: [Frame] = []
-        stack.reserveCapacity(maxDepth + 1)
+        stack.reserveCapacity(min(maxDepth + 1, 64))
         var nodes = 0
 
         var i = try skipSpace(start)
@@ -81,14 +128,18 @@ struct JSONScanner {
             switch c {
             case UInt8(ascii: "{"):
                 guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
-                objectOffsets.append(i)
-                objectCounts.append(0)
+                var slot = Int.max  // an object whose counts are not recorded
+                if recordObjects {
+                    objectOffsets.append(i)
+                    objectCounts.append(0)
+                    slot = objectCounts.count - 1
+                }
                 i = try skipSpace(i + 1)
                 if i < count, byte(i) == UInt8(ascii: "}") {
                     i += 1
                 } else {
-                    stack.append(Frame(members: 1, slot: objectCounts.count - 1))
-                    i = try scanKey(i)
+                    stack.append(Frame(members: 1, slot: slot))
+                    i = try scanKey(i, slot: slot)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
@@ -101,7 +152,7 @@ struct JSONScanner {
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
-                i = try scanString(i, quote: c, isKey: false)
+                i = try scanString(i, quote: c)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 i = lenient ? try scanLenientNumber(i) : try scanNumber(i)
             case UInt8(ascii: "t"):
@@ -124,7 +175,9 @@ struct JSONScanner {
                             "unexpected \(JSONError.describeByte(at: end, in: bytes)) after the top-level value; expected only whitespace",
                             offset: end, in: bytes)
                     }
-                    return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets)
+                    return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
+                                          nulKeyEscapes: nulKeyEscapes, keyNoncharacters: keyNoncharacters,
+                                          nonASCIIKeys: nonASCIIKeys)
                 }
                 let top = frame.slot >= 0
                 i = try skipSpace(i)
@@ -143,7 +196,7 @@ struct JSONScanner {
                         throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
                     }
                     stack[stack.count - 1].members = n
-                    if top { i = try scanKey(i) }
+                    if top { i = try scanKey(i, slot: frame.slot) }
                     continue valueLoop
                 }
                 if i < count, c == close {
@@ -157,7 +210,7 @@ struct JSONScanner {
     }
 
     /// An open container: members so far and, for an object, its slot in `objectCounts`
-    /// (arrays have slot -1).
+    /// (`Int.max` when counts are not recorded; arrays have slot -1).
     struct Frame {
         var members: Int
         var slot: Int
@@ -166,17 +219,19 @@ struct JSONScanner {
     @inline(__always)
     private func closeFrame(_ stack: inout [Frame], _ objectCounts: inout [Int]) {
         guard let frame = stack.popLast() else { return }
-        if frame.slot >= 0, frame.slot < objectCounts.count { objectCounts[frame.slot] = frame.members }
+        if recordObjects, frame.slot >= 0, frame.slot < objectCounts.count { objectCounts[frame.slot] = frame.members }
     }
 
     /// Scans `"key" :` and the whitespace after it.
+    /// - Parameter slot: the object's slot in `objectCounts`, for the repeated-key pass.
     /// - Returns: the offset of the member's value.
-    private func scanKey(_ i: Int) throws(PFError) -> Int {
+    private mutating func scanKey(_ i: Int, slot: Int) throws(PFError) -> Int {
         let c = byte(i)
         guard i < count, c == UInt8(ascii: "\"") || (lenient && c == UInt8(ascii: "'")) else {
             throw JSONError.unexpected(at: i, in: bytes, expected: "a string key")
         }
-        var j = try scanString(i, quote: c, isKey: true)
+        var j = try scanKeyString(i, quote: c)
+        if let finder { finder.add(decodeString(i, j), slot: slot) }
         j = try skipSpace(j)
         guard j < count, byte(j) == UInt8(ascii: ":") else {
             throw JSONError.unexpected(at: j, in: bytes, expected: "':' after an object key")
@@ -241,12 +296,12 @@ struct JSONScanner {
 
     /// Lenient-only values: single-quoted strings, `NaN`, `Infinity` and numbers that start
     /// with `.`; anything else is an error in both modes.
-    private func scanLenientValue(_ i: Int) throws(PFError) -> Int {
+    private mutating func scanLenientValue(_ i: Int) throws(PFError) -> Int {
         guard lenient else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
         let c = byte(i)
         switch c {
         case UInt8(ascii: "'"):
-            return try scanString(i, quote: c, isKey: false)
+            return try scanString(i, quote: c)
         case UInt8(ascii: "N"):
             return try scanLiteral(i, "nan")
         case UInt8(ascii: "I"), UInt8(ascii: "i"):

@@ -6,9 +6,11 @@ import PFCore
 /// Turns a json-c tree into a ``PFValue`` in one walk.
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
-/// (``PFError/under(_:)``). Objects are visited in the same pre-order as the pre-scan saw
+/// (``PFError/under(_:)``). json-c's objects hold distinct keys (its hash table replaces the
+/// value of a repeated key in place), so dictionaries are built without re-checking them.
+/// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
 /// their `{`, so the member counts it recorded line up with the objects here until the first
-/// duplicate key (strict mode stops there; lenient mode does not use the counts).
+/// duplicate, where the walk stops with an error.
 struct JSONTreeConverter {
     let strict: Bool
     let rejectDuplicates: Bool
@@ -17,20 +19,24 @@ struct JSONTreeConverter {
     let objectCounts: [Int]
     let objectOffsets: [Int]
     let input: UnsafeRawBufferPointer
+    /// The noncharacter that stands for U+0000 in keys of this document, if any (see
+    /// ``JSONReader``'s `readWithNULKeys`).
+    let nulStandIn: Unicode.Scalar?
+    /// Whether some key has a byte or escape beyond ASCII: such keys may be distinct bytes
+    /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
+    let keysNeedUniquing: Bool
     private var objectIndex = 0
-    // Whether objectCounts still lines up with the objects being visited: a dropped
-    // duplicate may have taken nested objects with it, so after one the counts are unusable.
-    private var countsAligned: Bool
 
-    init(options: JSONReader.Options, objectCounts: [Int], objectOffsets: [Int], input: UnsafeRawBufferPointer) {
+    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
         self.strict = options.mode == .strict
-        self.rejectDuplicates = options.mode == .strict && options.rejectDuplicateKeys
-        self.countsAligned = options.mode == .strict
+        self.rejectDuplicates = options.rejectDuplicateKeys
         self.typedValues = options.typedValues
         self.maxStringBytes = options.limits.maxStringBytes
-        self.objectCounts = objectCounts
-        self.objectOffsets = objectOffsets
+        self.objectCounts = scan.objectCounts
+        self.objectOffsets = scan.objectOffsets
         self.input = input
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = scan.nonASCIIKeys
     }
 
     /// Converts the whole tree.
@@ -89,26 +95,32 @@ struct JSONTreeConverter {
     @inline(__always)
     private func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
         guard let chars = pf_json_entry_key(entry) else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: chars, count: strlen(chars)), as: UTF8.self)
+        let name = String(decoding: UnsafeRawBufferPointer(start: chars, count: strlen(chars)), as: UTF8.self)
+        guard let standIn = nulStandIn else { return name }
+        return Self.restoringNUL(name, standIn)
+    }
+
+    /// `name` with every `standIn` scalar turned back into U+0000.
+    static func restoringNUL(_ name: String, _ standIn: Unicode.Scalar) -> String {
+        guard name.unicodeScalars.contains(standIn) else { return name }
+        var out = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars { out.append(scalar == standIn ? "\u{0}" : scalar) }
+        return String(out)
     }
 
     // MARK: - Objects
 
     private mutating func convertObject(_ object: OpaquePointer) throws(PFError) -> PFValue {
         let n = Int(json_object_object_length(object))
-        var unique = false
-        if countsAligned {
-            let index = objectIndex
+        // This object's slot in the pre-scan's counts (only recorded for rejectDuplicateKeys).
+        var slot = -1
+        if rejectDuplicates {
+            slot = objectIndex
             objectIndex += 1
-            if index < objectCounts.count, objectCounts[index] == n {
-                unique = true
-            } else if rejectDuplicates, index < objectCounts.count {
-                throw JSONError.make(
-                    .invalidValue,
-                    "duplicate key in an object (\(objectCounts[index]) members, \(n) distinct keys); strict mode requires unique keys (lenient mode, or rejectDuplicateKeys = false, keeps the last value)",
-                    offset: objectOffsets[index], in: input, path: .root)
-            } else {
-                countsAligned = false
+            // json-c keeps one member per distinct key: fewer members than the pre-scan
+            // counted means a repeated key.
+            if slot < objectCounts.count, objectCounts[slot] != n {
+                throw duplicateKey(at: objectOffsets[slot], members: objectCounts[slot], distinct: n)
             }
         }
         if typedValues, n == 1 || n == 2, let typed = try typedValue(object, count: n) {
@@ -131,11 +143,24 @@ struct JSONTreeConverter {
             keys.append(name)
             entry = pf_json_entry_next(current)
         }
-        if unique, keys.count == n {
-            // json-c's hash table already made keys distinct, and the pre-scan's count
-            // proved no duplicate was dropped.
-            return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+        if keysNeedUniquing {
+            // Distinct bytes may still be equal Swift strings ("\u{E9}" and "e\u{301}",
+            // or lenient U+FFFD repairs): the last value wins, unless duplicates are errors.
+            let members = OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+            if rejectDuplicates, members.count < keys.count, slot >= 0, slot < objectOffsets.count {
+                throw duplicateKey(at: objectOffsets[slot], members: keys.count, distinct: members.count)
+            }
+            return .dictionary(members)
         }
-        return .dictionary(OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last }))
+        // ASCII keys: json-c's hash table made them distinct bytes, hence distinct strings
+        // (the U+0000 stand-in maps one-to-one), so they need no second check.
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+    }
+
+    private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
+        JSONError.make(
+            .invalidValue,
+            "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
+            offset: offset, in: input, path: .root)
     }
 }
