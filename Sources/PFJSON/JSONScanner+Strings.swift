@@ -63,31 +63,36 @@ extension JSONScanner {
     /// string holds an escape or a byte outside printable ASCII.
     @inline(__always)
     private func scanStringBody(_ i: Int, quote: UInt8, special: inout Bool) throws(PFError) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quoteMask = ones &* UInt64(quote)
+        let slashMask = ones &* UInt64(UInt8(ascii: "\\"))
         var j = i + 1
         while true {
-            // Fast path, eight bytes at a time: stop at the first word holding a byte that
-            // needs attention (>= 0x80, < 0x20, the quote or a backslash). A borrow can only
-            // start at a real hit, so a false positive above it just sends us to the byte loop.
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
-            let quoteMask = ones &* UInt64(quote)
-            let slashMask = ones &* UInt64(UInt8(ascii: "\\"))
-            while j + 8 <= count {
-                let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
-                let hits = w | (w &- ones &* 0x20) | ((w ^ quoteMask) &- ones) | ((w ^ slashMask) &- ones)
-                if hits & high != 0 { break }
-                j += 8
-            }
-            // Then printable ASCII byte by byte.
-            while j < count {
-                let c = p[j]
-                if c >= 0x20, c < 0x80, c != quote, c != UInt8(ascii: "\\") { j += 1 } else { break }
-            }
-            guard j < count else {
+            var c: UInt8 = 0
+            found: do {
+                // Fast path, eight bytes at a time (`j + 8 <= count` keeps the load inside the
+                // input): flag every byte that needs attention (>= 0x80, < 0x20, the quote or a
+                // backslash). A borrow only starts at a real hit and only carries upward, so
+                // the lowest flagged byte is the first real one.
+                while j + 8 <= count {
+                    let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+                    let hits = (w | (w &- ones &* 0x20) | ((w ^ quoteMask) &- ones) | ((w ^ slashMask) &- ones)) & high
+                    if hits != 0 {
+                        j += hits.trailingZeroBitCount >> 3  // < 8, so j < count
+                        c = p[j]
+                        break found
+                    }
+                    j += 8
+                }
+                // The last few bytes one by one.
+                while j < count {
+                    c = p[j]
+                    if c >= 0x20, c < 0x80, c != quote, c != UInt8(ascii: "\\") { j += 1 } else { break found }
+                }
                 throw JSONError.make(.truncated, "unexpected end of input inside the string that starts at byte \(i); expected a closing quote",
                                      offset: count, in: bytes)
             }
-            let c = p[j]
             if c == quote { return j + 1 }
             special = true
             if c == UInt8(ascii: "\\") {
@@ -100,15 +105,32 @@ extension JSONScanner {
                         offset: j, in: bytes)
                 }
                 j += 1
+            } else if lenient {
+                // Lenient mode lets invalid UTF-8 through; the tree walk replaces it with U+FFFD.
+                j += 1
             } else {
-                if lenient {
-                    // Lenient mode lets invalid UTF-8 through; the tree walk replaces it with U+FFFD.
-                    j += 1
-                } else {
-                    j = try validateUTF8(j)
-                }
+                // A run of non-ASCII text (CJK, say) is validated here without going back to
+                // the word loop for every character.
+                repeat {
+                    j = try validateUTF8Inline(j)
+                } while j < count && p[j] >= 0x80
             }
         }
+    }
+
+    /// Validates the UTF-8 sequence at `j` (`j < count`): the common two- and three-byte
+    /// forms inline, everything else through ``validateUTF8(_:)``.
+    /// - Returns: the offset after the sequence.
+    @inline(__always)
+    private func validateUTF8Inline(_ j: Int) throws(PFError) -> Int {
+        let lead = p[j]
+        if lead & 0xF0 == 0xE0, lead != 0xE0, lead != 0xED, j + 3 <= count {
+            // E1…EC, EE, EF: any two continuation bytes are valid (no overlong or surrogate).
+            if p[j + 1] & 0xC0 == 0x80, p[j + 2] & 0xC0 == 0x80 { return j + 3 }
+        } else if lead >= 0xC2, lead <= 0xDF, j + 2 <= count, p[j + 1] & 0xC0 == 0x80 {
+            return j + 2
+        }
+        return try validateUTF8(j)
     }
 
     /// Scans one escape sequence starting at its backslash.

@@ -86,6 +86,19 @@ struct JSONScanner {
         self.finder = finder
     }
 
+    /// The first key that repeats in the object with pre-order index `slot` (counting every
+    /// `{` of the document from 0), decoded; `nil` when there is none or the bytes do not scan.
+    ///
+    /// A second, linear pass over a document that already scanned, run only to name the key
+    /// in a duplicate-key error.
+    static func repeatedKey(in bytes: UnsafeRawBufferPointer, options: JSONReader.Options, slot: Int) -> String? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        let finder = JSONRepeatedKeyFinder(slot: slot)
+        var scanner = JSONScanner(bytes: bytes, base: base, options: options, finder: finder)
+        guard (try? scanner.scan()) != nil, let key = finder.repeated else { return nil }
+        return String(decoding: key, as: UTF8.self)
+    }
+
     // MARK: - Bytes
 
     /// The byte at `i`, or 0 outside the input (callers check `i < count` where it matters;
@@ -113,9 +126,15 @@ struct JSONScanner {
         }
         var objectCounts: [Int] = []
         var objectOffsets: [Int] = []
-        // The open containers. Bounded by maxDepth (at most 512), so reserving is safe.
-        var stack: [Frame] = []
-        stack.reserveCapacity(min(maxDepth + 1, 64))
+        // The innermost open container lives in locals (`depth`, `members`, `slot`), so the
+        // per-member path touches no array; `saved` holds the enclosing ones. Bounded by
+        // maxDepth (at most 512). A small reservation stays under malloc's large-request
+        // size; deeper documents grow it.
+        var saved: [Frame] = []
+        saved.reserveCapacity(min(maxDepth, 16))
+        var depth = 0
+        var members = 0
+        var slot = -1  // -1 for an array; for an object its objectCounts slot (Int.max unrecorded)
         var nodes = 0
 
         var i = try skipSpace(start)
@@ -124,31 +143,37 @@ struct JSONScanner {
             nodes += 1
             if nodes > maxNodes { throw JSONError.limit("maxNodes", maxNodes, offset: i, in: bytes) }
             guard i < count else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
-            let c = byte(i)
+            let c = p[i]
             switch c {
             case UInt8(ascii: "{"):
-                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
-                var slot = Int.max  // an object whose counts are not recorded
+                guard depth < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                var newSlot = Int.max  // an object whose counts are not recorded
                 if recordObjects {
                     objectOffsets.append(i)
                     objectCounts.append(0)
-                    slot = objectCounts.count - 1
+                    newSlot = objectCounts.count - 1
                 }
                 i = try skipSpace(i + 1)
-                if i < count, byte(i) == UInt8(ascii: "}") {
+                if i < count, p[i] == UInt8(ascii: "}") {
                     i += 1
                 } else {
-                    stack.append(Frame(members: 1, slot: slot))
+                    if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
+                    depth += 1
+                    members = 1
+                    slot = newSlot
                     i = try scanKey(i, slot: slot)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
-                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                guard depth < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
                 i = try skipSpace(i + 1)
-                if i < count, byte(i) == UInt8(ascii: "]") {
+                if i < count, p[i] == UInt8(ascii: "]") {
                     i += 1
                 } else {
-                    stack.append(Frame(members: 1, slot: -1))
+                    if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
+                    depth += 1
+                    members = 1
+                    slot = -1
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
@@ -167,7 +192,7 @@ struct JSONScanner {
 
             // A value ended at i: close containers and find the next value.
             afterValue: while true {
-                guard let frame = stack.last else {
+                guard depth > 0 else {
                     let end = try skipSpace(i)
                     guard end == count else {
                         throw JSONError.make(
@@ -179,32 +204,35 @@ struct JSONScanner {
                                           nulKeyEscapes: nulKeyEscapes, keyNoncharacters: keyNoncharacters,
                                           nonASCIIKeys: nonASCIIKeys)
                 }
-                let top = frame.slot >= 0
+                let top = slot >= 0
                 i = try skipSpace(i)
                 let c = byte(i)
                 let close = top ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                if i < count, c == UInt8(ascii: ",") {
+                var closing = i < count && c == close
+                if !closing, i < count, c == UInt8(ascii: ",") {
                     i = try skipSpace(i + 1)
                     if lenient, i < count, byte(i) == close {
-                        // A trailing comma, which lenient mode allows.
-                        i += 1
-                        closeFrame(&stack, &objectCounts)
-                        continue afterValue
+                        closing = true  // a trailing comma, which lenient mode allows
+                    } else {
+                        members += 1
+                        guard members <= maxCollectionCount else {
+                            throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
+                        }
+                        if top { i = try scanKey(i, slot: slot) }
+                        continue valueLoop
                     }
-                    let n = frame.members + 1
-                    guard n <= maxCollectionCount else {
-                        throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
-                    }
-                    stack[stack.count - 1].members = n
-                    if top { i = try scanKey(i, slot: frame.slot) }
-                    continue valueLoop
                 }
-                if i < count, c == close {
-                    i += 1
-                    closeFrame(&stack, &objectCounts)
-                    continue afterValue
+                guard closing else {
+                    throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
                 }
-                throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
+                i += 1
+                if recordObjects, slot >= 0, slot < objectCounts.count { objectCounts[slot] = members }
+                depth -= 1
+                if let frame = saved.popLast() {
+                    members = frame.members
+                    slot = frame.slot
+                }
+                continue afterValue
             }
         }
     }
@@ -214,12 +242,6 @@ struct JSONScanner {
     struct Frame {
         var members: Int
         var slot: Int
-    }
-
-    @inline(__always)
-    private func closeFrame(_ stack: inout [Frame], _ objectCounts: inout [Int]) {
-        guard let frame = stack.popLast() else { return }
-        if recordObjects, frame.slot >= 0, frame.slot < objectCounts.count { objectCounts[frame.slot] = frame.members }
     }
 
     /// Scans `"key" :` and the whitespace after it.
@@ -251,7 +273,14 @@ struct JSONScanner {
                 // Most calls land here at once: the next token follows without whitespace.
                 guard lenient, c == UInt8(ascii: "/") else { return i }
                 i = try skipComment(i)
-            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+            } else if c == 0x0A {
+                // Indentation follows a newline: skip it eight spaces at a time (`i + 8 <=
+                // count` keeps the load inside the input).
+                i += 1
+                while i + 8 <= count, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                    i += 8
+                }
+            } else if c == 0x20 || c == 0x0D || c == 0x09 {
                 i += 1
             } else {
                 return i
