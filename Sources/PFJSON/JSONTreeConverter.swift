@@ -26,6 +26,19 @@ struct JSONTreeConverter {
     /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
     let keysNeedUniquing: Bool
     private var objectIndex = 0
+    /// Recently built keys, direct-mapped by their bytes (see ``key(_:)``).
+    private var keyCache: [CachedKey] = Array(repeating: CachedKey(length: -1, head: 0, tail: 0, name: ""),
+                                              count: JSONTreeConverter.keyCacheSize)
+    private static let keyCacheSize = 256
+
+    /// A key of at most 16 bytes, identified exactly by its length and its first and last
+    /// eight bytes (which together cover every byte; shorter keys are zero-padded in `head`).
+    struct CachedKey {
+        var length: Int
+        var head: UInt64
+        var tail: UInt64
+        var name: String
+    }
 
     init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
         self.strict = options.mode == .strict
@@ -92,10 +105,41 @@ struct JSONTreeConverter {
         return String(decoding: UnsafeRawBufferPointer(start: chars, count: n), as: UTF8.self)
     }
 
+    /// The key of a member entry as a String.
+    ///
+    /// Objects of one shape repeat the same keys thousands of times, so short keys go
+    /// through a small direct-mapped cache: a hit costs a few loads and compares instead of
+    /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
     @inline(__always)
-    private func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+    private mutating func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        // json-c keys are NUL-terminated C strings (it has no length for them).
         guard let chars = pf_json_entry_key(entry) else { return "" }
-        let name = String(decoding: UnsafeRawBufferPointer(start: chars, count: strlen(chars)), as: UTF8.self)
+        let raw = UnsafeRawPointer(chars)
+        let length = strlen(chars)
+        guard length <= 16 else { return makeKey(raw, length) }
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if length >= 8 {
+            // In bounds: the key has `length` (8…16) bytes before its NUL, so both 8-byte
+            // windows, [0, 8) and [length - 8, length), lie inside it.
+            head = raw.loadUnaligned(as: UInt64.self)
+            tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+        } else {
+            for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
+        }
+        let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
+        let slot = Int(truncatingIfNeeded: mixed >> 56)  // 0…255, always inside keyCache
+        let cached = keyCache[slot]
+        if cached.length == length, cached.head == head, cached.tail == tail { return cached.name }
+        let name = makeKey(raw, length)
+        keyCache[slot] = CachedKey(length: length, head: head, tail: tail, name: name)
+        return name
+    }
+
+    /// Builds a key from its bytes (validated by the pre-scan in strict mode; in lenient mode
+    /// invalid UTF-8 becomes U+FFFD, the documented policy), restoring U+0000 if needed.
+    private func makeKey(_ raw: UnsafeRawPointer, _ length: Int) -> String {
+        let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self)
         guard let standIn = nulStandIn else { return name }
         return Self.restoringNUL(name, standIn)
     }
