@@ -17,6 +17,7 @@ extension JSONScanner {
     /// keep keys whole through json-c: where `\u0000` escapes are (json-c keeps keys as C
     /// strings and would truncate them there) and which noncharacters U+FDD0…U+FDEF occur.
     /// - Returns: the offset just past the closing quote.
+    @inline(__always)
     mutating func scanKeyString(_ i: Int, quote: UInt8) throws(PFError) -> Int {
         var special = false
         let end = try scanStringBody(i, quote: quote, special: &special)

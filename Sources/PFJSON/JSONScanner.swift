@@ -254,11 +254,26 @@ struct JSONScanner {
         }
         var j = try scanKeyString(i, quote: c)
         if let finder { finder.add(decodeString(i, j), slot: slot) }
-        j = try skipSpace(j)
-        guard j < count, byte(j) == UInt8(ascii: ":") else {
-            throw JSONError.unexpected(at: j, in: bytes, expected: "':' after an object key")
+        // `"key": value` and `"key":value` are nearly every member: check them first.
+        if j < count, p[j] == UInt8(ascii: ":") {
+            j += 1
+        } else {
+            j = try skipSpace(j)
+            guard j < count, byte(j) == UInt8(ascii: ":") else {
+                throw JSONError.unexpected(at: j, in: bytes, expected: "':' after an object key")
+            }
+            j += 1
         }
-        return try skipSpace(j + 1)
+        if j + 1 < count {
+            let d = p[j]
+            if d == 0x20 {
+                let e = p[j + 1]
+                if e > 0x20, e != UInt8(ascii: "/") { return j + 1 }
+            } else if d > 0x20, d != UInt8(ascii: "/") {
+                return j
+            }
+        }
+        return try skipSpace(j)
     }
 
     // MARK: - Whitespace and literals

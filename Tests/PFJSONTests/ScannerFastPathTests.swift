@@ -86,6 +86,20 @@ import Testing
         }
     }
 
+    @Test func everyLayoutAroundTheColonReads() throws {
+        for text in [#"{"k":1}"#, #"{"k": 1}"#, #"{"k" :1}"#, #"{"k" : 1}"#, #"{"k":  1}"#, "{\"k\":\n\t1}", #"{"k": "1"}"#] {
+            let value = try JSONTest.read(text)
+            #expect(value["k"] == 1 || value["k"] == "1", "\(text)")
+        }
+        #expect(try JSONTest.read("{\"k\": /* c */ 1, \"l\":// c\n2}", JSONTest.lenient) == ["k": 1, "l": 2])
+        // A comment right after the colon is an error in strict mode, at the '/'.
+        #expect(JSONTest.error(#"{"k": /* c */ 1}"#)?.location?.offset == 6)
+        #expect(JSONTest.error(#"{"k":/1}"#)?.location?.offset == 5)
+        #expect(JSONTest.error(#"{"k" x}"#)?.location?.offset == 5)
+        #expect(JSONTest.error(#"{"k": "#)?.code == .truncated)
+        #expect(JSONTest.error(#"{"k":"#)?.location?.offset == 5)
+    }
+
     @Test func memberCountsSurviveNesting() {
         let reader = JSONReader(options: .init(limits: PFLimits(maxCollectionCount: 3)))
         #expect(JSONTest.error("[[1,2,3],{\"a\":[4,5,6],\"b\":{},\"c\":0},7]", reader) == nil)
