@@ -19,6 +19,9 @@ struct JSONScanResult {
     /// are always distinct Swift strings; other keys may be canonically equivalent (`é` and
     /// `e\u0301`) or repaired to the same U+FFFD in lenient mode, so they need uniquing.
     var nonASCIIKeys: Bool
+    /// The deepest container nesting seen (0 for a scalar document), so json-c's tokener
+    /// needs a depth stack no larger than `maxDepthSeen + 1`.
+    var maxDepthSeen: Int
 }
 
 /// Finds the first key that repeats in one object, in a second pass of the scanner that
@@ -133,6 +136,7 @@ struct JSONScanner {
         var saved: [Frame] = []
         saved.reserveCapacity(min(maxDepth, 16))
         var depth = 0
+        var maxDepthSeen = 0
         var members = 0
         var slot = -1  // -1 for an array; for an object its objectCounts slot (Int.max unrecorded)
         var nodes = 0
@@ -159,6 +163,7 @@ struct JSONScanner {
                 } else {
                     if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
                     depth += 1
+                    if depth > maxDepthSeen { maxDepthSeen = depth }
                     members = 1
                     slot = newSlot
                     i = try scanKey(i, slot: slot)
@@ -172,6 +177,7 @@ struct JSONScanner {
                 } else {
                     if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
                     depth += 1
+                    if depth > maxDepthSeen { maxDepthSeen = depth }
                     members = 1
                     slot = -1
                     continue valueLoop
@@ -202,7 +208,7 @@ struct JSONScanner {
                     }
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
                                           nulKeyEscapes: nulKeyEscapes, keyNoncharacters: keyNoncharacters,
-                                          nonASCIIKeys: nonASCIIKeys)
+                                          nonASCIIKeys: nonASCIIKeys, maxDepthSeen: maxDepthSeen)
                 }
                 let top = slot >= 0
                 i = try skipSpace(i)

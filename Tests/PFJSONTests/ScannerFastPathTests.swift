@@ -110,6 +110,24 @@ import Testing
         #expect(JSONTest.error("{\"a\":[1],\"b\":[[2]],\"c\":{\"d\":3},\"e\":4}", reader)?.location?.offset == 31)
     }
 
+    @Test func deepestNestingIsReported() throws {
+        func depth(_ text: String) throws -> Int {
+            let bytes = Array(text.utf8)
+            return try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws(PFError) -> Int in
+                guard let base = buffer.baseAddress else { return -1 }
+                var scanner = JSONScanner(bytes: buffer, base: base, options: .init())
+                return try scanner.scan().maxDepthSeen
+            }
+        }
+        #expect(try depth("1") == 0)
+        #expect(try depth("[]") == 0)  // an empty container is closed without being entered
+        #expect(try depth("[1]") == 1)
+        #expect(try depth("[[]]") == 1)
+        #expect(try depth(#"{"a": [1, {"b": [[2]]}], "c": [3]}"#) == 5)
+        #expect(try depth(#"[[[1]], [2], 3]"#) == 3)
+        #expect(try depth(String(repeating: "[", count: 512) + String(repeating: "]", count: 512)) == 511)
+    }
+
     @Test func repeatedKeyFinderNamesTheFirstRepeat() {
         func find(_ text: String, slot: Int) -> String? {
             let bytes = Array(text.utf8)
