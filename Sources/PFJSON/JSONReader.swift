@@ -112,7 +112,8 @@ public struct JSONReader: Sendable {
         guard scan.nulKeyEscapes.isEmpty else {
             return try readWithNULKeys(bytes, scan: scan, scanner: scanner)
         }
-        let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner)
+        let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
+                                        depthSeen: scan.maxDepthSeen)
         defer { tree.release() }
         var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil)
         return try converter.convertRoot(tree.root)
@@ -145,7 +146,8 @@ public struct JSONReader: Sendable {
         }
         let result: Result<PFValue, PFError> = copy.withUnsafeBytes { text in
             Result { () throws(PFError) -> PFValue in
-                let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner)
+                let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
+                                        depthSeen: scan.maxDepthSeen)
                 defer { tree.release() }
                 var converter = JSONTreeConverter(options: options, scan: scan, input: bytes,
                                                   nulStandIn: Unicode.Scalar(standIn))
