@@ -18,18 +18,18 @@ extension JSONScanner {
     /// strings and would truncate them there) and which noncharacters U+FDD0…U+FDEF occur.
     /// - Returns: the offset just past the closing quote.
     @inline(__always)
-    mutating func scanKeyString(_ i: Int, quote: UInt8) throws(PFError) -> Int {
+    func scanKeyString(_ i: Int, quote: UInt8, notes: inout KeyNotes) throws(PFError) -> Int {
         var special = false
         let end = try scanStringBody(i, quote: quote, special: &special)
         // Only keys with an escape or a non-ASCII byte need the second look (rare).
-        if special { noteKeyContents(i + 1, end - 1) }
+        if special { noteKeyContents(i + 1, end - 1, &notes) }
         return end
     }
 
     /// Records `\u0000` escapes, noncharacters U+FDD0…U+FDEF and anything beyond ASCII in the
     /// key text `start..<end` (already validated, so every escape is complete and inside the
     /// input; `byte` keeps any access in bounds anyway).
-    private mutating func noteKeyContents(_ start: Int, _ end: Int) {
+    private func noteKeyContents(_ start: Int, _ end: Int, _ notes: inout KeyNotes) {
         var j = start
         while j < end {
             let c = byte(j)
@@ -44,17 +44,17 @@ extension JSONScanner {
                     let v: UInt8 = d <= UInt8(ascii: "9") ? d &- UInt8(ascii: "0") : (d | 0x20) &- UInt8(ascii: "a") &+ 10
                     unit = unit << 4 | UInt32(v & 0x0F)
                 }
-                if unit == 0 { nulKeyEscapes.append(j) }
-                if unit >= 0x80 { nonASCIIKeys = true }
-                if unit >= 0xFDD0, unit <= 0xFDEF { keyNoncharacters |= 1 << (unit - 0xFDD0) }
+                if unit == 0 { notes.nulKeyEscapes.append(j) }
+                if unit >= 0x80 { notes.nonASCIIKeys = true }
+                if unit >= 0xFDD0, unit <= 0xFDEF { notes.keyNoncharacters |= 1 << (unit - 0xFDD0) }
                 j += 6
             } else if c == 0xEF, byte(j + 1) == 0xB7, byte(j + 2) >= 0x90, byte(j + 2) <= 0xAF {
                 // U+FDD0…U+FDEF raw: EF B7 90…AF.
-                keyNoncharacters |= 1 << UInt32(byte(j + 2) &- 0x90)
-                nonASCIIKeys = true
+                notes.keyNoncharacters |= 1 << UInt32(byte(j + 2) &- 0x90)
+                notes.nonASCIIKeys = true
                 j += 3
             } else {
-                if c >= 0x80 { nonASCIIKeys = true }
+                if c >= 0x80 { notes.nonASCIIKeys = true }
                 j += 1
             }
         }

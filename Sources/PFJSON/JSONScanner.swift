@@ -66,12 +66,15 @@ struct JSONScanner {
     /// Whether to record per-object member counts and offsets (only `rejectDuplicateKeys`
     /// needs them).
     let recordObjects: Bool
-    /// See ``JSONScanResult/nulKeyEscapes``.
-    var nulKeyEscapes: [Int] = []
-    /// See ``JSONScanResult/keyNoncharacters``.
-    var keyNoncharacters: UInt32 = 0
-    /// See ``JSONScanResult/nonASCIIKeys``.
-    var nonASCIIKeys = false
+
+    /// What the scan notes about keys (see ``JSONScanResult``). Kept in a local of `scan`
+    /// and passed `inout` to the key path only, so the scanner itself stays immutable and
+    /// its hot methods take it without copies.
+    struct KeyNotes {
+        var nulKeyEscapes: [Int] = []
+        var keyNoncharacters: UInt32 = 0
+        var nonASCIIKeys = false
+    }
     /// Set only for the second pass that names a repeated key.
     let finder: JSONRepeatedKeyFinder?
 
@@ -119,6 +122,13 @@ struct JSONScanner {
     /// - Throws: ``PFError`` (`syntax`, `truncated`, `invalidValue`, `unsupported`,
     ///   `limitExceeded`) at the first problem.
     mutating func scan() throws(PFError) -> JSONScanResult {
+        // The work is in a non-mutating method: calling the scanner's helpers from a
+        // mutating context made Swift copy the whole struct for each call.
+        try scanDocument()
+    }
+
+    private func scanDocument() throws(PFError) -> JSONScanResult {
+        var notes = KeyNotes()
         var start = 0
         if count >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF {
             guard lenient else {
@@ -166,7 +176,7 @@ struct JSONScanner {
                     if depth > maxDepthSeen { maxDepthSeen = depth }
                     members = 1
                     slot = newSlot
-                    i = try scanKey(i, slot: slot)
+                    i = try scanKey(i, slot: slot, notes: &notes)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
@@ -207,8 +217,8 @@ struct JSONScanner {
                             offset: end, in: bytes)
                     }
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
-                                          nulKeyEscapes: nulKeyEscapes, keyNoncharacters: keyNoncharacters,
-                                          nonASCIIKeys: nonASCIIKeys, maxDepthSeen: maxDepthSeen)
+                                          nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
+                                          nonASCIIKeys: notes.nonASCIIKeys, maxDepthSeen: maxDepthSeen)
                 }
                 let top = slot >= 0
                 i = try skipSpace(i)
@@ -224,7 +234,7 @@ struct JSONScanner {
                         guard members <= maxCollectionCount else {
                             throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
                         }
-                        if top { i = try scanKey(i, slot: slot) }
+                        if top { i = try scanKey(i, slot: slot, notes: &notes) }
                         continue valueLoop
                     }
                 }
@@ -253,12 +263,12 @@ struct JSONScanner {
     /// Scans `"key" :` and the whitespace after it.
     /// - Parameter slot: the object's slot in `objectCounts`, for the repeated-key pass.
     /// - Returns: the offset of the member's value.
-    private mutating func scanKey(_ i: Int, slot: Int) throws(PFError) -> Int {
+    private func scanKey(_ i: Int, slot: Int, notes: inout KeyNotes) throws(PFError) -> Int {
         let c = byte(i)
         guard i < count, c == UInt8(ascii: "\"") || (lenient && c == UInt8(ascii: "'")) else {
             throw JSONError.unexpected(at: i, in: bytes, expected: "a string key")
         }
-        var j = try scanKeyString(i, quote: c)
+        var j = try scanKeyString(i, quote: c, notes: &notes)
         if let finder { finder.add(decodeString(i, j), slot: slot) }
         // `"key": value` and `"key":value` are nearly every member: check them first.
         if j < count, p[j] == UInt8(ascii: ":") {
@@ -346,7 +356,7 @@ struct JSONScanner {
 
     /// Lenient-only values: single-quoted strings, `NaN`, `Infinity` and numbers that start
     /// with `.`; anything else is an error in both modes.
-    private mutating func scanLenientValue(_ i: Int) throws(PFError) -> Int {
+    private func scanLenientValue(_ i: Int) throws(PFError) -> Int {
         guard lenient else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
         let c = byte(i)
         switch c {
