@@ -7,6 +7,10 @@ import PFArchive
 /// megabytes of the input file.
 enum JSONBench {
     static func run(_ bench: inout Bench) {
+        if let spec = ProcessInfo.processInfo.environment["PFBENCH_JSON_PROFILE"] {
+            profile(spec)
+            return
+        }
         for file in benchFiles {
             let input = benchInput(file)
             let group = "json \(file)"
@@ -48,6 +52,27 @@ enum JSONBench {
                 }
             } catch {
                 FileHandle.standardError.write(Data("pfarchive-bench: JSON \(file): \(error)\n".utf8))
+                exit(1)
+            }
+        }
+    }
+
+    /// For `valgrind --tool=callgrind` and `perf record`: `PFBENCH_JSON_PROFILE=read:FILE:N`
+    /// (or `jsonc:FILE:N`) runs only N reads of one file, pfarchive's or raw json-c's, so the
+    /// instruction counts of the two compare directly.
+    static func profile(_ spec: String) {
+        let parts = spec.split(separator: ":").map(String.init)
+        guard parts.count == 3, let n = Int(parts[2]), benchFiles.contains(parts[1]) else {
+            FileHandle.standardError.write(Data("PFBENCH_JSON_PROFILE=read|jsonc:FILE:N, FILE one of \(benchFiles)\n".utf8))
+            exit(2)
+        }
+        let input = benchInput(parts[1])
+        let terminated = nulTerminated(input)
+        let reader = JSONReader()
+        for _ in 0..<n {
+            if parts[0] == "jsonc" {
+                json_object_put(parseTree(terminated))
+            } else if (try? reader.read(input)) == nil {
                 exit(1)
             }
         }

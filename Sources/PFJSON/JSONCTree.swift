@@ -18,10 +18,12 @@ struct JSONCTree {
     /// - Throws: ``PFError`` when json-c rejects what the pre-scan let through (only
     ///   possible for lenient-mode oddities) or cannot allocate.
     static func parse(_ bytes: UnsafeRawBufferPointer, from start: Int, options: JSONReader.Options,
-                      scanner: JSONScanner) throws(PFError) -> JSONCTree {
-        // json-c frees and prints trees recursively, so its depth stays at the supported
+                      scanner: JSONScanner, depthSeen: Int) throws(PFError) -> JSONCTree {
+        // json-c frees and prints trees recursively, so its depth never exceeds the supported
         // maximum; the pre-scan has already enforced the configured limit with a position.
-        let depth = Int32(JSONReader.maximumSupportedDepth + 1)
+        // Sizing the stack to the document's own depth (plus margin) matters: json-c callocs
+        // the whole stack per tokener, and a large block there costs more than small parses.
+        let depth = Int32(min(max(depthSeen, 0) + 2, JSONReader.maximumSupportedDepth + 1))
         guard let tokener = json_tokener_new_ex(depth) else {
             throw PFError(.io, format: JSONError.format, "json-c could not allocate a tokener")
         }

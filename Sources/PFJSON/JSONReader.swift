@@ -7,8 +7,8 @@ import PFCore
 ///
 /// Reading is two passes over the bytes: a fast pre-scan of pfarchive's own validates what
 /// json-c does not (full UTF-8, the RFC 8259 number grammar, raw control characters, lone
-/// surrogate escapes, 64-bit integer range, trailing bytes, keys containing U+0000, limits)
-/// and counts the members of every object; then json-c's tokener builds its tree, which is
+/// surrogate escapes, 64-bit integer range, trailing bytes, limits, where keys hold U+0000)
+/// and, when duplicate keys are to be rejected, counts the members of every object; then json-c's tokener builds its tree, which is
 /// converted into a ``PFValue`` in one walk and freed.
 ///
 /// ```swift
@@ -19,13 +19,14 @@ import PFCore
 public struct JSONReader: Sendable {
     /// How forgiving the reader is.
     public enum Mode: Sendable {
-        /// RFC 8259 exactly: every JSONTestSuite `n_` file is rejected, duplicate keys and a
-        /// byte order mark are errors.
+        /// RFC 8259 exactly: every JSONTestSuite `n_` file is rejected and every `y_` file
+        /// accepted; a byte order mark is an error. Duplicate keys follow
+        /// ``Options/rejectDuplicateKeys``.
         case strict
         /// Sloppy JSON as found in the wild: comments, trailing commas, single-quoted
         /// strings, `NaN`/`Infinity`, a byte order mark, raw control characters, invalid
-        /// UTF-8 (replaced by U+FFFD), lone surrogate escapes (U+FFFD) and duplicate keys
-        /// (the last value wins). Limits, integer range and U+0000 in keys are still checked.
+        /// UTF-8 (replaced by U+FFFD) and lone surrogate escapes (U+FFFD). Limits and the
+        /// integer range are still checked.
         case lenient
     }
 
@@ -43,10 +44,11 @@ public struct JSONReader: Sendable {
         /// Longest number token accepted, in bytes. Default 4096 (a 1 MB number would
         /// otherwise cost json-c a slow conversion for nothing a double can hold).
         public var maxNumberLength: Int = 4096
-        /// Whether strict mode rejects an object with a repeated key (default `true`).
-        /// When `false`, or in lenient mode, the last value wins at the position of the
-        /// first occurrence, as json-c (and Python) do.
-        public var rejectDuplicateKeys: Bool = true
+        /// Whether an object with a repeated key is an error (`invalidValue` at the object's
+        /// `{`, with its key path), in either mode. Default `false`: the last value wins, at
+        /// the position of the first occurrence, as json-c and Python do (RFC 8259 leaves
+        /// duplicate names to the implementation).
+        public var rejectDuplicateKeys: Bool = false
 
         /// Makes reader settings.
         /// - Parameters:
@@ -79,8 +81,9 @@ public struct JSONReader: Sendable {
     /// - Throws: ``PFError`` with code `syntax` (malformed text, invalid UTF-8, a byte order
     ///   mark in strict mode), `truncated` (the text ends inside a value), `invalidValue`
     ///   (integer beyond 64 bits, number overflowing a double, lone surrogate escape,
-    ///   duplicate key in strict mode, malformed typed object), `unsupported` (a key
-    ///   containing U+0000) or `limitExceeded` (a ``PFLimits`` budget or the number length).
+    ///   duplicate key with `rejectDuplicateKeys`, malformed typed object), `unsupported`
+    ///   (inputs of 2 GiB or more) or `limitExceeded` (a ``PFLimits`` budget or the number
+    ///   length).
     public func read(_ bytes: Data) throws(PFError) -> PFValue {
         let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(PFError) -> PFValue in try read(buffer) }
@@ -106,10 +109,51 @@ public struct JSONReader: Sendable {
         }
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         let scan = try scanner.scan()
-        let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner)
+        guard scan.nulKeyEscapes.isEmpty else {
+            return try readWithNULKeys(bytes, scan: scan, scanner: scanner)
+        }
+        let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
+                                        depthSeen: scan.maxDepthSeen)
         defer { tree.release() }
-        var converter = JSONTreeConverter(options: options, objectCounts: scan.objectCounts,
-                                          objectOffsets: scan.objectOffsets, input: bytes)
+        var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil)
         return try converter.convertRoot(tree.root)
+    }
+
+    /// Reads a document with `\u0000` in some object key.
+    ///
+    /// json-c keeps keys as C strings, so it would cut `"a\u0000b"` to `"a"` (and merge it
+    /// with a real `"a"`). Instead, json-c parses a copy in which each such escape is
+    /// rewritten, in place and at the same length, to `\uFDxx`, a noncharacter that no key
+    /// of the document contains; the tree walk turns it back into U+0000. The mapping is
+    /// one-to-one, so keys stay distinct exactly when they were, and every offset is unchanged.
+    private func readWithNULKeys(_ bytes: UnsafeRawBufferPointer, scan: JSONScanResult,
+                                 scanner: JSONScanner) throws(PFError) -> PFValue {
+        let free = ~scan.keyNoncharacters
+        guard free != 0 else {
+            throw JSONError.make(
+                .unsupported,
+                "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c",
+                offset: scan.nulKeyEscapes[0], in: bytes)
+        }
+        let pick = UInt32(free.trailingZeroBitCount)  // 0…31
+        let standIn = 0xFDD0 + pick
+        let digits = Array(("FD" + String(0xD0 + pick, radix: 16, uppercase: true)).utf8)  // "FDD0"…"FDEF"
+        var copy = [UInt8](bytes)
+        for offset in scan.nulKeyEscapes {
+            // Each offset is the backslash of a complete `\u0000` escape the scanner read, so
+            // offset + 2 ..< offset + 6 is inside the input.
+            for k in 0..<4 { copy[offset + 2 + k] = digits[k] }
+        }
+        let result: Result<PFValue, PFError> = copy.withUnsafeBytes { text in
+            Result { () throws(PFError) -> PFValue in
+                let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
+                                        depthSeen: scan.maxDepthSeen)
+                defer { tree.release() }
+                var converter = JSONTreeConverter(options: options, scan: scan, input: bytes,
+                                                  nulStandIn: Unicode.Scalar(standIn))
+                return try converter.convertRoot(tree.root)
+            }
+        }
+        return try result.get()
     }
 }

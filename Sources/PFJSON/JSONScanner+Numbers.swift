@@ -7,6 +7,24 @@ extension JSONScanner {
     @inline(__always)
     private func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
 
+    /// The offset of the first non-digit at or after `start` (or `count`). Eight bytes at a
+    /// time: a byte is a digit when its high nibble is 3 and its low nibble plus 6 stays
+    /// below 16; neither test carries into the next byte, so the lowest flagged byte is
+    /// exactly the first non-digit. `j + 8 <= count` keeps every load inside the input.
+    @inline(__always)
+    func skipDigits(_ start: Int) -> Int {
+        var j = start
+        while j + 8 <= count {
+            let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+            let notDigit = ((w & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030)
+                | (((w & 0x0F0F_0F0F_0F0F_0F0F) &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0)
+            if notDigit != 0 { return j + notDigit.trailingZeroBitCount >> 3 }
+            j += 8
+        }
+        while j < count, isDigit(p[j]) { j += 1 }
+        return j
+    }
+
     /// Scans a number with RFC 8259's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     ///
     /// An integer must fit `Int64.min…UInt64.max` (json-c would saturate silently); a number
@@ -19,9 +37,7 @@ extension JSONScanner {
         guard j < count, isDigit(byte(j)) else {
             throw JSONError.unexpected(at: j, in: bytes, expected: "a digit")
         }
-        var magnitude: UInt64 = 0
-        var overflow = false
-        var intDigits = 0
+        let intStart = j
         if byte(j) == UInt8(ascii: "0") {
             j += 1
             if j < count, isDigit(byte(j)) {
@@ -29,17 +45,10 @@ extension JSONScanner {
                                      offset: j - 1, in: bytes)
             }
         } else {
-            while j < count {
-                let c = byte(j)
-                guard isDigit(c) else { break }
-                let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(UInt64(c &- UInt8(ascii: "0")))
-                magnitude = s
-                overflow = overflow || o1 || o2
-                intDigits += 1
-                j += 1
-            }
+            j = skipDigits(j)
         }
+        // Significant integer digits ("0" has none).
+        let intDigits = byte(intStart) == UInt8(ascii: "0") ? 0 : j - intStart
         var isDouble = false
         // Zeros between the point and the first significant digit of "0.000…", and whether
         // any significant digit was seen there, for the overflow estimate.
@@ -51,12 +60,14 @@ extension JSONScanner {
             guard j < count, isDigit(byte(j)) else {
                 throw JSONError.unexpected(at: j, in: bytes, expected: "a digit after '.'")
             }
-            while j < count, isDigit(byte(j)) {
-                if !fractionSignificant {
-                    if byte(j) == UInt8(ascii: "0") { fractionZeros += 1 } else { fractionSignificant = true }
-                }
-                j += 1
+            if intDigits == 0 {
+                // Only "0.000…" needs the leading zeros counted.
+                let zerosStart = j
+                while j < count, byte(j) == UInt8(ascii: "0") { j += 1 }
+                fractionZeros = j - zerosStart
+                fractionSignificant = j < count && isDigit(byte(j))
             }
+            j = skipDigits(j)
         }
         var exponent = 0
         if j < count, byte(j) | 0x20 == UInt8(ascii: "e") {
@@ -81,9 +92,8 @@ extension JSONScanner {
             throw JSONError.limit("maxNumberLength", maxNumberLength, offset: i, in: bytes)
         }
         if !isDouble {
-            if overflow || (negative ? magnitude > UInt64(Int64.max) + 1 : false) {
-                throw integerOutOfRange(i)
-            }
+            // 18 digits always fit; 19 or 20 need the exact check; more never fit.
+            if intDigits > 18 { try checkIntegerRange(i, digits: intStart..<j, negative: negative) }
             return j
         }
         // Decimal exponent of the leading significant digit; only numbers near or past
@@ -98,6 +108,19 @@ extension JSONScanner {
         }
         if leading >= 308 { try checkFinite(i, j) }
         return j
+    }
+
+    /// Fails when the integer with the decimal `digits` is outside `Int64.min…UInt64.max`.
+    private func checkIntegerRange(_ i: Int, digits: Range<Int>, negative: Bool) throws(PFError) {
+        guard digits.count <= 20 else { throw integerOutOfRange(i) }
+        var magnitude: UInt64 = 0
+        for k in digits {
+            let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(UInt64(byte(k) &- UInt8(ascii: "0")))
+            if o1 || o2 { throw integerOutOfRange(i) }
+            magnitude = s
+        }
+        if negative, magnitude > UInt64(Int64.max) + 1 { throw integerOutOfRange(i) }
     }
 
     /// Scans a number in lenient mode, where json-c's own grammar decides what is valid

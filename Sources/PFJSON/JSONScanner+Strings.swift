@@ -3,44 +3,103 @@ import PFCore
 // MARK: - Strings
 
 extension JSONScanner {
-    /// Scans a string starting at its opening quote.
+    /// Scans a string value starting at its opening quote.
     /// - Parameters:
     ///   - i: the offset of the opening quote.
     ///   - quote: `"` (or `'` in lenient mode).
-    ///   - isKey: whether the string is an object key, which must not contain U+0000
-    ///     (json-c keeps keys as C strings and would silently truncate them).
     /// - Returns: the offset just past the closing quote.
-    func scanString(_ i: Int, quote: UInt8, isKey: Bool) throws(PFError) -> Int {
+    func scanString(_ i: Int, quote: UInt8) throws(PFError) -> Int {
+        var special = false
+        return try scanStringBody(i, quote: quote, special: &special)
+    }
+
+    /// Scans an object key starting at its opening quote, and notes what the reader needs to
+    /// keep keys whole through json-c: where `\u0000` escapes are (json-c keeps keys as C
+    /// strings and would truncate them there) and which noncharacters U+FDD0…U+FDEF occur.
+    /// - Returns: the offset just past the closing quote.
+    @inline(__always)
+    func scanKeyString(_ i: Int, quote: UInt8, notes: inout KeyNotes) throws(PFError) -> Int {
+        var special = false
+        let end = try scanStringBody(i, quote: quote, special: &special)
+        // Only keys with an escape or a non-ASCII byte need the second look (rare).
+        if special { noteKeyContents(i + 1, end - 1, &notes) }
+        return end
+    }
+
+    /// Records `\u0000` escapes, noncharacters U+FDD0…U+FDEF and anything beyond ASCII in the
+    /// key text `start..<end` (already validated, so every escape is complete and inside the
+    /// input; `byte` keeps any access in bounds anyway).
+    private func noteKeyContents(_ start: Int, _ end: Int, _ notes: inout KeyNotes) {
+        var j = start
+        while j < end {
+            let c = byte(j)
+            if c == UInt8(ascii: "\\") {
+                guard byte(j + 1) == UInt8(ascii: "u") else {
+                    j += 2
+                    continue
+                }
+                var unit: UInt32 = 0
+                for k in (j + 2)..<(j + 6) {
+                    let d = byte(k)
+                    let v: UInt8 = d <= UInt8(ascii: "9") ? d &- UInt8(ascii: "0") : (d | 0x20) &- UInt8(ascii: "a") &+ 10
+                    unit = unit << 4 | UInt32(v & 0x0F)
+                }
+                if unit == 0 { notes.nulKeyEscapes.append(j) }
+                if unit >= 0x80 { notes.nonASCIIKeys = true }
+                if unit >= 0xFDD0, unit <= 0xFDEF { notes.keyNoncharacters |= 1 << (unit - 0xFDD0) }
+                j += 6
+            } else if c == 0xEF, byte(j + 1) == 0xB7, byte(j + 2) >= 0x90, byte(j + 2) <= 0xAF {
+                // U+FDD0…U+FDEF raw: EF B7 90…AF.
+                notes.keyNoncharacters |= 1 << UInt32(byte(j + 2) &- 0x90)
+                notes.nonASCIIKeys = true
+                j += 3
+            } else {
+                if c >= 0x80 { notes.nonASCIIKeys = true }
+                j += 1
+            }
+        }
+    }
+
+    /// The string scanner shared by values and keys; `special` becomes `true` when the
+    /// string holds an escape or a byte outside printable ASCII.
+    @inline(__always)
+    private func scanStringBody(_ i: Int, quote: UInt8, special: inout Bool) throws(PFError) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quoteMask = ones &* UInt64(quote)
+        let slashMask = ones &* UInt64(UInt8(ascii: "\\"))
         var j = i + 1
         while true {
-            // Fast path, eight bytes at a time: stop at the first word holding a byte that
-            // needs attention (>= 0x80, < 0x20, the quote or a backslash). A borrow can only
-            // start at a real hit, so a false positive above it just sends us to the byte loop.
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
-            let quoteMask = ones &* UInt64(quote)
-            let slashMask = ones &* UInt64(UInt8(ascii: "\\"))
-            while j + 8 <= count {
-                let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
-                let hits = w | (w &- ones &* 0x20) | ((w ^ quoteMask) &- ones) | ((w ^ slashMask) &- ones)
-                if hits & high != 0 { break }
-                j += 8
-            }
-            // Then printable ASCII byte by byte.
-            while j < count {
-                let c = p[j]
-                if c >= 0x20, c < 0x80, c != quote, c != UInt8(ascii: "\\") { j += 1 } else { break }
-            }
-            guard j < count else {
+            var c: UInt8 = 0
+            found: do {
+                // Fast path, eight bytes at a time (`j + 8 <= count` keeps the load inside the
+                // input): flag every byte that needs attention (>= 0x80, < 0x20, the quote or a
+                // backslash). A borrow only starts at a real hit and only carries upward, so
+                // the lowest flagged byte is the first real one.
+                while j + 8 <= count {
+                    let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+                    let hits = (w | (w &- ones &* 0x20) | ((w ^ quoteMask) &- ones) | ((w ^ slashMask) &- ones)) & high
+                    if hits != 0 {
+                        j += hits.trailingZeroBitCount >> 3  // < 8, so j < count
+                        c = p[j]
+                        break found
+                    }
+                    j += 8
+                }
+                // The last few bytes one by one.
+                while j < count {
+                    c = p[j]
+                    if c >= 0x20, c < 0x80, c != quote, c != UInt8(ascii: "\\") { j += 1 } else { break found }
+                }
                 throw JSONError.make(.truncated, "unexpected end of input inside the string that starts at byte \(i); expected a closing quote",
                                      offset: count, in: bytes)
             }
-            let c = p[j]
             if c == quote { return j + 1 }
+            special = true
             if c == UInt8(ascii: "\\") {
-                j = try scanEscape(j, isKey: isKey)
+                j = try scanEscape(j)
             } else if c < 0x20 {
-                // json-c would end a key at a raw NUL, so it is refused even in lenient mode.
+                // json-c would end a string at a raw NUL, so it is refused even in lenient mode.
                 guard lenient, c != 0 else {
                     throw JSONError.make(
                         .syntax, "raw control character \(JSONError.describeByte(at: j, in: bytes)) in a string; expected it escaped (\\n, \\t, \\u00XX)",
@@ -51,14 +110,33 @@ extension JSONScanner {
                 // Lenient mode lets invalid UTF-8 through; the tree walk replaces it with U+FFFD.
                 j += 1
             } else {
-                j = try validateUTF8(j)
+                // A run of non-ASCII text (CJK, say) is validated here without going back to
+                // the word loop for every character.
+                repeat {
+                    j = try validateUTF8Inline(j)
+                } while j < count && p[j] >= 0x80
             }
         }
     }
 
+    /// Validates the UTF-8 sequence at `j` (`j < count`): the common two- and three-byte
+    /// forms inline, everything else through ``validateUTF8(_:)``.
+    /// - Returns: the offset after the sequence.
+    @inline(__always)
+    private func validateUTF8Inline(_ j: Int) throws(PFError) -> Int {
+        let lead = p[j]
+        if lead & 0xF0 == 0xE0, lead != 0xE0, lead != 0xED, j + 3 <= count {
+            // E1…EC, EE, EF: any two continuation bytes are valid (no overlong or surrogate).
+            if p[j + 1] & 0xC0 == 0x80, p[j + 2] & 0xC0 == 0x80 { return j + 3 }
+        } else if lead >= 0xC2, lead <= 0xDF, j + 2 <= count, p[j + 1] & 0xC0 == 0x80 {
+            return j + 2
+        }
+        return try validateUTF8(j)
+    }
+
     /// Scans one escape sequence starting at its backslash.
     /// - Returns: the offset after the escape (after both halves of a surrogate pair).
-    private func scanEscape(_ j: Int, isKey: Bool) throws(PFError) -> Int {
+    private func scanEscape(_ j: Int) throws(PFError) -> Int {
         guard j + 1 < count else {
             throw JSONError.unexpected(at: j + 1, in: bytes, expected: "an escape character")
         }
@@ -70,11 +148,6 @@ extension JSONScanner {
             return j + 2
         case UInt8(ascii: "u"):
             let unit = try hex4(j + 2)
-            if unit == 0, isKey {
-                throw JSONError.make(
-                    .unsupported, "object key contains U+0000 (\\u0000); keys with NUL are not supported (json-c would truncate them)",
-                    offset: j, in: bytes)
-            }
             if unit >= 0xD800, unit <= 0xDBFF {
                 // A high surrogate must be followed by an escaped low surrogate.
                 if j + 7 < count, byte(j + 6) == UInt8(ascii: "\\"), byte(j + 7) == UInt8(ascii: "u") {
@@ -117,6 +190,57 @@ extension JSONScanner {
             value = value << 4 | UInt32(digit)
         }
         return value
+    }
+
+    /// The decoded bytes of the string token `open..<end` (quotes included), which the scan
+    /// has already validated. Used only by the rare collecting pass. Mirrors json-c: lone
+    /// surrogate escapes (lenient mode) become U+FFFD, invalid UTF-8 stays as it is.
+    func decodeString(_ open: Int, _ end: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var j = open + 1
+        let stop = min(end - 1, count)
+        func append(_ scalar: UInt32) {
+            let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+            out.append(contentsOf: UTF8.encode(s).map { Array($0) } ?? [0xEF, 0xBF, 0xBD])
+        }
+        func hex(_ k: Int) -> UInt32? {
+            guard k + 4 <= stop else { return nil }
+            var value: UInt32 = 0
+            for n in k..<(k + 4) {
+                guard let digit = UInt32(String(Unicode.Scalar(byte(n))), radix: 16) else { return nil }
+                value = value << 4 | digit
+            }
+            return value
+        }
+        while j < stop {
+            let c = byte(j)
+            guard c == UInt8(ascii: "\\"), j + 1 < stop else {
+                out.append(c)
+                j += 1
+                continue
+            }
+            let e = byte(j + 1)
+            j += 2
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                guard let unit = hex(j) else { continue }
+                j += 4
+                if unit >= 0xD800, unit <= 0xDBFF, byte(j) == UInt8(ascii: "\\"), byte(j + 1) == UInt8(ascii: "u"),
+                    let low = hex(j + 2), low >= 0xDC00, low <= 0xDFFF {
+                    j += 6
+                    append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                } else {
+                    append(unit)  // a lone surrogate is no scalar: U+FFFD
+                }
+            default: out.append(e)  // \" \\ \/ and lenient \'
+            }
+        }
+        return out
     }
 
     // MARK: - UTF-8

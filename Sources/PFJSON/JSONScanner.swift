@@ -4,10 +4,43 @@ import PFCore
 struct JSONScanResult {
     /// Where the value starts (after a byte order mark skipped in lenient mode).
     var start: Int
-    /// The member count of every object, in the order their `{` appear (pre-order).
+    /// The member count of every object, in the order their `{` appear (pre-order);
+    /// recorded only when duplicate keys are to be rejected, else empty.
     var objectCounts: [Int]
     /// The byte offset of every object's `{`, parallel to `objectCounts`.
     var objectOffsets: [Int]
+    /// The offset of the backslash of every `\u0000` escape inside an object key, in order
+    /// (almost always empty).
+    var nulKeyEscapes: [Int]
+    /// Which of the noncharacters U+FDD0…U+FDEF (bit k for U+FDD0 + k) occur in some key,
+    /// raw or escaped: the reader picks an unused one to stand in for U+0000 in keys.
+    var keyNoncharacters: UInt32
+    /// Whether some key has a byte or an escape beyond ASCII. Distinct ASCII byte strings
+    /// are always distinct Swift strings; other keys may be canonically equivalent (`é` and
+    /// `e\u0301`) or repaired to the same U+FFFD in lenient mode, so they need uniquing.
+    var nonASCIIKeys: Bool
+    /// The deepest container nesting seen (0 for a scalar document), so json-c's tokener
+    /// needs a depth stack no larger than `maxDepthSeen + 1`.
+    var maxDepthSeen: Int
+}
+
+/// Finds the first key that repeats in one object, in a second pass of the scanner that
+/// runs only to name the key in a duplicate-key error.
+final class JSONRepeatedKeyFinder {
+    /// The pre-order slot of the object to look in.
+    let slot: Int
+    private var seen: Set<[UInt8]> = []
+    /// The decoded bytes of the first repeated key, once found.
+    private(set) var repeated: [UInt8]?
+
+    init(slot: Int) {
+        self.slot = slot
+    }
+
+    func add(_ key: [UInt8], slot: Int) {
+        guard slot == self.slot, repeated == nil else { return }
+        if !seen.insert(key).inserted { repeated = key }
+    }
 }
 
 /// pfarchive's own single-pass validator, run before json-c sees the bytes.
@@ -15,8 +48,10 @@ struct JSONScanResult {
 /// json-c accepts 16 of JSONTestSuite's `n_` files, validates UTF-8 only partly, saturates
 /// out-of-range integers silently, truncates keys at U+0000 and crashes when freeing very
 /// deep trees. This scanner checks all of that in one pass over the bytes, with no
-/// allocation per token, and records the member count of each object so the tree walk can
-/// detect duplicate keys (json-c keeps only the last). Errors carry the byte offset.
+/// allocation per token. When duplicate keys are to be rejected it records the member count
+/// of each object so the tree walk can detect them (json-c keeps only the last); it records
+/// where keys hold an escaped U+0000 so the reader can keep such keys whole. Errors carry
+/// the byte offset.
 struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     /// The first byte; the reader refuses empty input before scanning, so this is never
@@ -28,8 +63,23 @@ struct JSONScanner {
     let maxNodes: Int
     let maxCollectionCount: Int
     let maxNumberLength: Int
+    /// Whether to record per-object member counts and offsets (only `rejectDuplicateKeys`
+    /// needs them).
+    let recordObjects: Bool
 
-    init(bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer, options: JSONReader.Options) {
+    /// What the scan notes about keys (see ``JSONScanResult``). Kept in a local of `scan`
+    /// and passed `inout` to the key path only, so the scanner itself stays immutable and
+    /// its hot methods take it without copies.
+    struct KeyNotes {
+        var nulKeyEscapes: [Int] = []
+        var keyNoncharacters: UInt32 = 0
+        var nonASCIIKeys = false
+    }
+    /// Set only for the second pass that names a repeated key.
+    let finder: JSONRepeatedKeyFinder?
+
+    init(bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer, options: JSONReader.Options,
+         finder: JSONRepeatedKeyFinder? = nil) {
         self.bytes = bytes
         self.p = base.assumingMemoryBound(to: UInt8.self)
         self.count = bytes.count
@@ -38,6 +88,21 @@ struct JSONScanner {
         self.maxNodes = options.limits.maxNodes
         self.maxCollectionCount = options.limits.maxCollectionCount
         self.maxNumberLength = options.maxNumberLength
+        self.recordObjects = options.rejectDuplicateKeys || finder != nil
+        self.finder = finder
+    }
+
+    /// The first key that repeats in the object with pre-order index `slot` (counting every
+    /// `{` of the document from 0), decoded; `nil` when there is none or the bytes do not scan.
+    ///
+    /// A second, linear pass over a document that already scanned, run only to name the key
+    /// in a duplicate-key error.
+    static func repeatedKey(in bytes: UnsafeRawBufferPointer, options: JSONReader.Options, slot: Int) -> String? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        let finder = JSONRepeatedKeyFinder(slot: slot)
+        var scanner = JSONScanner(bytes: bytes, base: base, options: options, finder: finder)
+        guard (try? scanner.scan()) != nil, let key = finder.repeated else { return nil }
+        return String(decoding: key, as: UTF8.self)
     }
 
     // MARK: - Bytes
@@ -52,10 +117,18 @@ struct JSONScanner {
     // MARK: - Document
 
     /// Validates the whole document.
-    /// - Returns: the object member counts and where the value starts.
+    /// - Returns: where the value starts, the object member counts (when recorded) and what
+    ///   the reader must know about the keys.
     /// - Throws: ``PFError`` (`syntax`, `truncated`, `invalidValue`, `unsupported`,
     ///   `limitExceeded`) at the first problem.
     mutating func scan() throws(PFError) -> JSONScanResult {
+        // The work is in a non-mutating method: calling the scanner's helpers from a
+        // mutating context made Swift copy the whole struct for each call.
+        try scanDocument()
+    }
+
+    private func scanDocument() throws(PFError) -> JSONScanResult {
+        var notes = KeyNotes()
         var start = 0
         if count >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF {
             guard lenient else {
@@ -66,9 +139,16 @@ struct JSONScanner {
         }
         var objectCounts: [Int] = []
         var objectOffsets: [Int] = []
-        // The open containers. Bounded by maxDepth (at most 512), so reserving is safe.
-        var stack: [Frame] = []
-        stack.reserveCapacity(maxDepth + 1)
+        // The innermost open container lives in locals (`depth`, `members`, `slot`), so the
+        // per-member path touches no array; `saved` holds the enclosing ones. Bounded by
+        // maxDepth (at most 512). A small reservation stays under malloc's large-request
+        // size; deeper documents grow it.
+        var saved: [Frame] = []
+        saved.reserveCapacity(min(maxDepth, 16))
+        var depth = 0
+        var maxDepthSeen = 0
+        var members = 0
+        var slot = -1  // -1 for an array; for an object its objectCounts slot (Int.max unrecorded)
         var nodes = 0
 
         var i = try skipSpace(start)
@@ -77,31 +157,43 @@ struct JSONScanner {
             nodes += 1
             if nodes > maxNodes { throw JSONError.limit("maxNodes", maxNodes, offset: i, in: bytes) }
             guard i < count else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
-            let c = byte(i)
+            let c = p[i]
             switch c {
             case UInt8(ascii: "{"):
-                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
-                objectOffsets.append(i)
-                objectCounts.append(0)
+                guard depth < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                var newSlot = Int.max  // an object whose counts are not recorded
+                if recordObjects {
+                    objectOffsets.append(i)
+                    objectCounts.append(0)
+                    newSlot = objectCounts.count - 1
+                }
                 i = try skipSpace(i + 1)
-                if i < count, byte(i) == UInt8(ascii: "}") {
+                if i < count, p[i] == UInt8(ascii: "}") {
                     i += 1
                 } else {
-                    stack.append(Frame(members: 1, slot: objectCounts.count - 1))
-                    i = try scanKey(i)
+                    if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
+                    depth += 1
+                    if depth > maxDepthSeen { maxDepthSeen = depth }
+                    members = 1
+                    slot = newSlot
+                    i = try scanKey(i, slot: slot, notes: &notes)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
-                guard stack.count < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                guard depth < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
                 i = try skipSpace(i + 1)
-                if i < count, byte(i) == UInt8(ascii: "]") {
+                if i < count, p[i] == UInt8(ascii: "]") {
                     i += 1
                 } else {
-                    stack.append(Frame(members: 1, slot: -1))
+                    if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
+                    depth += 1
+                    if depth > maxDepthSeen { maxDepthSeen = depth }
+                    members = 1
+                    slot = -1
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
-                i = try scanString(i, quote: c, isKey: false)
+                i = try scanString(i, quote: c)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 i = lenient ? try scanLenientNumber(i) : try scanNumber(i)
             case UInt8(ascii: "t"):
@@ -116,7 +208,7 @@ struct JSONScanner {
 
             // A value ended at i: close containers and find the next value.
             afterValue: while true {
-                guard let frame = stack.last else {
+                guard depth > 0 else {
                     let end = try skipSpace(i)
                     guard end == count else {
                         throw JSONError.make(
@@ -124,64 +216,80 @@ struct JSONScanner {
                             "unexpected \(JSONError.describeByte(at: end, in: bytes)) after the top-level value; expected only whitespace",
                             offset: end, in: bytes)
                     }
-                    return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets)
+                    return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
+                                          nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
+                                          nonASCIIKeys: notes.nonASCIIKeys, maxDepthSeen: maxDepthSeen)
                 }
-                let top = frame.slot >= 0
+                let top = slot >= 0
                 i = try skipSpace(i)
                 let c = byte(i)
                 let close = top ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                if i < count, c == UInt8(ascii: ",") {
+                var closing = i < count && c == close
+                if !closing, i < count, c == UInt8(ascii: ",") {
                     i = try skipSpace(i + 1)
                     if lenient, i < count, byte(i) == close {
-                        // A trailing comma, which lenient mode allows.
-                        i += 1
-                        closeFrame(&stack, &objectCounts)
-                        continue afterValue
+                        closing = true  // a trailing comma, which lenient mode allows
+                    } else {
+                        members += 1
+                        guard members <= maxCollectionCount else {
+                            throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
+                        }
+                        if top { i = try scanKey(i, slot: slot, notes: &notes) }
+                        continue valueLoop
                     }
-                    let n = frame.members + 1
-                    guard n <= maxCollectionCount else {
-                        throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
-                    }
-                    stack[stack.count - 1].members = n
-                    if top { i = try scanKey(i) }
-                    continue valueLoop
                 }
-                if i < count, c == close {
-                    i += 1
-                    closeFrame(&stack, &objectCounts)
-                    continue afterValue
+                guard closing else {
+                    throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
                 }
-                throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
+                i += 1
+                if recordObjects, slot >= 0, slot < objectCounts.count { objectCounts[slot] = members }
+                depth -= 1
+                if let frame = saved.popLast() {
+                    members = frame.members
+                    slot = frame.slot
+                }
+                continue afterValue
             }
         }
     }
 
     /// An open container: members so far and, for an object, its slot in `objectCounts`
-    /// (arrays have slot -1).
+    /// (`Int.max` when counts are not recorded; arrays have slot -1).
     struct Frame {
         var members: Int
         var slot: Int
     }
 
-    @inline(__always)
-    private func closeFrame(_ stack: inout [Frame], _ objectCounts: inout [Int]) {
-        guard let frame = stack.popLast() else { return }
-        if frame.slot >= 0, frame.slot < objectCounts.count { objectCounts[frame.slot] = frame.members }
-    }
-
     /// Scans `"key" :` and the whitespace after it.
+    /// - Parameter slot: the object's slot in `objectCounts`, for the repeated-key pass.
     /// - Returns: the offset of the member's value.
-    private func scanKey(_ i: Int) throws(PFError) -> Int {
+    private func scanKey(_ i: Int, slot: Int, notes: inout KeyNotes) throws(PFError) -> Int {
         let c = byte(i)
         guard i < count, c == UInt8(ascii: "\"") || (lenient && c == UInt8(ascii: "'")) else {
             throw JSONError.unexpected(at: i, in: bytes, expected: "a string key")
         }
-        var j = try scanString(i, quote: c, isKey: true)
-        j = try skipSpace(j)
-        guard j < count, byte(j) == UInt8(ascii: ":") else {
-            throw JSONError.unexpected(at: j, in: bytes, expected: "':' after an object key")
+        var j = try scanKeyString(i, quote: c, notes: &notes)
+        if let finder { finder.add(decodeString(i, j), slot: slot) }
+        // `"key": value` and `"key":value` are nearly every member: check them first.
+        if j < count, p[j] == UInt8(ascii: ":") {
+            j += 1
+        } else {
+            j = try skipSpace(j)
+            guard j < count, byte(j) == UInt8(ascii: ":") else {
+                throw JSONError.unexpected(at: j, in: bytes, expected: "':' after an object key")
+            }
+            j += 1
         }
-        return try skipSpace(j + 1)
+        if j + 1 < count {
+            let d = p[j]
+            if d == 0x20 {
+                let e = p[j + 1]
+                if e > 0x20, e != UInt8(ascii: "/") { return j + 1 }
+            } else if d > 0x20, d != UInt8(ascii: "/") {
+                return j
+            }
+        }
+        return try skipSpace(j)
     }
 
     // MARK: - Whitespace and literals
@@ -196,7 +304,14 @@ struct JSONScanner {
                 // Most calls land here at once: the next token follows without whitespace.
                 guard lenient, c == UInt8(ascii: "/") else { return i }
                 i = try skipComment(i)
-            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+            } else if c == 0x0A {
+                // Indentation follows a newline: skip it eight spaces at a time (`i + 8 <=
+                // count` keeps the load inside the input).
+                i += 1
+                while i + 8 <= count, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                    i += 8
+                }
+            } else if c == 0x20 || c == 0x0D || c == 0x09 {
                 i += 1
             } else {
                 return i
@@ -246,7 +361,7 @@ struct JSONScanner {
         let c = byte(i)
         switch c {
         case UInt8(ascii: "'"):
-            return try scanString(i, quote: c, isKey: false)
+            return try scanString(i, quote: c)
         case UInt8(ascii: "N"):
             return try scanLiteral(i, "nan")
         case UInt8(ascii: "I"), UInt8(ascii: "i"):

@@ -6,9 +6,11 @@ import PFCore
 /// Turns a json-c tree into a ``PFValue`` in one walk.
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
-/// (``PFError/under(_:)``). Objects are visited in the same pre-order as the pre-scan saw
+/// (``PFError/under(_:)``). json-c's objects hold distinct keys (its hash table replaces the
+/// value of a repeated key in place), so dictionaries are built without re-checking them.
+/// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
 /// their `{`, so the member counts it recorded line up with the objects here until the first
-/// duplicate key (strict mode stops there; lenient mode does not use the counts).
+/// duplicate, where the walk stops with an error.
 struct JSONTreeConverter {
     let strict: Bool
     let rejectDuplicates: Bool
@@ -17,20 +19,37 @@ struct JSONTreeConverter {
     let objectCounts: [Int]
     let objectOffsets: [Int]
     let input: UnsafeRawBufferPointer
+    /// The noncharacter that stands for U+0000 in keys of this document, if any (see
+    /// ``JSONReader``'s `readWithNULKeys`).
+    let nulStandIn: Unicode.Scalar?
+    /// Whether some key has a byte or escape beyond ASCII: such keys may be distinct bytes
+    /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
+    let keysNeedUniquing: Bool
     private var objectIndex = 0
-    // Whether objectCounts still lines up with the objects being visited: a dropped
-    // duplicate may have taken nested objects with it, so after one the counts are unusable.
-    private var countsAligned: Bool
+    /// Recently built keys, direct-mapped by their bytes (see ``key(_:)``).
+    private var keyCache: [CachedKey] = Array(repeating: CachedKey(length: -1, head: 0, tail: 0, name: ""),
+                                              count: JSONTreeConverter.keyCacheSize)
+    private static let keyCacheSize = 256
 
-    init(options: JSONReader.Options, objectCounts: [Int], objectOffsets: [Int], input: UnsafeRawBufferPointer) {
+    /// A key of at most 16 bytes, identified exactly by its length and its first and last
+    /// eight bytes (which together cover every byte; shorter keys are zero-padded in `head`).
+    struct CachedKey {
+        var length: Int
+        var head: UInt64
+        var tail: UInt64
+        var name: String
+    }
+
+    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
         self.strict = options.mode == .strict
-        self.rejectDuplicates = options.mode == .strict && options.rejectDuplicateKeys
-        self.countsAligned = options.mode == .strict
+        self.rejectDuplicates = options.rejectDuplicateKeys
         self.typedValues = options.typedValues
         self.maxStringBytes = options.limits.maxStringBytes
-        self.objectCounts = objectCounts
-        self.objectOffsets = objectOffsets
+        self.objectCounts = scan.objectCounts
+        self.objectOffsets = scan.objectOffsets
         self.input = input
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = scan.nonASCIIKeys
     }
 
     /// Converts the whole tree.
@@ -86,29 +105,66 @@ struct JSONTreeConverter {
         return String(decoding: UnsafeRawBufferPointer(start: chars, count: n), as: UTF8.self)
     }
 
+    /// The key of a member entry as a String.
+    ///
+    /// Objects of one shape repeat the same keys thousands of times, so short keys go
+    /// through a small direct-mapped cache: a hit costs a few loads and compares instead of
+    /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
     @inline(__always)
-    private func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+    private mutating func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        // json-c keys are NUL-terminated C strings (it has no length for them).
         guard let chars = pf_json_entry_key(entry) else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: chars, count: strlen(chars)), as: UTF8.self)
+        let raw = UnsafeRawPointer(chars)
+        let length = strlen(chars)
+        guard length <= 16 else { return makeKey(raw, length) }
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if length >= 8 {
+            // In bounds: the key has `length` (8…16) bytes before its NUL, so both 8-byte
+            // windows, [0, 8) and [length - 8, length), lie inside it.
+            head = raw.loadUnaligned(as: UInt64.self)
+            tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+        } else {
+            for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
+        }
+        let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
+        let slot = Int(truncatingIfNeeded: mixed >> 56)  // 0…255, always inside keyCache
+        let cached = keyCache[slot]
+        if cached.length == length, cached.head == head, cached.tail == tail { return cached.name }
+        let name = makeKey(raw, length)
+        keyCache[slot] = CachedKey(length: length, head: head, tail: tail, name: name)
+        return name
+    }
+
+    /// Builds a key from its bytes (validated by the pre-scan in strict mode; in lenient mode
+    /// invalid UTF-8 becomes U+FFFD, the documented policy), restoring U+0000 if needed.
+    private func makeKey(_ raw: UnsafeRawPointer, _ length: Int) -> String {
+        let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self)
+        guard let standIn = nulStandIn else { return name }
+        return Self.restoringNUL(name, standIn)
+    }
+
+    /// `name` with every `standIn` scalar turned back into U+0000.
+    static func restoringNUL(_ name: String, _ standIn: Unicode.Scalar) -> String {
+        guard name.unicodeScalars.contains(standIn) else { return name }
+        var out = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars { out.append(scalar == standIn ? "\u{0}" : scalar) }
+        return String(out)
     }
 
     // MARK: - Objects
 
     private mutating func convertObject(_ object: OpaquePointer) throws(PFError) -> PFValue {
         let n = Int(json_object_object_length(object))
-        var unique = false
-        if countsAligned {
-            let index = objectIndex
+        // This object's slot in the pre-scan's counts (only recorded for rejectDuplicateKeys).
+        var slot = -1
+        if rejectDuplicates {
+            slot = objectIndex
             objectIndex += 1
-            if index < objectCounts.count, objectCounts[index] == n {
-                unique = true
-            } else if rejectDuplicates, index < objectCounts.count {
-                throw JSONError.make(
-                    .invalidValue,
-                    "duplicate key in an object (\(objectCounts[index]) members, \(n) distinct keys); strict mode requires unique keys (lenient mode, or rejectDuplicateKeys = false, keeps the last value)",
-                    offset: objectOffsets[index], in: input, path: .root)
-            } else {
-                countsAligned = false
+            // json-c keeps one member per distinct key: fewer members than the pre-scan
+            // counted means a repeated key.
+            if slot < objectCounts.count, objectCounts[slot] != n {
+                throw duplicateKey(at: objectOffsets[slot], members: objectCounts[slot], distinct: n)
             }
         }
         if typedValues, n == 1 || n == 2, let typed = try typedValue(object, count: n) {
@@ -131,11 +187,24 @@ struct JSONTreeConverter {
             keys.append(name)
             entry = pf_json_entry_next(current)
         }
-        if unique, keys.count == n {
-            // json-c's hash table already made keys distinct, and the pre-scan's count
-            // proved no duplicate was dropped.
-            return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+        if keysNeedUniquing {
+            // Distinct bytes may still be equal Swift strings ("\u{E9}" and "e\u{301}",
+            // or lenient U+FFFD repairs): the last value wins, unless duplicates are errors.
+            let members = OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+            if rejectDuplicates, members.count < keys.count, slot >= 0, slot < objectOffsets.count {
+                throw duplicateKey(at: objectOffsets[slot], members: keys.count, distinct: members.count)
+            }
+            return .dictionary(members)
         }
-        return .dictionary(OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last }))
+        // ASCII keys: json-c's hash table made them distinct bytes, hence distinct strings
+        // (the U+0000 stand-in maps one-to-one), so they need no second check.
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+    }
+
+    private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
+        JSONError.make(
+            .invalidValue,
+            "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
+            offset: offset, in: input, path: .root)
     }
 }

@@ -9,14 +9,6 @@ import Testing
         Fixtures.files(in: Fixtures.jsonTestSuite, where: { $0.hasPrefix(prefix) && $0.hasSuffix(".json") })
     }
 
-    /// `y_` files the documented strict policy rejects, with the code it uses; each is
-    /// accepted once the policy is relaxed as noted in `Docs/JSON.md`.
-    static let strictPolicyRejects: [String: PFError.Code] = [
-        "y_object_duplicated_key.json": .invalidValue,  // duplicate keys (rejectDuplicateKeys)
-        "y_object_duplicated_key_and_value.json": .invalidValue,
-        "y_object_escaped_null_in_key.json": .unsupported,  // U+0000 in a key (json-c C-string keys)
-    ]
-
     @Test func corpusIsPresent() {
         #expect(Self.files("y_").count == 95)
         #expect(Self.files("n_").count == 188)
@@ -25,25 +17,35 @@ import Testing
 
     @Test func everyYFileIsAccepted() throws {
         for url in Self.files("y_") {
-            let name = url.lastPathComponent
             let error = JSONTest.error(try Fixtures.data(url))
-            if let code = Self.strictPolicyRejects[name] {
-                #expect(error?.code == code, "\(name)")
-            } else {
-                #expect(error == nil, "\(name): \(String(describing: error))")
-            }
+            #expect(error == nil, "\(url.lastPathComponent): \(String(describing: error))")
         }
     }
 
-    @Test func policyRejectedYFilesReadWhenRelaxed() throws {
+    static func y(_ name: String) throws -> Data {
+        try Fixtures.data(Fixtures.jsonTestSuite.appendingPathComponent(name))
+    }
+
+    @Test func formerlyRejectedYFilesReadToTheRightValues() throws {
+        // Duplicate keys: the last value wins, at the first key's position, in both modes.
+        #expect(try JSONTest.strict.read(try Self.y("y_object_duplicated_key.json")) == ["a": "c"])
+        #expect(try JSONTest.strict.read(try Self.y("y_object_duplicated_key_and_value.json")) == ["a": "b"])
+        #expect(try JSONTest.lenient.read(try Self.y("y_object_duplicated_key.json")) == ["a": "c"])
+        // U+0000 in a key is kept, not truncated.
+        let nul = try JSONTest.strict.read(try Self.y("y_object_escaped_null_in_key.json"))
+        #expect(nul == ["foo\u{0}bar": 42])
+        #expect(nul.dictionaryValue?.keys.first?.utf8.count == 7)
+    }
+
+    @Test func rejectDuplicateKeysIsOptIn() throws {
         var options = JSONReader.Options()
-        options.rejectDuplicateKeys = false
-        let relaxed = JSONReader(options: options)
-        let dup = try relaxed.read(try Fixtures.data(Fixtures.jsonTestSuite.appendingPathComponent("y_object_duplicated_key.json")))
-        #expect(dup == ["a": "c"])
-        let lenient = try JSONTest.lenient.read(
-            try Fixtures.data(Fixtures.jsonTestSuite.appendingPathComponent("y_object_duplicated_key_and_value.json")))
-        #expect(lenient == ["a": "b"])
+        options.rejectDuplicateKeys = true
+        for mode in [JSONReader.Mode.strict, .lenient] {
+            options.mode = mode
+            let error = JSONTest.error(try Self.y("y_object_duplicated_key.json"), JSONReader(options: options))
+            #expect(error?.code == .invalidValue)
+            #expect(error?.location == PFError.Location(offset: 0, line: 1, column: 1))
+        }
     }
 
     @Test func everyNFileIsRejected() throws {

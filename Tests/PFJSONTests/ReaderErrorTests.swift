@@ -33,7 +33,7 @@ import Testing
         Case(text: "[1]\u{0}", code: .syntax, offset: 3, line: 1, column: 4),
         Case(text: "[\"abc", code: .truncated, offset: 5, line: 1, column: 6),
         Case(text: "{\"a\":[1,2", code: .truncated, offset: 9, line: 1, column: 10),
-        Case(text: "{\"a\\u0000b\": 1}", code: .unsupported, offset: 3, line: 1, column: 4),
+        Case(text: "{\"a\\u0000b\": 1, 2}", code: .syntax, offset: 16, line: 1, column: 17),
         Case(text: "[tru]", code: .syntax, offset: 4, line: 1, column: 5),
         Case(text: "/* c */ 1", code: .syntax, offset: 0, line: 1, column: 1),
     ]
@@ -57,8 +57,16 @@ import Testing
         #expect(JSONTest.error(Data([0x22, 0xE2, 0x82, 0xAC, 0x22])) == nil)  // "€"
     }
 
-    @Test func duplicateKeysNameTheObject() {
-        let error = JSONTest.error("{\"list\": [{}, {\"x\": 1,\n \"x\": 2}]}")
+    static var rejectingDuplicates: JSONReader {
+        var options = JSONReader.Options()
+        options.rejectDuplicateKeys = true
+        return JSONReader(options: options)
+    }
+
+    @Test func duplicateKeysNameTheObject() throws {
+        let text = "{\"list\": [{}, {\"x\": 1,\n \"x\": 2}]}"
+        #expect(try JSONTest.read(text) == ["list": [[:], ["x": 2]]])
+        let error = JSONTest.error(text, Self.rejectingDuplicates)
         #expect(error?.code == .invalidValue)
         #expect(error?.path == PFKeyPath([.key("list"), .index(1)]))
         #expect(error?.location == PFError.Location(offset: 14, line: 1, column: 15))
@@ -66,15 +74,22 @@ import Testing
 
     @Test func duplicateKeyPolicies() throws {
         let text = #"{"a": 1, "b": {"c": 1}, "a": {"d": [{"e": 1}]}, "z": {"y": 2}}"#
-        #expect(JSONTest.error(text)?.code == .invalidValue)
         let expected: PFValue = ["a": ["d": [["e": 1]]], "b": ["c": 1], "z": ["y": 2]]
+        // Default in both modes: the last value wins, at the first key's position.
+        #expect(try JSONTest.read(text) == expected)
         #expect(try JSONTest.read(text, JSONTest.lenient) == expected)
-        var options = JSONReader.Options()
-        options.rejectDuplicateKeys = false
-        #expect(try JSONTest.read(text, JSONReader(options: options)) == expected)
-        // A nested dropped object must not confuse later objects' checks.
-        #expect(try JSONTest.read(#"[{"a": {"x": {}}, "a": 1}, {"k": 1, "l": 2}]"#, JSONReader(options: options))
-            == [["a": 1], ["k": 1, "l": 2]])
+        #expect(JSONTest.error(text, Self.rejectingDuplicates)?.code == .invalidValue)
+        // A nested dropped object must not confuse later objects.
+        let nested = #"[{"a": {"x": {}}, "a": 1}, {"k": 1, "l": 2}]"#
+        #expect(try JSONTest.read(nested) == [["a": 1], ["k": 1, "l": 2]])
+        let error = JSONTest.error(nested, Self.rejectingDuplicates)
+        #expect(error?.path == PFKeyPath([.index(0)]))
+        #expect(error?.location?.offset == 1)
+        // Unique keys pass the opt-in check, however deep and however many objects.
+        #expect(try JSONTest.read(#"[{"a": {"x": {}, "y": {"z": 1}}}, {"k": 1, "l": {}}]"#, Self.rejectingDuplicates)
+            == [["a": ["x": [:], "y": ["z": 1]]], ["k": 1, "l": [:]]])
+        // The dropped value's position is the first key's, with the last value.
+        #expect(try JSONTest.read(#"{"a": 1, "b": 2, "a": 3}"#).dictionaryValue.map { Array($0.keys) } == ["a", "b"])
     }
 
     @Test func descriptionIsOneLineWithPosition() {

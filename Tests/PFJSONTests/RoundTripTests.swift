@@ -5,8 +5,8 @@ import Testing
 
 /// Random trees and real files survive JSON and back, through both engines.
 @Suite struct RoundTripTests {
-    /// Object keys with U+0000 are refused on read (documented), so generated keys lose them;
-    /// string values keep theirs.
+    /// json-c's own serializer (`engine = .jsonC`) keeps keys as C strings, so keys given to
+    /// it lose their U+0000; the native writer and the reader keep them.
     static func withoutNULKeys(_ value: PFValue) -> PFValue {
         switch value {
         case .array(let items): return .array(items.map(withoutNULKeys))
@@ -42,8 +42,8 @@ import Testing
 
     @Test func randomTreesRoundTripThroughEveryWriter() async {
         await propertyCheck(count: 200, input: ValueGen.tree(Self.shape)) { generated in
-            let value = Self.withoutNULKeys(generated)
             for writer in Self.writers {
+                let value = writer.options.engine == .jsonC ? Self.withoutNULKeys(generated) : generated
                 let back = try JSONReader().read(try writer.write(value))
                 #expect(back == value, "\(writer.options)")
             }
