@@ -52,7 +52,11 @@ public enum ParseExport {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return try rows(of: nil) }
         // Typed values off: a malformed Date or Bytes is then reported by the Parse layer (code
         // 111, per object) instead of failing the whole file in the JSON reader.
-        let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(bytes)
+        // A duplicated key (two "results", two "objectId") makes an export ambiguous: refuse it,
+        // as the streaming row reader does.
+        var options = JSONReader.Options(mode: .strict, typedValues: false, limits: limits)
+        options.rejectDuplicateKeys = true
+        let value = try JSONReader(options: options).read(bytes)
         return try rows(of: value)
     }
 
