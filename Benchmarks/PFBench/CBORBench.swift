@@ -25,6 +25,10 @@ enum CBORBench {
                 print("CBOR: \(file) does not round-trip")
                 continue
             }
+            // PFBENCH_DUMP_DIR=DIR: save the CBOR bytes, to time other readers on the same input.
+            if let dir = ProcessInfo.processInfo.environment["PFBENCH_DUMP_DIR"] {
+                FileManager.default.createFile(atPath: "\(dir)/\(name).cbor", contents: bytes)
+            }
             bench.measure("read \(name) (\(bytes.count) B)", group: "CBOR", bytes: bytes.count) {
                 _ = try? reader.read(bytes)
             }

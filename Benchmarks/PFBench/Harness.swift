@@ -29,6 +29,13 @@ struct Bench {
         _ body: () throws -> Void
     ) rethrows {
         if let filter, !"\(group)/\(name)".contains(filter) { return }
+        // PFBENCH_RUNS=N: run the body exactly N times, untimed, for instruction counting
+        // under callgrind (deterministic, unlike wall-clock time on a shared machine).
+        if let runs = ProcessInfo.processInfo.environment["PFBENCH_RUNS"].flatMap(Int.init) {
+            for _ in 0..<runs { try body() }
+            print("\(group)/\(name): \(runs) runs of \(bytes) bytes")
+            return
+        }
         try body()  // warm-up
         var times: [Double] = []
         let start = DispatchTime.now().uptimeNanoseconds

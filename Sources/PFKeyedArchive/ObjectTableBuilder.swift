@@ -14,6 +14,9 @@ public struct ObjectTableBuilder: Sendable {
     public var top = OrderedDictionary<String, UInt64>()
 
     private var classUIDs: [ArchivedClass: UInt64] = [:]
+    /// ``classReference(_:)`` of `.foundation(name)`, by name, so `NSDate`, `NSArray`, … are
+    /// not rebuilt and hashed as `ArchivedClass` values for every object.
+    private var foundationClassUIDs: [String: UInt64] = [:]
     private var scalarUIDs: [PFValue: UInt64] = [:]
     private var nullObjectUID: UInt64?
     private let maxObjects: Int
@@ -47,6 +50,13 @@ public struct ObjectTableBuilder: Sendable {
         objects[Int(uid)] = .dictionary(object)
     }
 
+    /// ``fill(_:with:class:)`` with the class reference already known.
+    mutating func fill(_ uid: UInt64, with fields: OrderedDictionary<String, PFValue>, classUID: UInt64) {
+        var object = fields
+        object["$class"] = .uid(classUID)
+        objects[Int(uid)] = .dictionary(object)
+    }
+
     /// The reference to a class dictionary, adding it on first use.
     public mutating func classReference(_ archivedClass: ArchivedClass) throws(PFError) -> UInt64 {
         if let uid = classUIDs[archivedClass] { return uid }
@@ -67,6 +77,14 @@ public struct ObjectTableBuilder: Sendable {
         return uid
     }
 
+    /// The reference to the class dictionary of a Foundation class (``ArchivedClass/foundation(_:)``).
+    mutating func foundationClassReference(_ name: String) throws(PFError) -> UInt64 {
+        if let uid = foundationClassUIDs[name] { return uid }
+        let uid = try classReference(.foundation(name))
+        foundationClassUIDs[name] = uid
+        return uid
+    }
+
     /// The reference to a string, number, boolean or data object stored in place in the
     /// table, shared with every equal one.
     public mutating func scalarReference(_ value: PFValue) throws(PFError) -> UInt64 {
@@ -83,7 +101,7 @@ public struct ObjectTableBuilder: Sendable {
         let key = PFValue.date(date)
         if let uid = scalarUIDs[key] { return uid }
         let uid = try reserve()
-        try fill(uid, with: ["NS.time": .double(date.timeIntervalSinceReferenceDate)], class: .foundation("NSDate"))
+        fill(uid, with: ["NS.time": .double(date.timeIntervalSinceReferenceDate)], classUID: try foundationClassReference("NSDate"))
         scalarUIDs[key] = uid
         return uid
     }

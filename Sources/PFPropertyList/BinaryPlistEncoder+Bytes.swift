@@ -5,49 +5,109 @@ import PFCore
 
 extension BinaryPlistEncoder {
     /// Lays out the objects in index order, then the offset table and the trailer.
+    ///
+    /// The file's exact size is computed first and the bytes are stored straight into one
+    /// buffer of that size: appending a reference at a time cost more than everything else
+    /// in a keyed archive's write.
     func serialize() -> [UInt8] {
         let numObjects = entries.count
         let refSize = Self.byteCount(numObjects)
-        var out: [UInt8] = []
-        out.reserveCapacity(
-            BinaryPlistLayout.headerSize + scalarBytes.count + refs.count * refSize + numObjects * 10
-                + BinaryPlistLayout.trailerSize)
-        out.append(contentsOf: BinaryPlistLayout.magic)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(numObjects)
+        // Pass one: the size of the object area, hence the table offset and its width.
+        var objectsEnd = BinaryPlistLayout.headerSize
         for entry in entries {
-            offsets.append(out.count)
             switch entry.kind {
-            case .scalar:
-                scalarBytes.withUnsafeBytes { raw in
-                    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[entry.start..<(entry.start + entry.count)]))
-                }
-            case .array:
-                Self.appendMarker(BinaryPlistMarker.array, count: entry.count, to: &out)
-                for ref in refs[entry.start..<(entry.start + entry.count)] {
-                    Self.appendBigEndian(UInt64(ref), size: refSize, to: &out)
-                }
-            case .dictionary:
-                Self.appendMarker(BinaryPlistMarker.dictionary, count: entry.count, to: &out)
-                for ref in refs[entry.start..<(entry.start + 2 * entry.count)] {
-                    Self.appendBigEndian(UInt64(ref), size: refSize, to: &out)
-                }
+            case .scalar: objectsEnd += entry.count
+            case .array: objectsEnd += Self.markerSize(entry.count) + entry.count * refSize
+            case .dictionary: objectsEnd += Self.markerSize(entry.count) + 2 * entry.count * refSize
             }
         }
-        let tableOffset = out.count
+        let tableOffset = objectsEnd
         let offsetSize = Self.byteCount(tableOffset)
-        for offset in offsets {
-            Self.appendBigEndian(UInt64(offset), size: offsetSize, to: &out)
+        let total = tableOffset + numObjects * offsetSize + BinaryPlistLayout.trailerSize
+        // Pass two. Every store below is one of the sizes summed above, in the same order, so
+        // `o` never passes `total` (checked once at the end); each entry's scalar and ref
+        // ranges were recorded as they were appended to `scalarBytes` and `refs`.
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+            var o = 0
+            for byte in BinaryPlistLayout.magic {
+                out.storeBytes(of: byte, toByteOffset: o, as: UInt8.self)
+                o += 1
+            }
+            // The offset table is written as the objects are laid out.
+            var entryOffset = tableOffset
+            scalarBytes.withUnsafeBytes { scalars in
+                refs.withUnsafeBufferPointer { refs in
+                    for entry in entries {
+                        Self.store(UInt64(o), size: offsetSize, at: entryOffset, in: out)
+                        entryOffset += offsetSize
+                        switch entry.kind {
+                        case .scalar:
+                            if entry.count > 0 {
+                                (out + o).copyMemory(from: scalars.baseAddress! + entry.start, byteCount: entry.count)
+                            }
+                            o += entry.count
+                        case .array, .dictionary:
+                            let type: BinaryPlistMarker = entry.kind == .array ? .array : .dictionary
+                            o = Self.storeMarker(type, count: entry.count, at: o, in: out)
+                            let n = entry.kind == .array ? entry.count : 2 * entry.count
+                            for ref in refs[entry.start..<(entry.start + n)] {
+                                Self.store(UInt64(ref), size: refSize, at: o, in: out)
+                                o += refSize
+                            }
+                        }
+                    }
+                }
+            }
+            o = entryOffset
+            // Trailer: five unused bytes and the sort version (all zero), the two widths, then
+            // numObjects, topObject (always 0: the root is flattened first) and the table offset.
+            for _ in 0..<6 {
+                out.storeBytes(of: 0, toByteOffset: o, as: UInt8.self)
+                o += 1
+            }
+            out.storeBytes(of: UInt8(offsetSize), toByteOffset: o, as: UInt8.self)
+            out.storeBytes(of: UInt8(refSize), toByteOffset: o + 1, as: UInt8.self)
+            Self.store(UInt64(numObjects), size: 8, at: o + 2, in: out)
+            Self.store(0, size: 8, at: o + 10, in: out)
+            Self.store(UInt64(tableOffset), size: 8, at: o + 18, in: out)
+            o += 26
+            precondition(o == total, "The layout wrote \(o) bytes; its size was computed as \(total).")
+            initialized = total
         }
-        // Trailer: five unused bytes and the sort version (all zero), the two widths, then
-        // numObjects, topObject (always 0: the root is flattened first) and the table offset.
-        out.append(contentsOf: repeatElement(0, count: 6))
-        out.append(UInt8(offsetSize))
-        out.append(UInt8(refSize))
-        Self.appendBigEndian(UInt64(numObjects), size: 8, to: &out)
-        Self.appendBigEndian(0, size: 8, to: &out)
-        Self.appendBigEndian(UInt64(tableOffset), size: 8, to: &out)
-        return out
+    }
+
+    /// The bytes ``appendMarker(_:count:to:)`` writes for `count`.
+    @inline(__always)
+    static func markerSize(_ count: Int) -> Int {
+        count < 15 ? 1 : 2 + (count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8)
+    }
+
+    /// Stores what ``appendMarker(_:count:to:)`` appends at `o` and returns the offset past it.
+    @inline(__always)
+    static func storeMarker(_ type: BinaryPlistMarker, count: Int, at o: Int, in out: UnsafeMutableRawPointer) -> Int {
+        let high = type.rawValue << 4
+        if count < 15 {
+            out.storeBytes(of: high | UInt8(count), toByteOffset: o, as: UInt8.self)
+            return o + 1
+        }
+        out.storeBytes(of: high | BinaryPlistMarker.extendedCount, toByteOffset: o, as: UInt8.self)
+        let v = UInt64(count)
+        let size = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
+        out.storeBytes(of: BinaryPlistMarker.Byte.int8 + UInt8(size.trailingZeroBitCount), toByteOffset: o + 1, as: UInt8.self)
+        store(v, size: size, at: o + 2, in: out)
+        return o + 2 + size
+    }
+
+    /// Stores the low `size` (1, 2, 4 or 8) bytes of `v` at `o`, most significant first.
+    @inline(__always)
+    static func store(_ v: UInt64, size: Int, at o: Int, in out: UnsafeMutableRawPointer) {
+        switch size {
+        case 1: out.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: o, as: UInt8.self)
+        case 2: out.storeBytes(of: UInt16(truncatingIfNeeded: v).bigEndian, toByteOffset: o, as: UInt16.self)
+        case 4: out.storeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian, toByteOffset: o, as: UInt32.self)
+        default: out.storeBytes(of: v.bigEndian, toByteOffset: o, as: UInt64.self)
+        }
     }
 
     /// The smallest of 1, 2, 4 and 8 bytes whose unsigned range holds `count` itself

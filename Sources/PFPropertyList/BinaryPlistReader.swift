@@ -60,6 +60,7 @@ public struct BinaryPlistReader: Sendable {
             do throws(PFError) {
                 let info = try BinaryPlistInfo.parse(buffer)
                 var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits)
+                defer { scanner.deallocate() }
                 return .success(try scanner.decode(info.topObject, depth: 0).0)
             } catch {
                 return .failure(error)

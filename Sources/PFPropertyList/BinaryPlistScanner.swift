@@ -18,10 +18,23 @@ struct BinaryPlistScanner {
     /// The end of the object area (the offset table's start): no object byte lies past it.
     let objectsEnd: Int
     /// Decoded objects by index; meaningful where `nodeCounts[index] > 0`.
-    var values: [PFValue]
+    ///
+    /// This and the next two tables are flat buffers of `numObjects` entries, allocated in
+    /// `init` and freed by ``deallocate()``. Every index used with them is an object index
+    /// that `objectRef(at:)` (or `BinaryPlistInfo.parse`, for the top object) checked to be
+    /// below `numObjects`, so each access is in bounds by construction; plain buffers spare
+    /// the per-access uniqueness and bounds checks of arrays held in a mutating struct.
+    let values: UnsafeMutablePointer<PFValue>
     /// Per object: 0 not decoded yet, -1 being decoded (on the current path), else the node
     /// count of its expanded subtree (1 for a scalar).
-    var nodeCounts: [Int]
+    let nodeCounts: UnsafeMutablePointer<Int>
+    /// Per object used as a dictionary key: 0 not hashed yet, else ``keyHash(_:_:)``.
+    let keyHashes: UnsafeMutablePointer<UInt64>
+    /// Hashes of the keys of the dictionaries being built, a stack: each dictionary's hashes
+    /// start where the buffer ended when it began, and nested ones pop theirs when done.
+    var keyScratch: [UInt64] = []
+    /// Scratch open-addressing table for duplicate keys in large dictionaries (index + 1).
+    var duplicateTable: ContiguousArray<Int> = []
 
     init(buffer: UnsafeRawBufferPointer, info: BinaryPlistInfo, limits: PFLimits) {
         self.buffer = buffer
@@ -30,8 +43,21 @@ struct BinaryPlistScanner {
         self.objectsEnd = info.offsetTableOffset
         // numObjects entries of the offset table are really present in the file, so these
         // tables grow with the input's size, not with a count it merely claims.
-        self.values = Array(repeating: .null, count: info.numObjects)
-        self.nodeCounts = Array(repeating: 0, count: info.numObjects)
+        let n = info.numObjects
+        self.values = .allocate(capacity: n)
+        values.initialize(repeating: .null, count: n)
+        self.nodeCounts = .allocate(capacity: n)
+        nodeCounts.initialize(repeating: 0, count: n)
+        self.keyHashes = .allocate(capacity: n)
+        keyHashes.initialize(repeating: 0, count: n)
+    }
+
+    /// Frees the tables; the scanner must not be used afterwards.
+    func deallocate() {
+        values.deinitialize(count: info.numObjects)
+        values.deallocate()
+        nodeCounts.deallocate()
+        keyHashes.deallocate()
     }
 
     static let format = BinaryPlistLayout.format
@@ -115,10 +141,21 @@ struct BinaryPlistScanner {
         try checkDepth(depth, at: offset)
         let (n, start) = try collectionCount(at: offset, refsPerElement: 2)
         nodeCounts[index] = -1
-        var members = OrderedDictionary<String, PFValue>(minimumCapacity: n)
+        // Keys and values are collected first and handed to the dictionary in one go, which
+        // then hashes each key once and never compares keys. That needs the keys to be
+        // unique, which `uniqueKeyHashes` checks with per-object cached hashes; a dictionary
+        // with a repeated (or non-ASCII) key takes the general path instead.
+        var keys = ContiguousArray<String>()
+        var values = ContiguousArray<PFValue>()
+        keys.reserveCapacity(n)
+        values.reserveCapacity(n)
         var nodes = 1
         let refSize = info.objectRefSize
         let valuesStart = start + n * refSize  // checked by collectionCount
+        var allASCII = true
+        let base = keyScratch.count
+        // Nested dictionaries push their hashes after ours and pop them before we go on.
+        defer { keyScratch.removeSubrange(base...) }
         for i in 0..<n {
             let keyRef = try objectRef(at: start + i * refSize)
             let valueRef = try objectRef(at: valuesStart + i * refSize)
@@ -136,11 +173,82 @@ struct BinaryPlistScanner {
                 throw error.prefixed(.key(key))
             }
             nodes = try addNodes(nodes, valueNodes, at: offset)
-            // A repeated key keeps its first position and takes the last value, as CF and
-            // plistlib do.
-            members[key] = value
+            if allASCII {
+                let hash = keyHash(keyRef, key)
+                if hash == Self.nonASCIIKey { allASCII = false } else { keyScratch.append(hash) }
+            }
+            keys.append(key)
+            values.append(value)
         }
+        if allASCII && !hasDuplicateKey(keys, hashesAt: base) {
+            return (.dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values)), nodes)
+        }
+        // A repeated key keeps its first position and takes the last value, as CF and
+        // plistlib do. (Non-ASCII keys come here too: Swift's `String ==` is canonical
+        // equivalence, under which even "\u{212A}" (Kelvin) equals "K", so only ASCII keys
+        // can be told apart by their bytes.)
+        var members = OrderedDictionary<String, PFValue>(minimumCapacity: n)
+        for i in 0..<n { members[keys[i]] = values[i] }
         return (.dictionary(members), nodes)
+    }
+
+    /// `keyHashes` marker for a key that is not all ASCII.
+    static let nonASCIIKey: UInt64 = 2
+
+    /// A hash of the UTF-8 bytes of string object `ref` (with the low bit set), computed once
+    /// per object, or ``nonASCIIKey`` when the string has a non-ASCII byte.
+    @inline(__always)
+    mutating func keyHash(_ ref: Int, _ key: String) -> UInt64 {
+        let cached = keyHashes[ref]
+        if cached != 0 { return cached }
+        var key = key
+        let hash = key.withUTF8 { bytes -> UInt64 in
+            var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            var high: UInt8 = 0
+            for byte in bytes {
+                high |= byte
+                h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+            if high >= 0x80 { return Self.nonASCIIKey }
+            h ^= h >> 29
+            h = h &* 0xBF58_476D_1CE4_E5B9
+            return (h ^ (h >> 32)) | 1
+        }
+        keyHashes[ref] = hash
+        return hash
+    }
+
+    /// Whether two of `keys` (all ASCII, their hashes in `keyScratch[base...]`) are equal.
+    mutating func hasDuplicateKey(_ keys: ContiguousArray<String>, hashesAt base: Int) -> Bool {
+        let n = keys.count
+        let hashes = keyScratch[base...]
+        if n <= 16 {
+            for i in 1..<max(n, 1) {
+                let h = hashes[base + i]
+                for j in 0..<i where hashes[base + j] == h && keys[j] == keys[i] { return true }
+            }
+            return false
+        }
+        var size = 32
+        while size < n * 2 { size <<= 1 }
+        if duplicateTable.count < size { duplicateTable = ContiguousArray(repeating: 0, count: size) }
+        let mask = size - 1
+        var found = false
+        for i in 0..<n where !found {
+            let h = hashes[base + i]
+            var slot = Int(truncatingIfNeeded: h >> 7) & mask
+            while duplicateTable[slot] != 0 {
+                let j = duplicateTable[slot] - 1
+                if hashes[base + j] == h && keys[j] == keys[i] {
+                    found = true
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+            if !found { duplicateTable[slot] = i + 1 }
+        }
+        for slot in 0..<size { duplicateTable[slot] = 0 }
+        return found
     }
 
     /// The element count of the collection at `offset` and where its references start,

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFTestSupport
 import Testing
 
@@ -52,6 +53,37 @@ import Testing
         let value = try reader.read(file)
         #expect(value == ["k": 3, "j": 2])
         #expect(value.dictionaryValue?.keys.elementsEqual(["k", "j"]) == true)
+    }
+
+    @Test func duplicateKeysInLargeAndNestedDictionaries() throws {
+        // A 20-member dictionary (past the small-dictionary path) whose 18th key is a second
+        // string object equal to its 3rd, and whose values are, in turn, a small dictionary
+        // with a repeated key, then ints: the outer dictionary's key hashes must survive the
+        // nested one's.
+        let letters = (0..<19).map { String(UnicodeScalar(UInt8(ascii: "a") + UInt8($0))) }
+        // Objects: 0 outer, 1...19 keys "a"..."s", 20 a second "c", 21 inner {"x": 1, "x": 2},
+        // 22 "x", 23 int 1, 24 int 2.
+        let keyRefs: [UInt8] = (1...17).map { UInt8($0) } + [20, 18, 19]
+        let valueRefs: [UInt8] = [21] + [UInt8](repeating: 23, count: 16) + [24, 23, 24]
+        var objects: [[UInt8]] = [[0xDF, 0x10, 20] + keyRefs + valueRefs]
+        objects += letters.map { [0x51] + Array($0.utf8) }
+        objects += [[0x51, 0x63], [0xD2, 22, 22, 23, 24], [0x51, 0x78], [0x10, 1], [0x10, 2]]
+        var expected = OrderedDictionary<String, PFValue>()
+        let keyNames = keyRefs.map { $0 == 20 ? "c" : letters[Int($0) - 1] }
+        let values: [PFValue] = valueRefs.map { $0 == 21 ? ["x": 2] : $0 == 23 ? 1 : 2 }
+        for (key, value) in zip(keyNames, values) { expected[key] = value }
+        let value = try reader.read(BPlist.file(objects))
+        #expect(value == .dictionary(expected))
+        #expect(value.dictionaryValue?.keys.elementsEqual(expected.keys) == true)
+        #expect(value.dictionaryValue?.count == 19)
+    }
+
+    @Test func canonicallyEquivalentKeysAreOneKey() throws {
+        // "K" (ASCII) and U+212A KELVIN SIGN are equal Swift strings: one member, as before.
+        let file = BPlist.file([[0xD2, 1, 2, 3, 4], [0x51, 0x4B], [0x61, 0x21, 0x2A], [0x10, 1], [0x10, 2]])
+        let value = try reader.read(file)
+        #expect(value.dictionaryValue?.count == 1)
+        #expect(value.dictionaryValue?.values.first == 2)
     }
 
     @Test func sharedObjectsDecodeOnceAndStayEqual() throws {
