@@ -10,14 +10,9 @@ extension KeyedUnarchiver {
     /// The scalar an object stands for: a string, number, boolean, data or date stored in
     /// place in the table, or an `NSString`/`NSNumber`/`NSData`/`NSDate`/`NSNull` dictionary.
     func scalar(at index: Int) throws -> KeyedGraph.Value? {
+        if case .null = table.objects[index] { return nil }
+        if let scalar = KeyedGraph.Value(scalar: table.objects[index]) { return scalar }
         switch table.objects[index] {
-        case .string(let s): return .string(s)
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .uint(let u): return .uint(u)
-        case .double(let d): return .double(d)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
         case .dictionary(let object):
             let path: PFKeyPath = [.key("$objects"), .index(index)]
             return try table.foundationScalar(object, of: table.archivedClass(of: object, at: path), at: path)

@@ -94,14 +94,11 @@ final class ArchiveDecodingState {
         case .uid(let uid):
             guard let index = try index(value, path) else { return .null }
             let object = table.objects[index]
+            if case .null = object {
+                throw corrupted("object \(uid) is null", path)
+            }
+            if let scalar = KeyedGraph.Value(scalar: object) { return scalar }
             switch object {
-            case .string(let s): return .string(s)
-            case .bool(let b): return .bool(b)
-            case .int(let i): return .int(i)
-            case .uint(let u): return .uint(u)
-            case .double(let d): return .double(d)
-            case .data(let d): return .data(d)
-            case .date(let d): return .date(d)
             case .dictionary(let fields):
                 do {
                     let objectPath: PFKeyPath = [.key("$objects"), .index(index)]
@@ -115,15 +112,8 @@ final class ArchiveDecodingState {
             default:
                 throw corrupted("object \(uid) is \(object.kind.rawValue)", path)
             }
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .uint(let u): return .uint(u)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
         case .array, .dictionary: return .node(-1)
+        default: return KeyedGraph.Value(scalar: value) ?? .null
         }
     }
 

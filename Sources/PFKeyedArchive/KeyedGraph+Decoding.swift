@@ -78,16 +78,9 @@ struct GraphDecoder {
         if index == 0 { return .null }
         if let known = memo[index] { return known }
         let objectPath: PFKeyPath = [.key("$objects"), .index(index)]
+        if let scalar = KeyedGraph.Value(scalar: table.objects[index]) { return scalar }
         switch table.objects[index] {
-        case .string(let s): return .string(s)
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .uint(let u): return .uint(u)
-        case .double(let d): return .double(d)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
-        case .null: return .null
-        case .uid, .array:
+        case .null, .bool, .int, .uint, .double, .string, .data, .date, .uid, .array:
             throw KeyedObjectTable.invalid(
                 "object is \(table.objects[index].kind.rawValue), expected a string, number, data or an object dictionary",
                 objectPath)
@@ -195,14 +188,6 @@ struct GraphDecoder {
     {
         switch value {
         case .uid(let uid): return try self.value(forUID: uid, depth: depth + 1, at: path)
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .uint(let u): return .uint(u)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
         case .array(let items):
             // In-place containers are bounded by the container format's own depth limit.
             guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
@@ -231,6 +216,8 @@ struct GraphDecoder {
             }
             nodes[slot] = .dictionary(className: nil, keys: keys, values: values)
             return .node(slot)
+        case .null, .bool, .int, .uint, .double, .string, .data, .date:
+            return KeyedGraph.Value(scalar: value) ?? .null
         }
     }
 }

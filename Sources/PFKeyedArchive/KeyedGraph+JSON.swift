@@ -81,31 +81,21 @@ struct GraphRenderer {
     }
 
     mutating func render(_ value: KeyedGraph.Value, depth: Int) throws(PFError) -> PFValue {
-        switch value {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .uint(let u): return .uint(u)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
-        case .node(let index):
-            guard graph.nodes.indices.contains(index) else { return .null }
-            if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
-            guard depth < limits.maxDepth else {
-                throw PFError(
-                    .limitExceeded, format: "keyed archive",
-                    "the object graph nests deeper than maxDepth (\(limits.maxDepth)); raise the limit only for trusted input")
-            }
-            var id: Int?
-            if referenceCounts[index] > 1 {
-                id = nextID
-                assignedIDs[index] = nextID
-                nextID += 1
-            }
-            return try render(node: graph.nodes[index], id: id, depth: depth + 1)
+        guard case .node(let index) = value else { return value.scalarValue ?? .null }
+        guard graph.nodes.indices.contains(index) else { return .null }
+        if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
+        guard depth < limits.maxDepth else {
+            throw PFError(
+                .limitExceeded, format: "keyed archive",
+                "the object graph nests deeper than maxDepth (\(limits.maxDepth)); raise the limit only for trusted input")
         }
+        var id: Int?
+        if referenceCounts[index] > 1 {
+            id = nextID
+            assignedIDs[index] = nextID
+            nextID += 1
+        }
+        return try render(node: graph.nodes[index], id: id, depth: depth + 1)
     }
 
     mutating func render(node: KeyedGraph.Node, id: Int?, depth: Int) throws(PFError) -> PFValue {

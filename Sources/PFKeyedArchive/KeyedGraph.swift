@@ -80,6 +80,40 @@ public struct KeyedGraph: Sendable, Equatable {
     }
 }
 
+// MARK: - Scalars
+
+extension KeyedGraph.Value {
+    /// The graph value of a scalar stored in place; `nil` for containers and UIDs.
+    public init?(scalar value: PFValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .uint(let u): self = .uint(u)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = .string(s)
+        case .data(let d): self = .data(d)
+        case .date(let d): self = .date(d)
+        case .array, .dictionary, .uid: return nil
+        }
+    }
+
+    /// The value-tree form of a scalar; `nil` for a node.
+    public var scalarValue: PFValue? {
+        switch self {
+        case .null: .null
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .uint(let u): .uint(u)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        case .data(let d): .data(d)
+        case .date(let d): .date(d)
+        case .node: nil
+        }
+    }
+}
+
 // MARK: - Foundation class names
 
 extension KeyedGraph {

@@ -101,10 +101,10 @@ import Testing
             sys.stdout.reconfigure(encoding="utf-8")
             def conv(v):
                 if isinstance(v, dict):
-                    if len(v) == 1 and "$date" in v:
-                        return datetime.datetime(2001, 1, 1) + datetime.timedelta(seconds=v["$date"])
-                    if len(v) == 1 and "$bytes_hex" in v: return binascii.unhexlify(v["$bytes_hex"])
-                    if len(v) == 1 and "CF$UID" in v: return plistlib.UID(v["CF$UID"])
+                    if len(v) == 1 and "\x01date" in v:
+                        return datetime.datetime(2001, 1, 1) + datetime.timedelta(seconds=v["\x01date"])
+                    if len(v) == 1 and "\x01bytes_hex" in v: return binascii.unhexlify(v["\x01bytes_hex"])
+                    if len(v) == 1 and "\x01uid" in v: return plistlib.UID(v["\x01uid"])
                     return {k: conv(x) for k, x in v.items()}
                 if isinstance(v, list): return [conv(x) for x in v]
                 return v

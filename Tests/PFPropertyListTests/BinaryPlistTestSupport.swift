@@ -176,9 +176,10 @@ extension BPlist {
         case .uint(let u): return String(u)
         case .double(let d): return d.description
         case .string(let s): return jsonString(s)
-        case .data(let d): return #"{"$bytes_hex": "\#(hex(d))"}"#
-        case .date(let d): return #"{"$date": \#(d.timeIntervalSinceReferenceDate.description)}"#
-        case .uid(let u): return #"{"CF$UID": \#(u)}"#
+        // Marker keys no generated string can be (random strings may well be "CF$UID").
+        case .data(let d): return #"{"\u0001bytes_hex": "\#(hex(d))"}"#
+        case .date(let d): return #"{"\u0001date": \#(d.timeIntervalSinceReferenceDate.description)}"#
+        case .uid(let u): return #"{"\u0001uid": \#(u)}"#
         case .array(let items): return "[" + items.map(json).joined(separator: ",") + "]"
         case .dictionary(let members):
             return "{" + members.map { jsonString($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
