@@ -30,6 +30,9 @@ struct BinaryPlistEncoder {
 
     /// Open-addressing table of interned scalars: entry index, or -1 for an empty slot.
     var slots: [Int] = Array(repeating: -1, count: 1024)
+    /// Each slot's full hash, beside it: a probe compares hashes before touching the entry
+    /// and its bytes, and growing the table never hashes a scalar twice.
+    var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
     var internedCount = 0
     /// Per-writer hash seed, so colliding inputs cannot be prepared in advance.
     let seed = UInt64.random(in: 1...UInt64.max)
@@ -196,16 +199,19 @@ extension BinaryPlistEncoder {
         while true {
             let candidate = slots[slot]
             if candidate < 0 { break }
-            let entry = entries[candidate]
-            if entry.count == count && bytesEqual(entry.start, start, count) {
-                scalarBytes.removeLast(count)
-                return candidate
+            if slotHashes[slot] == hash {
+                let entry = entries[candidate]
+                if entry.count == count && bytesEqual(entry.start, start, count) {
+                    scalarBytes.removeLast(count)
+                    return candidate
+                }
             }
             slot = (slot + 1) & mask
         }
         entries.append(Entry(kind: .scalar, start: start, count: count))
         let index = entries.count - 1
         slots[slot] = index
+        slotHashes[slot] = hash
         internedCount += 1
         if internedCount * 2 > slots.count { growSlots() }
         return index
@@ -213,14 +219,17 @@ extension BinaryPlistEncoder {
 
     private mutating func growSlots() {
         var grown = [Int](repeating: -1, count: slots.count * 2)
+        var grownHashes = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = grown.count - 1
-        for index in slots where index >= 0 {
-            let entry = entries[index]
-            var slot = Int(truncatingIfNeeded: hashBytes(entry.start, entry.count)) & mask
+        for old in slots.indices where slots[old] >= 0 {
+            let hash = slotHashes[old]
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while grown[slot] >= 0 { slot = (slot + 1) & mask }
-            grown[slot] = index
+            grown[slot] = slots[old]
+            grownHashes[slot] = hash
         }
         slots = grown
+        slotHashes = grownHashes
     }
 
     /// A seeded 64-bit hash of `scalarBytes[start..<start + count]`, eight bytes at a time.
