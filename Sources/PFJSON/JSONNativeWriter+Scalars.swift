@@ -54,6 +54,16 @@ extension JSONNativeWriter {
             var i = 0
             let n = bytes.count
             while i < n {
+                // Skip eight plain bytes at a time; a word that might hold a byte needing an
+                // escape (or, with escapeSlashes, a '/') drops to the byte check below.
+                if !slash, let base = bytes.baseAddress {
+                    while i + 8 <= n {
+                        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                        if Self.mayNeedEscape(word) { break }
+                        i += 8
+                    }
+                    if i >= n { break }
+                }
                 let c = bytes[i]
                 if c >= 0x20, c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), !(slash && c == UInt8(ascii: "/")) {
                     i += 1
@@ -82,5 +92,20 @@ extension JSONNativeWriter {
             if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
             out.append(UInt8(ascii: "\""))
         }
+    }
+
+    /// Whether any of the eight bytes in `word` is below 0x20, a quote or a backslash. May
+    /// answer true for a clean word (the byte loop then decides), never false for one that
+    /// needs an escape: the zero-byte test flags every real match.
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & high
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & high
+        let hasBackslash = (backslash &- ones) & ~backslash & high
+        return (control | hasQuote | hasBackslash) != 0
     }
 }
