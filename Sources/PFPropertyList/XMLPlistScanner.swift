@@ -111,7 +111,9 @@ final class XMLPlistScratch {
     }
 
     func append(_ scalar: Unicode.Scalar) {
-        for unit in UTF8.encode(scalar).unsafelyUnwrapped { append(unit) }
+        // Every Unicode.Scalar has a UTF-8 encoding; the optional only exists for the API.
+        guard let units = UTF8.encode(scalar) else { return }
+        for unit in units { append(unit) }
     }
 
     // Growth is bounded by the input: decoded text is never longer than its source.
