@@ -46,8 +46,11 @@ public enum FormatIO {
         public var compression: CompressionFormat?
         /// Size of the input as given.
         public var inputBytes: Int
+        /// The bytes the format was read from: the input after decompression (the input
+        /// itself when it was not compressed), for callers that look further into them.
+        public var decoded: Data
         /// Size after decompression (equal to ``inputBytes`` when not compressed).
-        public var decodedBytes: Int
+        public var decodedBytes: Int { decoded.count }
     }
 
     /// How to write.
@@ -104,8 +107,7 @@ public enum FormatIO {
         }
         let value = try readTree(decoded, as: format, options: options)
         return ReadResult(
-            value: value, format: format, compression: compression, inputBytes: bytes.count,
-            decodedBytes: decoded.count)
+            value: value, format: format, compression: compression, inputBytes: bytes.count, decoded: decoded)
     }
 
     static func readTree(_ bytes: Data, as format: DataFormat, options: ReadOptions) throws(PFError) -> PFValue {

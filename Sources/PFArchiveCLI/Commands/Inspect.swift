@@ -154,12 +154,8 @@ struct InspectReport {
 
     init(bytes: Data, options: FormatIO.ReadOptions) throws(PFError) {
         result = try FormatIO.read(bytes, options: options)
-        let decoded: Data
-        if let compression = result.compression {
-            decoded = try Compression.decompress(bytes, from: compression, limits: options.limits)
-        } else {
-            decoded = bytes
-        }
+        // The bytes FormatIO already decompressed: inflating the input again would double the work.
+        let decoded = result.decoded
         switch result.format {
         case .bplist:
             let info = try BinaryPlistReader.info(decoded)
