@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // MARK: - C libraries
@@ -87,6 +88,32 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PFGraphCopy",
+            dependencies: [
+                "PFCore", "PFParse", "PFKeyedArchive", "PFJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "PFStores",
+            dependencies: [
+                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // Not in the PFArchive umbrella: GRDB's Swift layer declares operators that, once its
+        // module is loaded, slow type-checking in every client module to a halt. Import
+        // PFSQLiteStore where the SQLite store is needed (the CLI does).
+        .target(
+            name: "PFSQLiteStore",
+            dependencies: [
+                "PFCore", "PFParse", "PFStores",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
@@ -98,7 +125,7 @@ let package = Package(
             name: "PFArchive",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning", "PFCoreData", "PFFormats",
+                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores",
             ]
         ),
 
@@ -106,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "PFArchiveCLI",
             dependencies: [
-                "PFArchive",
+                "PFArchive", "PFSQLiteStore",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -148,7 +175,11 @@ let package = Package(
         .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFSQLiteStoreTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+

@@ -10,3 +10,5 @@
 @_exported import PFVersioning
 @_exported import PFCoreData
 @_exported import PFFormats
+@_exported import PFGraphCopy
+@_exported import PFStores

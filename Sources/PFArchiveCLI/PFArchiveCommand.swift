@@ -1,4 +1,5 @@
 import ArgumentParser
+import PFSQLiteStore
 import Foundation
 
 /// The `pfarchive` command: reads, converts and inspects archives and data formats.

@@ -1,0 +1,140 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+
+/// A store held in memory: the reference implementation of both store protocols, for tests,
+/// small jobs and as the target that other stores' round trips are compared in.
+public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
+    public let location: String
+    /// The committed objects per class, in insertion order, keyed by objectId (objects without
+    /// an id are keyed by their position, `#<n>`).
+    public private(set) var objectsByClass: OrderedDictionary<String, OrderedDictionary<String, ParseObject>>
+    /// The committed join rows per relation.
+    public private(set) var joinRowsByRelation: OrderedDictionary<ParseRelationKey, OrderedSet<ParseJoinRow>>
+    /// The committed schema (merged over imports); inferred from the objects when empty.
+    public private(set) var storedSchema: ParseSchema
+
+    private var pending: (objects: OrderedDictionary<String, OrderedDictionary<String, ParseObject>>,
+                          joins: OrderedDictionary<ParseRelationKey, OrderedSet<ParseJoinRow>>,
+                          schema: ParseSchema)?
+
+    /// Makes a store.
+    /// - Parameters:
+    ///   - location: a name for messages.
+    ///   - objects: objects to start with (any classes).
+    ///   - joinRows: join rows to start with.
+    ///   - schema: a schema to start with; inferred from `objects` when `nil`.
+    public init(
+        location: String = "memory", objects: [ParseObject] = [],
+        joinRows: [ParseRelationKey: [ParseJoinRow]] = [:], schema: ParseSchema? = nil
+    ) {
+        self.location = location
+        var byClass = OrderedDictionary<String, OrderedDictionary<String, ParseObject>>()
+        for object in objects { Self.insert(object, into: &byClass) }
+        self.objectsByClass = byClass
+        var joins = OrderedDictionary<ParseRelationKey, OrderedSet<ParseJoinRow>>()
+        for key in joinRows.keys.sorted() { joins[key] = OrderedSet(joinRows[key] ?? []) }
+        self.joinRowsByRelation = joins
+        self.storedSchema = schema ?? ParseSchema()
+    }
+
+    private static func insert(
+        _ object: ParseObject, into byClass: inout OrderedDictionary<String, OrderedDictionary<String, ParseObject>>
+    ) {
+        let key = object.objectId ?? "#\(byClass[object.className]?.count ?? 0)"
+        byClass[object.className, default: [:]][key] = object
+    }
+
+    // MARK: Reading
+
+    public func classNames() throws(PFError) -> [String] {
+        var names = OrderedSet(storedSchema.classes.keys)
+        names.append(contentsOf: objectsByClass.keys)
+        return Array(names)
+    }
+
+    public func schema() throws(PFError) -> ParseSchema {
+        var schema = storedSchema
+        for (className, objects) in objectsByClass {
+            for object in objects.values {
+                for (key, value) in object.fields where schema.classes[className]?[key] == nil {
+                    if let field = ParseSchema.fieldType(of: value) { schema.classes[className, default: [:]][key] = field }
+                }
+            }
+            if schema.classes[className] == nil { schema.classes[className] = [:] }
+        }
+        return schema
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? { objectsByClass[className]?.count ?? 0 }
+
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        guard let objects = objectsByClass[className] else { return }
+        for object in objects.values { try body(object) }
+    }
+
+    public func relations() throws(PFError) -> [ParseRelationKey] {
+        var keys = OrderedSet(joinRowsByRelation.keys.map { ParseRelationKey(owningClass: $0.owningClass, field: $0.field) })
+        for (className, fields) in try schema().classes {
+            for (name, field) in fields where field.type == "Relation" {
+                keys.append(ParseRelationKey(owningClass: className, field: name))
+            }
+        }
+        let schema = try schema()
+        return keys.sorted().map {
+            ParseRelationKey(owningClass: $0.owningClass, field: $0.field, targetClass: schema.classes[$0.owningClass]?[$0.field]?.targetClass)
+        }
+    }
+
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        for (k, rows) in joinRowsByRelation where ParseRelationKey(owningClass: k.owningClass, field: k.field) == key {
+            for row in rows { try body(row) }
+        }
+    }
+
+    public func close() {}
+
+    // MARK: Writing
+
+    public func begin(schema: ParseSchema) throws(PFError) {
+        var merged = storedSchema
+        for (className, fields) in schema.classes {
+            for (name, field) in fields { merged.classes[className, default: [:]][name] = field }
+            if merged.classes[className] == nil { merged.classes[className] = [:] }
+        }
+        pending = (objectsByClass, joinRowsByRelation, merged)
+    }
+
+    public func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard pending != nil else { throw Self.notBegun(location) }
+        for object in objects { Self.insert(object, into: &pending!.objects) }
+    }
+
+    public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard pending != nil else { throw Self.notBegun(location) }
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        pending!.joins[key, default: []].append(contentsOf: rows)
+    }
+
+    public func commit() throws(PFError) {
+        guard let pending else { throw Self.notBegun(location) }
+        objectsByClass = pending.objects
+        joinRowsByRelation = pending.joins
+        storedSchema = pending.schema
+        self.pending = nil
+    }
+
+    public func abort() { pending = nil }
+
+    static func notBegun(_ location: String) -> PFError {
+        PFError(.usage, format: StoreFailure.format, "\(location): write before begin(schema:) or after commit()")
+    }
+}
+
+/// Errors of the stores.
+public enum StoreFailure {
+    /// The format name stores put in their errors.
+    public static let format = "store"
+}

@@ -1,0 +1,144 @@
+import Foundation
+import PFCore
+import PFParse
+
+/// A relation of a class: the `Relation` field `field` of `owningClass`, whose rows live in
+/// Parse's `_Join:<field>:<owningClass>` table.
+public struct ParseRelationKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The class that has the relation field, such as `Post`.
+    public var owningClass: String
+    /// The relation field, such as `likes`.
+    public var field: String
+    /// The class the relation points at, when the schema says (`_User`).
+    public var targetClass: String?
+
+    /// Makes a relation key.
+    /// - Parameters:
+    ///   - owningClass: the class with the relation field.
+    ///   - field: the field.
+    ///   - targetClass: the related class, when known.
+    public init(owningClass: String, field: String, targetClass: String? = nil) {
+        self.owningClass = owningClass
+        self.field = field
+        self.targetClass = targetClass
+    }
+
+    /// Parse's join-table name, `_Join:<field>:<owningClass>`.
+    public var joinClassName: String { "_Join:\(field):\(owningClass)" }
+
+    /// Reads a join-table name `_Join:<field>:<owningClass>` (also with U+A789 `꞉` for `:`).
+    /// - Parameter name: the table or file name (without `.json`).
+    /// - Returns: the key (no target class), or `nil` when the name is not a join table.
+    public init?(joinClassName name: String) {
+        let normalized = name.replacingOccurrences(of: "\u{A789}", with: ":")
+        let parts = normalized.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "_Join", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        self.init(owningClass: String(parts[2]), field: String(parts[1]))
+    }
+
+    public var description: String { joinClassName }
+
+    public static func < (a: ParseRelationKey, b: ParseRelationKey) -> Bool {
+        (a.owningClass, a.field) < (b.owningClass, b.field)
+    }
+}
+
+/// One row of a relation: the owning object relates to the related object.
+public struct ParseJoinRow: Sendable, Hashable {
+    /// The objectId of the object with the relation field.
+    public var owningId: String
+    /// The objectId of the related object.
+    public var relatedId: String
+
+    /// Makes a join row.
+    /// - Parameters:
+    ///   - owningId: the owning object's id.
+    ///   - relatedId: the related object's id.
+    public init(owningId: String, relatedId: String) {
+        self.owningId = owningId
+        self.relatedId = relatedId
+    }
+}
+
+/// A set of Parse-like objects at rest that can be read: a Parse export, a SQLite store, a
+/// keyed archive, Parse Server's MongoDB or PostgreSQL shape, a Core Data store.
+///
+/// Readers stream: ``forEachObject(in:_:)`` hands over one object at a time, so memory is
+/// bounded by the largest object, not by the store.
+public protocol ObjectStoreReader: AnyObject {
+    /// Where the store is (a path or URL without credentials), for messages.
+    var location: String { get }
+
+    /// The classes with objects or a schema in the store, in a stable order. Join tables are
+    /// not classes: they are listed by ``relations()``.
+    func classNames() throws(PFError) -> [String]
+
+    /// The fields and types per class: the store's own schema where it keeps one, otherwise
+    /// inferred from the data.
+    func schema() throws(PFError) -> ParseSchema
+
+    /// The number of objects of a class when the store knows it cheaply (for progress), or `nil`.
+    func estimatedObjectCount(in className: String) -> Int?
+
+    /// Calls `body` with each object of a class, in the store's order.
+    /// - Throws: ``PFCore/PFError`` naming the store, the class and the row for bad data, or
+    ///   what `body` throws.
+    func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError)
+
+    /// The relations that have join rows (or a Relation field in the schema).
+    func relations() throws(PFError) -> [ParseRelationKey]
+
+    /// Calls `body` with each join row of a relation.
+    func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError)
+
+    /// Releases files, connections and temporary copies. Calling it twice does nothing.
+    func close()
+}
+
+/// A store that can be written. An import calls ``begin(schema:)`` once, then ``write(_:className:)``
+/// and ``write(_:relation:)`` in batches, then ``commit()`` — or ``abort()`` on any error.
+///
+/// The contract every writer keeps: until ``commit()`` returns, a destination that did not
+/// exist stays absent and an existing one stays unchanged (writes go to a temporary sibling
+/// that is renamed into place, or into one database transaction). A process killed half way
+/// may leave only a temporary sibling or an uncommitted transaction, which the next run of
+/// the same import discards or completes.
+public protocol ObjectStoreWriter: AnyObject {
+    /// Where the store is, for messages.
+    var location: String { get }
+
+    /// Starts writing; `schema` covers every class and relation that will be written.
+    func begin(schema: ParseSchema) throws(PFError)
+
+    /// Writes a batch of objects of one class. An object whose `objectId` is already in the
+    /// store replaces it.
+    func write(_ objects: [ParseObject], className: String) throws(PFError)
+
+    /// Writes a batch of join rows of one relation (a row already present is not duplicated).
+    func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError)
+
+    /// Makes everything written visible at once.
+    func commit() throws(PFError)
+
+    /// Discards everything written since ``begin(schema:)``. Never throws; calling it after
+    /// ``commit()`` or twice does nothing.
+    func abort()
+}
+
+extension ObjectStoreReader {
+    /// Every object of a class, read whole (for tests and small stores).
+    /// - Parameter className: the class.
+    /// - Returns: the objects in store order.
+    public func objects(in className: String) throws(PFError) -> [ParseObject] {
+        var all: [ParseObject] = []
+        try forEachObject(in: className) { all.append($0) }
+        return all
+    }
+
+    /// Every join row of a relation, read whole.
+    public func joinRows(of relation: ParseRelationKey) throws(PFError) -> [ParseJoinRow] {
+        var all: [ParseJoinRow] = []
+        try forEachJoinRow(of: relation) { all.append($0) }
+        return all
+    }
+}

@@ -1,0 +1,6 @@
+import Testing
+import PFTestSupport
+
+@Suite struct PFGraphCopySmokeTests {
+    @Test func moduleLoads() {}
+}

@@ -1,0 +1,7 @@
+import Testing
+import PFSQLiteStore
+import PFTestSupport
+
+@Suite struct PFSQLiteStoreSmokeTests {
+    @Test func moduleLoads() {}
+}
