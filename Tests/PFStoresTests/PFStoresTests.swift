@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import PFArchive
 import PFTestSupport
@@ -25,5 +26,156 @@ import PFTestSupport
         #expect(ParseRelationKey(joinClassName: "_Join:likes:Post") == ParseRelationKey(owningClass: "Post", field: "likes"))
         #expect(ParseRelationKey(joinClassName: "_Join\u{A789}likes\u{A789}Post")?.joinClassName == "_Join:likes:Post")
         #expect(ParseRelationKey(joinClassName: "Post") == nil)
+    }
+}
+
+@Suite struct StoreLocationTests {
+    func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfstores-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func argumentsResolveByShape() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try StoreLocation.resolve(dir.path).kind == .parseExport)
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("new-export").path).kind == .parseExport)
+        #expect(try StoreLocation.resolve("export.zip").kind == .parseExport)
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("new.sqlite").path).kind == .sqlite)
+        #expect(try StoreLocation.resolve("x.db").kind == .sqlite)
+        #expect(try StoreLocation.resolve("App.storedata").kind == .coreData)
+        #expect(try StoreLocation.resolve("dump.jsonl").kind == .mongoShape)
+        #expect(try StoreLocation.resolve("all.archive").kind == .keyedArchive)
+        let pg = try StoreLocation.resolve("postgres://ann:secret@localhost:5432/app")
+        #expect(pg.kind == .postgres)
+        #expect(pg.description == "postgres://ann:***@localhost:5432/app")
+        #expect(try StoreLocation.resolve("PostgreSQL://localhost/app").kind == .postgres)
+        #expect(throws: PFError.self) { try StoreLocation.resolve("mysql://localhost/app") }
+        #expect(throws: PFError.self) { try StoreLocation.resolve("-") }
+    }
+
+    @Test func coreDataStoresAreToldApartByTheirTables() throws {
+        let coreData = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel_V1.sqlite")
+        let before = try Data(contentsOf: coreData)
+        #expect(try StoreLocation.resolve(coreData.path).kind == .coreData)
+        #expect(try Data(contentsOf: coreData) == before)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // An SQLite header without Core Data's tables, and a file that is not SQLite at all.
+        let plain = dir.appendingPathComponent("plain.sqlite")
+        try (Data("SQLite format 3\0".utf8) + Data(repeating: 0, count: 200)).write(to: plain)
+        #expect(try StoreLocation.resolve(plain.path).kind == .sqlite)
+        let text = dir.appendingPathComponent("text.db")
+        try Data("Z_PRIMARYKEY Z_METADATA".utf8).write(to: text)
+        #expect(try StoreLocation.resolve(text.path).kind == .sqlite)
+    }
+
+    @Test func unavailableKindsSaySo() throws {
+        let openers = StoreOpeners.standard
+        let error = #expect(throws: PFError.self) { try openers.reader(for: StoreLocation.resolve("postgres://localhost/app")) }
+        #expect(error?.code == .unsupported)
+        #expect(error?.message.contains("not available") == true)
+        var withMemory = StoreOpeners()
+        withMemory.register(.keyedArchive, reader: nil, writer: { location in MemoryStore(location: location.argument) })
+        #expect(withMemory.canWrite(.keyedArchive) && !withMemory.canRead(.keyedArchive))
+        #expect(try withMemory.writer(for: StoreLocation.resolve("x.archive")).location == "x.archive")
+        let coreData = #expect(throws: PFError.self) { try withMemory.writer(for: StoreLocation.resolve("x.storedata")) }
+        #expect(coreData?.message.contains("read-only") == true)
+    }
+}
+
+@Suite struct StoreImporterTests {
+    static func sample() throws -> MemoryStore {
+        let likes = ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User")
+        return MemoryStore(
+            objects: [
+                try ParseObject(className: "_User", objectId: "u1", fields: ["name": .string("ann")]),
+                try ParseObject(
+                    className: "Post", objectId: "p1",
+                    fields: [
+                        "author": .pointer(ParsePointer(className: "_User", objectId: "u1")),
+                        "editor": .pointer(ParsePointer(className: "_User", objectId: "gone")),
+                        "team": .pointer(ParsePointer(className: "Team", objectId: "t1")),
+                        "next": .pointer(ParsePointer(className: "Post", objectId: "p2")),
+                        "seen": .array([.pointer(ParsePointer(className: "Post", objectId: "p9"))]),
+                    ]),
+                try ParseObject(className: "Post", objectId: "p2", fields: ["likes": .relation(className: "_User")]),
+                try ParseObject(className: "Comment", objectId: "c1", fields: ["post": .pointer(ParsePointer(className: "Post", objectId: "p1"))]),
+            ],
+            joinRows: [likes: [ParseJoinRow(owningId: "p1", relatedId: "u1"), ParseJoinRow(owningId: "", relatedId: "u1")]])
+    }
+
+    @Test func copiesEverythingAndReportsDanglingPointersAndRejectedRows() throws {
+        let source = try Self.sample()
+        let destination = MemoryStore(location: "dest")
+        var updates: [StoreImporter.Progress] = []
+        let report = try StoreImporter(options: .init(batchSize: 1)).run(from: source, to: destination) { updates.append($0) }
+        #expect(report.objectsPerClass == ["_User": 1, "Post": 2, "Comment": 1])
+        #expect(report.relationRows == ["_Join:likes:Post": 1])
+        let dangling = report.danglingPointers.map { "\($0.className) \($0.objectId) \($0.key) \($0.target)" }
+        #expect(dangling.sorted() == ["Post p1 editor _User/gone", "Post p1 seen[0] Post/p9", "Post p1 team Team/t1"])
+        #expect(report.danglingPointerCount == 3)
+        #expect(report.rejected == [.init(className: "_Join:likes:Post", id: "→u1", reason: "a join row needs both owningId and relatedId")])
+        #expect(try destination.objects(in: "Post") == source.objects(in: "Post"))
+        #expect(updates.last?.objectsDone == 4)
+        #expect(updates.first?.objectsEstimated == 4)
+        #expect(report.lines.last == "imported 4 objects of 3 classes and 1 relation row into dest; 3 dangling pointers, 1 rejected")
+    }
+
+    @Test func onlyTheClassesAskedForAndTheirRelations() throws {
+        let destination = MemoryStore()
+        let report = try StoreImporter(options: .init(classes: ["Comment", "_User"])).run(from: try Self.sample(), to: destination)
+        #expect(Array(report.objectsPerClass.keys) == ["_User", "Comment"])
+        #expect(report.relationRows.isEmpty)
+        #expect(report.danglingPointerCount == 0)  // Post is in the source, only left out
+        let error = #expect(throws: PFError.self) {
+            try StoreImporter(options: .init(classes: ["Nope"])).run(from: try Self.sample(), to: MemoryStore())
+        }
+        #expect(error?.code == .usage)
+    }
+
+    /// A MemoryStore seen through a reader that can hand each object over twice, or fail
+    /// after a class as a malformed file would.
+    final class ScriptedReader: ObjectStoreReader {
+        let inner: MemoryStore
+        let failAfter: String?
+        let passes: Int
+        init(_ inner: MemoryStore, failAfter: String? = nil, passes: Int = 1) {
+            self.inner = inner
+            self.failAfter = failAfter
+            self.passes = passes
+        }
+        var location: String { "scripted" }
+        func classNames() throws(PFError) -> [String] { try inner.classNames() }
+        func schema() throws(PFError) -> ParseSchema { try inner.schema() }
+        func estimatedObjectCount(in className: String) -> Int? { nil }
+        func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+            for _ in 0..<passes { try inner.forEachObject(in: className, body) }
+            if className == failAfter { throw PFError(.syntax, format: "JSON", "unexpected character", offset: 17) }
+        }
+        func relations() throws(PFError) -> [ParseRelationKey] { try inner.relations() }
+        func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+            try inner.forEachJoinRow(of: relation, body)
+        }
+        func close() {}
+    }
+
+    @Test func aReaderErrorAbortsTheWriter() throws {
+        let existing = try ParseObject(className: "Old", objectId: "o1", fields: [:])
+        let destination = MemoryStore(objects: [existing])
+        let error = #expect(throws: PFError.self) {
+            try StoreImporter(options: .init(batchSize: 1)).run(from: ScriptedReader(try Self.sample(), failAfter: "Post"), to: destination)
+        }
+        #expect(error?.location?.offset == 17)
+        #expect(try destination.classNames() == ["Old"])
+        #expect(try destination.objects(in: "Old") == [existing])
+    }
+
+    @Test func repeatedObjectIdsAreCounted() throws {
+        let source = MemoryStore(objects: [try ParseObject(className: "A", objectId: "1", fields: [:])])
+        let report = try StoreImporter().run(from: ScriptedReader(source, passes: 2), to: MemoryStore())
+        #expect(report.duplicateObjectIds == 1)
+        #expect(report.objectsPerClass["A"] == 2)
     }
 }

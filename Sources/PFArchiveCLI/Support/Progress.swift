@@ -40,3 +40,41 @@ struct Progress {
         FileHandle.standardError.write(Data("\r\u{1B}[2K[\(bar)] \(label)…".utf8))
     }
 }
+
+/// A progress bar that counts items (objects of an import) on a terminal; silent when stderr
+/// is not a terminal or `PFARCHIVE_NO_PROGRESS` is set. Redraws at most ten times a second.
+struct CountingProgress {
+    private let enabled: Bool
+    private var lastDraw = Date.distantPast
+    private var drawn = false
+
+    init() {
+        enabled = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["PFARCHIVE_NO_PROGRESS"] == nil
+    }
+
+    /// Redraws the bar: `done` of `total` items (a counter without a bar when `total` is unknown).
+    mutating func update(done: Int, total: Int?, label: String) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        drawn = true
+        let line: String
+        if let total, total > 0 {
+            let width = 24
+            let filled = min(width, width * min(done, total) / total)
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            line = "[\(bar)] \(done)/\(total) \(label)"
+        } else {
+            line = "\(done) \(label)"
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+    }
+
+    /// Erases the bar.
+    mutating func clear() {
+        guard enabled, drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        drawn = false
+    }
+}

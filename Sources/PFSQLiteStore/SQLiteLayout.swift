@@ -1,0 +1,227 @@
+internal import GRDB
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFStores
+
+// MARK: - How values are stored
+
+/// How one field's values are kept in its column (see Docs/Stores.md, "SQLite").
+enum ColumnStorage: String {
+    /// `TEXT`: a String.
+    case text
+    /// No declared type (no affinity), so SQLite keeps an integer an INTEGER and a double a
+    /// REAL: `3` and `3.0` stay apart.
+    case number
+    /// `INTEGER` 0 or 1.
+    case boolean
+    /// `INTEGER` milliseconds since 1970-01-01T00:00:00Z.
+    case date
+    /// `TEXT` objectId of the schema's target class.
+    case pointer
+    /// `TEXT` target class name, present when the object carries the Relation field.
+    case relation
+    /// `BLOB` raw bytes.
+    case bytes
+    /// `TEXT` Parse REST JSON of the value (Object, Array, File, GeoPoint, Polygon, ACL).
+    case json
+
+    init(type: String) {
+        switch type {
+        case "String": self = .text
+        case "Number": self = .number
+        case "Boolean": self = .boolean
+        case "Date": self = .date
+        case "Pointer": self = .pointer
+        case "Relation": self = .relation
+        case "Bytes": self = .bytes
+        default: self = .json
+        }
+    }
+
+    /// The declared column type.
+    var declaredType: String {
+        switch self {
+        case .text, .pointer, .relation, .json: "TEXT"
+        case .number: ""
+        case .boolean, .date: "INTEGER"
+        case .bytes: "BLOB"
+        }
+    }
+}
+
+/// One field of a class and its column.
+struct FieldLayout {
+    var name: String
+    var field: ParseSchema.Field
+    var column: String
+    var storage: ColumnStorage
+}
+
+/// One class table.
+struct ClassLayout {
+    var className: String
+    var table: String
+    var fields: OrderedDictionary<String, FieldLayout> = [:]
+    /// Every column name, lowercased (SQLite compares names without case).
+    var takenColumns: Set<String> = Set(SQLiteLayout.fixedColumns.map { $0.lowercased() } + ["rowid", "oid", "_rowid_"])
+
+    mutating func freshColumn(for name: String) -> String {
+        var candidate = name
+        var n = 2
+        while takenColumns.contains(candidate.lowercased()) {
+            candidate = "\(name)_\(n)"
+            n += 1
+        }
+        takenColumns.insert(candidate.lowercased())
+        return candidate
+    }
+}
+
+/// One relation's join table.
+struct JoinLayout {
+    var key: ParseRelationKey
+    var table: String
+}
+
+/// The tables of a store, as its `_TABLES` and `_SCHEMA` tables describe them.
+struct SQLiteLayout {
+    /// The columns every class table has first.
+    static let fixedColumns = ["objectId", "createdAt", "updatedAt", "ACL", "_extra"]
+    /// The layout version kept in `PRAGMA user_version`.
+    static let version: Int64 = 1
+
+    var classes: OrderedDictionary<String, ClassLayout> = [:]
+    var joins: OrderedDictionary<ParseRelationKey, JoinLayout> = [:]
+    var takenTables: Set<String> = ["_tables", "_schema"]
+
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    mutating func freshTable(for name: String) -> String {
+        var candidate = name
+        var n = 2
+        while takenTables.contains(candidate.lowercased()) || candidate.lowercased().hasPrefix("sqlite_") {
+            candidate = "\(name)_\(n)"
+            n += 1
+        }
+        takenTables.insert(candidate.lowercased())
+        return candidate
+    }
+
+    // MARK: Loading
+
+    /// Reads the layout of a store, or an empty layout when it has no `_TABLES` table yet.
+    static func load(_ db: Database, location: String) throws -> SQLiteLayout {
+        var layout = SQLiteLayout()
+        guard try db.tableExists("_TABLES") else { return layout }
+        guard try db.tableExists("_SCHEMA") else {
+            throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): has _TABLES but no _SCHEMA table; expected a pfarchive SQLite store")
+        }
+        let tables = try Row.fetchAll(db, sql: "SELECT name, tableName, kind, owningClass, field, targetClass FROM _TABLES ORDER BY rowid")
+        for row in tables {
+            guard let name: String = row[0], let table: String = row[1], let kind: String = row[2] else {
+                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES has a row without name, tableName or kind")
+            }
+            layout.takenTables.insert(table.lowercased())
+            switch kind {
+            case "class":
+                layout.classes[name] = ClassLayout(className: name, table: table)
+            case "join":
+                guard let owning: String = row[3], let field: String = row[4] else {
+                    throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES row \(name) is a join table without owningClass and field")
+                }
+                let key = ParseRelationKey(owningClass: owning, field: field, targetClass: row[5])
+                layout.joins[ParseRelationKey(owningClass: owning, field: field)] = JoinLayout(key: key, table: table)
+            default:
+                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES row \(name) has kind '\(kind)'; expected 'class' or 'join'")
+            }
+        }
+        let fields = try Row.fetchAll(db, sql: "SELECT className, field, type, targetClass, columnName FROM _SCHEMA ORDER BY className, position")
+        for row in fields {
+            guard let className: String = row[0], let name: String = row[1], let type: String = row[2], let column: String = row[4] else {
+                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA has a row without className, field, type or columnName")
+            }
+            guard layout.classes[className] != nil else {
+                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA names class \(className), which _TABLES does not list")
+            }
+            let field = ParseSchema.Field(type, targetClass: row[3])
+            layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: type))
+            layout.classes[className]?.takenColumns.insert(column.lowercased())
+        }
+        return layout
+    }
+
+    // MARK: Changing
+
+    static func createMetadata(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS "_TABLES" (
+              name TEXT NOT NULL PRIMARY KEY, tableName TEXT NOT NULL UNIQUE COLLATE NOCASE,
+              kind TEXT NOT NULL, owningClass TEXT, field TEXT, targetClass TEXT);
+            CREATE TABLE IF NOT EXISTS "_SCHEMA" (
+              className TEXT NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, targetClass TEXT,
+              columnName TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (className, field));
+            PRAGMA application_id = \(Int32(bitPattern: StoreLocation.pfarchiveApplicationID));
+            PRAGMA user_version = \(version);
+            """)
+    }
+
+    /// Creates the table of a class when it has none.
+    mutating func ensureClass(_ className: String, _ db: Database) throws {
+        guard classes[className] == nil else { return }
+        let table = freshTable(for: className)
+        let q = Self.quoted(table)
+        try db.execute(sql: """
+            CREATE TABLE \(q) ("objectId" TEXT UNIQUE, "createdAt" INTEGER, "updatedAt" INTEGER, "ACL" TEXT, "_extra" TEXT)
+            """)
+        try db.execute(sql: "INSERT INTO _TABLES (name, tableName, kind) VALUES (?, ?, 'class')", arguments: [className, table])
+        classes[className] = ClassLayout(className: className, table: table)
+    }
+
+    /// Adds a field (and its column) to a class when it has none by that name.
+    mutating func ensureField(_ name: String, _ field: ParseSchema.Field, className: String, _ db: Database) throws {
+        try ensureClass(className, db)
+        guard var layout = classes[className], layout.fields[name] == nil else { return }
+        let column = layout.freshColumn(for: name)
+        let storage = ColumnStorage(type: field.type)
+        let declared = storage.declaredType.isEmpty ? "" : " " + storage.declaredType
+        try db.execute(sql: "ALTER TABLE \(Self.quoted(layout.table)) ADD COLUMN \(Self.quoted(column))\(declared)")
+        try db.execute(
+            sql: "INSERT INTO _SCHEMA (className, field, type, targetClass, columnName, position) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [className, name, field.type, field.targetClass, column, layout.fields.count])
+        layout.fields[name] = FieldLayout(name: name, field: field, column: column, storage: storage)
+        classes[className] = layout
+    }
+
+    /// Creates the join table of a relation when it has none.
+    mutating func ensureJoin(_ relation: ParseRelationKey, _ db: Database) throws -> JoinLayout {
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        if let join = joins[key] { return join }
+        let table = freshTable(for: relation.joinClassName)
+        let q = Self.quoted(table)
+        try db.execute(sql: """
+            CREATE TABLE \(q) ("owningId" TEXT NOT NULL, "relatedId" TEXT NOT NULL, UNIQUE ("owningId", "relatedId"));
+            CREATE INDEX \(Self.quoted("idx:" + table + ":relatedId")) ON \(q) ("relatedId");
+            """)
+        try db.execute(
+            sql: "INSERT INTO _TABLES (name, tableName, kind, owningClass, field, targetClass) VALUES (?, ?, 'join', ?, ?, ?)",
+            arguments: [relation.joinClassName, table, relation.owningClass, relation.field, relation.targetClass])
+        let join = JoinLayout(key: relation, table: table)
+        joins[key] = join
+        return join
+    }
+
+    /// Indexes every pointer column (after the bulk writes, which is faster than keeping the
+    /// indexes up to date row by row).
+    func indexPointers(_ db: Database) throws {
+        for layout in classes.values {
+            for field in layout.fields.values where field.storage == .pointer {
+                let name = Self.quoted("idx:" + layout.table + ":" + field.column)
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name) ON \(Self.quoted(layout.table)) (\(Self.quoted(field.column)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+internal import GRDB
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFStores
+
+/// One write transaction of a ``SQLiteStore``: into a temporary sibling for a new file, or
+/// into the file itself (one SQLite transaction) for an existing one.
+final class WriteSession {
+    let destination: URL
+    let location: String
+    /// The temporary sibling being written, for a new destination.
+    let temporary: URL?
+    private var queue: DatabaseQueue?
+    private var layout = SQLiteLayout()
+    /// The upsert statement's SQL per class, rebuilt when a column is added.
+    private var upserts: [String: String] = [:]
+
+    init(destination: URL, location: String) throws(PFError) {
+        self.destination = destination
+        self.location = location
+        let fm = FileManager.default
+        let directory = destination.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PFError(.io, format: SQLiteStore.format, "\(location): the directory \(directory.path) does not exist")
+        }
+        Self.removeStaleSiblings(of: destination)
+        let exists = fm.fileExists(atPath: destination.path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue {
+            throw PFError(.io, format: SQLiteStore.format, "\(location): is a directory, expected an SQLite file")
+        }
+        temporary = exists ? nil : directory.appendingPathComponent(Self.siblingPrefix(of: destination) + "\(getpid())-\(UUID().uuidString).tmp")
+        var config = Configuration()
+        config.label = "pfarchive.sqlite.write"
+        // The transaction spans many calls (begin, write…, commit).
+        config.allowsUnsafeTransactions = true
+        config.foreignKeysEnabled = false
+        do {
+            queue = try DatabaseQueue(path: (temporary ?? destination).path, configuration: config)
+        } catch {
+            if let temporary { try? fm.removeItem(at: temporary) }
+            throw SQLiteStore.failure(error, "\(location): cannot open for writing")
+        }
+    }
+
+    // MARK: Temporary siblings
+
+    static func siblingPrefix(of destination: URL) -> String { ".\(destination.lastPathComponent).pfarchive-" }
+
+    /// Deletes temporary siblings whose writing process is gone (a run that was killed).
+    static func removeStaleSiblings(of destination: URL) {
+        let directory = destination.deletingLastPathComponent()
+        let prefix = siblingPrefix(of: destination)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            // kill(pid, 0) fails with ESRCH when no such process exists.
+            if pid != getpid(), kill(pid, 0) == -1, errno == ESRCH {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+        }
+    }
+
+    // MARK: Transaction
+
+    private func database() throws(PFError) -> DatabaseQueue {
+        guard let queue else { throw PFError(.usage, format: SQLiteStore.format, "\(location): the write was already finished") }
+        return queue
+    }
+
+    func prepare(schema: ParseSchema) throws(PFError) {
+        let isNew = temporary != nil
+        let location = self.location
+        layout = try SQLiteStore.run(try database(), "\(location): starting the write") { db in
+            if isNew {
+                // A fresh file nobody else sees: no journal, no syncs until commit, which
+                // syncs the file before renaming it into place.
+                // 8 MiB of page cache: bulk appends gain little from more, and memory stays flat.
+                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
+            }
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let hasTables = try db.tableExists("_TABLES")
+            if !isNew, !hasTables {
+                let others = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 5")
+                if !others.isEmpty {
+                    throw PFError(
+                        .invalidValue, format: SQLiteStore.format,
+                        "\(location): is an SQLite database but not a pfarchive store (tables \(others.joined(separator: ", ")), no _TABLES); choose a new file")
+                }
+            }
+            try SQLiteLayout.createMetadata(db)
+            var layout = try SQLiteLayout.load(db, location: location)
+            for (className, fields) in schema.classes {
+                try layout.ensureClass(className, db)
+                for (name, field) in fields where !ParseRules.defaultColumns.contains(name) {
+                    try layout.ensureField(name, field, className: className, db)
+                }
+            }
+            return layout
+        }
+    }
+
+    func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard !objects.isEmpty else { return }
+        let location = self.location
+        var layout = self.layout
+        var upsert = upserts[className]
+        try SQLiteStore.run(try database(), "\(location): writing \(className)") { db in
+            // Fields the schema did not announce get a column first.
+            let before = layout.classes[className]?.fields.count
+            try layout.ensureClass(className, db)
+            for object in objects {
+                guard object.className == className else {
+                    throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(object.className) in a batch of \(className)")
+                }
+                for (key, value) in object.fields where layout.classes[className]?.fields[key] == nil {
+                    if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
+                        try layout.ensureField(key, field, className: className, db)
+                    }
+                }
+            }
+            guard let classLayout = layout.classes[className] else { return }
+            if upsert == nil || before != classLayout.fields.count { upsert = Self.upsertSQL(classLayout) }
+            let statement = try db.cachedStatement(sql: upsert ?? "")
+            let fields = classLayout.fields
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(SQLiteLayout.fixedColumns.count + fields.count)
+            for object in objects {
+                values.removeAll(keepingCapacity: true)
+                try Self.bind(object, fields: fields, into: &values)
+                statement.setUncheckedArguments(StatementArguments(values))
+                try statement.execute()
+            }
+        }
+        self.layout = layout
+        upserts[className] = upsert
+    }
+
+    static func upsertSQL(_ layout: ClassLayout) -> String {
+        let columns = SQLiteLayout.fixedColumns + layout.fields.values.map(\.column)
+        let quoted = columns.map(SQLiteLayout.quoted)
+        let updates = quoted.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return """
+            INSERT INTO \(SQLiteLayout.quoted(layout.table)) (\(quoted.joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", "))) \
+            ON CONFLICT ("objectId") DO UPDATE SET \(updates)
+            """
+    }
+
+    static func bind(_ object: ParseObject, fields: OrderedDictionary<String, FieldLayout>, into values: inout [DatabaseValue]) throws(PFError) {
+        let id = object.objectId ?? "(no objectId)"
+        func located(_ error: PFError) -> PFError {
+            PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
+        }
+        values.append(object.objectId?.databaseValue ?? .null)
+        do {
+            values.append(try object.createdAt.map { try SQLiteValueCodec.milliseconds($0, key: "createdAt").databaseValue } ?? .null)
+            values.append(try object.updatedAt.map { try SQLiteValueCodec.milliseconds($0, key: "updatedAt").databaseValue } ?? .null)
+        } catch let error as PFError {
+            throw located(error)
+        } catch {
+            throw located(PFError(.unrepresentable, format: SQLiteStore.format, "\(error)"))
+        }
+        if let acl = object.acl {
+            do {
+                values.append(String(decoding: try SQLiteValueCodec.writer.write(acl.restValue), as: UTF8.self).databaseValue)
+            } catch {
+                throw located(error)
+            }
+        } else {
+            values.append(.null)
+        }
+        values.append(.null)  // _extra, filled below when needed
+        var extra = OrderedDictionary<String, PFValue>()
+        var matched = 0
+        for field in fields.values {
+            guard let value = object.fields[field.name] else {
+                values.append(.null)
+                continue
+            }
+            matched += 1
+            do {
+                if let column = try SQLiteValueCodec.columnValue(value, field) {
+                    values.append(column)
+                } else {
+                    values.append(.null)
+                    extra[field.name] = value.restValue
+                }
+            } catch {
+                throw located(error)
+            }
+        }
+        if object.fields.count > matched {
+            // Fields without a column: nulls (a null has no type to make a column of).
+            for (key, value) in object.fields where fields[key] == nil { extra[key] = value.restValue }
+        }
+        if !extra.isEmpty {
+            do {
+                values[4] = String(decoding: try SQLiteValueCodec.writer.write(.dictionary(extra)), as: UTF8.self).databaseValue
+            } catch {
+                throw located(PFError(error.code, format: SQLiteStore.format, "field '\(error.path?.description ?? "?")': \(error.message)"))
+            }
+        }
+    }
+
+    func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard !rows.isEmpty else { return }
+        var layout = self.layout
+        try SQLiteStore.run(try database(), "\(location): writing \(relation.joinClassName)") { db in
+            let join = try layout.ensureJoin(relation, db)
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO \(SQLiteLayout.quoted(join.table)) (\"owningId\", \"relatedId\") VALUES (?, ?)")
+            for row in rows {
+                statement.setUncheckedArguments([row.owningId, row.relatedId])
+                try statement.execute()
+            }
+        }
+        self.layout = layout
+    }
+
+    func commit() throws(PFError) {
+        let queue = try database()
+        let layout = self.layout
+        try SQLiteStore.run(queue, "\(location): committing") { db in
+            try layout.indexPointers(db)
+            try db.execute(sql: "COMMIT")
+        }
+        do {
+            try queue.close()
+        } catch {
+            throw SQLiteStore.failure(error, "\(location): closing")
+        }
+        self.queue = nil
+        guard let temporary else { return }
+        // Sync the finished file, rename it into place (one step on the same file system),
+        // then sync the directory so the rename itself is durable.
+        if let handle = try? FileHandle(forUpdating: temporary) {
+            try? handle.synchronize()
+            try? handle.close()
+        }
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw PFError(.io, format: SQLiteStore.format, "\(location): cannot rename the finished store into place: \(reason)")
+        }
+        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 {
+            _ = fsync(directory)
+            _ = Foundation.close(directory)
+        }
+    }
+
+    /// Rolls back (existing file) or deletes the temporary sibling (new file). Never throws.
+    func discard() {
+        if let queue {
+            if temporary == nil {
+                _ = try? queue.inDatabase { db in
+                    if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
+                }
+            }
+            try? queue.close()
+            self.queue = nil
+        }
+        if let temporary {
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: temporary.path + suffix)
+            }
+        }
+    }
+}

@@ -1,0 +1,403 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+
+/// Copies objects and relations from one store into another: the engine of `pfarchive import`.
+///
+/// ```swift
+/// let report = try StoreImporter(options: .init(batchSize: 1000)).run(from: export, to: sqlite) { progress in
+///     print(progress.objectsDone, "of", progress.objectsEstimated ?? 0)
+/// }
+/// ```
+///
+/// Every class (or the ones asked for) is streamed from the reader into the writer in batches,
+/// then the join rows of their relations, inside one ``ObjectStoreWriter`` transaction.
+/// Memory holds one batch, plus 8 bytes per object (a fingerprint of each objectId, for the
+/// dangling-pointer and duplicate checks) and the pointers that wait for a class not yet read.
+///
+/// What stops an import and what is only reported:
+/// - **Stops** (the error is thrown after ``ObjectStoreWriter/abort()``, so a new destination
+///   stays absent and an existing one unchanged): anything the reader throws — malformed
+///   input, a row that is not a Parse object, a value of the wrong type — and anything the
+///   writer throws (a value the destination cannot hold, I/O). Bad input is never skipped.
+/// - **Rejected** (reported, the row is not written): a join row with an empty owningId or
+///   relatedId. (A join row repeated in the source is written once.) **Reported** only: an object whose objectId repeats one
+///   seen earlier in its class (the later row replaces the earlier, as upserts do), and
+///   dangling pointers (a Pointer whose target is not in the source; the pointer is kept).
+public struct StoreImporter: Sendable {
+    /// What to import and how.
+    public struct Options: Sendable {
+        /// The classes to import (`nil`: all). Relations are imported when their owning class is.
+        public var classes: [String]?
+        /// Objects (and join rows) per write. Default 1000.
+        public var batchSize: Int
+        /// How many dangling pointers and rejected rows the report lists one by one (all are
+        /// counted). Default 100.
+        public var maxListed: Int
+
+        /// Makes options.
+        /// - Parameters:
+        ///   - classes: the classes to import, or `nil` for all.
+        ///   - batchSize: objects per write, at least 1.
+        ///   - maxListed: how many findings the report lists.
+        public init(classes: [String]? = nil, batchSize: Int = 1000, maxListed: Int = 100) {
+            self.classes = classes
+            self.batchSize = max(1, batchSize)
+            self.maxListed = max(0, maxListed)
+        }
+    }
+
+    /// Where an import is.
+    public struct Progress: Sendable {
+        /// The class (or join table) being copied.
+        public var current: String
+        /// Objects and join rows copied so far, all classes.
+        public var objectsDone: Int
+        /// The source's estimate of all objects to copy, when it has one for every class.
+        public var objectsEstimated: Int?
+    }
+
+    /// A pointer whose target is not in the source.
+    public struct DanglingPointer: Sendable, Equatable {
+        /// The class of the object holding the pointer.
+        public var className: String
+        /// That object's id.
+        public var objectId: String
+        /// The field (a key path for pointers inside arrays: `players[2]`).
+        public var key: String
+        /// The missing target.
+        public var target: ParsePointer
+
+        /// Makes a finding.
+        /// - Parameters:
+        ///   - className: the class holding the pointer.
+        ///   - objectId: the holder's id.
+        ///   - key: the field or key path.
+        ///   - target: the missing target.
+        public init(className: String, objectId: String, key: String, target: ParsePointer) {
+            self.className = className
+            self.objectId = objectId
+            self.key = key
+            self.target = target
+        }
+    }
+
+    /// A row not written, and why.
+    public struct RejectedRow: Sendable, Equatable {
+        /// The class or join table.
+        public var className: String
+        /// The row's id (`owningId→relatedId` for a join row), when it has one.
+        public var id: String?
+        /// Why it was not written.
+        public var reason: String
+
+        /// Makes a finding.
+        /// - Parameters:
+        ///   - className: the class or join table.
+        ///   - id: the row's id.
+        ///   - reason: why it was not written.
+        public init(className: String, id: String?, reason: String) {
+            self.className = className
+            self.id = id
+            self.reason = reason
+        }
+    }
+
+    /// What an import did.
+    public struct Report: Sendable, Equatable {
+        /// The source, for messages.
+        public var source: String
+        /// The destination, for messages.
+        public var destination: String
+        /// Objects written per class, in import order.
+        public var objectsPerClass: OrderedDictionary<String, Int> = [:]
+        /// Join rows written per relation (`_Join:<field>:<Class>`).
+        public var relationRows: OrderedDictionary<String, Int> = [:]
+        /// Dangling pointers, counted.
+        public var danglingPointerCount = 0
+        /// The first ``Options/maxListed`` dangling pointers.
+        public var danglingPointers: [DanglingPointer] = []
+        /// Rows not written, counted.
+        public var rejectedCount = 0
+        /// The first ``Options/maxListed`` rows not written.
+        public var rejected: [RejectedRow] = []
+        /// Objects whose objectId repeated an earlier one of their class (the later replaced it).
+        public var duplicateObjectIds = 0
+
+        /// All objects written.
+        public var totalObjects: Int { objectsPerClass.values.reduce(0, +) }
+        /// All join rows written.
+        public var totalRelationRows: Int { relationRows.values.reduce(0, +) }
+
+        /// The report as JSON for `--json`.
+        public var jsonValue: PFValue {
+            var classes = OrderedDictionary<String, PFValue>()
+            for (name, count) in objectsPerClass { classes[name] = .int(Int64(count)) }
+            var relations = OrderedDictionary<String, PFValue>()
+            for (name, count) in relationRows { relations[name] = .int(Int64(count)) }
+            return [
+                "source": .string(source), "destination": .string(destination),
+                "objects": .dictionary(classes), "relationRows": .dictionary(relations),
+                "totalObjects": .int(Int64(totalObjects)), "totalRelationRows": .int(Int64(totalRelationRows)),
+                "duplicateObjectIds": .int(Int64(duplicateObjectIds)),
+                "danglingPointerCount": .int(Int64(danglingPointerCount)),
+                "danglingPointers": .array(danglingPointers.map {
+                    [
+                        "className": .string($0.className), "objectId": .string($0.objectId), "key": .string($0.key),
+                        "targetClass": .string($0.target.className), "targetId": .string($0.target.objectId),
+                    ]
+                }),
+                "rejectedCount": .int(Int64(rejectedCount)),
+                "rejected": .array(rejected.map {
+                    ["className": .string($0.className), "id": $0.id.map { .string($0) } ?? .null, "reason": .string($0.reason)]
+                }),
+            ]
+        }
+
+        /// The report as lines for a terminal.
+        public var lines: [String] {
+            var out: [String] = []
+            for (name, count) in objectsPerClass { out.append("\(name): \(count) object\(count == 1 ? "" : "s")") }
+            for (name, count) in relationRows { out.append("\(name): \(count) relation row\(count == 1 ? "" : "s")") }
+            for d in danglingPointers {
+                out.append("dangling pointer: \(d.className) \(d.objectId) at \(d.key) -> \(d.target.className)/\(d.target.objectId)")
+            }
+            if danglingPointerCount > danglingPointers.count {
+                out.append("… and \(danglingPointerCount - danglingPointers.count) more dangling pointers")
+            }
+            for r in rejected { out.append("rejected: \(r.className)\(r.id.map { " \($0)" } ?? ""): \(r.reason)") }
+            if rejectedCount > rejected.count { out.append("… and \(rejectedCount - rejected.count) more rejected rows") }
+            if duplicateObjectIds > 0 {
+                out.append("\(duplicateObjectIds) object\(duplicateObjectIds == 1 ? "" : "s") repeated an earlier objectId of their class and replaced it")
+            }
+            out.append(
+                "imported \(totalObjects) object\(totalObjects == 1 ? "" : "s") of \(objectsPerClass.count) class\(objectsPerClass.count == 1 ? "" : "es") and \(totalRelationRows) relation row\(totalRelationRows == 1 ? "" : "s") into \(destination); \(danglingPointerCount) dangling pointer\(danglingPointerCount == 1 ? "" : "s"), \(rejectedCount) rejected"
+            )
+            return out
+        }
+    }
+
+    /// The settings.
+    public var options: Options
+
+    /// Makes an importer.
+    /// - Parameter options: what to import and how.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Imports everything (or ``Options/classes``) from `reader` into `writer`, committing at
+    /// the end. On any error the writer is aborted before the error is thrown.
+    /// - Parameters:
+    ///   - reader: the source.
+    ///   - writer: the destination.
+    ///   - progress: called after every batch.
+    /// - Returns: what was imported.
+    /// - Throws: ``PFCore/PFError`` from the reader or writer (see the type's documentation),
+    ///   or with code `usage` when ``Options/classes`` names a class the source does not have.
+    public func run(
+        from reader: any ObjectStoreReader, to writer: any ObjectStoreWriter,
+        progress: (Progress) -> Void = { _ in }
+    ) throws(PFError) -> Report {
+        var state = ImportState(options: options, report: Report(source: reader.location, destination: writer.location))
+        do {
+            try state.importAll(from: reader, to: writer, progress: progress)
+            try writer.commit()
+        } catch {
+            writer.abort()
+            throw error
+        }
+        return state.report
+    }
+}
+
+// MARK: - The work
+
+/// One run's bookkeeping.
+private struct ImportState {
+    let options: StoreImporter.Options
+    var report: StoreImporter.Report
+    /// Fingerprints of the objectIds seen, per class.
+    var seen: [String: Set<UInt64>] = [:]
+    /// Classes fully read.
+    var finished: Set<String> = []
+    /// Classes of the source (pointers to any other class dangle at once).
+    var sourceClasses: Set<String> = []
+    /// Pointers to a class not yet fully read.
+    var pending: [StoreImporter.DanglingPointer] = []
+    var objectsDone = 0
+    var estimate: Int?
+
+    init(options: StoreImporter.Options, report: StoreImporter.Report) {
+        self.options = options
+        self.report = report
+    }
+
+    mutating func importAll(
+        from reader: any ObjectStoreReader, to writer: any ObjectStoreWriter, progress: (StoreImporter.Progress) -> Void
+    ) throws(PFError) {
+        let all = try reader.classNames()
+        sourceClasses = Set(all)
+        var classes = all
+        if let wanted = options.classes {
+            let missing = wanted.filter { !sourceClasses.contains($0) }
+            guard missing.isEmpty else {
+                throw PFError(
+                    .usage, format: StoreFailure.format,
+                    "\(reader.location): no class \(missing.joined(separator: ", ")) in the source; it has \(all.prefix(20).joined(separator: ", "))")
+            }
+            classes = all.filter { wanted.contains($0) }
+        }
+        let wantedSet = Set(classes)
+        let fullSchema = try reader.schema()
+        var schema = ParseSchema()
+        for name in classes { schema.classes[name] = fullSchema.classes[name] ?? [:] }
+        let relations = try reader.relations().filter { wantedSet.contains($0.owningClass) }
+        for relation in relations where schema.classes[relation.owningClass]?[relation.field] == nil {
+            schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+        }
+        var total = 0
+        for name in classes {
+            guard let n = reader.estimatedObjectCount(in: name) else { total = -1; break }
+            total += n
+        }
+        estimate = total >= 0 ? total : nil
+
+        try writer.begin(schema: schema)
+        var batch: [ParseObject] = []
+        batch.reserveCapacity(options.batchSize)
+        for name in classes {
+            report.objectsPerClass[name] = 0
+            try reader.forEachObject(in: name) { (object: ParseObject) throws(PFError) in
+                guard object.className == name else {
+                    throw PFError(
+                        .invalidValue, format: StoreFailure.format,
+                        "\(reader.location): class \(name) returned an object of class \(object.className)")
+                }
+                self.check(object)
+                batch.append(object)
+                if batch.count >= self.options.batchSize {
+                    try self.flush(&batch, className: name, to: writer, progress: progress)
+                }
+            }
+            try flush(&batch, className: name, to: writer, progress: progress)
+            finished.insert(name)
+            resolvePending(finishedClass: name)
+        }
+        // Pointers to classes left out by --classes are checked against nothing: they are
+        // reported only when the target class is not in the source at all.
+        for pointer in pending where !sourceClasses.contains(pointer.target.className) || finished.contains(pointer.target.className) {
+            addDangling(pointer)
+        }
+        pending = []
+
+        for relation in relations {
+            var rows: [ParseJoinRow] = []
+            let name = relation.joinClassName
+            report.relationRows[name] = 0
+            try reader.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in
+                if row.owningId.isEmpty || row.relatedId.isEmpty {
+                    self.reject(name, id: "\(row.owningId)→\(row.relatedId)", "a join row needs both owningId and relatedId")
+                    return
+                }
+                rows.append(row)
+                if rows.count >= self.options.batchSize {
+                    try self.flush(&rows, relation: relation, to: writer, progress: progress)
+                }
+            }
+            try flush(&rows, relation: relation, to: writer, progress: progress)
+        }
+    }
+
+    mutating func flush(
+        _ batch: inout [ParseObject], className: String, to writer: any ObjectStoreWriter,
+        progress: (StoreImporter.Progress) -> Void
+    ) throws(PFError) {
+        guard !batch.isEmpty else { return }
+        try writer.write(batch, className: className)
+        report.objectsPerClass[className, default: 0] += batch.count
+        objectsDone += batch.count
+        batch.removeAll(keepingCapacity: true)
+        progress(StoreImporter.Progress(current: className, objectsDone: objectsDone, objectsEstimated: estimate))
+    }
+
+    mutating func flush(
+        _ rows: inout [ParseJoinRow], relation: ParseRelationKey, to writer: any ObjectStoreWriter,
+        progress: (StoreImporter.Progress) -> Void
+    ) throws(PFError) {
+        guard !rows.isEmpty else { return }
+        try writer.write(rows, relation: relation)
+        report.relationRows[relation.joinClassName, default: 0] += rows.count
+        rows.removeAll(keepingCapacity: true)
+        progress(StoreImporter.Progress(current: relation.joinClassName, objectsDone: objectsDone, objectsEstimated: estimate))
+    }
+
+    // MARK: Checks
+
+    mutating func check(_ object: ParseObject) {
+        if let id = object.objectId {
+            if !seen[object.className, default: []].insert(Self.fingerprint(id)).inserted {
+                report.duplicateObjectIds += 1
+            }
+        }
+        let id = object.objectId ?? ""
+        for (key, value) in object.fields {
+            collectPointers(value, key: key, className: object.className, objectId: id, depth: 0)
+        }
+    }
+
+    mutating func collectPointers(_ value: ParseValue, key: String, className: String, objectId: String, depth: Int) {
+        switch value {
+        case .pointer(let target):
+            let pointer = StoreImporter.DanglingPointer(className: className, objectId: objectId, key: key, target: target)
+            if !sourceClasses.contains(target.className) {
+                addDangling(pointer)
+            } else if finished.contains(target.className) {
+                if seen[target.className]?.contains(Self.fingerprint(target.objectId)) != true { addDangling(pointer) }
+            } else {
+                pending.append(pointer)
+            }
+        case .array(let items) where depth < 8:
+            for (i, item) in items.enumerated() {
+                collectPointers(item, key: "\(key)[\(i)]", className: className, objectId: objectId, depth: depth + 1)
+            }
+        default:
+            break
+        }
+    }
+
+    mutating func resolvePending(finishedClass: String) {
+        guard !pending.isEmpty else { return }
+        var still: [StoreImporter.DanglingPointer] = []
+        for pointer in pending {
+            if pointer.target.className == finishedClass {
+                if seen[finishedClass]?.contains(Self.fingerprint(pointer.target.objectId)) != true { addDangling(pointer) }
+            } else {
+                still.append(pointer)
+            }
+        }
+        pending = still
+    }
+
+    mutating func addDangling(_ pointer: StoreImporter.DanglingPointer) {
+        report.danglingPointerCount += 1
+        if report.danglingPointers.count < options.maxListed { report.danglingPointers.append(pointer) }
+    }
+
+    mutating func reject(_ className: String, id: String?, _ reason: String) {
+        report.rejectedCount += 1
+        if report.rejected.count < options.maxListed {
+            report.rejected.append(StoreImporter.RejectedRow(className: className, id: id, reason: reason))
+        }
+    }
+
+    /// FNV-1a, 64 bits: stable across runs (Swift's `Hasher` is seeded per process).
+    static func fingerprint(_ id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import PFCore
+
+/// The kinds of store a command-line argument can name.
+public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// A directory or `.zip` of `<Class>.json` files.
+    case parseExport = "parse-export"
+    /// pfarchive's SQLite store (`.sqlite`, `.db`), see Docs/Stores.md.
+    case sqlite
+    /// An Apple Core Data SQLite store (read-only): a `.sqlite`/`.db` file with the tables
+    /// `Z_PRIMARYKEY` and `Z_METADATA`, or a `.storedata` file.
+    case coreData = "core-data"
+    /// Parse Server's MongoDB shape: a `.jsonl` directory of mongoexport JSON lines.
+    case mongoShape = "mongo"
+    /// Parse Server's PostgreSQL schema on a server, `postgres://…`.
+    case postgres
+    /// A whole store in one keyed archive, `.archive`.
+    case keyedArchive = "keyed-archive"
+
+    /// A name for messages, such as "the SQLite store".
+    public var description: String {
+        switch self {
+        case .parseExport: "a Parse export"
+        case .sqlite: "the SQLite store"
+        case .coreData: "a Core Data store"
+        case .mongoShape: "the Mongo shape (.jsonl directory)"
+        case .postgres: "the PostgreSQL store"
+        case .keyedArchive: "a keyed-archive store"
+        }
+    }
+}
+
+/// A store argument resolved to a kind: a path, or a URL for a server.
+///
+/// Resolution follows the CLI contract (../shared/DESIGN.md): `postgres://…` and
+/// `postgresql://…` are PostgreSQL; `.zip` is a Parse export; `.sqlite`, `.db` and
+/// `.sqlite3` are the SQLite store unless the file is a Core Data store (it has the
+/// `Z_PRIMARYKEY` and `Z_METADATA` tables); `.storedata` is Core Data; a `.jsonl` directory is
+/// the Mongo shape; `.archive` is a keyed archive; any other directory is a Parse export, and a
+/// path that does not exist yet with no known extension becomes a new Parse export directory.
+public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of store.
+    public var kind: StoreKind
+    /// The argument as given: a path or a URL.
+    public var argument: String
+    /// The file or directory, for kinds that live on disk.
+    public var url: URL?
+
+    /// Makes a location.
+    /// - Parameters:
+    ///   - kind: the kind.
+    ///   - argument: the path or URL text.
+    ///   - url: the file URL, for kinds on disk.
+    public init(kind: StoreKind, argument: String, url: URL? = nil) {
+        self.kind = kind
+        self.argument = argument
+        self.url = url
+    }
+
+    /// The argument, without a password when it is a URL (`postgres://user:***@host/db`).
+    public var description: String { Self.redacted(argument) }
+
+    /// Resolves a store argument.
+    /// - Parameter argument: a path or URL.
+    /// - Returns: the location.
+    /// - Throws: ``PFCore/PFError`` with code `usage` for an empty argument, `-`, or a URL
+    ///   scheme that is not a store.
+    public static func resolve(_ argument: String) throws(PFError) -> StoreLocation {
+        guard !argument.isEmpty, argument != "-" else {
+            throw PFError(.usage, format: StoreFailure.format, "a store must be a path or a postgres:// URL, not '\(argument)'")
+        }
+        let lower = argument.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") {
+            return StoreLocation(kind: .postgres, argument: argument)
+        }
+        if let scheme = lower.range(of: "://"), !lower[..<scheme.lowerBound].contains("/") {
+            throw PFError(
+                .usage, format: StoreFailure.format,
+                "\(redacted(argument)): unknown store URL scheme; expected a path or postgres://user@host/db")
+        }
+        let url = URL(fileURLWithPath: argument)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        let ext = url.pathExtension.lowercased()
+        let kind: StoreKind
+        switch ext {
+        case "zip": kind = .parseExport
+        case "jsonl": kind = .mongoShape
+        case "archive": kind = .keyedArchive
+        case "storedata": kind = .coreData
+        case "sqlite", "sqlite3", "db":
+            kind = exists && !isDirectory.boolValue && isCoreDataFile(url) ? .coreData : .sqlite
+        default:
+            kind = .parseExport
+        }
+        return StoreLocation(kind: kind, argument: argument, url: url)
+    }
+
+    /// Whether an SQLite file is a Core Data store: its schema (in the file, or in its `-wal`
+    /// when never checkpointed) names both `Z_PRIMARYKEY` and `Z_METADATA`, and it is not one
+    /// of pfarchive's own stores (application id ``pfarchiveApplicationID``).
+    ///
+    /// The check reads bytes only (the start of the file and of the `-wal`), so it never opens
+    /// the database and never creates or changes `-wal`/`-shm` files beside the user's data.
+    /// - Parameter url: the file.
+    /// - Returns: whether it looks like a Core Data store.
+    public static func isCoreDataFile(_ url: URL) -> Bool {
+        guard let head = readPrefix(of: url, count: 4 << 20), head.count >= 100,
+            head.prefix(16) == Data("SQLite format 3\0".utf8)
+        else { return false }
+        let applicationID = head[head.startIndex + 68 ..< head.startIndex + 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        if applicationID == pfarchiveApplicationID { return false }
+        var bytes = head
+        if let wal = readPrefix(of: URL(fileURLWithPath: url.path + "-wal"), count: 4 << 20) { bytes.append(wal) }
+        return bytes.range(of: Data("Z_PRIMARYKEY".utf8)) != nil && bytes.range(of: Data("Z_METADATA".utf8)) != nil
+    }
+
+    /// The `PRAGMA application_id` of pfarchive's SQLite stores (`"PFAr"`), so tools and
+    /// ``isCoreDataFile(_:)`` tell them apart from other SQLite files.
+    public static let pfarchiveApplicationID: UInt32 = 0x5046_4172
+
+    private static func readPrefix(of url: URL, count: Int) -> Data? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: count)
+    }
+
+    /// Hides the password of a URL argument.
+    /// - Parameter argument: a path or URL.
+    /// - Returns: the text with `user:password@` shown as `user:***@`.
+    public static func redacted(_ argument: String) -> String {
+        guard let scheme = argument.range(of: "://"), let at = argument[scheme.upperBound...].firstIndex(of: "@") else {
+            return argument
+        }
+        let credentials = argument[scheme.upperBound ..< at]
+        guard let colon = credentials.firstIndex(of: ":") else { return argument }
+        return String(argument[..<colon]) + ":***" + String(argument[at...])
+    }
+}
+
+// MARK: - Openers
+
+/// Opens stores by kind. PFStores registers the kinds it implements; modules outside it
+/// (PFSQLiteStore, a PostgreSQL module) add theirs with ``register(_:reader:writer:)``:
+///
+/// ```swift
+/// var openers = StoreOpeners.standard
+/// SQLiteStore.register(in: &openers)
+/// let reader = try openers.reader(for: StoreLocation.resolve("App.sqlite"))
+/// ```
+public struct StoreOpeners: Sendable {
+    /// Opens a store for reading.
+    public typealias ReaderOpener = @Sendable (StoreLocation) throws(PFError) -> any ObjectStoreReader
+    /// Opens (or prepares to create) a store for writing.
+    public typealias WriterOpener = @Sendable (StoreLocation) throws(PFError) -> any ObjectStoreWriter
+
+    private var readers: [StoreKind: ReaderOpener] = [:]
+    private var writers: [StoreKind: WriterOpener] = [:]
+
+    /// No kinds at all.
+    public init() {}
+
+    /// The kinds this module implements.
+    public static var standard: StoreOpeners { StoreOpeners() }
+
+    /// Adds or replaces the openers of a kind.
+    /// - Parameters:
+    ///   - kind: the kind.
+    ///   - reader: opens it for reading; `nil` when the kind is write-only.
+    ///   - writer: opens it for writing; `nil` when the kind is read-only.
+    public mutating func register(_ kind: StoreKind, reader: ReaderOpener?, writer: WriterOpener?) {
+        readers[kind] = reader
+        writers[kind] = writer
+    }
+
+    /// Whether a kind can be read.
+    public func canRead(_ kind: StoreKind) -> Bool { readers[kind] != nil }
+
+    /// Whether a kind can be written.
+    public func canWrite(_ kind: StoreKind) -> Bool { writers[kind] != nil }
+
+    /// Opens a store for reading.
+    /// - Parameter location: the resolved argument.
+    /// - Returns: the reader.
+    /// - Throws: ``PFCore/PFError`` with code `unsupported` when the kind is not available in
+    ///   this build, or what the opener throws.
+    public func reader(for location: StoreLocation) throws(PFError) -> any ObjectStoreReader {
+        guard let open = readers[location.kind] else {
+            throw PFError(
+                .unsupported, format: StoreFailure.format,
+                "\(location): reading \(location.kind) is not available in this build of pfarchive")
+        }
+        return try open(location)
+    }
+
+    /// Opens a store for writing.
+    /// - Parameter location: the resolved argument.
+    /// - Returns: the writer (nothing is written before ``ObjectStoreWriter/begin(schema:)``).
+    /// - Throws: ``PFCore/PFError`` with code `unsupported` when the kind cannot be written in
+    ///   this build (Core Data stores are read-only), or what the opener throws.
+    public func writer(for location: StoreLocation) throws(PFError) -> any ObjectStoreWriter {
+        guard let open = writers[location.kind] else {
+            let why = location.kind == .coreData ? "Core Data stores are read-only" : "writing \(location.kind) is not available in this build of pfarchive"
+            throw PFError(.unsupported, format: StoreFailure.format, "\(location): \(why)")
+        }
+        return try open(location)
+    }
+}

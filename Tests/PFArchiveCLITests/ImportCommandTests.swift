@@ -1,0 +1,179 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+/// Builds SQLite stores with the `sqlite3` shell, straight from the layout in Docs/Stores.md
+/// (so the documented layout is one another tool can write), for `pfarchive import` to read.
+enum SQLiteSource {
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfimport-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @discardableResult
+    static func sqlite3(_ url: URL, _ sql: String) throws -> String {
+        let result = try Peers.run("/usr/bin/sqlite3", [url.path], input: Data(sql.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdoutText
+    }
+
+    /// A store with `players` Players and `scores` Scores (each with a pointer to a player,
+    /// an int, a double, a date and an ACL) and a relation Player.friends.
+    static func make(_ url: URL, players: Int, scores: Int) throws {
+        try sqlite3(url, """
+            PRAGMA application_id = 1346781554;
+            PRAGMA user_version = 1;
+            CREATE TABLE "_TABLES" (name TEXT NOT NULL PRIMARY KEY, tableName TEXT NOT NULL UNIQUE COLLATE NOCASE,
+              kind TEXT NOT NULL, owningClass TEXT, field TEXT, targetClass TEXT);
+            CREATE TABLE "_SCHEMA" (className TEXT NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, targetClass TEXT,
+              columnName TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (className, field));
+            INSERT INTO _TABLES VALUES ('Player', 'Player', 'class', NULL, NULL, NULL), ('Score', 'Score', 'class', NULL, NULL, NULL),
+              ('_Join:friends:Player', '_Join:friends:Player', 'join', 'Player', 'friends', 'Player');
+            INSERT INTO _SCHEMA VALUES ('Player', 'name', 'String', NULL, 'name', 0), ('Player', 'friends', 'Relation', 'Player', 'friends', 1),
+              ('Score', 'player', 'Pointer', 'Player', 'player', 0), ('Score', 'points', 'Number', NULL, 'points', 1),
+              ('Score', 'ratio', 'Number', NULL, 'ratio', 2), ('Score', 'at', 'Date', NULL, 'at', 3);
+            CREATE TABLE "Player" ("objectId" TEXT UNIQUE, "createdAt" INTEGER, "updatedAt" INTEGER, "ACL" TEXT, "_extra" TEXT, "name" TEXT, "friends" TEXT);
+            CREATE TABLE "Score" ("objectId" TEXT UNIQUE, "createdAt" INTEGER, "updatedAt" INTEGER, "ACL" TEXT, "_extra" TEXT,
+              "player" TEXT, "points", "ratio", "at" INTEGER);
+            CREATE TABLE "_Join:friends:Player" ("owningId" TEXT NOT NULL, "relatedId" TEXT NOT NULL, UNIQUE ("owningId", "relatedId"));
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(players))
+              INSERT INTO Player SELECT 'p' || i, 1431996830112 + i, NULL, NULL, NULL, 'player ' || i, NULL FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(scores))
+              INSERT INTO Score SELECT 's' || i, 1600000000000 + i, 1600000000000 + 2 * i, '{"*":{"read":true}}', NULL,
+                'p' || (i % \(players) + 1), i, i * 0.5, 1234567890123 + i FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(players))
+              INSERT INTO "_Join:friends:Player" SELECT 'p' || i, 'p' || (i % \(players) + 1) FROM n;
+            """)
+    }
+}
+
+@Suite struct ImportCommandTests {
+    @Test func importsSQLiteIntoANewSQLiteStoreAndReportsIt() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("source.sqlite")
+        try SQLiteSource.make(source, players: 3, scores: 10)
+        try SQLiteSource.sqlite3(source, "UPDATE Score SET player = 'nobody' WHERE objectId = 's4'")
+        let dest = dir.appendingPathComponent("dest.sqlite")
+        let result = try CLI.run(["import", source.path, dest.path, "--batch-size", "3"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)  // piped: no progress bar
+        #expect(result.stdoutText == """
+            Player: 3 objects
+            Score: 10 objects
+            _Join:friends:Player: 3 relation rows
+            dangling pointer: Score s4 at player -> Player/nobody
+            imported 13 objects of 2 classes and 3 relation rows into \(dest.path); 1 dangling pointer, 0 rejected
+
+            """)
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*), sum(points), typeof(ratio) FROM Score WHERE objectId = 's2'") == "1|2|real\n")
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*) FROM \"_Join:friends:Player\"") == "3\n")
+
+        // Both files hold the same objects: importing back gives the same report.
+        let json = try CLI.run(["import", dest.path, dir.appendingPathComponent("again.sqlite").path, "--json", "--classes", "Score"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdoutText.contains(#""objects": {"#))
+        #expect(json.stdoutText.contains(#""Score": 10"#))
+        #expect(json.stdoutText.contains(#""danglingPointerCount": 0"#))  // Player left out, not missing
+    }
+
+    @Test func aBadRowStopsTheImportAndLeavesDestinationsAlone() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("source.sqlite")
+        try SQLiteSource.make(source, players: 2, scores: 5)
+        try SQLiteSource.sqlite3(source, "UPDATE Score SET \"at\" = 'soon' WHERE objectId = 's3'")
+
+        let fresh = dir.appendingPathComponent("fresh.sqlite")
+        let result = try CLI.run(["import", source.path, fresh.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("table Score, row 3, column at: expected INTEGER milliseconds since 1970, found TEXT"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fresh.path))
+
+        let existing = dir.appendingPathComponent("existing.sqlite")
+        try SQLiteSource.make(existing, players: 4, scores: 1)
+        let before = try Data(contentsOf: existing)
+        let again = try CLI.run(["import", source.path, existing.path])
+        #expect(again.status == 1)
+        #expect(try Data(contentsOf: existing) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["existing.sqlite", "source.sqlite"])
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("source.sqlite")
+        try SQLiteSource.make(source, players: 1, scores: 1)
+        #expect(try CLI.run(["import", source.path]).status == 2)
+        #expect(try CLI.run(["import", source.path, dir.appendingPathComponent("o.sqlite").path, "--batch-size", "0"]).status == 2)
+        let missing = try CLI.run(["import", source.path, dir.appendingPathComponent("o.sqlite").path, "--classes", "Nope"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no class Nope"))
+        let pg = try CLI.run(["import", source.path, "postgres://localhost/app"])
+        #expect(pg.status == 1)
+        #expect(pg.stderr.contains("not available"), "\(pg.stderr)")
+        let nothing = try CLI.run(["import", dir.appendingPathComponent("none.sqlite").path, dir.appendingPathComponent("o.sqlite").path])
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr.contains("no such file"))
+        let help = try CLI.run(["import", "--help"])
+        #expect(help.stdoutText.contains("pfarchive import export/ app.sqlite"))
+    }
+
+    /// Kills an import half way (SIGKILL), checks the destination is consistent, and checks
+    /// that running the import again completes it.
+    @Test(arguments: [false, true])
+    func aKilledImportLeavesAConsistentDestinationAndReRunningCompletesIt(existing: Bool) throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("source.sqlite")
+        let scores = 300_000
+        try SQLiteSource.make(source, players: 1000, scores: scores)
+        let dest = dir.appendingPathComponent("dest.sqlite")
+        if existing { try SQLiteSource.make(dest, players: 5, scores: 2) }
+        let before = existing ? try Data(contentsOf: dest) : nil
+
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", source.path, dest.path, "--batch-size", "500"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the import has written a good part (the temporary sibling, or the
+        // rollback journal of the existing file, has grown), then kill it.
+        let deadline = Date().addingTimeInterval(300)
+        var killed = false
+        while process.isRunning && Date() < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            let partial = names.filter { $0.hasPrefix(".dest.sqlite.pfarchive-") || $0 == "dest.sqlite-journal" }
+            let written = partial.compactMap { try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent($0).path)[.size] as? Int }
+            let grown = existing
+                ? ((try? FileManager.default.attributesOfItem(atPath: dest.path)[.size] as? Int) ?? 0) > (before?.count ?? 0) + (4 << 20)
+                : written.contains { $0 > 4 << 20 }
+            if grown {
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+                break
+            }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        #expect(killed, "the import finished before it could be killed; make the source larger")
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // Consistent: a new destination is absent; an existing one reads as before (SQLite
+        // rolls back the hot journal the killed run left).
+        if existing {
+            #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*) FROM Score; SELECT count(*) FROM Player;") == "2\n5\n")
+        } else {
+            #expect(!FileManager.default.fileExists(atPath: dest.path))
+        }
+
+        let rerun = try CLI.run(["import", source.path, dest.path])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*), count(DISTINCT objectId), sum(points) FROM Score") == "\(scores)|\(scores)|\(scores * (scores + 1) / 2)\n")
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*) FROM Player; PRAGMA integrity_check;") == "1000\nok\n")
+        // Nothing is left beside the store: the killed run's temporary sibling was removed.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["dest.sqlite", "source.sqlite"])
+    }
+}
