@@ -17,7 +17,8 @@ enum SQLiteValueCodec {
     /// to another class, an embedded object).
     static func columnValue(_ value: ParseValue, _ field: FieldLayout) throws(PFError) -> DatabaseValue? {
         switch (field.storage, value) {
-        case (.text, .string(let s)): return s.databaseValue
+        // A U+0000 would cut the text short where C strings are read: JSON in `_extra` escapes it.
+        case (.text, .string(let s)) where !s.utf8.contains(0): return s.databaseValue
         case (.number, .int(let i)): return i.databaseValue
         case (.number, .double(let d)):
             // SQLite turns NaN into NULL; keep it as JSON? JSON has no NaN either.

@@ -160,8 +160,17 @@ public struct StoreOpeners: Sendable {
     /// No kinds at all.
     public init() {}
 
-    /// The kinds this module implements.
-    public static var standard: StoreOpeners { StoreOpeners() }
+    /// The kinds this module implements: Core Data stores (read-only, ``CoreDataObjectStore``).
+    public static var standard: StoreOpeners {
+        var openers = StoreOpeners()
+        openers.register(
+            .coreData,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                try CoreDataObjectStore(url: location.url ?? URL(fileURLWithPath: location.argument))
+            },
+            writer: nil)
+        return openers
+    }
 
     /// Adds or replaces the openers of a kind.
     /// - Parameters:

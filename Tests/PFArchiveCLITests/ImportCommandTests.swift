@@ -100,6 +100,23 @@ enum SQLiteSource {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["existing.sqlite", "source.sqlite"])
     }
 
+    @Test func aCoreDataStoreImportsIntoSQLiteAndStaysUntouched() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel_V1.sqlite")
+        let before = try Data(contentsOf: source)
+        let dest = dir.appendingPathComponent("app.sqlite")
+        let result = try CLI.run(["import", source.path, dest.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: source) == before)
+        // Every entity's rows, as sqlite3 counts them per Z_ENT in the source.
+        let cars = try SQLiteSource.sqlite3(source, "SELECT count(*) FROM ZCAR WHERE Z_ENT = 1")
+        let people = try SQLiteSource.sqlite3(source, "SELECT count(*) FROM ZPERSON")
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT count(*) FROM Car; SELECT count(*) FROM Person") == cars + people)
+        #expect(result.stdoutText.contains(#""Car": \#(cars.dropLast())"#), "\(result.stdoutText)")
+        #expect(try SQLiteSource.sqlite3(dest, "SELECT kind FROM _TABLES WHERE name = 'Person'") == "class\n")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         let dir = try SQLiteSource.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
