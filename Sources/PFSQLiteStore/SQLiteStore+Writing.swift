@@ -126,13 +126,10 @@ final class WriteSession {
             if upsert == nil || before != classLayout.fields.count { upsert = Self.upsertSQL(classLayout) }
             let statement = try db.cachedStatement(sql: upsert ?? "")
             let fields = classLayout.fields
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(SQLiteLayout.fixedColumns.count + fields.count)
+            var binder = SQLiteRowBinder(statement: statement.sqliteStatement, connection: db.sqliteConnection)
             for object in objects {
-                values.removeAll(keepingCapacity: true)
-                try Self.bind(object, fields: fields, into: &values)
-                statement.setUncheckedArguments(StatementArguments(values))
-                try statement.execute()
+                try binder.bind(object, fields: fields)
+                try binder.step(context: "\(location): writing \(className) \(object.objectId ?? "(no objectId)")")
             }
         }
         self.layout = layout
@@ -150,62 +147,6 @@ final class WriteSession {
             """
     }
 
-    static func bind(_ object: ParseObject, fields: OrderedDictionary<String, FieldLayout>, into values: inout [DatabaseValue]) throws(PFError) {
-        let id = object.objectId ?? "(no objectId)"
-        func located(_ error: PFError) -> PFError {
-            PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
-        }
-        values.append(object.objectId?.databaseValue ?? .null)
-        do {
-            values.append(try object.createdAt.map { try SQLiteValueCodec.milliseconds($0, key: "createdAt").databaseValue } ?? .null)
-            values.append(try object.updatedAt.map { try SQLiteValueCodec.milliseconds($0, key: "updatedAt").databaseValue } ?? .null)
-        } catch let error as PFError {
-            throw located(error)
-        } catch {
-            throw located(PFError(.unrepresentable, format: SQLiteStore.format, "\(error)"))
-        }
-        if let acl = object.acl {
-            do {
-                values.append(String(decoding: try SQLiteValueCodec.writer.write(acl.restValue), as: UTF8.self).databaseValue)
-            } catch {
-                throw located(error)
-            }
-        } else {
-            values.append(.null)
-        }
-        values.append(.null)  // _extra, filled below when needed
-        var extra = OrderedDictionary<String, PFValue>()
-        var matched = 0
-        for field in fields.values {
-            guard let value = object.fields[field.name] else {
-                values.append(.null)
-                continue
-            }
-            matched += 1
-            do {
-                if let column = try SQLiteValueCodec.columnValue(value, field) {
-                    values.append(column)
-                } else {
-                    values.append(.null)
-                    extra[field.name] = value.restValue
-                }
-            } catch {
-                throw located(error)
-            }
-        }
-        if object.fields.count > matched {
-            // Fields without a column: nulls (a null has no type to make a column of).
-            for (key, value) in object.fields where fields[key] == nil { extra[key] = value.restValue }
-        }
-        if !extra.isEmpty {
-            do {
-                values[4] = String(decoding: try SQLiteValueCodec.writer.write(.dictionary(extra)), as: UTF8.self).databaseValue
-            } catch {
-                throw located(PFError(error.code, format: SQLiteStore.format, "field '\(error.path?.description ?? "?")': \(error.message)"))
-            }
-        }
-    }
-
     func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard !rows.isEmpty else { return }
         var layout = self.layout
@@ -213,9 +154,12 @@ final class WriteSession {
             let join = try layout.ensureJoin(relation, db)
             let statement = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO \(SQLiteLayout.quoted(join.table)) (\"owningId\", \"relatedId\") VALUES (?, ?)")
+            var binder = SQLiteRowBinder(statement: statement.sqliteStatement, connection: db.sqliteConnection)
             for row in rows {
-                statement.setUncheckedArguments([row.owningId, row.relatedId])
-                try statement.execute()
+                binder.reset()
+                binder.text(row.owningId)
+                binder.text(row.relatedId)
+                try binder.step(context: "\(location): writing \(relation.joinClassName)")
             }
         }
         self.layout = layout

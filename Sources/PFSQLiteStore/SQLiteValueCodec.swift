@@ -12,33 +12,6 @@ enum SQLiteValueCodec {
 
     // MARK: Writing
 
-    /// The column value of a field, or `nil` when the value does not fit the column's type and
-    /// goes into `_extra` instead (a value of another type, `null`, an empty Bytes, a pointer
-    /// to another class, an embedded object).
-    static func columnValue(_ value: ParseValue, _ field: FieldLayout) throws(PFError) -> DatabaseValue? {
-        switch (field.storage, value) {
-        // A U+0000 would cut the text short where C strings are read: JSON in `_extra` escapes it.
-        case (.text, .string(let s)) where !s.utf8.contains(0): return s.databaseValue
-        case (.number, .int(let i)): return i.databaseValue
-        case (.number, .double(let d)):
-            // SQLite turns NaN into NULL; keep it as JSON? JSON has no NaN either.
-            guard !d.isNaN else { throw unrepresentable("NaN", field.name) }
-            return d.databaseValue
-        case (.boolean, .bool(let b)): return (b ? 1 as Int64 : 0).databaseValue
-        case (.date, .date(let date)): return try milliseconds(date, key: field.name).databaseValue
-        case (.pointer, .pointer(let p)) where p.className == field.field.targetClass: return p.objectId.databaseValue
-        case (.relation, .relation(let c)): return c.databaseValue
-        case (.bytes, .bytes(let d)) where !d.isEmpty: return d.databaseValue
-        case (.json, _):
-            switch (field.field.type, value) {
-            case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
-                return try json(value, key: field.name).databaseValue
-            default: return nil
-            }
-        default: return nil
-        }
-    }
-
     /// Integer milliseconds since 1970 of a date.
     static func milliseconds(_ date: Date, key: String) throws(PFError) -> Int64 {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
@@ -47,14 +20,6 @@ enum SQLiteValueCodec {
             throw unrepresentable("the date \(date)", key)
         }
         return Int64(ms)
-    }
-
-    static func json(_ value: ParseValue, key: String) throws(PFError) -> String {
-        do {
-            return String(decoding: try writer.write(value.restValue), as: UTF8.self)
-        } catch {
-            throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
-        }
     }
 
     static func unrepresentable(_ what: String, _ key: String) -> PFError {

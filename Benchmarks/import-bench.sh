@@ -1,0 +1,91 @@
+#!/bin/sh
+# Times `pfarchive import SOURCE out.sqlite` (release build) on a generated store and reports
+# objects/s and peak memory (/usr/bin/time -v). See Docs/Benchmarks.md, "Import".
+#
+# usage: Benchmarks/import-bench.sh [--objects N] [--source export|sqlite] [--work DIR] [--keep]
+#   --source export  a Parse export directory holding GameScore.json from
+#                    Benchmarks/data/gen_parse_export.py (1,000,000 objects: about 795 MB)
+#   --source sqlite  the same shape of objects as a pfarchive SQLite store, built with the
+#                    sqlite3 shell (measures the SQLite reader and writer alone)
+# Generated data goes to --work (default /tmp/pfarchive-import-bench), never into the repo.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+objects=1000000
+source=export
+work=/tmp/pfarchive-import-bench
+keep=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --objects) objects=$2; shift 2 ;;
+    --source) source=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --keep) keep=yes; shift ;;
+    *) echo "usage: $0 [--objects N] [--source export|sqlite] [--work DIR] [--keep]" >&2; exit 2 ;;
+    esac
+done
+bin=${PFARCHIVE:-$root/.build-release/release/pfarchive}
+if [ ! -x "$bin" ]; then
+    echo "build first: swift build -c release --scratch-path .build-release --product pfarchive" >&2
+    exit 2
+fi
+mkdir -p "$work"
+
+case "$source" in
+export)
+    src="$work/export-$objects"
+    if [ ! -s "$src/GameScore.json" ]; then
+        mkdir -p "$src"
+        python3 "$here/data/gen_parse_export.py" "$objects" "$src/GameScore.json"
+    fi
+    ;;
+sqlite)
+    src="$work/source-$objects.sqlite"
+    if [ ! -s "$src" ]; then
+        rm -f "$src"
+        sqlite3 "$src" <<SQL
+PRAGMA application_id = 1346781554; PRAGMA user_version = 1; PRAGMA journal_mode = OFF;
+CREATE TABLE "_TABLES" (name TEXT NOT NULL PRIMARY KEY, tableName TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  kind TEXT NOT NULL, owningClass TEXT, field TEXT, targetClass TEXT);
+CREATE TABLE "_SCHEMA" (className TEXT NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, targetClass TEXT,
+  columnName TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (className, field));
+INSERT INTO _TABLES VALUES ('GameScore', 'GameScore', 'class', NULL, NULL, NULL);
+INSERT INTO _SCHEMA VALUES ('GameScore','score','Number',NULL,'score',0), ('GameScore','playerName','String',NULL,'playerName',1),
+  ('GameScore','cheatMode','Boolean',NULL,'cheatMode',2), ('GameScore','accuracy','Number',NULL,'accuracy',3),
+  ('GameScore','level','Number',NULL,'level',4), ('GameScore','tags','Array',NULL,'tags',5),
+  ('GameScore','history','Array',NULL,'history',6), ('GameScore','position','Object',NULL,'position',7),
+  ('GameScore','stats','Object',NULL,'stats',8), ('GameScore','lastPlayed','Date',NULL,'lastPlayed',9),
+  ('GameScore','player','Pointer','_User','player',10), ('GameScore','game','Pointer','Game','game',11),
+  ('GameScore','comment','String',NULL,'comment',12);
+CREATE TABLE "GameScore" ("objectId" TEXT UNIQUE, "createdAt" INTEGER, "updatedAt" INTEGER, "ACL" TEXT, "_extra" TEXT,
+  "score", "playerName" TEXT, "cheatMode" INTEGER, "accuracy", "level", "tags" TEXT, "history" TEXT,
+  "position" TEXT, "stats" TEXT, "lastPlayed" INTEGER, "player" TEXT, "game" TEXT, "comment" TEXT);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $objects)
+INSERT INTO GameScore SELECT printf('gs%08d', i), 1577836800000 + i * 97, 1577836800000 + i * 101,
+  '{"*":{"read":true},"u' || (i % 100000) || '":{"read":true,"write":true}}', NULL,
+  (i * 7919) % 1000000, 'Zoë García ' || i, i % 10 = 0, ((i * 7) % 10000) / 100.0 + 0.25, 1 + i % 99,
+  '["ranked","daily","event-🎉"]', '[1,-20,300,4000]',
+  '{"x":' || (i % 2000 - 1000.5) || ',"y":12.75,"zone":"北区-' || (i % 19) || '"}',
+  '{"kills":' || (i % 500) || ',"deaths":12,"ratio":2.125,"weapons":[{"name":"sword","uses":' || (i % 1000) || '}]}',
+  1577836800000 + i * 13, 'u' || (i % 100000), 'g' || (i % 50),
+  'great game again 😀 "quoted" tab	here café ' || i FROM n;
+SQL
+    fi
+    ;;
+*) echo "--source must be export or sqlite" >&2; exit 2 ;;
+esac
+
+out="$work/out.sqlite"
+rm -f "$out"
+du -sh "$src"
+/usr/bin/time -v "$bin" import "$src" "$out" --json > "$work/report.json" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
+seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$work/time.txt")
+rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
+imported=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totalObjects'])" "$work/report.json")
+python3 - "$imported" "$seconds" "$rss" <<PY
+import sys
+n, s, rss = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+print(f"source: $source, {n} objects imported in {s:.2f} s: {n / s:,.0f} objects/s, peak RSS {rss / 1024:.0f} MB")
+PY
+ls -l "$out" | awk '{ print "out.sqlite:", $5, "bytes" }'
+[ "$keep" = yes ] || rm -f "$out"

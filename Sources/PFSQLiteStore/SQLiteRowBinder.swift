@@ -1,0 +1,166 @@
+internal import GRDB
+internal import GRDBSQLite
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+
+/// Binds one row's values straight into a prepared statement through SQLite's C API: GRDB's
+/// `StatementArguments` box every value, which cost more than SQLite's own insert.
+struct SQLiteRowBinder {
+    /// SQLite copies the bytes before the bind returns (`SQLITE_TRANSIENT`).
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+    let statement: OpaquePointer
+    let connection: OpaquePointer?
+    private var index: Int32 = 0
+    /// Scratch bytes for JSON text, reused row after row.
+    var scratch: [UInt8] = []
+
+    init(statement: OpaquePointer, connection: OpaquePointer?) {
+        self.statement = statement
+        self.connection = connection
+        scratch.reserveCapacity(4096)
+    }
+
+    /// Starts a new row.
+    mutating func reset() { index = 0 }
+
+    mutating func null() {
+        index += 1
+        sqlite3_bind_null(statement, index)
+    }
+
+    mutating func int(_ value: Int64) {
+        index += 1
+        sqlite3_bind_int64(statement, index, value)
+    }
+
+    mutating func double(_ value: Double) {
+        index += 1
+        sqlite3_bind_double(statement, index, value)
+    }
+
+    mutating func text(_ value: String) {
+        index += 1
+        var value = value
+        let i = index
+        value.withUTF8 { bytes in
+            // An empty buffer may have no address, which SQLite would bind as NULL.
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    _ = sqlite3_bind_text(statement, i, $0, Int32(bytes.count), Self.transient)
+                }
+            } else {
+                _ = sqlite3_bind_text(statement, i, "", 0, Self.transient)
+            }
+        }
+    }
+
+    mutating func blob(_ value: Data) {
+        index += 1
+        let i = index
+        value.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(statement, i, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+    }
+
+    /// Binds a value as JSON text, written through the scratch buffer.
+    mutating func json(_ value: PFValue, key: String) throws(PFError) {
+        index += 1
+        scratch.removeAll(keepingCapacity: true)
+        do {
+            try SQLiteValueCodec.writer.write(value, into: &scratch)
+        } catch {
+            throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
+        }
+        let i = index
+        scratch.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress?.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                _ = sqlite3_bind_text(statement, i, $0, Int32(bytes.count), Self.transient)
+            }
+        }
+    }
+
+    /// Runs the statement once with the bound row.
+    func step(context: @autoclosure () -> String) throws(PFError) {
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else {
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(code)"
+            throw PFError(code == SQLITE_CONSTRAINT ? .invalidValue : .io, format: SQLiteStore.format, "\(context()): \(message)")
+        }
+    }
+
+    // MARK: - Objects
+
+    /// Binds the fixed columns and every field column of an object, in the upsert's order.
+    mutating func bind(_ object: ParseObject, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
+        reset()
+        let id = object.objectId ?? "(no objectId)"
+        func located(_ error: PFError) -> PFError {
+            PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
+        }
+        do {
+            if let objectId = object.objectId { text(objectId) } else { null() }
+            if let date = object.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
+            if let date = object.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
+            if let acl = object.acl { try json(acl.restValue, key: "ACL") } else { null() }
+            let extraIndex = index + 1
+            null()  // _extra, bound again below when needed
+            var extra = OrderedDictionary<String, PFValue>()
+            var matched = 0
+            for field in fields.values {
+                guard let value = object.fields[field.name] else {
+                    null()
+                    continue
+                }
+                matched += 1
+                if try !bindColumn(value, field) {
+                    null()
+                    extra[field.name] = value.restValue
+                }
+            }
+            if object.fields.count > matched {
+                // Fields without a column: nulls (a null has no type to make a column of).
+                for (key, value) in object.fields where fields[key] == nil { extra[key] = value.restValue }
+            }
+            if !extra.isEmpty {
+                let end = index
+                index = extraIndex - 1
+                try json(.dictionary(extra), key: "_extra")
+                index = end
+            }
+        } catch {
+            throw located(error)
+        }
+    }
+
+    /// Binds a field's value when it fits its column; `false` (nothing bound) when it goes
+    /// into `_extra`: a value of another type, an empty Bytes, a pointer to another class than
+    /// the schema's, a string containing U+0000 (C strings would cut it short).
+    mutating func bindColumn(_ value: ParseValue, _ field: FieldLayout) throws(PFError) -> Bool {
+        switch (field.storage, value) {
+        case (.text, .string(let s)) where !s.utf8.contains(0): text(s)
+        case (.number, .int(let i)): int(i)
+        case (.number, .double(let d)):
+            // SQLite stores NaN as NULL, and JSON has no NaN either.
+            guard !d.isNaN else { throw SQLiteValueCodec.unrepresentable("NaN", field.name) }
+            double(d)
+        case (.boolean, .bool(let b)): int(b ? 1 : 0)
+        case (.date, .date(let date)): int(try SQLiteValueCodec.milliseconds(date, key: field.name))
+        case (.pointer, .pointer(let p)) where p.className == field.field.targetClass && !p.objectId.utf8.contains(0): text(p.objectId)
+        case (.relation, .relation(let c)) where !c.utf8.contains(0): text(c)
+        case (.bytes, .bytes(let d)) where !d.isEmpty: blob(d)
+        case (.json, _):
+            switch (field.field.type, value) {
+            case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
+                try json(value.restValue, key: field.name)
+            default: return false
+            }
+        default: return false
+        }
+        return true
+    }
+}
