@@ -196,7 +196,12 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     public func schema() throws(PFError) -> ParseSchema {
         var schema = ParseSchema()
         let docs = try schemaDocuments()
-        for (className, doc) in docs { schema.classes[className] = Self.schemaFields(of: doc) }
+        for (className, doc) in docs {
+            var fields = Self.schemaFields(of: doc)
+            // The password hash is the `bcryptPassword` field of the objects read.
+            if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field("String") }
+            schema.classes[className] = fields
+        }
         // Classes without a _SCHEMA document: inferred from their objects.
         for name in try classNames() where schema.classes[name] == nil {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
