@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFCore
 import PFParse
 import ZIPFoundation
@@ -134,35 +135,23 @@ final class ExportContainer {
         guard let entry = archive[file.path] else {
             throw PFError(.io, format: ParseExportStore.format, "\(location): entry \(file.path) vanished from the zip")
         }
-        let declared = entry.uncompressedSize
-        let compressed = max(entry.compressedSize, 1)
-        let limits = self.limits
-        var total: UInt64 = 0
         let where_ = "\(location): \(file.path)"
+        var budget = InflationGuard(name: where_, declaredSize: entry.uncompressedSize, compressedSize: entry.compressedSize,
+                                    limits: limits, format: ParseExportStore.format)
+        try budget.checkDeclared()
         do {
-            _ = try archive.extract(entry, bufferSize: max(1, chunkSize), skipCRC32: false) { data in
+            let crc = try archive.extract(entry, bufferSize: max(1, chunkSize), skipCRC32: false) { data in
                 // Zip bombs: an entry may not inflate past what its header declares, nor past
                 // the limits, whatever the header says.
-                let (sum, overflow) = total.addingReportingOverflow(UInt64(data.count))
-                total = sum
-                if overflow || total > declared {
-                    throw Carried(error: PFError(.invalidValue, format: ParseExportStore.format,
-                        "\(where_) inflates past its declared size (\(declared) bytes); the zip is corrupt or hostile"))
-                }
-                if total > UInt64(max(0, limits.maxDecompressedBytes)) {
-                    var e = PFLimits.exceeded("maxDecompressedBytes", limits.maxDecompressedBytes, format: ParseExportStore.format)
-                    e.message = "\(where_): " + e.message
-                    throw Carried(error: e)
-                }
-                if total > 1 << 20, total / compressed > UInt64(max(1, limits.maxCompressionRatio)) {
-                    var e = PFLimits.exceeded("maxCompressionRatio", limits.maxCompressionRatio, format: ParseExportStore.format)
-                    e.message = "\(where_): " + e.message
-                    throw Carried(error: e)
-                }
+                do throws(PFError) { try budget.consume(data.count) } catch { throw Carried(error: error) }
                 let result: Result<Void, PFError> = data.withUnsafeBytes { raw in
                     Result { () throws(PFError) in try body(raw) }
                 }
                 if case .failure(let error) = result { throw Carried(error: error) }
+            }
+            guard crc == entry.checksum, budget.total == entry.uncompressedSize else {
+                throw Carried(error: PFError(.invalidValue, format: ParseExportStore.format,
+                                             "\(where_): CRC-32 or size mismatch (the zip is corrupt)"))
             }
         } catch let carried as Carried {
             throw carried.error
