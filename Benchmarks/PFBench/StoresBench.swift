@@ -6,6 +6,41 @@ import PFArchive
 /// streaming every class, and prints objects/s. Run under `/usr/bin/time -v` for peak memory:
 /// `pfarchive-bench --read-export DIR [--chunk BYTES] [--infer]`.
 enum StoresBench {
+    /// How far each row goes: cut only, read as JSON, or read into a `ParseObject` (the store).
+    enum Stage: String { case cut, json, object }
+
+    /// Times the stages on one class file: cutting rows, reading them as JSON, and the store.
+    static func stages(_ file: String, chunkSize: Int, stage: Stage) {
+        let start = Date()
+        var rows = 0
+        let reader = ParseExportRow.reader()
+        var cutter = ParseExportRowCutter()
+        var sink = 0
+        do {
+            let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
+            func handle(_ row: ParseExportRow) throws(PFError) {
+                rows += 1
+                switch stage {
+                case .cut: sink &+= row.bytes.count
+                case .json: if case .dictionary(let d) = try row.readValue(reader: reader, file: file) { sink &+= d.count }
+                case .object: sink &+= try row.readObject(reader: reader, className: "GameScore", file: file).fields.count
+                }
+            }
+            while let chunk = try input.read(upToCount: chunkSize), !chunk.isEmpty {
+                let result: Result<Void, PFError> = chunk.withUnsafeBytes { raw in
+                    Result { () throws(PFError) in try cutter.feed(raw) { row throws(PFError) in try handle(row) } }
+                }
+                try result.get()
+            }
+            try cutter.finish { row throws(PFError) in try handle(row) }
+        } catch {
+            FileHandle.standardError.write(Data("pfarchive-bench: \(error)\n".utf8))
+            exit(1)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        print("\(stage.rawValue): \(rows) rows in \(String(format: "%.2f", seconds)) s: \(Int(Double(rows) / max(seconds, 1e-9))) rows/s (\(sink))")
+    }
+
     static func readExport(_ path: String, chunkSize: Int, inferSchema: Bool) {
         let store = ParseExportStore(url: URL(fileURLWithPath: path), options: .init(chunkSize: chunkSize))
         do {
