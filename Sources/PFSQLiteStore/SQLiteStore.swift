@@ -54,12 +54,12 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         openers.register(
             .sqlite,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                let store = SQLiteStore(url: location.url ?? URL(fileURLWithPath: location.argument))
+                let store = SQLiteStore(url: try StoreOpeners.existing(location))
                 _ = try store.layout()
                 return store
             },
             writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
-                SQLiteStore(url: location.url ?? URL(fileURLWithPath: location.argument))
+                SQLiteStore(url: StoreOpeners.file(location))
             })
     }
 

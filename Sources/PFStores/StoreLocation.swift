@@ -160,16 +160,61 @@ public struct StoreOpeners: Sendable {
     /// No kinds at all.
     public init() {}
 
-    /// The kinds this module implements: Core Data stores (read-only, ``CoreDataObjectStore``).
+    /// The kinds this module implements: Parse exports (``ParseExportStore``), keyed
+    /// archives (``KeyedArchiveStore``), the Mongo shape (``MongoShapeStore``), and Core Data
+    /// stores (read-only, ``CoreDataObjectStore``). A source must exist; a destination need not.
     public static var standard: StoreOpeners {
         var openers = StoreOpeners()
         openers.register(
+            .parseExport,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                ParseExportStore(url: try existing(location))
+            },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
+                ParseExportStore(url: file(location))
+            })
+        openers.register(
+            .keyedArchive,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                KeyedArchiveStore(url: try existing(location))
+            },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
+                KeyedArchiveStore(url: file(location))
+            })
+        openers.register(
+            .mongoShape,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                MongoShapeStore(directory: try existing(location))
+            },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
+                MongoShapeStore(directory: file(location))
+            })
+        openers.register(
             .coreData,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                try CoreDataObjectStore(url: location.url ?? URL(fileURLWithPath: location.argument))
+                try CoreDataObjectStore(url: try existing(location))
             },
             writer: nil)
         return openers
+    }
+
+    /// The location's file URL.
+    /// - Parameter location: a resolved argument.
+    /// - Returns: its URL (from the argument when it has none).
+    public static func file(_ location: StoreLocation) -> URL {
+        location.url ?? URL(fileURLWithPath: location.argument)
+    }
+
+    /// The location's file URL, which must exist (a source).
+    /// - Parameter location: a resolved argument.
+    /// - Returns: its URL.
+    /// - Throws: ``PFCore/PFError`` with code `io` when nothing is there.
+    public static func existing(_ location: StoreLocation) throws(PFError) -> URL {
+        let url = file(location)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PFError(.io, format: StoreFailure.format, "\(location): no such file or directory")
+        }
+        return url
     }
 
     /// Adds or replaces the openers of a kind.

@@ -171,3 +171,39 @@ public enum StoreComparison {
         return s.count > 400 ? String(s.prefix(400)) + "…" : s
     }
 }
+
+/// Copies one store into another through the store protocols (begin, batches, commit), as an
+/// import does, for round-trip tests.
+public enum StoreTransfer {
+    /// Copies every class, object, relation and join row.
+    /// - Parameters:
+    ///   - source: the store to read.
+    ///   - destination: the store to write; aborted when anything throws.
+    ///   - batchSize: objects per write call.
+    /// - Throws: what either store throws.
+    public static func copy(from source: any ObjectStoreReader, to destination: any ObjectStoreWriter, batchSize: Int = 7) throws {
+        do {
+            try destination.begin(schema: try source.schema())
+            for className in try source.classNames() {
+                var batch: [ParseObject] = []
+                try source.forEachObject(in: className) { object throws(PFError) in
+                    batch.append(object)
+                    if batch.count >= batchSize {
+                        try destination.write(batch, className: className)
+                        batch.removeAll()
+                    }
+                }
+                if !batch.isEmpty { try destination.write(batch, className: className) }
+            }
+            for relation in try source.relations() {
+                var rows: [ParseJoinRow] = []
+                try source.forEachJoinRow(of: relation) { rows.append($0) }
+                if !rows.isEmpty { try destination.write(rows, relation: relation) }
+            }
+            try destination.commit()
+        } catch {
+            destination.abort()
+            throw error
+        }
+    }
+}
