@@ -130,6 +130,7 @@ let package = Package(
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
                 "PFParse", "PFVersioning", "PFCoreData",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(

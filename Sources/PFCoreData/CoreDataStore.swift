@@ -100,7 +100,19 @@ public final class CoreDataStore: Sendable {
         }
     }
 
-    private init(url: URL, copy: StoreCopy, modelURL: URL?, options: Options) throws(PFError) {
+    /// Opens a store with a model given as a value (for stores whose model is known in code,
+    /// and for tests that build a store by hand).
+    package static func open(url: URL, model: CoreDataModel, options: Options = Options()) throws(PFError) -> CoreDataStore {
+        let copy = try StoreCopy.make(of: url)
+        do {
+            return try CoreDataStore(url: url, copy: copy, modelURL: nil, modelValue: model, options: options)
+        } catch {
+            copy.remove()
+            throw error
+        }
+    }
+
+    private init(url: URL, copy: StoreCopy, modelURL: URL?, modelValue: CoreDataModel? = nil, options: Options) throws(PFError) {
         self.url = url
         self.copy = copy
         self.options = options
@@ -127,7 +139,9 @@ public final class CoreDataStore: Sendable {
 
         var cacheError: PFError?
         var recovered: CoreDataModel?
-        if let modelURL {
+        if let modelValue {
+            recovered = modelValue
+        } else if let modelURL {
             recovered = try Self.compiledModel(at: modelURL, limits: options.limits)
         } else if let cache = raw.modelCache {
             do {

@@ -1,0 +1,180 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFCoreData
+import PFParse
+
+/// A Core Data SQLite store as a read-only source of Parse-like objects, so it can be
+/// imported into any other store.
+///
+/// Each concrete entity is a class (className = entity name); objects get the stable id
+/// `<Entity>-<Z_PK>` (``PFCoreData/CoreDataStore/objectID(entity:primaryKey:)``); to-one
+/// relationships are Pointers and to-many ones Relations whose pairs are join rows. The
+/// store is opened through ``PFCoreData/CoreDataStore/open(url:model:options:)``, which
+/// works on a private copy, so the user's files (`-wal`/`-shm` included) are never touched.
+public final class CoreDataObjectStore: ObjectStoreReader {
+    /// The opened Core Data store (model, layout, working copy).
+    public let store: CoreDataStore
+    /// Values kept as stored instead of converted, per entity (the first 1,000 each).
+    public private(set) var warnings: [CoreDataWarning] = []
+    /// How many values were kept as stored in all, over every read so far.
+    public private(set) var warningCount = 0
+    private var closed = false
+
+    /// Opens a Core Data store read-only.
+    /// - Parameters:
+    ///   - url: the `.sqlite` (or `.storedata`) file.
+    ///   - model: a compiled `.mom`/`.momd` to use instead of the model cached in the store.
+    ///   - options: limits and reading options.
+    /// - Throws: ``PFCore/PFError`` when the file is not a Core Data store or cannot be read.
+    public init(url: URL, model: URL? = nil, options: CoreDataStore.Options = .init()) throws(PFError) {
+        store = try CoreDataStore.open(url: url, model: model, options: options)
+    }
+
+    /// Wraps a store opened already.
+    public init(_ store: CoreDataStore) {
+        self.store = store
+    }
+
+    public var location: String { store.url.path }
+
+    /// The concrete (non-abstract) entities, in the store's entity order.
+    public func classNames() throws(PFError) -> [String] {
+        store.entities.filter { !$0.isAbstract }.map(\.name)
+    }
+
+    /// The schema from the model: attribute types mapped to Parse types (integers, decimals
+    /// and floats → Number, UUID and URI → String, binary data → Bytes, transformable →
+    /// Object), to-one relationships → Pointer and to-many → Relation with their destination.
+    public func schema() throws(PFError) -> ParseSchema {
+        var schema = ParseSchema()
+        for entity in store.entities where !entity.isAbstract {
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            let unmapped = store.unmappedProperties(entity: entity.name)
+            for attribute in entity.attributes where !attribute.isTransient && unmapped[attribute.name] == nil {
+                guard let type = Self.parseType(attribute.type) else { continue }
+                fields[Self.fieldName(attribute.name)] = ParseSchema.Field(type)
+            }
+            for relationship in entity.relationships where !relationship.isTransient && unmapped[relationship.name] == nil {
+                fields[Self.fieldName(relationship.name)] = ParseSchema.Field(
+                    relationship.isToMany ? "Relation" : "Pointer", targetClass: relationship.destination)
+            }
+            schema.classes[entity.name] = fields
+        }
+        return schema
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? {
+        try? store.rowCount(entity: className)
+    }
+
+    /// Streams an entity's objects (see ``PFCoreData/CoreDataStore/objects(entity:batchSize:)``).
+    /// A value that does not fit Parse's rules throws with the entity, row id and key.
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        var cursor = try store.objects(entity: className)
+        defer { record(cursor.warnings, count: cursor.warningCount) }
+        while let row = try cursor.next() {
+            let object: ParseObject
+            do throws(PFError) {
+                object = try ParseObject(rest: Self.parseSafe(row), className: className)
+            } catch {
+                var e = error
+                let id = row["objectId"]?.stringValue ?? "?"
+                e.message = "\(store.url.lastPathComponent): \(className) \(id): \(e.message)"
+                throw e
+            }
+            try body(object)
+        }
+    }
+
+    private func record(_ new: [CoreDataWarning], count: Int) {
+        warningCount += count
+        warnings.append(contentsOf: new.prefix(max(0, 1_000 - warnings.count)))
+    }
+
+    /// Every stored to-many relationship of a concrete entity.
+    public func relations() throws(PFError) -> [ParseRelationKey] {
+        var keys: [ParseRelationKey] = []
+        for entity in store.entities where !entity.isAbstract {
+            let unmapped = store.unmappedProperties(entity: entity.name)
+            for relationship in entity.relationships
+            where relationship.isToMany && !relationship.isTransient && unmapped[relationship.name] == nil {
+                keys.append(
+                    ParseRelationKey(
+                        owningClass: entity.name, field: Self.fieldName(relationship.name), targetClass: relationship.destination))
+            }
+        }
+        return keys
+    }
+
+    /// The pairs of a to-many relationship (ordered relationships in their order).
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+        let name = relation.field.hasSuffix("_coreData") ? String(relation.field.dropLast(9)) : relation.field
+        for row in try store.joinRows(entity: relation.owningClass, relationship: name) {
+            try body(ParseJoinRow(owningId: row.owningId, relatedId: row.relatedId))
+        }
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        store.close()
+    }
+
+    deinit { close() }
+
+    /// A row with the keyed-archive markers of decoded transformable values (`$class`, `$id`,
+    /// `$ref`, `$value`, which Parse reserves in nested keys) renamed to `__class`, `__id`,
+    /// `__ref` and `__value`. Other nested keys with `$` or `.` are left for Parse's check
+    /// to report.
+    static func parseSafe(_ row: PFValue) -> PFValue {
+        guard case .dictionary(var fields) = row else { return row }
+        for (key, value) in fields where Self.needsRenaming(value) {
+            fields[key] = renamingMarkers(value)
+        }
+        return .dictionary(fields)
+    }
+
+    private static let markers: Set<String> = ["$class", "$classes", "$id", "$ref", "$value"]
+
+    private static func needsRenaming(_ value: PFValue) -> Bool {
+        switch value {
+        case .dictionary(let d): d.keys.contains(where: markers.contains) || d.values.contains(where: needsRenaming)
+        case .array(let a): a.contains(where: needsRenaming)
+        default: false
+        }
+    }
+
+    private static func renamingMarkers(_ value: PFValue) -> PFValue {
+        // Recursive within the depth PFLimits allowed when the value was decoded.
+        switch value {
+        case .dictionary(let d):
+            var out = OrderedDictionary<String, PFValue>(minimumCapacity: d.count)
+            for (key, member) in d {
+                out[markers.contains(key) ? "__" + key.dropFirst() : key] = renamingMarkers(member)
+            }
+            return .dictionary(out)
+        case .array(let a): return .array(a.map(renamingMarkers))
+        default: return value
+        }
+    }
+
+    /// The Parse type of a Core Data attribute type, or `nil` for types that are not stored.
+    static func parseType(_ type: CoreDataAttributeType) -> String? {
+        switch type {
+        case .integer16, .integer32, .integer64, .decimal, .double, .float: "Number"
+        case .string, .uuid, .uri, .objectID: "String"
+        case .boolean: "Boolean"
+        case .date: "Date"
+        case .binaryData: "Bytes"
+        case .transformable, .composite: "Object"
+        case .undefined, .unknown: nil
+        }
+    }
+
+    /// The field a property is read under (the cursor renames names that collide with the
+    /// Parse envelope).
+    static func fieldName(_ name: String) -> String {
+        name == "className" || name == "objectId" ? name + "_coreData" : name
+    }
+}

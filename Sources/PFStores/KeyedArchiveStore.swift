@@ -1,0 +1,280 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFKeyedArchive
+import PFParse
+
+/// A whole store in one NSKeyedArchiver-compatible archive (an `.archive` file: a binary
+/// property list whose `$top.root` is a Foundation object graph of `NSDictionary`,
+/// `NSArray`, `NSString`, `NSNumber`, `NSDate`, `NSData` and `NSNull`), so Foundation's
+/// `NSKeyedUnarchiver` on Apple platforms reads it as plain property-list objects.
+///
+/// The archived shape (version 1) — the root dictionary:
+///
+/// | key | value |
+/// |---|---|
+/// | `format` | `"pfarchive-store"` |
+/// | `version` | `1` |
+/// | `classes` | array of `{className, objects}`; `objects` is an array of object dictionaries |
+/// | `relations` | array of `{owningClass, field, targetClass?, owningIds, relatedIds}` (the join rows as two parallel arrays) |
+/// | `schema` | the REST `/schemas` shape: `{results: [{className, fields: {name: {type, targetClass?}}}]}` |
+///
+/// An object dictionary is the object in pfarchive's typed Parse form
+/// (``PFParse/ParseObject/typedValue``): `objectId` (string), `createdAt`/`updatedAt`
+/// (`NSDate`, whole milliseconds), `ACL` (`{key: {read: true, write: true}}`), and each field:
+/// integers as integer `NSNumber`s and doubles as real ones (so `3` and `3.0` stay apart),
+/// booleans as boolean `NSNumber`s, dates as `NSDate`, bytes as `NSData`, null as `NSNull`,
+/// and pointers, relations, files, GeoPoints and polygons as Parse's `{"__type": …}`
+/// dictionaries.
+///
+/// Not streamed: reading decodes the whole archive into memory and writing builds it whole
+/// (the format has no row boundaries), so this store suits stores that fit in memory.
+/// Reading enforces ``PFCore/PFLimits`` (`maxInputBytes` on the file, the rest in the
+/// archive reader). Writes follow ``ObjectStoreWriter``'s contract: merged in memory, then
+/// written to a temporary sibling (`.<name>.pfarchive-tmp`) renamed over the file on
+/// ``commit()``.
+public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
+    /// The format name in errors.
+    public static let format = "store archive"
+    /// The value of the root's `format` key.
+    public static let formatTag = "pfarchive-store"
+    /// The archived shape's version.
+    public static let version: Int64 = 1
+
+    /// The archive file.
+    public let url: URL
+    public var location: String { url.path }
+    /// Budgets for reading.
+    public let limits: PFLimits
+    /// The container written (binary plist unless told otherwise).
+    public let container: KeyedArchiveContainer
+
+    var loaded: MemoryStore?
+    var writing = false
+
+    /// Opens a store archive for reading or writing. Nothing is read until asked; a file that
+    /// does not exist yet is an empty store.
+    /// - Parameters:
+    ///   - url: the `.archive` file.
+    ///   - limits: budgets for reading.
+    ///   - container: the container to write (`.bplist`, as NSKeyedArchiver writes).
+    public init(url: URL, limits: PFLimits = .default, container: KeyedArchiveContainer = .bplist) {
+        self.url = url
+        self.limits = limits
+        self.container = container
+    }
+
+    /// The store's contents, read once.
+    func contents() throws(PFError) -> MemoryStore {
+        if let loaded { return loaded }
+        let store = try Self.read(url, limits: limits)
+        loaded = store
+        return store
+    }
+
+    // MARK: - Reading
+
+    public func classNames() throws(PFError) -> [String] { try contents().classNames() }
+    public func schema() throws(PFError) -> ParseSchema { try contents().schema() }
+    public func estimatedObjectCount(in className: String) -> Int? { (try? contents())?.estimatedObjectCount(in: className) }
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        try contents().forEachObject(in: className, body)
+    }
+    public func relations() throws(PFError) -> [ParseRelationKey] { try contents().relations() }
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+        try contents().forEachJoinRow(of: relation, body)
+    }
+    public func close() {
+        if !writing { loaded = nil }
+    }
+
+    // MARK: - Writing
+
+    var temporaryURL: URL {
+        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".pfarchive-tmp")
+    }
+
+    public func begin(schema: ParseSchema) throws(PFError) {
+        abort()
+        // A killed run's temporary file is of no use: the archive is written whole at commit.
+        try? FileManager.default.removeItem(at: temporaryURL)
+        let store = try contents()
+        try store.begin(schema: schema)
+        writing = true
+    }
+
+    public func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard writing, let loaded else { throw MemoryStore.notBegun(location) }
+        try loaded.write(objects, className: className)
+    }
+
+    public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard writing, let loaded else { throw MemoryStore.notBegun(location) }
+        try loaded.write(rows, relation: relation)
+    }
+
+    public func commit() throws(PFError) {
+        guard writing, let loaded else { throw MemoryStore.notBegun(location) }
+        try loaded.commit()
+        writing = false
+        do throws(PFError) {
+            let data = try Self.archive(loaded, container: container)
+            do {
+                try data.write(to: temporaryURL)
+            } catch {
+                throw PFError(.io, format: Self.format, "cannot write \(temporaryURL.path): \(error.localizedDescription)")
+            }
+            guard POSIX.rename(temporaryURL.path, url.path) == 0 else {
+                throw PFError(.io, format: Self.format, "cannot move the archive into \(url.path): \(POSIX.errorText())")
+            }
+        } catch {
+            // The file is unchanged; forget the in-memory state so the next read sees the file.
+            try? FileManager.default.removeItem(at: temporaryURL)
+            self.loaded = nil
+            throw error
+        }
+    }
+
+    public func abort() {
+        guard writing else { return }
+        loaded?.abort()
+        writing = false
+        try? FileManager.default.removeItem(at: temporaryURL)
+    }
+}
+
+// MARK: - The archived shape
+
+extension KeyedArchiveStore {
+    /// The archive of a store's contents.
+    /// - Parameters:
+    ///   - store: any store (read whole).
+    ///   - container: the container.
+    /// - Returns: the archive's bytes.
+    /// - Throws: ``PFCore/PFError`` from reading the store or from the archiver.
+    public static func archive(_ store: any ObjectStoreReader, container: KeyedArchiveContainer = .bplist) throws(PFError) -> Data {
+        var classes: [PFValue] = []
+        for className in try store.classNames() {
+            var objects: [PFValue] = []
+            try store.forEachObject(in: className) { objects.append($0.encoded(style: .typed)) }
+            classes.append(["className": .string(className), "objects": .array(objects)])
+        }
+        var relations: [PFValue] = []
+        for relation in try store.relations() {
+            var owning: [PFValue] = []
+            var related: [PFValue] = []
+            try store.forEachJoinRow(of: relation) { row in
+                owning.append(.string(row.owningId))
+                related.append(.string(row.relatedId))
+            }
+            var entry: OrderedDictionary<String, PFValue> = [
+                "owningClass": .string(relation.owningClass), "field": .string(relation.field),
+            ]
+            if let target = relation.targetClass { entry["targetClass"] = .string(target) }
+            entry["owningIds"] = .array(owning)
+            entry["relatedIds"] = .array(related)
+            relations.append(.dictionary(entry))
+        }
+        let root: PFValue = [
+            "format": .string(formatTag), "version": .int(version), "classes": .array(classes),
+            "relations": .array(relations), "schema": try store.schema().restValue,
+        ]
+        do {
+            return try KeyedArchiver.archivedData(withRootObject: root, options: .init(container: container))
+        } catch let error as PFError {
+            throw error
+        } catch {
+            throw PFError(.unrepresentable, format: format, "cannot archive the store: \(error)")
+        }
+    }
+
+    /// Reads a store archive.
+    /// - Parameters:
+    ///   - url: the file; a missing file is an empty store.
+    ///   - limits: budgets.
+    /// - Returns: the contents.
+    /// - Throws: ``PFCore/PFError``: `io` for an unreadable file, `limitExceeded`, the keyed
+    ///   archive reader's errors, `invalidValue` naming the key path for a value out of shape.
+    static func read(_ url: URL, limits: PFLimits) throws(PFError) -> MemoryStore {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: url.path) else { return MemoryStore(location: url.path) }
+        let size = (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        if let size, size > limits.maxInputBytes {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: format)
+        }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw PFError(.io, format: format, "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let root: PFValue
+        do {
+            root = try KeyedUnarchiver.unarchivedObject(ofType: PFValue.self, from: data, options: .init(limits: limits))
+        } catch let error as PFError {
+            var e = error
+            e.message = "\(url.path): " + e.message
+            throw e
+        } catch {
+            throw PFError(.invalidValue, format: format, "\(url.path): \(error)")
+        }
+        return try contents(of: root, location: url.path)
+    }
+
+    /// The store held by an archive's root value.
+    static func contents(of root: PFValue, location: String) throws(PFError) -> MemoryStore {
+        func fail(_ message: String, _ path: PFKeyPath) -> PFError {
+            PFError(.invalidValue, format: format, "\(location): \(message)", path: path)
+        }
+        guard case .dictionary(let top) = root else { throw fail("the root is not a dictionary", .root) }
+        guard top["format"]?.stringValue == formatTag else {
+            throw fail("not a pfarchive store archive (the root's format is not \"\(formatTag)\")", PFKeyPath([.key("format")]))
+        }
+        guard case .int(let v)? = top["version"], v == version else {
+            throw fail("unsupported store archive version; this pfarchive reads version \(version)", PFKeyPath([.key("version")]))
+        }
+        let schema: ParseSchema
+        do throws(PFError) {
+            schema = try ParseSchema(rest: top["schema"] ?? ["results": []])
+        } catch {
+            throw error.at(PFKeyPath([.key("schema")]))
+        }
+        var objects: [ParseObject] = []
+        guard case .array(let classes)? = top["classes"] else { throw fail("'classes' must be an array", PFKeyPath([.key("classes")])) }
+        for (i, entry) in classes.enumerated() {
+            guard let className = entry["className"]?.stringValue, case .array(let rows)? = entry["objects"] else {
+                throw fail("a class needs 'className' and an 'objects' array", PFKeyPath([.key("classes"), .index(i)]))
+            }
+            for (k, row) in rows.enumerated() {
+                do throws(PFError) {
+                    objects.append(try ParseObject(rest: row, className: className))
+                } catch {
+                    var e = error
+                    e.path = PFKeyPath([.key("classes"), .index(i), .key("objects"), .index(k)] + (error.path?.components ?? []))
+                    e.message = "\(location): " + e.message
+                    throw e
+                }
+            }
+        }
+        var joinRows: [ParseRelationKey: [ParseJoinRow]] = [:]
+        guard case .array(let relations)? = top["relations"] else { throw fail("'relations' must be an array", PFKeyPath([.key("relations")])) }
+        for (i, entry) in relations.enumerated() {
+            let here = PFKeyPath([.key("relations"), .index(i)])
+            guard let owningClass = entry["owningClass"]?.stringValue, let field = entry["field"]?.stringValue,
+                case .array(let owning)? = entry["owningIds"], case .array(let related)? = entry["relatedIds"],
+                owning.count == related.count
+            else {
+                throw fail("a relation needs 'owningClass', 'field' and 'owningIds'/'relatedIds' arrays of one length", here)
+            }
+            var rows: [ParseJoinRow] = []
+            rows.reserveCapacity(owning.count)
+            for (k, (a, b)) in zip(owning, related).enumerated() {
+                guard let a = a.stringValue, let b = b.stringValue else {
+                    throw fail("join row \(k) is not two strings", here)
+                }
+                rows.append(ParseJoinRow(owningId: a, relatedId: b))
+            }
+            let key = ParseRelationKey(owningClass: owningClass, field: field, targetClass: entry["targetClass"]?.stringValue)
+            joinRows[key, default: []].append(contentsOf: rows)
+        }
+        return MemoryStore(location: location, objects: objects, joinRows: joinRows, schema: schema)
+    }
+}

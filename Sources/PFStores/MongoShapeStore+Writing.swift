@@ -1,0 +1,399 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One collection file being written: lines go through a scratch buffer flushed every MiB.
+final class MongoCollectionOutput {
+    let url: URL
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private(set) var lines = 0
+
+    init(url: URL) throws(PFError) {
+        self.url = url
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): cannot create the file")
+        }
+        do {
+            handle = try FileHandle(forWritingTo: url)
+        } catch {
+            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): cannot open for writing (\(error.localizedDescription))")
+        }
+        buffer.reserveCapacity(1 << 20 + 4096)
+    }
+
+    /// Appends one document as a line.
+    func append(_ document: PFValue, writer: JSONWriter) throws(PFError) {
+        try writer.write(document, into: &buffer)
+        buffer.append(0x0A)
+        lines += 1
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    /// Appends raw bytes that already end with a newline.
+    func appendLine(_ bytes: UnsafeRawBufferPointer) throws(PFError) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(0x0A)
+        lines += 1
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func flush() throws(PFError) {
+        guard !buffer.isEmpty else { return }
+        do {
+            try handle.write(contentsOf: buffer)
+        } catch {
+            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): write failed (\(error.localizedDescription))")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws(PFError) {
+        try flush()
+        do { try handle.close() } catch {
+            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): close failed (\(error.localizedDescription))")
+        }
+    }
+
+    func discard() { try? handle.close() }
+}
+
+/// What a write in progress knows: the temporary directory, the outputs, the ids written
+/// (for replacing by `_id`) and the schema seen.
+final class WriteSession {
+    let temporary: URL
+    var schema: ParseSchema
+    var outputs: OrderedDictionary<String, MongoCollectionOutput> = [:]
+    /// Per class: objectId → index of the line that last wrote it.
+    var lineOfId: [String: [String: Int]] = [:]
+    var classesWithDuplicates: Set<String> = []
+    var joinPairs: [String: Set<ParseJoinRow>] = [:]
+    var existingSchemaDocuments: OrderedDictionary<String, OrderedDictionary<String, PFValue>> = [:]
+    var objectIdCounter: UInt32
+    let objectIdRandom: UInt64
+
+    init(temporary: URL, schema: ParseSchema) {
+        self.temporary = temporary
+        self.schema = schema
+        var rng = SystemRandomNumberGenerator()
+        objectIdCounter = UInt32.random(in: 0..<(1 << 24), using: &rng)
+        objectIdRandom = UInt64.random(in: 0..<(1 << 40), using: &rng)
+    }
+
+    /// A new MongoDB ObjectId: 4 bytes of seconds, 5 random bytes, a 3-byte counter.
+    func nextObjectId() -> String {
+        objectIdCounter = (objectIdCounter &+ 1) & 0xFF_FFFF
+        let seconds = UInt32(truncatingIfNeeded: Int64(Date().timeIntervalSince1970))
+        func hex(_ v: UInt64, _ digits: Int) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: max(0, digits - s.count)) + s
+        }
+        return hex(UInt64(seconds), 8) + hex(objectIdRandom, 10) + hex(UInt64(objectIdCounter), 6)
+    }
+}
+
+extension MongoShapeStore {
+    static let tempMarker = ".pfarchive-tmp-"
+    static let oldMarker = ".pfarchive-old-"
+    static let documentWriter = JSONWriter(options: .init(pretty: false, typedValues: false))
+
+    var parent: URL { directory.deletingLastPathComponent() }
+    var siblingPrefix: String { "." + directory.lastPathComponent }
+
+    // MARK: - Writing
+
+    public func begin(schema: ParseSchema) throws(PFError) {
+        abort()
+        try cleanStaleSiblings()
+        var isDir: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDir)
+        if exists, !isDir.boolValue {
+            throw PFError(.usage, format: Self.format, "\(location): exists and is not a directory; expected a directory of <collection>.json files")
+        }
+        let temporary = parent.appendingPathComponent("\(siblingPrefix)\(Self.tempMarker)\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
+        } catch {
+            throw PFError(.io, format: Self.format, "\(temporary.path): cannot create the temporary directory (\(error.localizedDescription))")
+        }
+        let session = WriteSession(temporary: temporary, schema: schema)
+        if exists {
+            cachedSchemaDocuments = nil
+            do throws(PFError) {
+                session.existingSchemaDocuments = try schemaDocuments()
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                throw error
+            }
+            for (name, doc) in session.existingSchemaDocuments where metadataToWrite[name] == nil {
+                if let metadata = doc["_metadata"] { metadataToWrite[name] = metadata }
+            }
+        }
+        self.session = session
+    }
+
+    public func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard let session else { throw MemoryStore.notBegun(location) }
+        if let problem = ParseRules.classNameProblem(className), ParseRelationKey(joinClassName: className) == nil {
+            throw PFError(.invalidValue, format: Self.format, "\(location): class '\(className)': \(problem)")
+        }
+        let output = try self.output(for: className, in: session)
+        var ids = session.lineOfId[className] ?? [:]
+        defer { session.lineOfId[className] = ids }
+        if session.schema.classes[className] == nil { session.schema.classes[className] = [:] }
+        for object in objects {
+            let label = "\(directory.lastPathComponent)/\(className).json, object \(object.objectId ?? "without objectId")"
+            guard object.className == className else {
+                throw PFError(.usage, format: Self.format, "\(label): is of class '\(object.className)', written as '\(className)'")
+            }
+            let document: PFValue
+            do throws(MongoExtendedJSON.Failure) {
+                document = try MongoDocument.encode(object)
+            } catch {
+                throw PFError(.unrepresentable, format: Self.format, "\(label): \(error.message)", path: error.path)
+            }
+            if let id = object.objectId {
+                if ids[id] != nil { session.classesWithDuplicates.insert(className) }
+                ids[id] = output.lines
+            }
+            try output.append(document, writer: Self.documentWriter)
+            for (key, value) in object.fields where session.schema.classes[className]?[key] == nil {
+                if let field = ParseSchema.fieldType(of: value) { session.schema.classes[className]?[key] = field }
+            }
+        }
+    }
+
+    public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard let session else { throw MemoryStore.notBegun(location) }
+        let name = ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName
+        let output = try self.output(for: name, in: session)
+        var seen = session.joinPairs[name] ?? []
+        defer { session.joinPairs[name] = seen }
+        for row in rows where seen.insert(row).inserted {
+            let document: PFValue = [
+                "_id": .dictionary(["$oid": .string(session.nextObjectId())]),
+                "relatedId": .string(row.relatedId), "owningId": .string(row.owningId),
+            ]
+            try output.append(document, writer: Self.documentWriter)
+        }
+        if let target = relation.targetClass, session.schema.classes[relation.owningClass]?[relation.field] == nil {
+            session.schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: target)
+        }
+    }
+
+    private func output(for collection: String, in session: WriteSession) throws(PFError) -> MongoCollectionOutput {
+        if let existing = session.outputs[collection] { return existing }
+        let output = try MongoCollectionOutput(url: session.temporary.appendingPathComponent(collection + ".json"))
+        session.outputs[collection] = output
+        return output
+    }
+
+    public func commit() throws(PFError) {
+        guard let session else { throw MemoryStore.notBegun(location) }
+        do throws(PFError) {
+            for output in session.outputs.values { try output.close() }
+            for className in session.classesWithDuplicates { try keepLastOfEachId(className, session) }
+            if FileManager.default.fileExists(atPath: directory.path) { try mergeExisting(into: session) }
+            try writeSchema(session)
+            try swapIntoPlace(session.temporary)
+        } catch {
+            abort()
+            throw error
+        }
+        self.session = nil
+        cachedSchemaDocuments = nil
+    }
+
+    public func abort() {
+        guard let session else { return }
+        for output in session.outputs.values { output.discard() }
+        try? FileManager.default.removeItem(at: session.temporary)
+        self.session = nil
+    }
+
+    // MARK: - Commit steps
+
+    /// Rewrites a collection written with repeated objectIds so the last write of each wins.
+    private func keepLastOfEachId(_ className: String, _ session: WriteSession) throws(PFError) {
+        guard let source = session.outputs[className]?.url, let ids = session.lineOfId[className] else { return }
+        let target = source.appendingPathExtension("dedup")
+        let out = try MongoCollectionOutput(url: target)
+        var index = 0
+        try forEachLine(at: source) { bytes, doc throws(PFError) in
+            defer { index += 1 }
+            if case .string(let id)? = doc["_id"], ids[id] != index { return }
+            try out.appendLine(bytes)
+        }
+        try out.close()
+        try replace(source, with: target)
+    }
+
+    /// Brings an existing destination's collections into the temporary directory: documents
+    /// whose `_id` was not written again (join rows whose pair was not), then the new ones.
+    private func mergeExisting(into session: WriteSession) throws(PFError) {
+        let existing = try collectionFiles(in: directory)
+        for (name, url) in existing where name != "_SCHEMA" {
+            guard let output = session.outputs[name] else {
+                try copy(url, to: session.temporary.appendingPathComponent(url.lastPathComponent))
+                continue
+            }
+            let merged = output.url.appendingPathExtension("merge")
+            let out = try MongoCollectionOutput(url: merged)
+            if ParseRelationKey(joinClassName: name) != nil {
+                var pairs = Set<ParseJoinRow>()
+                try forEachLine(at: url) { bytes, doc throws(PFError) in
+                    if case .string(let o)? = doc["owningId"], case .string(let r)? = doc["relatedId"] {
+                        pairs.insert(ParseJoinRow(owningId: o, relatedId: r))
+                    }
+                    try out.appendLine(bytes)
+                }
+                try forEachLine(at: output.url) { bytes, doc throws(PFError) in
+                    if case .string(let o)? = doc["owningId"], case .string(let r)? = doc["relatedId"],
+                        pairs.contains(ParseJoinRow(owningId: o, relatedId: r))
+                    {
+                        return
+                    }
+                    try out.appendLine(bytes)
+                }
+            } else {
+                let written = session.lineOfId[name] ?? [:]
+                try forEachLine(at: url) { bytes, doc throws(PFError) in
+                    if case .string(let id)? = doc["_id"], written[id] != nil { return }
+                    try out.appendLine(bytes)
+                }
+                try forEachLine(at: output.url) { bytes, _ throws(PFError) in try out.appendLine(bytes) }
+            }
+            try out.close()
+            try replace(output.url, with: merged)
+        }
+        // Files that are not collections (a README, a mongodump manifest) are carried over.
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            for name in names where !name.hasSuffix(".json") && !name.hasPrefix(".") {
+                try copy(directory.appendingPathComponent(name), to: session.temporary.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// The `_SCHEMA` collection: the existing documents, updated with every class and field
+    /// written, in parse-server's spelling.
+    private func writeSchema(_ session: WriteSession) throws(PFError) {
+        var docs = session.existingSchemaDocuments
+        for (className, fields) in session.schema.classes where ParseRelationKey(joinClassName: className) == nil {
+            guard ParseRules.classNameProblem(className) == nil, !Self.nonObjectCollections.contains(className) else { continue }
+            var doc = docs[className] ?? ["objectId": "string", "updatedAt": "date", "createdAt": "date"]
+            for (name, field) in fields where !Self.defaultSchemaKeys.contains(name) {
+                if className == "_User" {
+                    if name == "bcryptPassword" { doc["_hashed_password"] = "string"; continue }
+                    if MongoDocument.mongoKeyForUserField[name] != nil { continue }
+                }
+                if name == "sessionToken" { continue }
+                if let type = Self.mongoType(of: field) { doc[name] = .string(type) }
+            }
+            if doc["_rperm"] == nil { doc["_rperm"] = "array" }
+            if doc["_wperm"] == nil { doc["_wperm"] = "array" }
+            if let metadata = metadataToWrite[className] {
+                doc["_metadata"] = nil
+                doc["_metadata"] = metadata
+            }
+            docs[className] = doc
+        }
+        guard !docs.isEmpty else { return }
+        let out = try MongoCollectionOutput(url: session.temporary.appendingPathComponent("_SCHEMA.json"))
+        for (className, doc) in docs {
+            var line: OrderedDictionary<String, PFValue> = ["_id": .string(className)]
+            for (k, v) in doc where k != "_id" { line[k] = v }
+            try out.append(.dictionary(line), writer: Self.documentWriter)
+        }
+        try out.close()
+    }
+
+    /// Puts the finished temporary directory where the store belongs: the old directory is
+    /// moved aside first and removed last, so a process killed in between leaves it to
+    /// ``begin(schema:)`` to put back.
+    private func swapIntoPlace(_ temporary: URL) throws(PFError) {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: directory.path) else {
+            try rename(temporary, to: directory)
+            return
+        }
+        let old = parent.appendingPathComponent("\(siblingPrefix)\(Self.oldMarker)\(getpid())-\(UUID().uuidString.prefix(8))")
+        try rename(directory, to: old)
+        do throws(PFError) {
+            try rename(temporary, to: directory)
+        } catch {
+            try? rename(old, to: directory)
+            throw error
+        }
+        try? fm.removeItem(at: old)
+    }
+
+    /// Removes temporary directories that killed runs left beside the store, and puts back a
+    /// store a run killed mid-commit had moved aside.
+    func cleanStaleSiblings() throws(PFError) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        for name in names.sorted() where name.hasPrefix(siblingPrefix + ".pfarchive-") {
+            let rest = name.dropFirst(siblingPrefix.count)
+            let isTemp = rest.hasPrefix(Self.tempMarker)
+            guard isTemp || rest.hasPrefix(Self.oldMarker) else { continue }
+            let pidText = rest.dropFirst(Self.tempMarker.count).prefix { $0 != "-" }
+            if let pid = Int32(pidText), pid != getpid(), Self.isAlive(pid) { continue }
+            let url = parent.appendingPathComponent(name)
+            if !isTemp, !FileManager.default.fileExists(atPath: directory.path) {
+                try rename(url, to: directory)
+            } else {
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
+    }
+
+    static func isAlive(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    // MARK: - File helpers
+
+    /// Each line of a file with its document (only `_id`, `owningId` and `relatedId` are
+    /// looked at, so the tree is read but not decoded further).
+    private func forEachLine(
+        at url: URL, _ body: (UnsafeRawBufferPointer, OrderedDictionary<String, PFValue>) throws(PFError) -> Void
+    ) throws(PFError) {
+        var reader = try MongoLineReader(url: url, displayName: url.path, maxLineBytes: maxLineBytes)
+        defer { reader.close() }
+        let json = JSONReader(options: .init(mode: .strict, typedValues: false, limits: options.limits))
+        while try reader.next({ bytes, line throws(PFError) in
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+            let doc: PFValue
+            do throws(PFError) { doc = try json.read(bytes) } catch {
+                throw PFError(
+                    error.code, format: Self.format, "\(url.path):\(line.number): \(error.message); expected one JSON document per line",
+                    location: PFError.Location(offset: line.offset, line: line.number, column: error.location?.column ?? 1))
+            }
+            try body(bytes, doc.dictionaryValue ?? [:])
+        }) {}
+    }
+
+    private func rename(_ from: URL, to: URL) throws(PFError) {
+        do { try FileManager.default.moveItem(at: from, to: to) } catch {
+            throw PFError(.io, format: Self.format, "cannot rename \(from.path) to \(to.path) (\(error.localizedDescription))")
+        }
+    }
+
+    private func replace(_ target: URL, with source: URL) throws(PFError) {
+        try? FileManager.default.removeItem(at: target)
+        try rename(source, to: target)
+    }
+
+    private func copy(_ from: URL, to: URL) throws(PFError) {
+        do { try FileManager.default.copyItem(at: from, to: to) } catch {
+            throw PFError(.io, format: Self.format, "cannot copy \(from.path) to \(to.path) (\(error.localizedDescription))")
+        }
+    }
+}

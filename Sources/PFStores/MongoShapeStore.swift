@@ -1,0 +1,324 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Parse Server's MongoDB storage shape as a directory of `mongoexport` files: one
+/// `<collection>.json` per class, join table (`_Join:<field>:<Class>.json`) and `_SCHEMA`, one
+/// document per line in MongoDB Extended JSON (relaxed mode, as mongoexport writes it), so
+/// `mongoimport --collection <name> --file <name>.json` of each file gives a database
+/// parse-server can serve.
+///
+/// ```swift
+/// let store = MongoShapeStore(directory: URL(fileURLWithPath: "dump.jsonl"))
+/// try store.begin(schema: schema)
+/// try store.write(posts, className: "Post")
+/// try store.commit()                       // the directory appears (or is merged) only now
+/// for name in try store.classNames() { try store.forEachObject(in: name) { print($0) } }
+/// ```
+///
+/// Reading streams each file line by line through a fixed buffer (memory is bounded by the
+/// longest line). Writing streams each collection into a temporary sibling directory that
+/// ``commit()`` renames into place, merging an existing destination by `_id`. Every mapping is
+/// in `Docs/Stores.md`, "Parse Server MongoDB shape".
+public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
+    /// The component name in this store's errors.
+    public static let format = "Mongo shape"
+
+    /// Settings.
+    public struct Options: Sendable {
+        /// Budgets for each document; a line longer than `min(limits.maxInputBytes, maxLineBytes)`
+        /// fails with `limitExceeded`.
+        public var limits: PFLimits = .default
+        /// The longest line read, in bytes. Default 64 MiB (four times MongoDB's 16 MiB
+        /// document limit, room for Extended JSON's base64 and escapes).
+        public var maxLineBytes: Int = 64 << 20
+        /// Whether objects read get every Relation field of the schema as
+        /// `{"__type":"Relation"}`, as parse-server's REST answers have them. Default `true`.
+        public var addRelationFields = true
+
+        /// Default settings.
+        public init() {}
+    }
+
+    /// The collections parse-server keeps that are not classes of objects: skipped on read.
+    public static let nonObjectCollections: Set<String> = [
+        "_SCHEMA", "_Hooks", "_GlobalConfig", "_GraphQLConfig", "_JobStatus", "_PushStatus", "_JobSchedule", "_Audience",
+        "_Idempotency",
+    ]
+
+    /// The directory.
+    public let directory: URL
+    /// Settings.
+    public let options: Options
+    public var location: String { directory.path }
+
+    /// `_metadata` (class-level permissions, indexes, field options) per class, written into
+    /// `_SCHEMA` by ``commit()``. Filled from an existing destination by ``begin(schema:)``;
+    /// a caller may set entries (for instance from another Mongo store's ``classMetadata()``).
+    public var metadataToWrite: [String: PFValue] = [:]
+
+    /// Files of the directory that are not Parse collections (skipped when reading).
+    public private(set) var ignoredFiles: [String] = []
+
+    /// The writing in progress between ``begin(schema:)`` and ``commit()``/``abort()``.
+    var session: WriteSession?
+
+    /// Makes a store over a directory (which need not exist until written).
+    /// - Parameters:
+    ///   - directory: the directory, such as `dump.jsonl`.
+    ///   - options: settings.
+    public init(directory: URL, options: Options = Options()) {
+        self.directory = directory
+        self.options = options
+    }
+
+    var maxLineBytes: Int { min(options.limits.maxInputBytes, options.maxLineBytes) }
+
+    // MARK: - Reading
+
+    var cachedSchemaDocuments: OrderedDictionary<String, OrderedDictionary<String, PFValue>>?
+
+    /// The collection files of the directory: name (without `.json`) → URL.
+    func collectionFiles(in dir: URL) throws(PFError) -> OrderedDictionary<String, URL> {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        } catch {
+            throw PFError(.io, format: Self.format, "\(dir.path): cannot list the directory (\(error.localizedDescription)); expected a directory of <collection>.json files")
+        }
+        var out = OrderedDictionary<String, URL>()
+        var ignored: [String] = []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            guard name.hasSuffix(".json") else { ignored.append(name); continue }
+            out[String(name.dropLast(5))] = dir.appendingPathComponent(name)
+        }
+        ignoredFiles = ignored
+        return out
+    }
+
+    /// The raw `_SCHEMA` documents by class (`_id` removed, `_metadata` kept).
+    func schemaDocuments() throws(PFError) -> OrderedDictionary<String, OrderedDictionary<String, PFValue>> {
+        if let cachedSchemaDocuments { return cachedSchemaDocuments }
+        let docs = try Self.readSchemaDocuments(in: directory, store: self)
+        cachedSchemaDocuments = docs
+        return docs
+    }
+
+    static func readSchemaDocuments(
+        in dir: URL, store: MongoShapeStore
+    ) throws(PFError) -> OrderedDictionary<String, OrderedDictionary<String, PFValue>> {
+        let url = dir.appendingPathComponent("_SCHEMA.json")
+        var out = OrderedDictionary<String, OrderedDictionary<String, PFValue>>()
+        guard FileManager.default.fileExists(atPath: url.path) else { return out }
+        try store.forEachDocument(at: url, name: "_SCHEMA") { doc, fail throws(PFError) in
+            guard case .dictionary(var d) = doc, case .string(let className)? = d["_id"] else {
+                throw fail("a _SCHEMA document must be an object with a string _id (the class name)", .root)
+            }
+            if let problem = ParseRules.classNameProblem(className) { throw fail(problem, .root.appending(key: "_id")) }
+            d["_id"] = nil
+            for (key, value) in d where !key.hasPrefix("_") && !Self.defaultSchemaKeys.contains(key) {
+                guard case .string(let type) = value, Self.field(mongoType: type) != nil else {
+                    throw fail(
+                        "unknown _SCHEMA type for field '\(key)'; expected \"string\", \"number\", \"boolean\", \"date\", \"object\", \"array\", \"geopoint\", \"file\", \"bytes\", \"polygon\", \"*<Class>\" or \"relation<<Class>>\"",
+                        .root.appending(key: key))
+                }
+            }
+            out[className] = d
+        }
+        return out
+    }
+
+    /// The fields of a `_SCHEMA` document (default columns and `_` keys left out).
+    static func schemaFields(of doc: OrderedDictionary<String, PFValue>) -> OrderedDictionary<String, ParseSchema.Field> {
+        var fields = OrderedDictionary<String, ParseSchema.Field>()
+        for (key, value) in doc where !key.hasPrefix("_") && !defaultSchemaKeys.contains(key) {
+            if case .string(let t) = value, let field = field(mongoType: t) { fields[key] = field }
+        }
+        return fields
+    }
+
+    static let defaultSchemaKeys: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
+
+    /// A schema field from parse-server's Mongo type spelling.
+    static func field(mongoType: String) -> ParseSchema.Field? {
+        if mongoType.hasPrefix("*"), mongoType.count > 1 { return ParseSchema.Field("Pointer", targetClass: String(mongoType.dropFirst())) }
+        if mongoType.hasPrefix("relation<"), mongoType.hasSuffix(">"), mongoType.count > 10 {
+            return ParseSchema.Field("Relation", targetClass: String(mongoType.dropFirst(9).dropLast()))
+        }
+        let names = [
+            "string": "String", "number": "Number", "boolean": "Boolean", "date": "Date", "object": "Object", "map": "Object",
+            "array": "Array", "geopoint": "GeoPoint", "file": "File", "bytes": "Bytes", "polygon": "Polygon",
+        ]
+        return names[mongoType].map { ParseSchema.Field($0) }
+    }
+
+    /// parse-server's Mongo type spelling of a schema field, or `nil` for ACL.
+    static func mongoType(of field: ParseSchema.Field) -> String? {
+        switch field.type {
+        case "Pointer": return "*" + (field.targetClass ?? "")
+        case "Relation": return "relation<" + (field.targetClass ?? "") + ">"
+        case "ACL": return nil
+        case "GeoPoint": return "geopoint"
+        default: return field.type.lowercased()
+        }
+    }
+
+    /// `_metadata` per class, as stored in `_SCHEMA` (class-level permissions, indexes, field
+    /// options).
+    /// - Returns: the raw Extended JSON trees by class.
+    /// - Throws: ``PFCore/PFError`` naming `_SCHEMA.json` and the line for a malformed document.
+    public func classMetadata() throws(PFError) -> [String: PFValue] {
+        var out: [String: PFValue] = [:]
+        for (name, doc) in try schemaDocuments() { if let m = doc["_metadata"] { out[name] = m } }
+        return out
+    }
+
+    public func classNames() throws(PFError) -> [String] {
+        var names = OrderedSet<String>()
+        for name in try collectionFiles(in: directory).keys where isObjectCollection(name) { names.append(name) }
+        for name in try schemaDocuments().keys { names.append(name) }
+        return names.sorted()
+    }
+
+    func isObjectCollection(_ name: String) -> Bool {
+        !Self.nonObjectCollections.contains(name) && ParseRelationKey(joinClassName: name) == nil
+            && ParseRules.classNameProblem(name) == nil
+    }
+
+    public func schema() throws(PFError) -> ParseSchema {
+        var schema = ParseSchema()
+        let docs = try schemaDocuments()
+        for (className, doc) in docs {
+            var fields = Self.schemaFields(of: doc)
+            // The password hash is the `bcryptPassword` field of the objects read.
+            if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field("String") }
+            schema.classes[className] = fields
+        }
+        // Classes without a _SCHEMA document: inferred from their objects.
+        for name in try classNames() where schema.classes[name] == nil {
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            try forEachObject(in: name) { object in
+                for (key, value) in object.fields where fields[key] == nil {
+                    if let field = ParseSchema.fieldType(of: value) { fields[key] = field }
+                }
+            }
+            schema.classes[name] = fields
+        }
+        return schema
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? {
+        let url = directory.appendingPathComponent(className + ".json")
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let size = (attributes[.size] as? NSNumber)?.intValue
+        else { return nil }
+        guard size > 0 else { return 0 }
+        // Lines in the first 64 KiB give the average document size.
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64 << 10), !head.isEmpty else { return nil }
+        let lines = head.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        guard lines > 0 else { return 1 }
+        return max(1, Int((Double(size) / Double(head.count) * Double(lines)).rounded()))
+    }
+
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        let url = directory.appendingPathComponent(className + ".json")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            if try schemaDocuments()[className] != nil { return }
+            throw PFError(.usage, format: Self.format, "\(location): no collection '\(className)' (expected \(className).json)")
+        }
+        let fields = try schemaDocuments()[className].map(Self.schemaFields(of:))
+        let addRelations = options.addRelationFields
+        try forEachDocument(at: url, name: className) { doc, fail throws(PFError) in
+            let object: ParseObject
+            do throws(MongoExtendedJSON.Failure) {
+                object = try MongoDocument.decode(doc, className: className, fields: fields, addRelationFields: addRelations)
+            } catch {
+                throw fail(error.message, error.path)
+            }
+            try body(object)
+        }
+    }
+
+    public func relations() throws(PFError) -> [ParseRelationKey] {
+        var keys = OrderedSet<ParseRelationKey>()
+        for name in try collectionFiles(in: directory).keys {
+            if let key = ParseRelationKey(joinClassName: name) { keys.append(key) }
+        }
+        let schema = try schema()
+        for (className, fields) in schema.classes {
+            for (name, field) in fields where field.type == "Relation" {
+                keys.append(ParseRelationKey(owningClass: className, field: name))
+            }
+        }
+        return keys.sorted().map {
+            ParseRelationKey(owningClass: $0.owningClass, field: $0.field, targetClass: schema.classes[$0.owningClass]?[$0.field]?.targetClass)
+        }
+    }
+
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+        let name = ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName
+        let url = directory.appendingPathComponent(name + ".json")
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try forEachDocument(at: url, name: name) { doc, fail throws(PFError) in
+            guard case .dictionary(let d) = doc else { throw fail("a join document must be an object", .root) }
+            guard case .string(let owning)? = d["owningId"] else {
+                throw fail("a join document needs a string 'owningId'", .root.appending(key: "owningId"))
+            }
+            guard case .string(let related)? = d["relatedId"] else {
+                throw fail("a join document needs a string 'relatedId'", .root.appending(key: "relatedId"))
+            }
+            try body(ParseJoinRow(owningId: owning, relatedId: related))
+        }
+    }
+
+    public func close() {}
+
+    /// Calls `body` with each document of a file, Extended JSON wrappers decoded; `body` gets
+    /// a maker of errors that name the file and line.
+    func forEachDocument(
+        at url: URL, name: String,
+        _ body: (PFValue, _ fail: (String, PFKeyPath) -> PFError) throws(PFError) -> Void
+    ) throws(PFError) {
+        let display = directory.lastPathComponent + "/" + url.lastPathComponent
+        var reader = try MongoLineReader(url: url, displayName: display, maxLineBytes: maxLineBytes)
+        defer { reader.close() }
+        let json = JSONReader(options: .init(mode: .strict, typedValues: false, limits: options.limits))
+        let format = Self.format
+        while try reader.next({ bytes, line throws(PFError) in
+            // Blank lines are skipped, as mongoimport does.
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+            let raw: PFValue
+            do throws(PFError) {
+                raw = try json.read(bytes)
+            } catch {
+                let column = error.location?.column ?? ((error.location?.offset ?? 0) + 1)
+                throw PFError(
+                    error.code, format: format, "\(display):\(line.number): \(error.message); expected one JSON document per line",
+                    location: PFError.Location(offset: line.offset + (error.location?.offset ?? 0), line: line.number, column: column),
+                    path: error.path)
+            }
+            let fail: (String, PFKeyPath) -> PFError = { message, path in
+                PFError(
+                    .invalidValue, format: format, "\(display):\(line.number): \(message)",
+                    location: PFError.Location(offset: line.offset, line: line.number, column: 1), path: path)
+            }
+            let doc: PFValue
+            do throws(MongoExtendedJSON.Failure) {
+                doc = try MongoExtendedJSON.decode(raw)
+            } catch {
+                throw fail(error.message, error.path)
+            }
+            try body(doc, fail)
+        }) {}
+    }
+}

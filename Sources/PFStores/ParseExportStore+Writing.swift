@@ -1,0 +1,387 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+import ZIPFoundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Writing
+
+/// Writing a Parse export.
+///
+/// Every class streams into its own `{"results":[…]}` file in a staging directory, the
+/// temporary sibling `.<name>.pfarchive-tmp`, as its batches arrive (a class is never held in
+/// memory); relations go to `_Join:<field>:<Class>.json` (rows `{"owningId","relatedId"}`), the
+/// schema to `_SCHEMA.json` (the REST `/schemas` shape). ``commit()`` then, when the
+/// destination already exists, merges it in (objects of the same objectId are replaced, others
+/// kept as they were, byte for byte; join rows are a set), and renames the staging directory
+/// into place — or, for a `.zip`, zips it into `.<name>.pfarchive-tmp.zip` and renames that
+/// over the destination. A directory destination is swapped in two renames through
+/// `.<name>.pfarchive-old`; ``begin(schema:)`` undoes what a killed run left (the old
+/// directory is put back, temporary siblings are removed).
+extension ParseExportStore {
+    final class WriteState {
+        let staging: URL
+        let schema: ParseSchema
+        /// The destination's layout when it existed at begin, to merge at commit.
+        let previous: Layout?
+        var classFiles: OrderedDictionary<String, StagedFile> = [:]
+        var joinFiles: OrderedDictionary<ParseRelationKey, StagedFile> = [:]
+        /// The objectIds written per class: to replace the destination's objects and to find
+        /// an id written twice.
+        var ids: [String: Set<String>] = [:]
+        /// Ids written more than once per class, with how many times.
+        var repeated: [String: [String: Int]] = [:]
+        var joinRows: [ParseRelationKey: Set<ParseJoinRow>] = [:]
+
+        init(staging: URL, schema: ParseSchema, previous: Layout?) {
+            self.staging = staging
+            self.schema = schema
+            self.previous = previous
+        }
+    }
+
+    /// One file being written: `{"results":[` rows `]}` through a buffer.
+    final class StagedFile {
+        let url: URL
+        let fd: Int32
+        var buffer: [UInt8] = []
+        var rows = 0
+        var closed = false
+
+        init(url: URL) throws(PFError) {
+            self.url = url
+            fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else {
+                throw PFError(.io, format: ParseExportStore.format, "cannot create \(url.path): \(String(cString: strerror(errno)))")
+            }
+            buffer.reserveCapacity(1 << 20)
+            buffer.append(contentsOf: Array("{\"results\":[".utf8))
+        }
+
+        deinit { if !closed { _ = POSIX.close(fd) } }
+
+        /// Starts a row (the separator), for the caller to append its JSON to `buffer`.
+        func beginRow() {
+            buffer.append(contentsOf: rows == 0 ? [0x0A] : [0x2C, 0x0A])
+            rows += 1
+        }
+
+        func flushIfFull() throws(PFError) {
+            if buffer.count >= 1 << 20 { try flush() }
+        }
+
+        func flush() throws(PFError) {
+            var written = 0
+            let count = buffer.count
+            let error: Int32? = buffer.withUnsafeBytes { raw in
+                while written < count {
+                    let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, count - written)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    written += n
+                }
+                return nil
+            }
+            buffer.removeAll(keepingCapacity: true)
+            if let error {
+                throw PFError(.io, format: ParseExportStore.format, "cannot write \(url.path): \(String(cString: strerror(error)))")
+            }
+        }
+
+        func close() throws(PFError) {
+            guard !closed else { return }
+            buffer.append(contentsOf: Array((rows == 0 ? "]}\n" : "\n]}\n").utf8))
+            try flush()
+            closed = true
+            guard POSIX.close(fd) == 0 else {
+                throw PFError(.io, format: ParseExportStore.format, "cannot close \(url.path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    // MARK: Siblings
+
+    var stagingURL: URL { sibling(".pfarchive-tmp") }
+    var temporaryZipURL: URL { sibling(".pfarchive-tmp.zip") }
+    var previousURL: URL { sibling(".pfarchive-old") }
+
+    func sibling(_ suffix: String) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + suffix)
+    }
+
+    /// Puts back what a killed run left: a destination moved aside but not replaced comes
+    /// back; temporary siblings go.
+    func recoverSiblings() throws(PFError) {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: previousURL.path) {
+            if fm.fileExists(atPath: url.path) {
+                try? fm.removeItem(at: previousURL)
+            } else {
+                do { try fm.moveItem(at: previousURL, to: url) } catch {
+                    throw PFError(.io, format: Self.format, "cannot restore \(url.path) from \(previousURL.path): \(error.localizedDescription)")
+                }
+            }
+        }
+        for stale in [stagingURL, temporaryZipURL] where fm.fileExists(atPath: stale.path) {
+            do { try fm.removeItem(at: stale) } catch {
+                throw PFError(.io, format: Self.format, "cannot remove the stale \(stale.path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    // MARK: ObjectStoreWriter
+
+    public func begin(schema: ParseSchema) throws(PFError) {
+        abort()
+        try recoverSiblings()
+        container = nil
+        cachedSchema = nil
+        var merged = ParseSchema()
+        var previous: Layout?
+        if FileManager.default.fileExists(atPath: url.path) {
+            previous = try layout()
+            merged = try self.schema()
+        }
+        for (className, fields) in schema.classes {
+            if merged.classes[className] == nil { merged.classes[className] = [:] }
+            for (name, field) in fields { merged.classes[className]?[name] = field }
+        }
+        do {
+            try FileManager.default.createDirectory(at: stagingURL, withIntermediateDirectories: true)
+        } catch {
+            throw PFError(.io, format: Self.format, "cannot create \(stagingURL.path): \(error.localizedDescription)")
+        }
+        writing = WriteState(staging: stagingURL, schema: merged, previous: previous)
+    }
+
+    public func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard let state = writing else { throw MemoryStore.notBegun(location) }
+        let file = try stagedClassFile(className, state)
+        let writer = JSONWriter()
+        for object in objects {
+            if let id = object.objectId {
+                if !state.ids[className, default: []].insert(id).inserted {
+                    state.repeated[className, default: [:]][id, default: 1] += 1
+                }
+            }
+            file.beginRow()
+            try writer.write(object.encoded(style: .rest, sortedKeys: options.sortedKeys), into: &file.buffer)
+            try file.flushIfFull()
+        }
+    }
+
+    public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard let state = writing else { throw MemoryStore.notBegun(location) }
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        let file = try stagedJoinFile(key, state)
+        for row in rows where state.joinRows[key, default: []].insert(row).inserted {
+            file.beginRow()
+            Self.appendJoinRow(row, to: &file.buffer)
+            try file.flushIfFull()
+        }
+    }
+
+    public func commit() throws(PFError) {
+        guard let state = writing else { throw MemoryStore.notBegun(location) }
+        do throws(PFError) {
+            // Every class of the schema gets a file, empty classes too.
+            for className in state.schema.classes.keys { _ = try stagedClassFile(className, state) }
+            for (className, file) in state.classFiles {
+                if let counts = state.repeated[className], !counts.isEmpty {
+                    try file.close()
+                    try keepLastOfRepeated(file, counts: counts, className: className, state: state)
+                }
+            }
+            if let previous = state.previous { try mergePrevious(previous, state) }
+            for file in state.classFiles.values { try file.close() }
+            for file in state.joinFiles.values { try file.close() }
+            try writeSchema(state)
+            if isZip {
+                try zipStaging(state)
+            } else {
+                try swapInStaging()
+            }
+        } catch {
+            abort()
+            throw error
+        }
+        writing = nil
+        container = nil
+        cachedSchema = nil
+    }
+
+    public func abort() {
+        guard let state = writing else { return }
+        writing = nil
+        for file in state.classFiles.values where !file.closed {
+            file.closed = true
+            _ = POSIX.close(file.fd)
+        }
+        for file in state.joinFiles.values where !file.closed {
+            file.closed = true
+            _ = POSIX.close(file.fd)
+        }
+        try? FileManager.default.removeItem(at: state.staging)
+        try? FileManager.default.removeItem(at: temporaryZipURL)
+    }
+
+    // MARK: Staged files
+
+    func stagedClassFile(_ className: String, _ state: WriteState) throws(PFError) -> StagedFile {
+        if let file = state.classFiles[className] { return file }
+        try ParseRules.checkClassName(className)
+        guard !className.contains("/"), ParseRelationKey(joinClassName: className) == nil else {
+            throw PFError(.usage, format: Self.format, "'\(className)' cannot be written as a class file")
+        }
+        let file = try StagedFile(url: state.staging.appendingPathComponent(className + ".json"))
+        state.classFiles[className] = file
+        return file
+    }
+
+    func stagedJoinFile(_ key: ParseRelationKey, _ state: WriteState) throws(PFError) -> StagedFile {
+        if let file = state.joinFiles[key] { return file }
+        guard !key.joinClassName.contains("/") else {
+            throw PFError(.usage, format: Self.format, "'\(key.joinClassName)' cannot be a file name")
+        }
+        let file = try StagedFile(url: state.staging.appendingPathComponent(key.joinClassName + ".json"))
+        state.joinFiles[key] = file
+        return file
+    }
+
+    static func appendJoinRow(_ row: ParseJoinRow, to buffer: inout [UInt8]) {
+        let value: PFValue = ["owningId": .string(row.owningId), "relatedId": .string(row.relatedId)]
+        // Two strings cannot fail to write.
+        try? JSONWriter().write(value, into: &buffer)
+    }
+
+    /// Rewrites a class file keeping, for an objectId written several times, only its last row.
+    func keepLastOfRepeated(_ file: StagedFile, counts: [String: Int], className: String, state: WriteState) throws(PFError) {
+        let source = file.url.appendingPathExtension("repeated")
+        do { try FileManager.default.moveItem(at: file.url, to: source) } catch {
+            throw PFError(.io, format: Self.format, "cannot rewrite \(file.url.path): \(error.localizedDescription)")
+        }
+        let rewritten = try StagedFile(url: file.url)
+        var seen: [String: Int] = [:]
+        try Self.forEachRawRow(atPath: source.path, limits: options.limits, chunkSize: options.chunkSize) { row, id throws(PFError) in
+            if let id, let total = counts[id] {
+                seen[id, default: 0] += 1
+                if seen[id, default: 0] < total { return }
+            }
+            rewritten.beginRow()
+            rewritten.buffer.append(contentsOf: row)
+            try rewritten.flushIfFull()
+        }
+        try? FileManager.default.removeItem(at: source)
+        state.classFiles[className] = rewritten
+    }
+
+    /// Adds the destination's objects that were not replaced, its join rows, and its classes
+    /// and relations that were not written at all.
+    func mergePrevious(_ previous: Layout, _ state: WriteState) throws(PFError) {
+        guard let container = try opened() else { return }
+        for (className, file) in previous.classes {
+            let staged = try stagedClassFile(className, state)
+            let written = state.ids[className] ?? []
+            let reader = ParseExportRow.reader(limits: options.limits)
+            let name = "\(location): \(file.name)"
+            try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+                // Read to learn the id (and to refuse a malformed row before it is kept).
+                let object = try row.readObject(reader: reader, className: className, file: name)
+                if let id = object.objectId, written.contains(id) { return }
+                staged.beginRow()
+                staged.buffer.append(contentsOf: row.bytes)
+                try staged.flushIfFull()
+            }
+        }
+        for key in previous.joins.keys {
+            let staged = try stagedJoinFile(key, state)
+            try forEachJoinRow(of: key) { row throws(PFError) in
+                if state.joinRows[key, default: []].insert(row).inserted {
+                    staged.beginRow()
+                    Self.appendJoinRow(row, to: &staged.buffer)
+                    try staged.flushIfFull()
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with each row's raw bytes and its objectId, reading a file in chunks.
+    static func forEachRawRow(
+        atPath path: String, limits: PFLimits, chunkSize: Int,
+        _ body: (UnsafeRawBufferPointer, String?) throws(PFError) -> Void
+    ) throws(PFError) {
+        let reader = ParseExportRow.reader(limits: limits)
+        var cutter = ParseExportRowCutter(limits: limits)
+        try ExportContainer.readFile(atPath: path, chunkSize: chunkSize) { chunk throws(PFError) in
+            try cutter.feed(chunk) { row throws(PFError) in
+                let value = try row.readValue(reader: reader, file: path)
+                try body(row.bytes, value["objectId"]?.stringValue)
+            }
+        }
+        try cutter.finish { row throws(PFError) in
+            let value = try row.readValue(reader: reader, file: path)
+            try body(row.bytes, value["objectId"]?.stringValue)
+        }
+    }
+
+    func writeSchema(_ state: WriteState) throws(PFError) {
+        var text = try JSONWriter(options: .init(pretty: true)).write(state.schema.restValue)
+        if text.last != 0x0A { text.append(0x0A) }
+        let target = state.staging.appendingPathComponent(Self.schemaFileName)
+        do { try text.write(to: target) } catch {
+            throw PFError(.io, format: Self.format, "cannot write \(target.path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: Putting in place
+
+    func swapInStaging() throws(PFError) {
+        let fm = FileManager.default
+        do {
+            if fm.fileExists(atPath: url.path) {
+                try fm.moveItem(at: url, to: previousURL)
+                try fm.moveItem(at: stagingURL, to: url)
+                try fm.removeItem(at: previousURL)
+            } else {
+                try fm.moveItem(at: stagingURL, to: url)
+            }
+        } catch {
+            // Put the destination back if it was moved aside.
+            if !fm.fileExists(atPath: url.path), fm.fileExists(atPath: previousURL.path) {
+                try? fm.moveItem(at: previousURL, to: url)
+            }
+            throw PFError(.io, format: Self.format, "cannot move the export into \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    func zipStaging(_ state: WriteState) throws(PFError) {
+        let fm = FileManager.default
+        try? fm.removeItem(at: temporaryZipURL)
+        do {
+            let archive = try Archive(url: temporaryZipURL, accessMode: .create)
+            let names = try fm.contentsOfDirectory(atPath: state.staging.path).sorted()
+            for name in names {
+                try archive.addEntry(with: name, relativeTo: state.staging, compressionMethod: .deflate,
+                                     bufferSize: max(1 << 16, options.chunkSize))
+            }
+        } catch {
+            throw PFError(.io, format: Self.format, "cannot write the zip \(temporaryZipURL.path): \(error)")
+        }
+        guard POSIX.rename(temporaryZipURL.path, url.path) == 0 else {
+            throw PFError(.io, format: Self.format, "cannot move the zip into \(url.path): \(String(cString: strerror(errno)))")
+        }
+        try? fm.removeItem(at: state.staging)
+    }
+}
+

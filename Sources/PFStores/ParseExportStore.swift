@@ -1,0 +1,262 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+
+/// A Parse export: a directory, or a `.zip`, of `<Class>.json` files and
+/// `_Join:<field>:<Class>.json` relation files, with an optional `_SCHEMA.json`.
+///
+/// Reading streams: each class file is read in chunks (``Options/chunkSize``) and cut into
+/// rows as the bytes arrive (``PFParse/ParseExportRowCutter``), so memory holds one chunk and
+/// one row, never a file. Class files may be `{"results":[…]}`, a bare array
+/// (parse-dashboard), one object, or 0 bytes (an empty class, as Parse.com wrote them);
+/// file names may spell `:` as U+A789 `꞉`. `_User` rows keep `bcryptPassword` and
+/// `authData` untouched. The schema is `_SCHEMA.json` when present (parse-server's `_SCHEMA`
+/// documents or the REST `/schemas` shape), completed by inference for the classes it does
+/// not name; otherwise it is inferred from every row (see ``schema()``).
+///
+/// Writing follows ``ObjectStoreWriter``'s contract: everything goes to a temporary sibling
+/// (`.<name>.pfarchive-tmp`) that ``commit()`` renames into place; see
+/// `ParseExportStore+Writing.swift`.
+public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
+    /// The format name in errors.
+    public static let format = "Parse export"
+    /// The schema file's name.
+    public static let schemaFileName = "_SCHEMA.json"
+
+    /// Reading and writing settings.
+    public struct Options: Sendable {
+        /// Budgets: `maxInputBytes` bounds one row, the zip limits bound each entry.
+        public var limits: PFLimits
+        /// Bytes read (or inflated) at a time. Default 1 MiB.
+        public var chunkSize: Int
+        /// Write a `.zip` (otherwise a directory); by default told by the `.zip` extension.
+        public var zip: Bool?
+        /// Write rows with sorted keys, as Parse.com's exports did.
+        public var sortedKeys: Bool
+
+        /// Makes settings.
+        /// - Parameters:
+        ///   - limits: budgets.
+        ///   - chunkSize: bytes read at a time.
+        ///   - zip: write a zip; `nil` to decide by the extension.
+        ///   - sortedKeys: sort each row's keys when writing.
+        public init(limits: PFLimits = .default, chunkSize: Int = 1 << 20, zip: Bool? = nil, sortedKeys: Bool = false) {
+            self.limits = limits
+            self.chunkSize = chunkSize
+            self.zip = zip
+            self.sortedKeys = sortedKeys
+        }
+    }
+
+    /// A field whose rows disagree on its type, found while inferring the schema.
+    public struct TypeConflict: Sendable, Equatable, CustomStringConvertible {
+        /// The class.
+        public var className: String
+        /// The field.
+        public var field: String
+        /// The type kept (the first one seen).
+        public var kept: ParseSchema.Field
+        /// The other type.
+        public var other: ParseSchema.Field
+        /// The first row with the other type.
+        public var row: Int
+
+        public var description: String {
+            "\(className).\(field): kept \(kept) (first seen); row \(row) has \(other)"
+        }
+    }
+
+    /// The export's path.
+    public let url: URL
+    public var location: String { url.path }
+    /// The settings.
+    public let options: Options
+    /// Fields whose rows disagree on a type, found by the last inferring ``schema()``.
+    public private(set) var typeConflicts: [TypeConflict] = []
+
+    var container: ExportContainer?
+    var cachedSchema: ParseSchema?
+    var writing: WriteState?
+
+    /// Opens an export for reading or writing. Nothing is read until asked; a path that does
+    /// not exist yet is an empty store (to write).
+    /// - Parameters:
+    ///   - url: the directory or `.zip`.
+    ///   - options: settings.
+    public init(url: URL, options: Options = Options()) {
+        self.url = url
+        self.options = options
+    }
+
+    /// Whether the export is written as a zip.
+    var isZip: Bool { options.zip ?? (url.pathExtension.lowercased() == "zip") }
+
+    // MARK: - Files
+
+    /// The opened container, or `nil` when the export does not exist (an empty store).
+    func opened() throws(PFError) -> ExportContainer? {
+        if let container { return container }
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let opened = try ExportContainer(url: url, limits: options.limits)
+        container = opened
+        return opened
+    }
+
+    /// The export's files by role.
+    struct Layout {
+        var classes: OrderedDictionary<String, ExportContainer.File> = [:]
+        var joins: OrderedDictionary<ParseRelationKey, ExportContainer.File> = [:]
+        var schema: ExportContainer.File?
+    }
+
+    func layout() throws(PFError) -> Layout {
+        var layout = Layout()
+        guard let container = try opened() else { return layout }
+        for file in container.files {
+            if file.name == Self.schemaFileName {
+                layout.schema = file
+                continue
+            }
+            let name = ParseExport.className(forFile: URL(fileURLWithPath: file.name))
+            if let key = ParseRelationKey(joinClassName: name) {
+                if layout.joins[key] != nil {
+                    throw PFError(.invalidValue, format: Self.format,
+                                  "\(location): two files hold \(key.joinClassName) (one spells ':' as U+A789); keep one")
+                }
+                layout.joins[key] = file
+            } else {
+                if layout.classes[name] != nil {
+                    throw PFError(.invalidValue, format: Self.format, "\(location): two files hold class \(name); keep one")
+                }
+                layout.classes[name] = file
+            }
+        }
+        return layout
+    }
+
+    // MARK: - Reading
+
+    public func classNames() throws(PFError) -> [String] {
+        let layout = try layout()
+        var names = OrderedSet(layout.classes.keys)
+        if layout.schema != nil { names.append(contentsOf: try schema().classes.keys) }
+        return Array(names)
+    }
+
+    /// The schema: `_SCHEMA.json` when the export has one (its classes as written there), and
+    /// for every class it does not name, a schema inferred from the rows.
+    ///
+    /// Inference reads every row of the class (streamed) and takes each non-null value's type
+    /// (``PFParse/ParseSchema/fieldType(of:)``); integers and doubles are both `Number`. When
+    /// rows disagree — a field that is a String in one row and a Number in another, or
+    /// Pointers to two classes — the first type seen is kept and the disagreement is listed in
+    /// ``typeConflicts``. A field that is null in every row is not in the schema. A join file
+    /// `_Join:<field>:<Class>.json` adds `<field>` as a Relation when no row said so.
+    /// The result is cached.
+    /// - Throws: ``PFCore/PFError`` for an unreadable schema file or a malformed row.
+    public func schema() throws(PFError) -> ParseSchema {
+        if let cachedSchema { return cachedSchema }
+        let layout = try layout()
+        var schema = ParseSchema()
+        if let file = layout.schema {
+            schema = try readSchemaFile(file)
+        }
+        var conflicts: [TypeConflict] = []
+        for (className, _) in layout.classes where schema.classes[className] == nil {
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            var index = 0
+            try forEachObject(in: className) { object throws(PFError) in
+                for (key, value) in object.fields {
+                    guard let type = ParseSchema.fieldType(of: value) else { continue }
+                    if let known = fields[key] {
+                        if known != type, !conflicts.contains(where: { $0.className == className && $0.field == key && $0.other == type }) {
+                            conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: index))
+                        }
+                    } else {
+                        fields[key] = type
+                    }
+                }
+                index += 1
+            }
+            schema.classes[className] = fields
+        }
+        for key in layout.joins.keys where schema.classes[key.owningClass]?[key.field] == nil {
+            schema.classes[key.owningClass, default: [:]][key.field] =
+                ParseSchema.Field("Relation", targetClass: Self.systemRelationTargets[key.owningClass + "." + key.field])
+        }
+        typeConflicts = conflicts
+        cachedSchema = schema
+        return schema
+    }
+
+    /// The targets of the system classes' own relations, which every Parse app has.
+    static let systemRelationTargets = ["_Role.users": "_User", "_Role.roles": "_Role"]
+
+    func readSchemaFile(_ file: ExportContainer.File) throws(PFError) -> ParseSchema {
+        guard let container = try opened() else { return ParseSchema() }
+        var bytes: [UInt8] = []
+        let limits = options.limits
+        try container.forEachChunk(of: file, chunkSize: options.chunkSize) { chunk throws(PFError) in
+            guard bytes.count + chunk.count <= limits.maxInputBytes else {
+                throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: Self.format)
+            }
+            bytes.append(contentsOf: chunk)
+        }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return ParseSchema() }
+        do throws(PFError) {
+            let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(Data(bytes))
+            return try ParseSchema(rest: value)
+        } catch {
+            var e = error
+            e.message = "\(location): \(file.name): " + e.message
+            throw e
+        }
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? { nil }
+
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        guard let container = try opened(), let file = try layout().classes[className] else { return }
+        let reader = ParseExportRow.reader(limits: options.limits)
+        let name = "\(location): \(file.name)"
+        try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+            try body(try row.readObject(reader: reader, className: className, file: name))
+        }
+    }
+
+    public func relations() throws(PFError) -> [ParseRelationKey] {
+        let layout = try layout()
+        let schema = try schema()
+        var keys = OrderedSet(layout.joins.keys.map { ParseRelationKey(owningClass: $0.owningClass, field: $0.field) })
+        for (className, fields) in schema.classes {
+            for (field, type) in fields where type.type == "Relation" {
+                keys.append(ParseRelationKey(owningClass: className, field: field))
+            }
+        }
+        return keys.sorted().map {
+            ParseRelationKey(owningClass: $0.owningClass, field: $0.field,
+                             targetClass: schema.classes[$0.owningClass]?[$0.field]?.targetClass)
+        }
+    }
+
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        guard let container = try opened(), let file = try layout().joins[key] else { return }
+        let reader = ParseExportRow.reader(limits: options.limits)
+        let name = "\(location): \(file.name)"
+        try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+            let value = try row.readValue(reader: reader, file: name)
+            guard case .string(let owning)? = value["owningId"], case .string(let related)? = value["relatedId"] else {
+                throw row.placed(PFError(.invalidValue, format: Self.format,
+                                         "a join row needs string 'owningId' and 'relatedId'"), file: name)
+            }
+            try body(ParseJoinRow(owningId: owning, relatedId: related))
+        }
+    }
+
+    public func close() {
+        container = nil
+    }
+}

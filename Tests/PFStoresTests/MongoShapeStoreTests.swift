@@ -1,0 +1,232 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+@Suite struct MongoShapeStoreTests {
+    /// A small store with every feature: ACLs, a relation with join rows, pointers (one
+    /// dangling), dates to the millisecond, `_User` password and authData.
+    static func sampleStore() throws -> MemoryStore {
+        var acl = ParseACL()
+        acl.set(.init(write: true), for: "u1")
+        acl.set(.init(read: true), forRole: "Readers")
+        acl.setPublic(.init(read: true))
+        let user = try ParseObject(
+            className: "_User", objectId: "u1", createdAt: isoDate("2014-05-06T07:08:09.010Z"),
+            updatedAt: isoDate("2014-05-06T07:08:09.011Z"), acl: acl,
+            fields: [
+                "username": .string("ann"), "bcryptPassword": .string("$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy"),
+                "authData": .object(["anonymous": .object(["id": .string("6f4f5d1a")])]), "email": .string("a@example.com"),
+            ])
+        let post = try ParseObject(
+            className: "Post", objectId: "p1", createdAt: isoDate("2016-02-29T23:59:59.999Z"), updatedAt: isoDate("2016-03-01T00:00:00.000Z"),
+            acl: ParseACL(),
+            fields: [
+                "title": .string("Hello \"world\"\n\u{2028}é"), "author": .pointer(ParsePointer(className: "_User", objectId: "u1")),
+                "ghost": .pointer(ParsePointer(className: "_User", objectId: "missing")), "likes": .relation(className: "_User"),
+                "when": .date(isoDate("1900-01-01T00:00:00.001Z")), "count": .int(-42), "score": .double(1e-7),
+            ])
+        let post2 = try ParseObject(
+            className: "Post", objectId: "p2", fields: ["likes": .relation(className: "_User"), "title": .null])
+        return MemoryStore(
+            objects: [user, post, post2],
+            joinRows: [ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User"): [
+                ParseJoinRow(owningId: "p1", relatedId: "u1"), ParseJoinRow(owningId: "p2", relatedId: "nobody"),
+            ]])
+    }
+
+    static func expectSameContents(_ a: any ObjectStoreReader, _ b: any ObjectStoreReader, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(Set(try a.classNames()) == Set(try b.classNames()), sourceLocation: sourceLocation)
+        for name in try a.classNames() {
+            let left = try a.objects(in: name)
+            let right = try b.objects(in: name)
+            #expect(left.count == right.count, "\(name)", sourceLocation: sourceLocation)
+            expectSameObjects(right, left, name, sourceLocation: sourceLocation)
+        }
+        let relations = try a.relations()
+        #expect(relations.map(\.joinClassName) == (try b.relations()).map(\.joinClassName), sourceLocation: sourceLocation)
+        for relation in relations {
+            #expect(try a.joinRows(of: relation) == b.joinRows(of: relation), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func memoryStoreRoundTripsThroughTheMongoShape() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let source = try Self.sampleStore()
+        let store = MongoShapeStore(directory: scratch.dump)
+        try copyAll(source, into: store)
+        try Self.expectSameContents(source, store)
+        #expect(try store.schema().classes["Post"]?["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(try store.relations().first?.targetClass == "_User")
+        // Nothing is left beside the store.
+        #expect(try scratch.siblings() == ["dump.jsonl"])
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: scratch.dump.path)) == [
+            "_SCHEMA.json", "_User.json", "Post.json", "_Join:likes:Post.json",
+        ])
+        #expect(store.estimatedObjectCount(in: "Post") == 2)
+    }
+
+    @Test func writesAreInvisibleUntilCommitAndAbortLeavesNothing() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let store = MongoShapeStore(directory: scratch.dump)
+        try store.begin(schema: ParseSchema())
+        try store.write(try Self.sampleStore().objects(in: "Post"), className: "Post")
+        #expect(!FileManager.default.fileExists(atPath: scratch.dump.path))
+        store.abort()
+        #expect(try scratch.siblings() == [])
+        store.abort()  // twice does nothing
+        #expect(mongoError { try store.write([], className: "Post") }?.code == .usage)
+    }
+
+    @Test func anExistingStoreIsMergedByIdOnlyAtCommit() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let store = MongoShapeStore(directory: scratch.dump)
+        try copyAll(try Self.sampleStore(), into: store)
+        // Class-level permissions set on the server must survive a re-import.
+        var schemaLines = try scratch.lines("_SCHEMA")
+        let postIndex = try #require(schemaLines.firstIndex { $0.hasPrefix(#"{"_id":"Post""#) })
+        schemaLines[postIndex] = String(schemaLines[postIndex].dropLast()) + #","_metadata":{"class_permissions":{"find":{"role:Admin":true}}}}"#
+        try scratch.write("_SCHEMA", schemaLines)
+
+        let changed = try ParseObject(className: "Post", objectId: "p2", fields: ["title": .string("new"), "likes": .relation(className: "_User")])
+        let added = try ParseObject(className: "Post", objectId: "p3", fields: ["likes": .relation(className: "_User")])
+        let likes = ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User")
+        let writer = MongoShapeStore(directory: scratch.dump)
+        try writer.begin(schema: ParseSchema())
+        try writer.write([changed, added], className: "Post")
+        try writer.write([ParseJoinRow(owningId: "p1", relatedId: "u1"), ParseJoinRow(owningId: "p3", relatedId: "u1")], relation: likes)
+        // Not visible before commit.
+        #expect(try store.objects(in: "Post").map(\.objectId) == ["p1", "p2"])
+        try writer.commit()
+
+        let posts = try store.objects(in: "Post")
+        #expect(posts.map(\.objectId) == ["p1", "p2", "p3"])
+        #expect(posts[1] == changed)
+        #expect(try store.objects(in: "_User").count == 1)
+        #expect(try store.joinRows(of: likes) == [
+            ParseJoinRow(owningId: "p1", relatedId: "u1"), ParseJoinRow(owningId: "p2", relatedId: "nobody"),
+            ParseJoinRow(owningId: "p3", relatedId: "u1"),
+        ])
+        #expect(try store.classMetadata()["Post"]?["class_permissions"]?["find"]?["role:Admin"] == .bool(true))
+        #expect(try scratch.siblings() == ["dump.jsonl"])
+    }
+
+    @Test func theLastWriteOfAnObjectIdWins() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let store = MongoShapeStore(directory: scratch.dump)
+        let a = try ParseObject(className: "Tag", objectId: "t1", fields: ["n": .int(1)])
+        let b = try ParseObject(className: "Tag", objectId: "t1", fields: ["n": .int(2)])
+        let c = try ParseObject(className: "Tag", objectId: "t2", fields: ["n": .int(3)])
+        try store.begin(schema: ParseSchema())
+        try store.write([a, c], className: "Tag")
+        try store.write([b], className: "Tag")
+        try store.commit()
+        #expect(try store.objects(in: "Tag") == [c, b])
+    }
+
+    @Test func staleTemporariesOfKilledRunsAreCleanedOnBegin() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let fm = FileManager.default
+        // A run killed while writing (pid 2147483647 cannot exist) …
+        let staleTemp = scratch.root.appendingPathComponent(".dump.jsonl.pfarchive-tmp-2147483647-deadbeef")
+        try fm.createDirectory(at: staleTemp, withIntermediateDirectories: false)
+        try Data("{}\n".utf8).write(to: staleTemp.appendingPathComponent("Post.json"))
+        // … and one killed mid-commit, after moving the old store aside.
+        let store = MongoShapeStore(directory: scratch.dump)
+        try copyAll(try Self.sampleStore(), into: store)
+        let aside = scratch.root.appendingPathComponent(".dump.jsonl.pfarchive-old-2147483647-cafebabe")
+        try fm.moveItem(at: scratch.dump, to: aside)
+
+        let writer = MongoShapeStore(directory: scratch.dump)
+        try writer.begin(schema: ParseSchema())
+        #expect(!fm.fileExists(atPath: staleTemp.path))
+        #expect(!fm.fileExists(atPath: aside.path))
+        #expect(try store.objects(in: "Post").count == 2)  // the old store is back
+        writer.abort()
+        #expect(try scratch.siblings() == ["dump.jsonl"])
+    }
+
+    // MARK: - Bad input
+
+    static func readError(_ lines: [String], collection: String = "Post") throws -> PFError? {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write(collection, lines)
+        let store = MongoShapeStore(directory: scratch.dump)
+        return mongoError { _ = try store.objects(in: collection) }
+    }
+
+    static let good = #"{"_id":"a","n":1}"#
+
+    @Test func aMalformedLineNamesFileAndLine() throws {
+        let error = try #require(try Self.readError([Self.good, #"{"_id":"b","n":}"#]))
+        #expect(error.format == MongoShapeStore.format)
+        #expect(error.message.contains("dump.jsonl/Post.json:2"))
+        #expect(error.location?.line == 2)
+        #expect(error.location?.column == 16)
+        #expect(error.location?.offset == Self.good.utf8.count + 1 + 15)
+    }
+
+    @Test func aBadPointerStringNamesTheKey() throws {
+        let error = try #require(try Self.readError([#"{"_id":"a","_p_owner":"_User-u1"}"#]))
+        #expect(error.message.contains("Post.json:1"))
+        #expect(error.message.contains(#""<Class>$<objectId>""#))
+        #expect(error.path == [.key("_p_owner")])
+        let notString = try #require(try Self.readError([Self.good, Self.good, #"{"_id":"c","_p_owner":{"a":1}}"#]))
+        #expect(notString.location?.line == 3)
+    }
+
+    @Test func aBadDateNamesWhatWasExpected() throws {
+        let error = try #require(try Self.readError([#"{"_id":"a","when":{"$date":"yesterday"}}"#]))
+        #expect(error.message.contains("Post.json:1"))
+        #expect(error.message.contains("$date"))
+        #expect(error.path == [.key("when")])
+        let numberLong = try #require(try Self.readError([#"{"_id":"a","_created_at":{"$date":{"$numberLong":"12x"}}}"#]))
+        #expect(numberLong.path == [.key("_created_at")])
+        let extra = try #require(try Self.readError([#"{"_id":"a","n":{"$numberLong":"1","x":2}}"#]))
+        #expect(extra.message.contains("other keys"))
+    }
+
+    @Test func unknownInternalKeysAndBSONTypesAreRejected() throws {
+        let internalKey = try #require(try Self.readError([#"{"_id":"a","_secret":1}"#]))
+        #expect(internalKey.message.contains("_secret"))
+        let decimal = try #require(try Self.readError([#"{"_id":"a","d":{"$numberDecimal":"1.5"}}"#]))
+        #expect(decimal.message.contains("$numberDecimal"))
+        let uuid = try #require(try Self.readError([#"{"_id":"a","b":{"$binary":{"base64":"AAE=","subType":"04"}}}"#]))
+        #expect(uuid.message.contains("subtype"))
+    }
+
+    @Test func aLineLongerThanTheBoundFailsCleanly() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let long = #"{"_id":"b","s":""# + String(repeating: "x", count: 3 << 20) + #""}"#
+        try scratch.write("Post", [Self.good, long])
+        var options = MongoShapeStore.Options()
+        options.maxLineBytes = 1 << 20
+        let store = MongoShapeStore(directory: scratch.dump, options: options)
+        var seen = 0
+        let error = mongoError { try store.forEachObject(in: "Post") { _ in seen += 1 } }
+        #expect(seen == 1)
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.location?.line == 2)
+        // With room for it, the same file reads.
+        #expect(try MongoShapeStore(directory: scratch.dump).objects(in: "Post").count == 2)
+    }
+
+    @Test func unrepresentableValuesFailAtWriteNamingTheKey() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let store = MongoShapeStore(directory: scratch.dump)
+        try store.begin(schema: ParseSchema())
+        let far = try ParseObject(className: "Post", objectId: "p", fields: ["when": .date(Date(timeIntervalSince1970: 1e300))])
+        let error = mongoError { try store.write([far], className: "Post") }
+        #expect(error?.code == .unrepresentable)
+        #expect(error?.path == [.key("when")])
+        store.abort()
+        #expect(try scratch.siblings() == [])
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import Testing
+import ZIPFoundation
+import PFTestSupport
+
+/// A scratch directory removed when the test ends.
+final class Scratch {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("pfstores-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> URL { url.appendingPathComponent(name) }
+    /// Writes files into a new directory.
+    func directory(_ name: String, _ files: [String: String]) throws -> URL {
+        let dir = path(name)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (file, text) in files { try Data(text.utf8).write(to: dir.appendingPathComponent(file)) }
+        return dir
+    }
+}
+
+let realExport = Fixtures.real.appendingPathComponent("parse")
+
+@Suite struct ParseExportReadingTests {
+    @Test func realParseComExportReadsEveryClassAndTheJoinFile() throws {
+        let store = ParseExportStore(url: realExport)
+        #expect(try store.classNames() == ["Comment", "NameWord", "_Role"])
+        let comments = try store.objects(in: "Comment")
+        #expect(comments.count == 1)
+        #expect(comments.first?.fields["parentComment"] == .pointer(ParsePointer(className: "Comment", objectId: "null")))
+        #expect(comments.first?.fields["upvotes"] == .int(99_999_999))
+        let roles = try store.objects(in: "_Role")
+        #expect(roles.contains { $0.acl == ParseACL() && $0.fields["name"] == .string("banned") })
+        #expect(try store.objects(in: "NameWord").count > 100)
+        let users = ParseRelationKey(owningClass: "_Role", field: "users", targetClass: "_User")
+        #expect(try store.relations() == [users])
+        #expect(try store.joinRows(of: users).isEmpty)
+        let schema = try store.schema()
+        #expect(schema.classes["Comment"]?["by"] == ParseSchema.Field("Pointer", targetClass: "_User"))
+        #expect(schema.classes["Comment"]?["upvotes"] == ParseSchema.Field("Number"))
+        #expect(schema.classes["_Role"]?["users"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        // Every row equals what the whole-file reader makes of it.
+        for name in ["Comment", "NameWord", "_Role"] {
+            let whole = try ParseExport.objects(fromJSON: Data(contentsOf: realExport.appendingPathComponent(name + ".json")), className: name)
+            #expect(try store.objects(in: name) == whole)
+        }
+    }
+
+    @Test func realExportRoundTripsThroughMemoryADirectoryAndAZip() throws {
+        let scratch = try Scratch()
+        let source = ParseExportStore(url: realExport)
+        let memory = MemoryStore()
+        try StoreTransfer.copy(from: source, to: memory)
+        #expect(try StoreComparison.firstDifference(expected: source, actual: memory) == nil)
+        for name in ["copy", "copy.zip"] {
+            let out = ParseExportStore(url: scratch.path(name))
+            try StoreTransfer.copy(from: memory, to: out)
+            let back = ParseExportStore(url: scratch.path(name))
+            let diff = try StoreComparison.firstDifference(expected: source, actual: back)
+            #expect(diff == nil, "\(name): \(diff ?? "")")
+        }
+        // The zip is a zip of class files.
+        let archive = try Archive(url: scratch.path("copy.zip"), accessMode: .read)
+        #expect(Set(archive.map(\.path)) == ["Comment.json", "NameWord.json", "_Role.json", "_SCHEMA.json"])
+    }
+
+    @Test func bareArraysLookAlikeColonsAndEmptyFiles() throws {
+        let scratch = try Scratch()
+        let dir = try scratch.directory("export", [
+            "Tag.json": #"[{"objectId":"t1","name":"a"},{"objectId":"t2","name":"b","n":1.0}]"#,
+            "Article.json": #"{"results":[{"objectId":"a1","tags":{"__type":"Relation","className":"Tag"}}]}"#,
+            "_Join\u{A789}tags\u{A789}Article.json": #"[{"owningId":"a1","relatedId":"t1","objectId":"j1"},{"relatedId":"t2","owningId":"a1"}]"#,
+            "Empty.json": "",
+            "Blank.json": " \n",
+            "_User.json": #"[{"objectId":"u1","username":"ann","bcryptPassword":"$2a$10$abcdefghijklmnopqrstuv","authData":{"facebook":{"id":"1","access_token":"x"}}}]"#,
+        ])
+        let store = ParseExportStore(url: dir)
+        #expect(try store.classNames() == ["Article", "Blank", "Empty", "Tag", "_User"])
+        #expect(try store.objects(in: "Empty").isEmpty)
+        #expect(try store.objects(in: "Blank").isEmpty)
+        #expect(try store.objects(in: "Tag").map(\.objectId) == ["t1", "t2"])
+        #expect(try store.objects(in: "Tag").last?.fields["n"] == .double(1))
+        let key = ParseRelationKey(owningClass: "Article", field: "tags", targetClass: "Tag")
+        #expect(try store.relations() == [key])
+        #expect(try store.joinRows(of: key) == [ParseJoinRow(owningId: "a1", relatedId: "t1"), ParseJoinRow(owningId: "a1", relatedId: "t2")])
+        let user = try #require(try store.objects(in: "_User").first)
+        #expect(user.fields["bcryptPassword"] == .string("$2a$10$abcdefghijklmnopqrstuv"))
+        #expect(user.fields["authData"]?["facebook"]?["access_token"] == .string("x"))
+        // Written back: the join file gets Parse's colon name, empty classes a file each.
+        let out = scratch.path("out")
+        try StoreTransfer.copy(from: store, to: ParseExportStore(url: out))
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["Article.json", "Blank.json", "Empty.json", "Tag.json", "_Join:tags:Article.json", "_SCHEMA.json", "_User.json"])
+        #expect(try StoreComparison.firstDifference(expected: store, actual: ParseExportStore(url: out)) == nil)
+    }
+
+    @Test func inferredSchemaKeepsTheFirstTypeAndListsConflicts() throws {
+        let scratch = try Scratch()
+        let dir = try scratch.directory("export", [
+            "Item.json": #"[{"objectId":"a","v":"text","p":{"__type":"Pointer","className":"A","objectId":"x"},"z":null},{"objectId":"b","v":3,"p":{"__type":"Pointer","className":"B","objectId":"y"}},{"objectId":"c","v":2.5}]"#,
+        ])
+        let store = ParseExportStore(url: dir)
+        let fields = try #require(try store.schema().classes["Item"])
+        #expect(fields["v"] == ParseSchema.Field("String"))
+        #expect(fields["p"] == ParseSchema.Field("Pointer", targetClass: "A"))
+        #expect(fields["z"] == nil)
+        #expect(store.typeConflicts.map(\.description) == [
+            "Item.v: kept String (first seen); row 1 has Number", "Item.p: kept Pointer<A> (first seen); row 1 has Pointer<B>",
+        ])
+    }
+
+    @Test func schemaFileInEitherShapeIsUsed() throws {
+        let scratch = try Scratch()
+        let mongo = try scratch.directory("mongo", [
+            "_SCHEMA.json": #"[{"_id":"Post","_metadata":{},"title":"string","author":"*_User","likes":"relation<_User>"}]"#,
+            "Post.json": #"{"results":[]}"#,
+        ])
+        let fields = try #require(try ParseExportStore(url: mongo).schema().classes["Post"])
+        #expect(fields["author"] == ParseSchema.Field("Pointer", targetClass: "_User"))
+        #expect(fields["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(try ParseExportStore(url: mongo).relations() == [ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User")])
+        let rest = try scratch.directory("rest", [
+            "_SCHEMA.json": #"{"results":[{"className":"Post","fields":{"title":{"type":"String"}}}]}"#,
+            "Note.json": #"[{"objectId":"n","x":true}]"#,
+        ])
+        let schema = try ParseExportStore(url: rest).schema()
+        #expect(schema.classes["Post"]?["title"] == ParseSchema.Field("String"))
+        #expect(schema.classes["Note"]?["x"] == ParseSchema.Field("Boolean"), "classes the file does not name are inferred")
+        #expect(try ParseExportStore(url: rest).classNames() == ["Note", "Post"])
+    }
+}
+
+// MARK: - Property tests
+
+@Suite struct ParseExportPropertyTests {
+    @Test func generatedStoresRoundTripThroughADirectory() async {
+        await propertyCheck(count: 30, input: StoreGen.store(.parseExport)) { generated in
+            Self.roundTrip(generated, name: "export")
+        }
+    }
+
+    @Test func generatedStoresRoundTripThroughAZip() async {
+        await propertyCheck(count: 20, input: StoreGen.store(.parseExport)) { generated in
+            Self.roundTrip(generated, name: "export.zip")
+        }
+    }
+
+    static func roundTrip(_ generated: GeneratedStore, name: String) {
+        do {
+            let scratch = try Scratch()
+            let original = generated.memoryStore()
+            // Small chunks so rows are cut across chunk edges.
+            let options = ParseExportStore.Options(chunkSize: 61)
+            try StoreTransfer.copy(from: original, to: ParseExportStore(url: scratch.path(name), options: options))
+            let back = ParseExportStore(url: scratch.path(name), options: options)
+            let diff = try StoreComparison.firstDifference(expected: original, actual: back)
+            #expect(diff == nil, "\(diff ?? "")\n\(generated)")
+        } catch {
+            Issue.record("\(error)\n\(generated)")
+        }
+    }
+}
+
+// MARK: - Chunk edges, failures, atomic writes
+
+@Suite struct ParseExportStreamingTests {
+    /// A class file of a few MB whose strings are full of quotes, backslashes and brackets.
+    static func trickyClassFile(rows: Int) throws -> (Data, [ParseObject]) {
+        var objects: [ParseObject] = []
+        let pieces = ["\"", "\\", "]", "[", "}", "{", ",", "\\\"", "\"]}", "日本", "😀", "\n", "\\u0041", "\u{0}"]
+        for i in 0..<rows {
+            var text = ""
+            for k in 0..<(i % 23) { text += pieces[(i + k) % pieces.count] }
+            objects.append(try ParseObject(
+                className: "Tricky", objectId: "o\(i)", fields: [
+                    "text": .string(text), "list": .array([.string("]"), .object(["k}": .string("{[\"")]), .int(Int64(i))]),
+                    "n": i % 2 == 0 ? .int(Int64(i)) : .double(Double(i) + 0.5),
+                ]))
+        }
+        let data = try JSONWriter().write(ParseExport.document(objects, shape: .results))
+        return (data, objects)
+    }
+
+    @Test func tinyChunksCutRowsAtEveryBoundary() throws {
+        let scratch = try Scratch()
+        let (data, objects) = try Self.trickyClassFile(rows: 40_000)
+        #expect(data.count > 2_000_000)
+        let dir = scratch.path("export")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try data.write(to: dir.appendingPathComponent("Tricky.json"))
+        for chunkSize in [1, 4093] {
+            let store = ParseExportStore(url: dir, options: .init(chunkSize: chunkSize))
+            var index = 0
+            var mismatch: String?
+            try store.forEachObject(in: "Tricky") { object in
+                if mismatch == nil, index < objects.count, let diff = StoreComparison.difference(objects[index], object) {
+                    mismatch = "row \(index): \(diff)"
+                }
+                index += 1
+            }
+            #expect(index == objects.count, "chunk size \(chunkSize)")
+            #expect(mismatch == nil, "chunk size \(chunkSize): \(mismatch ?? "")")
+        }
+    }
+
+    @Test func everyCutOfASmallFileGivesTheSameRows() throws {
+        // Feed a small document split at every pair of positions.
+        let text = Data(#" {"results" : [ {"a":"x\"]}","b":[1,{"c":"\\"}]} , [] ,{"objectId":"q"} ] , "count":3 } "#.utf8)
+        let whole = try collect(text, cuts: [])
+        #expect(whole.count == 3)
+        for i in 0...text.count {
+            for j in i...text.count where j - i < 9 || j == text.count {
+                #expect(try collect(text, cuts: [i, j]) == whole, "cuts \(i), \(j)")
+            }
+        }
+    }
+
+    func collect(_ data: Data, cuts: [Int]) throws -> [String] {
+        var rows: [String] = []
+        var cutter = ParseExportRowCutter()
+        var start = 0
+        for cut in cuts + [data.count] {
+            try data[start..<cut].withUnsafeBytes { raw in
+                try cutter.feed(raw) { row throws(PFError) in rows.append("\(row.index)@\(row.offset):" + String(decoding: row.bytes, as: UTF8.self)) }
+            }
+            start = cut
+        }
+        try cutter.finish { row throws(PFError) in rows.append(String(decoding: row.bytes, as: UTF8.self)) }
+        return rows
+    }
+
+    @Test func malformedWrappersAreRefusedWithTheirOffset() {
+        for (text, offset) in [
+            (#"[{"a":1},,{"b":2}]"#, 9), (#"[{"a":1},]"#, 9), (#"[{"a":1} {"b":2}]"#, 9), (#"{"results":[{"a":1}]} x"#, 22),
+            (#"[{"a":1}"#, 8), (#"{"results":[{"a":1}], "results":[]}"#, 20),
+        ] {
+            var cutter = ParseExportRowCutter()
+            do {
+                try Data(text.utf8).withUnsafeBytes { raw in try cutter.feed(raw) { _ throws(PFError) in } }
+                try cutter.finish { _ throws(PFError) in }
+                Issue.record("accepted \(text)")
+            } catch let error as PFError {
+                #expect(error.location?.offset == offset, "\(text): \(error)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    @Test func aMalformedRowLateInAFileNamesFileRowAndOffsetAndLeavesNoDestination() throws {
+        let scratch = try Scratch()
+        var rows = (0..<500).map { #"{"objectId":"id\#($0)","n":\#($0)}"# }
+        rows[480] = #"{"objectId":"bad","n":tru}"#
+        let text = "{\"results\":[" + rows.joined(separator: ",") + "]}"
+        let dir = try scratch.directory("export", ["Item.json": text])
+        let source = ParseExportStore(url: dir, options: .init(chunkSize: 100))
+        let destination = scratch.path("out.zip")
+        do {
+            try StoreTransfer.copy(from: source, to: ParseExportStore(url: destination))
+            Issue.record("the copy succeeded")
+        } catch let error as PFError {
+            let rowOffset = text.utf8.count - text.split(separator: "tru}")[1].utf8.count - #"{"objectId":"bad","n":tru}"#.utf8.count
+            #expect(error.description.contains("Item.json: row 480"), "\(error)")
+            #expect(error.path?.description == "results[480]", "\(error)")
+            #expect((error.location?.offset ?? 0) > rowOffset, "\(error)")
+            #expect((error.location?.offset ?? 0) < rowOffset + 30, "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["export"], "no temporary sibling left")
+
+        // An existing destination stays as it was.
+        let existing = scratch.path("existing")
+        let memory = StoreGen.store(seed: 11).memoryStore()
+        try StoreTransfer.copy(from: memory, to: ParseExportStore(url: existing))
+        let before = try snapshot(existing)
+        #expect(throws: PFError.self) { try StoreTransfer.copy(from: source, to: ParseExportStore(url: existing)) }
+        #expect(try snapshot(existing) == before)
+    }
+
+    func snapshot(_ dir: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            out[name] = try Data(contentsOf: dir.appendingPathComponent(name))
+        }
+        return out
+    }
+
+    @Test func writingIntoAnExistingExportMergesByObjectId() throws {
+        let scratch = try Scratch()
+        let dir = try scratch.directory("export", [
+            "Item.json": #"{"results":[{"objectId":"a","v":1},{"objectId":"b","v":2}]}"#,
+            "Other.json": #"[{"objectId":"o","w":true}]"#,
+            "_Join:likes:Item.json": #"[{"owningId":"a","relatedId":"u1"}]"#,
+        ])
+        let store = ParseExportStore(url: dir)
+        try store.begin(schema: ParseSchema())
+        try store.write([try ParseObject(className: "Item", objectId: "b", fields: ["v": .int(20)]),
+                         try ParseObject(className: "Item", objectId: "c", fields: ["v": .int(3)]),
+                         try ParseObject(className: "Item", objectId: "c", fields: ["v": .int(30)])], className: "Item")
+        try store.write([ParseJoinRow(owningId: "a", relatedId: "u1"), ParseJoinRow(owningId: "b", relatedId: "u2")],
+                        relation: ParseRelationKey(owningClass: "Item", field: "likes"))
+        // Nothing visible before commit.
+        #expect(try ParseExportStore(url: dir).objects(in: "Item").count == 2)
+        try store.commit()
+        let back = ParseExportStore(url: dir)
+        let items = try back.objects(in: "Item")
+        #expect(Dictionary(uniqueKeysWithValues: items.map { ($0.objectId ?? "", $0.fields["v"]) }) == ["a": .int(1), "b": .int(20), "c": .int(30)])
+        #expect(try back.objects(in: "Other").count == 1)
+        #expect(Set(try back.joinRows(of: ParseRelationKey(owningClass: "Item", field: "likes"))) ==
+                [ParseJoinRow(owningId: "a", relatedId: "u1"), ParseJoinRow(owningId: "b", relatedId: "u2")])
+    }
+
+    @Test func beginCleansWhatAKilledRunLeft() throws {
+        let scratch = try Scratch()
+        let dest = scratch.path("export")
+        // A killed run: a half-written staging directory and temporary zip, and the previous
+        // export moved aside but not replaced.
+        let staging = scratch.path(".export.pfarchive-tmp")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        try Data("{\"results\":[{\"objectId\":".utf8).write(to: staging.appendingPathComponent("Item.json"))
+        try Data("PK".utf8).write(to: scratch.path(".export.pfarchive-tmp.zip"))
+        _ = try scratch.directory(".export.pfarchive-old", ["Item.json": #"[{"objectId":"a"}]"#])
+        let store = ParseExportStore(url: dest)
+        try store.begin(schema: ParseSchema())
+        try store.write([try ParseObject(className: "Item", objectId: "b", fields: [:])], className: "Item")
+        try store.commit()
+        #expect(try Set(ParseExportStore(url: dest).objects(in: "Item").compactMap(\.objectId)) == ["a", "b"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["export"])
+    }
+
+    @Test func abortLeavesNothing() throws {
+        let scratch = try Scratch()
+        let store = ParseExportStore(url: scratch.path("x.zip"))
+        try store.begin(schema: ParseSchema(["A": [:]]))
+        try store.write([try ParseObject(className: "A", objectId: "a", fields: [:])], className: "A")
+        store.abort()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test func zipBombsAreStopped() throws {
+        let scratch = try Scratch()
+        let zip = scratch.path("bomb.zip")
+        let archive = try Archive(url: zip, accessMode: .create)
+        let size = 8 << 20
+        try archive.addEntry(with: "Item.json", type: .file, uncompressedSize: Int64(size), compressionMethod: .deflate) { position, chunk in
+            Data(repeating: position == 0 ? 0x5B : 0x20, count: chunk)
+        }
+        var limits = PFLimits()
+        limits.maxCompressionRatio = 100
+        let store = ParseExportStore(url: zip, options: .init(limits: limits))
+        #expect { try store.objects(in: "Item") } throws: { error in
+            (error as? PFError)?.code == .limitExceeded && "\(error)".contains("maxCompressionRatio") && "\(error)".contains("Item.json")
+        }
+        limits = PFLimits()
+        limits.maxDecompressedBytes = 1 << 20
+        #expect { try ParseExportStore(url: zip, options: .init(limits: limits)).objects(in: "Item") } throws: { error in
+            "\(error)".contains("maxDecompressedBytes")
+        }
+    }
+}
