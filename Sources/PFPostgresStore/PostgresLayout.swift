@@ -200,6 +200,8 @@ struct ClassLayout {
                 fields[name] = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)
             }
         }
+        // parse-server's password column is the `bcryptPassword` field of a Parse export.
+        if isUser, doc["fields"]?[Self.passwordColumn] != nil { fields[Self.passwordField] = .init("String") }
         if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let kinds)? = note["numberKinds"] {
             for (name, value) in kinds {
                 if let s = value.stringValue, let kind = NumberKind(rawValue: s) { numberKinds[name] = kind }

@@ -370,6 +370,21 @@ struct PostgresStoreServerTests {
         }
     }
 
+    @Test func generatedStoresRoundTrip() async throws {
+        guard let server = TestServer.url else { return }
+        await propertyCheck(count: 15, input: StoreGen.store()) { generated in
+            let name = "pfa_gen_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try PostgresStore.createDatabase(named: name, serverURL: server)
+            defer { try? PostgresStore.dropDatabase(named: name, serverURL: server) }
+            let store = try PostgresStore.open(url: try PostgresURL(server).with(database: name).urlWithPassword, pageSize: 3)
+            defer { store.close() }
+            try copy(generated.memoryStore(), into: store, batch: 5)
+            let expected = try expectedStoreAfterPostgres(generated)
+            let difference = try StoreComparison.firstDifference(expected: expected, actual: store, schema: .covers)
+            #expect(difference == nil, "\(difference ?? "")\n\(generated)")
+        }
+    }
+
     @Test func randomObjectsRoundTrip() async throws {
         guard let server = TestServer.url else { return }
         await propertyCheck(count: 12, input: RandomParse.stores) { objects in

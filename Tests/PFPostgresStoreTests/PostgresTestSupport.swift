@@ -104,6 +104,58 @@ func expectedAfterPostgres(_ object: ParseObject, schema: ParseSchema) throws ->
         acl: acl, fields: fields)
 }
 
+/// A value as it comes back from a `jsonb` column: object keys in jsonb's order (shorter keys
+/// first, then bytewise), nested too.
+func jsonbOrdered(_ value: ParseValue) -> ParseValue {
+    switch value {
+    case .object(let d):
+        let keys = d.keys.sorted { a, b in
+            a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+        }
+        var out = OrderedDictionary<String, ParseValue>()
+        for key in keys { out[key] = d[key].map(jsonbOrdered) }
+        return .object(out)
+    case .array(let items): return .array(items.map(jsonbOrdered))
+    default: return value
+    }
+}
+
+/// What a whole generated store reads back as from PostgreSQL: every object through
+/// ``expectedAfterPostgres(_:schema:)``, JSON keys in jsonb's order, and top-level Numbers
+/// through the documented kind rule (a field that held both integers and doubles reads
+/// integral values within ±2^53 as integers; an integer beyond ±2^53 is rounded to a double).
+func expectedStoreAfterPostgres(_ generated: GeneratedStore) throws -> MemoryStore {
+    var kinds: [String: NumberKind] = [:]
+    for object in generated.objects {
+        for (key, value) in object.fields {
+            let kind: NumberKind
+            switch value {
+            case .int: kind = .integer
+            case .double: kind = .double
+            default: continue
+            }
+            kinds[object.className + "." + key] = kind.merged(with: kinds[object.className + "." + key])
+        }
+    }
+    var objects: [ParseObject] = []
+    for object in generated.objects {
+        let expected = try expectedAfterPostgres(object, schema: generated.schema)
+        var fields = OrderedDictionary<String, ParseValue>()
+        for (key, value) in expected.fields {
+            switch value {
+            case .int(let i): fields[key] = RowReader.number(Double(i), kind: kinds[object.className + "." + key])
+            case .double(let d): fields[key] = RowReader.number(d, kind: kinds[object.className + "." + key])
+            default: fields[key] = jsonbOrdered(value)
+            }
+        }
+        objects.append(
+            try ParseObject(
+                className: expected.className, objectId: expected.objectId, createdAt: expected.createdAt,
+                updatedAt: expected.updatedAt, acl: expected.acl, fields: fields))
+    }
+    return MemoryStore(objects: objects, joinRows: generated.joinRows, schema: generated.schema)
+}
+
 /// Values equal up to the order of JSON object keys (jsonb sorts them).
 func sameValue(_ a: ParseValue, _ b: ParseValue) -> Bool {
     switch (a, b) {
