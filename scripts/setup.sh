@@ -33,9 +33,11 @@ if [ "$want_python" = 1 ]; then
   if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
   fi
-  if ! .venv/bin/python -c 'import cbor2, bpylist2, nska_deserialize' >/dev/null 2>&1; then
+  # Reinstall whenever the pinned list changes (a stamp holds the list it was installed from).
+  if ! cmp -s scripts/python-peers.txt .venv/.python-peers.installed; then
     echo "setup: installing the Python peers into .venv"
     .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/python-peers.txt
+    cp scripts/python-peers.txt .venv/.python-peers.installed
   fi
 fi
 

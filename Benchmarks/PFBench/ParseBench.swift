@@ -9,6 +9,10 @@ enum ParseBench {
     static let objectCount = 100_000
 
     static func run(_ bench: inout Bench) {
+        if let spec = ProcessInfo.processInfo.environment["PFBENCH_PARSE_PROFILE"] {
+            profile(spec)
+            return
+        }
         guard let data = generate() else { return }
         let group = "parse"
         let adapter = ParseAdapter()
@@ -67,8 +71,46 @@ enum ParseBench {
         }
     }
 
+    /// For `valgrind --tool=callgrind`: `PFBENCH_PARSE_PROFILE=PATH:N:RUNS` generates an
+    /// N-object export and runs only one path RUNS times (`adapter`: models through
+    /// ParseAdapter, `rows`: ParseExport.forEachRow, `objects`: rows and
+    /// `ParseObject(rest:className:)` each, `foundation`: JSONDecoder), so instruction counts
+    /// of the paths compare directly (the generator runs in a child process, not traced; under
+    /// valgrind, which cannot spawn it, set `PFBENCH_PARSE_FILE` to a pre-generated export).
+    static func profile(_ spec: String) {
+        let parts = spec.split(separator: ":").map(String.init)
+        guard parts.count == 3, let n = Int(parts[1]), let runs = Int(parts[2]), n > 0,
+            ["adapter", "rows", "objects", "foundation"].contains(parts[0]),
+            // Under valgrind the generator cannot be spawned: PFBENCH_PARSE_FILE names an
+            // export made beforehand (`python3 Benchmarks/data/gen_parse_export.py N FILE`).
+            let data = ProcessInfo.processInfo.environment["PFBENCH_PARSE_FILE"].map({ try? Data(contentsOf: URL(fileURLWithPath: $0)) })
+                ?? generate(count: n)
+        else {
+            FileHandle.standardError.write(Data("PFBENCH_PARSE_PROFILE=adapter|rows|objects|foundation:N:RUNS\n".utf8))
+            exit(2)
+        }
+        let adapter = ParseAdapter()
+        for _ in 0..<runs {
+            var count = 0
+            switch parts[0] {
+            case "adapter": count = (try? adapter.decodeExport(BenchScore.self, fromJSON: data))?.count ?? -1
+            case "rows": try? ParseExport.forEachRow(inJSON: data) { _, _ in count += 1 }
+            case "objects":
+                try? ParseExport.forEachRow(inJSON: data) { row, _ throws(PFError) in
+                    _ = try ParseObject(rest: row, className: "GameScore")
+                    count += 1
+                }
+            default: count = (try? JSONDecoder().decode(FoundationExport.self, from: data))?.results.count ?? -1
+            }
+            guard count == n else {
+                FileHandle.standardError.write(Data("pfarchive-bench: \(parts[0]) read \(count) of \(n) objects\n".utf8))
+                exit(1)
+            }
+        }
+    }
+
     /// Writes the export into a temporary directory with the generator script.
-    static func generate() -> Data? {
+    static func generate(count: Int = objectCount) -> Data? {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let script = here.deletingLastPathComponent().appendingPathComponent("data/gen_parse_export.py")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfbench-parse-\(UUID().uuidString)")
@@ -78,7 +120,7 @@ enum ParseBench {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, String(objectCount), out.path]
+            process.arguments = ["python3", script.path, String(count), out.path]
             try process.run()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }

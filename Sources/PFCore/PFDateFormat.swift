@@ -39,7 +39,13 @@ public enum PFDateFormat {
     /// - Returns: the date, or `nil` when the text is not such a date or names an impossible
     ///   day or time.
     public static func parseISO8601(_ text: some StringProtocol) -> Date? {
-        let b = Array(text.utf8)
+        // Native strings lend their UTF-8 in place; others are copied once.
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ parseISO8601(utf8: $0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parseISO8601(utf8: $0) }
+    }
+
+    /// ``parseISO8601(_:)`` over UTF-8 bytes.
+    static func parseISO8601(utf8 b: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }

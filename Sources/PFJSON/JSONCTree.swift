@@ -24,11 +24,25 @@ struct JSONCTree {
         // Sizing the stack to the document's own depth (plus margin) matters: json-c callocs
         // the whole stack per tokener, and a large block there costs more than small parses.
         let depth = Int32(min(max(depthSeen, 0) + 2, JSONReader.maximumSupportedDepth + 1))
+        let tokener = try makeTokener(depth: depth, options: options)
+        defer { json_tokener_free(tokener) }
+        return try parse(bytes, from: start, with: tokener, scanner: scanner)
+    }
+
+    /// A tokener for `options` whose depth stack holds `depth` levels (the caller frees it).
+    static func makeTokener(depth: Int32, options: JSONReader.Options) throws(PFError) -> UnsafeMutablePointer<json_tokener> {
         guard let tokener = json_tokener_new_ex(depth) else {
             throw PFError(.io, format: JSONError.format, "json-c could not allocate a tokener")
         }
-        defer { json_tokener_free(tokener) }
         json_tokener_set_flags(tokener, options.mode == .strict ? JSON_TOKENER_STRICT : 0)
+        return tokener
+    }
+
+    /// Parses `bytes[start...]` with a tokener of the caller's (reset first, so one tokener
+    /// serves many documents; its flags stay as set).
+    static func parse(_ bytes: UnsafeRawBufferPointer, from start: Int, with tokener: UnsafeMutablePointer<json_tokener>,
+                      scanner: JSONScanner) throws(PFError) -> JSONCTree {
+        json_tokener_reset(tokener)
 
         let length = bytes.count - start
         guard let base = bytes.baseAddress, length > 0 else {

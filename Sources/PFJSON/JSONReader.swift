@@ -96,6 +96,11 @@ public struct JSONReader: Sendable {
     /// - Returns: the value tree.
     /// - Throws: ``PFError`` as ``read(_:)-(Data)`` does.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(PFError) -> PFValue {
+        try read(bytes, session: nil)
+    }
+
+    /// Reads one document, with a session's tokener and key cache when given.
+    func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
         let limits = options.limits
         guard bytes.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: JSONError.format, offset: 0)
@@ -112,10 +117,20 @@ public struct JSONReader: Sendable {
         guard scan.nulKeyEscapes.isEmpty else {
             return try readWithNULKeys(bytes, scan: scan, scanner: scanner)
         }
-        let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
-                                        depthSeen: scan.maxDepthSeen)
+        guard let session else {
+            let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
+                                           depthSeen: scan.maxDepthSeen)
+            defer { tree.release() }
+            var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil,
+                                              keyCache: JSONKeyCache(forInputOf: bytes.count))
+            return try converter.convertRoot(tree.root)
+        }
+        let tree = try JSONCTree.parse(bytes, from: scan.start, with: try session.tokener(), scanner: scanner)
         defer { tree.release() }
-        var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil)
+        // The session's cache moves into the walk and back (no copy), whatever happens.
+        var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil,
+                                          keyCache: session.takeKeyCache())
+        defer { session.keyCache = converter.keyCache }
         return try converter.convertRoot(tree.root)
     }
 
@@ -149,11 +164,82 @@ public struct JSONReader: Sendable {
                 let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
                                         depthSeen: scan.maxDepthSeen)
                 defer { tree.release() }
+                // A fresh cache: the stand-in differs between documents, so keys built with
+                // it must not outlive this one.
                 var converter = JSONTreeConverter(options: options, scan: scan, input: bytes,
-                                                  nulStandIn: Unicode.Scalar(standIn))
+                                                  nulStandIn: Unicode.Scalar(standIn),
+                                                  keyCache: JSONKeyCache(forInputOf: bytes.count))
                 return try converter.convertRoot(tree.root)
             }
         }
         return try result.get()
+    }
+}
+
+// MARK: - Sessions
+
+extension JSONReader {
+    /// A reader for many small documents in a row (the rows of a Parse export, lines of JSON
+    /// Lines): it keeps json-c's tokener and the cache of object keys between reads, so a
+    /// document pays neither for setting them up nor for rebuilding the keys the documents
+    /// before it already had. Results, errors and policies are exactly ``JSONReader``'s.
+    ///
+    /// ```swift
+    /// let session = JSONReader.Session()
+    /// for line in lines { values.append(try session.read(line)) }
+    /// ```
+    ///
+    /// A session is not `Sendable`: use one per thread (reads on one session must not overlap).
+    public final class Session {
+        /// The settings of every read.
+        public let reader: JSONReader
+        private var tokenerStorage: UnsafeMutablePointer<json_tokener>?
+        fileprivate var keyCache: JSONKeyCache
+
+        /// Makes a session.
+        /// - Parameter reader: the reader whose settings every read uses.
+        public init(reader: JSONReader = JSONReader()) {
+            self.reader = reader
+            self.keyCache = JSONKeyCache(bits: 8)
+        }
+
+        deinit {
+            if let tokenerStorage { json_tokener_free(tokenerStorage) }
+        }
+
+        /// Reads one JSON document, as ``JSONReader/read(_:)-(UnsafeRawBufferPointer)`` does.
+        /// - Parameter bytes: UTF-8 JSON text.
+        /// - Returns: the value tree.
+        /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does.
+        public func read(_ bytes: UnsafeRawBufferPointer) throws(PFError) -> PFValue {
+            try reader.read(bytes, session: self)
+        }
+
+        /// Reads one JSON document, as ``JSONReader/read(_:)-(Data)`` does.
+        /// - Parameter bytes: UTF-8 JSON text.
+        /// - Returns: the value tree.
+        /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does.
+        public func read(_ bytes: Data) throws(PFError) -> PFValue {
+            let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
+                Result { () throws(PFError) -> PFValue in try reader.read(buffer, session: self) }
+            }
+            return try result.get()
+        }
+
+        /// The session's tokener, made on first use with the deepest stack any read accepts
+        /// (the pre-scan enforces the configured depth before json-c runs).
+        fileprivate func tokener() throws(PFError) -> UnsafeMutablePointer<json_tokener> {
+            if let tokenerStorage { return tokenerStorage }
+            let made = try JSONCTree.makeTokener(depth: Int32(JSONReader.maximumSupportedDepth + 1), options: reader.options)
+            tokenerStorage = made
+            return made
+        }
+
+        /// Hands the key cache to a tree walk (which gives it back), leaving a placeholder.
+        fileprivate func takeKeyCache() -> JSONKeyCache {
+            var taken = JSONKeyCache.empty
+            swap(&taken, &keyCache)
+            return taken
+        }
     }
 }

@@ -26,21 +26,14 @@ struct JSONTreeConverter {
     /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
     let keysNeedUniquing: Bool
     private var objectIndex = 0
-    /// Recently built keys, direct-mapped by their bytes (see ``key(_:)``).
-    private var keyCache: [CachedKey] = Array(repeating: CachedKey(length: -1, head: 0, tail: 0, name: ""),
-                                              count: JSONTreeConverter.keyCacheSize)
-    private static let keyCacheSize = 256
+    /// Recently built keys, direct-mapped by their bytes (see ``key(_:)``). A
+    /// ``JSONReader/Session`` lends its cache for the walk and takes it back, so keys
+    /// repeated across documents are built once.
+    var keyCache: JSONKeyCache
 
-    /// A key of at most 16 bytes, identified exactly by its length and its first and last
-    /// eight bytes (which together cover every byte; shorter keys are zero-padded in `head`).
-    struct CachedKey {
-        var length: Int
-        var head: UInt64
-        var tail: UInt64
-        var name: String
-    }
-
-    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
+    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?,
+         keyCache: JSONKeyCache) {
+        self.keyCache = keyCache
         self.strict = options.mode == .strict
         self.rejectDuplicates = options.rejectDuplicateKeys
         self.typedValues = options.typedValues
@@ -128,11 +121,10 @@ struct JSONTreeConverter {
             for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
         }
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
-        let slot = Int(truncatingIfNeeded: mixed >> 56)  // 0…255, always inside keyCache
-        let cached = keyCache[slot]
-        if cached.length == length, cached.head == head, cached.tail == tail { return cached.name }
+        let slot = Int(truncatingIfNeeded: mixed >> keyCache.shift)  // < keyCache.entries.count
+        if let name = keyCache.lookup(slot, length: length, head: head, tail: tail) { return name }
         let name = makeKey(raw, length)
-        keyCache[slot] = CachedKey(length: length, head: head, tail: tail, name: name)
+        keyCache.store(slot, JSONKeyCache.Entry(length: length, head: head, tail: tail, name: name))
         return name
     }
 
@@ -206,5 +198,56 @@ struct JSONTreeConverter {
             .invalidValue,
             "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
             offset: offset, in: input, path: .root)
+    }
+}
+
+/// Recently built object keys of at most 16 bytes, direct-mapped by their bytes.
+///
+/// A key is identified exactly by its length and its first and last eight bytes (which
+/// together cover every byte; shorter keys are zero-padded in `head`). The table has a power
+/// of two of slots, indexed by the top bits of a mix of those words.
+struct JSONKeyCache {
+    struct Entry {
+        var length: Int
+        var head: UInt64
+        var tail: UInt64
+        var name: String
+    }
+
+    private(set) var entries: [Entry]
+    /// 64 minus log2 of the slot count: `mixed >> shift` is a slot.
+    let shift: UInt64
+
+    /// A placeholder without slots (never looked up).
+    static var empty: JSONKeyCache { JSONKeyCache(entries: [], shift: 63) }
+
+    private init(entries: [Entry], shift: UInt64) {
+        self.entries = entries
+        self.shift = shift
+    }
+
+    /// A cache of 2^`bits` slots (1…12).
+    init(bits: Int) {
+        let b = max(1, min(bits, 12))
+        entries = Array(repeating: Entry(length: -1, head: 0, tail: 0, name: ""), count: 1 << b)
+        shift = UInt64(64 - b)
+    }
+
+    /// A cache sized to a document: a row of a few hundred bytes holds a few dozen keys, and
+    /// filling and freeing 256 slots would cost it more than the keys themselves.
+    init(forInputOf count: Int) {
+        self.init(bits: count < 1024 ? 5 : count < 8192 ? 6 : 8)
+    }
+
+    @inline(__always)
+    func lookup(_ slot: Int, length: Int, head: UInt64, tail: UInt64) -> String? {
+        // `slot` comes from `mixed >> shift`, so it is below entries.count.
+        let cached = entries[slot]
+        return cached.length == length && cached.head == head && cached.tail == tail ? cached.name : nil
+    }
+
+    @inline(__always)
+    mutating func store(_ slot: Int, _ entry: Entry) {
+        entries[slot] = entry
     }
 }

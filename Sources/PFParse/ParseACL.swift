@@ -88,34 +88,35 @@ public struct ParseACL: Sendable, Equatable, Codable {
         try self.init(rest: rest, path: .root, context: .none)
     }
 
-    init(rest: PFValue, path: PFCodingPath, context: ParseContext) throws(PFError) {
+    init(rest: PFValue, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
         guard case .dictionary(let d) = rest else {
             throw ParseFailure.make(
                 .invalidACL, "ACL must be an object of {\"read\":true,\"write\":true} entries, not \(ParseFailure.describe(rest))",
-                path: path, context: context)
+                path: path(), context: context)
         }
         var entries = OrderedDictionary<String, Access>()
         for (key, value) in d {
-            let here = path.appending(key: key)
+            // Built only for errors (an allocation per entry otherwise).
+            func here() -> PFCodingPath { path().appending(key: key) }
             if key.isEmpty || key == "role:" {
-                throw ParseFailure.make(.invalidACL, "ACL key '\(key)' is empty; expected a user id, '*' or 'role:<Name>'", path: here, context: context)
+                throw ParseFailure.make(.invalidACL, "ACL key '\(key)' is empty; expected a user id, '*' or 'role:<Name>'", path: here(), context: context)
             }
             guard case .dictionary(let perms) = value else {
                 throw ParseFailure.make(
                     .invalidACL, "ACL entry '\(key)' must be an object such as {\"read\":true}, not \(ParseFailure.describe(value))",
-                    path: here, context: context)
+                    path: here(), context: context)
             }
             var access = Access()
             for (name, flag) in perms {
                 guard name == "read" || name == "write" else {
                     throw ParseFailure.make(
                         .invalidACL, "ACL entry '\(key)' has permission '\(name)'; expected only 'read' and 'write'",
-                        path: here.appending(key: name), context: context)
+                        path: here().appending(key: name), context: context)
                 }
                 guard case .bool(let b) = flag else {
                     throw ParseFailure.make(
                         .invalidACL, "ACL permission '\(name)' of '\(key)' must be a boolean, not \(ParseFailure.describe(flag))",
-                        path: here.appending(key: name), context: context)
+                        path: here().appending(key: name), context: context)
                 }
                 if name == "read" { access.read = b } else { access.write = b }
             }

@@ -89,7 +89,12 @@ public struct ParseAdapter: Sendable {
     /// - Returns: the model.
     /// - Throws: ``PFCore/PFError`` as ``decode(_:from:)``.
     public func decode<M: ParseModel>(_ type: M.Type, fromREST rest: PFValue) throws(PFError) -> M {
-        let impl = ParseDecoderImpl(value: rest, options: options, cache: cache, collect: false)
+        try decode(type, fromREST: rest, using: ParseDecoderImpl(value: rest, options: options, cache: cache, collect: false))
+    }
+
+    /// Decodes with a decoder that may have decoded other rows before (its key tables carry
+    /// over; its state is restored after each decode).
+    func decode<M: ParseModel>(_ type: M.Type, fromREST rest: PFValue, using impl: ParseDecoderImpl) throws(PFError) -> M {
         do {
             return try impl.unwrap(M.self, from: rest, at: .root, transformer: nil)
         } catch {

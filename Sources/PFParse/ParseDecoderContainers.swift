@@ -10,6 +10,19 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let path: PFCodingPath
     let level: ParseLevel
     let context: ParseContext
+    /// What each key resolves to, kept by the decoder per key type (see ``ParseKeyTable``).
+    let table: ParseKeyTable
+
+    init(impl: ParseDecoderImpl, dict: OrderedDictionary<String, PFValue>, path: PFCodingPath, level: ParseLevel,
+         context: ParseContext) {
+        self.impl = impl
+        self.dict = dict
+        self.path = path
+        self.level = level
+        self.context = context
+        self.table = impl.keyTable(for: Key.self, level: level)
+        table.restart()
+    }
 
     var codingPath: [any CodingKey] { path.codingKeys }
 
@@ -22,32 +35,30 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
     }
 
-    /// The wire value of a key (a default when missing or null), its mapping (to build its
-    /// path only when one is needed), and its property transformer.
-    func lookup(_ key: Key) throws(PFError) -> (value: PFValue?, mapping: ParseKeyMap.Mapping, transformer: ParseTransformer?) {
+    /// The wire value of a key (a default when missing or null) and the key's entry in the
+    /// table (valid until the next lookup in the same table).
+    func lookup(_ key: Key) throws(PFError) -> (value: PFValue?, entry: Int) {
         let name = key.stringValue
-        switch level {
-        case .plain:
-            let k = impl.options.keyStrategy == .convertToSnakeCase ? ParseKeyMap.snakeCase(name) : name
-            return (dict[k], .key(k), nil)
-        case .model(let info, let stub):
-            let mapping = info.mapping(for: name)
-            if let stub, mapping != .excluded, mapping != .key("objectId"), mapping != .key("className") {
-                throw ParseFailure.plain(
-                    .usage,
-                    "the Pointer to \(stub) is a stub without data, so '\(name)' cannot be read; fetch the object, read it with `include`, or declare the property as ParsePointer or ParseReference",
-                    path: path, context: context)
-            }
-            var value: PFValue?
-            if case .key(let k) = mapping {
-                // The common case, without building a path.
-                value = dict[k]
-            } else {
-                value = try mapping.lookup(in: dict, at: path).0
-            }
-            if value == nil || value == .null, let fallback = info.defaults[name] { value = fallback }
-            return (value, mapping, info.transformers.isEmpty ? nil : info.transformers.byProperty[name])
+        let e = table.index(of: name)
+        if case .model(_, let stub?) = level, !table.entries[e].readableThroughStub {
+            throw ParseFailure.plain(
+                .usage,
+                "the Pointer to \(stub) is a stub without data, so '\(name)' cannot be read; fetch the object, read it with `include`, or declare the property as ParsePointer or ParseReference",
+                path: path, context: context)
         }
+        var value: PFValue?
+        if table.entries[e].wireKey != nil {
+            // The common case: one key, usually at the same position as in the last object.
+            value = table.value(e, in: dict)
+        } else {
+            value = try table.entries[e].mapping.lookup(in: dict, at: path).0
+        }
+        switch value {
+        case nil, .null?:
+            if let fallback = table.entries[e].fallback { value = fallback }
+        default: break
+        }
+        return (value, e)
     }
 
     /// The coding path of a mapped key (built only for errors and nested values).
@@ -70,19 +81,24 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        let found = try lookup(key)
-        return found.value == nil || found.value == .null
+        switch try lookup(key).value {
+        case nil, .null?: return true
+        default: return false
+        }
     }
 
     func require(_ key: Key) throws -> (PFValue, PFCodingPath, ParseTransformer?) {
         let found = try lookup(key)
-        guard let value = found.value else {
-            throw ParseFailure.plain(
-                .invalidValue,
-                "missing key for property '\(key.stringValue)'; give it a default in parseDefaults or make it optional",
-                path: path(of: found.mapping), context: context)
-        }
-        return (value, path(of: found.mapping), found.transformer)
+        let entry = table.entries[found.entry]
+        guard let value = found.value else { throw missing(key, entry.mapping) }
+        return (value, path(of: entry.mapping), entry.transformer)
+    }
+
+    func missing(_ key: Key, _ mapping: ParseKeyMap.Mapping) -> PFError {
+        ParseFailure.plain(
+            .invalidValue,
+            "missing key for property '\(key.stringValue)'; give it a default in parseDefaults or make it optional",
+            path: path(of: mapping), context: context)
     }
 
     /// Decodes one property; in collecting mode a failure is recorded and a placeholder value
@@ -90,23 +106,40 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeValue<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
         do {
             let found = try lookup(key)
-            if found.transformer == nil, let value = found.value {
-                // Fast paths for scalars: no transformer, no path, no container switch.
-                switch value {
-                case .string(let s): if let r = s as? T { return r }
-                case .int(let i): if T.self == Int.self, let x = Int(exactly: i), let r = x as? T { return r }
-                    if T.self == Double.self, let r = Double(i) as? T { return r }
-                case .bool(let b): if let r = b as? T { return r }
-                case .double(let d): if let r = d as? T { return r }
-                default: break
-                }
+            let transformer = table.entries[found.entry].transformer
+            let mapping = table.entries[found.entry].mapping
+            guard let value = found.value else { throw missing(key, mapping) }
+            if transformer != nil {
+                return try impl.unwrap(T.self, from: value, at: path(of: mapping), transformer: transformer)
             }
-            let (value, at, transformer) = try require(key)
-            return try impl.unwrap(T.self, from: value, at: at, transformer: transformer)
+            // Scalars: no transformer, no path, no container switch.
+            return try ParseScalars.read(T.self, value) {
+                try impl.unwrap(T.self, from: value, at: path(of: mapping), transformer: nil)
+            }
         } catch {
             guard impl.record(error) else { throw error }
             return try T(from: ParsePlaceholderDecoder())
         }
+    }
+
+    /// `contains`, `decodeNil` and `decode` in one lookup (the protocol's default takes three).
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        if case .model(_, _?) = level {
+            // A stub: the default's order of checks gives its error.
+            guard contains(key), try !decodeNil(forKey: key) else { return nil }
+            return try decodeValue(T.self, key)
+        }
+        let found: (value: PFValue?, entry: Int)
+        do {
+            found = try lookup(key)
+        } catch {
+            return nil  // as `contains`, which answers false when the lookup fails
+        }
+        switch found.value {
+        case nil, .null?: return nil
+        default: break
+        }
+        return try decodeValue(T.self, key)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeValue(type, key) }
@@ -145,7 +178,8 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         let found = try lookup(key)
-        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .null, path: path(of: found.mapping))
+        let at = path(of: table.entries[found.entry].mapping)
+        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .null, path: at)
     }
 }
 
@@ -179,13 +213,22 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= items.count }
 
     mutating func next() throws -> (PFValue, PFCodingPath) {
+        let (value, at) = try nextLazily()
+        return (value, at())
+    }
+
+    /// The next element and a function that builds its path (only nested values and errors
+    /// need one).
+    mutating func nextLazily() throws -> (PFValue, () -> PFCodingPath) {
         guard currentIndex < items.count else {
             throw ParseFailure.plain(
                 .invalidValue, "the array has only \(items.count) elements", path: path.appending(index: currentIndex),
                 context: impl.context)
         }
-        defer { currentIndex += 1 }
-        return (items[currentIndex], path.appending(index: currentIndex))
+        let index = currentIndex
+        let base = path
+        currentIndex += 1
+        return (items[index], { base.appending(index: index) })
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -198,16 +241,13 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if currentIndex < items.count {
-            switch items[currentIndex] {
-            case .string(let s): if let r = s as? T { currentIndex += 1; return r }
-            case .int(let i): if T.self == Int.self, let x = Int(exactly: i), let r = x as? T { currentIndex += 1; return r }
-            default: break
-            }
-        }
-        let (value, at) = try next()
+        let (value, at) = try nextLazily()
         do {
-            return try impl.unwrap(T.self, from: value, at: at, transformer: nil)
+            // Strings and integers only, as before: a type transformer for Bool or Double
+            // still applies to array elements.
+            return try ParseScalars.read(T.self, value, stringsAndIntegersOnly: true) {
+                try impl.unwrap(T.self, from: value, at: at(), transformer: nil)
+            }
         } catch {
             guard impl.record(error) else { throw error }
             return try T(from: ParsePlaceholderDecoder())
@@ -231,5 +271,128 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder {
         let (value, at) = try next()
         return ParseDecoderImpl.detached(from: impl, value: value, path: at)
+    }
+}
+
+// MARK: - Key tables
+
+/// What the keys of one `CodingKey` type resolve to at one level (a model's key map,
+/// defaults and transformers, or the plain strategy), kept by the decoder for as long as it
+/// lives (a whole export with ``ParseAdapter/decodeExport(_:fromJSON:limits:)``).
+///
+/// Synthesized `init(from:)` asks for keys in the same order every time, so a cursor finds a
+/// key's entry with one string comparison; each entry remembers where its wire key sat in the
+/// last dictionary, which rows of one export share, so finding the value needs no hashing.
+/// Both are guesses checked before use: other orders and shapes only take the slower path.
+final class ParseKeyTable {
+    struct Entry {
+        /// The key's `stringValue` (a property name).
+        let name: String
+        let mapping: ParseKeyMap.Mapping
+        /// The single wire key of a `.key` mapping.
+        let wireKey: String?
+        let fallback: PFValue?
+        let transformer: ParseTransformer?
+        /// Whether the property may be read from a Pointer stub (`objectId`, `className`,
+        /// excluded properties).
+        let readableThroughStub: Bool
+        /// Where `wireKey` was found in the last dictionary.
+        var slot: Int
+    }
+
+    /// At most this many entries: key types with data-derived keys (dictionaries decoded
+    /// through `Codable`) start over rather than grow.
+    static let capacity = 48
+
+    let info: ParseModelInfo?
+    let strategy: ParseKeyMap.KeyStrategy
+    private(set) var entries: [Entry] = []
+    private var cursor = 0
+
+    init(info: ParseModelInfo?, strategy: ParseKeyMap.KeyStrategy) {
+        self.info = info
+        self.strategy = strategy
+    }
+
+    /// A new container starts at the first key.
+    @inline(__always)
+    func restart() { cursor = 0 }
+
+    /// The entry of a key, resolved on first use.
+    @inline(__always)
+    func index(of name: String) -> Int {
+        let c = cursor
+        if c < entries.count, entries[c].name == name {
+            cursor = c + 1
+            return c
+        }
+        // The same key again (`contains`, then `decode`).
+        if c > 0, c <= entries.count, entries[c - 1].name == name { return c - 1 }
+        return slowIndex(of: name)
+    }
+
+    private func slowIndex(of name: String) -> Int {
+        if let found = entries.firstIndex(where: { $0.name == name }) {
+            cursor = found + 1
+            return found
+        }
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries.append(resolve(name))
+        cursor = entries.count
+        return entries.count - 1
+    }
+
+    private func resolve(_ name: String) -> Entry {
+        guard let info else {
+            let k = strategy == .convertToSnakeCase ? ParseKeyMap.snakeCase(name) : name
+            return Entry(name: name, mapping: .key(k), wireKey: k, fallback: nil, transformer: nil,
+                         readableThroughStub: true, slot: 0)
+        }
+        let mapping = info.mapping(for: name)
+        var wireKey: String?
+        if case .key(let k) = mapping { wireKey = k }
+        let stubReadable = mapping == .excluded || mapping == .key("objectId") || mapping == .key("className")
+        return Entry(name: name, mapping: mapping, wireKey: wireKey, fallback: info.defaults[name],
+                     transformer: info.transformers.isEmpty ? nil : info.transformers.byProperty[name],
+                     readableThroughStub: stubReadable, slot: 0)
+    }
+
+    /// The value of entry `e`'s wire key in `dict`: at the remembered position when the key
+    /// is still there, else by hashing (and the position is remembered).
+    @inline(__always)
+    func value(_ e: Int, in dict: OrderedDictionary<String, PFValue>) -> PFValue? {
+        guard let k = entries[e].wireKey else { return nil }
+        let slot = entries[e].slot
+        if slot < dict.count, dict.keys[slot] == k { return dict.values[slot] }
+        guard let found = dict.index(forKey: k) else { return nil }
+        entries[e].slot = found
+        return dict.values[found]
+    }
+}
+
+// MARK: - Scalars without casts
+
+/// Reads `String`, `Int`, `Double` and `Bool` straight out of a value, comparing metatypes
+/// instead of casting (a cast to a generic type, or an `Optional<T>` result, costs runtime
+/// calls and metadata lookups in unspecialized code).
+enum ParseScalars {
+    /// The scalar in `value` when `T` is its type, else what `otherwise` gives.
+    @inline(__always)
+    static func read<T>(_ type: T.Type, _ value: PFValue, stringsAndIntegersOnly: Bool = false,
+                        otherwise: () throws -> T) rethrows -> T {
+        switch value {
+        case .string(let s):
+            // Each unsafeBitCast is exact: T is the payload's type.
+            if T.self == String.self { return unsafeBitCast(s, to: T.self) }
+        case .int(let i):
+            if T.self == Int.self, let x = Int(exactly: i) { return unsafeBitCast(x, to: T.self) }
+            if !stringsAndIntegersOnly, T.self == Double.self { return unsafeBitCast(Double(i), to: T.self) }
+        case .bool(let b):
+            if !stringsAndIntegersOnly, T.self == Bool.self { return unsafeBitCast(b, to: T.self) }
+        case .double(let d):
+            if !stringsAndIntegersOnly, T.self == Double.self { return unsafeBitCast(d, to: T.self) }
+        default: break
+        }
+        return try otherwise()
     }
 }

@@ -46,6 +46,9 @@ final class ParseDecoderImpl: Decoder {
     let cache: ParseModelCache
     /// Set when failures are collected instead of thrown.
     var issues: [ParseIssue]?
+    /// Key tables of plain structs by `CodingKey` type, and of models by model info.
+    private var plainTables: [ObjectIdentifier: ParseKeyTable] = [:]
+    private var modelTables: [ObjectIdentifier: ParseKeyTable] = [:]
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var codingPath: [any CodingKey] { path.codingKeys }
@@ -62,6 +65,24 @@ final class ParseDecoderImpl: Decoder {
     }
 
     // MARK: - Containers
+
+    /// The key table of a `CodingKey` type at a level, made on first use and kept while this
+    /// decoder lives.
+    func keyTable<Key: CodingKey>(for type: Key.Type, level: ParseLevel) -> ParseKeyTable {
+        let id = ObjectIdentifier(Key.self)
+        switch level {
+        case .plain:
+            if let table = plainTables[id] { return table }
+            let made = ParseKeyTable(info: nil, strategy: options.keyStrategy)
+            plainTables[id] = made
+            return made
+        case .model(let info, _):
+            if let table = modelTables[id], table.info === info { return table }
+            let made = ParseKeyTable(info: info, strategy: info.strategy)
+            modelTables[id] = made
+            return made
+        }
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .dictionary(let d) = value else {
@@ -98,13 +119,20 @@ final class ParseDecoderImpl: Decoder {
                 throw error.at(at.keyPath).withContext(context)
             }
         }
-        if let special = try decodeSpecial(T.self, input, at) { return special }
+        if ParseSpecialType.isSpecial(T.self) {
+            if let special = try decodeSpecial(T.self, input, at) { return special }
+        } else if typeTransformers.isEmpty, ParseScalarArrays.handles(T.self),
+            let array = ParseScalarArrays.read(T.self, input) {
+            return array
+        }
         var newLevel = ParseLevel.plain
         var newContext = context
         var newTransformers = typeTransformers
         var modelInfo: ParseModelInfo?
-        if let modelType = T.self as? any ParseModel.Type {
-            let info = cache.info(modelType)
+        var modelType: (any ParseModel.Type)?
+        if let type = T.self as? any ParseModel.Type {
+            modelType = type
+            let info = cache.info(type)
             modelInfo = info
             guard case .dictionary(let d) = input else { throw mismatch("a \(info.className) object", input, at) }
             var stub: ParsePointer?
@@ -135,10 +163,22 @@ final class ParseDecoderImpl: Decoder {
         typeTransformers = newTransformers
         defer { (value, path, level, context, typeTransformers) = saved }
         let result = try T(from: self)
-        if let info = modelInfo, let model = result as? any ParseModel, case .dictionary(let d) = input {
-            try validate(model, info: info, dict: d)
+        if let info = modelInfo, let modelType, case .dictionary(let d) = input {
+            try validateDecoded(result, as: modelType, info: info, dict: d)
         }
         return result
+    }
+
+    /// Validates a decoded model whose type `T` is the model type `M`, without boxing it in an
+    /// existential (a copy of the whole model on the heap).
+    private func validateDecoded<T, M: ParseModel>(_ result: T, as type: M.Type, info: ParseModelInfo,
+                                                   dict: OrderedDictionary<String, PFValue>) throws {
+        guard T.self == M.self else { return }
+        try withUnsafePointer(to: result) { pointer throws in
+            try pointer.withMemoryRebound(to: M.self, capacity: 1) { model throws in
+                try validate(model.pointee, info: info, dict: dict)
+            }
+        }
     }
 
     /// Parse's own types, dates, data, URLs and UUIDs, read without going through `init(from:)`.
@@ -200,7 +240,7 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Validation
 
-    func validate(_ model: any ParseModel, info: ParseModelInfo, dict: OrderedDictionary<String, PFValue>) throws {
+    func validate<M: ParseModel>(_ model: M, info: ParseModelInfo, dict: OrderedDictionary<String, PFValue>) throws {
         var found: [ParseIssue] = []
         func issue(_ property: String, _ message: String, code: ParseErrorCode = .validationError) {
             let mapping = info.mapping(for: property)
@@ -209,7 +249,7 @@ final class ParseDecoderImpl: Decoder {
                 ParseIssue(code: code, className: context.className, objectId: context.objectId, path: keyPath,
                            message: "'\(property)' \(message)"))
         }
-        for (property, validators) in info.validators.sorted(by: { $0.key < $1.key }) {
+        for (property, validators) in info.sortedValidators {
             let mapping = info.mapping(for: property)
             var wire = try mapping.lookup(in: dict, at: path).0
             if wire == nil || wire == .null, let fallback = info.defaults[property] { wire = fallback }
@@ -301,5 +341,77 @@ extension ParseDecoderImpl: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // A wrapper decoding its wrapped value: the same value, through the same rules.
         try unwrap(T.self, from: value, at: path, transformer: nil)
+    }
+}
+
+// MARK: - Fast type checks
+
+/// The types ``ParseDecoderImpl/decodeSpecial(_:_:_:)`` reads itself, checked by metatype
+/// comparisons before it is called (its `Optional<T>` result costs metadata lookups in
+/// unspecialized code, for every nested struct and array otherwise).
+enum ParseSpecialType {
+    @inline(__always)
+    static func isSpecial<T>(_ type: T.Type) -> Bool {
+        T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == UUID.self
+            || T.self == PFValue.self || T.self == ParseValue.self || T.self == ParseACL.self
+            || T.self == ParsePointer.self || T.self == ParseFile.self || T.self == ParseGeoPoint.self
+            || T.self == ParsePolygon.self || T.self == ParseObject.self
+    }
+}
+
+/// Arrays of strings, integers, doubles and booleans read in one loop instead of through
+/// `Array.init(from:)` and an unkeyed container (one generic call per element).
+enum ParseScalarArrays {
+    /// Whether `T` is one of the array types ``read(_:_:)`` builds.
+    @inline(__always)
+    static func handles<T>(_ type: T.Type) -> Bool {
+        T.self == [String].self || T.self == [Int].self || T.self == [Double].self || T.self == [Bool].self
+    }
+
+    /// The array, or `nil` when `T` is not such an array type, the value is not an array, or
+    /// an element does not fit (the general path then reports it with its index). Used only
+    /// without type transformers, which the general path applies to each element.
+    static func read<T>(_ type: T.Type, _ value: PFValue) -> T? {
+        guard case .array(let items) = value else { return nil }
+        if T.self == [String].self {
+            var out: [String] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                guard case .string(let s) = item else { return nil }
+                out.append(s)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Int].self {
+            var out: [Int] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                guard case .int(let i) = item, let x = Int(exactly: i) else { return nil }
+                out.append(x)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Double].self {
+            var out: [Double] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                switch item {
+                case .double(let d): out.append(d)
+                case .int(let i): out.append(Double(i))
+                default: return nil
+                }
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Bool].self {
+            var out: [Bool] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                guard case .bool(let b) = item else { return nil }
+                out.append(b)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        return nil
     }
 }

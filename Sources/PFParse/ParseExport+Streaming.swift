@@ -32,6 +32,8 @@ extension ParseExport {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: ParseFailure.format)
         }
         let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
+        // Rows share one tokener and one key cache: every row repeats the same keys.
+        let session = JSONReader.Session(reader: reader)
         let result: Result<Void, PFError> = bytes.withUnsafeBytes { raw in
             Result { () throws(PFError) in
                 var scanner = RowScanner(bytes: raw)
@@ -46,7 +48,7 @@ extension ParseExport {
                 while let range = try scanner.nextRow() {
                     let row: PFValue
                     do throws(PFError) {
-                        row = try reader.read(UnsafeRawBufferPointer(rebasing: raw[range]))
+                        row = try session.read(UnsafeRawBufferPointer(rebasing: raw[range]))
                     } catch {
                         throw error.prefixed(by: rowPath(index, shape: shape))
                     }
@@ -134,17 +136,12 @@ struct RowScanner {
         rowsRead += 1
         let start = i
         var depth = 0
-        var inString = false
         while i < bytes.count {
             let c = bytes[i]
-            if inString {
-                if c == UInt8(ascii: "\\") { i += 2; continue }
-                if c == UInt8(ascii: "\"") { inString = false }
-                i += 1
-                continue
-            }
             switch c {
-            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "\""):
+                i = try endOfString(after: i + 1)
+                continue
             case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if depth == 0 { return start..<i }
@@ -161,6 +158,38 @@ struct RowScanner {
             i += 1
         }
         throw malformed("the file ends inside a row")
+    }
+
+    /// The offset just past the closing quote of a string whose contents start at `from`.
+    /// Plain bytes are skipped eight at a time: a word is searched for `"` and `\\` at once.
+    func endOfString(after from: Int) throws(PFError) -> Int {
+        guard let base = bytes.baseAddress else { throw malformed("the file ends inside a row") }
+        let n = bytes.count
+        var j = from
+        while true {
+            while j + 8 <= n {
+                // Byte k of the word is at bits 8k…8k+7 on any platform.
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                let quotes = word ^ 0x2222_2222_2222_2222
+                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let found = ((quotes &- 0x0101_0101_0101_0101) & ~quotes | (slashes &- 0x0101_0101_0101_0101) & ~slashes)
+                    & 0x8080_8080_8080_8080
+                if found != 0 {
+                    // The lowest flagged byte is a real match (borrows only run upward).
+                    j += found.trailingZeroBitCount >> 3
+                    break
+                }
+                j += 8
+            }
+            guard j < n else { break }
+            let c = base.load(fromByteOffset: j, as: UInt8.self)
+            if c == UInt8(ascii: "\"") { return j + 1 }
+            // A backslash escapes the next byte.
+            j += c == UInt8(ascii: "\\") ? 2 : 1
+        }
+        // Past the end: the row is unterminated (i stays at the row for the message).
+        throw PFError(.syntax, format: ParseFailure.format, "the file ends inside a row (\(ParseErrorCode.invalidJSON))",
+                      location: PFError.Location(offset: n))
     }
 
     /// Checks what follows the rows: for a results wrapper, `}` or further members (a REST
@@ -203,9 +232,11 @@ extension ParseAdapter {
     ///   (`results[3].score`, `[3].score` for a bare array).
     public func decodeExport<M: ParseModel>(_ type: M.Type, fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> [M] {
         var models: [M] = []
+        // One decoder for every row, so what it resolved about the model's keys carries over.
+        let impl = ParseDecoderImpl(value: .null, options: options, cache: cache, collect: false)
         try ParseExport.forEachRow(inJSON: bytes, limits: limits) { row, index, shape throws(PFError) in
             do throws(PFError) {
-                models.append(try decode(M.self, fromREST: row))
+                models.append(try decode(M.self, fromREST: row, using: impl))
             } catch {
                 throw error.prefixed(by: ParseExport.rowPath(index, shape: shape))
             }

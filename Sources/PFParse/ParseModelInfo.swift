@@ -9,6 +9,8 @@ final class ParseModelInfo: @unchecked Sendable {
     let transformers: ParseTransformers
     let defaults: [String: PFValue]
     let validators: [String: [ParsePropertyValidator]]
+    /// The validators in property-name order (the order failures are reported in).
+    let sortedValidators: [(key: String, value: [ParsePropertyValidator])]
     let strategy: ParseKeyMap.KeyStrategy
     /// Key → property, for `allKeys` (explicit single-key mappings only).
     let propertyByKey: [String: String]
@@ -22,6 +24,7 @@ final class ParseModelInfo: @unchecked Sendable {
         transformers = type.parseTransformers
         defaults = type.parseDefaults
         validators = type.parseValidators
+        sortedValidators = validators.sorted(by: { $0.key < $1.key })
         strategy = keyMap.strategy ?? adapterStrategy
         var byKey: [String: String] = [:]
         for (property, mapping) in keyMap.mappings {

@@ -54,7 +54,8 @@ extension ParseObject {
         self.isDataAvailable = true
         self.fields.reserveCapacity(d.count)
         for (key, value) in d {
-            let here = path.appending(key: key)
+            // Built only for errors (an allocation per field otherwise).
+            func here() -> PFCodingPath { path.appending(key: key) }
             switch key {
             case "__type", "className":
                 continue
@@ -63,38 +64,38 @@ extension ParseObject {
                 case .string(let s): objectId = s
                 case .null: objectId = nil
                 default:
-                    throw ParseFailure.make(.incorrectType, "objectId must be a string, not \(ParseFailure.describe(value))", path: here, context: context)
+                    throw ParseFailure.make(.incorrectType, "objectId must be a string, not \(ParseFailure.describe(value))", path: here(), context: context)
                 }
             case "createdAt", "updatedAt":
-                let date = try ParseObject.timestamp(value, key: key, path: here, context: context)
+                let date = try ParseObject.timestamp(value, key: key, path: here(), context: context)
                 if key == "createdAt" { createdAt = date } else { updatedAt = date }
             case "ACL":
-                acl = try ParseACL(rest: value, path: here, context: context)
+                acl = try ParseACL(rest: value, path: here(), context: context)
             default:
                 if let problem = ParseRules.fieldNameProblem(key, className: className) {
-                    throw ParseFailure.make(.invalidFieldName, problem, path: here, context: context)
+                    throw ParseFailure.make(.invalidFieldName, problem, path: here(), context: context)
                 }
-                fields[key] = try ParseValue.decode(value, path: here, context: context)
+                fields[key] = try ParseValue.decode(value, path: here(), context: context)
             }
         }
         aclChanged = false
         sourceKeyOrder = Array(d.keys)
     }
 
-    static func timestamp(_ value: PFValue, key: String, path: PFCodingPath, context: ParseContext) throws(PFError) -> Date? {
+    static func timestamp(_ value: PFValue, key: String, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> Date? {
         switch value {
         case .null: return nil
         case .date(let d): return ParseDate.rounded(d)
         case .string(let s):
             if let d = ParseDate.date(from: s) { return d }
         case .dictionary:
-            if case .date(let d) = try ParseValue.decode(value, path: path, context: context) { return d }
+            if case .date(let d) = try ParseValue.decode(value, path: path(), context: context) { return d }
         default: break
         }
         throw ParseFailure.make(
             .incorrectType,
             "\(key) must be an ISO 8601 date such as \"2015-05-19T00:53:50.112Z\", not \(ParseFailure.describe(value))",
-            path: path, context: context)
+            path: path(), context: context)
     }
 }
 

@@ -28,38 +28,39 @@ extension ParseValue {
         self = try ParseValue.decode(rest, path: .root, context: .none)
     }
 
-    static func decode(_ value: PFValue, path: PFCodingPath, context: ParseContext) throws(PFError) -> ParseValue {
+    /// The path is built only when an error needs it (an allocation per member otherwise).
+    static func decode(_ value: PFValue, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> ParseValue {
         switch value {
         case .null: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .uint(let u):
             throw ParseFailure.make(
-                .incorrectType, "the integer \(u) is beyond Parse's 64-bit numbers", path: path, context: context)
+                .incorrectType, "the integer \(u) is beyond Parse's 64-bit numbers", path: path(), context: context)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .date(let d): return .date(ParseDate.rounded(d))
         case .data(let d): return .bytes(d)
         case .uid:
-            throw ParseFailure.make(.incorrectType, "a keyed-archive UID is not a Parse value", path: path, context: context)
+            throw ParseFailure.make(.incorrectType, "a keyed-archive UID is not a Parse value", path: path(), context: context)
         case .array(let items):
             var out: [ParseValue] = []
             out.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
-                out.append(try decode(item, path: path.appending(index: i), context: context))
+                out.append(try decode(item, path: path().appending(index: i), context: context))
             }
             return .array(out)
         case .dictionary(let d):
             if case .string(let type)? = d["__type"] {
-                if let typed = try decodeTyped(type, d, path: path, context: context) { return typed }
+                if let typed = try decodeTyped(type, d, path: path(), context: context) { return typed }
             }
             var out = OrderedDictionary<String, ParseValue>()
             out.reserveCapacity(d.count)
             for (key, member) in d {
                 if key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
-                    throw ParseFailure.make(.invalidNestedKey, problem, path: path.appending(key: key), context: context)
+                    throw ParseFailure.make(.invalidNestedKey, problem, path: path().appending(key: key), context: context)
                 }
-                out[key] = try decode(member, path: path.appending(key: key), context: context)
+                out[key] = try decode(member, path: path().appending(key: key), context: context)
             }
             return .object(out)
         }
@@ -67,13 +68,13 @@ extension ParseValue {
 
     /// A typed object, or `nil` for a `__type` Parse does not define (kept as a dictionary).
     static func decodeTyped(
-        _ type: String, _ d: OrderedDictionary<String, PFValue>, path: PFCodingPath, context: ParseContext
+        _ type: String, _ d: OrderedDictionary<String, PFValue>, path: @autoclosure () -> PFCodingPath, context: ParseContext
     ) throws(PFError) -> ParseValue? {
         func fail(_ message: String) -> PFError {
-            ParseFailure.make(.incorrectType, message, path: path, context: context)
+            ParseFailure.make(.incorrectType, message, path: path(), context: context)
         }
         func fail(_ code: ParseErrorCode, _ message: String) -> PFError {
-            ParseFailure.make(code, message, path: path, context: context)
+            ParseFailure.make(code, message, path: path(), context: context)
         }
         switch type {
         case "Date":
@@ -134,13 +135,13 @@ extension ParseValue {
                 else {
                     throw ParseFailure.make(
                         .incorrectType, "malformed Polygon: coordinate \(i) is not a [latitude, longitude] pair",
-                        path: path.appending(key: "coordinates").appending(index: i), context: context)
+                        path: path().appending(key: "coordinates").appending(index: i), context: context)
                 }
                 let point = ParseGeoPoint(latitude: lat, longitude: lng)
                 if let problem = point.problem {
                     throw ParseFailure.make(
                         .invalidJSON, "Polygon vertex \(i): \(problem)",
-                        path: path.appending(key: "coordinates").appending(index: i), context: context)
+                        path: path().appending(key: "coordinates").appending(index: i), context: context)
                 }
                 points.append(point)
             }
@@ -149,7 +150,7 @@ extension ParseValue {
             }
             return .polygon(ParsePolygon(coordinates: points))
         case "Object":
-            return .embedded(try ParseObject(decoding: d, className: nil, path: path))
+            return .embedded(try ParseObject(decoding: d, className: nil, path: path()))
         default:
             return nil
         }
