@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: - C libraries
@@ -113,6 +114,16 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Not in the PFArchive umbrella either: it pulls in SwiftNIO and postgres-nio, which only
+        // the CLI and its tests need.
+        .target(
+            name: "PFPostgresStore",
+            dependencies: [
+                "PFCore", "PFParse", "PFStores",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFFormats",
             dependencies: [
@@ -134,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "PFArchiveCLI",
             dependencies: [
-                "PFArchive", "PFSQLiteStore",
+                "PFArchive", "PFSQLiteStore", "PFPostgresStore",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -179,6 +190,7 @@ let package = Package(
         .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFSQLiteStoreTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
+        .testTarget(name: "PFPostgresStoreTests", dependencies: ["PFTestSupport", "PFPostgresStore"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

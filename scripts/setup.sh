@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pfarchive needs on a fresh Debian machine, idempotently:
 #   - the C libraries json-c, zlib and SQLite (development packages) when pkg-config cannot find them;
+#   - a PostgreSQL server (Debian's `postgresql`) for the PostgreSQL store's tests, when none is
+#     installed (scripts/postgres.sh runs a throw-away one);
 #   - a Python virtual environment in .venv with the peers the interop tests run.
 # Pass --no-python to skip the virtual environment (the demo does not need it).
 set -euo pipefail
@@ -16,6 +18,7 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 pkg-config --exists json-c 2>/dev/null || missing+=(libjson-c-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ "$want_python" = 1 ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi

@@ -165,30 +165,9 @@ public struct StoreOpeners: Sendable {
     /// stores (read-only, ``CoreDataObjectStore``). A source must exist; a destination need not.
     public static var standard: StoreOpeners {
         var openers = StoreOpeners()
-        openers.register(
-            .parseExport,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                ParseExportStore(url: try existing(location))
-            },
-            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
-                ParseExportStore(url: file(location))
-            })
-        openers.register(
-            .keyedArchive,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                KeyedArchiveStore(url: try existing(location))
-            },
-            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
-                KeyedArchiveStore(url: file(location))
-            })
-        openers.register(
-            .mongoShape,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                MongoShapeStore(directory: try existing(location))
-            },
-            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
-                MongoShapeStore(directory: file(location))
-            })
+        openers.registerFileStore(.parseExport) { ParseExportStore(url: $0) }
+        openers.registerFileStore(.keyedArchive) { KeyedArchiveStore(url: $0) }
+        openers.registerFileStore(.mongoShape) { MongoShapeStore(directory: $0) }
         openers.register(
             .coreData,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
@@ -196,6 +175,16 @@ public struct StoreOpeners: Sendable {
             },
             writer: nil)
         return openers
+    }
+
+    /// Registers a store kept in a file or directory, read and written by one class.
+    private mutating func registerFileStore<Store: ObjectStoreReader & ObjectStoreWriter>(
+        _ kind: StoreKind, _ make: @escaping @Sendable (URL) -> Store
+    ) {
+        register(
+            kind,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in make(try existing(location)) },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in make(file(location)) })
     }
 
     /// The location's file URL.

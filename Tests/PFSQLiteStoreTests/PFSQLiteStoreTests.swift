@@ -271,6 +271,29 @@ enum SQLiteSamples {
         }
     }
 
+    @Test func generatedExportsImportIntoSQLiteAndBack() async throws {
+        let dir = try SQLiteSamples.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        await propertyCheck(count: 40, input: StoreGen.store(.parseExport)) { generated in
+            do {
+                let run = dir.appendingPathComponent(UUID().uuidString)
+                try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: run) }
+                // memory → Parse export → SQLite → Parse export
+                let export = ParseExportStore(url: run.appendingPathComponent("export"))
+                _ = try StoreImporter().run(from: generated.memoryStore(), to: export)
+                let sqlite = try SQLiteSamples.copy(ParseExportStore(url: export.url), to: run.appendingPathComponent("s.sqlite"))
+                let back = ParseExportStore(url: run.appendingPathComponent("back"))
+                _ = try StoreImporter(options: .init(batchSize: 3)).run(from: sqlite, to: back)
+                let diff = try StoreComparison.firstDifference(
+                    expected: generated.memoryStore(), actual: ParseExportStore(url: back.url), schema: .covers)
+                #expect(diff == nil, "\(diff ?? "")\n\(generated)")
+            } catch {
+                Issue.record("\(error)\n\(generated)")
+            }
+        }
+    }
+
     @Test func theRealParseExportSurvivesSQLite() throws {
         // The real Parse.com export, read as objects (through PFParse) and copied in and out.
         let export = Fixtures.real.appendingPathComponent("parse")

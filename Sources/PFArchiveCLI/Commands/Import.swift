@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PFArchive
+import PFPostgresStore
 import PFSQLiteStore
 
 /// `pfarchive import`: copies every object and relation from one store into another.
@@ -59,6 +60,10 @@ struct Import: ParsableCommand {
     func run() throws {
         var openers = StoreOpeners.standard
         SQLiteStore.register(in: &openers)
+        openers.register(
+            .postgres,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in try PostgresStore.open(url: location.argument) })
         let sourceLocation: StoreLocation
         let destLocation: StoreLocation
         do {

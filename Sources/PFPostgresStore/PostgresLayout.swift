@@ -1,0 +1,264 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFStores
+
+// MARK: - Column kinds
+
+/// The PostgreSQL type of a column, as parse-server's `PostgresStorageAdapter` chooses it.
+enum ColumnKind: Equatable, Sendable {
+    case varchar120, text, double, boolean, timestamp, jsonb, point, polygon, textArray
+
+    /// The column for a Parse field type; `nil` for `Relation` (a join table) and `ACL`
+    /// (`_rperm`/`_wperm`).
+    init?(parseType: String) {
+        switch parseType {
+        case "String", "Pointer", "File": self = .text
+        case "Number": self = .double
+        case "Boolean": self = .boolean
+        case "Date": self = .timestamp
+        case "Object", "Array", "Bytes": self = .jsonb
+        case "GeoPoint": self = .point
+        case "Polygon": self = .polygon
+        default: return nil
+        }
+    }
+
+    /// The kind of an existing column, from `information_schema.columns` (`data_type`, `udt_name`).
+    init?(dataType: String, udtName: String) {
+        switch dataType {
+        case "character varying": self = .varchar120
+        case "text": self = .text
+        case "double precision": self = .double
+        case "boolean": self = .boolean
+        case "timestamp with time zone": self = .timestamp
+        case "jsonb": self = .jsonb
+        case "point": self = .point
+        case "polygon": self = .polygon
+        case "ARRAY" where udtName == "_text": self = .textArray
+        default: return nil
+        }
+    }
+
+    /// The type in `CREATE TABLE`, spelled as parse-server spells it.
+    var sqlType: String {
+        switch self {
+        case .varchar120: "varChar(120)"
+        case .text: "text"
+        case .double: "double precision"
+        case .boolean: "boolean"
+        case .timestamp: "timestamp with time zone"
+        case .jsonb: "jsonb"
+        case .point: "point"
+        case .polygon: "polygon"
+        case .textArray: "text[]"
+        }
+    }
+
+    /// The cast on a parameter bound for this column.
+    var cast: String {
+        switch self {
+        case .varchar120, .text: "::text"
+        case .double: "::double precision"
+        case .boolean: "::boolean"
+        case .timestamp: "::timestamptz"
+        case .jsonb: "::jsonb"
+        case .point: "::point"
+        case .polygon: "::polygon"
+        case .textArray: "::text[]"
+        }
+    }
+
+    /// What a `SELECT` reads: the column, or its text for types postgres-nio does not decode.
+    func selectExpression(_ column: String) -> String {
+        switch self {
+        case .jsonb, .point, .polygon: "\(quoted(column))::text"
+        default: quoted(column)
+        }
+    }
+
+    /// A Parse field type for a column that the schema does not describe.
+    var inferredParseType: String? {
+        switch self {
+        case .text, .varchar120: "String"
+        case .double: "Number"
+        case .boolean: "Boolean"
+        case .timestamp: "Date"
+        case .jsonb: "Object"
+        case .point: "GeoPoint"
+        case .polygon: "Polygon"
+        case .textArray: nil
+        }
+    }
+}
+
+/// An SQL identifier in double quotes.
+func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+// MARK: - Number kinds
+
+/// What the Number values written to a field were, kept in the class's `_SCHEMA` document so
+/// that integers and doubles read back as they were written (the column is `double precision`).
+enum NumberKind: String, Sendable {
+    case integer, double, mixed
+
+    func merged(with other: NumberKind?) -> NumberKind {
+        guard let other, other != self else { return self }
+        return .mixed
+    }
+}
+
+// MARK: - Class layout
+
+/// Everything the store knows about one class: its Parse fields, its table's columns and the
+/// `_SCHEMA` document it came from.
+struct ClassLayout {
+    /// The columns every class table has besides its fields.
+    static let baseColumns: OrderedDictionary<String, ColumnKind> = [
+        "objectId": .varchar120, "createdAt": .timestamp, "updatedAt": .timestamp,
+        "_rperm": .textArray, "_wperm": .textArray,
+    ]
+    /// parse-server's private `_User` columns (created as parse-server creates them; never
+    /// fields of a ``ParseObject``).
+    static let userPrivateColumns: OrderedDictionary<String, ColumnKind> = [
+        "_hashed_password": .text,
+        "_email_verify_token_expires_at": .timestamp, "_email_verify_token": .text,
+        "_account_lockout_expires_at": .timestamp, "_failed_login_count": .double,
+        "_perishable_token": .text, "_perishable_token_expires_at": .timestamp,
+        "_password_changed_at": .timestamp, "_password_history": .jsonb,
+    ]
+    /// parse-server's default `_User` fields.
+    static let userDefaultFields: OrderedDictionary<String, ParseSchema.Field> = [
+        "username": .init("String"), "email": .init("String"), "emailVerified": .init("Boolean"),
+        "authData": .init("Object"),
+    ]
+    /// The `_User` field a Parse export calls `bcryptPassword` is parse-server's `_hashed_password`.
+    static let passwordField = "bcryptPassword"
+    static let passwordColumn = "_hashed_password"
+
+    var className: String
+    /// The Parse fields (no default columns), Relations included.
+    var fields: OrderedDictionary<String, ParseSchema.Field>
+    /// The table's columns, when the table exists.
+    var columns: OrderedDictionary<String, ColumnKind>
+    /// What Number fields held when written.
+    var numberKinds: [String: NumberKind]
+    /// The `_SCHEMA` document as read (kept so that class-level permissions and indexes survive).
+    var document: OrderedDictionary<String, PFValue>
+
+    var isUser: Bool { className == "_User" }
+
+    /// The columns a table of this class must have.
+    var wantedColumns: OrderedDictionary<String, ColumnKind> {
+        var out = Self.baseColumns
+        if isUser { out.merge(Self.userPrivateColumns) { a, _ in a } }
+        for (name, field) in fields {
+            if isUser, name == Self.passwordField { continue }
+            if let kind = ColumnKind(parseType: field.type) { out[name] = kind }
+        }
+        return out
+    }
+
+    /// The column a field is stored in.
+    func column(forField name: String) -> String {
+        isUser && name == Self.passwordField ? Self.passwordColumn : name
+    }
+
+    /// Whether a field name is one of the columns every class has.
+    static func isDefaultField(_ name: String) -> Bool {
+        ParseRules.defaultColumns.contains(name) || name == "_rperm" || name == "_wperm"
+    }
+
+    // MARK: _SCHEMA documents
+
+    /// Reads a `_SCHEMA` row.
+    /// - Parameters:
+    ///   - className: the row's class.
+    ///   - document: its `schema` column.
+    ///   - location: the store, for messages.
+    init(className: String, document: PFValue, location: String) throws(PFError) {
+        self.className = className
+        self.columns = [:]
+        self.fields = [:]
+        self.numberKinds = [:]
+        guard case .dictionary(let doc) = document else {
+            throw PFError(.invalidValue, format: StoreFormat.name, "\(location): the _SCHEMA row of \(className) is not a JSON object")
+        }
+        self.document = doc
+        if case .dictionary(let fieldSpecs)? = doc["fields"] {
+            for (name, spec) in fieldSpecs {
+                if Self.isDefaultField(name) || name.hasPrefix("_") { continue }
+                guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
+                    throw PFError(
+                        .invalidValue, format: StoreFormat.name,
+                        "\(location): _SCHEMA of \(className), field '\(name)' has no valid 'type'; expected one of \(ParseSchema.typeNames.sorted().joined(separator: ", "))")
+                }
+                if type == "ACL" { continue }
+                fields[name] = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)
+            }
+        }
+        // parse-server's password column is the `bcryptPassword` field of a Parse export.
+        if isUser, doc["fields"]?[Self.passwordColumn] != nil { fields[Self.passwordField] = .init("String") }
+        if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let kinds)? = note["numberKinds"] {
+            for (name, value) in kinds {
+                if let s = value.stringValue, let kind = NumberKind(rawValue: s) { numberKinds[name] = kind }
+            }
+        }
+    }
+
+    /// A new class.
+    init(className: String, fields: OrderedDictionary<String, ParseSchema.Field>) {
+        self.className = className
+        self.fields = fields
+        self.columns = [:]
+        self.numberKinds = [:]
+        self.document = [:]
+    }
+
+    /// The key under which pfarchive keeps its note in a `_SCHEMA` document (parse-server
+    /// reads only `className`, `fields`, `classLevelPermissions` and `indexes`).
+    static let noteKey = "_pfarchive"
+
+    /// parse-server's class-level permissions for a new class: everything open.
+    static let defaultCLPs: PFValue = .dictionary([
+        "find": ["*": .bool(true)], "count": ["*": .bool(true)], "get": ["*": .bool(true)], "create": ["*": .bool(true)],
+        "update": ["*": .bool(true)], "delete": ["*": .bool(true)], "addField": ["*": .bool(true)],
+        "protectedFields": ["*": .array([])],
+    ])
+
+    /// The `_SCHEMA` document to store: the one read, with `fields` and the note rewritten.
+    var schemaDocument: PFValue {
+        var doc = document
+        doc["className"] = .string(className)
+        var specs = OrderedDictionary<String, PFValue>()
+        specs["objectId"] = ["type": "String"]
+        specs["createdAt"] = ["type": "Date"]
+        specs["updatedAt"] = ["type": "Date"]
+        for (name, field) in fields {
+            if isUser, name == Self.passwordField { continue }
+            var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
+            if let target = field.targetClass { spec["targetClass"] = .string(target) }
+            specs[name] = .dictionary(spec)
+        }
+        specs["_rperm"] = ["type": "Array", "contents": ["type": "String"]]
+        specs["_wperm"] = ["type": "Array", "contents": ["type": "String"]]
+        if isUser { specs[Self.passwordColumn] = ["type": "String"] }
+        // Keep fields of the old document this import does not know (e.g. parse-server's own).
+        if case .dictionary(let old)? = document["fields"] {
+            for (name, spec) in old where specs[name] == nil && (name.hasPrefix("_") || Self.isDefaultField(name)) {
+                if name != "ACL" { specs[name] = spec }
+            }
+        }
+        doc["fields"] = .dictionary(specs)
+        if doc["classLevelPermissions"] == nil { doc["classLevelPermissions"] = Self.defaultCLPs }
+        if !numberKinds.isEmpty {
+            var kinds = OrderedDictionary<String, PFValue>()
+            for name in numberKinds.keys.sorted() { kinds[name] = .string(numberKinds[name]?.rawValue ?? "mixed") }
+            doc[Self.noteKey] = ["numberKinds": .dictionary(kinds)]
+        }
+        return .dictionary(doc)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import PFCore
+import PostgresNIO
+
+/// What the stores put in `PFError.format`.
+enum StoreFormat {
+    static let name = "postgres"
+}
+
+// MARK: - URL
+
+/// A `postgres://user:password@host:port/database` URL, taken apart.
+public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port, 5432 unless the URL says.
+    public var port: Int
+    /// The user name (percent-decoded).
+    public var username: String
+    /// The password (percent-decoded), `nil` when the URL has none.
+    public var password: String?
+    /// The database name.
+    public var database: String
+    /// `sslmode` from the query: `disable`, `prefer` (default) or `require`.
+    public var sslMode: String
+
+    /// Whether a store argument names a PostgreSQL database (`postgres://` or `postgresql://`).
+    /// - Parameter argument: a store argument.
+    /// - Returns: `true` for a PostgreSQL URL.
+    public static func isPostgresURL(_ argument: String) -> Bool {
+        let lower = argument.lowercased()
+        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+    }
+
+    /// Reads a URL.
+    /// - Parameter string: `postgres://user:password@host:port/database[?sslmode=disable]`.
+    /// - Throws: ``PFCore/PFError`` with code `usage` naming what is missing (the password is
+    ///   never repeated in a message).
+    public init(_ string: String) throws(PFError) {
+        guard Self.isPostgresURL(string), let components = URLComponents(string: string) else {
+            throw PFError(.usage, format: StoreFormat.name, "'\(Self.redact(string))' is not a postgres://user@host:port/database URL")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw PFError(.usage, format: StoreFormat.name, "\(Self.redact(string)): the URL names no host; expected postgres://user@host:port/database")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.username = components.user ?? "postgres"
+        self.password = components.password
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? self.username : path
+        self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
+            throw PFError(.usage, format: StoreFormat.name, "\(description): unknown sslmode '\(sslMode)'; expected disable, prefer or require")
+        }
+    }
+
+    /// The same server with another database.
+    /// - Parameter database: the database name.
+    /// - Returns: the URL.
+    public func with(database: String) -> PostgresURL {
+        var copy = self
+        copy.database = database
+        return copy
+    }
+
+    /// The URL without its password, for messages: `postgres://user@host:port/database`.
+    public var description: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "postgres://\(username)@\(h):\(port)/\(database)"
+    }
+
+    /// The URL with its password (for connecting other tools); never print it.
+    public var urlWithPassword: String {
+        var c = URLComponents()
+        c.scheme = "postgres"
+        c.host = host
+        c.port = port
+        c.user = username
+        c.password = password
+        c.path = "/" + database
+        return c.string ?? description
+    }
+
+    /// A URL text with any `:password@` removed.
+    static func redact(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", range: scheme.upperBound..<text.endIndex) else {
+            return text
+        }
+        let userInfo = text[scheme.upperBound..<at.lowerBound]
+        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return String(text[..<scheme.upperBound]) + user + String(text[at.lowerBound...])
+    }
+}
+
+// MARK: - Session
+
+/// One connection to a PostgreSQL server, used synchronously.
+///
+/// postgres-nio is asynchronous; the store API is not. The session owns a one-thread
+/// `EventLoopGroup` that nothing else uses, and each call blocks the calling thread on the
+/// query's `EventLoopFuture` (`wait()`). The caller is never one of the group's threads, so a
+/// wait cannot deadlock, and the Swift concurrency pool is never blocked by NIO work.
+final class PostgresSession {
+    let url: PostgresURL
+    private let group: MultiThreadedEventLoopGroup
+    private var connection: PostgresConnection?
+    private let logger: Logger
+
+    /// Connects.
+    /// - Parameter url: the server and database.
+    /// - Throws: ``PFCore/PFError`` with code `io` when the server cannot be reached or refuses.
+    init(url: PostgresURL) throws(PFError) {
+        self.url = url
+        var logger = Logger(label: "pfarchive.postgres")
+        logger.logLevel = .critical
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let tls: PostgresConnection.Configuration.TLS
+            switch url.sslMode {
+            case "disable", "allow": tls = .disable
+            case "prefer": tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            let configuration = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.username, password: url.password,
+                database: url.database, tls: tls)
+            connection = try PostgresConnection.connect(
+                on: group.next(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw Self.describe(error, url: url, doing: "connecting")
+        }
+    }
+
+    deinit { close() }
+
+    /// Runs one statement and collects its rows.
+    /// - Parameters:
+    ///   - sql: the statement, with `$1`… placeholders.
+    ///   - binds: the parameters.
+    ///   - doing: what the statement is for, for messages.
+    /// - Throws: ``PFCore/PFError`` with code `io` and the server's message.
+    @discardableResult
+    func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), doing: @autoclosure () -> String) throws(PFError)
+        -> PostgresQueryResult
+    {
+        guard let connection else {
+            throw PFError(.usage, format: StoreFormat.name, "\(url): the connection is closed (\(doing()))")
+        }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait()
+        } catch {
+            throw Self.describe(error, url: url, doing: doing())
+        }
+    }
+
+    /// Closes the connection and stops the event loop. Calling it twice does nothing.
+    func close() {
+        guard let connection else { return }
+        self.connection = nil
+        try? connection.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    /// The SQLSTATE of an error from the server, when it is one.
+    static func sqlState(of error: PFError) -> String? {
+        guard let r = error.message.range(of: "(SQLSTATE ") else { return nil }
+        return String(error.message[r.upperBound...].prefix(5))
+    }
+
+    /// An error from postgres-nio as a ``PFError``: the server's message and SQLSTATE, or the
+    /// connection failure, with the URL (no password) and what was being done.
+    static func describe(_ error: any Error, url: PostgresURL, doing: String) -> PFError {
+        if let pf = error as? PFError { return pf }
+        var text: String
+        if let psql = error as? PSQLError {
+            if let info = psql.serverInfo, let message = info[.message] {
+                text = message
+                if let detail = info[.detail] { text += " — \(detail)" }
+                if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
+            } else if let underlying = psql.underlying {
+                text = "\(psql.code): \(underlying)"
+            } else {
+                text = "\(psql.code)"
+            }
+        } else {
+            text = "\(error)"
+        }
+        if let password = url.password, !password.isEmpty { text = text.replacingOccurrences(of: password, with: "***") }
+        return PFError(.io, format: StoreFormat.name, "\(url): \(doing) failed: \(text)")
+    }
+}

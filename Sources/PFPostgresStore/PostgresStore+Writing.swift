@@ -1,0 +1,332 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFStores
+import PostgresNIO
+
+/// The writer's state inside its transaction.
+struct WriteState {
+    /// The classes written or declared, with their merged fields.
+    var layouts: OrderedDictionary<String, ClassLayout> = [:]
+    /// The `_SCHEMA` rows there were when the transaction began.
+    var existing: OrderedDictionary<String, ClassLayout> = [:]
+    /// Join tables known to exist.
+    var joinTables: Set<String> = []
+}
+
+extension PostgresStore {
+    /// PostgreSQL takes at most 65535 parameters per statement.
+    static let maxParameters = 65_535
+    /// The most rows one `INSERT` carries.
+    static let maxRowsPerInsert = 1_000
+
+    private func notBegun() -> PFError {
+        PFError(.usage, format: StoreFormat.name, "\(location): write before begin(schema:) or after commit()")
+    }
+
+    /// Runs `body`; on error rolls the transaction back, so a failed call leaves nothing half done.
+    private func rollingBack<T>(_ body: () throws(PFError) -> T) throws(PFError) -> T {
+        do {
+            return try body()
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    // MARK: - ObjectStoreWriter
+
+    public func begin(schema: ParseSchema) throws(PFError) {
+        guard transaction == nil else {
+            throw PFError(.usage, format: StoreFormat.name, "\(location): begin(schema:) called twice without commit() or abort()")
+        }
+        try session.query("BEGIN", doing: "starting the transaction")
+        transaction = WriteState()
+        try rollingBack { () throws(PFError) in
+            try session.query(
+                #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#,
+                doing: "creating _SCHEMA")
+            transaction?.existing = try schemaRows()
+            for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
+                try prepareClass(className, fields: fields)
+            }
+        }
+    }
+
+    public func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard transaction != nil else { throw notBegun() }
+        try rollingBack { () throws(PFError) in try insert(objects, className: className) }
+    }
+
+    public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard transaction != nil else { throw notBegun() }
+        try rollingBack { () throws(PFError) in try insert(rows, relation: relation) }
+    }
+
+    public func commit() throws(PFError) {
+        guard let state = transaction else { throw notBegun() }
+        try rollingBack { () throws(PFError) in
+            for layout in state.layouts.values {
+                var binds = PostgresBindings()
+                binds.append(layout.className)
+                binds.append(try PostgresJSON.text(layout.schemaDocument, what: "\(location): the _SCHEMA row of \(layout.className)"))
+                try session.query(
+                    #"""
+                    INSERT INTO "_SCHEMA" ("className", "schema", "isParseClass") VALUES ($1, $2::jsonb, true)
+                    ON CONFLICT ("className") DO UPDATE SET "schema" = EXCLUDED."schema", "isParseClass" = true
+                    """#, binds, doing: "writing the _SCHEMA row of \(layout.className)")
+            }
+            try session.query("COMMIT", doing: "committing")
+        }
+        transaction = nil
+    }
+
+    public func abort() {
+        guard transaction != nil else { return }
+        transaction = nil
+        _ = try? session.query("ROLLBACK", doing: "rolling back")
+    }
+
+    // MARK: - Tables
+
+    /// Merges fields into a class's layout and makes its table (and join tables) match.
+    private func prepareClass(_ className: String, fields newFields: OrderedDictionary<String, ParseSchema.Field>) throws(PFError) {
+        guard var state = transaction else { throw notBegun() }
+        try ParseRules.checkClassName(className)
+        let known = state.layouts[className]
+        var layout = known ?? state.existing[className] ?? ClassLayout(className: className, fields: [:])
+        if known == nil, layout.isUser {
+            for (name, field) in ClassLayout.userDefaultFields where layout.fields[name] == nil { layout.fields[name] = field }
+        }
+        var changed = known == nil
+        for (name, field) in newFields where !ClassLayout.isDefaultField(name) && field.type != "ACL" {
+            if let old = layout.fields[name] {
+                if old.type != field.type
+                    || (old.targetClass != nil && field.targetClass != nil && old.targetClass != field.targetClass)
+                {
+                    throw PFError(
+                        .invalidValue, format: StoreFormat.name,
+                        "\(location): \(className).\(name) is \(old) in the database but \(field) in the data; parse-server keeps one type per field")
+                }
+                if old.targetClass == nil, field.targetClass != nil {
+                    layout.fields[name]?.targetClass = field.targetClass
+                }
+            } else {
+                layout.fields[name] = field
+                changed = true
+            }
+        }
+        guard changed else { return }
+
+        let existingColumns = try columns(of: className)
+        let wanted = layout.wantedColumns
+        if existingColumns.isEmpty {
+            let definitions = wanted.map { "\(quoted($0.key)) \($0.value.sqlType)" } + [#"PRIMARY KEY ("objectId")"#]
+            try session.query(
+                "CREATE TABLE \(quoted(className)) (\(definitions.joined(separator: ", ")))", doing: "creating table \(className)")
+        } else {
+            for (column, kind) in wanted {
+                if let present = existingColumns[column] {
+                    guard present == kind || (present == .text && kind == .varchar120) || (present == .varchar120 && kind == .text) else {
+                        throw PFError(
+                            .invalidValue, format: StoreFormat.name,
+                            "\(location): column \(className).\(column) is \(present.map(\.sqlType) ?? "of another type"); expected \(kind.sqlType)")
+                    }
+                    // A Number column written before without pfarchive's note: its kinds are unknown.
+                    if kind == .double, known == nil, layout.numberKinds[column] == nil, layout.fields[column] != nil {
+                        layout.numberKinds[column] = .mixed
+                    }
+                } else {
+                    try session.query(
+                        "ALTER TABLE \(quoted(className)) ADD COLUMN \(quoted(column)) \(kind.sqlType)",
+                        doing: "adding column \(className).\(column)")
+                }
+            }
+        }
+        layout.columns = wanted
+        for (name, field) in layout.fields where field.type == "Relation" {
+            try ensureJoinTable(ParseRelationKey(owningClass: className, field: name).joinClassName, state: &state)
+        }
+        state.layouts[className] = layout
+        transaction = state
+    }
+
+    private func ensureJoinTable(_ table: String, state: inout WriteState) throws(PFError) {
+        guard !state.joinTables.contains(table) else { return }
+        try session.query(
+            #"CREATE TABLE IF NOT EXISTS \#(quoted(table)) ("relatedId" varChar(120), "owningId" varChar(120), PRIMARY KEY ("relatedId", "owningId"))"#,
+            doing: "creating \(table)")
+        state.joinTables.insert(table)
+    }
+
+    // MARK: - Objects
+
+    private func insert(_ objects: [ParseObject], className: String) throws(PFError) {
+        guard !objects.isEmpty else {
+            if transaction?.layouts[className] == nil { try prepareClass(className, fields: [:]) }
+            return
+        }
+        // Fields the schema did not announce get columns too.
+        let known = transaction?.layouts[className]?.fields ?? [:]
+        var newFields = OrderedDictionary<String, ParseSchema.Field>()
+        for object in objects {
+            for (name, value) in object.fields where known[name] == nil && newFields[name] == nil {
+                if let field = ParseSchema.fieldType(of: value) { newFields[name] = field }
+            }
+        }
+        if transaction?.layouts[className] == nil || !newFields.isEmpty { try prepareClass(className, fields: newFields) }
+        guard var layout = transaction?.layouts[className] else { throw notBegun() }
+
+        // The last object with an id wins, as a later write replaces an earlier one.
+        var order: [String] = []
+        var byId: [String: ParseObject] = [:]
+        for (i, object) in objects.enumerated() {
+            guard object.className == className else {
+                throw PFError(.usage, format: StoreFormat.name, "\(location): object \(i) of a \(className) batch is a \(object.className)")
+            }
+            guard let id = object.objectId, !id.isEmpty else {
+                throw PFError(
+                    .invalidValue, format: StoreFormat.name,
+                    "\(location): \(className) object \(i) of the batch has no objectId; it is the table's primary key")
+            }
+            guard id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+                throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) objectId '\(id.prefix(40))…' is longer than parse-server's 120 characters or holds U+0000")
+            }
+            if byId.updateValue(object, forKey: id) == nil { order.append(id) }
+        }
+
+        var columns = ClassLayout.baseColumns
+        if layout.isUser { columns[ClassLayout.passwordColumn] = .text }
+        for (name, field) in layout.fields where !(layout.isUser && name == ClassLayout.passwordField) {
+            if let kind = ColumnKind(parseType: field.type) { columns[name] = kind }
+        }
+        let names = Array(columns.keys)
+        let updates = names.dropFirst().map { "\(quoted($0)) = EXCLUDED.\(quoted($0))" }.joined(separator: ", ")
+        let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+        let tail = #" ON CONFLICT ("objectId") DO UPDATE SET \#(updates)"#
+        let perStatement = max(1, min(Self.maxRowsPerInsert, Self.maxParameters / names.count))
+
+        var start = 0
+        while start < order.count {
+            let end = min(order.count, start + perStatement)
+            var binds = PostgresBindings(capacity: (end - start) * names.count)
+            var tuples: [String] = []
+            tuples.reserveCapacity(end - start)
+            var parameter = 0
+            for id in order[start..<end] {
+                guard let object = byId[id] else { continue }
+                var placeholders: [String] = []
+                for (column, kind) in columns {
+                    try bind(object, column: column, kind: kind, layout: &layout, into: &binds)
+                    parameter += 1
+                    placeholders.append("$\(parameter)\(kind.cast)")
+                }
+                tuples.append("(" + placeholders.joined(separator: ", ") + ")")
+            }
+            try session.query(
+                head + tuples.joined(separator: ", ") + tail, binds,
+                doing: "writing \(className) objects \(order[start]) … \(order[end - 1])")
+            start = end
+        }
+        transaction?.layouts[className] = layout
+    }
+
+    /// Appends the parameter of one column of one object.
+    private func bind(
+        _ object: ParseObject, column: String, kind: ColumnKind, layout: inout ClassLayout, into binds: inout PostgresBindings
+    ) throws(PFError) {
+        let id = object.objectId ?? ""
+        func fail(_ problem: String) -> PFError {
+            PFError(.invalidValue, format: StoreFormat.name, "\(location): \(layout.className) '\(id)' field \(column): \(problem)")
+        }
+        switch column {
+        case "objectId": binds.append(id); return
+        case "createdAt": binds.append(object.createdAt); return
+        case "updatedAt": binds.append(object.updatedAt); return
+        case "_rperm": binds.append(object.acl.map { acl in acl.entries.filter { $0.value.read }.map(\.key) }); return
+        case "_wperm": binds.append(object.acl.map { acl in acl.entries.filter { $0.value.write }.map(\.key) }); return
+        default: break
+        }
+        let fieldName = layout.isUser && column == ClassLayout.passwordColumn ? ClassLayout.passwordField : column
+        guard let value = object.fields[fieldName], value != .null else { binds.appendNull(); return }
+        let type = layout.fields[fieldName]?.type ?? "String"
+        guard value.schemaTypeName == type else {
+            throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(type) (\(kind.sqlType))")
+        }
+        func text(_ s: String) throws(PFError) -> String {
+            guard !s.unicodeScalars.contains("\u{0}") else { throw fail("holds U+0000, which PostgreSQL text cannot store") }
+            return s
+        }
+        switch value {
+        case .string(let s): binds.append(try text(s))
+        case .bool(let b): binds.append(b)
+        case .int(let i):
+            binds.append(Double(i))
+            layout.numberKinds[fieldName] = NumberKind.integer.merged(with: layout.numberKinds[fieldName])
+        case .double(let d):
+            binds.append(d)
+            layout.numberKinds[fieldName] = NumberKind.double.merged(with: layout.numberKinds[fieldName])
+        case .date(let d): binds.append(d)
+        case .pointer, .embedded:
+            guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
+            if let target = layout.fields[fieldName]?.targetClass, target != pointer.className {
+                throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
+            }
+            binds.append(try text(pointer.objectId))
+        case .file(let f): binds.append(try text(f.name))
+        case .geoPoint(let g): binds.append("(\(Self.float(g.longitude)),\(Self.float(g.latitude)))")
+        case .polygon(let p):
+            guard !p.coordinates.isEmpty else { throw fail("is a polygon without points") }
+            binds.append("(" + p.coordinates.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
+        case .object, .array, .bytes:
+            binds.append(try PostgresJSON.text(value.restValue, what: "\(location): \(layout.className) '\(id)' field \(column)"))
+        case .relation, .null:
+            binds.appendNull()
+        }
+    }
+
+    /// A double as PostgreSQL's float8 input reads it back exactly.
+    static func float(_ d: Double) -> String {
+        if d.isNaN { return "NaN" }
+        if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
+        return "\(d)"
+    }
+
+    // MARK: - Join rows
+
+    private func insert(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
+        guard var state = transaction else { throw notBegun() }
+        let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        if state.layouts[key.owningClass]?.fields[key.field]?.type != "Relation" {
+            try prepareClass(key.owningClass, fields: [key.field: ParseSchema.Field("Relation", targetClass: relation.targetClass)])
+            guard let updated = transaction else { throw notBegun() }
+            state = updated
+        }
+        try ensureJoinTable(key.joinClassName, state: &state)
+        transaction = state
+        guard !rows.isEmpty else { return }
+        let perStatement = min(Self.maxRowsPerInsert, Self.maxParameters / 2)
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + perStatement)
+            var binds = PostgresBindings(capacity: 2 * (end - start))
+            var tuples: [String] = []
+            for (i, row) in rows[start..<end].enumerated() {
+                for id in [row.relatedId, row.owningId] {
+                    guard !id.isEmpty, id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+                        throw PFError(
+                            .invalidValue, format: StoreFormat.name,
+                            "\(location): \(key.joinClassName) row \(start + i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")
+                    }
+                    binds.append(id)
+                }
+                tuples.append("($\(2 * i + 1)::text, $\(2 * i + 2)::text)")
+            }
+            try session.query(
+                #"INSERT INTO \#(quoted(key.joinClassName)) ("relatedId", "owningId") VALUES \#(tuples.joined(separator: ", ")) ON CONFLICT DO NOTHING"#,
+                binds, doing: "writing \(key.joinClassName) rows")
+            start = end
+        }
+    }
+}
