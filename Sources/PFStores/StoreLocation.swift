@@ -183,8 +183,8 @@ public struct StoreOpeners: Sendable {
     ) {
         register(
             kind,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in make(try existing(location)) },
-            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in make(file(location)) })
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in make(try StoreOpeners.existing(location)) },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in make(StoreOpeners.file(location)) })
     }
 
     /// The location's file URL.

@@ -148,6 +148,8 @@ import Testing
                                       schema, printing what changed.
               compat                  Check that a schema change keeps archives readable;
                                       exit 1 listing every breaking change.
+              import                  Copy the objects and relations of one store into
+                                      another.
 
               See 'pfarchive help <subcommand>' for detailed help.
 

@@ -14,8 +14,7 @@ struct Import: ParsableCommand {
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
             directory is Parse Server's Mongo shape; postgres://… is a PostgreSQL server; \
             .archive is a keyed archive. A DEST that does not exist and has no known \
-            extension becomes a new Parse export directory. A kind this build cannot read or \
-            write is an error that says so.
+            extension becomes a new Parse export directory. Core Data stores are read-only.
 
             Objects are streamed class by class in batches, then the relation join rows, in \
             one transaction: a new DEST appears only when the import has finished, an \
@@ -80,13 +79,13 @@ struct Import: ParsableCommand {
         do {
             reader = try openers.reader(for: sourceLocation)
         } catch {
-            throw CLIFailure(file: source, error)
+            throw CLIFailure(file: sourceLocation.description, error)
         }
         defer { reader.close() }
         do {
             writer = try openers.writer(for: destLocation)
         } catch {
-            throw CLIFailure(file: dest, error)
+            throw CLIFailure(file: destLocation.description, error)
         }
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let importer = StoreImporter(options: .init(classes: wanted, batchSize: batchSize))
@@ -99,7 +98,7 @@ struct Import: ParsableCommand {
         } catch {
             bar.clear()
             if error.code == .usage { throw ValidationError(error.message) }
-            throw CLIFailure("\(source) → \(dest): \(error.description)")
+            throw CLIFailure("\(sourceLocation) → \(destLocation): \(error.description)")
         }
         bar.clear()
         if json {
