@@ -208,6 +208,15 @@ public final class KeyedUnarchiver {
         }
     }
 
+    /// Makes the object with `uid` decode as an existing instance, without calling its
+    /// ``ArchiveCoding/init(from:)``: how a copy keeps an edge pointing at an original
+    /// (see ``KeyedArchiver/EdgeAction/external``).
+    /// - Throws: ``PFError`` `invalidValue` when the UID is not in the table.
+    public func substitute(_ object: any ArchiveCoding, forUID uid: UInt64) throws {
+        let index = try table.index(of: uid, at: [.key("$objects")])
+        cache[index] = object
+    }
+
     // MARK: - Objects
 
     /// Decodes the object at a table index as `T`, from the cache when already decoded.
