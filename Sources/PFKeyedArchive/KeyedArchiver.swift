@@ -130,6 +130,14 @@ public final class KeyedArchiver {
         return builder.table
     }
 
+    /// The slot an instance was written to, if it was (for a caller mapping originals to
+    /// what an unarchiver makes of them).
+    public func uid(of object: AnyObject) -> UInt64? { identities[ObjectIdentifier(object)] }
+
+    /// The slot of the instance with this identifier, if it was written (the archiver keeps
+    /// every written instance alive, so the identifier cannot have been reused).
+    public func uid(ofIdentifier id: ObjectIdentifier) -> UInt64? { identities[id] }
+
     /// The path of the value being written, for errors.
     public var codingPath: PFKeyPath { frames.last?.path.keyPath ?? .root }
 
@@ -168,7 +176,7 @@ public final class KeyedArchiver {
     /// - Throws: ``PFError`` `limitExceeded` past `maxObjects`, or what the value throws.
     public func encode<T: ArchiveRepresentable>(_ value: T?, forKey key: String) throws {
         if let edgePolicy, !frames.isEmpty, let owner = frames[frames.count - 1].owner {
-            switch edgePolicy.archiver(self, attributeActionForKey: key, of: owner) {
+            switch try edgePolicy.archiver(self, attributeActionForKey: key, of: owner) {
             case .keep: break
             case .omit: return
             case .replace(let replacement):
@@ -221,7 +229,7 @@ public final class KeyedArchiver {
             let instance = unsafeBitCast(value, to: AnyObject.self)
             let id = ObjectIdentifier(instance)
             if let edgePolicy, let frame = frames.last, let owner = frame.owner, let key = frame.currentKey {
-                switch edgePolicy.archiver(self, actionForKey: key, from: owner, to: value) {
+                switch try edgePolicy.archiver(self, actionForKey: key, from: owner, to: value) {
                 case .encode: break
                 case .omit: return placeholder(.omitted)
                 case .conditional: return placeholder(.conditional(id))
@@ -388,12 +396,14 @@ extension ObjectTableBuilder {
 public protocol KeyedArchiverEdgePolicy: AnyObject {
     /// What to write for a reference from `owner`'s field `key` to the object `target` (for a
     /// collection, once per element).
+    /// - Throws: any error, which ends archiving (a depth limit set to fail, say).
     func archiver(_ archiver: KeyedArchiver, actionForKey key: String, from owner: any ArchiveCoding, to target: any ArchiveCoding)
-        -> KeyedArchiver.EdgeAction
+        throws -> KeyedArchiver.EdgeAction
     /// What to write for `owner`'s field `key`, asked before the value is encoded (scalars
     /// written in place are not asked).
+    /// - Throws: any error, which ends archiving.
     func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: any ArchiveCoding)
-        -> KeyedArchiver.AttributeAction
+        throws -> KeyedArchiver.AttributeAction
 }
 
 extension KeyedArchiver {

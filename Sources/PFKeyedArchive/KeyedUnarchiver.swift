@@ -217,6 +217,12 @@ public final class KeyedUnarchiver {
         cache[index] = object
     }
 
+    /// The value already decoded for a UID, if any.
+    public func decodedValue(forUID uid: UInt64) -> Any? {
+        guard uid < UInt64(table.objects.count) else { return nil }
+        return cache[Int(uid)]
+    }
+
     // MARK: - Objects
 
     /// Decodes the object at a table index as `T`, from the cache when already decoded.
