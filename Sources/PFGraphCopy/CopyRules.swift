@@ -189,7 +189,8 @@ public struct CopyRules: Sendable {
         if path >= 0, let action = paths[path].attributes[key] { return action }
         if let ownerType, let action = typeAttributes[ownerType]?[key] { return action }
         if let action = anyAttributes[key] { return action }
-        if profile.regenerateIdentities {
+        if profile.regenerateIdentities, ownerType != nil {
+            // Typed objects only: an untyped dictionary (a Pointer value, an ACL) is no identity.
             switch key {
             case "objectId": return .regenerate(.objectId)
             case "createdAt", "updatedAt": return .regenerate(.now)

@@ -123,8 +123,12 @@ struct CopyWalk {
     var memo: [Int32]
     /// Collection copies by original index × action.
     var collectionMemo: [Int: Int] = [:]
+    /// Typed objects, breadth-first.
     var queue: [Work] = []
     var head = 0
+    /// Collections and untyped dictionaries: part of the object being filled, at its depth,
+    /// so they are filled before the next object (keeping the walk breadth-first by depth).
+    var immediate: [Work] = []
     var report: CopyReport
     var copiedCount = 0
     /// Nodes holding conditional placeholders (`.node(-1 - original)`).
@@ -205,8 +209,10 @@ struct CopyWalk {
         if memo[index] >= 0 { return Int(memo[index]) }
         let copy = try allocate(graph.nodes[index])
         memo[index] = Int32(truncatingIfNeeded: copy)
-        report.copiedObjects[Self.reportName(typeName(index)), default: 0] += 1
-        queue.append(Work(original: index, copy: copy, depth: depth, path: path, kind: .object))
+        let type = typeName(index)
+        report.copiedObjects[Self.reportName(type), default: 0] += 1
+        let work = Work(original: index, copy: copy, depth: depth, path: path, kind: .object)
+        if type == nil { immediate.append(work) } else { queue.append(work) }
         return copy
     }
 
@@ -218,7 +224,7 @@ struct CopyWalk {
         let copy = try allocate(graph.nodes[index])
         collectionMemo[memoKey] = copy
         report.copiedObjects["(collection)", default: 0] += 1
-        queue.append(Work(original: index, copy: copy, depth: depth, path: path, kind: .collection(rule: rule, ownerType: ownerType, ownerNode: ownerNode, key: key)))
+        immediate.append(Work(original: index, copy: copy, depth: depth, path: path, kind: .collection(rule: rule, ownerType: ownerType, ownerNode: ownerNode, key: key)))
         return copy
     }
 
@@ -233,9 +239,16 @@ struct CopyWalk {
     }
 
     mutating func drain() throws(PFError) {
-        while head < queue.count {
-            let work = queue[head]
-            head += 1
+        while true {
+            let work: Work
+            if let next = immediate.popLast() {
+                work = next
+            } else if head < queue.count {
+                work = queue[head]
+                head += 1
+            } else {
+                break
+            }
             switch work.kind {
             case .object: try fillObject(work)
             case .collection(let rule, let ownerType, let ownerNode, let key):
