@@ -107,7 +107,8 @@ public struct CopyRulesFile: Sendable {
         if let base = members["extends"] {
             var baseName = try Self.string(base, at: at.appending(key: ("extends")))
             if baseName.hasPrefix("builtin:") { baseName.removeFirst("builtin:".count) }
-            if bodies[baseName] != nil, !(base == .string("builtin:" + baseName)) {
+            // A profile extending its own name (or "builtin:NAME") extends the built-in one.
+            if bodies[baseName] != nil, baseName != name, base != .string("builtin:" + baseName) {
                 try resolve(baseName, bodies: bodies, resolving: &resolving)
                 guard let resolved = profiles[baseName] else { throw Self.invalid("profile \(baseName) could not be resolved", at: at.appending(key: ("extends"))) }
                 profile = resolved

@@ -81,6 +81,8 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
             conditionals.append((ownerType, key, targetID))
             return .conditional
         case .reference:
+            // A copy keeps the target itself (a reference is an archive's way of sharing).
+            if copying { return .external }
             var pointer: PFValue = ["__type": "Pointer", "className": .string(targetType)]
             if let id = identify?(target), case .dictionary(var d) = pointer {
                 d["objectId"] = .string(id)
@@ -107,11 +109,15 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
         }
     }
 
+    /// Registers the root before archiving starts (depth 0, the root path, copied).
+    func begin(root: some ArchiveCoding & AnyObject) {
+        states[ObjectIdentifier(root)] = (0, CopyRules.rootPath)
+        report.copiedObjects[type(of: root).archiveClassName, default: 0] += 1
+    }
+
     /// Completes the report once archiving is done: conditional edges whose target was not
     /// written are counted as dropped.
-    func finish(root: AnyObject) {
-        states[ObjectIdentifier(root)] = states[ObjectIdentifier(root)] ?? (0, CopyRules.rootPath)
-        if let coded = root as? any ArchiveCoding { report.copiedObjects[type(of: coded).archiveClassName, default: 0] += 1 }
+    func finish() {
         for (owner, key, target) in conditionals where states[target] == nil {
             report.droppedConditionalCount += 1
             if report.droppedConditionals.count < CopyReport.listLimit {
@@ -153,9 +159,10 @@ public enum ObjectCopier {
         let policy = CopyArchivePolicy(rules: rules, copying: true, seed: seed, now: now)
         let archiver = KeyedArchiver()
         archiver.edgePolicy = policy
+        policy.begin(root: root)
         try archiver.encode(root, forKey: KeyedObjectTable.rootKey)
         let table = try archiver.finishedTable()
-        policy.finish(root: root)
+        policy.finish()
         let unarchiver = KeyedUnarchiver(table: table, registry: registry)
         for (uid, original) in archiver.externalObjects { try unarchiver.substitute(original, forUID: uid) }
         let copy = try unarchiver.decodeTopLevel(Root.self, forKey: KeyedObjectTable.rootKey)
@@ -180,9 +187,10 @@ public enum ObjectCopier {
         let policy = CopyArchivePolicy(rules: rules, copying: false, seed: seed)
         let archiver = KeyedArchiver(options: options)
         archiver.edgePolicy = policy
+        policy.begin(root: root)
         try archiver.encode(root, forKey: KeyedObjectTable.rootKey)
         let data = try archiver.finishEncoding()
-        policy.finish(root: root)
+        policy.finish()
         return (data, policy.report)
     }
 }
