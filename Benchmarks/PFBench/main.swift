@@ -21,7 +21,7 @@ while let arg = args.next() {
 // Each group builds its inputs only when it runs.
 let groups: [(String, (inout Bench) -> Void)] = [
     ("json", JSONBench.run), ("compression", CompressionBench.run), ("bplist", BinaryPlistBench.run),
-    ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run), ("parse", ParseBench.run),
+    ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run), ("parse", ParseBench.run), ("copy", CopyBench.run),
 ]
 for (name, run) in groups where group == nil || group == name {
     run(&bench)
