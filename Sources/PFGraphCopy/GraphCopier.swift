@@ -66,13 +66,21 @@ public struct GraphCopier: Sendable {
     public func copy(_ graph: KeyedGraph, roots: OrderedDictionary<String, KeyedGraph.Value>? = nil) throws(PFError) -> GraphCopyResult {
         var walk = CopyWalk(graph: graph, copier: self)
         let top = try walk.run(roots: roots ?? graph.top)
-        var out = KeyedGraph(nodes: walk.out, top: top)
-        out.nodes = walk.out
+        let out = KeyedGraph(nodes: walk.out, top: top)
         var map: [Int: Int] = [:]
         map.reserveCapacity(walk.copiedCount)
         for (index, copy) in walk.memo.enumerated() where copy >= 0 { map[index] = Int(copy) }
         for (key, copy) in walk.collectionMemo { map[key / CopyWalk.actionCount] = copy }
         return GraphCopyResult(graph: out, originalCount: graph.nodes.count, map: map, report: walk.report)
+    }
+
+    /// Copies a value tree in the keyed JSON shape (`$class` objects, `$id`/`$ref` for shared
+    /// values and cycles; a plain JSON tree is one too).
+    /// - Returns: the copy in the same shape, and the report.
+    /// - Throws: ``PFCore/PFError`` when the tree is not a valid graph, or as ``copy(_:roots:)``.
+    public func copy(json: PFValue) throws(PFError) -> (value: PFValue, report: CopyReport) {
+        let result = try copy(KeyedGraph(json: json))
+        return (try result.graph.jsonValue(), result.report)
     }
 
     /// The report a copy would give, without keeping the copy (a dry run).

@@ -68,3 +68,17 @@ import Testing
         #expect(set.objects.first?.objectId != "obj0")
     }
 }
+
+/// Value trees in the keyed JSON shape.
+@Suite struct ValueTreeCopyTests {
+    @Test func sharedValuesStaySharedAndRulesApplyToUntypedDictionaries() throws {
+        let tree: PFValue = ["a": ["$id": 1, "$value": ["x": 1, "notes": "n"]], "b": ["$ref": 1], "list": [["notes": "m", "y": 2]]]
+        let (deep, report) = try GraphCopier(profile: .deep).copy(json: tree)
+        #expect(deep == tree)
+        #expect(report.copiedObjects["(value)"] == 3)
+        let (trimmed, _) = try GraphCopier(profile: CopyProfile.deep.attribute("*.notes", .omit)).copy(json: tree)
+        #expect(trimmed == ["a": ["$id": 1, "$value": ["x": 1]], "b": ["$ref": 1], "list": [["y": 2]]])
+        let (shallow, _) = try GraphCopier(profile: .shallow).copy(json: tree)
+        #expect(shallow == tree, "shared values render the same")
+    }
+}
