@@ -29,6 +29,7 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
     var conditionals: [(owner: String, key: String, target: ObjectIdentifier)] = []
     var generator: IDGenerator
     let now: Date
+    let hasAttributeRules: Bool
 
     /// Makes a policy.
     public init(rules: CopyRules, copying: Bool = false, seed: UInt64? = nil, now: Date = Date()) {
@@ -37,23 +38,25 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
         report = CopyReport(profile: rules.profile.name)
         generator = IDGenerator(seed: seed)
         self.now = now
+        hasAttributeRules = rules.hasAttributeRules
     }
 
-    func state(of object: any ArchiveCoding) -> (depth: Int, path: Int) {
-        guard type(of: object) is AnyClass else { return (0, CopyRules.rootPath) }
-        return states[ObjectIdentifier(object as AnyObject)] ?? (0, CopyRules.rootPath)
+    func state(of object: KeyedArchiver.EdgeEnd) -> (depth: Int, path: Int) {
+        guard let id = object.identity else { return (0, CopyRules.rootPath) }
+        return states[id] ?? (0, CopyRules.rootPath)
     }
 
-    public func archiver(_ archiver: KeyedArchiver, actionForKey key: String, from owner: any ArchiveCoding, to target: any ArchiveCoding)
-        throws -> KeyedArchiver.EdgeAction
-    {
-        let ownerType = type(of: owner).archiveClassName
-        let targetType = type(of: target).archiveClassName
+    public func archiver(
+        _ archiver: KeyedArchiver, actionForKey key: String, from owner: KeyedArchiver.EdgeEnd, to target: KeyedArchiver.EdgeEnd
+    ) throws -> KeyedArchiver.EdgeAction {
+        let ownerType = owner.className
+        let targetType = target.className
         let (depth, path) = state(of: owner)
         let rule = rules.ruleAction(ownerType: ownerType, key: key, path: path)
         let action = rules.edgeAction(rule: rule, targetIsTyped: true)
         report.countEdge(ownerType, action)
-        let targetID = ObjectIdentifier(target as AnyObject)
+        // The archiver asks about class instances only, which always have an identity.
+        guard let targetID = target.identity else { return .encode }
         switch action {
         case .copy:
             if let max = rules.profile.maxDepth, depth + 1 > max {
@@ -84,7 +87,7 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
             // A copy keeps the target itself (a reference is an archive's way of sharing).
             if copying { return .external }
             var pointer: PFValue = ["__type": "Pointer", "className": .string(targetType)]
-            if let id = identify?(target), case .dictionary(var d) = pointer {
+            if let id = identify?(target.object), case .dictionary(var d) = pointer {
                 d["objectId"] = .string(id)
                 pointer = .dictionary(d)
             }
@@ -92,11 +95,11 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
         }
     }
 
-    public func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: any ArchiveCoding)
+    public func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: KeyedArchiver.EdgeEnd)
         throws -> KeyedArchiver.AttributeAction
     {
-        guard rules.hasAttributeRules else { return .keep }
-        let ownerType = type(of: owner).archiveClassName
+        guard hasAttributeRules else { return .keep }
+        let ownerType = owner.className
         let action = rules.attributeAction(ownerType: ownerType, key: key, path: state(of: owner).path)
         if action != .copy { report.attributes[ownerType, default: [:]][action.name, default: 0] += 1 }
         switch action {

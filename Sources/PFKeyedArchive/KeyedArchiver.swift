@@ -35,7 +35,7 @@ public final class KeyedArchiver {
         /// The archived class name, for the path (built only when an error or a caller asks).
         var className: String
         /// The object being written, when an ``edgePolicy`` needs to see it.
-        var owner: (any ArchiveCoding)?
+        var owner: KeyedArchiver.EdgeEnd?
         /// The key being encoded, for the ``edgePolicy``: references met while a collection
         /// is written belong to the field that holds the collection.
         var currentKey: String?
@@ -229,7 +229,8 @@ public final class KeyedArchiver {
             let instance = unsafeBitCast(value, to: AnyObject.self)
             let id = ObjectIdentifier(instance)
             if let edgePolicy, let frame = frames.last, let owner = frame.owner, let key = frame.currentKey {
-                switch try edgePolicy.archiver(self, actionForKey: key, from: owner, to: value) {
+                let target = EdgeEnd(object: value, identity: id, className: type(of: value).archiveClassName)
+            switch try edgePolicy.archiver(self, actionForKey: key, from: owner, to: target) {
                 case .encode: break
                 case .omit: return placeholder(.omitted)
                 case .conditional: return placeholder(.conditional(id))
@@ -260,7 +261,13 @@ public final class KeyedArchiver {
 
     func write<T: ArchiveCoding>(_ value: T, at uid: UInt64) throws {
         let dynamicType = type(of: value)
-        frames.append(Frame(uid: uid, className: dynamicType.archiveClassName, owner: edgePolicy == nil ? nil : value))
+        var owner: EdgeEnd?
+        if edgePolicy != nil {
+            // The identity of a class instance, without a dynamic cast (see reference(forObject:)).
+            let identity = isClass(T.self) ? ObjectIdentifier(unsafeBitCast(value, to: AnyObject.self)) : nil
+            owner = EdgeEnd(object: value, identity: identity, className: dynamicType.archiveClassName)
+        }
+        frames.append(Frame(uid: uid, className: dynamicType.archiveClassName, owner: owner))
         do {
             try value.encode(with: self)
         } catch {
@@ -397,16 +404,27 @@ public protocol KeyedArchiverEdgePolicy: AnyObject {
     /// What to write for a reference from `owner`'s field `key` to the object `target` (for a
     /// collection, once per element).
     /// - Throws: any error, which ends archiving (a depth limit set to fail, say).
-    func archiver(_ archiver: KeyedArchiver, actionForKey key: String, from owner: any ArchiveCoding, to target: any ArchiveCoding)
-        throws -> KeyedArchiver.EdgeAction
+    func archiver(
+        _ archiver: KeyedArchiver, actionForKey key: String, from owner: KeyedArchiver.EdgeEnd, to target: KeyedArchiver.EdgeEnd
+    ) throws -> KeyedArchiver.EdgeAction
     /// What to write for `owner`'s field `key`, asked before the value is encoded (scalars
     /// written in place are not asked).
     /// - Throws: any error, which ends archiving.
-    func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: any ArchiveCoding)
+    func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: KeyedArchiver.EdgeEnd)
         throws -> KeyedArchiver.AttributeAction
 }
 
 extension KeyedArchiver {
+    /// One end of an edge, as an ``KeyedArchiverEdgePolicy`` sees it.
+    public struct EdgeEnd {
+        /// The object (or value) being encoded.
+        public let object: any ArchiveCoding
+        /// Its identity when it is a class instance; `nil` for a value (a struct).
+        public let identity: ObjectIdentifier?
+        /// Its archived class name.
+        public let className: String
+    }
+
     /// What an ``KeyedArchiverEdgePolicy`` decides for one object reference.
     public enum EdgeAction: Sendable {
         /// Write the object (once; later references share it).
