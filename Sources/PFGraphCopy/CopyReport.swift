@@ -22,8 +22,9 @@ public struct CopyReport: Sendable, Equatable {
 
     /// The profile the copy used.
     public var profile: String
-    /// Objects copied, per type (`(value)` for untyped dictionaries, `(collection)` for
-    /// arrays, sets and dictionaries with non-string keys).
+    /// Nodes made, per type: copied objects by class, `(value)` for untyped dictionaries,
+    /// `(collection)` for arrays, sets and dictionaries with non-string keys, `(reference)`
+    /// for the Pointer dictionaries `reference` edges write.
     public var copiedObjects: [String: Int] = [:]
     /// Edge targets met, per owner type and action.
     public var edges: [String: [String: Int]] = [:]
