@@ -148,11 +148,13 @@ import Testing
                                       schema, printing what changed.
               compat                  Check that a schema change keeps archives readable;
                                       exit 1 listing every breaking change.
+              copy                    Copy an object graph (a Parse export, a keyed archive
+                                      or JSON) under copy rules and a profile.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect", "validate", "migrate", "compat"] {
+        for command in ["convert", "inspect", "validate", "migrate", "compat", "copy"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))
