@@ -104,7 +104,21 @@ public enum FormatIO {
         guard bytes.count <= options.limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: "input")
         }
-        let (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
+        let decoded: Data
+        let compression: CompressionFormat?
+        do {
+            (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
+        } catch {
+            // zlib's magic is a 2-byte check that some plain inputs pass: a top-level CBOR
+            // scalar such as a 94-byte text string starts 78 5E. Bytes that do not inflate are
+            // read as they are when they make a value of the format asked for; otherwise the
+            // decompression error stands. A budget error is never second-guessed.
+            guard error.code != .limitExceeded, Compression.detect(bytes) == .zlib,
+                let format = options.format ?? FormatDetector.detect(bytes),
+                let value = try? readTree(bytes, as: format, options: options)
+            else { throw error }
+            return ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
+        }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
                 .syntax, format: "input",

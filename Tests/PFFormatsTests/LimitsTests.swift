@@ -167,3 +167,24 @@ import Testing
         Self.expectLimit("maxNodes", bytes, as: .keyed, PFLimits(maxNodes: 20))
     }
 }
+
+/// Found by DifferentialTests: a top-level CBOR scalar whose first two bytes pass zlib's
+/// header check (a text string of 63 bytes starts 78 3F) was inflated — and failed — instead
+/// of being read as CBOR.
+@Suite struct ZlibLookalikeTests {
+    @Test(arguments: [63, 94, 125])
+    func cborTextThatLooksLikeZlibReadsAsCBOR(_ length: Int) throws {
+        let value = PFValue.string(String(repeating: "z", count: length))
+        let bytes = try CBORWriter().write(value)
+        #expect(Compression.detect(bytes) == .zlib, "the test needs a look-alike")
+        let result = try FormatIO.read(bytes, options: .init(format: .cbor))
+        #expect(result.value == value)
+        #expect(result.compression == nil)
+    }
+
+    @Test func realZlibErrorsStillSurface() throws {
+        let truncated = try Fixtures.data(Fixtures.hostile.appendingPathComponent("zlib_truncated.zlib"))
+        #expect(throws: PFError.self) { _ = try FormatIO.read(truncated, options: .init(format: .cbor)) }
+        #expect(throws: PFError.self) { _ = try FormatIO.read(truncated) }
+    }
+}
