@@ -10,12 +10,14 @@
 #   FUZZ_NICE=1        run under nice (a shared machine)
 #   FUZZ_NO_BUILD=1    use the binaries already in .build-fuzz
 #   FUZZ_MAX_LEN, FUZZ_RSS_MB, FUZZ_TIMEOUT   libFuzzer's -max_len (65536), -rss_limit_mb
-#                      (2048) and -timeout per input (10 s)
+#                      (2048) and -timeout per input (60 s: a wall-clock limit, so it must
+#                      allow for a loaded machine and a niced process; a real hang still trips it)
 #
 # Builds each target with `-sanitize=fuzzer,address -DPFFUZZ` in .build-fuzz (a separate
 # scratch path: the sanitizer flags apply to every module the build compiles). The working
 # corpus is .build-fuzz/corpus/<Target> (kept between runs, seeded by scripts/fuzz-seeds.sh);
-# crashes, timeouts and OOMs land in .build-fuzz/artifacts/<Target>/ and fail the script.
+# crashes, timeouts and OOMs land in .build-fuzz/findings/<Target>/ (not artifacts/:
+# SwiftPM empties <scratch>/artifacts on every build) and fail the script.
 # Each target's log is .build-fuzz/logs/<Target>.log; the last line with exec/s and cov/ft is
 # printed per target. See Docs/Security.md, "Fuzzing".
 set -euo pipefail
@@ -43,11 +45,11 @@ mkdir -p "$scratch/logs"
 
 run_one() {
   local t="$1"
-  local corpus="$scratch/corpus/$t" artifacts="$scratch/artifacts/$t"
+  local corpus="$scratch/corpus/$t" artifacts="$scratch/findings/$t"
   mkdir -p "$corpus" "$artifacts"
   "${nice_cmd[@]}" "$bin/$t" "$corpus" "$scratch/seeds/$t" \
     -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-65536}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
-    -timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    -timeout="${FUZZ_TIMEOUT:-60}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
     >"$scratch/logs/$t.log" 2>&1
 }
 
@@ -72,9 +74,9 @@ for t in "${targets[@]}"; do
   log="$scratch/logs/$t.log"
   last="$(grep -E '#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)"
   execs="$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}' || true)"
-  found="$(ls "$scratch/artifacts/$t" 2>/dev/null | wc -l)"
+  found="$(ls "$scratch/findings/$t" 2>/dev/null | wc -l)"
   if [ "$found" -gt 0 ] || grep -qE 'ERROR: (libFuzzer|AddressSanitizer)|deadly signal|Fuzz target exited' "$log"; then
-    echo "$t: FAILED ($found artifact(s) in $scratch/artifacts/$t; log $log)"
+    echo "$t: FAILED ($found artifact(s) in $scratch/findings/$t; log $log)"
     status=1
   else
     echo "$t: ok, ${execs:-?} exec/s; $last"

@@ -15,7 +15,7 @@ public enum FuzzDriver {
     /// The budgets fuzz targets decode under: the defaults for depth, smaller counts so a
     /// single input cannot make the fuzzer run out of memory instead of finding bugs.
     public static let limits = PFLimits(
-        maxInputBytes: 1 << 20, maxDepth: 512, maxNodes: 200_000, maxCollectionCount: 100_000,
+        maxInputBytes: 1 << 20, maxDepth: 512, maxNodes: 50_000, maxCollectionCount: 100_000,
         maxStringBytes: 1 << 20, maxDecompressedBytes: 4 << 20, maxCompressionRatio: 1_000)
 
     /// The signature of `LLVMFuzzerTestOneInput`.
