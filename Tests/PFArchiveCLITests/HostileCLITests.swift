@@ -210,3 +210,38 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 }
+
+/// The decoding-limit options are one group shared by convert, inspect, validate and migrate.
+@Suite struct LimitOptionsCLITests {
+    static let deep = Fixtures.root.appendingPathComponent("conformance/JSONTestSuite/test_parsing/i_structure_500_nested_arrays.json").path
+    static let comment = Fixtures.root.appendingPathComponent("real/parse/Comment.json").path
+    static let schema = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/schema.json").path
+    static let employees = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/json/employees-v1.json").path
+
+    @Test(arguments: [
+        (["convert", comment, "-", "--max-nodes", "5"], "maxNodes (5)"),
+        (["convert", comment, "-", "--max-collection", "2"], "maxCollectionCount (2)"),
+        (["convert", comment, "-", "--max-string-bytes", "3"], "maxStringBytes (3)"),
+        (["inspect", comment, "--max-bytes", "10"], "maxInputBytes (10)"),
+        (["inspect", deep, "--max-depth", "100"], "maxDepth (100)"),
+        (["validate", comment, "--max-bytes", "10"], "maxInputBytes (10)"),
+        (["migrate", employees, "-", "--schema", schema, "--max-depth", "2"], "maxDepth (2)"),
+    ])
+    func eachCommandTakesTheLimits(_ arguments: [String], _ message: String) throws {
+        let run = try CLI.run(arguments)
+        #expect(run.status == 1, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+
+    @Test func defaultsAcceptWhatTheLimitsRefuse() throws {
+        #expect(try CLI.run(["convert", Self.comment, "-"]).status == 0)
+        #expect(try CLI.run(["inspect", Self.deep]).status == 0)
+    }
+
+    @Test(arguments: ["--max-depth", "--max-bytes", "--max-nodes", "--max-collection", "--max-string-bytes", "--max-decompressed-bytes", "--max-ratio"])
+    func aLimitBelowOneIsAUsageError(_ option: String) throws {
+        let run = try CLI.run(["convert", Self.comment, "-", option, "0"])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("\(option) must be at least 1"))
+    }
+}
