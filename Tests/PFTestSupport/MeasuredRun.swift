@@ -18,7 +18,13 @@ public struct MeasuredRun: Sendable {
     public var stdout: Data
     /// Standard error, as text.
     public var stderr: String
-    /// Peak resident memory (`ru_maxrss`), in bytes.
+    /// The child's peak resident memory, in bytes.
+    ///
+    /// `wait4`'s `ru_maxrss` alone over-reports: at `exec` Linux folds the high-water mark
+    /// of the memory the child was forked with — the test process's — into it. So this is
+    /// `ru_maxrss` when that exceeds the test process's own peak (then it can only be the
+    /// child's), else the highest `VmHWM` sampled from `/proc/<pid>/status` while the child
+    /// ran (a close lower bound: samples are a millisecond apart).
     public var maxRSSBytes: Int
     /// User plus system CPU time, in seconds.
     public var cpuSeconds: Double
@@ -91,17 +97,23 @@ extension CLI {
         var status: Int32 = 0
         var usage = rusage()
         var timedOut = false
+        var sampledPeak = 0
         let deadline = Date().addingTimeInterval(watchdogSeconds)
         while true {
             let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid { break }
             if reaped == -1 && errno != EINTR { break }
+            sampledPeak = max(sampledPeak, highWaterMark(of: "\(pid)"))
             if !timedOut && Date() > deadline {
                 kill(pid, SIGKILL)
                 timedOut = true
             }
             usleep(1_000)
         }
+        // Linux reports ru_maxrss in KiB. The test process's peak, read after the child is
+        // reaped, bounds what it contributed at exec (the mark only grows).
+        let reported = Int(usage.ru_maxrss) * 1024
+        let parentPeak = highWaterMark(of: "self")
         let low = status & 0x7f
         let exited = low == 0
         let signalled = low != 0 && low != 0x7f
@@ -113,8 +125,16 @@ extension CLI {
             timedOut: timedOut,
             stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
             stderr: String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data(), as: UTF8.self),
-            // Linux reports ru_maxrss in KiB.
-            maxRSSBytes: Int(usage.ru_maxrss) * 1024,
+            maxRSSBytes: reported > parentPeak ? reported : sampledPeak,
             cpuSeconds: cpu)
+    }
+
+    /// `VmHWM` of `/proc/<process>/status` in bytes (0 when unreadable, as for an exited child).
+    static func highWaterMark(of process: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        let digits = line.split(separator: " ").compactMap { Int($0) }
+        return (digits.first ?? 0) * 1024
     }
 }
