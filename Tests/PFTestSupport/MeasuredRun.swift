@@ -59,12 +59,15 @@ extension CLI {
     /// - Parameters:
     ///   - arguments: the command line after `pfarchive`.
     ///   - watchdogSeconds: wall-clock time after which the child is killed.
-    public static func runMeasured(_ arguments: [String], watchdogSeconds: Double = 60) throws -> MeasuredRun {
-        try spawnMeasured(executable.path, arguments, watchdogSeconds: watchdogSeconds)
+    ///   - sampleMemory: whether to sample the child's `VmHWM` every millisecond (for an
+    ///     exact peak RSS); without it, waiting polls every 5 ms and ``MeasuredRun/maxRSSBytes``
+    ///     may be the test process's own peak (an upper bound), which is cheaper for many runs.
+    public static func runMeasured(_ arguments: [String], watchdogSeconds: Double = 60, sampleMemory: Bool = true) throws -> MeasuredRun {
+        try spawnMeasured(executable.path, arguments, watchdogSeconds: watchdogSeconds, sampleMemory: sampleMemory)
     }
 
     /// Runs any program as ``runMeasured(_:watchdogSeconds:)`` runs `pfarchive`.
-    public static func spawnMeasured(_ program: String, _ arguments: [String], watchdogSeconds: Double = 60) throws
+    public static func spawnMeasured(_ program: String, _ arguments: [String], watchdogSeconds: Double = 60, sampleMemory: Bool = true) throws
         -> MeasuredRun
     {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-run-\(UUID().uuidString)")
@@ -103,12 +106,12 @@ extension CLI {
             let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid { break }
             if reaped == -1 && errno != EINTR { break }
-            sampledPeak = max(sampledPeak, highWaterMark(of: "\(pid)"))
+            if sampleMemory { sampledPeak = max(sampledPeak, highWaterMark(of: "\(pid)")) }
             if !timedOut && Date() > deadline {
                 kill(pid, SIGKILL)
                 timedOut = true
             }
-            usleep(1_000)
+            usleep(sampleMemory ? 1_000 : 5_000)
         }
         // Linux reports ru_maxrss in KiB. The test process's peak, read after the child is
         // reaped, bounds what it contributed at exec (the mark only grows).
@@ -125,7 +128,7 @@ extension CLI {
             timedOut: timedOut,
             stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
             stderr: String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data(), as: UTF8.self),
-            maxRSSBytes: reported > parentPeak ? reported : sampledPeak,
+            maxRSSBytes: reported > parentPeak || !sampleMemory ? reported : sampledPeak,
             cpuSeconds: cpu)
     }
 
