@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "sample-typedstream", targets: ["SampleTypedStream"]),
         .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
         .executable(name: "sample-parse", targets: ["SampleParse"]),
+        .executable(name: "sample-graphcopy", targets: ["SampleGraphCopy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -165,6 +166,23 @@ let package = Package(
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
+        .executableTarget(
+            name: "SampleGraphCopy", dependencies: ["PFArchive"], path: "Samples/graphcopy", exclude: ["rules.json", "README.md"]
+        ),
+
+        // MARK: - Fuzz targets
+        // One libFuzzer target per decoder (Docs/Security.md, scripts/fuzz.sh). Built normally,
+        // each replays the files named on its command line; built by scripts/fuzz.sh with
+        // `-sanitize=fuzzer,address -DPFFUZZ`, it runs libFuzzer through LLVMFuzzerRunDriver.
+        .target(name: "PFFuzzSupport", dependencies: ["PFCore"], path: "Fuzz/PFFuzzSupport"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["PFFuzzSupport", "PFJSON"], path: "Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzBinaryPlist", dependencies: ["PFFuzzSupport", "PFPropertyList"], path: "Fuzz/FuzzBinaryPlist"),
+        .executableTarget(name: "FuzzXMLPlist", dependencies: ["PFFuzzSupport", "PFPropertyList"], path: "Fuzz/FuzzXMLPlist"),
+        .executableTarget(name: "FuzzCBOR", dependencies: ["PFFuzzSupport", "PFCBOR"], path: "Fuzz/FuzzCBOR"),
+        .executableTarget(name: "FuzzKeyed", dependencies: ["PFFuzzSupport", "PFKeyedArchive"], path: "Fuzz/FuzzKeyed"),
+        .executableTarget(name: "FuzzTypedStream", dependencies: ["PFFuzzSupport", "PFTypedStream"], path: "Fuzz/FuzzTypedStream"),
+        .executableTarget(name: "FuzzParse", dependencies: ["PFFuzzSupport", "PFParse"], path: "Fuzz/FuzzParse"),
+        .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCompression"], path: "Fuzz/FuzzCompression"),
 
         // MARK: - Tests
         .target(

@@ -39,7 +39,8 @@ if let exportPath {
 // Each group builds its inputs only when it runs.
 let groups: [(String, (inout Bench) -> Void)] = [
     ("json", JSONBench.run), ("compression", CompressionBench.run), ("bplist", BinaryPlistBench.run),
-    ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run), ("parse", ParseBench.run), ("mongo", MongoBench.run),
+    ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run), ("parse", ParseBench.run),
+    ("mongo", MongoBench.run), ("copy", CopyBench.run),
 ]
 for (name, run) in groups where group == nil || group == name {
     run(&bench)

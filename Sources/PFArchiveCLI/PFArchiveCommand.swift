@@ -17,7 +17,7 @@ struct PFArchiveCommand: ParsableCommand {
             the position and what was expected), 2 on a usage error.
             """,
         version: PFArchiveVersion.current,
-        subcommands: [Convert.self, Inspect.self, Validate.self, Migrate.self, Compat.self, Import.self]
+        subcommands: [Convert.self, Inspect.self, Validate.self, Migrate.self, Compat.self, Copy.self, Import.self]
     )
 
     /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says

@@ -166,6 +166,18 @@ extension CBORScanner {
             if n >= 8 && n <= 128 { return try cachedKey(at: p, count: Int(n), itemStart: start) }
             return try text(at: p, count: Int(n), itemStart: start)
         }
+        // An array or map, even behind tags, can never be a text-string key: refuse it before
+        // reading it. Reading it first recursed key → map → key … once per level with large
+        // frames, and 511 levels of map-in-key overflowed an 8 MiB stack under ASan (found by
+        // FuzzCBOR; Tests/Fixtures/regressions/cbor/).
+        var look = pos
+        while look < end, byte(at: look) >> 5 == 6 { look = try skipTagHead(at: look) }
+        if look < end, byte(at: look) >> 5 == 4 || byte(at: look) >> 5 == 5 {
+            throw PFError(
+                .unsupported, format: Self.format,
+                "map key is \(byte(at: look) >> 5 == 4 ? "an array" : "a map"), not a text string; pfarchive reads only text-string keys",
+                offset: start)
+        }
         let key = try value(depth: depth)
         guard case .string(let text) = key else {
             throw PFError(
@@ -174,6 +186,25 @@ extension CBORScanner {
                 offset: start)
         }
         return text
+    }
+
+    /// The offset after the tag head (initial byte and argument) at `offset`, without
+    /// reading the tag's content.
+    func skipTagHead(at offset: Int) throws(PFError) -> Int {
+        let ai = byte(at: offset) & 0x1F
+        let size: Int
+        switch ai {
+        case 0..<24: size = 0
+        case 24: size = 1
+        case 25: size = 2
+        case 26: size = 4
+        case 27: size = 8
+        default: throw PFError(.syntax, format: Self.format, "tag with additional information \(ai); expected 0 through 27", offset: offset)
+        }
+        guard end - offset > size else {
+            throw PFError(.truncated, format: Self.format, "unexpected end of input in a tag head", offset: offset)
+        }
+        return offset + 1 + size
     }
 
     /// A key of 8–128 bytes, reused from the cache when the same bytes were read before.

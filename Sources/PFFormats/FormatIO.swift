@@ -24,15 +24,21 @@ public enum FormatIO {
         /// The Parse class of the objects read `--from parse` (the CLI takes it from a
         /// `<Class>.json` file name); `nil` takes each object's `className` key.
         public var parseClassName: String?
+        /// Secure decoding of keyed archives: the non-Foundation classes an archive may name
+        /// (an empty set allows Foundation's only); any other class fails with
+        /// ``PFError/Code/disallowed`` at the object that names it. `nil` (the default) keeps
+        /// every class as generic data — nothing is ever instantiated while reading.
+        public var allowedClasses: Set<String>?
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
-                    limits: PFLimits = .default, parseClassName: String? = nil) {
+                    limits: PFLimits = .default, parseClassName: String? = nil, allowedClasses: Set<String>? = nil) {
             self.format = format
             self.jsonMode = jsonMode
             self.typedJSON = typedJSON
             self.limits = limits
             self.parseClassName = parseClassName
+            self.allowedClasses = allowedClasses
         }
     }
 
@@ -98,7 +104,21 @@ public enum FormatIO {
         guard bytes.count <= options.limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: "input")
         }
-        let (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
+        let decoded: Data
+        let compression: CompressionFormat?
+        do {
+            (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
+        } catch {
+            // zlib's magic is a 2-byte check that some plain inputs pass: a top-level CBOR
+            // scalar such as a 94-byte text string starts 78 5E. Bytes that do not inflate are
+            // read as they are when they make a value of the format asked for; otherwise the
+            // decompression error stands. A budget error is never second-guessed.
+            guard error.code != .limitExceeded, Compression.detect(bytes) == .zlib,
+                let format = options.format ?? FormatDetector.detect(bytes),
+                let value = try? readTree(bytes, as: format, options: options)
+            else { throw error }
+            return ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
+        }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
                 .syntax, format: "input",
@@ -124,7 +144,8 @@ public enum FormatIO {
             return try CBORReader(options: .init(limits: options.limits)).read(bytes)
         case .keyed:
             let table = try KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table
-            let graph = try KeyedGraph(table: table, options: .init(limits: options.limits))
+            let graph = try KeyedGraph(
+                table: table, options: .init(limits: options.limits, allowedClasses: options.allowedClasses))
             return try graph.jsonValue(limits: options.limits)
         case .typedstream:
             return try TypedStream.decodeValue(bytes, limits: options.limits)

@@ -34,6 +34,11 @@ public final class KeyedArchiver {
         var nextGenericKey = 0
         /// The archived class name, for the path (built only when an error or a caller asks).
         var className: String
+        /// The object being written, when an ``edgePolicy`` needs to see it.
+        var owner: KeyedArchiver.EdgeEnd?
+        /// The key being encoded, for the ``edgePolicy``: references met while a collection
+        /// is written belong to the field that holds the collection.
+        var currentKey: String?
 
         /// The path names the object by its slot, not by the chain that led to it: objects
         /// are written from a work list, so a chain-shaped path would grow with the graph (a
@@ -60,6 +65,29 @@ public final class KeyedArchiver {
     /// Per type: whether it is a class (see ``isClass(_:)``).
     var classTypes: [ObjectIdentifier: Bool] = [:]
     var conditionals: [(uid: UInt64, key: String, object: ObjectIdentifier)] = []
+
+    // MARK: Edge policy
+
+    /// Decides, reference by reference, what is written for an edge from one object to
+    /// another; `nil` (the default) writes every reference. PFGraphCopy's copy profiles
+    /// implement it, so a pasteboard and a persistence archive of one graph differ only in
+    /// the policy. With a policy set, objects are written breadth-first, so the policy sees
+    /// each object first along a shortest path from the root.
+    public var edgePolicy: (any KeyedArchiverEdgePolicy)?
+    /// Objects written as placeholders by ``EdgeAction/external``, by their UID.
+    public private(set) var externalObjects: [UInt64: any ArchiveCoding] = [:]
+    var externalIdentities: [ObjectIdentifier: UInt64] = [:]
+    /// Placeholder references (omitted or conditional edges), resolved in ``finishedTable()``.
+    var placeholders: [PlaceholderTarget] = []
+    var queueHead = 0
+
+    enum PlaceholderTarget {
+        case omitted
+        case conditional(ObjectIdentifier)
+    }
+
+    /// Placeholder UIDs live far above any real slot (tables are bounded by `maxObjects`).
+    static let placeholderBase: UInt64 = 1 << 62
 
     /// Makes an archiver; encode top-level values with `encode(_:forKey:)`, then call
     /// ``finishEncoding()``.
@@ -91,6 +119,7 @@ public final class KeyedArchiver {
     /// Completes the archive and returns its object table.
     public func finishedTable() throws -> KeyedObjectTable {
         try drain()
+        resolvePlaceholders()
         // A conditional object is kept only if something encoded it unconditionally.
         for (uid, key, object) in conditionals {
             guard case .dictionary(var fields) = builder.objects[Int(uid)] else { continue }
@@ -100,6 +129,14 @@ public final class KeyedArchiver {
         conditionals.removeAll()
         return builder.table
     }
+
+    /// The slot an instance was written to, if it was (for a caller mapping originals to
+    /// what an unarchiver makes of them).
+    public func uid(of object: AnyObject) -> UInt64? { identities[ObjectIdentifier(object)] }
+
+    /// The slot of the instance with this identifier, if it was written (the archiver keeps
+    /// every written instance alive, so the identifier cannot have been reused).
+    public func uid(ofIdentifier id: ObjectIdentifier) -> UInt64? { identities[id] }
 
     /// The path of the value being written, for errors.
     public var codingPath: PFKeyPath { frames.last?.path.keyPath ?? .root }
@@ -138,6 +175,16 @@ public final class KeyedArchiver {
     /// At the top level (outside any `encode(with:)`), the value becomes a `$top` entry.
     /// - Throws: ``PFError`` `limitExceeded` past `maxObjects`, or what the value throws.
     public func encode<T: ArchiveRepresentable>(_ value: T?, forKey key: String) throws {
+        if let edgePolicy, !frames.isEmpty, let owner = frames[frames.count - 1].owner {
+            switch try edgePolicy.archiver(self, attributeActionForKey: key, of: owner) {
+            case .keep: break
+            case .omit: return
+            case .replace(let replacement):
+                set(.uid(try replacement.archiveReference(in: self)), forKey: key)
+                return
+            }
+            frames[frames.count - 1].currentKey = key
+        }
         let uid = try value.map { try $0.archiveReference(in: self) } ?? 0
         if frames.isEmpty {
             builder.top[key] = uid
@@ -163,6 +210,7 @@ public final class KeyedArchiver {
         precondition(!frames.isEmpty, "Unkeyed values can only be encoded inside an object's encode(with:).")
         let key = "$\(frames[frames.count - 1].nextGenericKey)"
         frames[frames.count - 1].nextGenericKey += 1
+        if edgePolicy != nil { frames[frames.count - 1].currentKey = key }
         let uid = try value.map { try $0.archiveReference(in: self) } ?? 0
         frames[frames.count - 1].fields[key] = .uid(uid)
     }
@@ -180,6 +228,16 @@ public final class KeyedArchiver {
             // bridging cast for every object (a fifth of the archiving time).
             let instance = unsafeBitCast(value, to: AnyObject.self)
             let id = ObjectIdentifier(instance)
+            if let edgePolicy, let frame = frames.last, let owner = frame.owner, let key = frame.currentKey {
+                let target = EdgeEnd(object: value, identity: id, className: type(of: value).archiveClassName)
+            switch try edgePolicy.archiver(self, actionForKey: key, from: owner, to: target) {
+                case .encode: break
+                case .omit: return placeholder(.omitted)
+                case .conditional: return placeholder(.conditional(id))
+                case .replace(let replacement): return try replacement.archiveReference(in: self)
+                case .external: return try externalReference(value, id: id, instance: instance)
+                }
+            }
             if let uid = identities[id] { return uid }
             identity = id
             retained.append(instance)
@@ -203,7 +261,13 @@ public final class KeyedArchiver {
 
     func write<T: ArchiveCoding>(_ value: T, at uid: UInt64) throws {
         let dynamicType = type(of: value)
-        frames.append(Frame(uid: uid, className: dynamicType.archiveClassName))
+        var owner: EdgeEnd?
+        if edgePolicy != nil {
+            // The identity of a class instance, without a dynamic cast (see reference(forObject:)).
+            let identity = isClass(T.self) ? ObjectIdentifier(unsafeBitCast(value, to: AnyObject.self)) : nil
+            owner = EdgeEnd(object: value, identity: identity, className: dynamicType.archiveClassName)
+        }
+        frames.append(Frame(uid: uid, className: dynamicType.archiveClassName, owner: owner))
         do {
             try value.encode(with: self)
         } catch {
@@ -226,10 +290,96 @@ public final class KeyedArchiver {
     /// Writes queued objects until none is left: the iterative heart of archiving.
     func drain() throws {
         guard frames.isEmpty else { return }
+        if edgePolicy != nil {
+            // Breadth-first, so a policy meets every object first at its shortest distance.
+            while queueHead < queue.count {
+                let item = queue[queueHead]
+                queueHead += 1
+                try write(item.value, at: item.uid)
+            }
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+            return
+        }
         while !queue.isEmpty {
             let item = queue.removeLast()
             try write(item.value, at: item.uid)
         }
+    }
+
+    // MARK: - Edge policy support
+
+    func placeholder(_ target: PlaceholderTarget) -> UInt64 {
+        placeholders.append(target)
+        return Self.placeholderBase + UInt64(placeholders.count - 1)
+    }
+
+    /// An object written as an empty placeholder of its class, once per instance, for a
+    /// caller that substitutes the original when unarchiving (a copy's shared edges).
+    func externalReference<T: ArchiveCoding>(_ value: T, id: ObjectIdentifier, instance: AnyObject) throws -> UInt64 {
+        if let uid = externalIdentities[id] { return uid }
+        let uid = try builder.reserve()
+        retained.append(instance)
+        externalIdentities[id] = uid
+        externalObjects[uid] = value
+        builder.fill(uid, with: [:], classUID: try builder.classReference(T.archivedClass))
+        return uid
+    }
+
+    /// Replaces placeholder references: an omitted edge, or a conditional one whose target
+    /// was never written, becomes `$null` in a field and disappears from a collection (with
+    /// its key, in a dictionary); a conditional edge whose target was written points at it.
+    func resolvePlaceholders() {
+        guard !placeholders.isEmpty else { return }
+        func resolve(_ uid: UInt64) -> UInt64? {
+            guard uid >= Self.placeholderBase else { return uid }
+            let index = Int(uid - Self.placeholderBase)
+            guard placeholders.indices.contains(index) else { return nil }
+            switch placeholders[index] {
+            case .omitted: return nil
+            case .conditional(let object): return identities[object]
+            }
+        }
+        for index in builder.objects.indices {
+            guard case .dictionary(var fields) = builder.objects[index] else { continue }
+            var changed = false
+            // Parallel arrays (NS.keys / NS.objects) lose the same positions.
+            var dropped = Set<Int>()
+            for (key, value) in fields {
+                if case .uid(let uid) = value, uid >= Self.placeholderBase {
+                    fields[key] = .uid(resolve(uid) ?? 0)
+                    changed = true
+                } else if case .array(let items) = value {
+                    for (i, item) in items.enumerated() {
+                        if case .uid(let uid) = item, uid >= Self.placeholderBase, resolve(uid) == nil { dropped.insert(i) }
+                    }
+                }
+            }
+            for (key, value) in fields {
+                guard case .array(let items) = value,
+                    items.contains(where: { if case .uid(let u) = $0 { u >= Self.placeholderBase } else { false } })
+                else { continue }
+                var kept: [PFValue] = []
+                for (i, item) in items.enumerated() where !dropped.contains(i) {
+                    if case .uid(let uid) = item { kept.append(.uid(resolve(uid) ?? 0)) } else { kept.append(item) }
+                }
+                fields[key] = .array(kept)
+                changed = true
+            }
+            if !dropped.isEmpty {
+                // The parallel array without placeholders (NS.keys of a dictionary whose
+                // values were dropped) loses the same positions.
+                for (key, value) in fields {
+                    guard case .array(let items) = value, items.count > 0,
+                        !items.contains(where: { if case .uid(let u) = $0 { u >= Self.placeholderBase } else { false } }),
+                        key == "NS.keys"
+                    else { continue }
+                    fields[key] = .array(items.enumerated().filter { !dropped.contains($0.offset) }.map(\.element))
+                }
+            }
+            if changed { builder.replace(UInt64(index), with: .dictionary(fields)) }
+        }
+        placeholders.removeAll()
     }
 
     /// Writes a Foundation-style object (a collection, `NSDate`, `NSUUID`, …) directly.
@@ -244,5 +394,61 @@ extension ObjectTableBuilder {
     /// Replaces an entry (used to resolve conditional objects once the archive is complete).
     mutating func replace(_ uid: UInt64, with value: PFValue) {
         setObject(value, at: Int(uid))
+    }
+}
+
+/// Decides what a ``KeyedArchiver`` writes for each field and each object reference of the
+/// object being encoded: the hook through which a copy profile (PFGraphCopy) shapes an
+/// archive. Set it as ``KeyedArchiver/edgePolicy``.
+public protocol KeyedArchiverEdgePolicy: AnyObject {
+    /// What to write for a reference from `owner`'s field `key` to the object `target` (for a
+    /// collection, once per element).
+    /// - Throws: any error, which ends archiving (a depth limit set to fail, say).
+    func archiver(
+        _ archiver: KeyedArchiver, actionForKey key: String, from owner: KeyedArchiver.EdgeEnd, to target: KeyedArchiver.EdgeEnd
+    ) throws -> KeyedArchiver.EdgeAction
+    /// What to write for `owner`'s field `key`, asked before the value is encoded (scalars
+    /// written in place are not asked).
+    /// - Throws: any error, which ends archiving.
+    func archiver(_ archiver: KeyedArchiver, attributeActionForKey key: String, of owner: KeyedArchiver.EdgeEnd)
+        throws -> KeyedArchiver.AttributeAction
+}
+
+extension KeyedArchiver {
+    /// One end of an edge, as an ``KeyedArchiverEdgePolicy`` sees it.
+    public struct EdgeEnd {
+        /// The object (or value) being encoded.
+        public let object: any ArchiveCoding
+        /// Its identity when it is a class instance; `nil` for a value (a struct).
+        public let identity: ObjectIdentifier?
+        /// Its archived class name.
+        public let className: String
+    }
+
+    /// What an ``KeyedArchiverEdgePolicy`` decides for one object reference.
+    public enum EdgeAction: Sendable {
+        /// Write the object (once; later references share it).
+        case encode
+        /// Write `$null` in a field; leave the element out of a collection.
+        case omit
+        /// Point at the object only if it is written through another edge (NSCoder's
+        /// conditional objects); otherwise as ``omit``.
+        case conditional
+        /// Write this value instead of the object (an identity, such as a Parse Pointer).
+        case replace(PFValue)
+        /// Write an empty placeholder of the object's class, listed in
+        /// ``KeyedArchiver/externalObjects`` so an unarchiver can substitute the original
+        /// (``KeyedUnarchiver/substitute(_:forUID:)``).
+        case external
+    }
+
+    /// What an ``KeyedArchiverEdgePolicy`` decides for one field.
+    public enum AttributeAction: Sendable {
+        /// Encode the field's value.
+        case keep
+        /// Leave the field out (decoding sees no value: the type's default).
+        case omit
+        /// Encode this value instead.
+        case replace(PFValue)
     }
 }

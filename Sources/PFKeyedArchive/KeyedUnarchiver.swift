@@ -208,6 +208,21 @@ public final class KeyedUnarchiver {
         }
     }
 
+    /// Makes the object with `uid` decode as an existing instance, without calling its
+    /// ``ArchiveCoding/init(from:)``: how a copy keeps an edge pointing at an original
+    /// (see ``KeyedArchiver/EdgeAction/external``).
+    /// - Throws: ``PFError`` `invalidValue` when the UID is not in the table.
+    public func substitute(_ object: any ArchiveCoding, forUID uid: UInt64) throws {
+        let index = try table.index(of: uid, at: [.key("$objects")])
+        cache[index] = object
+    }
+
+    /// The value already decoded for a UID, if any.
+    public func decodedValue(forUID uid: UInt64) -> Any? {
+        guard uid < UInt64(table.objects.count) else { return nil }
+        return cache[Int(uid)]
+    }
+
     // MARK: - Objects
 
     /// Decodes the object at a table index as `T`, from the cache when already decoded.

@@ -97,6 +97,13 @@ struct TypedStreamValueConverter {
         guard nodes <= limits.maxNodes else { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: "typedstream", offset: offset) }
     }
 
+    /// Checks an NSArray's or NSDictionary's element count against `maxCollectionCount`.
+    func collection(_ count: Int, at offset: Int) throws(PFError) {
+        guard count <= limits.maxCollectionCount else {
+            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: "typedstream", offset: offset)
+        }
+    }
+
     /// A raw value in a group.
     mutating func raw(_ value: TypedStreamValue, depth: Int) throws(PFError) -> PFValue {
         switch value {
@@ -147,10 +154,12 @@ struct TypedStreamValueConverter {
         let name = chain.first?.name ?? "?"
         switch foundation {
         case .array(let items, _)?:
+            try collection(items.count, at: entry.offset)
             var out: [PFValue] = []
             for item in items { out.append(try raw(item, depth: depth)) }
             return Self.wrap(.array(out), id: id)
         case .dictionary(let pairs)?:
+            try collection(pairs.count, at: entry.offset)
             var keys: [PFValue] = []
             var values: [PFValue] = []
             for pair in pairs {

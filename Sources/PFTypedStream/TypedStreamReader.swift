@@ -176,6 +176,9 @@ struct TypedStreamReader {
         case .array(let n, let element):
             let at = scanner.offset
             if case .scalar(let c) = element, c == UInt8(ascii: "c") || c == UInt8(ascii: "C") {
+                guard n <= limits.maxStringBytes else {
+                    throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: "typedstream", offset: at)
+                }
                 guard n <= scanner.remaining else {
                     throw error(.truncated, "byte array claims \(n) bytes but only \(scanner.remaining) remain", at: at)
                 }

@@ -148,13 +148,15 @@ import Testing
                                       schema, printing what changed.
               compat                  Check that a schema change keeps archives readable;
                                       exit 1 listing every breaking change.
+              copy                    Copy an object graph (a Parse export, a keyed archive
+                                      or JSON) under copy rules and a profile.
               import                  Copy the objects and relations of one store into
                                       another.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect", "validate", "migrate", "compat"] {
+        for command in ["convert", "inspect", "validate", "migrate", "compat", "copy"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))

@@ -106,7 +106,8 @@ extension Inspect {
         do {
             let plain = try Compression.decompressIfCompressed(bytes, limits: options.limits).data
             let table = try KeyedArchive.readTable(plain, limits: options.limits, decompress: false).table
-            dot = try KeyedGraph(table: table, options: .init(limits: options.limits)).dotDescription()
+            dot = try KeyedGraph(table: table, options: .init(limits: options.limits, allowedClasses: options.allowedClasses))
+                .dotDescription()
         } catch {
             throw CLIFailure(file: input, error)
         }

@@ -40,6 +40,9 @@ struct Migrate: ParsableCommand {
     @Flag(name: .long, help: "Print nothing on success.")
     var quiet = false
 
+    @OptionGroup(title: "Decoding limits")
+    var limitOptions: LimitOptions
+
     func validate() throws {
         if let unknownFields, VersioningPolicies.UnknownFields(rawValue: unknownFields) == nil {
             throw ValidationError("--unknown-fields must be preserve, drop or error.")
@@ -54,8 +57,10 @@ struct Migrate: ParsableCommand {
         var policies = loaded.policies
         if let unknownFields, let policy = VersioningPolicies.UnknownFields(rawValue: unknownFields) { policies.unknownFields = policy }
         if let newerVersions, let policy = VersioningPolicies.NewerVersions(rawValue: newerVersions) { policies.newerVersions = policy }
-        let bytes = try FileIO.read(input, limit: PFLimits.default.maxInputBytes)
-        let migrator = ArchiveMigrator(schema: loaded, options: MigrationOptions(policies: policies, rootType: rootType))
+        let limits = limitOptions.limits
+        let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
+        let migrator = ArchiveMigrator(
+            schema: loaded, options: MigrationOptions(policies: policies, rootType: rootType, limits: limits))
         let result: ArchiveMigrator.Result
         do {
             result = try migrator.migrate(bytes)

@@ -44,8 +44,11 @@ struct Validate: ParsableCommand {
     @Flag(name: .long, help: "Print a machine-readable JSON report instead of lines.")
     var json = false
 
+    @OptionGroup(title: "Decoding limits")
+    var limitOptions: LimitOptions
+
     func run() throws {
-        let limits = PFLimits.default
+        let limits = limitOptions.limits
         var parseSchema: ParseSchema?
         if let schema {
             let bytes = try FileIO.read(schema, limit: limits.maxInputBytes)
@@ -178,7 +181,7 @@ extension Validate {
             throw CLIFailure(file: schemaPath, error)
         }
         let data = try FileIO.read(input, limit: limits.maxInputBytes)
-        let issues = SchemaValidator.validate(data, schema: archiveSchema)
+        let issues = SchemaValidator.validate(data, schema: archiveSchema, options: MigrationOptions(limits: limits))
         let errors = issues.filter { $0.severity == .error }.count
         if json {
             let document: PFValue = [

@@ -7,8 +7,28 @@ struct CLIFailure: Error {
     /// A failure about a file: `file: what went wrong at where`.
     init(file: String, _ error: PFError) {
         let name = file == "-" ? "<stdin>" : file
-        message = "\(name): \(error.description)"
+        message = Self.oneLine("\(name): \(error.description)")
     }
 
-    init(_ message: String) { self.message = message }
+    init(_ message: String) { self.message = Self.oneLine(message) }
+
+    /// The text with line breaks and other control characters escaped (`\n`, `\r`, `\t`,
+    /// `\u{1B}`): messages quote input — a key, a type encoding, an encoding name — and the
+    /// CLI contract is one line per error (found by the mutation test).
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}" })
+        else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" || scalar == "\u{85}":
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFArchive
 
 /// Reading inputs and writing outputs the way the CLI contract requires.
@@ -56,6 +57,40 @@ enum FileIO {
             throw failure
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            throw CLIFailure("\(path): cannot write: \(error.localizedDescription)")
+        }
+    }
+}
+
+extension FileIO {
+    /// Writes a directory of files atomically: into a temporary directory beside it, then
+    /// renamed into place. The destination must not exist or be an empty directory; on any
+    /// failure it is untouched.
+    static func writeDirectoryAtomically(_ files: OrderedDictionary<String, Data>, to path: String) throws {
+        guard path != "-" else { throw CLIFailure("\(path): a directory input is copied to a directory, not standard output") }
+        let url = URL(fileURLWithPath: path)
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, (try? manager.contentsOfDirectory(atPath: path))?.isEmpty == true else {
+                throw CLIFailure("\(path): already exists; expected a new or empty directory")
+            }
+        }
+        let parent = url.deletingLastPathComponent()
+        let temporary = parent.appendingPathComponent(".\(url.lastPathComponent).pfarchive-\(UUID().uuidString).tmp")
+        do {
+            try manager.createDirectory(at: temporary, withIntermediateDirectories: false)
+            for (name, data) in files { try data.write(to: temporary.appendingPathComponent(name)) }
+            if manager.fileExists(atPath: path) { try manager.removeItem(at: url) }
+            guard rename(temporary.path, url.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw CLIFailure("\(path): cannot write: \(reason)")
+            }
+        } catch let failure as CLIFailure {
+            try? manager.removeItem(at: temporary)
+            throw failure
+        } catch {
+            try? manager.removeItem(at: temporary)
             throw CLIFailure("\(path): cannot write: \(error.localizedDescription)")
         }
     }

@@ -29,25 +29,70 @@ struct ReadingOptions: ParsableArguments {
     @Flag(name: .long, help: "Keep Parse's typed JSON ({\"__type\":\"Date\",…}) as plain dictionaries.")
     var noTypedJSON = false
 
-    @Option(name: .long, help: "Deepest nesting accepted (default 512).")
+    @Flag(name: .long, help: "Secure decoding of keyed archives: refuse any class but Foundation's and those named by --allow-class.")
+    var secure = false
+
+    @Option(name: .long, help: ArgumentHelp("With --secure, also allow this archived class name (repeatable).", valueName: "name"))
+    var allowClass: [String] = []
+
+    @OptionGroup(title: "Decoding limits")
+    var limitOptions: LimitOptions
+
+    var limits: PFLimits { limitOptions.limits }
+
+    var readOptions: FormatIO.ReadOptions {
+        FormatIO.ReadOptions(
+            format: from, jsonMode: lenient ? .lenient : .strict, typedJSON: !noTypedJSON, limits: limits,
+            allowedClasses: secure || !allowClass.isEmpty ? Set(allowClass) : nil)
+    }
+}
+
+/// The decoding budgets (``PFLimits``), shared by every command that reads untrusted input:
+/// `convert`, `inspect`, `validate` and `migrate`. Each option overrides one limit; the
+/// defaults are ``PFLimits/default``'s (Docs/Security.md has the table).
+struct LimitOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default 512).", valueName: "n"))
     var maxDepth: Int?
 
-    @Option(name: .long, help: "Largest input accepted, in bytes (default 1 GiB).")
+    @Option(name: .long, help: ArgumentHelp("Largest input accepted, in bytes (default 1 GiB).", valueName: "bytes"))
     var maxBytes: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Most values one read may produce, shared values counted each time they are expanded (default 50,000,000).", valueName: "n"))
+    var maxNodes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Most elements in one array or dictionary (default 10,000,000).", valueName: "n"))
+    var maxCollection: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Longest string or data value, in bytes (default 256 MiB).", valueName: "bytes"))
+    var maxStringBytes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Largest decompressed size, in bytes (default 1 GiB).", valueName: "bytes"))
+    var maxDecompressedBytes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Highest decompressed-to-compressed ratio past the first MiB (default 1000).", valueName: "n"))
+    var maxRatio: Int?
+
     func validate() throws {
-        if let maxDepth, maxDepth < 1 { throw ValidationError("--max-depth must be at least 1.") }
-        if let maxBytes, maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
+        let given: [(String, Int?)] = [
+            ("--max-depth", maxDepth), ("--max-bytes", maxBytes), ("--max-nodes", maxNodes),
+            ("--max-collection", maxCollection), ("--max-string-bytes", maxStringBytes),
+            ("--max-decompressed-bytes", maxDecompressedBytes), ("--max-ratio", maxRatio),
+        ]
+        for case let (name, value?) in given where value < 1 {
+            throw ValidationError("\(name) must be at least 1.")
+        }
     }
 
+    /// The defaults with every given option applied.
     var limits: PFLimits {
         var limits = PFLimits.default
         if let maxDepth { limits.maxDepth = maxDepth }
         if let maxBytes { limits.maxInputBytes = maxBytes }
+        if let maxNodes { limits.maxNodes = maxNodes }
+        if let maxCollection { limits.maxCollectionCount = maxCollection }
+        if let maxStringBytes { limits.maxStringBytes = maxStringBytes }
+        if let maxDecompressedBytes { limits.maxDecompressedBytes = maxDecompressedBytes }
+        if let maxRatio { limits.maxCompressionRatio = maxRatio }
         return limits
-    }
-
-    var readOptions: FormatIO.ReadOptions {
-        FormatIO.ReadOptions(format: from, jsonMode: lenient ? .lenient : .strict, typedJSON: !noTypedJSON, limits: limits)
     }
 }

@@ -1,0 +1,282 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+
+/// `pfarchive copy`: copies an object graph with the semantics a copy profile decides.
+struct Copy: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy an object graph (a Parse export, a keyed archive or JSON) under copy rules and a profile.",
+        discussion: """
+            Each relationship is copied, shared, omitted, kept conditionally or written as a \
+            reference, and each attribute copied, omitted, regenerated or set, as the profile \
+            and the rules file say (see Docs/GraphCopy.md). Without --rules the built-in \
+            profiles apply: shallow, pasteboard, persistence, deep (the default) and duplicate.
+
+            INPUT is a Parse export (a class file: one object, an array or {"results":[…]}; or \
+            a directory of class files and _Join:<field>:<Class>.json files), a keyed archive \
+            in any container, or a JSON document ($class objects, $id/$ref sharing). The \
+            output has the input's form: the copied Parse objects (with their join rows), the \
+            copied graph as a keyed archive, or as JSON. --root picks what to copy: \
+            Class/objectId in a Parse export, a key path in an archive or JSON; by default \
+            everything. --dry-run prints the plan (the report) and writes nothing.
+
+            Examples:
+              pfarchive copy export/ copied/ --profile duplicate --root Employee/E2
+              pfarchive copy org.archive paste.archive --rules rules.json --profile pasteboard
+              pfarchive copy org.json - --profile deep --root 'departments[0]'
+              pfarchive copy export/ - --rules rules.json --profile pasteboard --dry-run
+            """
+    )
+
+    enum InputKind: String, ExpressibleByArgument, CaseIterable {
+        case parse, keyed, json
+    }
+
+    @Argument(help: "The graph to copy: a file, a Parse export directory, or '-' for standard input.")
+    var input: String
+
+    @Argument(help: "Where to write the copy (a directory for a directory input), or '-' for standard output.")
+    var output: String
+
+    @Option(name: .long, help: "A rules file (JSON): types, ownership, shared rules and profiles.")
+    var rules: String?
+
+    @Option(name: .long, help: "The profile: one of the rules file's, or shallow, pasteboard, persistence, deep, duplicate.")
+    var profile: String = "deep"
+
+    @Option(name: .long, help: "What to copy: Class/objectId in a Parse export, a key path in an archive or JSON.")
+    var root: String?
+
+    @Option(name: .long, help: "Read the input as parse, keyed or json instead of detecting it.")
+    var from: InputKind?
+
+    @Flag(name: .long, help: "Print the plan (what would be copied, shared, omitted, cut) and write nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Indent JSON output.")
+    var pretty = false
+
+    @Option(name: .long, help: "Seed for regenerated ids, for reproducible output.")
+    var seed: UInt64?
+
+    @Flag(name: .long, help: "Print nothing on success.")
+    var quiet = false
+
+    func run() throws {
+        let rulesFile = try loadRules()
+        let copyRules: CopyRules
+        do {
+            copyRules = try rulesFile.rules(profile: profile)
+        } catch {
+            throw CLIFailure(rules.map { "\($0): \(error.description)" } ?? error.description)
+        }
+        let copier = GraphCopier(rules: copyRules, seed: seed)
+        let source = try readInput()
+        let roots = try selectRoots(in: source)
+        do {
+            if dryRun {
+                let report = try copier.plan(source.graph, roots: roots)
+                let text = try JSONWriter(options: .init(pretty: true)).write(report.jsonValue)
+                FileHandle.standardOutput.write(text + Data("\n".utf8))
+                return
+            }
+            let result = try copier.copy(source.graph, roots: roots)
+            try write(result, source: source)
+            guard !quiet else { return }
+            let counts = result.report.copiedObjects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            var line = "\(input): copied with profile \(profile): \(counts.isEmpty ? "nothing" : counts)"
+            if result.report.truncatedEdgeCount > 0 { line += "; \(result.report.truncatedEdgeCount) edge(s) cut at maxDepth" }
+            if result.report.droppedConditionalCount > 0 { line += "; \(result.report.droppedConditionalCount) conditional edge(s) dropped" }
+            let data = Data((line + "\n").utf8)
+            if output == "-" { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
+        } catch let error as PFError {
+            throw CLIFailure(file: input, error)
+        }
+    }
+
+    // MARK: - Rules
+
+    func loadRules() throws -> CopyRulesFile {
+        guard let rules else { return CopyRulesFile() }
+        let data = try FileIO.read(rules, limit: 64 << 20)
+        do {
+            return try CopyRulesFile.load(data)
+        } catch {
+            throw CLIFailure(file: rules, error)
+        }
+    }
+
+    // MARK: - Input
+
+    /// What was read: the graph, and how to write a copy of it back.
+    struct Source {
+        enum Form {
+            case parseFile(shape: ParseExport.Shape, className: String?)
+            case parseDirectory
+            case keyed(KeyedArchiveContainer)
+            case json
+        }
+
+        var graph: KeyedGraph
+        var form: Form
+    }
+
+    func readInput() throws -> Source {
+        var isDirectory: ObjCBool = false
+        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+            return try readExportDirectory()
+        }
+        let bytes = try FileIO.read(input, limit: PFLimits.default.maxInputBytes)
+        do throws(PFError) {
+            let decoded = try Compression.decompressIfCompressed(bytes).data
+            let detected = FormatDetector.detect(decoded)
+            let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
+            if isKeyed {
+                let graph = try KeyedArchive.decodeGraph(decoded)
+                return Source(graph: graph, form: .keyed(KeyedArchive.detectContainer(decoded)))
+            }
+            let value = try JSONReader().read(decoded)
+            if from == .parse || (from == nil && Self.looksLikeParse(value)) {
+                let (rows, shape) = try ParseExport.rows(of: value)
+                let className = input == "-" ? nil : ParseExport.className(forFile: URL(fileURLWithPath: input))
+                var objects: [ParseObject] = []
+                for (i, row) in rows.enumerated() {
+                    do throws(PFError) {
+                        objects.append(try ParseObject(rest: row, className: Self.hasClassName(row) ? nil : className))
+                    } catch {
+                        throw PFError(error.code, format: error.format, error.message, path: PFKeyPath((shape == .results ? [.key("results"), .index(i)] : [.index(i)]) + (error.path?.components ?? [])))
+                    }
+                }
+                let graph = try ParseGraph.graph(ParseObjectSet(objects: objects)).graph
+                return Source(graph: graph, form: .parseFile(shape: shape, className: className))
+            }
+            return Source(graph: try KeyedGraph(json: value), form: .json)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+    }
+
+    static func hasClassName(_ row: PFValue) -> Bool {
+        if case .dictionary(let d) = row, case .string? = d["className"] { return true }
+        return false
+    }
+
+    /// A Parse export: objects (one, an array, or `results`) that all have an `objectId` and
+    /// no `$class`.
+    static func looksLikeParse(_ value: PFValue) -> Bool {
+        guard let (rows, _) = try? ParseExport.rows(of: value), !rows.isEmpty else { return false }
+        return rows.allSatisfy { row in
+            guard case .dictionary(let d) = row else { return false }
+            return d["objectId"] != nil && d["$class"] == nil && d["$id"] == nil
+        }
+    }
+
+    func readExportDirectory() throws -> Source {
+        let directory = URL(fileURLWithPath: input)
+        var objects: [ParseObject] = []
+        var relations: [ParseRelationRows] = []
+        let files: [URL]
+        do { files = try ParseExport.classFiles(in: directory) } catch { throw CLIFailure(file: input, error) }
+        for file in files {
+            let className = ParseExport.className(forFile: file)
+            let bytes = try FileIO.read(file.path, limit: PFLimits.default.maxInputBytes)
+            do throws(PFError) {
+                if className.hasPrefix("_Join:") {
+                    let parts = className.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                    guard parts.count == 3 else { throw PFError(.invalidValue, format: "parse", "a join file is named _Join:<field>:<Class>.json") }
+                    var relation = ParseRelationRows(owningClass: parts[2], field: parts[1])
+                    for (i, row) in try ParseExport.rows(fromJSON: bytes).rows.enumerated() {
+                        guard case .dictionary(let d) = row, case .string(let owner)? = d["owningId"], case .string(let related)? = d["relatedId"] else {
+                            throw PFError(.invalidValue, format: "parse", "expected {\"owningId\": …, \"relatedId\": …}", path: [.index(i)])
+                        }
+                        relation.rows.append(ParseJoin(owningId: owner, relatedId: related))
+                    }
+                    relations.append(relation)
+                } else {
+                    objects += try ParseExport.objects(fromJSON: bytes, className: className)
+                }
+            } catch {
+                throw CLIFailure(file: file.path, error)
+            }
+        }
+        do {
+            let graph = try ParseGraph.graph(ParseObjectSet(objects: objects, relations: relations)).graph
+            return Source(graph: graph, form: .parseDirectory)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+    }
+
+    // MARK: - Roots
+
+    func selectRoots(in source: Source) throws -> OrderedDictionary<String, KeyedGraph.Value>? {
+        guard let root else { return nil }
+        switch source.form {
+        case .parseFile, .parseDirectory:
+            guard let value = source.graph.top[root] else {
+                throw CLIFailure("\(input): --root \(root): no such object; expected Class/objectId of an object in the export")
+            }
+            return [root: value]
+        case .keyed, .json:
+            let path: PFKeyPath
+            do { path = try PFKeyPath(parsing: root) } catch { throw CLIFailure("--root \(root): \(error.description)") }
+            guard var value = source.graph.root ?? source.graph.top.values.first else {
+                throw CLIFailure("\(input): the graph has no root")
+            }
+            for component in path.components {
+                guard case .node(let n) = value, source.graph.nodes.indices.contains(n) else {
+                    throw CLIFailure("\(input): --root \(root): nothing at \(component) (a scalar or nil is in the way)")
+                }
+                let next: KeyedGraph.Value?
+                switch (source.graph.nodes[n], component) {
+                case (.object(let o), .key(let k)): next = o.fields[k]
+                case (.dictionary(_, let keys, let values), .key(let k)): next = keys.firstIndex(of: .string(k)).map { values[$0] }
+                case (.array(_, let items), .index(let i)), (.set(_, let items), .index(let i)), (.orderedSet(_, let items), .index(let i)):
+                    next = items.indices.contains(i) ? items[i] : nil
+                default: next = nil
+                }
+                guard let next else { throw CLIFailure("\(input): --root \(root): no value at \(component)") }
+                value = next
+            }
+            return [KeyedObjectTable.rootKey: value]
+        }
+    }
+
+    // MARK: - Output
+
+    func write(_ result: GraphCopyResult, source: Source) throws {
+        switch source.form {
+        case .json:
+            let bytes = try JSONWriter(options: .init(pretty: pretty, typedValues: true)).write(try result.graph.jsonValue())
+            try FileIO.writeAtomically(bytes, to: output)
+        case .keyed(let container):
+            try FileIO.writeAtomically(try KeyedArchive.archive(result.graph, container: container), to: output)
+        case .parseFile(let shape, _):
+            let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
+            let document = ParseExport.document(set.objects, shape: shape == .single && set.objects.count != 1 ? .array : shape, style: .rest)
+            try FileIO.writeAtomically(try JSONWriter(options: .init(pretty: pretty, typedValues: true)).write(document), to: output)
+        case .parseDirectory:
+            let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
+            var files: OrderedDictionary<String, Data> = [:]
+            var byClass: OrderedDictionary<String, [ParseObject]> = [:]
+            for object in set.objects { byClass[object.className, default: []].append(object) }
+            let writer = JSONWriter(options: .init(pretty: pretty, typedValues: true))
+            for (className, objects) in byClass {
+                files["\(className).json"] = try writer.write(ParseExport.document(objects, shape: .results, style: .rest))
+            }
+            for relation in set.relations where !relation.rows.isEmpty {
+                let rows: [PFValue] = relation.rows.map { ["owningId": .string($0.owningId), "relatedId": .string($0.relatedId)] }
+                files["\(relation.joinClassName).json"] = try writer.write(["results": .array(rows)])
+            }
+            try FileIO.writeDirectoryAtomically(files, to: output)
+        }
+    }
+
+    /// The copy's object nodes, in the order they were made.
+    func copiedObjects(_ result: GraphCopyResult) -> [Int] {
+        (result.originalCount..<result.graph.nodes.count).filter {
+            if case .object = result.graph.nodes[$0] { true } else { false }
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// Graph copying driven by traversal rules lives here; see Docs/GraphCopy.md.
-import PFCore

@@ -1,0 +1,178 @@
+import Foundation
+import OrderedCollections
+import PFTestSupport
+import Testing
+
+/// `pfarchive copy` through the built binary, on the Employee/Department/Manager org chart as
+/// a Parse export, a JSON graph and a keyed archive.
+@Suite struct CopyCommandTests {
+    static let rules = Fixtures.repoRoot.appendingPathComponent("Samples/graphcopy/rules.json").path
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("copycli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func pointer(_ c: String, _ id: String) -> PFValue { ["__type": "Pointer", "className": .string(c), "objectId": .string(id)] }
+
+    /// R&D (head Dana, employees as a Relation); Dana ← Ann ← Bob, Cy (manager Pointers,
+    /// reports as arrays of Pointers).
+    func writeExport(to dir: URL) throws {
+        func employee(_ id: String, _ eid: String, _ name: String, manager: String?, reports: [String]) -> PFValue {
+            var d: OrderedDictionary<String, PFValue> = [
+                "objectId": .string(id), "employeeID": .string(eid), "name": .string(name), "notes": "private",
+                "department": Self.pointer("Department", "rnd"), "reports": .array(reports.map { Self.pointer("Employee", $0) }),
+                "createdAt": "2020-01-01T00:00:00.000Z", "updatedAt": "2020-01-02T00:00:00.000Z",
+            ]
+            d["manager"] = manager.map { Self.pointer("Employee", $0) } ?? .null
+            return .dictionary(d)
+        }
+        let employees: PFValue = ["results": [
+            employee("dana", "E1", "Dana", manager: nil, reports: ["ann"]),
+            employee("ann", "E2", "Ann", manager: "dana", reports: ["bob", "cy"]),
+            employee("bob", "E3", "Bob", manager: "ann", reports: []),
+            employee("cy", "E4", "Cy", manager: "ann", reports: []),
+        ]]
+        let departments: PFValue = ["results": [[
+            "objectId": "rnd", "name": "R&D", "head": Self.pointer("Employee", "dana"),
+            "employees": ["__type": "Relation", "className": "Employee"],
+        ]]]
+        let joins: PFValue = ["results": .array(["dana", "ann", "bob", "cy"].map { ["owningId": "rnd", "relatedId": .string($0)] })]
+        try JSONWriter().write(employees).write(to: dir.appendingPathComponent("Employee.json"))
+        try JSONWriter().write(departments).write(to: dir.appendingPathComponent("Department.json"))
+        try JSONWriter().write(joins).write(to: dir.appendingPathComponent("_Join:employees:Department.json"))
+    }
+
+    func objects(_ file: URL) throws -> [String: OrderedDictionary<String, PFValue>] {
+        let rows = try ParseExport.rows(fromJSON: Data(contentsOf: file)).rows
+        var out: [String: OrderedDictionary<String, PFValue>] = [:]
+        for case .dictionary(let d) in rows { if case .string(let name)? = d["name"] { out[name] = d } }
+        return out
+    }
+
+    @Test func duplicateOfAnnRegeneratesIdsAndRewritesPointers() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export")
+        try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
+        try writeExport(to: export)
+        let out = dir.appendingPathComponent("out")
+        let result = try CLI.run(["copy", export.path, out.path, "--rules", Self.rules, "--profile", "duplicate", "--root", "Employee/ann", "--seed", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["Employee.json"], "only Ann's team is copied; the department is shared")
+        let copied = try objects(out.appendingPathComponent("Employee.json"))
+        #expect(Set(copied.keys) == ["Ann", "Bob", "Cy"])
+        let ids = copied.values.compactMap { if case .string(let s)? = $0["objectId"] { s } else { nil } }
+        #expect(Set(ids).count == 3 && Set(ids).isDisjoint(with: ["dana", "ann", "bob", "cy"]))
+        let employeeIDs = copied.values.compactMap { $0["employeeID"] }
+        #expect(!employeeIDs.contains("E2") && Set(employeeIDs.map { "\($0)" }).count == 3, "identity attributes regenerated")
+        guard let ann = copied["Ann"], let bob = copied["Bob"], case .string(let annID)? = ann["objectId"] else {
+            Issue.record("missing objects")
+            return
+        }
+        #expect(bob["manager"] == Self.pointer("Employee", annID), "a Pointer to a copied object names the copy")
+        #expect(ann["manager"] == .null, "conditional back-pointer: Dana was not copied")
+        #expect(ann["department"] == Self.pointer("Department", "rnd"), "shared: the original department")
+        #expect(ann["notes"] == "private", "duplicate keeps notes")
+        if case .array(let reports)? = ann["reports"] {
+            #expect(reports.allSatisfy { r in copied.values.contains { $0["objectId"] == r.dictionaryValue?["objectId"] } })
+        }
+    }
+
+    @Test func pasteboardDryRunPrintsThePlanAndWritesNothing() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeExport(to: dir)
+        let out = dir.appendingPathComponent("never")
+        let result = try CLI.run(["copy", dir.path, out.path, "--rules", Self.rules, "--profile", "pasteboard", "--root", "Department/rnd", "--dry-run"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let plan = try JSONReader().read(result.stdout)
+        // The department owns its employees (copied); head is a reference; managers are
+        // back-pointers, kept because every manager is copied too.
+        #expect(try plan.value(atPath: "copiedObjects.Department") == 1)
+        #expect(try plan.value(atPath: "copiedObjects.Employee") == 4)
+        #expect(try plan.value(atPath: "edges.Department.reference") == 1)
+        #expect(try plan.value(atPath: "droppedConditionalCount") == 0)
+        #expect(try plan.value(atPath: "profile") == "pasteboard")
+    }
+
+    @Test func unknownTypeOrKeyInRulesFailsWithItsPath() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeExport(to: dir)
+        let cases: [(String, String)] = [
+            (#"{"types": {"Employee": {"attributes": ["name"]}}, "profiles": {"p": {"edges": {"Manager.boss": "copy"}}}}"#, "profiles.p.edges"),
+            (#"{"types": {"Employee": {"attributes": ["name"]}}, "profiles": {"p": {"attributes": {"Employee.salary": "omit"}}}}"#, "unknown key salary"),
+            (#"{"types": {"Employee": {"attributes": ["name"]}}, "profiles": {"p": {"edges": {"*.boss": "share"}}}}"#, "no declared type has the key boss"),
+            (#"{"types": {"Employee": {"attributes": ["name"], "colour": 1}}}"#, "unknown member \"colour\""),
+            (#"{"types": {"Employee": {"attributes": ["name"]}}, "rules": {"edges": {"Employee.name": "copy"}}}"#, "is an attribute"),
+        ]
+        for (i, (rules, expected)) in cases.enumerated() {
+            let file = dir.appendingPathComponent("rules\(i).txt")
+            try Data(rules.utf8).write(to: file)
+            let out = dir.appendingPathComponent("out\(i)")
+            let result = try CLI.run(["copy", dir.path, out.path, "--rules", file.path, "--profile", "p"])
+            #expect(result.status == 1, "\(rules)")
+            #expect(result.stderr.contains(expected), "\(result.stderr)")
+            #expect(result.stderr.contains(file.path))
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let bad = try CLI.run(["copy", dir.path, dir.appendingPathComponent("x").path, "--no-such-flag"])
+        #expect(bad.status == 2)
+    }
+
+    @Test func jsonGraphCopiesKeepSharingAndCycles() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let graph: PFValue = [
+            "team": ["$class": "Employee", "$id": 1, "name": "Ann", "manager": ["$class": "Employee", "$id": 2, "name": "Dana", "manager": nil],
+                     "reports": [["$class": "Employee", "name": "Bob", "manager": ["$ref": 1]]]],
+            "boss": ["$ref": 2],
+        ]
+        let input = dir.appendingPathComponent("org.json")
+        try JSONWriter().write(graph).write(to: input)
+        // A deep copy of the whole document has the same shape.
+        let out = dir.appendingPathComponent("copy.json")
+        let deep = try CLI.run(["copy", input.path, out.path])
+        #expect(deep.status == 0, "\(deep.stderr)")
+        #expect(try JSONReader().read(Data(contentsOf: out)) == graph)
+        // Pasteboard from `team` under the sample's rules: reports are owned (copied), Ann's
+        // manager is a back-pointer to Dana, who is not copied, so it is null; Bob's manager
+        // is the copy of Ann (a cycle).
+        let paste = dir.appendingPathComponent("paste.json")
+        let result = try CLI.run(["copy", input.path, paste.path, "--rules", Self.rules, "--profile", "pasteboard", "--root", "team"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected: PFValue = ["$class": "Employee", "$id": 1, "name": "Ann", "manager": nil, "reports": [["$class": "Employee", "name": "Bob", "manager": ["$ref": 1]]]]
+        #expect(try JSONReader().read(Data(contentsOf: paste)) == expected)
+        // Without rules, pasteboard keeps undeclared typed edges only conditionally.
+        let bare = try CLI.run(["copy", input.path, "-", "--profile", "pasteboard", "--root", "team"])
+        #expect(try JSONReader().read(bare.stdout) == ["$class": "Employee", "name": "Ann", "manager": nil, "reports": []])
+        // The same copy through a keyed archive.
+        let archive = dir.appendingPathComponent("org.archive")
+        try KeyedArchive.archive(try KeyedGraph(json: graph)).write(to: archive)
+        let archived = dir.appendingPathComponent("paste.archive")
+        let keyed = try CLI.run(["copy", archive.path, archived.path, "--rules", Self.rules, "--profile", "pasteboard", "--root", "team"])
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        #expect(try KeyedArchive.decodeGraph(Data(contentsOf: archived)).jsonValue() == expected)
+    }
+
+    @Test func aFailedCopyLeavesNoOutput() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeExport(to: dir)
+        let rules = dir.appendingPathComponent("tiny.rules")
+        try Data(#"{"profiles": {"tiny": {"extends": "deep", "maxObjects": 2}}}"#.utf8).write(to: rules)
+        let out = dir.appendingPathComponent("out")
+        let result = try CLI.run(["copy", dir.path, out.path, "--rules", rules.path, "--profile", "tiny"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("maxObjects"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let single = dir.appendingPathComponent("one.json")
+        let failed = try CLI.run(["copy", dir.appendingPathComponent("Employee.json").path, single.path, "--root", "Employee/nobody"])
+        #expect(failed.status == 1 && failed.stderr.contains("no such object"))
+        #expect(!FileManager.default.fileExists(atPath: single.path))
+    }
+}

@@ -1,6 +1,0 @@
-import Testing
-import PFTestSupport
-
-@Suite struct PFGraphCopySmokeTests {
-    @Test func moduleLoads() {}
-}
