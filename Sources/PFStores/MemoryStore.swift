@@ -108,14 +108,18 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
-        guard pending != nil else { throw Self.notBegun(location) }
-        for object in objects { Self.insert(object, into: &pending!.objects) }
+        guard var state = pending else { throw Self.notBegun(location) }
+        pending = nil  // so `state` is the only reference and is not copied on write
+        for object in objects { Self.insert(object, into: &state.objects) }
+        pending = state
     }
 
     public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
-        guard pending != nil else { throw Self.notBegun(location) }
+        guard var state = pending else { throw Self.notBegun(location) }
+        pending = nil
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
-        pending!.joins[key, default: []].append(contentsOf: rows)
+        state.joins[key, default: []].append(contentsOf: rows)
+        pending = state
     }
 
     public func commit() throws(PFError) {
