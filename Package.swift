@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "PFGraphCopy",
             dependencies: [
-                "PFCore", "PFParse", "PFKeyedArchive", "PFJSON",
+                "PFCore", "PFParse", "PFKeyedArchive", "PFJSON", "PFStores",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFKeyedArchive
 import PFParse
+import PFStores
 
 /// One Parse relation's join rows (`_Join:<field>:<owningClass>`).
 public struct ParseRelationRows: Sendable, Equatable {
@@ -11,10 +12,10 @@ public struct ParseRelationRows: Sendable, Equatable {
     /// The relation field.
     public var field: String
     /// `(owningId, relatedId)` pairs.
-    public var rows: [ParseJoin]
+    public var rows: [ParseJoinRow]
 
     /// Makes join rows.
-    public init(owningClass: String, field: String, rows: [ParseJoin] = []) {
+    public init(owningClass: String, field: String, rows: [ParseJoinRow] = []) {
         self.owningClass = owningClass
         self.field = field
         self.rows = rows
@@ -22,19 +23,6 @@ public struct ParseRelationRows: Sendable, Equatable {
 
     /// The export's file name for these rows.
     public var joinClassName: String { "_Join:\(field):\(owningClass)" }
-}
-
-/// One join row.
-public struct ParseJoin: Sendable, Hashable {
-    /// The owner's objectId.
-    public var owningId: String
-    /// The member's objectId.
-    public var relatedId: String
-    /// Makes a row.
-    public init(owningId: String, relatedId: String) {
-        self.owningId = owningId
-        self.relatedId = relatedId
-    }
 }
 
 /// A set of Parse objects with their relations' join rows: what an export holds.
@@ -157,7 +145,7 @@ public enum ParseGraph {
                     var rows = relations[joinKey] ?? ParseRelationRows(owningClass: className, field: key)
                     for item in items {
                         if case .dictionary(let d) = try restValue(item, graph: graph, path: [.key(key)]), case .string(let id)? = d["objectId"] {
-                            rows.rows.append(ParseJoin(owningId: ownerId, relatedId: id))
+                            rows.rows.append(ParseJoinRow(owningId: ownerId, relatedId: id))
                         }
                     }
                     relations[joinKey] = rows

@@ -8,13 +8,13 @@ import Testing
     /// The random case as Parse objects: labelled Pointers, `many` as a Relation (join rows).
     func objectSet(_ c: CopyGraphCase) throws -> ParseObjectSet {
         var objects: [ParseObject] = []
-        var rows: [ParseJoin] = []
+        var rows: [ParseJoinRow] = []
         for i in 0..<c.count {
             var fields: OrderedDictionary<String, ParseValue> = ["id": .int(Int64(i))]
             for e in c.edges where e.from == i { fields[e.label] = .pointer(ParsePointer(className: "Node", objectId: "obj\(e.to)")) }
             if let m = c.many.first(where: { $0.from == i }) {
                 fields["many"] = .relation(className: "Node")
-                for t in Set(m.to) { rows.append(ParseJoin(owningId: "obj\(i)", relatedId: "obj\(t)")) }
+                for t in Set(m.to) { rows.append(ParseJoinRow(owningId: "obj\(i)", relatedId: "obj\(t)")) }
             }
             objects.append(try ParseObject(className: "Node", objectId: "obj\(i)", fields: fields))
         }

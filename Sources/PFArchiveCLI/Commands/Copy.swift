@@ -190,7 +190,7 @@ struct Copy: ParsableCommand {
                         guard case .dictionary(let d) = row, case .string(let owner)? = d["owningId"], case .string(let related)? = d["relatedId"] else {
                             throw PFError(.invalidValue, format: "parse", "expected {\"owningId\": …, \"relatedId\": …}", path: [.index(i)])
                         }
-                        relation.rows.append(ParseJoin(owningId: owner, relatedId: related))
+                        relation.rows.append(ParseJoinRow(owningId: owner, relatedId: related))
                     }
                     relations.append(relation)
                 } else {
