@@ -202,7 +202,8 @@ public struct JSONNode {
             // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
             // so json-c's own hash lookup answers.
             var found: OpaquePointer?
-            guard json_object_object_get_ex(object, name, &found) != 0 else { return nil }
+            // withCString: no copy of a native string (passing `name` directly builds an array).
+            guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
             return child(found)
         }
         guard let found = document.uniqueMembers(object)[name] else { return nil }
@@ -244,11 +245,14 @@ public struct JSONNode {
 /// What nodes of one document share: the generation that tells a live tree from a freed one,
 /// the key cache, and how keys are read. A session keeps one and reuses it.
 final class JSONDocument {
+    // Unchecked exclusivity: these are touched on every node access and key, and the
+    // runtime's dynamic check cost more than the rest of a member visit. Accesses never
+    // overlap: `key(_:)` and `convert(_:)` finish before any caller code runs.
     /// Changes when a document opens and when it closes, so nodes of a closed one are caught.
-    private(set) var generation: UInt64 = 0
-    private var keyCache = JSONKeyCache.empty
-    private var nulStandIn: Unicode.Scalar?
-    private(set) var keysNeedUniquing = false
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
+    @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
+    @exclusivity(unchecked) private(set) var keysNeedUniquing = false
     private let options: JSONReader.Options
 
     init(options: JSONReader.Options) {
@@ -307,6 +311,8 @@ final class JSONDocument {
 struct JSONTreeChecker {
     let rejectDuplicates: Bool
     let maxStringBytes: Int
+    /// Whether a string may be longer than `maxStringBytes` (not when the whole input is not).
+    let checkStrings: Bool
     let scan: JSONScanResult
     let input: UnsafeRawBufferPointer
     let nulStandIn: Unicode.Scalar?
@@ -321,6 +327,7 @@ struct JSONTreeChecker {
     init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
         self.rejectDuplicates = options.rejectDuplicateKeys
         self.maxStringBytes = options.limits.maxStringBytes
+        self.checkStrings = input.count > options.limits.maxStringBytes
         self.scan = scan
         self.input = input
         self.nulStandIn = nulStandIn
@@ -328,10 +335,10 @@ struct JSONTreeChecker {
 
     mutating func check(_ object: OpaquePointer?) throws(PFError) {
         guard let object else { return }
-        switch JSONC.kind(object) {
-        case .string:
-            _ = try JSONC.checkedLength(object, maxBytes: maxStringBytes)
-        case .array:
+        let type = json_object_get_type(object)
+        if type == json_type_string {
+            if checkStrings { _ = try JSONC.checkedLength(object, maxBytes: maxStringBytes) }
+        } else if type == json_type_array {
             let n = json_object_array_length(object)
             for k in 0..<n {
                 do {
@@ -340,10 +347,8 @@ struct JSONTreeChecker {
                     throw error.under(.index(k))
                 }
             }
-        case .object:
+        } else if type == json_type_object {
             try checkObject(object)
-        default:
-            break
         }
     }
 
