@@ -74,19 +74,20 @@ enum ParseBench {
     /// For `valgrind --tool=callgrind`: `PFBENCH_PARSE_PROFILE=PATH:N:RUNS` generates an
     /// N-object export and runs only one path RUNS times (`adapter`: models through
     /// ParseAdapter, `rows`: ParseExport.forEachRow, `objects`: rows and
-    /// `ParseObject(rest:className:)` each, `foundation`: JSONDecoder), so instruction counts
+    /// `ParseObject(rest:className:)` each, `nodes`: ParseExport.forEachObject, objects
+    /// straight from json-c's tree, `foundation`: JSONDecoder), so instruction counts
     /// of the paths compare directly (the generator runs in a child process, not traced; under
     /// valgrind, which cannot spawn it, set `PFBENCH_PARSE_FILE` to a pre-generated export).
     static func profile(_ spec: String) {
         let parts = spec.split(separator: ":").map(String.init)
         guard parts.count == 3, let n = Int(parts[1]), let runs = Int(parts[2]), n > 0,
-            ["adapter", "rows", "objects", "foundation"].contains(parts[0]),
+            ["adapter", "rows", "objects", "nodes", "foundation"].contains(parts[0]),
             // Under valgrind the generator cannot be spawned: PFBENCH_PARSE_FILE names an
             // export made beforehand (`python3 Benchmarks/data/gen_parse_export.py N FILE`).
             let data = ProcessInfo.processInfo.environment["PFBENCH_PARSE_FILE"].map({ try? Data(contentsOf: URL(fileURLWithPath: $0)) })
                 ?? generate(count: n)
         else {
-            FileHandle.standardError.write(Data("PFBENCH_PARSE_PROFILE=adapter|rows|objects|foundation:N:RUNS\n".utf8))
+            FileHandle.standardError.write(Data("PFBENCH_PARSE_PROFILE=adapter|rows|objects|nodes|foundation:N:RUNS\n".utf8))
             exit(2)
         }
         let adapter = ParseAdapter()
@@ -100,6 +101,7 @@ enum ParseBench {
                     _ = try ParseObject(rest: row, className: "GameScore")
                     count += 1
                 }
+            case "nodes": try? ParseExport.forEachObject(inJSON: data, className: "GameScore") { _, _ in count += 1 }
             default: count = (try? JSONDecoder().decode(FoundationExport.self, from: data))?.results.count ?? -1
             }
             guard count == n else {

@@ -6,14 +6,17 @@ import PFArchive
 /// streaming every class, and prints objects/s. Run under `/usr/bin/time -v` for peak memory:
 /// `pfarchive-bench --read-export DIR [--chunk BYTES] [--infer]`.
 enum StoresBench {
-    /// How far each row goes: cut only, read as JSON, or read into a `ParseObject` (the store).
-    enum Stage: String { case cut, json, object }
+    /// How far each row goes: cut only, read as JSON (a `PFValue` tree), read into a
+    /// `ParseObject` through a `PFValue` tree (`value`, the path before node views), or read
+    /// into a `ParseObject` straight from json-c's tree (`object`, the store's path).
+    enum Stage: String { case cut, json, value, object }
 
     /// Times the stages on one class file: cutting rows, reading them as JSON, and the store.
     static func stages(_ file: String, chunkSize: Int, stage: Stage) {
         let start = Date()
         var rows = 0
         let reader = ParseExportRow.reader()
+        let session = ParseExportRow.session()
         var cutter = ParseExportRowCutter()
         var sink = 0
         do {
@@ -23,7 +26,8 @@ enum StoresBench {
                 switch stage {
                 case .cut: sink &+= row.bytes.count
                 case .json: if case .dictionary(let d) = try row.readValue(reader: reader, file: file) { sink &+= d.count }
-                case .object: sink &+= try row.readObject(reader: reader, className: "GameScore", file: file).fields.count
+                case .value: sink &+= try ParseObject(rest: try session.read(row.bytes), className: "GameScore").fields.count
+                case .object: sink &+= try row.readObject(session: session, className: "GameScore", file: file).fields.count
                 }
             }
             while let chunk = try input.read(upToCount: chunkSize), !chunk.isEmpty {

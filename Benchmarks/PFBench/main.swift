@@ -1,7 +1,7 @@
 import Foundation
 
 // pfarchive-bench [--group NAME] [--filter TEXT] [--quick] [--json FILE]
-//                 | --read-export DIR_OR_ZIP [--chunk BYTES] [--infer] | --read-export CLASS.json --stage cut|json|object
+//                 | --read-export DIR_OR_ZIP [--chunk BYTES] [--infer] | --read-export CLASS.json --stage cut|json|value|object
 // Run in release mode: swift run -c release pfarchive-bench
 var bench = Bench()
 var jsonOut: String?

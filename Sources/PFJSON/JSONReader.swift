@@ -99,8 +99,78 @@ public struct JSONReader: Sendable {
         try read(bytes, session: nil)
     }
 
+    /// Parses one document and calls `body` with a read-only view of its root, without
+    /// building a ``PFValue`` tree: the fast way to turn JSON into values of your own.
+    ///
+    /// The checks, limits and errors are those of ``read(_:)-(UnsafeRawBufferPointer)``, all
+    /// made before `body` runs (so a document `read` rejects never reaches `body`); the view
+    /// shows what `read` would return with `typedValues` off (see ``JSONNode``). The nodes are
+    /// valid only until `body` returns.
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - body: receives the root node.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``PFError`` as ``read(_:)-(Data)`` does, or what `body` throws.
+    public func withDocument<R>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+        try withDocument(bytes, session: nil, document: JSONDocument(options: options), body)
+    }
+
+    /// ``withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` for `Data`.
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - body: receives the root node.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``PFError`` as ``read(_:)-(Data)`` does, or what `body` throws.
+    public func withDocument<R>(_ bytes: Data, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+        let result: Result<R, PFError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(PFError) -> R in try withDocument(buffer, body) }
+        }
+        return try result.get()
+    }
+
+    func withDocument<R>(_ bytes: UnsafeRawBufferPointer, session: Session?, document: JSONDocument,
+                         _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+        try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> R in
+            if JSONTreeChecker.isNeeded(options, inputCount: bytes.count) {
+                var checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
+                try checker.check(tree.root)
+            }
+            let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
+                                           keysNeedUniquing: tree.scan.nonASCIIKeys)
+            defer { document.close(keyCache: &keyCache) }
+            return try body(JSONNode(tree.root, document, generation))
+        }
+    }
+
     /// Reads one document, with a session's tokener and key cache when given.
     func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
+        try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> PFValue in
+            // The cache moves into the walk and back (no copy), whatever happens.
+            var converter = JSONTreeConverter(options: options, scan: tree.scan, input: bytes,
+                                              nulStandIn: tree.nulStandIn, keyCache: JSONKeyCache.take(&keyCache))
+            defer { keyCache = converter.keyCache }
+            return try converter.convertRoot(tree.root)
+        }
+    }
+
+    /// A parsed document, valid while ``withTree(_:session:_:)``'s body runs.
+    struct ParsedTree {
+        /// json-c's root (`nil` for JSON `null`).
+        let root: OpaquePointer?
+        /// What the pre-scan found.
+        let scan: JSONScanResult
+        /// The noncharacter standing for U+0000 in keys, when some key holds it.
+        let nulStandIn: Unicode.Scalar?
+    }
+
+    /// Checks and parses one document and hands json-c's tree and a key cache to `body`;
+    /// the tree is freed when `body` returns. Every read and node view goes through here, so
+    /// the limits, the pre-scan and the U+0000-in-keys handling are one code path.
+    ///
+    /// The key cache is the session's (and goes back to it) unless the document has U+0000
+    /// in a key, whose stand-in differs between documents: then it is a fresh one.
+    func withTree<R>(_ bytes: UnsafeRawBufferPointer, session: Session?,
+                     _ body: (ParsedTree, inout JSONKeyCache) throws(PFError) -> R) throws(PFError) -> R {
         let limits = options.limits
         guard bytes.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: JSONError.format, offset: 0)
@@ -115,34 +185,29 @@ public struct JSONReader: Sendable {
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         let scan = try scanner.scan()
         guard scan.nulKeyEscapes.isEmpty else {
-            return try readWithNULKeys(bytes, scan: scan, scanner: scanner)
+            return try withNULKeysTree(bytes, scan: scan, scanner: scanner, body)
         }
         guard let session else {
             let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
                                            depthSeen: scan.maxDepthSeen)
             defer { tree.release() }
-            var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil,
-                                              keyCache: JSONKeyCache(forInputOf: bytes.count))
-            return try converter.convertRoot(tree.root)
+            var keyCache = JSONKeyCache(forInputOf: bytes.count)
+            return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &keyCache)
         }
         let tree = try JSONCTree.parse(bytes, from: scan.start, with: try session.tokener(), scanner: scanner)
         defer { tree.release() }
-        // The session's cache moves into the walk and back (no copy), whatever happens.
-        var converter = JSONTreeConverter(options: options, scan: scan, input: bytes, nulStandIn: nil,
-                                          keyCache: session.takeKeyCache())
-        defer { session.keyCache = converter.keyCache }
-        return try converter.convertRoot(tree.root)
+        return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &session.keyCache)
     }
 
-    /// Reads a document with `\u0000` in some object key.
+    /// Parses a document with `\u0000` in some object key.
     ///
     /// json-c keeps keys as C strings, so it would cut `"a\u0000b"` to `"a"` (and merge it
     /// with a real `"a"`). Instead, json-c parses a copy in which each such escape is
     /// rewritten, in place and at the same length, to `\uFDxx`, a noncharacter that no key
     /// of the document contains; the tree walk turns it back into U+0000. The mapping is
     /// one-to-one, so keys stay distinct exactly when they were, and every offset is unchanged.
-    private func readWithNULKeys(_ bytes: UnsafeRawBufferPointer, scan: JSONScanResult,
-                                 scanner: JSONScanner) throws(PFError) -> PFValue {
+    private func withNULKeysTree<R>(_ bytes: UnsafeRawBufferPointer, scan: JSONScanResult, scanner: JSONScanner,
+                                    _ body: (ParsedTree, inout JSONKeyCache) throws(PFError) -> R) throws(PFError) -> R {
         let free = ~scan.keyNoncharacters
         guard free != 0 else {
             throw JSONError.make(
@@ -159,17 +224,15 @@ public struct JSONReader: Sendable {
             // offset + 2 ..< offset + 6 is inside the input.
             for k in 0..<4 { copy[offset + 2 + k] = digits[k] }
         }
-        let result: Result<PFValue, PFError> = copy.withUnsafeBytes { text in
-            Result { () throws(PFError) -> PFValue in
+        let result: Result<R, PFError> = copy.withUnsafeBytes { text in
+            Result { () throws(PFError) -> R in
                 let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
-                                        depthSeen: scan.maxDepthSeen)
+                                               depthSeen: scan.maxDepthSeen)
                 defer { tree.release() }
                 // A fresh cache: the stand-in differs between documents, so keys built with
                 // it must not outlive this one.
-                var converter = JSONTreeConverter(options: options, scan: scan, input: bytes,
-                                                  nulStandIn: Unicode.Scalar(standIn),
-                                                  keyCache: JSONKeyCache(forInputOf: bytes.count))
-                return try converter.convertRoot(tree.root)
+                var keyCache = JSONKeyCache(forInputOf: bytes.count)
+                return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: Unicode.Scalar(standIn)), &keyCache)
             }
         }
         return try result.get()
@@ -194,7 +257,11 @@ extension JSONReader {
         /// The settings of every read.
         public let reader: JSONReader
         private var tokenerStorage: UnsafeMutablePointer<json_tokener>?
-        fileprivate var keyCache: JSONKeyCache
+        var keyCache: JSONKeyCache
+        /// Whether a ``withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` closure is running.
+        private var isViewing = false
+        /// The node views' shared state, made once.
+        private lazy var document = JSONDocument(options: reader.options)
 
         /// Makes a session.
         /// - Parameter reader: the reader whose settings every read uses.
@@ -212,7 +279,37 @@ extension JSONReader {
         /// - Returns: the value tree.
         /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does.
         public func read(_ bytes: UnsafeRawBufferPointer) throws(PFError) -> PFValue {
-            try reader.read(bytes, session: self)
+            // Inside a withDocument closure the tokener's tree and the key cache are in use.
+            try reader.read(bytes, session: isViewing ? nil : self)
+        }
+
+        /// Parses one document and calls `body` with a view of its root, as
+        /// ``JSONReader/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` does, with the
+        /// session's tokener and key cache. Nested calls on the same session (from `body`)
+        /// work, without the sharing.
+        /// - Parameters:
+        ///   - bytes: UTF-8 JSON text.
+        ///   - body: receives the root node (valid only until `body` returns).
+        /// - Returns: what `body` returns.
+        /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does, or what `body` throws.
+        public func withDocument<R>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+            guard !isViewing else { return try reader.withDocument(bytes, body) }
+            isViewing = true
+            defer { isViewing = false }
+            return try reader.withDocument(bytes, session: self, document: document, body)
+        }
+
+        /// ``withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` for `Data`.
+        /// - Parameters:
+        ///   - bytes: UTF-8 JSON text.
+        ///   - body: receives the root node (valid only until `body` returns).
+        /// - Returns: what `body` returns.
+        /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does, or what `body` throws.
+        public func withDocument<R>(_ bytes: Data, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+            let result: Result<R, PFError> = bytes.withUnsafeBytes { buffer in
+                Result { () throws(PFError) -> R in try withDocument(buffer, body) }
+            }
+            return try result.get()
         }
 
         /// Reads one JSON document, as ``JSONReader/read(_:)-(Data)`` does.
@@ -221,25 +318,18 @@ extension JSONReader {
         /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does.
         public func read(_ bytes: Data) throws(PFError) -> PFValue {
             let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
-                Result { () throws(PFError) -> PFValue in try reader.read(buffer, session: self) }
+                Result { () throws(PFError) -> PFValue in try read(buffer) }
             }
             return try result.get()
         }
 
         /// The session's tokener, made on first use with the deepest stack any read accepts
         /// (the pre-scan enforces the configured depth before json-c runs).
-        fileprivate func tokener() throws(PFError) -> UnsafeMutablePointer<json_tokener> {
+        func tokener() throws(PFError) -> UnsafeMutablePointer<json_tokener> {
             if let tokenerStorage { return tokenerStorage }
             let made = try JSONCTree.makeTokener(depth: Int32(JSONReader.maximumSupportedDepth + 1), options: reader.options)
             tokenerStorage = made
             return made
-        }
-
-        /// Hands the key cache to a tree walk (which gives it back), leaving a placeholder.
-        fileprivate func takeKeyCache() -> JSONKeyCache {
-            var taken = JSONKeyCache.empty
-            swap(&taken, &keyCache)
-            return taken
         }
     }
 }

@@ -45,6 +45,22 @@ struct JSONTreeConverter {
         self.keysNeedUniquing = scan.nonASCIIKeys
     }
 
+    /// A converter for a subtree of a document already checked (``JSONTreeChecker``): no
+    /// duplicate-key slots to line up, since the walk does not start at the root.
+    init(subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
+         keyCache: JSONKeyCache) {
+        self.keyCache = keyCache
+        self.strict = options.mode == .strict
+        self.rejectDuplicates = false
+        self.typedValues = options.typedValues
+        self.maxStringBytes = options.limits.maxStringBytes
+        self.objectCounts = []
+        self.objectOffsets = []
+        self.input = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = keysNeedUniquing
+    }
+
     /// Converts the whole tree.
     mutating func convertRoot(_ root: OpaquePointer?) throws(PFError) -> PFValue {
         try convert(root)
@@ -54,22 +70,13 @@ struct JSONTreeConverter {
 
     private mutating func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
         guard let object else { return .null }
-        let type = json_object_get_type(object)
-        if type == json_type_string {
-            return .string(try string(object))
-        } else if type == json_type_int {
-            let value = json_object_get_int64(object)
-            // json-c stores values above Int64.max as uint64 and clamps get_int64 to Int64.max.
-            if value == Int64.max {
-                let unsigned = json_object_get_uint64(object)
-                if unsigned > UInt64(Int64.max) { return .uint(unsigned) }
-            }
-            return .int(value)
-        } else if type == json_type_double {
-            return .double(json_object_get_double(object))
-        } else if type == json_type_object {
-            return try convertObject(object)
-        } else if type == json_type_array {
+        switch JSONC.kind(object) {
+        case .string: return .string(try JSONC.string(object, maxBytes: maxStringBytes))
+        case .int: return .int(json_object_get_int64(object))
+        case .uint: return .uint(json_object_get_uint64(object))
+        case .double: return .double(json_object_get_double(object))
+        case .object: return try convertObject(object)
+        case .array:
             let n = json_object_array_length(object)
             var items: [PFValue] = []
             items.reserveCapacity(n)  // json-c's real length, not a claimed count
@@ -81,67 +88,9 @@ struct JSONTreeConverter {
                 }
             }
             return .array(items)
-        } else if type == json_type_boolean {
-            return .bool(json_object_get_boolean(object) != 0)
+        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        case .null: return .null
         }
-        return .null
-    }
-
-    private func string(_ object: OpaquePointer) throws(PFError) -> String {
-        let n = Int(json_object_get_string_len(object))
-        guard n <= maxStringBytes else {
-            throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format)
-        }
-        guard n > 0, let chars = json_object_get_string(object) else { return "" }
-        // The pre-scan validated UTF-8 in strict mode; in lenient mode this repairs invalid
-        // sequences to U+FFFD, which is the documented lenient policy.
-        return String(decoding: UnsafeRawBufferPointer(start: chars, count: n), as: UTF8.self)
-    }
-
-    /// The key of a member entry as a String.
-    ///
-    /// Objects of one shape repeat the same keys thousands of times, so short keys go
-    /// through a small direct-mapped cache: a hit costs a few loads and compares instead of
-    /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
-    @inline(__always)
-    private mutating func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
-        // json-c keys are NUL-terminated C strings (it has no length for them).
-        guard let chars = pf_json_entry_key(entry) else { return "" }
-        let raw = UnsafeRawPointer(chars)
-        let length = strlen(chars)
-        guard length <= 16 else { return makeKey(raw, length) }
-        var head: UInt64 = 0
-        var tail: UInt64 = 0
-        if length >= 8 {
-            // In bounds: the key has `length` (8…16) bytes before its NUL, so both 8-byte
-            // windows, [0, 8) and [length - 8, length), lie inside it.
-            head = raw.loadUnaligned(as: UInt64.self)
-            tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
-        } else {
-            for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
-        }
-        let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
-        let slot = Int(truncatingIfNeeded: mixed >> keyCache.shift)  // < keyCache.entries.count
-        if let name = keyCache.lookup(slot, length: length, head: head, tail: tail) { return name }
-        let name = makeKey(raw, length)
-        keyCache.store(slot, JSONKeyCache.Entry(length: length, head: head, tail: tail, name: name))
-        return name
-    }
-
-    /// Builds a key from its bytes (validated by the pre-scan in strict mode; in lenient mode
-    /// invalid UTF-8 becomes U+FFFD, the documented policy), restoring U+0000 if needed.
-    private func makeKey(_ raw: UnsafeRawPointer, _ length: Int) -> String {
-        let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self)
-        guard let standIn = nulStandIn else { return name }
-        return Self.restoringNUL(name, standIn)
-    }
-
-    /// `name` with every `standIn` scalar turned back into U+0000.
-    static func restoringNUL(_ name: String, _ standIn: Unicode.Scalar) -> String {
-        guard name.unicodeScalars.contains(standIn) else { return name }
-        var out = String.UnicodeScalarView()
-        for scalar in name.unicodeScalars { out.append(scalar == standIn ? "\u{0}" : scalar) }
-        return String(out)
     }
 
     // MARK: - Objects
@@ -170,7 +119,7 @@ struct JSONTreeConverter {
         values.reserveCapacity(n)
         var entry = pf_json_object_first_entry(object)
         while let current = entry {
-            let name = key(current)
+            let name = keyCache.key(current, nulStandIn: nulStandIn)
             do {
                 values.append(try convert(pf_json_entry_value(current)))
             } catch {
@@ -194,6 +143,11 @@ struct JSONTreeConverter {
     }
 
     private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
+        Self.duplicateKey(at: offset, members: members, distinct: distinct, in: input)
+    }
+
+    /// The error for an object with a repeated key (shared with the node view's check).
+    static func duplicateKey(at offset: Int, members: Int, distinct: Int, in input: UnsafeRawBufferPointer) -> PFError {
         JSONError.make(
             .invalidValue,
             "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
@@ -221,6 +175,14 @@ struct JSONKeyCache {
     /// A placeholder without slots (never looked up).
     static var empty: JSONKeyCache { JSONKeyCache(entries: [], shift: 63) }
 
+    /// Moves the cache out of `cache`, leaving a placeholder (so the taker's stores do not
+    /// copy the table).
+    static func take(_ cache: inout JSONKeyCache) -> JSONKeyCache {
+        var taken = JSONKeyCache.empty
+        swap(&taken, &cache)
+        return taken
+    }
+
     private init(entries: [Entry], shift: UInt64) {
         self.entries = entries
         self.shift = shift
@@ -237,6 +199,54 @@ struct JSONKeyCache {
     /// filling and freeing 256 slots would cost it more than the keys themselves.
     init(forInputOf count: Int) {
         self.init(bits: count < 1024 ? 5 : count < 8192 ? 6 : 8)
+    }
+
+    /// The key of a json-c member entry as a String, through the cache.
+    ///
+    /// Objects of one shape repeat the same keys thousands of times, so short keys go
+    /// through this small direct-mapped cache: a hit costs a few loads and compares instead of
+    /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
+    /// - Parameter nulStandIn: the noncharacter standing for U+0000 in this document's keys
+    ///   (see ``JSONReader``'s `readWithNULKeys`); a cache used with one must be fresh.
+    @inline(__always)
+    mutating func key(_ entry: UnsafeMutablePointer<lh_entry>, nulStandIn: Unicode.Scalar?) -> String {
+        // json-c keys are NUL-terminated C strings (it has no length for them).
+        guard let chars = pf_json_entry_key(entry) else { return "" }
+        let raw = UnsafeRawPointer(chars)
+        let length = strlen(chars)
+        guard length <= 16 else { return Self.makeKey(raw, length, nulStandIn) }
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if length >= 8 {
+            // In bounds: the key has `length` (8…16) bytes before its NUL, so both 8-byte
+            // windows, [0, 8) and [length - 8, length), lie inside it.
+            head = raw.loadUnaligned(as: UInt64.self)
+            tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+        } else {
+            for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
+        }
+        let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
+        let slot = Int(truncatingIfNeeded: mixed >> shift)  // < entries.count
+        if let name = lookup(slot, length: length, head: head, tail: tail) { return name }
+        let name = Self.makeKey(raw, length, nulStandIn)
+        store(slot, Entry(length: length, head: head, tail: tail, name: name))
+        return name
+    }
+
+    /// Builds a key from its bytes (validated by the pre-scan in strict mode; in lenient mode
+    /// invalid UTF-8 becomes U+FFFD, the documented policy), restoring U+0000 if needed.
+    static func makeKey(_ raw: UnsafeRawPointer, _ length: Int, _ nulStandIn: Unicode.Scalar?) -> String {
+        let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: length), as: UTF8.self)
+        guard let standIn = nulStandIn else { return name }
+        return restoringNUL(name, standIn)
+    }
+
+    /// `name` with every `standIn` scalar turned back into U+0000.
+    static func restoringNUL(_ name: String, _ standIn: Unicode.Scalar) -> String {
+        guard name.unicodeScalars.contains(standIn) else { return name }
+        var out = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars { out.append(scalar == standIn ? "\u{0}" : scalar) }
+        return String(out)
     }
 
     @inline(__always)

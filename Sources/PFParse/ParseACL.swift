@@ -88,32 +88,32 @@ public struct ParseACL: Sendable, Equatable, Codable {
         try self.init(rest: rest, path: .root, context: .none)
     }
 
-    init(rest: PFValue, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
-        guard case .dictionary(let d) = rest else {
+    init<Input: ParseRESTInput>(rest: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
+        guard case .dictionary = rest.restCase else {
             throw ParseFailure.make(
                 .invalidACL, "ACL must be an object of {\"read\":true,\"write\":true} entries, not \(ParseFailure.describe(rest))",
                 path: path(), context: context)
         }
         var entries = OrderedDictionary<String, Access>()
-        for (key, value) in d {
+        try rest.forEachRESTMember { (key: String, value: Input) throws(PFError) in
             // Built only for errors (an allocation per entry otherwise).
             func here() -> PFCodingPath { path().appending(key: key) }
             if key.isEmpty || key == "role:" {
                 throw ParseFailure.make(.invalidACL, "ACL key '\(key)' is empty; expected a user id, '*' or 'role:<Name>'", path: here(), context: context)
             }
-            guard case .dictionary(let perms) = value else {
+            guard case .dictionary = value.restCase else {
                 throw ParseFailure.make(
                     .invalidACL, "ACL entry '\(key)' must be an object such as {\"read\":true}, not \(ParseFailure.describe(value))",
                     path: here(), context: context)
             }
             var access = Access()
-            for (name, flag) in perms {
+            try value.forEachRESTMember { (name: String, flag: Input) throws(PFError) in
                 guard name == "read" || name == "write" else {
                     throw ParseFailure.make(
                         .invalidACL, "ACL entry '\(key)' has permission '\(name)'; expected only 'read' and 'write'",
                         path: here().appending(key: name), context: context)
                 }
-                guard case .bool(let b) = flag else {
+                guard case .bool(let b) = flag.restCase else {
                     throw ParseFailure.make(
                         .invalidACL, "ACL permission '\(name)' of '\(key)' must be a boolean, not \(ParseFailure.describe(flag))",
                         path: here().appending(key: name), context: context)

@@ -82,8 +82,8 @@ enum ParseFailure {
     }
 
     /// A short description of a value's kind for messages: "a string", "the number 3".
-    static func describe(_ value: PFValue) -> String {
-        switch value {
+    static func describe<Input: ParseRESTInput>(_ value: Input) -> String {
+        switch value.restCase {
         case .null: "null"
         case .bool(let b): "the boolean \(b)"
         case .int(let i): "the integer \(i)"
@@ -93,8 +93,8 @@ enum ParseFailure {
         case .data: "bytes"
         case .date: "a date"
         case .array: "an array"
-        case .dictionary(let d):
-            if let t = d["__type"]?.stringValue { "a \(t) object" } else { "an object" }
+        case .dictionary:
+            if let t = value.restMember("__type")?.restString { "a \(t) object" } else { "an object" }
         case .uid: "a UID"
         }
     }

@@ -28,10 +28,48 @@ extension ParseExport {
     static func forEachRow(
         inJSON bytes: Data, limits: PFLimits, _ body: (PFValue, Int, Shape) throws(PFError) -> Void
     ) throws(PFError) {
+        let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
+        try forEachRow(inJSON: bytes, limits: limits, reader: reader,
+                       read: { session, row throws(PFError) in try session.read(row) },
+                       whole: { row throws(PFError) in row }, body)
+    }
+
+    /// Calls `body` with each object of a class file, read one row at a time straight from
+    /// json-c's tree (no ``PFCore/PFValue`` tree per row): the objects, and the errors, of
+    /// ``objects(fromJSON:className:limits:)`` without holding them all.
+    /// - Parameters:
+    ///   - bytes: the file's contents (0 bytes is an empty class).
+    ///   - className: the class (from the file name); `nil` to take it from each object.
+    ///   - limits: budgets for the JSON reader (per row, and `maxInputBytes` for the file).
+    ///   - body: receives each object and its index.
+    /// - Throws: ``PFCore/PFError`` from the JSON reader or ``ParseObject/init(rest:className:)``
+    ///   with the row in the path (`results[3].score`), Parse code 107 for a malformed
+    ///   wrapper, or what `body` throws.
+    public static func forEachObject(
+        inJSON bytes: Data, className: String?, limits: PFLimits = .default,
+        _ body: (ParseObject, Int) throws(PFError) -> Void
+    ) throws(PFError) {
+        try forEachRow(
+            inJSON: bytes, limits: limits, reader: ParseExportRow.reader(limits: limits),
+            read: { session, row throws(PFError) in
+                try session.withDocument(row) { root throws(PFError) in try ParseObject(restJSON: root, className: className) }
+            },
+            whole: { row throws(PFError) in try ParseObject(rest: row, className: className) },
+            { object, index, _ throws(PFError) in try body(object, index) })
+    }
+
+    /// The row loop: `read` turns each row's bytes into a `Row` (with a session shared by
+    /// the rows); a document that is not a row list is read whole and each row goes through
+    /// `whole`. Errors from `read` and `whole` get the row's path; those of `body` do not.
+    private static func forEachRow<Row>(
+        inJSON bytes: Data, limits: PFLimits, reader: JSONReader,
+        read: (JSONReader.Session, UnsafeRawBufferPointer) throws(PFError) -> Row,
+        whole: (PFValue) throws(PFError) -> Row,
+        _ body: (Row, Int, Shape) throws(PFError) -> Void
+    ) throws(PFError) {
         guard bytes.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: ParseFailure.format)
         }
-        let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
         // Rows share one tokener and one key cache: every row repeats the same keys.
         let session = JSONReader.Session(reader: reader)
         let result: Result<Void, PFError> = bytes.withUnsafeBytes { raw in
@@ -41,14 +79,22 @@ extension ParseExport {
                     // Not a results wrapper or an array: one object, or an error worth the
                     // full reader's message.
                     let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
-                    for (i, row) in rows.enumerated() { try body(row, i, shape) }
+                    for (i, value) in rows.enumerated() {
+                        let row: Row
+                        do throws(PFError) {
+                            row = try whole(value)
+                        } catch {
+                            throw error.prefixed(by: rowPath(i, shape: shape))
+                        }
+                        try body(row, i, shape)
+                    }
                     return
                 }
                 var index = 0
                 while let range = try scanner.nextRow() {
-                    let row: PFValue
+                    let row: Row
                     do throws(PFError) {
-                        row = try session.read(UnsafeRawBufferPointer(rebasing: raw[range]))
+                        row = try read(session, UnsafeRawBufferPointer(rebasing: raw[range]))
                     } catch {
                         throw error.prefixed(by: rowPath(index, shape: shape))
                     }

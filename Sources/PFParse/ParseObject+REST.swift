@@ -17,20 +17,20 @@ extension ParseObject {
     /// - Throws: ``PFError`` with Parse code 103 (class name missing or invalid), 105 (a key
     ///   name), 111 (a value of the wrong type or a malformed special type), 106, 121, 123.
     public init(rest: PFValue, className: String? = nil) throws(PFError) {
-        guard case .dictionary(let d) = rest else {
-            throw ParseFailure.make(
-                .invalidJSON, "a Parse object must be a JSON object, not \(ParseFailure.describe(rest))",
-                context: ParseContext(className: className))
-        }
-        try self.init(decoding: d, className: className, path: .root)
+        try self.init(restInput: rest, className: className)
     }
 
     init(decoding d: OrderedDictionary<String, PFValue>, className given: String?, path: PFCodingPath) throws(PFError) {
-        let objectIdValue = d["objectId"]
-        var context = ParseContext(className: given, objectId: objectIdValue?.stringValue)
+        try self.init(decodingMembers: PFValue.dictionary(d), className: given, path: path)
+    }
+
+    /// Reads the members of a REST object (a ``PFCore/PFValue`` dictionary or an object node).
+    init<Input: ParseRESTInput>(decodingMembers d: Input, className given: String?, path: PFCodingPath) throws(PFError) {
+        let objectIdValue = d.restMember("objectId")
+        var context = ParseContext(className: given, objectId: objectIdValue?.restString)
         var className = given
-        if let named = d["className"] {
-            guard case .string(let name) = named else {
+        if let named = d.restMember("className") {
+            guard case .string(let name) = named.restCase else {
                 throw ParseFailure.make(.invalidClassName, "'className' must be a string", path: path.appending(key: "className"), context: context)
             }
             if let given, given != name {
@@ -49,18 +49,24 @@ extension ParseObject {
         if let problem = ParseRules.classNameProblem(className) {
             throw ParseFailure.make(.invalidClassName, problem, path: path, context: context)
         }
-        self.className = className
-        self.fields = [:]
-        self.isDataAvailable = true
-        self.fields.reserveCapacity(d.count)
-        for (key, value) in d {
+        let count = d.restCount
+        var fields = OrderedDictionary<String, ParseValue>()
+        fields.reserveCapacity(count)
+        var order: [String] = []
+        order.reserveCapacity(count)
+        var objectId: String?
+        var createdAt: Date?
+        var updatedAt: Date?
+        var acl: ParseACL?
+        try d.forEachRESTMember { (key: String, value: Input) throws(PFError) in
+            order.append(key)
             // Built only for errors (an allocation per field otherwise).
             func here() -> PFCodingPath { path.appending(key: key) }
             switch key {
             case "__type", "className":
-                continue
+                return
             case "objectId":
-                switch value {
+                switch value.restCase {
                 case .string(let s): objectId = s
                 case .null: objectId = nil
                 default:
@@ -78,12 +84,20 @@ extension ParseObject {
                 fields[key] = try ParseValue.decode(value, path: here(), context: context)
             }
         }
+        self.className = className
+        self.fields = fields
+        self.isDataAvailable = true
+        self.objectId = objectId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.acl = acl
         aclChanged = false
-        sourceKeyOrder = Array(d.keys)
+        sourceKeyOrder = order
     }
 
-    static func timestamp(_ value: PFValue, key: String, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> Date? {
-        switch value {
+    static func timestamp<Input: ParseRESTInput>(_ value: Input, key: String, path: @autoclosure () -> PFCodingPath,
+                                                 context: ParseContext) throws(PFError) -> Date? {
+        switch value.restCase {
         case .null: return nil
         case .date(let d): return ParseDate.rounded(d)
         case .string(let s):

@@ -28,9 +28,11 @@ extension ParseValue {
         self = try ParseValue.decode(rest, path: .root, context: .none)
     }
 
-    /// The path is built only when an error needs it (an allocation per member otherwise).
-    static func decode(_ value: PFValue, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> ParseValue {
-        switch value {
+    /// Reads a value from either REST input. The path is built only when an error needs it
+    /// (an allocation per member otherwise).
+    static func decode<Input: ParseRESTInput>(_ value: Input, path: @autoclosure () -> PFCodingPath,
+                                              context: ParseContext) throws(PFError) -> ParseValue {
+        switch value.restCase {
         case .null: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
@@ -43,20 +45,20 @@ extension ParseValue {
         case .data(let d): return .bytes(d)
         case .uid:
             throw ParseFailure.make(.incorrectType, "a keyed-archive UID is not a Parse value", path: path(), context: context)
-        case .array(let items):
+        case .array:
             var out: [ParseValue] = []
-            out.reserveCapacity(items.count)
-            for (i, item) in items.enumerated() {
+            out.reserveCapacity(value.restCount)
+            try value.forEachRESTElement { (i: Int, item: Input) throws(PFError) in
                 out.append(try decode(item, path: path().appending(index: i), context: context))
             }
             return .array(out)
-        case .dictionary(let d):
-            if case .string(let type)? = d["__type"] {
-                if let typed = try decodeTyped(type, d, path: path(), context: context) { return typed }
+        case .dictionary:
+            if let type = value.restMember("__type")?.restString {
+                if let typed = try decodeTyped(type, value, path: path(), context: context) { return typed }
             }
             var out = OrderedDictionary<String, ParseValue>()
-            out.reserveCapacity(d.count)
-            for (key, member) in d {
+            out.reserveCapacity(value.restCount)
+            try value.forEachRESTMember { (key: String, member: Input) throws(PFError) in
                 if key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
                     throw ParseFailure.make(.invalidNestedKey, problem, path: path().appending(key: key), context: context)
                 }
@@ -67,8 +69,8 @@ extension ParseValue {
     }
 
     /// A typed object, or `nil` for a `__type` Parse does not define (kept as a dictionary).
-    static func decodeTyped(
-        _ type: String, _ d: OrderedDictionary<String, PFValue>, path: @autoclosure () -> PFCodingPath, context: ParseContext
+    static func decodeTyped<Input: ParseRESTInput>(
+        _ type: String, _ d: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext
     ) throws(PFError) -> ParseValue? {
         func fail(_ message: String) -> PFError {
             ParseFailure.make(.incorrectType, message, path: path(), context: context)
@@ -78,7 +80,7 @@ extension ParseValue {
         }
         switch type {
         case "Date":
-            switch d["iso"] {
+            switch d.restMember("iso")?.restCase {
             case .string(let iso)?:
                 guard let date = ParseDate.date(from: iso) else {
                     throw fail("malformed Date: '\(iso)' is not ISO 8601; expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
@@ -89,7 +91,7 @@ extension ParseValue {
                 throw fail("malformed Date: expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
             }
         case "Bytes":
-            guard case .string(let text)? = d["base64"] else {
+            guard let text = d.restMember("base64")?.restString else {
                 throw fail("malformed Bytes: expected {\"__type\":\"Bytes\",\"base64\":\"…\"}")
             }
             guard let bytes = PFBase64.decode(text, ignoringWhitespace: false) else {
@@ -97,41 +99,41 @@ extension ParseValue {
             }
             return .bytes(bytes)
         case "Pointer":
-            guard case .string(let className)? = d["className"], case .string(let objectId)? = d["objectId"] else {
+            guard let className = d.restMember("className")?.restString, let objectId = d.restMember("objectId")?.restString else {
                 throw fail(.invalidPointer, "malformed Pointer: expected {\"__type\":\"Pointer\",\"className\":…,\"objectId\":…} with string members")
             }
             return .pointer(ParsePointer(className: className, objectId: objectId))
         case "Relation":
-            guard case .string(let className)? = d["className"] else {
+            guard let className = d.restMember("className")?.restString else {
                 throw fail("malformed Relation: expected {\"__type\":\"Relation\",\"className\":…}")
             }
             return .relation(className: className)
         case "File":
-            guard case .string(let name)? = d["name"], !name.isEmpty else {
+            guard let name = d.restMember("name")?.restString, !name.isEmpty else {
                 throw fail("malformed File: expected {\"__type\":\"File\",\"name\":…} with a non-empty name")
             }
             var url: String?
-            switch d["url"] {
+            switch d.restMember("url")?.restCase {
             case nil, .null?: url = nil
             case .string(let u)?: url = u
             default: throw fail("malformed File: 'url' must be a string")
             }
             return .file(ParseFile(name: name, url: url))
         case "GeoPoint":
-            guard let latitude = d["latitude"]?.doubleValue, let longitude = d["longitude"]?.doubleValue else {
+            guard let latitude = d.restMember("latitude")?.restDouble, let longitude = d.restMember("longitude")?.restDouble else {
                 throw fail("malformed GeoPoint: expected numeric 'latitude' and 'longitude'")
             }
             let point = ParseGeoPoint(latitude: latitude, longitude: longitude)
             if let problem = point.problem { throw fail(.invalidJSON, problem) }
             return .geoPoint(point)
         case "Polygon":
-            guard case .array(let items)? = d["coordinates"] else {
+            guard let items = d.restMember("coordinates"), case .array = items.restCase else {
                 throw fail("malformed Polygon: expected 'coordinates', an array of [latitude, longitude] pairs")
             }
             var points: [ParseGeoPoint] = []
-            for (i, item) in items.enumerated() {
-                guard case .array(let pair) = item, pair.count == 2, let lat = pair[0].doubleValue,
-                    let lng = pair[1].doubleValue
+            try items.forEachRESTElement { (i: Int, item: Input) throws(PFError) in
+                guard case .array = item.restCase, item.restCount == 2, let lat = item.restElement(0)?.restDouble,
+                    let lng = item.restElement(1)?.restDouble
                 else {
                     throw ParseFailure.make(
                         .incorrectType, "malformed Polygon: coordinate \(i) is not a [latitude, longitude] pair",
@@ -150,7 +152,7 @@ extension ParseValue {
             }
             return .polygon(ParsePolygon(coordinates: points))
         case "Object":
-            return .embedded(try ParseObject(decoding: d, className: nil, path: path()))
+            return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path()))
         default:
             return nil
         }

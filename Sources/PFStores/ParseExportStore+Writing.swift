@@ -293,11 +293,11 @@ extension ParseExportStore {
         for (className, file) in previous.classes {
             let staged = try stagedClassFile(className, state)
             let written = state.ids[className] ?? []
-            let reader = ParseExportRow.reader(limits: options.limits)
+            let session = ParseExportRow.session(limits: options.limits)
             let name = "\(location): \(file.name)"
             try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
                 // Read to learn the id (and to refuse a malformed row before it is kept).
-                let object = try row.readObject(reader: reader, className: className, file: name)
+                let object = try row.readObject(session: session, className: className, file: name)
                 if let id = object.objectId, written.contains(id) { return }
                 staged.beginRow()
                 staged.buffer.append(contentsOf: row.bytes)

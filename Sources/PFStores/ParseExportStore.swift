@@ -219,10 +219,10 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         guard let container = try opened(), let file = try layout().classes[className] else { return }
-        let reader = ParseExportRow.reader(limits: options.limits)
+        let session = ParseExportRow.session(limits: options.limits)
         let name = "\(location): \(file.name)"
         try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
-            try body(try row.readObject(reader: reader, className: className, file: name))
+            try body(try row.readObject(session: session, className: className, file: name))
         }
     }
 

@@ -1,0 +1,459 @@
+import CPFJSONC
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// A read-only view of one value of a parsed JSON document, straight over json-c's tree:
+/// nothing is copied until asked (a string becomes a `String` when ``stringValue`` is read).
+///
+/// Nodes are handed out by ``JSONReader/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and
+/// ``JSONReader/Session/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and are valid **only
+/// while that closure runs**: the tree is freed when it returns. Keep what you need as Swift
+/// values (``value()``, ``stringValue``…) inside the closure. A node used afterwards stops
+/// the program with a message (it never reads freed memory).
+///
+/// The view shows the document exactly as ``JSONReader/read(_:)-(Data)`` would read it with
+/// `typedValues` off: object members in document order, a repeated key once, at its first
+/// position, with its last value (or an error beforehand with
+/// ``JSONReader/Options/rejectDuplicateKeys``), keys holding U+0000 whole, integers beyond
+/// `Int64.max` as ``Kind/uint``. Parse's typed objects (`{"__type":"Date",…}`) are plain
+/// objects here.
+///
+/// ```swift
+/// let names = try JSONReader.Session().withDocument(bytes) { root throws(PFError) in
+///     root.member("name")?.stringValue
+/// }
+/// ```
+public struct JSONNode {
+    /// The kinds of JSON values, with integers split as ``PFValue`` splits them.
+    public enum Kind: Sendable, Hashable {
+        /// `null`.
+        case null
+        /// `true` or `false`.
+        case bool
+        /// An integer that fits `Int64`.
+        case int
+        /// An integer above `Int64.max` (up to `UInt64.max`).
+        case uint
+        /// A number with a fraction or exponent.
+        case double
+        /// A string.
+        case string
+        /// An array.
+        case array
+        /// An object.
+        case object
+    }
+
+    /// A value's kind with its scalar payload, read in one call.
+    public enum Content {
+        /// `null`.
+        case null
+        /// `true` or `false`.
+        case bool(Bool)
+        /// An integer that fits `Int64`.
+        case int(Int64)
+        /// An integer above `Int64.max`.
+        case uint(UInt64)
+        /// A number with a fraction or exponent.
+        case double(Double)
+        /// A string (built by this call).
+        case string(String)
+        /// An array: see ``JSONNode/count``, ``JSONNode/element(at:)``, ``JSONNode/forEachElement(_:)``.
+        case array
+        /// An object: see ``JSONNode/member(_:)``, ``JSONNode/forEachMember(_:)``.
+        case object
+    }
+
+    private let object: OpaquePointer?
+    private let document: JSONDocument
+    private let generation: UInt64
+
+    init(_ object: OpaquePointer?, _ document: JSONDocument, _ generation: UInt64) {
+        self.object = object
+        self.document = document
+        self.generation = generation
+    }
+
+    /// json-c's value, once it is known the tree is still alive.
+    @inline(__always)
+    private var pointer: OpaquePointer? {
+        precondition(document.generation == generation,
+                     "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
+        return object
+    }
+
+    @inline(__always)
+    private func child(_ object: OpaquePointer?) -> JSONNode { JSONNode(object, document, generation) }
+
+    // MARK: - Scalars
+
+    /// The value's kind.
+    public var kind: Kind {
+        guard let object = pointer else { return .null }
+        return JSONC.kind(object)
+    }
+
+    /// The value's kind and, for a scalar, its payload (a string is built here, so read it once).
+    public var content: Content {
+        guard let object = pointer else { return .null }
+        switch JSONC.kind(object) {
+        case .string: return .string(JSONC.string(object))
+        case .int: return .int(json_object_get_int64(object))
+        case .uint: return .uint(json_object_get_uint64(object))
+        case .double: return .double(json_object_get_double(object))
+        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        case .array: return .array
+        case .object: return .object
+        case .null: return .null
+        }
+    }
+
+    /// Whether the value is `null`.
+    public var isNull: Bool { pointer == nil }
+
+    /// The boolean, or `nil` for any other kind.
+    public var boolValue: Bool? {
+        guard let object = pointer, json_object_get_type(object) == json_type_boolean else { return nil }
+        return json_object_get_boolean(object) != 0
+    }
+
+    /// The integer of an ``Kind/int``, or `nil` for any other kind.
+    public var intValue: Int64? {
+        guard let object = pointer, JSONC.kind(object) == .int else { return nil }
+        return json_object_get_int64(object)
+    }
+
+    /// The integer of a ``Kind/uint`` (above `Int64.max`), or `nil` for any other kind.
+    public var uintValue: UInt64? {
+        guard let object = pointer, JSONC.kind(object) == .uint else { return nil }
+        return json_object_get_uint64(object)
+    }
+
+    /// Any number as a `Double` (integers converted, as ``PFValue/doubleValue`` does), or
+    /// `nil` for any other kind.
+    public var doubleValue: Double? {
+        guard let object = pointer else { return nil }
+        switch JSONC.kind(object) {
+        case .double: return json_object_get_double(object)
+        case .int: return Double(json_object_get_int64(object))
+        case .uint: return Double(json_object_get_uint64(object))
+        default: return nil
+        }
+    }
+
+    /// The string (built on each call; read it once), or `nil` for any other kind.
+    public var stringValue: String? {
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return JSONC.string(object)
+    }
+
+    /// Calls `body` with a string's UTF-8 bytes in json-c's tree (no copy; valid only inside
+    /// `body`). In lenient mode they may hold invalid UTF-8, which ``stringValue`` repairs.
+    /// - Parameter body: receives the bytes.
+    /// - Returns: what `body` returns, or `nil` when the value is not a string.
+    /// - Throws: what `body` throws.
+    public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return try body(JSONC.stringBytes(object))
+    }
+
+    // MARK: - Containers
+
+    /// The number of elements of an array or members of an object (a repeated key counted
+    /// once); 0 for any other kind.
+    public var count: Int {
+        guard let object = pointer else { return 0 }
+        let type = json_object_get_type(object)
+        if type == json_type_array { return json_object_array_length(object) }
+        guard type == json_type_object else { return 0 }
+        if document.keysNeedUniquing { return document.uniqueMembers(object).count }
+        return Int(json_object_object_length(object))
+    }
+
+    /// The element at `index` of an array, or `nil` when the value is not an array or the
+    /// index is out of range.
+    /// - Parameter index: a zero-based index.
+    /// - Returns: the element.
+    public func element(at index: Int) -> JSONNode? {
+        guard let object = pointer, json_object_get_type(object) == json_type_array,
+            index >= 0, index < json_object_array_length(object)
+        else { return nil }
+        return child(json_object_array_get_idx(object, index))
+    }
+
+    /// Calls `body` with each element of an array in order (nothing for other kinds).
+    /// - Parameter body: receives the index and the element.
+    /// - Throws: what `body` throws.
+    public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
+        guard let object = pointer, json_object_get_type(object) == json_type_array else { return }
+        let n = json_object_array_length(object)
+        for k in 0..<n { try body(k, child(json_object_array_get_idx(object, k))) }
+    }
+
+    /// The member named `name` of an object, or `nil` when there is none or the value is not
+    /// an object. Names compare as Swift strings do (canonical equivalence), as the keys of
+    /// ``PFValue/dictionary(_:)`` do.
+    /// - Parameter name: the key.
+    /// - Returns: the member's value.
+    public func member(_ name: String) -> JSONNode? {
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return nil }
+        if !document.keysNeedUniquing, JSONC.isPlainASCII(name) {
+            // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
+            // so json-c's own hash lookup answers.
+            var found: OpaquePointer?
+            // withCString: no copy of a native string (passing `name` directly builds an array).
+            guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
+            return child(found)
+        }
+        guard let found = document.uniqueMembers(object)[name] else { return nil }
+        return child(found)
+    }
+
+    /// Calls `body` with each member of an object in document order (a repeated key once, at
+    /// its first position, with its last value); nothing for other kinds.
+    /// - Parameter body: receives the key and the value.
+    /// - Throws: what `body` throws.
+    public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return }
+        if document.keysNeedUniquing {
+            for (name, value) in document.uniqueMembers(object) { try body(name, child(value)) }
+            return
+        }
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            try body(document.key(current), child(pf_json_entry_value(current)))
+            entry = pf_json_entry_next(current)
+        }
+    }
+
+    // MARK: - Copying out
+
+    /// The value as a ``PFValue`` tree, as ``JSONReader/read(_:)-(Data)`` reads it (typed
+    /// objects become dates, data and UIDs when the reader's `typedValues` is on).
+    /// - Returns: the value.
+    /// - Throws: ``PFError`` (`invalidValue`) for a malformed typed object in strict mode with
+    ///   `typedValues` on, with the path below this node.
+    public func value() throws(PFError) -> PFValue {
+        let object = pointer
+        return try document.convert(object)
+    }
+}
+
+// MARK: - The document behind the nodes
+
+/// What nodes of one document share: the generation that tells a live tree from a freed one,
+/// the key cache, and how keys are read. A session keeps one and reuses it.
+final class JSONDocument {
+    // Unchecked exclusivity: these are touched on every node access and key, and the
+    // runtime's dynamic check cost more than the rest of a member visit. Accesses never
+    // overlap: `key(_:)` and `convert(_:)` finish before any caller code runs.
+    /// Changes when a document opens and when it closes, so nodes of a closed one are caught.
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
+    @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
+    @exclusivity(unchecked) private(set) var keysNeedUniquing = false
+    private let options: JSONReader.Options
+
+    init(options: JSONReader.Options) {
+        self.options = options
+    }
+
+    /// Starts a document; returns the generation of its nodes.
+    func open(keyCache: inout JSONKeyCache, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) -> UInt64 {
+        self.keyCache = JSONKeyCache.take(&keyCache)
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = keysNeedUniquing
+        generation &+= 1
+        return generation
+    }
+
+    /// Ends the document: its nodes stop working and the key cache goes back.
+    func close(keyCache: inout JSONKeyCache) {
+        generation &+= 1
+        keyCache = JSONKeyCache.take(&self.keyCache)
+    }
+
+    @inline(__always)
+    func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        keyCache.key(entry, nulStandIn: nulStandIn)
+    }
+
+    /// An object's members with keys that are equal Swift strings merged, the last value at
+    /// the first position (only for documents with keys beyond ASCII: distinct bytes for
+    /// json-c may be equal strings, e.g. "\u{E9}" and "e\u{301}").
+    func uniqueMembers(_ object: OpaquePointer) -> OrderedDictionary<String, OpaquePointer?> {
+        var keys: [String] = []
+        var values: [OpaquePointer?] = []
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            keys.append(key(current))
+            values.append(pf_json_entry_value(current))
+            entry = pf_json_entry_next(current)
+        }
+        return OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+    }
+
+    /// A subtree as a ``PFValue``, with the document's key cache.
+    func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
+        var converter = JSONTreeConverter(subtreeWith: options, nulStandIn: nulStandIn,
+                                          keysNeedUniquing: keysNeedUniquing, keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = converter.keyCache }
+        return try converter.convertRoot(object)
+    }
+}
+
+// MARK: - Checks made before a view opens
+
+/// The checks ``JSONReader`` makes while converting a tree (repeated keys with
+/// `rejectDuplicateKeys`, `maxStringBytes`), made without building values and in the same
+/// order, so a node view fails exactly where a read would, before any node is seen.
+struct JSONTreeChecker {
+    let rejectDuplicates: Bool
+    let maxStringBytes: Int
+    /// Whether a string may be longer than `maxStringBytes` (not when the whole input is not).
+    let checkStrings: Bool
+    let scan: JSONScanResult
+    let input: UnsafeRawBufferPointer
+    let nulStandIn: Unicode.Scalar?
+    private var objectIndex = 0
+
+    /// Whether a document needs the walk at all: only with `rejectDuplicateKeys`, or when it
+    /// is longer than `maxStringBytes` (json-c's strings are never longer than their text).
+    static func isNeeded(_ options: JSONReader.Options, inputCount: Int) -> Bool {
+        options.rejectDuplicateKeys || inputCount > options.limits.maxStringBytes
+    }
+
+    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?) {
+        self.rejectDuplicates = options.rejectDuplicateKeys
+        self.maxStringBytes = options.limits.maxStringBytes
+        self.checkStrings = input.count > options.limits.maxStringBytes
+        self.scan = scan
+        self.input = input
+        self.nulStandIn = nulStandIn
+    }
+
+    mutating func check(_ object: OpaquePointer?) throws(PFError) {
+        guard let object else { return }
+        let type = json_object_get_type(object)
+        if type == json_type_string {
+            if checkStrings { _ = try JSONC.checkedLength(object, maxBytes: maxStringBytes) }
+        } else if type == json_type_array {
+            let n = json_object_array_length(object)
+            for k in 0..<n {
+                do {
+                    try check(json_object_array_get_idx(object, k))
+                } catch {
+                    throw error.under(.index(k))
+                }
+            }
+        } else if type == json_type_object {
+            try checkObject(object)
+        }
+    }
+
+    private mutating func checkObject(_ object: OpaquePointer) throws(PFError) {
+        let n = Int(json_object_object_length(object))
+        // Same pre-order slots as JSONTreeConverter.convertObject.
+        var slot = -1
+        if rejectDuplicates {
+            slot = objectIndex
+            objectIndex += 1
+            if slot < scan.objectCounts.count, scan.objectCounts[slot] != n {
+                throw JSONTreeConverter.duplicateKey(at: scan.objectOffsets[slot], members: scan.objectCounts[slot],
+                                                     distinct: n, in: input)
+            }
+        }
+        var keys: [String] = []
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            do {
+                try check(pf_json_entry_value(current))
+            } catch {
+                throw error.under(.key(keyName(current)))
+            }
+            if rejectDuplicates, scan.nonASCIIKeys { keys.append(keyName(current)) }
+            entry = pf_json_entry_next(current)
+        }
+        if rejectDuplicates, scan.nonASCIIKeys, slot >= 0, slot < scan.objectOffsets.count {
+            let distinct = Set(keys).count
+            if distinct < keys.count {
+                throw JSONTreeConverter.duplicateKey(at: scan.objectOffsets[slot], members: keys.count,
+                                                     distinct: distinct, in: input)
+            }
+        }
+    }
+
+    private func keyName(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        guard let chars = pf_json_entry_key(entry) else { return "" }
+        return JSONKeyCache.makeKey(UnsafeRawPointer(chars), strlen(chars), nulStandIn)
+    }
+}
+
+// MARK: - json-c values
+
+/// Reading json-c values, shared by the tree converter, the checker and ``JSONNode``.
+enum JSONC {
+    /// The kind of a non-NULL json-c value.
+    @inline(__always)
+    static func kind(_ object: OpaquePointer) -> JSONNode.Kind {
+        let type = json_object_get_type(object)
+        if type == json_type_string { return .string }
+        if type == json_type_int {
+            // json-c stores values above Int64.max as uint64 and clamps get_int64 to Int64.max.
+            if json_object_get_int64(object) == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
+                return .uint
+            }
+            return .int
+        }
+        if type == json_type_double { return .double }
+        if type == json_type_object { return .object }
+        if type == json_type_array { return .array }
+        if type == json_type_boolean { return .bool }
+        return .null
+    }
+
+    /// A string value's bytes in the tree.
+    @inline(__always)
+    static func stringBytes(_ object: OpaquePointer) -> UnsafeRawBufferPointer {
+        let n = Int(json_object_get_string_len(object))
+        guard n > 0, let chars = json_object_get_string(object) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: chars, count: n)
+    }
+
+    /// A string value's length, within `maxStringBytes`.
+    @inline(__always)
+    static func checkedLength(_ object: OpaquePointer, maxBytes: Int) throws(PFError) -> Int {
+        let n = Int(json_object_get_string_len(object))
+        guard n <= maxBytes else {
+            throw PFLimits.exceeded("maxStringBytes", maxBytes, format: JSONError.format)
+        }
+        return n
+    }
+
+    /// A string value as a String.
+    ///
+    /// The pre-scan validated UTF-8 in strict mode; in lenient mode this repairs invalid
+    /// sequences to U+FFFD, which is the documented lenient policy.
+    @inline(__always)
+    static func string(_ object: OpaquePointer) -> String {
+        String(decoding: stringBytes(object), as: UTF8.self)
+    }
+
+    /// A string value as a String, within `maxStringBytes`.
+    @inline(__always)
+    static func string(_ object: OpaquePointer, maxBytes: Int) throws(PFError) -> String {
+        _ = try checkedLength(object, maxBytes: maxBytes)
+        return string(object)
+    }
+
+    /// Whether `name` is ASCII without U+0000 (so it compares with json-c's keys byte for byte).
+    @inline(__always)
+    static func isPlainASCII(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            for b in bytes where b == 0 || b >= 0x80 { return false }
+            return true
+        }
+    }
+}

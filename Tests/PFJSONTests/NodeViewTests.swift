@@ -1,0 +1,205 @@
+import Foundation
+import OrderedCollections
+import PFTestSupport
+import PropertyBased
+import Testing
+
+/// ``JSONNode`` views (``JSONReader/withDocument(_:_:)-(Data,_)``) show exactly what
+/// ``JSONReader/read(_:)-(Data)`` returns with `typedValues` off, and fail exactly where it fails.
+@Suite struct NodeViewTests {
+    static let untyped = JSONReader(options: .init(typedValues: false))
+    static let lenient = JSONReader(options: .init(mode: .lenient, typedValues: false))
+    static let rejecting: JSONReader = {
+        var options = JSONReader.Options(typedValues: false)
+        options.rejectDuplicateKeys = true
+        return JSONReader(options: options)
+    }()
+    static let shortStrings: JSONReader = {
+        var options = JSONReader.Options(typedValues: false)
+        options.limits.maxStringBytes = 8
+        return JSONReader(options: options)
+    }()
+    static let readers = [untyped, lenient, rejecting, shortStrings]
+
+    /// Builds a value through the public node API only (no `value()`), checking on the way
+    /// that `count`, `member(_:)` and `element(at:)` agree with the iteration.
+    static func walk(_ node: JSONNode) -> PFValue {
+        switch node.content {
+        case .null:
+            #expect(node.isNull && node.kind == .null)
+            return .null
+        case .bool(let b):
+            #expect(node.boolValue == b && node.kind == .bool)
+            return .bool(b)
+        case .int(let i):
+            #expect(node.intValue == i && node.doubleValue == Double(i) && node.uintValue == nil)
+            return .int(i)
+        case .uint(let u):
+            #expect(node.uintValue == u && node.intValue == nil && node.kind == .uint)
+            return .uint(u)
+        case .double(let d):
+            #expect(node.doubleValue.map { $0.bitPattern } == d.bitPattern || d.isNaN)
+            return .double(d)
+        case .string(let s):
+            #expect(node.stringValue == s)
+            #expect(node.withStringBytes { Array($0) } == Array(s.utf8) || s.contains("\u{FFFD}"))
+            return .string(s)
+        case .array:
+            var items: [PFValue] = []
+            node.forEachElement { index, element in
+                #expect(index == items.count)
+                let value = walk(element)
+                // `value()` (one linear copy), not another walk: walking twice per level would
+                // be exponential in the depth.
+                #expect((try? node.element(at: index)?.value()) == value)
+                items.append(value)
+            }
+            #expect(node.count == items.count && node.element(at: items.count) == nil && node.element(at: -1) == nil)
+            return .array(items)
+        case .object:
+            var keys: [String] = []
+            var values: [PFValue] = []
+            node.forEachMember { key, value in
+                keys.append(key)
+                values.append(walk(value))
+            }
+            #expect(Set(keys).count == keys.count, "a key comes once: \(keys)")
+            #expect(node.count == keys.count)
+            for (key, value) in zip(keys, values) { #expect((try? node.member(key)?.value()) == value, "member \(key)") }
+            #expect(node.member("no such key \u{1F600}") == nil)
+            return .dictionary(OrderedDictionary(uniqueKeysWithValues: zip(keys, values)))
+        }
+    }
+
+    enum Outcome: Equatable, CustomStringConvertible {
+        case value(PFValue)
+        case error(PFError)
+        var description: String {
+            switch self {
+            case .value(let v): "value \(v)"
+            case .error(let e): "error \(e) at \(e.path.map { "\($0)" } ?? "-")"
+            }
+        }
+    }
+
+    static func outcomes(_ bytes: Data, _ reader: JSONReader, session: JSONReader.Session? = nil)
+        -> (read: Outcome, walked: Outcome, copied: Outcome)
+    {
+        func run(_ body: () throws(PFError) -> PFValue) -> Outcome {
+            do { return .value(try body()) } catch { return .error(error) }
+        }
+        let read = run { () throws(PFError) in try reader.read(bytes) }
+        let walked = run { () throws(PFError) in
+            if let session { return try session.withDocument(bytes) { root throws(PFError) in walk(root) } }
+            return try reader.withDocument(bytes) { root throws(PFError) in walk(root) }
+        }
+        let copied = run { () throws(PFError) in try reader.withDocument(bytes) { root throws(PFError) in try root.value() } }
+        return (read, walked, copied)
+    }
+
+    static func expectAgreement(_ bytes: Data, _ reader: JSONReader, session: JSONReader.Session? = nil,
+                                _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let (read, walked, copied) = outcomes(bytes, reader, session: session)
+        #expect(walked == read, "\(label)", sourceLocation: sourceLocation)
+        #expect(copied == read, "\(label)", sourceLocation: sourceLocation)
+    }
+
+    /// Documents on every edge the view must get right.
+    static let documents: [String] = [
+        #"{"objectId":"a1","score":1,"tags":["x","y"],"stats":{"kills":2,"ratio":0.5}}"#,
+        #"{"dup": 1, "dup": 2, "z": 0}"#,  // last value, first position (or an error)
+        #"{"a": {"x": 1}, "b": {"y": 1, "y": 2}}"#,  // the second object repeats a key
+        #"{"\u00e9": 1, "e\u0301": 2, "k": 3}"#,  // equal Swift strings, distinct bytes
+        #"{"\u212Aey": 1, "Key": 2}"#,  // KELVIN SIGN: canonically "K"
+        #"{"a\u0000b": 1, "ab": 2, "a": {"\u0000": 3}}"#,  // U+0000 in keys
+        #"{"s": "a\u0000b", "n": null, "t": true, "f": false}"#,
+        #"[18446744073709551615, 9223372036854775807, 9223372036854775808, -9223372036854775808, 1e400]"#,
+        #"[1.5, -0.0, 1e-320, 123456789012345678901234567890]"#,
+        #"{"long": "0123456789abcdef", "short": "abc"}"#,  // beyond maxStringBytes 8
+        #"{"a": [{"b": "0123456789abcdef"}], "c": {"d": 1, "d": 2}}"#,  // which error comes first
+        #"{"c": {"d": 1, "d": 2}, "a": [{"b": "0123456789abcdef"}]}"#,
+        #"{"é": {"s": "0123456789abcdef"}, "e\u0301": 1}"#,
+        "[]", "{}", "null", "42", "\"text\"", " [1] ",
+        #"{"a": [1, 2"#, #"{"a": 1} x"#, "\u{FEFF}{}", "{'a': 1, /* c */ \"b\": [1,],}",
+        #"{"__type": "Date", "iso": "2011-06-10T18:33:42.123Z"}"#,
+        "[\"\u{FF}\"]",  // invalid UTF-8 (lenient repairs it)
+    ]
+
+    @Test(arguments: 0..<4)
+    func agreesWithReadOnEdgeDocuments(_ which: Int) {
+        let reader = Self.readers[which]
+        let session = JSONReader.Session(reader: reader)
+        for text in Self.documents {
+            Self.expectAgreement(Data(text.utf8), reader, text)
+            Self.expectAgreement(Data(text.utf8), reader, session: session, "session: " + text)
+        }
+    }
+
+    @Test(arguments: 0..<3)
+    func agreesWithReadOnTheJSONTestSuite(_ which: Int) throws {
+        let reader = Self.readers[which]
+        let session = JSONReader.Session(reader: reader)
+        let files = Fixtures.files(in: Fixtures.jsonTestSuite) { $0.hasSuffix(".json") }
+        #expect(files.count > 300)
+        for file in files {
+            let bytes = try Fixtures.data(file)
+            Self.expectAgreement(bytes, reader, session: session, file.lastPathComponent)
+        }
+    }
+
+    @Test func agreesWithReadOnRandomDocuments() async {
+        var shape = ValueShape.json
+        shape.date = false
+        shape.data = false
+        let session = JSONReader.Session(reader: Self.rejecting)
+        await propertyCheck(count: 100, input: ValueGen.document(shape)) { value in
+            guard let bytes = try? JSONWriter().write(value) else { return }
+            Self.expectAgreement(bytes, Self.rejecting, session: session, "\(value)")
+            Self.expectAgreement(bytes, Self.untyped, "\(value)")
+        }
+    }
+
+    /// A typed object stays a plain object in the view; `value()` follows the reader's setting.
+    @Test func typedObjectsAreObjectsAndValueFollowsTheReader() throws {
+        let text = Data(#"{"d": {"__type": "Date", "iso": "2011-06-10T18:33:42.123Z"}}"#.utf8)
+        let typed = JSONReader()
+        try typed.withDocument(text) { root throws(PFError) in
+            #expect(root.member("d")?.kind == .object)
+            #expect(root.member("d")?.member("__type")?.stringValue == "Date")
+            #expect(try root.value() == (try typed.read(text)))
+        }
+    }
+
+    /// Nested views on one session (a node view inside another's closure) each see their own
+    /// document; a read inside a view works too.
+    @Test func nestedUseOfOneSession() throws {
+        let session = JSONReader.Session(reader: Self.untyped)
+        let outer = Data(#"{"a": 1, "b": [2]}"#.utf8)
+        let inner = Data(#"{"a": "x"}"#.utf8)
+        let got = try session.withDocument(outer) { root throws(PFError) -> [PFValue] in
+            let nested = try session.withDocument(inner) { node throws(PFError) in try node.value() }
+            let read = try session.read(inner)
+            return [try root.value(), nested, read, try root.member("b")!.value()]
+        }
+        #expect(got == [["a": 1, "b": [2]], ["a": "x"], ["a": "x"], [2]])
+        // And the session still works afterwards, with its cache.
+        #expect(try session.read(outer) == ["a": 1, "b": [2]])
+    }
+
+    /// Errors thrown by the closure come out unchanged.
+    @Test func closureErrorsPassThrough() {
+        let mine = PFError(.invalidValue, format: "test", "mine")
+        #expect(throws: mine) {
+            try JSONReader.Session().withDocument(Data("[]".utf8)) { _ throws(PFError) in throw mine }
+        }
+    }
+
+    /// A node kept past its closure stops the program instead of reading freed memory.
+    @Test func aNodeUsedAfterItsClosureTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let session = JSONReader.Session()
+            let escaped = try? session.withDocument(Data(#"{"a": 1}"#.utf8)) { root throws(PFError) in root }
+            _ = escaped?.member("a")
+        }
+    }
+}
