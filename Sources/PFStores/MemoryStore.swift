@@ -75,13 +75,13 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     public func relations() throws(PFError) -> [ParseRelationKey] {
+        let schema = try schema()
         var keys = OrderedSet(joinRowsByRelation.keys.map { ParseRelationKey(owningClass: $0.owningClass, field: $0.field) })
-        for (className, fields) in try schema().classes {
+        for (className, fields) in schema.classes {
             for (name, field) in fields where field.type == "Relation" {
                 keys.append(ParseRelationKey(owningClass: className, field: name))
             }
         }
-        let schema = try schema()
         return keys.sorted().map {
             ParseRelationKey(owningClass: $0.owningClass, field: $0.field, targetClass: schema.classes[$0.owningClass]?[$0.field]?.targetClass)
         }
