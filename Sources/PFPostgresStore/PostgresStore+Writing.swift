@@ -54,6 +54,17 @@ extension PostgresStore {
         }
     }
 
+    public func extend(schema: ParseSchema) throws(PFError) {
+        guard transaction != nil else { throw notBegun() }
+        try rollingBack { () throws(PFError) in
+            for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
+                let known = transaction?.layouts[className]?.fields ?? [:]
+                let newFields = fields.filter { known[$0.key] == nil }
+                if transaction?.layouts[className] == nil || !newFields.isEmpty { try prepareClass(className, fields: newFields) }
+            }
+        }
+    }
+
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in try insert(objects, className: className) }

@@ -93,13 +93,27 @@ final class WriteSession {
             }
             try SQLiteLayout.createMetadata(db)
             var layout = try SQLiteLayout.load(db, location: location)
-            for (className, fields) in schema.classes {
-                try layout.ensureClass(className, db)
-                for (name, field) in fields where !ParseRules.defaultColumns.contains(name) {
-                    try layout.ensureField(name, field, className: className, db)
-                }
-            }
+            try Self.declare(schema, in: &layout, db)
             return layout
+        }
+    }
+
+    /// Adds the classes and fields of a schema learned after ``prepare(schema:)``.
+    func extend(schema: ParseSchema) throws(PFError) {
+        var layout = self.layout
+        try SQLiteStore.run(try database(), "\(location): extending the schema") { db in
+            try Self.declare(schema, in: &layout, db)
+        }
+        self.layout = layout
+    }
+
+    /// Creates the tables and columns of a schema's classes and fields that the file lacks.
+    private static func declare(_ schema: ParseSchema, in layout: inout SQLiteLayout, _ db: Database) throws {
+        for (className, fields) in schema.classes {
+            try layout.ensureClass(className, db)
+            for (name, field) in fields where !ParseRules.defaultColumns.contains(name) {
+                try layout.ensureField(name, field, className: className, db)
+            }
         }
     }
 

@@ -264,6 +264,11 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         self.session = session
     }
 
+    public func extend(schema: ParseSchema) throws(PFError) {
+        guard let session else { throw notBegun() }
+        try session.extend(schema: schema)
+    }
+
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard let session else { throw notBegun() }
         try session.write(objects, className: className)

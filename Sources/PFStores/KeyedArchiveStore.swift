@@ -103,6 +103,11 @@ public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
         writing = true
     }
 
+    public func extend(schema: ParseSchema) throws(PFError) {
+        guard writing, let loaded else { throw MemoryStore.notBegun(location) }
+        try loaded.extend(schema: schema)
+    }
+
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard writing, let loaded else { throw MemoryStore.notBegun(location) }
         try loaded.write(objects, className: className)

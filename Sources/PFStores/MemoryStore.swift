@@ -107,6 +107,13 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
         pending = (objectsByClass, joinRowsByRelation, merged)
     }
 
+    public func extend(schema: ParseSchema) throws(PFError) {
+        guard var state = pending else { throw Self.notBegun(location) }
+        pending = nil
+        ParseExportStore.merge(schema, into: &state.schema, replacing: false)
+        pending = state
+    }
+
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard var state = pending else { throw Self.notBegun(location) }
         pending = nil  // so `state` is the only reference and is not copied on write
@@ -118,6 +125,9 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
         guard var state = pending else { throw Self.notBegun(location) }
         pending = nil
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        if state.schema.classes[key.owningClass]?[key.field] == nil {
+            state.schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+        }
         state.joins[key, default: []].append(contentsOf: rows)
         pending = state
     }

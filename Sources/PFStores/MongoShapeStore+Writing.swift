@@ -140,6 +140,11 @@ extension MongoShapeStore {
         self.session = session
     }
 
+    public func extend(schema: ParseSchema) throws(PFError) {
+        guard let session else { throw MemoryStore.notBegun(location) }
+        ParseExportStore.merge(schema, into: &session.schema, replacing: false)
+    }
+
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
         if let problem = ParseRules.classNameProblem(className), ParseRelationKey(joinClassName: className) == nil {

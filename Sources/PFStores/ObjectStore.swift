@@ -77,6 +77,13 @@ public protocol ObjectStoreReader: AnyObject {
     /// inferred from the data.
     func schema() throws(PFError) -> ParseSchema
 
+    /// The schema when the store can give it without reading its objects, or `nil` when
+    /// ``schema()`` would infer it from every row (a Parse export without `_SCHEMA.json`).
+    /// An import then gathers the schema during its one pass over the objects instead of
+    /// reading them twice: after ``forEachObject(in:_:)`` has read every object of a class,
+    /// ``schema()`` knows that class without reading it again.
+    func declaredSchema() throws(PFError) -> ParseSchema?
+
     /// The number of objects of a class when the store knows it cheaply (for progress), or `nil`.
     func estimatedObjectCount(in className: String) -> Int?
 
@@ -107,8 +114,15 @@ public protocol ObjectStoreWriter: AnyObject {
     /// Where the store is, for messages.
     var location: String { get }
 
-    /// Starts writing; `schema` covers every class and relation that will be written.
+    /// Starts writing; `schema` names every class that will be written, with the fields and
+    /// relations known so far. Fields of written objects that it does not name are added as
+    /// they come (typed by their first value), and ``extend(schema:)`` adds the rest.
     func begin(schema: ParseSchema) throws(PFError)
+
+    /// Adds fields and relations learned after ``begin(schema:)`` — an import from a store
+    /// whose schema is inferred while it is read calls it once the objects are written, before
+    /// the join rows. A field already known keeps its type.
+    func extend(schema: ParseSchema) throws(PFError)
 
     /// Writes a batch of objects of one class. An object whose `objectId` is already in the
     /// store replaces it.
@@ -126,6 +140,9 @@ public protocol ObjectStoreWriter: AnyObject {
 }
 
 extension ObjectStoreReader {
+    /// The store's ``schema()``: stores that keep a schema give it without reading rows.
+    public func declaredSchema() throws(PFError) -> ParseSchema? { try schema() }
+
     /// Every object of a class, read whole (for tests and small stores).
     /// - Parameter className: the class.
     /// - Returns: the objects in store order.

@@ -35,6 +35,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         public var zip: Bool?
         /// Write rows with sorted keys, as Parse.com's exports did.
         public var sortedKeys: Bool
+        /// Threads parsing rows when reading (1: on the calling thread). Default: the
+        /// machine's active processor count.
+        public var workers: Int
 
         /// Makes settings.
         /// - Parameters:
@@ -42,7 +45,12 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         ///   - chunkSize: bytes read at a time.
         ///   - zip: write a zip; `nil` to decide by the extension.
         ///   - sortedKeys: sort each row's keys when writing.
-        public init(limits: PFLimits = .default, chunkSize: Int = 1 << 20, zip: Bool? = nil, sortedKeys: Bool = false) {
+        ///   - workers: threads parsing rows when reading.
+        public init(
+            limits: PFLimits = .default, chunkSize: Int = 1 << 20, zip: Bool? = nil, sortedKeys: Bool = false,
+            workers: Int = ProcessInfo.processInfo.activeProcessorCount
+        ) {
+            self.workers = max(1, workers)
             self.limits = limits
             self.chunkSize = chunkSize
             self.zip = zip
@@ -78,6 +86,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
 
     var container: ExportContainer?
     var cachedSchema: ParseSchema?
+    var cachedSchemaFile: ParseSchema?
+    /// Classes whose every row has been read, with the schema inferred on the way.
+    var inferred: [String: SchemaInference] = [:]
     var writing: WriteState?
 
     /// Opens an export for reading or writing. Nothing is read until asked; a path that does
@@ -148,39 +159,26 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     /// The schema: `_SCHEMA.json` when the export has one (its classes as written there), and
     /// for every class it does not name, a schema inferred from the rows.
     ///
-    /// Inference reads every row of the class (streamed) and takes each non-null value's type
-    /// (``PFParse/ParseSchema/fieldType(of:)``); integers and doubles are both `Number`. When
-    /// rows disagree — a field that is a String in one row and a Number in another, or
-    /// Pointers to two classes — the first type seen is kept and the disagreement is listed in
-    /// ``typeConflicts``. A field that is null in every row is not in the schema. A join file
-    /// `_Join:<field>:<Class>.json` adds `<field>` as a Relation when no row said so.
-    /// The result is cached.
+    /// Inference takes each non-null value's type (``PFParse/ParseSchema/fieldType(of:)``);
+    /// integers and doubles are both `Number`. When rows disagree — a field that is a String
+    /// in one row and a Number in another, or Pointers to two classes — the first type seen
+    /// is kept and the disagreement is listed in ``typeConflicts``. A field that is null in
+    /// every row is not in the schema. A join file `_Join:<field>:<Class>.json` adds `<field>`
+    /// as a Relation when no row said so.
+    ///
+    /// A class is inferred while ``forEachObject(in:_:)`` reads it: once every row of a
+    /// class has been read, its schema costs nothing more. Classes not read yet are read here
+    /// (streamed). The result is cached.
     /// - Throws: ``PFCore/PFError`` for an unreadable schema file or a malformed row.
     public func schema() throws(PFError) -> ParseSchema {
         if let cachedSchema { return cachedSchema }
         let layout = try layout()
-        var schema = ParseSchema()
-        if let file = layout.schema {
-            schema = try readSchemaFile(file)
-        }
+        var schema = try schemaFile() ?? ParseSchema()
         var conflicts: [TypeConflict] = []
         for (className, _) in layout.classes where schema.classes[className] == nil {
-            var fields = OrderedDictionary<String, ParseSchema.Field>()
-            var index = 0
-            try forEachObject(in: className) { object throws(PFError) in
-                for (key, value) in object.fields {
-                    guard let type = ParseSchema.fieldType(of: value) else { continue }
-                    if let known = fields[key] {
-                        if known != type, !conflicts.contains(where: { $0.className == className && $0.field == key && $0.other == type }) {
-                            conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: index))
-                        }
-                    } else {
-                        fields[key] = type
-                    }
-                }
-                index += 1
-            }
-            schema.classes[className] = fields
+            if inferred[className] == nil { try forEachObject(in: className) { _ in } }
+            schema.classes[className] = inferred[className]?.fields ?? [:]
+            conflicts += inferred[className]?.conflicts ?? []
         }
         for key in layout.joins.keys where schema.classes[key.owningClass]?[key.field] == nil {
             schema.classes[key.owningClass, default: [:]][key.field] =
@@ -189,6 +187,56 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         typeConflicts = conflicts
         cachedSchema = schema
         return schema
+    }
+
+    /// The schema without reading rows: `_SCHEMA.json` when it names every class file, or
+    /// every class it does not name has been read whole already; otherwise `nil`.
+    public func declaredSchema() throws(PFError) -> ParseSchema? {
+        if let cachedSchema { return cachedSchema }
+        let layout = try layout()
+        let file = try schemaFile()
+        for className in layout.classes.keys where file?.classes[className] == nil && inferred[className] == nil {
+            return nil
+        }
+        return try schema()
+    }
+
+    /// `_SCHEMA.json`, read once, or `nil` when the export has none.
+    func schemaFile() throws(PFError) -> ParseSchema? {
+        if let cachedSchemaFile { return cachedSchemaFile }
+        guard let file = try layout().schema else { return nil }
+        let schema = try readSchemaFile(file)
+        cachedSchemaFile = schema
+        return schema
+    }
+
+    /// Forgets what was read (the schema file, inferred classes), before the export changes.
+    func forgetSchema() {
+        cachedSchema = nil
+        cachedSchemaFile = nil
+        inferred = [:]
+    }
+
+    /// The field types of one class, gathered row by row.
+    struct SchemaInference {
+        let className: String
+        var fields = OrderedDictionary<String, ParseSchema.Field>()
+        var conflicts: [TypeConflict] = []
+        var row = 0
+
+        mutating func add(_ object: ParseObject) {
+            for (key, value) in object.fields {
+                guard let type = ParseSchema.fieldType(of: value) else { continue }
+                if let known = fields[key] {
+                    if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
+                        conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: row))
+                    }
+                } else {
+                    fields[key] = type
+                }
+            }
+            row += 1
+        }
     }
 
     /// The targets of the system classes' own relations, which every Parse app has.
@@ -217,13 +265,31 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func estimatedObjectCount(in className: String) -> Int? { nil }
 
+    /// Reads the objects of a class, parsing rows on ``Options/workers`` threads (the objects
+    /// still reach `body` one at a time, in file order, on the calling thread).
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         guard let container = try opened(), let file = try layout().classes[className] else { return }
-        let session = ParseExportRow.session(limits: options.limits)
         let name = "\(location): \(file.name)"
-        try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
-            try body(try row.readObject(session: session, className: className, file: name))
+        let declared = try schemaFile()?.classes[className] != nil
+        var inference = inferred[className] == nil && !declared ? SchemaInference(className: className) : nil
+        func deliver(_ object: ParseObject) throws(PFError) {
+            inference?.add(object)
+            try body(object)
         }
+        if options.workers > 1 {
+            let reader = ParallelRowReader<ParseObject>(workers: options.workers, limits: options.limits) { row, session throws(PFError) in
+                try row.readObject(session: session, className: className, file: name)
+            }
+            try reader.read(rows: { add throws(PFError) in
+                try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
+            }, deliver: deliver)
+        } else {
+            let session = ParseExportRow.session(limits: options.limits)
+            try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+                try deliver(try row.readObject(session: session, className: className, file: name))
+            }
+        }
+        if let inference { inferred[className] = inference }
     }
 
     public func relations() throws(PFError) -> [ParseRelationKey] {

@@ -12,7 +12,10 @@ import PFParse
 /// ```
 ///
 /// Every class (or the ones asked for) is streamed from the reader into the writer in batches,
-/// then the join rows of their relations, inside one ``ObjectStoreWriter`` transaction.
+/// then the join rows of their relations, inside one ``ObjectStoreWriter`` transaction. The
+/// source is read once: a schema it must infer from its rows is gathered on the way
+/// (``ObjectStoreReader/declaredSchema()``) and handed to the writer before the join rows
+/// (``ObjectStoreWriter/extend(schema:)``).
 /// Memory holds one batch, plus 8 bytes per object (a fingerprint of each objectId, for the
 /// dangling-pointer and duplicate checks) and the pointers that wait for a class not yet read.
 ///
@@ -250,12 +253,26 @@ private struct ImportState {
             classes = all.filter { wanted.contains($0) }
         }
         let wantedSet = Set(classes)
-        let fullSchema = try reader.schema()
+        // A store that must infer its schema from the rows (an export without _SCHEMA.json)
+        // gathers it during this one pass: the writer starts with the class names and learns
+        // the fields as objects come, and the rest (relations, fields null in every row…)
+        // once the objects are written.
+        let declared = try reader.declaredSchema()
+        var relations: [ParseRelationKey] = []
+        func writerSchema(from source: ParseSchema) throws(PFError) -> ParseSchema {
+            var schema = ParseSchema()
+            for name in classes { schema.classes[name] = source.classes[name] ?? [:] }
+            relations = try reader.relations().filter { wantedSet.contains($0.owningClass) }
+            for relation in relations where schema.classes[relation.owningClass]?[relation.field] == nil {
+                schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+            }
+            return schema
+        }
         var schema = ParseSchema()
-        for name in classes { schema.classes[name] = fullSchema.classes[name] ?? [:] }
-        let relations = try reader.relations().filter { wantedSet.contains($0.owningClass) }
-        for relation in relations where schema.classes[relation.owningClass]?[relation.field] == nil {
-            schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+        if let declared {
+            schema = try writerSchema(from: declared)
+        } else {
+            for name in classes { schema.classes[name] = [:] }
         }
         var total = 0
         for name in classes {
@@ -291,6 +308,9 @@ private struct ImportState {
             addDangling(pointer)
         }
         pending = []
+        if declared == nil {
+            try writer.extend(schema: try writerSchema(from: try reader.schema()))
+        }
 
         for relation in relations {
             var rows: [ParseJoinRow] = []
