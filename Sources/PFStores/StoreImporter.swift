@@ -38,13 +38,18 @@ public struct StoreImporter: Sendable {
         /// How many dangling pointers and rejected rows the report lists one by one (all are
         /// counted). Default 100.
         public var maxListed: Int
+        /// Write each batch on a thread of its own while the next one is read (the writer is
+        /// still called by one thread at a time, in order). Default `true`.
+        public var overlapWrites: Bool
 
         /// Makes options.
         /// - Parameters:
         ///   - classes: the classes to import, or `nil` for all.
         ///   - batchSize: objects per write, at least 1.
         ///   - maxListed: how many findings the report lists.
-        public init(classes: [String]? = nil, batchSize: Int = 1000, maxListed: Int = 100) {
+        ///   - overlapWrites: write batches on a thread of their own.
+        public init(classes: [String]? = nil, batchSize: Int = 1000, maxListed: Int = 100, overlapWrites: Bool = true) {
+            self.overlapWrites = overlapWrites
             self.classes = classes
             self.batchSize = max(1, batchSize)
             self.maxListed = max(0, maxListed)
@@ -204,12 +209,17 @@ public struct StoreImporter: Sendable {
         progress: (Progress) -> Void = { _ in }
     ) throws(PFError) -> Report {
         var state = ImportState(options: options, report: Report(source: reader.location, destination: writer.location))
+        let writeBehind = options.overlapWrites ? WriteBehind() : nil
+        state.writeBehind = writeBehind
         do {
             try state.importAll(from: reader, to: writer, progress: progress)
+            try writeBehind?.finish()
             try writer.commit()
         } catch {
+            // A write that failed came from an earlier batch than whatever the reader hit since.
+            let earlier = writeBehind?.finishReturningFailure()
             writer.abort()
-            throw error
+            throw earlier ?? error
         }
         return state.report
     }
@@ -231,6 +241,8 @@ private struct ImportState {
     var pending: [StoreImporter.DanglingPointer] = []
     var objectsDone = 0
     var estimate: Int?
+    /// Where writes go when they overlap with reading.
+    var writeBehind: WriteBehind?
 
     init(options: StoreImporter.Options, report: StoreImporter.Report) {
         self.options = options
@@ -309,7 +321,9 @@ private struct ImportState {
         }
         pending = []
         if declared == nil {
-            try writer.extend(schema: try writerSchema(from: try reader.schema()))
+            let learned = try writerSchema(from: try reader.schema())
+            try writeBehind?.finish()
+            try writer.extend(schema: learned)
         }
 
         for relation in relations {
@@ -335,10 +349,18 @@ private struct ImportState {
         progress: (StoreImporter.Progress) -> Void
     ) throws(PFError) {
         guard !batch.isEmpty else { return }
-        try writer.write(batch, className: className)
-        report.objectsPerClass[className, default: 0] += batch.count
-        objectsDone += batch.count
-        batch.removeAll(keepingCapacity: true)
+        let count = batch.count
+        if let writeBehind {
+            let work = Handoff(value: (writer, batch))
+            batch = []
+            batch.reserveCapacity(options.batchSize)
+            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, className: className) }
+        } else {
+            try writer.write(batch, className: className)
+            batch.removeAll(keepingCapacity: true)
+        }
+        report.objectsPerClass[className, default: 0] += count
+        objectsDone += count
         progress(StoreImporter.Progress(current: className, objectsDone: objectsDone, objectsEstimated: estimate))
     }
 
@@ -347,9 +369,16 @@ private struct ImportState {
         progress: (StoreImporter.Progress) -> Void
     ) throws(PFError) {
         guard !rows.isEmpty else { return }
-        try writer.write(rows, relation: relation)
-        report.relationRows[relation.joinClassName, default: 0] += rows.count
-        rows.removeAll(keepingCapacity: true)
+        let count = rows.count
+        if let writeBehind {
+            let work = Handoff(value: (writer, rows))
+            rows = []
+            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, relation: relation) }
+        } else {
+            try writer.write(rows, relation: relation)
+            rows.removeAll(keepingCapacity: true)
+        }
+        report.relationRows[relation.joinClassName, default: 0] += count
         progress(StoreImporter.Progress(current: relation.joinClassName, objectsDone: objectsDone, objectsEstimated: estimate))
     }
 
@@ -362,15 +391,21 @@ private struct ImportState {
             }
         }
         let id = object.objectId ?? ""
+        var indices: [Int] = []
         for (key, value) in object.fields {
-            collectPointers(value, key: key, className: object.className, objectId: id, depth: 0)
+            collectPointers(value, key: key, indices: &indices, className: object.className, objectId: id)
         }
     }
 
-    mutating func collectPointers(_ value: ParseValue, key: String, className: String, objectId: String, depth: Int) {
+    /// Finds the pointers of a field (and of arrays in it, to depth 8). The key of a pointer
+    /// inside arrays (`players[2]`) is spelled only when one is found.
+    mutating func collectPointers(
+        _ value: ParseValue, key: String, indices: inout [Int], className: String, objectId: String
+    ) {
         switch value {
         case .pointer(let target):
-            let pointer = StoreImporter.DanglingPointer(className: className, objectId: objectId, key: key, target: target)
+            let path = indices.isEmpty ? key : key + indices.map { "[\($0)]" }.joined()
+            let pointer = StoreImporter.DanglingPointer(className: className, objectId: objectId, key: path, target: target)
             if !sourceClasses.contains(target.className) {
                 addDangling(pointer)
             } else if finished.contains(target.className) {
@@ -378,9 +413,16 @@ private struct ImportState {
             } else {
                 pending.append(pointer)
             }
-        case .array(let items) where depth < 8:
+        case .array(let items) where indices.count < 8:
             for (i, item) in items.enumerated() {
-                collectPointers(item, key: "\(key)[\(i)]", className: className, objectId: objectId, depth: depth + 1)
+                switch item {
+                case .pointer, .array:
+                    indices.append(i)
+                    collectPointers(item, key: key, indices: &indices, className: className, objectId: objectId)
+                    indices.removeLast()
+                default:
+                    continue
+                }
             }
         default:
             break

@@ -163,9 +163,16 @@ public struct StoreOpeners: Sendable {
     /// The kinds this module implements: Parse exports (``ParseExportStore``), keyed
     /// archives (``KeyedArchiveStore``), the Mongo shape (``MongoShapeStore``), and Core Data
     /// stores (read-only, ``CoreDataObjectStore``). A source must exist; a destination need not.
-    public static var standard: StoreOpeners {
+    public static var standard: StoreOpeners { standard(readerThreads: ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// ``standard`` with the number of threads a Parse export parses its rows on
+    /// (``ParseExportStore/Options/workers``; 1 reads on the calling thread).
+    /// - Parameter readerThreads: threads parsing rows, at least 1.
+    /// - Returns: the openers.
+    public static func standard(readerThreads: Int) -> StoreOpeners {
         var openers = StoreOpeners()
-        openers.registerFileStore(.parseExport) { ParseExportStore(url: $0) }
+        let exportOptions = ParseExportStore.Options(workers: readerThreads)
+        openers.registerFileStore(.parseExport) { ParseExportStore(url: $0, options: exportOptions) }
         openers.registerFileStore(.keyedArchive) { KeyedArchiveStore(url: $0) }
         openers.registerFileStore(.mongoShape) { MongoShapeStore(directory: $0) }
         openers.register(

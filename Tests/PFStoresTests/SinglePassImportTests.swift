@@ -86,3 +86,84 @@ final class CountingReader: ObjectStoreReader {
         #expect(declared.classes["Post"]?["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
     }
 }
+
+/// A destination that fails on its `failAt`-th object batch, around a real store.
+final class FailingWriter: ObjectStoreWriter {
+    let base: MemoryStore
+    let failAt: Int
+    private(set) var batches = 0
+    private(set) var aborted = false
+
+    init(_ base: MemoryStore, failAt: Int) {
+        self.base = base
+        self.failAt = failAt
+    }
+
+    var location: String { base.location }
+    func begin(schema: ParseSchema) throws(PFError) { try base.begin(schema: schema) }
+    func extend(schema: ParseSchema) throws(PFError) { try base.extend(schema: schema) }
+    func write(_ objects: [ParseObject], className: String) throws(PFError) {
+        batches += 1
+        if batches == failAt { throw PFError(.io, format: "test", "disk full at batch \(batches)") }
+        try base.write(objects, className: className)
+    }
+    func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) { try base.write(rows, relation: relation) }
+    func commit() throws(PFError) { try base.commit() }
+    func abort() {
+        aborted = true
+        base.abort()
+    }
+}
+
+@Suite struct WriteBehindTests {
+    /// 40 objects of one class; the row at `badRow` (if any) has an invalid field name.
+    static func export(badRow: Int?, in scratch: Scratch) throws -> URL {
+        let rows = (0..<40).map { (i: Int) -> String in
+            i == badRow ? #"{"objectId":"o\#(i)","bad-key":1}"# : #"{"objectId":"o\#(i)","n":\#(i)}"#
+        }
+        return try scratch.directory("export", ["Thing.json": "[" + rows.joined(separator: ",") + "]"])
+    }
+
+    @Test(arguments: [true, false])
+    func aFailedWriteStopsTheImportBeforeALaterBadRow(overlap: Bool) throws {
+        let scratch = try Scratch()
+        // Batches of 5: the writer fails on the 2nd batch (rows 5–9); row 23 is bad too.
+        let url = try Self.export(badRow: 23, in: scratch)
+        let existing = MemoryStore(objects: [try ParseObject(className: "Thing", objectId: "kept")])
+        let writer = FailingWriter(existing, failAt: 2)
+        #expect {
+            try StoreImporter(options: .init(batchSize: 5, overlapWrites: overlap)).run(from: ParseExportStore(url: url), to: writer)
+        } throws: { error in
+            (error as? PFError)?.message == "disk full at batch 2"
+        }
+        #expect(writer.aborted)
+        #expect(try existing.objects(in: "Thing").map(\.objectId) == ["kept"], "the destination is unchanged")
+    }
+
+    @Test(arguments: [true, false])
+    func aBadRowStopsTheImportAndTheDestinationIsUnchanged(overlap: Bool) throws {
+        let scratch = try Scratch()
+        let url = try Self.export(badRow: 23, in: scratch)
+        let existing = MemoryStore(objects: [try ParseObject(className: "Thing", objectId: "kept")])
+        let writer = FailingWriter(existing, failAt: 100)
+        #expect {
+            try StoreImporter(options: .init(batchSize: 5, overlapWrites: overlap)).run(from: ParseExportStore(url: url), to: writer)
+        } throws: { error in
+            (error as? PFError)?.message.contains("row 23") == true
+        }
+        #expect(writer.aborted)
+        #expect(try existing.objects(in: "Thing").map(\.objectId) == ["kept"])
+        #expect(writer.batches == 4, "the four batches before the bad row were written, then rolled back")
+    }
+
+    @Test func overlappedWritesGiveTheSameStore() throws {
+        let scratch = try Scratch()
+        let url = try Self.export(badRow: nil, in: scratch)
+        let a = MemoryStore(), b = MemoryStore()
+        let ra = try StoreImporter(options: .init(batchSize: 3, overlapWrites: true)).run(from: ParseExportStore(url: url), to: a)
+        let rb = try StoreImporter(options: .init(batchSize: 3, overlapWrites: false)).run(from: ParseExportStore(url: url), to: b)
+        #expect(ra == rb)
+        #expect(try StoreComparison.firstDifference(expected: a, actual: b) == nil)
+        #expect(try a.objects(in: "Thing").map(\.objectId) == (0..<40).map { "o\($0)" })
+    }
+}

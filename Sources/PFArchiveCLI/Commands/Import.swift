@@ -46,18 +46,22 @@ struct Import: ParsableCommand {
     @Option(name: .long, help: "Objects per write batch (default 1000).")
     var batchSize = 1000
 
+    @Option(name: .long, help: "Threads parsing a Parse export's rows (default: the processor count; 1 parses on the importing thread).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
         if let classes, classes.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("--classes must be class names separated by commas, such as _User,Post.")
         }
     }
 
     func run() throws {
-        var openers = StoreOpeners.standard
+        var openers = StoreOpeners.standard(readerThreads: jobs)
         SQLiteStore.register(in: &openers)
         openers.register(
             .postgres,
