@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 
 /// A coding key made from a string or an index.
 struct ParseCodingKey: CodingKey {
@@ -37,23 +38,27 @@ enum ParseLevel {
 /// current value, path and level are swapped while nested values decode (as swift-foundation's
 /// JSONDecoderImpl does), so nothing is allocated per scalar.
 final class ParseDecoderImpl: Decoder {
-    var value: PFValue
-    var path: PFCodingPath
-    var level: ParseLevel
-    var context: ParseContext
-    var typeTransformers: [ObjectIdentifier: ParseTransformer]
+    // Unchecked exclusivity: the state is read and swapped for every value decoded, and the
+    // runtime's dynamic checks cost more than the swaps. Accesses never overlap: each read or
+    // swap finishes before any `init(from:)` runs (the saved state is a local copy).
+    /// The value being decoded: a ``PFCore/PFValue`` or a node of json-c's tree.
+    @exclusivity(unchecked) var value: ParseWire
+    @exclusivity(unchecked) var path: PFCodingPath
+    @exclusivity(unchecked) var level: ParseLevel
+    @exclusivity(unchecked) var context: ParseContext
+    @exclusivity(unchecked) var typeTransformers: [ObjectIdentifier: ParseTransformer]
     let options: ParseAdapter.Options
     let cache: ParseModelCache
     /// Set when failures are collected instead of thrown.
     var issues: [ParseIssue]?
     /// Key tables of plain structs by `CodingKey` type, and of models by model info.
-    private var plainTables: [ObjectIdentifier: ParseKeyTable] = [:]
-    private var modelTables: [ObjectIdentifier: ParseKeyTable] = [:]
+    @exclusivity(unchecked) private var plainTables: [ObjectIdentifier: ParseKeyTable] = [:]
+    @exclusivity(unchecked) private var modelTables: [ObjectIdentifier: ParseKeyTable] = [:]
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var codingPath: [any CodingKey] { path.codingKeys }
 
-    init(value: PFValue, options: ParseAdapter.Options, cache: ParseModelCache, collect: Bool) {
+    init(value: ParseWire, options: ParseAdapter.Options, cache: ParseModelCache, collect: Bool) {
         self.value = value
         self.path = .root
         self.level = .plain
@@ -85,14 +90,14 @@ final class ParseDecoderImpl: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .dictionary(let d) = value else {
+        guard let object = value.object else {
             throw mismatch("an object", value, path)
         }
-        return KeyedDecodingContainer(ParseKeyedDecoding<Key>(impl: self, dict: d, path: path, level: level, context: context))
+        return KeyedDecodingContainer(ParseKeyedDecoding<Key>(impl: self, object: object, path: path, level: level, context: context))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let items) = value else {
+        guard let items = value.array else {
             throw mismatch("an array", value, path)
         }
         return ParseUnkeyedDecoding(impl: self, items: items, path: path)
@@ -102,20 +107,20 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Errors
 
-    func mismatch(_ expected: String, _ found: PFValue, _ at: PFCodingPath) -> PFError {
-        ParseFailure.make(.incorrectType, "expected \(expected), found \(ParseFailure.describe(found))", path: at, context: context)
+    func mismatch(_ expected: String, _ found: ParseWire, _ at: PFCodingPath) -> PFError {
+        ParseFailure.make(.incorrectType, "expected \(expected), found \(found.described)", path: at, context: context)
     }
 
     // MARK: - Decoding one value
 
     /// Decodes `T` from a wire value: applies the property's (or the type's) transformer,
     /// then reads scalars and Parse types directly and runs `T(from:)` for the rest.
-    func unwrap<T: Decodable>(_ type: T.Type, from wire: PFValue, at: PFCodingPath, transformer: ParseTransformer?)
+    func unwrap<T: Decodable>(_ type: T.Type, from wire: ParseWire, at: PFCodingPath, transformer: ParseTransformer?)
         throws -> T
     {
         var input = wire
         if let t = transformer ?? (typeTransformers.isEmpty ? nil : typeTransformers[ObjectIdentifier(T.self)]) {
-            do throws(PFError) { input = try t.transformedValue(wire) } catch {
+            do throws(PFError) { input = .value(try t.transformedValue(try wire.materialized())) } catch {
                 throw error.at(at.keyPath).withContext(context)
             }
         }
@@ -134,22 +139,22 @@ final class ParseDecoderImpl: Decoder {
             modelType = type
             let info = cache.info(type)
             modelInfo = info
-            guard case .dictionary(let d) = input else { throw mismatch("a \(info.className) object", input, at) }
+            guard input.object != nil else { throw mismatch("a \(info.className) object", input, at) }
             var stub: ParsePointer?
-            if d["__type"] == "Pointer" {
-                guard case .pointer(let p) = try ParseValue.decode(input, path: at, context: context) else {
+            if input.memberString("__type") == "Pointer" {
+                guard case .pointer(let p) = try input.parseValue(path: at, context: context) else {
                     throw mismatch("a Pointer", input, at)
                 }
                 stub = p
             }
-            if case .string(let c)? = d["className"], c != info.className, at.keyPath.isRoot == false {
+            if let c = input.memberString("className"), c != info.className, at.keyPath.isRoot == false {
                 throw ParseFailure.make(
                     .incorrectType, "expected a \(info.className) object, found a \(c)", path: at, context: context)
             }
             newLevel = .model(info, stub: stub)
             // Errors name the outermost object; the key path leads to the nested one.
             if case .root = at {
-                newContext = ParseContext(className: info.className, objectId: d["objectId"]?.stringValue ?? stub?.objectId)
+                newContext = ParseContext(className: info.className, objectId: input.memberString("objectId") ?? stub?.objectId)
             }
             if !info.transformers.byType.isEmpty {
                 newTransformers.merge(info.transformers.byType, uniquingKeysWith: { _, model in model })
@@ -163,8 +168,8 @@ final class ParseDecoderImpl: Decoder {
         typeTransformers = newTransformers
         defer { (value, path, level, context, typeTransformers) = saved }
         let result = try T(from: self)
-        if let info = modelInfo, let modelType, case .dictionary(let d) = input {
-            try validateDecoded(result, as: modelType, info: info, dict: d)
+        if let info = modelInfo, let modelType, let object = input.object {
+            try validateDecoded(result, as: modelType, info: info, object: object)
         }
         return result
     }
@@ -172,67 +177,77 @@ final class ParseDecoderImpl: Decoder {
     /// Validates a decoded model whose type `T` is the model type `M`, without boxing it in an
     /// existential (a copy of the whole model on the heap).
     private func validateDecoded<T, M: ParseModel>(_ result: T, as type: M.Type, info: ParseModelInfo,
-                                                   dict: OrderedDictionary<String, PFValue>) throws {
+                                                   object: ParseWireObject) throws {
         guard T.self == M.self else { return }
         try withUnsafePointer(to: result) { pointer throws in
             try pointer.withMemoryRebound(to: M.self, capacity: 1) { model throws in
-                try validate(model.pointee, info: info, dict: dict)
+                try validate(model.pointee, info: info, object: object)
             }
         }
     }
 
     /// Parse's own types, dates, data, URLs and UUIDs, read without going through `init(from:)`.
-    func decodeSpecial<T>(_ type: T.Type, _ v: PFValue, _ at: PFCodingPath) throws(PFError) -> T? {
+    func decodeSpecial<T>(_ type: T.Type, _ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> T? {
+        if T.self == PFValue.self { return try v.materialized() as? T }
+        switch v {
+        case .value(let value): return try decodeSpecial(T.self, input: value, wire: v, at)
+        case .node(let node): return try decodeSpecial(T.self, input: node, wire: v, at)
+        }
+    }
+
+    /// ``decodeSpecial(_:_:_:)`` over either input (`wire` is the same value, for messages).
+    private func decodeSpecial<T, Input: ParseRESTInput>(_ type: T.Type, input v: Input, wire: ParseWire, _ at: PFCodingPath)
+        throws(PFError) -> T?
+    {
         if T.self == Date.self {
-            switch v {
+            switch v.restCase {
             case .date(let d): return ParseDate.rounded(d) as? T
             case .string(let s):
                 if let d = ParseDate.date(from: s) { return d as? T }
                 throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
-            case .dictionary(let d) where d["__type"] == "Date":
+            case .dictionary where v.restMember("__type")?.restString == "Date":
                 if case .date(let date) = try ParseValue.decode(v, path: at, context: context) { return date as? T }
             default: break
             }
-            throw mismatch("a Date", v, at)
+            throw mismatch("a Date", wire, at)
         }
         if T.self == Data.self {
-            switch v {
+            switch v.restCase {
             case .data(let d): return d as? T
-            case .dictionary(let d) where d["__type"] == "Bytes":
+            case .dictionary where v.restMember("__type")?.restString == "Bytes":
                 if case .bytes(let bytes) = try ParseValue.decode(v, path: at, context: context) { return bytes as? T }
             default: break
             }
-            throw mismatch("Bytes", v, at)
+            throw mismatch("Bytes", wire, at)
         }
         if T.self == URL.self {
-            guard case .string(let s) = v, let url = URL(string: s) else { throw mismatch("a URL string", v, at) }
+            guard let s = v.restString, let url = URL(string: s) else { throw mismatch("a URL string", wire, at) }
             return url as? T
         }
         if T.self == UUID.self {
-            guard case .string(let s) = v, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", v, at) }
+            guard let s = v.restString, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", wire, at) }
             return uuid as? T
         }
-        if T.self == PFValue.self { return v as? T }
         if T.self == ParseValue.self { return try ParseValue.decode(v, path: at, context: context) as? T }
         if T.self == ParseACL.self { return try ParseACL(rest: v, path: at, context: context) as? T }
         if T.self == ParsePointer.self {
-            guard let p = try ParseValue.decode(v, path: at, context: context).pointerValue else { throw mismatch("a Pointer", v, at) }
+            guard let p = try ParseValue.decode(v, path: at, context: context).pointerValue else { throw mismatch("a Pointer", wire, at) }
             return p as? T
         }
         if T.self == ParseFile.self {
-            guard case .file(let f) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a File", v, at) }
+            guard case .file(let f) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a File", wire, at) }
             return f as? T
         }
         if T.self == ParseGeoPoint.self {
-            guard case .geoPoint(let g) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a GeoPoint", v, at) }
+            guard case .geoPoint(let g) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a GeoPoint", wire, at) }
             return g as? T
         }
         if T.self == ParsePolygon.self {
-            guard case .polygon(let p) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a Polygon", v, at) }
+            guard case .polygon(let p) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a Polygon", wire, at) }
             return p as? T
         }
         if T.self == ParseObject.self {
-            guard case .embedded(let o) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("an embedded Object", v, at) }
+            guard case .embedded(let o) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("an embedded Object", wire, at) }
             return o as? T
         }
         return nil
@@ -240,7 +255,7 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Validation
 
-    func validate<M: ParseModel>(_ model: M, info: ParseModelInfo, dict: OrderedDictionary<String, PFValue>) throws {
+    func validate<M: ParseModel>(_ model: M, info: ParseModelInfo, object: ParseWireObject) throws {
         var found: [ParseIssue] = []
         func issue(_ property: String, _ message: String, code: ParseErrorCode = .validationError) {
             let mapping = info.mapping(for: property)
@@ -249,6 +264,8 @@ final class ParseDecoderImpl: Decoder {
                 ParseIssue(code: code, className: context.className, objectId: context.objectId, path: keyPath,
                            message: "'\(property)' \(message)"))
         }
+        // Validators read `PFValue`s: a node's members are copied out only when there are some.
+        let dict = info.sortedValidators.isEmpty ? [:] : try object.materialized()
         for (property, validators) in info.sortedValidators {
             let mapping = info.mapping(for: property)
             var wire = try mapping.lookup(in: dict, at: path).0
@@ -285,18 +302,26 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Scalars
 
-    func bool(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> Bool {
-        guard case .bool(let b) = v else { throw mismatch("a Boolean", v, at) }
-        return b
-    }
-
-    func string(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> String {
-        guard case .string(let s) = v else { throw mismatch("a String", v, at) }
-        return s
-    }
-
-    func double(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> Double {
+    func bool(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Bool {
         switch v {
+        case .value(.bool(let b)): return b
+        case .node(let n): if let b = n.boolValue { return b }
+        default: break
+        }
+        throw mismatch("a Boolean", v, at)
+    }
+
+    func string(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> String {
+        switch v {
+        case .value(.string(let s)): return s
+        case .node(let n): if let s = n.stringValue { return s }
+        default: break
+        }
+        throw mismatch("a String", v, at)
+    }
+
+    func double(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Double {
+        switch v.restCase {
         case .double(let d): return d
         case .int(let i): return Double(i)
         case .uint(let u): return Double(u)
@@ -304,26 +329,29 @@ final class ParseDecoderImpl: Decoder {
         }
     }
 
-    func integer<I: FixedWidthInteger>(_ v: PFValue, _ at: PFCodingPath, as type: I.Type) throws(PFError) -> I {
-        switch v {
+    func integer<I: FixedWidthInteger>(_ v: ParseWire, _ at: PFCodingPath, as type: I.Type) throws(PFError) -> I {
+        let number: PFValue
+        switch v.restCase {
         case .int(let i):
             if let x = I(exactly: i) { return x }
+            number = .int(i)
         case .uint(let u):
             if let x = I(exactly: u) { return x }
+            number = .uint(u)
         case .double(let d):
             if d.isFinite, d == d.rounded(), let x = I(exactly: d) { return x }
             throw ParseFailure.make(.incorrectType, "expected an integer (\(I.self)), found the number \(d)", path: at, context: context)
         default:
             throw mismatch("an integer", v, at)
         }
-        throw ParseFailure.make(.incorrectType, "the number \(v) does not fit \(I.self)", path: at, context: context)
+        throw ParseFailure.make(.incorrectType, "the number \(number) does not fit \(I.self)", path: at, context: context)
     }
 }
 
 // MARK: - Single value
 
 extension ParseDecoderImpl: SingleValueDecodingContainer {
-    func decodeNil() -> Bool { value == .null }
+    func decodeNil() -> Bool { value.isNull }
     func decode(_ type: Bool.Type) throws -> Bool { try bool(value, path) }
     func decode(_ type: String.Type) throws -> String { try string(value, path) }
     func decode(_ type: Double.Type) throws -> Double { try double(value, path) }
@@ -371,6 +399,13 @@ enum ParseScalarArrays {
     /// The array, or `nil` when `T` is not such an array type, the value is not an array, or
     /// an element does not fit (the general path then reports it with its index). Used only
     /// without type transformers, which the general path applies to each element.
+    static func read<T>(_ type: T.Type, _ wire: ParseWire) -> T? {
+        switch wire {
+        case .value(let value): return read(T.self, value)
+        case .node(let node): return read(T.self, node)
+        }
+    }
+
     static func read<T>(_ type: T.Type, _ value: PFValue) -> T? {
         guard case .array(let items) = value else { return nil }
         if T.self == [String].self {
@@ -408,6 +443,55 @@ enum ParseScalarArrays {
             out.reserveCapacity(items.count)
             for item in items {
                 guard case .bool(let b) = item else { return nil }
+                out.append(b)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        return nil
+    }
+
+    /// ``read(_:_:)-(_,PFValue)`` over an array node (the same rules: an `Int` must be an
+    /// integer of `Int`'s range, a `Double` any integer or double).
+    static func read<T>(_ type: T.Type, _ node: JSONNode) -> T? {
+        guard node.kind == .array else { return nil }
+        let n = node.count
+        if T.self == [String].self {
+            var out: [String] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let s = node.element(at: k)?.stringValue else { return nil }
+                out.append(s)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Int].self {
+            var out: [Int] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let i = node.element(at: k)?.intValue, let x = Int(exactly: i) else { return nil }
+                out.append(x)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Double].self {
+            var out: [Double] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let item = node.element(at: k) else { return nil }
+                switch item.kind {
+                case .double, .int:
+                    guard let d = item.doubleValue else { return nil }
+                    out.append(d)
+                default: return nil
+                }
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Bool].self {
+            var out: [Bool] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let b = node.element(at: k)?.boolValue else { return nil }
                 out.append(b)
             }
             return unsafeBitCast(out, to: T.self)  // exact: T is this array type
