@@ -124,12 +124,16 @@ final class ParseDecoderImpl: Decoder {
                 throw error.at(at.keyPath).withContext(context)
             }
         }
-        if ParseSpecialType.isSpecial(T.self) {
-            if let special = try decodeSpecial(T.self, input, at) { return special }
-        } else if typeTransformers.isEmpty, ParseScalarArrays.handles(T.self),
-            let array = ParseScalarArrays.read(T.self, input) {
-            return array
+        if ParseSpecialType.isSpecial(T.self) { return try decodeSpecial(T.self, input, at) }
+        if typeTransformers.isEmpty, ParseScalarArrays.handles(T.self) {
+            return try ParseScalarArrays.read(T.self, input) { try decodeComposite(T.self, from: input, at: at) }
         }
+        return try decodeComposite(T.self, from: input, at: at)
+    }
+
+    /// Decodes a model, a plain struct or an array through `T(from:)`, with the level,
+    /// context and type transformers of a model when `T` is one.
+    private func decodeComposite<T: Decodable>(_ type: T.Type, from input: ParseWire, at: PFCodingPath) throws -> T {
         var newLevel = ParseLevel.plain
         var newContext = context
         var newTransformers = typeTransformers
@@ -186,71 +190,74 @@ final class ParseDecoderImpl: Decoder {
         }
     }
 
-    /// Parse's own types, dates, data, URLs and UUIDs, read without going through `init(from:)`.
-    func decodeSpecial<T>(_ type: T.Type, _ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> T? {
-        if T.self == PFValue.self { return try v.materialized() as? T }
-        switch v {
-        case .value(let value): return try decodeSpecial(T.self, input: value, wire: v, at)
-        case .node(let node): return try decodeSpecial(T.self, input: node, wire: v, at)
-        }
-    }
-
-    /// ``decodeSpecial(_:_:_:)`` over either input (`wire` is the same value, for messages).
-    private func decodeSpecial<T, Input: ParseRESTInput>(_ type: T.Type, input v: Input, wire: ParseWire, _ at: PFCodingPath)
-        throws(PFError) -> T?
-    {
-        if T.self == Date.self {
-            switch v.restCase {
-            case .date(let d): return ParseDate.rounded(d) as? T
-            case .string(let s):
-                if let d = ParseDate.date(from: s) { return d as? T }
-                throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
-            case .dictionary where v.restMember("__type")?.restString == "Date":
-                if case .date(let date) = try ParseValue.decode(v, path: at, context: context) { return date as? T }
-            default: break
-            }
-            throw mismatch("a Date", wire, at)
-        }
-        if T.self == Data.self {
-            switch v.restCase {
-            case .data(let d): return d as? T
-            case .dictionary where v.restMember("__type")?.restString == "Bytes":
-                if case .bytes(let bytes) = try ParseValue.decode(v, path: at, context: context) { return bytes as? T }
-            default: break
-            }
-            throw mismatch("Bytes", wire, at)
-        }
+    /// Parse's own types, dates, data, URLs and UUIDs (the types of
+    /// ``ParseSpecialType/isSpecial(_:)``), read without going through `init(from:)`. Each is
+    /// read by a helper that is not generic (so the REST reader is specialized for both
+    /// inputs) and handed back with an exact bit cast: no `as? T`, whose `Optional<T>` costs a
+    /// metadata lookup in unspecialized code.
+    @inline(never)
+    func decodeSpecial<T>(_ type: T.Type, _ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> T {
+        // Each unsafeBitCast is exact: T is the type just compared.
+        if T.self == Date.self { return unsafeBitCast(try date(v, at), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try bytes(v, at), to: T.self) }
         if T.self == URL.self {
-            guard let s = v.restString, let url = URL(string: s) else { throw mismatch("a URL string", wire, at) }
-            return url as? T
+            guard case .string(let s) = v.restCase, let url = URL(string: s) else { throw mismatch("a URL string", v, at) }
+            return unsafeBitCast(url, to: T.self)
         }
         if T.self == UUID.self {
-            guard let s = v.restString, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", wire, at) }
-            return uuid as? T
+            guard case .string(let s) = v.restCase, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", v, at) }
+            return unsafeBitCast(uuid, to: T.self)
         }
-        if T.self == ParseValue.self { return try ParseValue.decode(v, path: at, context: context) as? T }
-        if T.self == ParseACL.self { return try ParseACL(rest: v, path: at, context: context) as? T }
+        if T.self == PFValue.self { return unsafeBitCast(try v.materialized(), to: T.self) }
+        if T.self == ParseValue.self { return unsafeBitCast(try v.parseValue(path: at, context: context), to: T.self) }
+        if T.self == ParseACL.self { return unsafeBitCast(try v.acl(path: at, context: context), to: T.self) }
         if T.self == ParsePointer.self {
-            guard let p = try ParseValue.decode(v, path: at, context: context).pointerValue else { throw mismatch("a Pointer", wire, at) }
-            return p as? T
+            guard let p = try v.parseValue(path: at, context: context).pointerValue else { throw mismatch("a Pointer", v, at) }
+            return unsafeBitCast(p, to: T.self)
         }
         if T.self == ParseFile.self {
-            guard case .file(let f) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a File", wire, at) }
-            return f as? T
+            guard case .file(let f) = try v.parseValue(path: at, context: context) else { throw mismatch("a File", v, at) }
+            return unsafeBitCast(f, to: T.self)
         }
         if T.self == ParseGeoPoint.self {
-            guard case .geoPoint(let g) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a GeoPoint", wire, at) }
-            return g as? T
+            guard case .geoPoint(let g) = try v.parseValue(path: at, context: context) else { throw mismatch("a GeoPoint", v, at) }
+            return unsafeBitCast(g, to: T.self)
         }
         if T.self == ParsePolygon.self {
-            guard case .polygon(let p) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a Polygon", wire, at) }
-            return p as? T
+            guard case .polygon(let p) = try v.parseValue(path: at, context: context) else { throw mismatch("a Polygon", v, at) }
+            return unsafeBitCast(p, to: T.self)
         }
         if T.self == ParseObject.self {
-            guard case .embedded(let o) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("an embedded Object", wire, at) }
-            return o as? T
+            guard case .embedded(let o) = try v.parseValue(path: at, context: context) else { throw mismatch("an embedded Object", v, at) }
+            return unsafeBitCast(o, to: T.self)
         }
-        return nil
+        // Not reached: callers check isSpecial first.
+        throw ParseFailure.plain(.usage, "\(T.self) is not one of Parse's own types", path: at, context: context)
+    }
+
+    /// A Date from a typed date, an ISO 8601 string or a REST `{"__type":"Date"}` object.
+    private func date(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Date {
+        switch v.restCase {
+        case .date(let d): return ParseDate.rounded(d)
+        case .string(let s):
+            if let d = ParseDate.date(from: s) { return d }
+            throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
+        case .dictionary where v.memberString("__type") == "Date":
+            if case .date(let date) = try v.parseValue(path: at, context: context) { return date }
+        default: break
+        }
+        throw mismatch("a Date", v, at)
+    }
+
+    /// Bytes from typed data or a REST `{"__type":"Bytes"}` object.
+    private func bytes(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Data {
+        switch v.restCase {
+        case .data(let d): return d
+        case .dictionary where v.memberString("__type") == "Bytes":
+            if case .bytes(let bytes) = try v.parseValue(path: at, context: context) { return bytes }
+        default: break
+        }
+        throw mismatch("Bytes", v, at)
     }
 
     // MARK: - Validation
@@ -399,11 +406,17 @@ enum ParseScalarArrays {
     /// The array, or `nil` when `T` is not such an array type, the value is not an array, or
     /// an element does not fit (the general path then reports it with its index). Used only
     /// without type transformers, which the general path applies to each element.
-    static func read<T>(_ type: T.Type, _ wire: ParseWire) -> T? {
+    /// The array when the value holds one that fits, else what `otherwise` gives. Not
+    /// inlined: the `Optional<T>` of the readers below then costs only callers that need them.
+    @inline(never)
+    static func read<T>(_ type: T.Type, _ wire: ParseWire, otherwise: () throws -> T) rethrows -> T {
+        let found: T?
         switch wire {
-        case .value(let value): return read(T.self, value)
-        case .node(let node): return read(T.self, node)
+        case .value(let value): found = read(T.self, value)
+        case .node(let node): found = read(T.self, node)
         }
+        if let found { return found }
+        return try otherwise()
     }
 
     static func read<T>(_ type: T.Type, _ value: PFValue) -> T? {

@@ -86,6 +86,14 @@ enum ParseWire {
         }
     }
 
+    /// The value read as an ACL (`ParseACL(rest:path:context:)` over either input).
+    func acl(path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> ParseACL {
+        switch self {
+        case .value(let v): try ParseACL(rest: v, path: path(), context: context)
+        case .node(let n): try ParseACL(rest: n, path: path(), context: context)
+        }
+    }
+
     /// The value read as a ``ParseValue`` (`ParseValue.decode` over either input).
     func parseValue(path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) -> ParseValue {
         switch self {
