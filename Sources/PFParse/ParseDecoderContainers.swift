@@ -269,7 +269,9 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
 
 /// What the keys of one `CodingKey` type resolve to at one level (a model's key map,
 /// defaults and transformers, or the plain strategy), kept by the decoder for as long as it
-/// lives (a whole export with ``ParseAdapter/decodeExport(_:fromJSON:limits:)``).
+/// lives (a whole export decoded serially with
+/// ``ParseAdapter/decodeExport(_:fromJSON:limits:parallelism:)``, or one slice of rows in a
+/// parallel decode).
 ///
 /// Synthesized `init(from:)` asks for keys in the same order every time, so a cursor finds a
 /// key's entry with one string comparison; each entry remembers where its wire key sat in the
