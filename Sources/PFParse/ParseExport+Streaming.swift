@@ -288,8 +288,8 @@ extension ParseAdapter {
     ///   - limits: budgets for the JSON reader (per row, and `maxInputBytes` for the file).
     ///   - parallelism: how many threads decode rows at once; the default is the number of
     ///     active processors, 1 (or less) decodes row by row on the calling thread, streaming
-    ///     without first cutting the file into rows. A file of one object, or of fewer rows
-    ///     than one slice, is always decoded on the calling thread.
+    ///     without first cutting the file into rows. A file of one object, or of at most
+    ///     ``exportSliceRows`` rows, is always decoded on the calling thread.
     /// - Returns: the models in file order.
     /// - Throws: ``PFCore/PFError`` from reading or decoding, with the row in the path
     ///   (`results[3].score`, `[3].score` for a bare array).
