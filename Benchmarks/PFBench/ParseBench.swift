@@ -8,6 +8,13 @@ import PFArchive
 enum ParseBench {
     static let objectCount = 100_000
 
+    /// Threads for `decodeExport`: `PFBENCH_PARSE_PARALLELISM` when set, else its default
+    /// (the active processor count).
+    static var parallelism: Int {
+        ProcessInfo.processInfo.environment["PFBENCH_PARSE_PARALLELISM"].flatMap { Int($0) }
+            ?? ProcessInfo.processInfo.activeProcessorCount
+    }
+
     static func run(_ bench: inout Bench) {
         if let spec = ProcessInfo.processInfo.environment["PFBENCH_PARSE_PROFILE"] {
             profile(spec)
@@ -46,9 +53,16 @@ enum ParseBench {
             try? body()
             cpu.append((name, CPUTime.seconds() - t0))
         }
-        measure("ParseAdapter → models (row by row)") {
-            let models = try adapter.decodeExport(BenchScore.self, fromJSON: data)
+        let threads = parallelism
+        measure("ParseAdapter → models (\(threads) threads)") {
+            let models = try adapter.decodeExport(BenchScore.self, fromJSON: data, parallelism: threads)
             precondition(models.count == objectCount, "Every row decodes.")
+        }
+        if threads > 1 {
+            measure("ParseAdapter → models (1 thread)") {
+                let models = try adapter.decodeExport(BenchScore.self, fromJSON: data, parallelism: 1)
+                precondition(models.count == objectCount, "Every row decodes.")
+            }
         }
         measure("ParseExport.forEachRow (rows, no models)") {
             var rows = 0
@@ -77,7 +91,8 @@ enum ParseBench {
     /// `ParseObject(rest:className:)` each, `nodes`: ParseExport.forEachObject, objects
     /// straight from json-c's tree, `foundation`: JSONDecoder), so instruction counts
     /// of the paths compare directly (the generator runs in a child process, not traced; under
-    /// valgrind, which cannot spawn it, set `PFBENCH_PARSE_FILE` to a pre-generated export).
+    /// valgrind, which cannot spawn it, set `PFBENCH_PARSE_FILE` to a pre-generated export;
+    /// `PFBENCH_PARSE_PARALLELISM` sets the adapter's threads).
     static func profile(_ spec: String) {
         let parts = spec.split(separator: ":").map(String.init)
         guard parts.count == 3, let n = Int(parts[1]), let runs = Int(parts[2]), n > 0,
@@ -94,7 +109,8 @@ enum ParseBench {
         for _ in 0..<runs {
             var count = 0
             switch parts[0] {
-            case "adapter": count = (try? adapter.decodeExport(BenchScore.self, fromJSON: data))?.count ?? -1
+            case "adapter":
+                count = (try? adapter.decodeExport(BenchScore.self, fromJSON: data, parallelism: parallelism))?.count ?? -1
             case "rows": try? ParseExport.forEachRow(inJSON: data) { _, _ in count += 1 }
             case "objects":
                 try? ParseExport.forEachRow(inJSON: data) { row, _ throws(PFError) in

@@ -89,12 +89,12 @@ public struct ParseAdapter: Sendable {
     /// - Returns: the model.
     /// - Throws: ``PFCore/PFError`` as ``decode(_:from:)``.
     public func decode<M: ParseModel>(_ type: M.Type, fromREST rest: PFValue) throws(PFError) -> M {
-        try decode(type, fromREST: rest, using: ParseDecoderImpl(value: rest, options: options, cache: cache, collect: false))
+        try decode(type, from: .value(rest), using: ParseDecoderImpl(value: .value(rest), options: options, cache: cache, collect: false))
     }
 
     /// Decodes with a decoder that may have decoded other rows before (its key tables carry
     /// over; its state is restored after each decode).
-    func decode<M: ParseModel>(_ type: M.Type, fromREST rest: PFValue, using impl: ParseDecoderImpl) throws(PFError) -> M {
+    func decode<M: ParseModel>(_ type: M.Type, from rest: ParseWire, using impl: ParseDecoderImpl) throws(PFError) -> M {
         do {
             return try impl.unwrap(M.self, from: rest, at: .root, transformer: nil)
         } catch {
@@ -111,9 +111,9 @@ public struct ParseAdapter: Sendable {
     /// - Returns: the model when nothing failed, and the issues.
     public func decodeCollectingIssues<M: ParseModel>(_ type: M.Type, from object: ParseObject) -> (model: M?, issues: [ParseIssue]) {
         let rest = object.typedValue
-        let impl = ParseDecoderImpl(value: rest, options: options, cache: cache, collect: true)
+        let impl = ParseDecoderImpl(value: .value(rest), options: options, cache: cache, collect: true)
         do {
-            let model = try impl.unwrap(M.self, from: rest, at: .root, transformer: nil)
+            let model = try impl.unwrap(M.self, from: .value(rest), at: .root, transformer: nil)
             let issues = impl.issues ?? []
             return (issues.isEmpty ? model : nil, issues)
         } catch {

@@ -1,22 +1,23 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 
 // MARK: - Keyed
 
 struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let impl: ParseDecoderImpl
-    let dict: OrderedDictionary<String, PFValue>
+    let object: ParseWireObject
     let path: PFCodingPath
     let level: ParseLevel
     let context: ParseContext
     /// What each key resolves to, kept by the decoder per key type (see ``ParseKeyTable``).
     let table: ParseKeyTable
 
-    init(impl: ParseDecoderImpl, dict: OrderedDictionary<String, PFValue>, path: PFCodingPath, level: ParseLevel,
+    init(impl: ParseDecoderImpl, object: ParseWireObject, path: PFCodingPath, level: ParseLevel,
          context: ParseContext) {
         self.impl = impl
-        self.dict = dict
+        self.object = object
         self.path = path
         self.level = level
         self.context = context
@@ -29,15 +30,15 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] {
         switch level {
         case .plain:
-            return dict.keys.compactMap { Key(stringValue: impl.options.keyStrategy == .convertToSnakeCase ? ParseKeyMap.camelCase($0) : $0) }
+            return object.keys.compactMap { Key(stringValue: impl.options.keyStrategy == .convertToSnakeCase ? ParseKeyMap.camelCase($0) : $0) }
         case .model(let info, _):
-            return dict.keys.compactMap { Key(stringValue: info.property(forKey: $0)) }
+            return object.keys.compactMap { Key(stringValue: info.property(forKey: $0)) }
         }
     }
 
     /// The wire value of a key (a default when missing or null) and the key's entry in the
     /// table (valid until the next lookup in the same table).
-    func lookup(_ key: Key) throws(PFError) -> (value: PFValue?, entry: Int) {
+    func lookup(_ key: Key) throws(PFError) -> (value: ParseWire?, entry: Int) {
         let name = key.stringValue
         let e = table.index(of: name)
         if case .model(_, let stub?) = level, !table.entries[e].readableThroughStub {
@@ -46,18 +47,14 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 "the Pointer to \(stub) is a stub without data, so '\(name)' cannot be read; fetch the object, read it with `include`, or declare the property as ParsePointer or ParseReference",
                 path: path, context: context)
         }
-        var value: PFValue?
+        var value: ParseWire?
         if table.entries[e].wireKey != nil {
             // The common case: one key, usually at the same position as in the last object.
-            value = table.value(e, in: dict)
+            value = table.value(e, in: object)
         } else {
-            value = try table.entries[e].mapping.lookup(in: dict, at: path).0
+            value = try table.entries[e].mapping.lookup(in: object, at: path).0
         }
-        switch value {
-        case nil, .null?:
-            if let fallback = table.entries[e].fallback { value = fallback }
-        default: break
-        }
+        if value?.isNull ?? true, let fallback = table.entries[e].fallback { value = .value(fallback) }
         return (value, e)
     }
 
@@ -81,13 +78,10 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        switch try lookup(key).value {
-        case nil, .null?: return true
-        default: return false
-        }
+        try lookup(key).value?.isNull ?? true
     }
 
-    func require(_ key: Key) throws -> (PFValue, PFCodingPath, ParseTransformer?) {
+    func require(_ key: Key) throws -> (ParseWire, PFCodingPath, ParseTransformer?) {
         let found = try lookup(key)
         let entry = table.entries[found.entry]
         guard let value = found.value else { throw missing(key, entry.mapping) }
@@ -129,16 +123,13 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
             guard contains(key), try !decodeNil(forKey: key) else { return nil }
             return try decodeValue(T.self, key)
         }
-        let found: (value: PFValue?, entry: Int)
+        let found: (value: ParseWire?, entry: Int)
         do {
             found = try lookup(key)
         } catch {
             return nil  // as `contains`, which answers false when the lookup fails
         }
-        switch found.value {
-        case nil, .null?: return nil
-        default: break
-        }
+        if found.value?.isNull ?? true { return nil }
         return try decodeValue(T.self, key)
     }
 
@@ -162,30 +153,30 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         -> KeyedDecodingContainer<NestedKey>
     {
         let (value, at, _) = try require(key)
-        guard case .dictionary(let d) = value else { throw impl.mismatch("an object", value, at) }
-        return KeyedDecodingContainer(ParseKeyedDecoding<NestedKey>(impl: impl, dict: d, path: at, level: .plain, context: context))
+        guard let inner = value.object else { throw impl.mismatch("an object", value, at) }
+        return KeyedDecodingContainer(ParseKeyedDecoding<NestedKey>(impl: impl, object: inner, path: at, level: .plain, context: context))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let (value, at, _) = try require(key)
-        guard case .array(let items) = value else { throw impl.mismatch("an array", value, at) }
+        guard let items = value.array else { throw impl.mismatch("an array", value, at) }
         return ParseUnkeyedDecoding(impl: impl, items: items, path: at)
     }
 
     func superDecoder() throws -> any Decoder {
-        ParseDecoderImpl.detached(from: impl, value: .dictionary(dict), path: path)
+        ParseDecoderImpl.detached(from: impl, value: object.wire, path: path)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         let found = try lookup(key)
         let at = path(of: table.entries[found.entry].mapping)
-        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .null, path: at)
+        return ParseDecoderImpl.detached(from: impl, value: found.value ?? .value(.null), path: at)
     }
 }
 
 extension ParseDecoderImpl {
     /// A separate decoder over a value, for `superDecoder`.
-    static func detached(from impl: ParseDecoderImpl, value: PFValue, path: PFCodingPath) -> ParseDecoderImpl {
+    static func detached(from impl: ParseDecoderImpl, value: ParseWire, path: PFCodingPath) -> ParseDecoderImpl {
         let copy = ParseDecoderImpl(value: value, options: impl.options, cache: impl.cache, collect: false)
         copy.path = path
         copy.context = impl.context
@@ -198,11 +189,11 @@ extension ParseDecoderImpl {
 
 struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     let impl: ParseDecoderImpl
-    let items: [PFValue]
+    let items: ParseWireArray
     let path: PFCodingPath
     var currentIndex = 0
 
-    init(impl: ParseDecoderImpl, items: [PFValue], path: PFCodingPath) {
+    init(impl: ParseDecoderImpl, items: ParseWireArray, path: PFCodingPath) {
         self.impl = impl
         self.items = items
         self.path = path
@@ -212,14 +203,14 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     var count: Int? { items.count }
     var isAtEnd: Bool { currentIndex >= items.count }
 
-    mutating func next() throws -> (PFValue, PFCodingPath) {
+    mutating func next() throws -> (ParseWire, PFCodingPath) {
         let (value, at) = try nextLazily()
         return (value, at())
     }
 
     /// The next element and a function that builds its path (only nested values and errors
     /// need one).
-    mutating func nextLazily() throws -> (PFValue, () -> PFCodingPath) {
+    mutating func nextLazily() throws -> (ParseWire, () -> PFCodingPath) {
         guard currentIndex < items.count else {
             throw ParseFailure.plain(
                 .invalidValue, "the array has only \(items.count) elements", path: path.appending(index: currentIndex),
@@ -233,7 +224,7 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard currentIndex < items.count else { return false }
-        if items[currentIndex] == .null {
+        if items[currentIndex].isNull {
             currentIndex += 1
             return true
         }
@@ -258,13 +249,13 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
         -> KeyedDecodingContainer<NestedKey>
     {
         let (value, at) = try next()
-        guard case .dictionary(let d) = value else { throw impl.mismatch("an object", value, at) }
-        return KeyedDecodingContainer(ParseKeyedDecoding<NestedKey>(impl: impl, dict: d, path: at, level: .plain, context: impl.context))
+        guard let object = value.object else { throw impl.mismatch("an object", value, at) }
+        return KeyedDecodingContainer(ParseKeyedDecoding<NestedKey>(impl: impl, object: object, path: at, level: .plain, context: impl.context))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, at) = try next()
-        guard case .array(let inner) = value else { throw impl.mismatch("an array", value, at) }
+        guard let inner = value.array else { throw impl.mismatch("an array", value, at) }
         return ParseUnkeyedDecoding(impl: impl, items: inner, path: at)
     }
 
@@ -278,7 +269,9 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
 
 /// What the keys of one `CodingKey` type resolve to at one level (a model's key map,
 /// defaults and transformers, or the plain strategy), kept by the decoder for as long as it
-/// lives (a whole export with ``ParseAdapter/decodeExport(_:fromJSON:limits:)``).
+/// lives (a whole export decoded serially with
+/// ``ParseAdapter/decodeExport(_:fromJSON:limits:parallelism:)``, or one slice of rows in a
+/// parallel decode).
 ///
 /// Synthesized `init(from:)` asks for keys in the same order every time, so a cursor finds a
 /// key's entry with one string comparison; each entry remembers where its wire key sat in the
@@ -306,8 +299,10 @@ final class ParseKeyTable {
 
     let info: ParseModelInfo?
     let strategy: ParseKeyMap.KeyStrategy
-    private(set) var entries: [Entry] = []
-    private var cursor = 0
+    // Unchecked exclusivity: touched for every key read; no access outlives the method that
+    // makes it, and none calls out while one is open.
+    @exclusivity(unchecked) private(set) var entries: [Entry] = []
+    @exclusivity(unchecked) private var cursor = 0
 
     init(info: ParseModelInfo?, strategy: ParseKeyMap.KeyStrategy) {
         self.info = info
@@ -357,8 +352,19 @@ final class ParseKeyTable {
                      readableThroughStub: stubReadable, slot: 0)
     }
 
-    /// The value of entry `e`'s wire key in `dict`: at the remembered position when the key
-    /// is still there, else by hashing (and the position is remembered).
+    /// The value of entry `e`'s wire key in an object: for a dictionary, at the remembered
+    /// position when the key is still there, else by hashing (and the position is remembered);
+    /// for a node, json-c's own hash lookup.
+    @inline(__always)
+    func value(_ e: Int, in object: ParseWireObject) -> ParseWire? {
+        switch object {
+        case .dict(let dict): return value(e, in: dict).map(ParseWire.value)
+        case .node(let node):
+            guard let k = entries[e].wireKey else { return nil }
+            return node.member(k).map(ParseWire.node)
+        }
+    }
+
     @inline(__always)
     func value(_ e: Int, in dict: OrderedDictionary<String, PFValue>) -> PFValue? {
         guard let k = entries[e].wireKey else { return nil }
@@ -378,8 +384,12 @@ final class ParseKeyTable {
 enum ParseScalars {
     /// The scalar in `value` when `T` is its type, else what `otherwise` gives.
     @inline(__always)
-    static func read<T>(_ type: T.Type, _ value: PFValue, stringsAndIntegersOnly: Bool = false,
+    static func read<T>(_ type: T.Type, _ wire: ParseWire, stringsAndIntegersOnly: Bool = false,
                         otherwise: () throws -> T) rethrows -> T {
+        guard case .value(let value) = wire else {
+            guard case .node(let node) = wire else { return try otherwise() }
+            return try read(T.self, node, stringsAndIntegersOnly: stringsAndIntegersOnly, otherwise: otherwise)
+        }
         switch value {
         case .string(let s):
             // Each unsafeBitCast is exact: T is the payload's type.
@@ -392,6 +402,28 @@ enum ParseScalars {
         case .double(let d):
             if !stringsAndIntegersOnly, T.self == Double.self { return unsafeBitCast(d, to: T.self) }
         default: break
+        }
+        return try otherwise()
+    }
+
+    /// ``read(_:_:stringsAndIntegersOnly:otherwise:)`` for a node (the same rules).
+    @inline(__always)
+    static func read<T>(_ type: T.Type, _ node: JSONNode, stringsAndIntegersOnly: Bool,
+                        otherwise: () throws -> T) rethrows -> T {
+        if T.self == String.self {
+            if let s = node.stringValue { return unsafeBitCast(s, to: T.self) }
+        } else if T.self == Int.self {
+            if let i = node.intValue, let x = Int(exactly: i) { return unsafeBitCast(x, to: T.self) }
+        } else if !stringsAndIntegersOnly {
+            if T.self == Double.self {
+                switch node.kind {
+                case .double, .int:
+                    if let d = node.doubleValue { return unsafeBitCast(d, to: T.self) }
+                default: break
+                }
+            } else if T.self == Bool.self {
+                if let b = node.boolValue { return unsafeBitCast(b, to: T.self) }
+            }
         }
         return try otherwise()
     }

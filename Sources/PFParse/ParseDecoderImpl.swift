@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 
 /// A coding key made from a string or an index.
 struct ParseCodingKey: CodingKey {
@@ -37,23 +38,27 @@ enum ParseLevel {
 /// current value, path and level are swapped while nested values decode (as swift-foundation's
 /// JSONDecoderImpl does), so nothing is allocated per scalar.
 final class ParseDecoderImpl: Decoder {
-    var value: PFValue
-    var path: PFCodingPath
-    var level: ParseLevel
-    var context: ParseContext
-    var typeTransformers: [ObjectIdentifier: ParseTransformer]
+    // Unchecked exclusivity: the state is read and swapped for every value decoded, and the
+    // runtime's dynamic checks cost more than the swaps. Accesses never overlap: each read or
+    // swap finishes before any `init(from:)` runs (the saved state is a local copy).
+    /// The value being decoded: a ``PFCore/PFValue`` or a node of json-c's tree.
+    @exclusivity(unchecked) var value: ParseWire
+    @exclusivity(unchecked) var path: PFCodingPath
+    @exclusivity(unchecked) var level: ParseLevel
+    @exclusivity(unchecked) var context: ParseContext
+    @exclusivity(unchecked) var typeTransformers: [ObjectIdentifier: ParseTransformer]
     let options: ParseAdapter.Options
     let cache: ParseModelCache
     /// Set when failures are collected instead of thrown.
     var issues: [ParseIssue]?
     /// Key tables of plain structs by `CodingKey` type, and of models by model info.
-    private var plainTables: [ObjectIdentifier: ParseKeyTable] = [:]
-    private var modelTables: [ObjectIdentifier: ParseKeyTable] = [:]
+    @exclusivity(unchecked) private var plainTables: [ObjectIdentifier: ParseKeyTable] = [:]
+    @exclusivity(unchecked) private var modelTables: [ObjectIdentifier: ParseKeyTable] = [:]
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var codingPath: [any CodingKey] { path.codingKeys }
 
-    init(value: PFValue, options: ParseAdapter.Options, cache: ParseModelCache, collect: Bool) {
+    init(value: ParseWire, options: ParseAdapter.Options, cache: ParseModelCache, collect: Bool) {
         self.value = value
         self.path = .root
         self.level = .plain
@@ -85,14 +90,14 @@ final class ParseDecoderImpl: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .dictionary(let d) = value else {
+        guard let object = value.object else {
             throw mismatch("an object", value, path)
         }
-        return KeyedDecodingContainer(ParseKeyedDecoding<Key>(impl: self, dict: d, path: path, level: level, context: context))
+        return KeyedDecodingContainer(ParseKeyedDecoding<Key>(impl: self, object: object, path: path, level: level, context: context))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let items) = value else {
+        guard let items = value.array else {
             throw mismatch("an array", value, path)
         }
         return ParseUnkeyedDecoding(impl: self, items: items, path: path)
@@ -102,29 +107,33 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Errors
 
-    func mismatch(_ expected: String, _ found: PFValue, _ at: PFCodingPath) -> PFError {
-        ParseFailure.make(.incorrectType, "expected \(expected), found \(ParseFailure.describe(found))", path: at, context: context)
+    func mismatch(_ expected: String, _ found: ParseWire, _ at: PFCodingPath) -> PFError {
+        ParseFailure.make(.incorrectType, "expected \(expected), found \(found.described)", path: at, context: context)
     }
 
     // MARK: - Decoding one value
 
     /// Decodes `T` from a wire value: applies the property's (or the type's) transformer,
     /// then reads scalars and Parse types directly and runs `T(from:)` for the rest.
-    func unwrap<T: Decodable>(_ type: T.Type, from wire: PFValue, at: PFCodingPath, transformer: ParseTransformer?)
+    func unwrap<T: Decodable>(_ type: T.Type, from wire: ParseWire, at: PFCodingPath, transformer: ParseTransformer?)
         throws -> T
     {
         var input = wire
         if let t = transformer ?? (typeTransformers.isEmpty ? nil : typeTransformers[ObjectIdentifier(T.self)]) {
-            do throws(PFError) { input = try t.transformedValue(wire) } catch {
+            do throws(PFError) { input = .value(try t.transformedValue(try wire.materialized())) } catch {
                 throw error.at(at.keyPath).withContext(context)
             }
         }
-        if ParseSpecialType.isSpecial(T.self) {
-            if let special = try decodeSpecial(T.self, input, at) { return special }
-        } else if typeTransformers.isEmpty, ParseScalarArrays.handles(T.self),
-            let array = ParseScalarArrays.read(T.self, input) {
-            return array
+        if ParseSpecialType.isSpecial(T.self) { return try decodeSpecial(T.self, input, at) }
+        if typeTransformers.isEmpty, ParseScalarArrays.handles(T.self) {
+            return try ParseScalarArrays.read(T.self, input) { try decodeComposite(T.self, from: input, at: at) }
         }
+        return try decodeComposite(T.self, from: input, at: at)
+    }
+
+    /// Decodes a model, a plain struct or an array through `T(from:)`, with the level,
+    /// context and type transformers of a model when `T` is one.
+    private func decodeComposite<T: Decodable>(_ type: T.Type, from input: ParseWire, at: PFCodingPath) throws -> T {
         var newLevel = ParseLevel.plain
         var newContext = context
         var newTransformers = typeTransformers
@@ -134,22 +143,22 @@ final class ParseDecoderImpl: Decoder {
             modelType = type
             let info = cache.info(type)
             modelInfo = info
-            guard case .dictionary(let d) = input else { throw mismatch("a \(info.className) object", input, at) }
+            guard input.object != nil else { throw mismatch("a \(info.className) object", input, at) }
             var stub: ParsePointer?
-            if d["__type"] == "Pointer" {
-                guard case .pointer(let p) = try ParseValue.decode(input, path: at, context: context) else {
+            if input.memberString("__type") == "Pointer" {
+                guard case .pointer(let p) = try input.parseValue(path: at, context: context) else {
                     throw mismatch("a Pointer", input, at)
                 }
                 stub = p
             }
-            if case .string(let c)? = d["className"], c != info.className, at.keyPath.isRoot == false {
+            if let c = input.memberString("className"), c != info.className, at.keyPath.isRoot == false {
                 throw ParseFailure.make(
                     .incorrectType, "expected a \(info.className) object, found a \(c)", path: at, context: context)
             }
             newLevel = .model(info, stub: stub)
             // Errors name the outermost object; the key path leads to the nested one.
             if case .root = at {
-                newContext = ParseContext(className: info.className, objectId: d["objectId"]?.stringValue ?? stub?.objectId)
+                newContext = ParseContext(className: info.className, objectId: input.memberString("objectId") ?? stub?.objectId)
             }
             if !info.transformers.byType.isEmpty {
                 newTransformers.merge(info.transformers.byType, uniquingKeysWith: { _, model in model })
@@ -163,8 +172,8 @@ final class ParseDecoderImpl: Decoder {
         typeTransformers = newTransformers
         defer { (value, path, level, context, typeTransformers) = saved }
         let result = try T(from: self)
-        if let info = modelInfo, let modelType, case .dictionary(let d) = input {
-            try validateDecoded(result, as: modelType, info: info, dict: d)
+        if let info = modelInfo, let modelType, let object = input.object {
+            try validateDecoded(result, as: modelType, info: info, object: object)
         }
         return result
     }
@@ -172,75 +181,88 @@ final class ParseDecoderImpl: Decoder {
     /// Validates a decoded model whose type `T` is the model type `M`, without boxing it in an
     /// existential (a copy of the whole model on the heap).
     private func validateDecoded<T, M: ParseModel>(_ result: T, as type: M.Type, info: ParseModelInfo,
-                                                   dict: OrderedDictionary<String, PFValue>) throws {
+                                                   object: ParseWireObject) throws {
         guard T.self == M.self else { return }
         try withUnsafePointer(to: result) { pointer throws in
             try pointer.withMemoryRebound(to: M.self, capacity: 1) { model throws in
-                try validate(model.pointee, info: info, dict: dict)
+                try validate(model.pointee, info: info, object: object)
             }
         }
     }
 
-    /// Parse's own types, dates, data, URLs and UUIDs, read without going through `init(from:)`.
-    func decodeSpecial<T>(_ type: T.Type, _ v: PFValue, _ at: PFCodingPath) throws(PFError) -> T? {
-        if T.self == Date.self {
-            switch v {
-            case .date(let d): return ParseDate.rounded(d) as? T
-            case .string(let s):
-                if let d = ParseDate.date(from: s) { return d as? T }
-                throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
-            case .dictionary(let d) where d["__type"] == "Date":
-                if case .date(let date) = try ParseValue.decode(v, path: at, context: context) { return date as? T }
-            default: break
-            }
-            throw mismatch("a Date", v, at)
-        }
-        if T.self == Data.self {
-            switch v {
-            case .data(let d): return d as? T
-            case .dictionary(let d) where d["__type"] == "Bytes":
-                if case .bytes(let bytes) = try ParseValue.decode(v, path: at, context: context) { return bytes as? T }
-            default: break
-            }
-            throw mismatch("Bytes", v, at)
-        }
+    /// Parse's own types, dates, data, URLs and UUIDs (the types of
+    /// ``ParseSpecialType/isSpecial(_:)``), read without going through `init(from:)`. Each is
+    /// read by a helper that is not generic (so the REST reader is specialized for both
+    /// inputs) and handed back with an exact bit cast: no `as? T`, whose `Optional<T>` costs a
+    /// metadata lookup in unspecialized code.
+    @inline(never)
+    func decodeSpecial<T>(_ type: T.Type, _ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> T {
+        // Each unsafeBitCast is exact: T is the type just compared.
+        if T.self == Date.self { return unsafeBitCast(try date(v, at), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try bytes(v, at), to: T.self) }
         if T.self == URL.self {
-            guard case .string(let s) = v, let url = URL(string: s) else { throw mismatch("a URL string", v, at) }
-            return url as? T
+            guard case .string(let s) = v.restCase, let url = URL(string: s) else { throw mismatch("a URL string", v, at) }
+            return unsafeBitCast(url, to: T.self)
         }
         if T.self == UUID.self {
-            guard case .string(let s) = v, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", v, at) }
-            return uuid as? T
+            guard case .string(let s) = v.restCase, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", v, at) }
+            return unsafeBitCast(uuid, to: T.self)
         }
-        if T.self == PFValue.self { return v as? T }
-        if T.self == ParseValue.self { return try ParseValue.decode(v, path: at, context: context) as? T }
-        if T.self == ParseACL.self { return try ParseACL(rest: v, path: at, context: context) as? T }
+        if T.self == PFValue.self { return unsafeBitCast(try v.materialized(), to: T.self) }
+        if T.self == ParseValue.self { return unsafeBitCast(try v.parseValue(path: at, context: context), to: T.self) }
+        if T.self == ParseACL.self { return unsafeBitCast(try v.acl(path: at, context: context), to: T.self) }
         if T.self == ParsePointer.self {
-            guard let p = try ParseValue.decode(v, path: at, context: context).pointerValue else { throw mismatch("a Pointer", v, at) }
-            return p as? T
+            guard let p = try v.parseValue(path: at, context: context).pointerValue else { throw mismatch("a Pointer", v, at) }
+            return unsafeBitCast(p, to: T.self)
         }
         if T.self == ParseFile.self {
-            guard case .file(let f) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a File", v, at) }
-            return f as? T
+            guard case .file(let f) = try v.parseValue(path: at, context: context) else { throw mismatch("a File", v, at) }
+            return unsafeBitCast(f, to: T.self)
         }
         if T.self == ParseGeoPoint.self {
-            guard case .geoPoint(let g) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a GeoPoint", v, at) }
-            return g as? T
+            guard case .geoPoint(let g) = try v.parseValue(path: at, context: context) else { throw mismatch("a GeoPoint", v, at) }
+            return unsafeBitCast(g, to: T.self)
         }
         if T.self == ParsePolygon.self {
-            guard case .polygon(let p) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("a Polygon", v, at) }
-            return p as? T
+            guard case .polygon(let p) = try v.parseValue(path: at, context: context) else { throw mismatch("a Polygon", v, at) }
+            return unsafeBitCast(p, to: T.self)
         }
         if T.self == ParseObject.self {
-            guard case .embedded(let o) = try ParseValue.decode(v, path: at, context: context) else { throw mismatch("an embedded Object", v, at) }
-            return o as? T
+            guard case .embedded(let o) = try v.parseValue(path: at, context: context) else { throw mismatch("an embedded Object", v, at) }
+            return unsafeBitCast(o, to: T.self)
         }
-        return nil
+        // Not reached: callers check isSpecial first.
+        throw ParseFailure.plain(.usage, "\(T.self) is not one of Parse's own types", path: at, context: context)
+    }
+
+    /// A Date from a typed date, an ISO 8601 string or a REST `{"__type":"Date"}` object.
+    private func date(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Date {
+        switch v.restCase {
+        case .date(let d): return ParseDate.rounded(d)
+        case .string(let s):
+            if let d = ParseDate.date(from: s) { return d }
+            throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
+        case .dictionary where v.memberString("__type") == "Date":
+            if case .date(let date) = try v.parseValue(path: at, context: context) { return date }
+        default: break
+        }
+        throw mismatch("a Date", v, at)
+    }
+
+    /// Bytes from typed data or a REST `{"__type":"Bytes"}` object.
+    private func bytes(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Data {
+        switch v.restCase {
+        case .data(let d): return d
+        case .dictionary where v.memberString("__type") == "Bytes":
+            if case .bytes(let bytes) = try v.parseValue(path: at, context: context) { return bytes }
+        default: break
+        }
+        throw mismatch("Bytes", v, at)
     }
 
     // MARK: - Validation
 
-    func validate<M: ParseModel>(_ model: M, info: ParseModelInfo, dict: OrderedDictionary<String, PFValue>) throws {
+    func validate<M: ParseModel>(_ model: M, info: ParseModelInfo, object: ParseWireObject) throws {
         var found: [ParseIssue] = []
         func issue(_ property: String, _ message: String, code: ParseErrorCode = .validationError) {
             let mapping = info.mapping(for: property)
@@ -249,6 +271,8 @@ final class ParseDecoderImpl: Decoder {
                 ParseIssue(code: code, className: context.className, objectId: context.objectId, path: keyPath,
                            message: "'\(property)' \(message)"))
         }
+        // Validators read `PFValue`s: a node's members are copied out only when there are some.
+        let dict = info.sortedValidators.isEmpty ? [:] : try object.materialized()
         for (property, validators) in info.sortedValidators {
             let mapping = info.mapping(for: property)
             var wire = try mapping.lookup(in: dict, at: path).0
@@ -285,18 +309,26 @@ final class ParseDecoderImpl: Decoder {
 
     // MARK: - Scalars
 
-    func bool(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> Bool {
-        guard case .bool(let b) = v else { throw mismatch("a Boolean", v, at) }
-        return b
-    }
-
-    func string(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> String {
-        guard case .string(let s) = v else { throw mismatch("a String", v, at) }
-        return s
-    }
-
-    func double(_ v: PFValue, _ at: PFCodingPath) throws(PFError) -> Double {
+    func bool(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Bool {
         switch v {
+        case .value(.bool(let b)): return b
+        case .node(let n): if let b = n.boolValue { return b }
+        default: break
+        }
+        throw mismatch("a Boolean", v, at)
+    }
+
+    func string(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> String {
+        switch v {
+        case .value(.string(let s)): return s
+        case .node(let n): if let s = n.stringValue { return s }
+        default: break
+        }
+        throw mismatch("a String", v, at)
+    }
+
+    func double(_ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> Double {
+        switch v.restCase {
         case .double(let d): return d
         case .int(let i): return Double(i)
         case .uint(let u): return Double(u)
@@ -304,26 +336,29 @@ final class ParseDecoderImpl: Decoder {
         }
     }
 
-    func integer<I: FixedWidthInteger>(_ v: PFValue, _ at: PFCodingPath, as type: I.Type) throws(PFError) -> I {
-        switch v {
+    func integer<I: FixedWidthInteger>(_ v: ParseWire, _ at: PFCodingPath, as type: I.Type) throws(PFError) -> I {
+        let number: PFValue
+        switch v.restCase {
         case .int(let i):
             if let x = I(exactly: i) { return x }
+            number = .int(i)
         case .uint(let u):
             if let x = I(exactly: u) { return x }
+            number = .uint(u)
         case .double(let d):
             if d.isFinite, d == d.rounded(), let x = I(exactly: d) { return x }
             throw ParseFailure.make(.incorrectType, "expected an integer (\(I.self)), found the number \(d)", path: at, context: context)
         default:
             throw mismatch("an integer", v, at)
         }
-        throw ParseFailure.make(.incorrectType, "the number \(v) does not fit \(I.self)", path: at, context: context)
+        throw ParseFailure.make(.incorrectType, "the number \(number) does not fit \(I.self)", path: at, context: context)
     }
 }
 
 // MARK: - Single value
 
 extension ParseDecoderImpl: SingleValueDecodingContainer {
-    func decodeNil() -> Bool { value == .null }
+    func decodeNil() -> Bool { value.isNull }
     func decode(_ type: Bool.Type) throws -> Bool { try bool(value, path) }
     func decode(_ type: String.Type) throws -> String { try string(value, path) }
     func decode(_ type: Double.Type) throws -> Double { try double(value, path) }
@@ -371,6 +406,19 @@ enum ParseScalarArrays {
     /// The array, or `nil` when `T` is not such an array type, the value is not an array, or
     /// an element does not fit (the general path then reports it with its index). Used only
     /// without type transformers, which the general path applies to each element.
+    /// The array when the value holds one that fits, else what `otherwise` gives. Not
+    /// inlined: the `Optional<T>` of the readers below then costs only callers that need them.
+    @inline(never)
+    static func read<T>(_ type: T.Type, _ wire: ParseWire, otherwise: () throws -> T) rethrows -> T {
+        let found: T?
+        switch wire {
+        case .value(let value): found = read(T.self, value)
+        case .node(let node): found = read(T.self, node)
+        }
+        if let found { return found }
+        return try otherwise()
+    }
+
     static func read<T>(_ type: T.Type, _ value: PFValue) -> T? {
         guard case .array(let items) = value else { return nil }
         if T.self == [String].self {
@@ -408,6 +456,55 @@ enum ParseScalarArrays {
             out.reserveCapacity(items.count)
             for item in items {
                 guard case .bool(let b) = item else { return nil }
+                out.append(b)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        return nil
+    }
+
+    /// ``read(_:_:)-(_,PFValue)`` over an array node (the same rules: an `Int` must be an
+    /// integer of `Int`'s range, a `Double` any integer or double).
+    static func read<T>(_ type: T.Type, _ node: JSONNode) -> T? {
+        guard node.kind == .array else { return nil }
+        let n = node.count
+        if T.self == [String].self {
+            var out: [String] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let s = node.element(at: k)?.stringValue else { return nil }
+                out.append(s)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Int].self {
+            var out: [Int] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let i = node.element(at: k)?.intValue, let x = Int(exactly: i) else { return nil }
+                out.append(x)
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Double].self {
+            var out: [Double] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let item = node.element(at: k) else { return nil }
+                switch item.kind {
+                case .double, .int:
+                    guard let d = item.doubleValue else { return nil }
+                    out.append(d)
+                default: return nil
+                }
+            }
+            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+        }
+        if T.self == [Bool].self {
+            var out: [Bool] = []
+            out.reserveCapacity(n)
+            for k in 0..<n {
+                guard let b = node.element(at: k)?.boolValue else { return nil }
                 out.append(b)
             }
             return unsafeBitCast(out, to: T.self)  // exact: T is this array type

@@ -1,6 +1,7 @@
 import Foundation
 import PFCore
 import PFJSON
+import Synchronization
 
 // MARK: - Row-by-row reading
 
@@ -61,7 +62,7 @@ extension ParseExport {
     /// The row loop: `read` turns each row's bytes into a `Row` (with a session shared by
     /// the rows); a document that is not a row list is read whole and each row goes through
     /// `whole`. Errors from `read` and `whole` get the row's path; those of `body` do not.
-    private static func forEachRow<Row>(
+    static func forEachRow<Row>(
         inJSON bytes: Data, limits: PFLimits, reader: JSONReader,
         read: (JSONReader.Session, UnsafeRawBufferPointer) throws(PFError) -> Row,
         whole: (PFValue) throws(PFError) -> Row,
@@ -101,23 +102,28 @@ extension ParseExport {
                     try body(row, index, shape)
                     index += 1
                 }
-                if let rest = try scanner.closeRows(shape) {
-                    // The wrapper's other members: `{` + `"count":1}` must be one valid object
-                    // without a second "results".
-                    var tail = Data("{".utf8)
-                    tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
-                    let members = try reader.read(tail)
-                    if case .dictionary(let d) = members {
-                        if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
-                        // The full reader takes such a document for one object: too ambiguous to stream.
-                        if d["objectId"] != nil || d["__type"] != nil {
-                            throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
-                        }
-                    }
-                }
+                try finishRows(&scanner, shape: shape, reader: reader)
             }
         }
         try result.get()
+    }
+
+    /// Checks what follows the last row (``RowScanner/closeRows(_:)``), reading a results
+    /// wrapper's other members with `reader`.
+    static func finishRows(_ scanner: inout RowScanner, shape: Shape, reader: JSONReader) throws(PFError) {
+        guard let rest = try scanner.closeRows(shape) else { return }
+        // The wrapper's other members: `{` + `"count":1}` must be one valid object
+        // without a second "results".
+        var tail = Data("{".utf8)
+        tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[rest]).dropFirst())
+        let members = try reader.read(tail)
+        if case .dictionary(let d) = members {
+            if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
+            // The full reader takes such a document for one object: too ambiguous to stream.
+            if d["objectId"] != nil || d["__type"] != nil {
+                throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
+            }
+        }
     }
 }
 
@@ -267,26 +273,176 @@ struct RowScanner {
 // MARK: - Whole exports into models
 
 extension ParseAdapter {
-    /// Decodes every row of a class file into models, one row at a time (the fast path for
-    /// large exports: the file's bytes and the models are all that stay in memory).
+    /// Decodes every row of a class file into models: the fast path for large exports. Rows
+    /// are read from json-c's tree in place (no ``PFCore/PFValue`` tree per row), and with a
+    /// `parallelism` above 1, contiguous slices of rows (about ``exportSliceRows`` each) are
+    /// decoded on that many threads, each with its own JSON session and decoder, and joined in
+    /// row order. The file's bytes, the row offsets and the models are what stay in memory.
+    ///
+    /// The result and the error do not depend on `parallelism`: when several rows fail, the
+    /// error is that of the first failing row in file order, as a serial decode reports it
+    /// (a malformed row list after it, or a bad wrapper, only when every row decodes).
     /// - Parameters:
     ///   - type: the model type.
     ///   - bytes: the class file (`{"results":[…]}`, an array, one object, or 0 bytes).
-    ///   - limits: budgets for the JSON reader.
+    ///   - limits: budgets for the JSON reader (per row, and `maxInputBytes` for the file).
+    ///   - parallelism: how many threads decode rows at once; the default is the number of
+    ///     active processors, 1 (or less) decodes row by row on the calling thread, streaming
+    ///     without first cutting the file into rows. A file of one object, or of at most
+    ///     ``exportSliceRows`` rows, is always decoded on the calling thread.
+    /// - Returns: the models in file order.
+    /// - Throws: ``PFCore/PFError`` from reading or decoding, with the row in the path
+    ///   (`results[3].score`, `[3].score` for a bare array).
+    public func decodeExport<M: ParseModel & Sendable>(
+        _ type: M.Type, fromJSON bytes: Data, limits: PFLimits = .default,
+        parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(PFError) -> [M] {
+        let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
+        if parallelism > 1, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *),
+            let models = try decodeExportInSlices(M.self, fromJSON: bytes, limits: limits, reader: reader,
+                                                  parallelism: parallelism) {
+            return models
+        }
+        return try decodeExportSerially(M.self, fromJSON: bytes, reader: reader)
+    }
+
+    /// ``decodeExport(_:fromJSON:limits:parallelism:)`` for a model type that is not
+    /// `Sendable`: always row by row on the calling thread (models made on other threads could
+    /// not be handed back safely). Declare the model `Sendable` to decode in parallel.
+    /// - Parameters:
+    ///   - type: the model type.
+    ///   - bytes: the class file (`{"results":[…]}`, an array, one object, or 0 bytes).
+    ///   - limits: budgets for the JSON reader (per row, and `maxInputBytes` for the file).
     /// - Returns: the models in file order.
     /// - Throws: ``PFCore/PFError`` from reading or decoding, with the row in the path
     ///   (`results[3].score`, `[3].score` for a bare array).
     public func decodeExport<M: ParseModel>(_ type: M.Type, fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> [M] {
+        let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
+        return try decodeExportSerially(M.self, fromJSON: bytes, reader: reader)
+    }
+
+    /// The serial decode: one row at a time, straight from the scanner.
+    private func decodeExportSerially<M: ParseModel>(_ type: M.Type, fromJSON bytes: Data, reader: JSONReader) throws(PFError) -> [M] {
+        let limits = reader.options.limits
         var models: [M] = []
         // One decoder for every row, so what it resolved about the model's keys carries over.
-        let impl = ParseDecoderImpl(value: .null, options: options, cache: cache, collect: false)
-        try ParseExport.forEachRow(inJSON: bytes, limits: limits) { row, index, shape throws(PFError) in
+        let impl = ParseDecoderImpl(value: .value(.null), options: options, cache: cache, collect: false)
+        try ParseExport.forEachRow(
+            inJSON: bytes, limits: limits, reader: reader,
+            read: { session, row throws(PFError) in
+                try session.withDocument(row) { root throws(PFError) in try decode(M.self, from: .node(root), using: impl) }
+            },
+            whole: { row throws(PFError) in try decode(M.self, from: .value(row), using: impl) },
+            { model, _, _ throws(PFError) in models.append(model) })
+        return models
+    }
+
+    /// Rows per slice of a parallel ``decodeExport(_:fromJSON:limits:parallelism:)``: enough
+    /// that handing out slices costs nothing next to decoding them, few enough that both
+    /// threads stay busy to the end.
+    public static let exportSliceRows = 1_000
+
+    /// The parallel decode: cuts the rows, decodes slices on `parallelism` threads and joins
+    /// them; `nil` when the file is not a row list or holds at most one slice (the caller
+    /// then decodes it serially).
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+    private func decodeExportInSlices<M: ParseModel & Sendable>(
+        _ type: M.Type, fromJSON bytes: Data, limits: PFLimits, reader: JSONReader, parallelism: Int
+    ) throws(PFError) -> [M]? {
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: ParseFailure.format)
+        }
+        // Cut the rows with the scanner the serial path uses; its error, if any, counts only
+        // after the rows before it (which the serial path would have decoded first).
+        var scanError: PFError?
+        let cut: (ranges: [Range<Int>], shape: ParseExport.Shape)? = bytes.withUnsafeBytes { raw in
+            var scanner = RowScanner(bytes: raw)
+            guard let shape = scanner.openRows() else { return nil }
+            var ranges: [Range<Int>] = []
             do throws(PFError) {
-                models.append(try decode(M.self, fromREST: row, using: impl))
+                while let range = try scanner.nextRow() { ranges.append(range) }
+                try ParseExport.finishRows(&scanner, shape: shape, reader: reader)
             } catch {
-                throw error.prefixed(by: ParseExport.rowPath(index, shape: shape))
+                scanError = error
+            }
+            return (ranges, shape)
+        }
+        guard let (ranges, shape) = cut, ranges.count > Self.exportSliceRows else { return nil }
+        let rows = ranges.count
+        let sliceCount = (rows + Self.exportSliceRows - 1) / Self.exportSliceRows
+        let state = Mutex(ExportSlices<M>(count: sliceCount))
+        let adapter = self
+        DispatchQueue.concurrentPerform(iterations: min(parallelism, sliceCount)) { _ in
+            while let slice = state.withLock({ $0.take() }) {
+                let lower = slice * Self.exportSliceRows
+                let upper = min(rows, lower + Self.exportSliceRows)
+                let (models, failure): ([M], (row: Int, error: PFError)?) =
+                    adapter.decodeRows(bytes, ranges[lower..<upper], shape: shape, reader: reader)
+                state.withLock { $0.finish(slice, models: models, failure: failure) }
             }
         }
-        return models
+        return try state.withLock { slices throws(PFError) -> [M] in
+            if let (_, error) = slices.failure { throw error }
+            if let scanError { throw scanError }
+            var models: [M] = []
+            models.reserveCapacity(rows)
+            for k in slices.results.indices {
+                models.append(contentsOf: slices.results[k])
+                slices.results[k] = []  // freed as it goes, so the peak is one copy plus a slice
+            }
+            return models
+        }
+    }
+
+    /// Decodes a run of rows with a session and decoder of its own; stops at the first
+    /// failure, which comes back with its row index and the row's path.
+    private func decodeRows<M: ParseModel>(
+        _ bytes: Data, _ ranges: ArraySlice<Range<Int>>, shape: ParseExport.Shape, reader: JSONReader
+    ) -> (models: [M], failure: (row: Int, error: PFError)?) {
+        let session = JSONReader.Session(reader: reader)
+        let impl = ParseDecoderImpl(value: .value(.null), options: options, cache: cache, collect: false)
+        var models: [M] = []
+        models.reserveCapacity(ranges.count)
+        let failure: (row: Int, error: PFError)? = bytes.withUnsafeBytes { raw in
+            for index in ranges.indices {
+                do throws(PFError) {
+                    let row = UnsafeRawBufferPointer(rebasing: raw[ranges[index]])
+                    models.append(try session.withDocument(row) { root throws(PFError) in
+                        try decode(M.self, from: .node(root), using: impl)
+                    })
+                } catch {
+                    return (index, error.prefixed(by: ParseExport.rowPath(index, shape: shape)))
+                }
+            }
+            return nil
+        }
+        return (models, failure)
+    }
+}
+
+/// The shared state of a parallel export decode: the next slice to hand out, each slice's
+/// models, and the failure of the lowest failing row.
+private struct ExportSlices<M: Sendable>: Sendable {
+    var next = 0
+    var results: [[M]]
+    var failure: (row: Int, error: PFError)?
+    /// The slice of `failure`: slices after it are not handed out (their rows cannot fail
+    /// first, since every slice before it was handed out earlier).
+    var failedSlice = Int.max
+
+    init(count: Int) { results = Array(repeating: [], count: count) }
+
+    mutating func take() -> Int? {
+        guard next < results.count, next < failedSlice else { return nil }
+        defer { next += 1 }
+        return next
+    }
+
+    mutating func finish(_ slice: Int, models: consuming [M], failure sliceFailure: (row: Int, error: PFError)?) {
+        results[slice] = models
+        if let sliceFailure, sliceFailure.row < (failure?.row ?? Int.max) {
+            failure = sliceFailure
+            failedSlice = slice
+        }
     }
 }

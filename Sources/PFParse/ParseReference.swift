@@ -32,7 +32,7 @@ public enum ParseReference<Model: ParseModel>: Codable {
     /// Decodes a Pointer as ``pointer(_:)`` and anything else as ``object(_:)``.
     public init(from decoder: any Decoder) throws {
         if let impl = decoder as? ParseDecoderImpl {
-            if case .dictionary(let d) = impl.value, d["__type"] == "Pointer" {
+            if impl.value.memberString("__type") == "Pointer" {
                 self = .pointer(try impl.unwrap(ParsePointer.self, from: impl.value, at: impl.path, transformer: nil))
             } else {
                 self = .object(try impl.unwrap(Model.self, from: impl.value, at: impl.path, transformer: nil))
@@ -56,6 +56,9 @@ public enum ParseReference<Model: ParseModel>: Codable {
         }
     }
 }
+
+/// A reference can cross threads when its model can.
+extension ParseReference: Sendable where Model: Sendable {}
 
 extension ParseAdapter {
     /// The pointer to a model, when it has an `objectId`.

@@ -162,16 +162,7 @@ struct GeneratedScore: ParseModel, Equatable {
     // MARK: - decodeExport
 
     @Test func decodeExportMatchesDecodingEachObject() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfparse-gen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("GameScore.json")
-        let script = Fixtures.benchData.appendingPathComponent("gen_parse_export.py").path
-        let run = try Peers.python(
-            "import runpy, sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; runpy.run_path(p, run_name='__main__')",
-            [script, "300", out.path])
-        try #require(run.status == 0, "\(run.stderr)")
-        let bytes = try Data(contentsOf: out)
+        let bytes = try generatedParseExport(300)
 
         let adapter = ParseAdapter()
         let models = try adapter.decodeExport(GeneratedScore.self, fromJSON: bytes)

@@ -46,3 +46,18 @@ func expectParseError(
         Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// An export of `count` GameScore rows made by the benchmark's generator
+/// (`Benchmarks/data/gen_parse_export.py`).
+func generatedParseExport(_ count: Int) throws -> Data {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfparse-gen-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("GameScore.json")
+    let script = Fixtures.benchData.appendingPathComponent("gen_parse_export.py").path
+    let run = try Peers.python(
+        "import runpy, sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; runpy.run_path(p, run_name='__main__')",
+        [script, String(count), out.path])
+    try #require(run.status == 0, "\(run.stderr)")
+    return try Data(contentsOf: out)
+}
