@@ -7,7 +7,8 @@ import Testing
 /// stderr, and nothing but the requested output is ever left in the output's directory.
 ///
 /// The count per format is `PFARCHIVE_MUTATIONS` (default 25, so `swift test` stays quick;
-/// `.ci/run` runs 10,000 per format), run `PFARCHIVE_MUTATION_JOBS` at a time (default 2).
+/// `.ci/run` runs 2,000 per format, a release check 10,000), run `PFARCHIVE_MUTATION_JOBS`
+/// at a time (default 2).
 /// `PFARCHIVE_MUTATION_SEED` replays a run (the seed is printed). An input that fails is
 /// kept under the system's temporary directory and its path is reported; once understood,
 /// it goes into Tests/Fixtures/regressions/<format>/ (replayed by RegressionReplayTests).
