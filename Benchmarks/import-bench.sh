@@ -2,9 +2,10 @@
 # Times `pfarchive import SOURCE out.sqlite` (release build) on a generated store and reports
 # objects/s and peak memory (/usr/bin/time -v). See Docs/Benchmarks.md, "Import".
 #
-# usage: Benchmarks/import-bench.sh [--objects N] [--source export|sqlite] [--work DIR] [--keep]
+# usage: Benchmarks/import-bench.sh [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep]
 #   --source export  a Parse export directory holding GameScore.json from
 #                    Benchmarks/data/gen_parse_export.py (1,000,000 objects: about 795 MB)
+#   --jobs N         threads parsing the export's rows (pfarchive import --jobs; default: all)
 #   --source sqlite  the same shape of objects as a pfarchive SQLite store, built with the
 #                    sqlite3 shell (measures the SQLite reader and writer alone)
 # Generated data goes to --work (default /tmp/pfarchive-import-bench), never into the repo.
@@ -15,13 +16,15 @@ objects=1000000
 source=export
 work=/tmp/pfarchive-import-bench
 keep=no
+jobs=
 while [ $# -gt 0 ]; do
     case "$1" in
     --objects) objects=$2; shift 2 ;;
     --source) source=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
     --keep) keep=yes; shift ;;
-    *) echo "usage: $0 [--objects N] [--source export|sqlite] [--work DIR] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep]" >&2; exit 2 ;;
     esac
 done
 bin=${PFARCHIVE:-$root/.build-release/release/pfarchive}
@@ -78,14 +81,16 @@ esac
 out="$work/out.sqlite"
 rm -f "$out"
 du -sh "$src"
-/usr/bin/time -v "$bin" import "$src" "$out" --json > "$work/report.json" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
+/usr/bin/time -v "$bin" import "$src" "$out" ${jobs:+--jobs "$jobs"} --json > "$work/report.json" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
 seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$work/time.txt")
 rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
+cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/time.txt")
 imported=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totalObjects'])" "$work/report.json")
-python3 - "$imported" "$seconds" "$rss" <<PY
+python3 - "$imported" "$seconds" "$rss" "$cpu" <<PY
 import sys
-n, s, rss = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-print(f"source: $source, {n} objects imported in {s:.2f} s: {n / s:,.0f} objects/s, peak RSS {rss / 1024:.0f} MB")
+n, s, rss, cpu = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+print(f"source: $source, {n} objects imported in {s:.2f} s: {n / s:,.0f} objects/s, "
+      f"{cpu:.2f} CPU s ({n / cpu:,.0f} objects per CPU second), peak RSS {rss / 1024:.0f} MB")
 PY
 ls -l "$out" | awk '{ print "out.sqlite:", $5, "bytes" }'
 [ "$keep" = yes ] || rm -f "$out"
