@@ -16,7 +16,8 @@ import PFParse
 /// source is read once: a schema it must infer from its rows is gathered on the way
 /// (``ObjectStoreReader/declaredSchema()``) and handed to the writer before the join rows
 /// (``ObjectStoreWriter/extend(schema:)``).
-/// Memory holds one batch, plus 8 bytes per object (a fingerprint of each objectId, for the
+/// Memory holds a few batches (the one filling and, with ``Options/overlapWrites``, up to two
+/// being written), plus 8 bytes per object (a fingerprint of each objectId, for the
 /// dangling-pointer and duplicate checks) and the pointers that wait for a class not yet read.
 ///
 /// What stops an import and what is only reported:
@@ -266,9 +267,9 @@ private struct ImportState {
         }
         let wantedSet = Set(classes)
         // A store that must infer its schema from the rows (an export without _SCHEMA.json)
-        // gathers it during this one pass: the writer starts with the class names and learns
-        // the fields as objects come, and the rest (relations, fields null in every row…)
-        // once the objects are written.
+        // gathers it during this one pass: the writer starts with the class names, learns the
+        // fields as objects come, and gets the rest (Relation fields and their targets) once
+        // the objects are written.
         let declared = try reader.declaredSchema()
         var relations: [ParseRelationKey] = []
         func writerSchema(from source: ParseSchema) throws(PFError) -> ParseSchema {
