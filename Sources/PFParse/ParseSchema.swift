@@ -129,4 +129,30 @@ public struct ParseSchema: Sendable, Equatable {
         guard let name = value.schemaTypeName else { return nil }
         return Field(name, targetClass: value.targetClassName)
     }
+
+    // MARK: - Growing
+
+    /// Adds the fields of an object's class that the schema lacks, each typed by its value
+    /// (``fieldType(of:)``; a null adds nothing). The class is added when missing.
+    /// - Parameter object: the object.
+    public mutating func addFields(of object: ParseObject) {
+        if classes[object.className] == nil { classes[object.className] = [:] }
+        for (key, value) in object.fields where classes[object.className]?[key] == nil {
+            if let field = Self.fieldType(of: value) { classes[object.className]?[key] = field }
+        }
+    }
+
+    /// Adds another schema's classes and fields.
+    /// - Parameters:
+    ///   - other: the schema to add.
+    ///   - replacing: whether a field both have takes `other`'s type (otherwise it keeps this
+    ///     schema's).
+    public mutating func merge(_ other: ParseSchema, replacing: Bool) {
+        for (className, fields) in other.classes {
+            if classes[className] == nil { classes[className] = [:] }
+            for (name, field) in fields where replacing || classes[className]?[name] == nil {
+                classes[className]?[name] = field
+            }
+        }
+    }
 }

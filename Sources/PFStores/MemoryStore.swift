@@ -57,12 +57,8 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
     public func schema() throws(PFError) -> ParseSchema {
         var schema = storedSchema
         for (className, objects) in objectsByClass {
-            for object in objects.values {
-                for (key, value) in object.fields where schema.classes[className]?[key] == nil {
-                    if let field = ParseSchema.fieldType(of: value) { schema.classes[className, default: [:]][key] = field }
-                }
-            }
             if schema.classes[className] == nil { schema.classes[className] = [:] }
+            for object in objects.values { schema.addFields(of: object) }
         }
         return schema
     }
@@ -100,17 +96,14 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func begin(schema: ParseSchema) throws(PFError) {
         var merged = storedSchema
-        for (className, fields) in schema.classes {
-            for (name, field) in fields { merged.classes[className, default: [:]][name] = field }
-            if merged.classes[className] == nil { merged.classes[className] = [:] }
-        }
+        merged.merge(schema, replacing: true)
         pending = (objectsByClass, joinRowsByRelation, merged)
     }
 
     public func extend(schema: ParseSchema) throws(PFError) {
         guard var state = pending else { throw Self.notBegun(location) }
         pending = nil
-        ParseExportStore.merge(schema, into: &state.schema, replacing: false)
+        state.schema.merge(schema, replacing: false)
         pending = state
     }
 
@@ -125,9 +118,7 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
         guard var state = pending else { throw Self.notBegun(location) }
         pending = nil
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
-        if state.schema.classes[key.owningClass]?[key.field] == nil {
-            state.schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
-        }
+        state.schema.addRelation(relation)
         state.joins[key, default: []].append(contentsOf: rows)
         pending = state
     }

@@ -142,7 +142,7 @@ extension MongoShapeStore {
 
     public func extend(schema: ParseSchema) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
-        ParseExportStore.merge(schema, into: &session.schema, replacing: false)
+        session.schema.merge(schema, replacing: false)
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
@@ -170,9 +170,7 @@ extension MongoShapeStore {
                 ids[id] = output.lines
             }
             try output.append(document, writer: Self.documentWriter)
-            for (key, value) in object.fields where session.schema.classes[className]?[key] == nil {
-                if let field = ParseSchema.fieldType(of: value) { session.schema.classes[className]?[key] = field }
-            }
+            session.schema.addFields(of: object)
         }
     }
 

@@ -139,6 +139,16 @@ public protocol ObjectStoreWriter: AnyObject {
     func abort()
 }
 
+extension ParseSchema {
+    /// Adds a relation's field to its owning class as a `Relation` (with the relation's target
+    /// class) when the schema does not have that field yet.
+    /// - Parameter relation: the relation.
+    public mutating func addRelation(_ relation: ParseRelationKey) {
+        guard classes[relation.owningClass]?[relation.field] == nil else { return }
+        classes[relation.owningClass, default: [:]][relation.field] = Field("Relation", targetClass: relation.targetClass)
+    }
+}
+
 extension ObjectStoreReader {
     /// The store's ``schema()``: stores that keep a schema give it without reading rows.
     public func declaredSchema() throws(PFError) -> ParseSchema? { try schema() }

@@ -153,7 +153,7 @@ extension ParseExportStore {
             previous = try layout()
             merged = try self.schema()
         }
-        Self.merge(schema, into: &merged, replacing: true)
+        merged.merge(schema, replacing: true)
         do {
             try FileManager.default.createDirectory(at: stagingURL, withIntermediateDirectories: true)
         } catch {
@@ -162,31 +162,17 @@ extension ParseExportStore {
         writing = WriteState(staging: stagingURL, schema: merged, previous: previous)
     }
 
-    /// Adds `schema`'s classes and fields to `target`; a field already there keeps its type
-    /// unless `replacing`.
-    static func merge(_ schema: ParseSchema, into target: inout ParseSchema, replacing: Bool) {
-        for (className, fields) in schema.classes {
-            if target.classes[className] == nil { target.classes[className] = [:] }
-            for (name, field) in fields where replacing || target.classes[className]?[name] == nil {
-                target.classes[className]?[name] = field
-            }
-        }
-    }
-
     public func extend(schema: ParseSchema) throws(PFError) {
         guard let state = writing else { throw MemoryStore.notBegun(location) }
-        Self.merge(schema, into: &state.schema, replacing: false)
+        state.schema.merge(schema, replacing: false)
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard let state = writing else { throw MemoryStore.notBegun(location) }
         let file = try stagedClassFile(className, state)
         let writer = JSONWriter()
-        if state.schema.classes[className] == nil { state.schema.classes[className] = [:] }
         for object in objects {
-            for (key, value) in object.fields where state.schema.classes[className]?[key] == nil {
-                if let field = ParseSchema.fieldType(of: value) { state.schema.classes[className]?[key] = field }
-            }
+            state.schema.addFields(of: object)
             if let id = object.objectId {
                 if !state.ids[className, default: []].insert(id).inserted {
                     state.repeated[className, default: [:]][id, default: 1] += 1
@@ -201,9 +187,7 @@ extension ParseExportStore {
     public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard let state = writing else { throw MemoryStore.notBegun(location) }
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
-        if state.schema.classes[key.owningClass]?[key.field] == nil {
-            state.schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
-        }
+        state.schema.addRelation(relation)
         let file = try stagedJoinFile(key, state)
         for row in rows where state.joinRows[key, default: []].insert(row).inserted {
             file.beginRow()

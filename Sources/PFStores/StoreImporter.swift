@@ -271,19 +271,18 @@ private struct ImportState {
         // fields as objects come, and gets the rest (Relation fields and their targets) once
         // the objects are written.
         let declared = try reader.declaredSchema()
-        var relations: [ParseRelationKey] = []
-        func writerSchema(from source: ParseSchema) throws(PFError) -> ParseSchema {
+        /// The wanted classes of `source` with the relations they own.
+        func writerSchema(from source: ParseSchema) throws(PFError) -> (ParseSchema, [ParseRelationKey]) {
             var schema = ParseSchema()
             for name in classes { schema.classes[name] = source.classes[name] ?? [:] }
-            relations = try reader.relations().filter { wantedSet.contains($0.owningClass) }
-            for relation in relations where schema.classes[relation.owningClass]?[relation.field] == nil {
-                schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
-            }
-            return schema
+            let relations = try reader.relations().filter { wantedSet.contains($0.owningClass) }
+            for relation in relations { schema.addRelation(relation) }
+            return (schema, relations)
         }
         var schema = ParseSchema()
+        var relations: [ParseRelationKey] = []
         if let declared {
-            schema = try writerSchema(from: declared)
+            (schema, relations) = try writerSchema(from: declared)
         } else {
             for name in classes { schema.classes[name] = [:] }
         }
@@ -322,7 +321,8 @@ private struct ImportState {
         }
         pending = []
         if declared == nil {
-            let learned = try writerSchema(from: try reader.schema())
+            let learned: ParseSchema
+            (learned, relations) = try writerSchema(from: try reader.schema())
             try writeBehind?.finish()
             try writer.extend(schema: learned)
         }

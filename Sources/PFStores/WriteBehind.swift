@@ -43,8 +43,7 @@ final class WriteBehind: @unchecked Sendable {
     /// Waits for every queued write.
     /// - Throws: the first write's failure.
     func finish() throws(PFError) {
-        queue.sync {}
-        if let failure = firstFailure { throw failure }
+        if let failure = finishReturningFailure() { throw failure }
     }
 
     /// Waits for every queued write and returns the first failure, if any (after another error).
