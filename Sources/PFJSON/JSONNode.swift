@@ -3,8 +3,14 @@ import Foundation
 import OrderedCollections
 import PFCore
 
-/// A read-only view of one value of a parsed JSON document, straight over json-c's tree:
-/// nothing is copied until asked (a string becomes a `String` when ``stringValue`` is read).
+/// A read-only view of one value of a parsed JSON document: nothing is copied until asked (a
+/// string becomes a `String` when ``stringValue`` is read).
+///
+/// A strict document whose object keys are plain ASCII without escapes (a Parse export's
+/// rows, most JSON in practice) is viewed straight over the input bytes, through the record
+/// pfarchive's validating scanner makes as it goes; any other document (lenient mode, keys
+/// beyond ASCII or with escapes, a `maxStringBytes` budget below the input's size) over
+/// json-c's tree. Both show the same values, counts and errors.
 ///
 /// Nodes are handed out by ``JSONReader/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and
 /// ``JSONReader/Session/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and are valid **only
@@ -65,37 +71,82 @@ public struct JSONNode {
         case object
     }
 
+    /// json-c's value (`nil` for `null` and for tape nodes).
     private let object: OpaquePointer?
+    /// The value's entry in the document's tape, or -1 for a json-c node.
+    private let index: Int
     private let document: JSONDocument
     private let generation: UInt64
 
     init(_ object: OpaquePointer?, _ document: JSONDocument, _ generation: UInt64) {
         self.object = object
+        self.index = -1
         self.document = document
         self.generation = generation
+    }
+
+    init(tapeIndex index: Int, _ document: JSONDocument, _ generation: UInt64) {
+        self.object = nil
+        self.index = index
+        self.document = document
+        self.generation = generation
+    }
+
+    /// Stops the program when the document has closed.
+    @inline(__always)
+    private func checkAlive() {
+        precondition(document.generation == generation,
+                     "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
     }
 
     /// json-c's value, once it is known the tree is still alive.
     @inline(__always)
     private var pointer: OpaquePointer? {
-        precondition(document.generation == generation,
-                     "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
+        checkAlive()
         return object
     }
 
+    /// Whether the node is a tape node (checked alive).
+    @inline(__always)
+    private var onTape: Bool {
+        checkAlive()
+        return index >= 0
+    }
+
+    /// The tape entry of a tape node.
+    @inline(__always)
+    private var entry: JSONTapeEntry { document.tape.entries[index] }
+
     @inline(__always)
     private func child(_ object: OpaquePointer?) -> JSONNode { JSONNode(object, document, generation) }
+
+    @inline(__always)
+    private func child(tapeIndex: Int) -> JSONNode { JSONNode(tapeIndex: tapeIndex, document, generation) }
 
     // MARK: - Scalars
 
     /// The value's kind.
     public var kind: Kind {
+        if onTape { return entry.kind }
         guard let object = pointer else { return .null }
         return JSONC.kind(object)
     }
 
     /// The value's kind and, for a scalar, its payload (a string is built here, so read it once).
     public var content: Content {
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .string: return .string(tape.string(index))
+            case .int: return .int(tape.int(index))
+            case .uint: return .uint(tape.uint(index))
+            case .double: return .double(tape.double(index))
+            case .bool: return .bool(tape.entries[index].flags & JSONTape.trueFlag != 0)
+            case .array: return .array
+            case .object: return .object
+            case .null: return .null
+            }
+        }
         guard let object = pointer else { return .null }
         switch JSONC.kind(object) {
         case .string: return .string(JSONC.string(object))
@@ -110,22 +161,31 @@ public struct JSONNode {
     }
 
     /// Whether the value is `null`.
-    public var isNull: Bool { pointer == nil }
+    public var isNull: Bool {
+        if onTape { return entry.kind == .null }
+        return pointer == nil
+    }
 
     /// The boolean, or `nil` for any other kind.
     public var boolValue: Bool? {
+        if onTape {
+            let e = entry
+            return e.kind == .bool ? e.flags & JSONTape.trueFlag != 0 : nil
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_boolean else { return nil }
         return json_object_get_boolean(object) != 0
     }
 
     /// The integer of an ``Kind/int``, or `nil` for any other kind.
     public var intValue: Int64? {
+        if onTape { return entry.kind == .int ? document.tape.int(index) : nil }
         guard let object = pointer, JSONC.kind(object) == .int else { return nil }
         return json_object_get_int64(object)
     }
 
     /// The integer of a ``Kind/uint`` (above `Int64.max`), or `nil` for any other kind.
     public var uintValue: UInt64? {
+        if onTape { return entry.kind == .uint ? document.tape.uint(index) : nil }
         guard let object = pointer, JSONC.kind(object) == .uint else { return nil }
         return json_object_get_uint64(object)
     }
@@ -133,6 +193,15 @@ public struct JSONNode {
     /// Any number as a `Double` (integers converted, as ``PFValue/doubleValue`` does), or
     /// `nil` for any other kind.
     public var doubleValue: Double? {
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .double: return tape.double(index)
+            case .int: return Double(tape.int(index))
+            case .uint: return Double(tape.uint(index))
+            default: return nil
+            }
+        }
         guard let object = pointer else { return nil }
         switch JSONC.kind(object) {
         case .double: return json_object_get_double(object)
@@ -144,6 +213,7 @@ public struct JSONNode {
 
     /// The string (built on each call; read it once), or `nil` for any other kind.
     public var stringValue: String? {
+        if onTape { return entry.kind == .string ? document.tape.string(index) : nil }
         guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
         return JSONC.string(object)
     }
@@ -154,6 +224,10 @@ public struct JSONNode {
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
     /// - Throws: what `body` throws.
     public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
+        if onTape {
+            guard entry.kind == .string else { return nil }
+            return try document.tape.withStringBytes(index, body)
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
         return try body(JSONC.stringBytes(object))
     }
@@ -163,6 +237,13 @@ public struct JSONNode {
     /// The number of elements of an array or members of an object (a repeated key counted
     /// once); 0 for any other kind.
     public var count: Int {
+        if onTape {
+            switch entry.kind {
+            case .array: return Int(entry.count)
+            case .object: return document.tape.memberCount(index)
+            default: return 0
+            }
+        }
         guard let object = pointer else { return 0 }
         let type = json_object_get_type(object)
         if type == json_type_array { return json_object_array_length(object) }
@@ -176,6 +257,10 @@ public struct JSONNode {
     /// - Parameter index: a zero-based index.
     /// - Returns: the element.
     public func element(at index: Int) -> JSONNode? {
+        if onTape {
+            guard entry.kind == .array, let found = document.tape.element(of: self.index, at: index) else { return nil }
+            return child(tapeIndex: found)
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_array,
             index >= 0, index < json_object_array_length(object)
         else { return nil }
@@ -186,6 +271,16 @@ public struct JSONNode {
     /// - Parameter body: receives the index and the element.
     /// - Throws: what `body` throws.
     public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
+        if onTape {
+            let e = entry
+            guard e.kind == .array else { return }
+            var j = index + 1
+            for k in 0..<Int(e.count) {
+                try body(k, child(tapeIndex: j))
+                j = Int(document.tape.entries[j].next)
+            }
+            return
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_array else { return }
         let n = json_object_array_length(object)
         for k in 0..<n { try body(k, child(json_object_array_get_idx(object, k))) }
@@ -197,6 +292,15 @@ public struct JSONNode {
     /// - Parameter name: the key.
     /// - Returns: the member's value.
     public func member(_ name: String) -> JSONNode? {
+        if onTape {
+            guard entry.kind == .object else { return nil }
+            // Tape documents have ASCII keys without escapes: a name with other bytes can
+            // equal none of them as a Swift string (canonical equivalence leaves ASCII alone).
+            var name = name
+            let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
+            guard let found else { return nil }
+            return child(tapeIndex: found)
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_object else { return nil }
         if !document.keysNeedUniquing, JSONC.isPlainASCII(name) {
             // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
@@ -215,6 +319,22 @@ public struct JSONNode {
     /// - Parameter body: receives the key and the value.
     /// - Throws: what `body` throws.
     public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
+        if onTape {
+            let e = entry
+            guard e.kind == .object else { return }
+            if e.flags & JSONTape.duplicatesFlag != 0 {
+                for (key, value) in document.tape.uniqueMembers(of: index) {
+                    try body(document.tapeKey(key), child(tapeIndex: value))
+                }
+                return
+            }
+            var j = index + 1
+            for _ in 0..<Int(e.count) {
+                try body(document.tapeKey(j), child(tapeIndex: j + 1))
+                j = Int(document.tape.entries[j + 1].next)
+            }
+            return
+        }
         guard let object = pointer, json_object_get_type(object) == json_type_object else { return }
         if document.keysNeedUniquing {
             for (name, value) in document.uniqueMembers(object) { try body(name, child(value)) }
@@ -235,6 +355,7 @@ public struct JSONNode {
     /// - Throws: ``PFError`` (`invalidValue`) for a malformed typed object in strict mode with
     ///   `typedValues` on, with the path below this node.
     public func value() throws(PFError) -> PFValue {
+        if onTape { return try document.convert(tapeIndex: index) }
         let object = pointer
         return try document.convert(object)
     }
@@ -253,6 +374,10 @@ final class JSONDocument {
     @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
     @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
     @exclusivity(unchecked) private(set) var keysNeedUniquing = false
+    /// The open document's tape (empty for a json-c document); its storage is reused.
+    @exclusivity(unchecked) var tape = JSONTape(entries: [], input: UnsafeRawBufferPointer(start: nil, count: 0))
+    /// The tape builder's stack of open containers, kept for reuse.
+    @exclusivity(unchecked) var openContainers: [UInt32] = []
     private let options: JSONReader.Options
 
     init(options: JSONReader.Options) {
@@ -268,10 +393,81 @@ final class JSONDocument {
         return generation
     }
 
+    /// Starts a tape document (``tape`` is already filled); returns the generation of its nodes.
+    func openTape(keyCache: inout JSONKeyCache) -> UInt64 {
+        open(keyCache: &keyCache, nulStandIn: nil, keysNeedUniquing: false)
+    }
+
     /// Ends the document: its nodes stop working and the key cache goes back.
     func close(keyCache: inout JSONKeyCache) {
         generation &+= 1
         keyCache = JSONKeyCache.take(&self.keyCache)
+        tape.entries.removeAll(keepingCapacity: true)
+    }
+
+    /// The key at tape entry `index` (plain ASCII without escapes), through the key cache.
+    @inline(__always)
+    func tapeKey(_ index: Int) -> String {
+        let e = tape.entries[index]
+        return keyCache.key(UnsafeRawPointer(tape.p + Int(e.start)), length: Int(e.end - e.start), nulStandIn: nil)
+    }
+
+    /// A tape subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it.
+    ///
+    /// An object that may be typed (`__type` or `CF$UID` among its keys, with `typedValues`
+    /// on) is read again whole by the reader, so typed values follow exactly one code path.
+    func convert(tapeIndex index: Int) throws(PFError) -> PFValue {
+        let e = tape.entries[index]
+        switch e.kind {
+        case .null: return .null
+        case .bool: return .bool(e.flags & JSONTape.trueFlag != 0)
+        case .int: return .int(tape.int(index))
+        case .uint: return .uint(tape.uint(index))
+        case .double: return .double(tape.double(index))
+        case .string: return .string(tape.string(index))
+        case .array:
+            var items: [PFValue] = []
+            items.reserveCapacity(Int(e.count))
+            var j = index + 1
+            for k in 0..<Int(e.count) {
+                do {
+                    items.append(try convert(tapeIndex: j))
+                } catch {
+                    throw error.under(.index(k))
+                }
+                j = Int(tape.entries[j].next)
+            }
+            return .array(items)
+        case .object:
+            if options.typedValues, mayBeTyped(index) {
+                return try JSONReader(options: options).read(tape.text(index))
+            }
+            var members = OrderedDictionary<String, PFValue>()
+            members.reserveCapacity(Int(e.count))
+            var j = index + 1
+            for _ in 0..<Int(e.count) {
+                let key = tapeKey(j)
+                do {
+                    // A repeated key keeps its first position and takes the last value.
+                    members.updateValue(try convert(tapeIndex: j + 1), forKey: key)
+                } catch {
+                    throw error.under(.key(key))
+                }
+                j = Int(tape.entries[j + 1].next)
+            }
+            return .dictionary(members)
+        }
+    }
+
+    /// Whether an object has a `__type` or `CF$UID` key.
+    private func mayBeTyped(_ index: Int) -> Bool {
+        var j = index + 1
+        for _ in 0..<Int(tape.entries[index].count) {
+            let raw = tape.rawString(j)
+            if raw.count == 6, raw.elementsEqual("__type".utf8) || raw.elementsEqual("CF$UID".utf8) { return true }
+            j = Int(tape.entries[j + 1].next)
+        }
+        return false
     }
 
     @inline(__always)

@@ -130,7 +130,15 @@ public struct JSONReader: Sendable {
 
     func withDocument<R>(_ bytes: UnsafeRawBufferPointer, session: Session?, document: JSONDocument,
                          _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
-        try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> R in
+        if options.mode == .strict, bytes.count <= options.limits.maxStringBytes,
+            let root = try tapeDocument(bytes, document: document) {
+            if let session {
+                return try viewTape(root: root, document: document, keyCache: &session.keyCache, body)
+            }
+            var keyCache = JSONKeyCache(forInputOf: bytes.count)
+            return try viewTape(root: root, document: document, keyCache: &keyCache, body)
+        }
+        return try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> R in
             if JSONTreeChecker.isNeeded(options, inputCount: bytes.count) {
                 var checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
@@ -140,6 +148,39 @@ public struct JSONReader: Sendable {
             defer { document.close(keyCache: &keyCache) }
             return try body(JSONNode(tree.root, document, generation))
         }
+    }
+
+    /// Scans a strict document into `document`'s tape, checking repeated keys as the json-c
+    /// path does; `nil` when its keys need json-c's tree (escapes, bytes beyond ASCII, U+0000).
+    ///
+    /// Called only when no string can exceed `maxStringBytes` (the input is no longer), so
+    /// the scanner's checks and the repeated-key check are every check a read makes.
+    private func tapeDocument(_ bytes: UnsafeRawBufferPointer, document: JSONDocument) throws(PFError) -> Int? {
+        guard bytes.count <= options.limits.maxInputBytes, bytes.count < Int(Int32.max),
+            let base = bytes.baseAddress, bytes.count > 0
+        else { return nil }  // withTree reports these
+        var scanner = JSONScanner(bytes: bytes, base: base, options: options)
+        var builder = JSONTapeBuilder(reusing: document.tape.entries, document.openContainers,
+                                      input: base.assumingMemoryBound(to: UInt8.self))
+        document.tape.entries = []
+        defer { document.openContainers = builder.openContainers }
+        let scan = try scanner.scan(into: &builder)
+        document.tape = JSONTape(entries: builder.entries, input: bytes)
+        builder.entries = []
+        guard !scan.escapedKeys, !scan.nonASCIIKeys, scan.nulKeyEscapes.isEmpty else {
+            document.tape.entries.removeAll(keepingCapacity: true)
+            return nil
+        }
+        try document.tape.markDuplicates(reject: options.rejectDuplicateKeys)
+        return 0
+    }
+
+    /// Opens a tape document and calls `body` with its root.
+    private func viewTape<R>(root: Int, document: JSONDocument, keyCache: inout JSONKeyCache,
+                             _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
+        let generation = document.openTape(keyCache: &keyCache)
+        defer { document.close(keyCache: &keyCache) }
+        return try body(JSONNode(tapeIndex: root, document, generation))
     }
 
     /// Reads one document, with a session's tokener and key cache when given.

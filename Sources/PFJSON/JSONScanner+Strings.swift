@@ -34,6 +34,7 @@ extension JSONScanner {
         while j < end {
             let c = byte(j)
             if c == UInt8(ascii: "\\") {
+                notes.escapedKeys = true
                 guard byte(j + 1) == UInt8(ascii: "u") else {
                     j += 2
                     continue

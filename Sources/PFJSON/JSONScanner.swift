@@ -19,6 +19,8 @@ struct JSONScanResult {
     /// are always distinct Swift strings; other keys may be canonically equivalent (`é` and
     /// `e\u0301`) or repaired to the same U+FFFD in lenient mode, so they need uniquing.
     var nonASCIIKeys: Bool
+    /// Whether some key holds an escape (`\"`, `\u0041`…): its text is not its bytes.
+    var escapedKeys: Bool
     /// The deepest container nesting seen (0 for a scalar document), so json-c's tokener
     /// needs a depth stack no larger than `maxDepthSeen + 1`.
     var maxDepthSeen: Int
@@ -74,6 +76,7 @@ struct JSONScanner {
         var nulKeyEscapes: [Int] = []
         var keyNoncharacters: UInt32 = 0
         var nonASCIIKeys = false
+        var escapedKeys = false
     }
     /// Set only for the second pass that names a repeated key.
     let finder: JSONRepeatedKeyFinder?
@@ -124,10 +127,18 @@ struct JSONScanner {
     mutating func scan() throws(PFError) -> JSONScanResult {
         // The work is in a non-mutating method: calling the scanner's helpers from a
         // mutating context made Swift copy the whole struct for each call.
-        try scanDocument()
+        var none = JSONNoSink()
+        return try scanDocument(&none)
     }
 
-    private func scanDocument() throws(PFError) -> JSONScanResult {
+    /// Validates the whole document as ``scan()`` does and records every value in `tape`.
+    mutating func scan(into tape: inout JSONTapeBuilder) throws(PFError) -> JSONScanResult {
+        try scanDocument(&tape)
+    }
+
+    /// The scan, generic over what it tells as it goes (specialised: the pre-scan's
+    /// ``JSONNoSink`` costs nothing).
+    private func scanDocument<Sink: JSONScanSink>(_ sink: inout Sink) throws(PFError) -> JSONScanResult {
         var notes = KeyNotes()
         var start = 0
         if count >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF {
@@ -167,24 +178,30 @@ struct JSONScanner {
                     objectCounts.append(0)
                     newSlot = objectCounts.count - 1
                 }
+                let open = i
                 i = try skipSpace(i + 1)
                 if i < count, p[i] == UInt8(ascii: "}") {
                     i += 1
+                    sink.empty(.object, start: open, end: i)
                 } else {
+                    sink.open(.object, start: open)
                     if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
                     depth += 1
                     if depth > maxDepthSeen { maxDepthSeen = depth }
                     members = 1
                     slot = newSlot
-                    i = try scanKey(i, slot: slot, notes: &notes)
+                    i = try scanKey(i, slot: slot, notes: &notes, sink: &sink)
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
                 guard depth < maxDepth else { throw JSONError.limit("maxDepth", maxDepth, offset: i, in: bytes) }
+                let open = i
                 i = try skipSpace(i + 1)
                 if i < count, p[i] == UInt8(ascii: "]") {
                     i += 1
+                    sink.empty(.array, start: open, end: i)
                 } else {
+                    sink.open(.array, start: open)
                     if depth > 0 { saved.append(Frame(members: members, slot: slot)) }
                     depth += 1
                     if depth > maxDepthSeen { maxDepthSeen = depth }
@@ -193,16 +210,25 @@ struct JSONScanner {
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
+                let start = i
                 i = try scanString(i, quote: c)
+                sink.string(start: start, end: i)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = i
                 i = lenient ? try scanLenientNumber(i) : try scanNumber(i)
+                sink.number(start: start, end: i)
             case UInt8(ascii: "t"):
                 i = try scanLiteral(i, "true")
+                sink.literal(.bool, true, start: i - 4)
             case UInt8(ascii: "f"):
                 i = try scanLiteral(i, "false")
+                sink.literal(.bool, false, start: i - 5)
             case UInt8(ascii: "n"):
+                let start = i
                 i = lenient && byte(i + 1) | 0x20 == UInt8(ascii: "a") ? try scanLiteral(i, "nan") : try scanLiteral(i, "null")
+                sink.literal(.null, false, start: start)
             default:
+                // Lenient mode only, which never records a tape.
                 i = try scanLenientValue(i)
             }
 
@@ -218,7 +244,8 @@ struct JSONScanner {
                     }
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
                                           nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
-                                          nonASCIIKeys: notes.nonASCIIKeys, maxDepthSeen: maxDepthSeen)
+                                          nonASCIIKeys: notes.nonASCIIKeys, escapedKeys: notes.escapedKeys,
+                                          maxDepthSeen: maxDepthSeen)
                 }
                 let top = slot >= 0
                 i = try skipSpace(i)
@@ -234,7 +261,7 @@ struct JSONScanner {
                         guard members <= maxCollectionCount else {
                             throw JSONError.limit("maxCollectionCount", maxCollectionCount, offset: i, in: bytes)
                         }
-                        if top { i = try scanKey(i, slot: slot, notes: &notes) }
+                        if top { i = try scanKey(i, slot: slot, notes: &notes, sink: &sink) }
                         continue valueLoop
                     }
                 }
@@ -242,6 +269,7 @@ struct JSONScanner {
                     throw JSONError.unexpected(at: i, in: bytes, expected: top ? "',' or '}'" : "',' or ']'")
                 }
                 i += 1
+                sink.close(members: members, end: i)
                 if recordObjects, slot >= 0, slot < objectCounts.count { objectCounts[slot] = members }
                 depth -= 1
                 if let frame = saved.popLast() {
@@ -263,12 +291,13 @@ struct JSONScanner {
     /// Scans `"key" :` and the whitespace after it.
     /// - Parameter slot: the object's slot in `objectCounts`, for the repeated-key pass.
     /// - Returns: the offset of the member's value.
-    private func scanKey(_ i: Int, slot: Int, notes: inout KeyNotes) throws(PFError) -> Int {
+    private func scanKey<Sink: JSONScanSink>(_ i: Int, slot: Int, notes: inout KeyNotes, sink: inout Sink) throws(PFError) -> Int {
         let c = byte(i)
         guard i < count, c == UInt8(ascii: "\"") || (lenient && c == UInt8(ascii: "'")) else {
             throw JSONError.unexpected(at: i, in: bytes, expected: "a string key")
         }
         var j = try scanKeyString(i, quote: c, notes: &notes)
+        sink.key(start: i, end: j)
         if let finder { finder.add(decodeString(i, j), slot: slot) }
         // `"key": value` and `"key":value` are nearly every member: check them first.
         if j < count, p[j] == UInt8(ascii: ":") {

@@ -212,13 +212,17 @@ struct JSONKeyCache {
     mutating func key(_ entry: UnsafeMutablePointer<lh_entry>, nulStandIn: Unicode.Scalar?) -> String {
         // json-c keys are NUL-terminated C strings (it has no length for them).
         guard let chars = pf_json_entry_key(entry) else { return "" }
-        let raw = UnsafeRawPointer(chars)
-        let length = strlen(chars)
+        return key(UnsafeRawPointer(chars), length: strlen(chars), nulStandIn: nulStandIn)
+    }
+
+    /// A key from its bytes (`length` of them at `raw`) as a String, through the cache.
+    @inline(__always)
+    mutating func key(_ raw: UnsafeRawPointer, length: Int, nulStandIn: Unicode.Scalar?) -> String {
         guard length <= 16 else { return Self.makeKey(raw, length, nulStandIn) }
         var head: UInt64 = 0
         var tail: UInt64 = 0
         if length >= 8 {
-            // In bounds: the key has `length` (8…16) bytes before its NUL, so both 8-byte
+            // In bounds: the key has `length` (8…16) bytes, so both 8-byte
             // windows, [0, 8) and [length - 8, length), lie inside it.
             head = raw.loadUnaligned(as: UInt64.self)
             tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
