@@ -288,12 +288,27 @@ struct JSONTape {
     /// The number of distinct keys of an object: pairwise for small objects, through a
     /// sort by a hash of each key's bytes for large ones (linear-logarithmic, whatever the input).
     func distinctKeys(of object: Int) -> Int {
-        let keys = keyIndices(of: object)
-        if keys.count <= 32 {
+        let n = Int(entries[object].count)
+        if n <= 32 {
+            // Each key against the keys before it, walking the tape (no allocation).
             var distinct = 0
-            for a in keys.indices where !keys[..<a].contains(where: { sameKey($0, keys[a]) }) { distinct += 1 }
+            var a = object + 1
+            for _ in 0..<n {
+                var b = object + 1
+                var repeated = false
+                while b != a {
+                    if sameKey(a, b) {
+                        repeated = true
+                        break
+                    }
+                    b = Int(entries[b + 1].next)
+                }
+                if !repeated { distinct += 1 }
+                a = Int(entries[a + 1].next)
+            }
             return distinct
         }
+        let keys = keyIndices(of: object)
         var hashed = keys.map { (hash: keyHash($0), key: $0) }
         hashed.sort { $0.hash < $1.hash }
         var distinct = 0

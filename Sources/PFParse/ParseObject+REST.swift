@@ -62,7 +62,10 @@ extension ParseObject {
             order.append(key)
             // Built only for errors (an allocation per field otherwise).
             func here() -> PFCodingPath { path.appending(key: key) }
-            switch key {
+            // The special keys are 3, 6, 8 or 9 bytes long: other keys skip the string compares.
+            let length = key.utf8.count
+            let special = length == 3 || length == 6 || length == 8 || length == 9
+            switch special ? key : "" {
             case "__type", "className":
                 return
             case "objectId":
