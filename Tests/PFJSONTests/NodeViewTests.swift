@@ -123,7 +123,21 @@ import Testing
         #"{"a": [1, 2"#, #"{"a": 1} x"#, "\u{FEFF}{}", "{'a': 1, /* c */ \"b\": [1,],}",
         #"{"__type": "Date", "iso": "2011-06-10T18:33:42.123Z"}"#,
         "[\"\u{FF}\"]",  // invalid UTF-8 (lenient repairs it)
+        #"{"s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "t": "\u0000", "k": ["\t", "plain"]}"#,  // escapes in values
+        #"{"a\u0062": 1, "ab": 2, "q\"": 3}"#,  // escapes in keys: the same key twice
+        #"{"x": [1, {"y": [[], {}, [{"z": {"z": 1, "z": 2}}]]}]}"#,  // a repeated key deep in arrays
+        "[0, -0, 1E2, 2e-2, -1.25E+3, 9007199254740993, 4.9406564584124654e-324, 1.7976931348623157e308]",
+        NodeViewTests.wideObject(members: 40, repeating: false),
+        NodeViewTests.wideObject(members: 40, repeating: true),  // a repeated key among many
     ]
+
+    /// An object of `members` distinct keys, with the first key once more at the end when
+    /// `repeating` (large objects are checked for repeated keys by a sort, not pairwise).
+    static func wideObject(members: Int, repeating: Bool) -> String {
+        var parts = (0..<members).map { #""key\#($0)": \#($0)"# }
+        if repeating { parts.append(#""key0": "again""#) }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
 
     @Test(arguments: 0..<4)
     func agreesWithReadOnEdgeDocuments(_ which: Int) {
@@ -157,6 +171,44 @@ import Testing
             Self.expectAgreement(bytes, Self.rejecting, session: session, "\(value)")
             Self.expectAgreement(bytes, Self.untyped, "\(value)")
         }
+    }
+
+    /// With typed values on, `value()` of any node equals what `read` makes of the document
+    /// (typed objects, malformed ones with their error path), on every edge document.
+    @Test func valueFollowsTheTypedReader() {
+        let typed = JSONReader()
+        let documents = Self.documents + [
+            #"{"x": [{"__type": "Bytes", "base64": "AAE="}, {"CF$UID": 3}, {"__type": "Date", "iso": "2011-06-10T18:33:42.123Z"}]}"#,
+            #"{"x": [1, {"y": {"__type": "Date", "iso": "not a date"}}]}"#,
+            #"{"x": {"CF$UID": -1}}"#,
+            #"{"__type": "Pointer", "className": "A", "objectId": "b"}"#,
+        ]
+        for text in documents {
+            let bytes = Data(text.utf8)
+            let read: Outcome
+            do { read = .value(try typed.read(bytes)) } catch { read = .error(error) }
+            let copied: Outcome
+            do {
+                copied = .value(try typed.withDocument(bytes) { root throws(PFError) in try root.value() })
+            } catch {
+                copied = .error(error)
+            }
+            #expect(copied == read, "\(text)")
+        }
+    }
+
+    /// A wide object with all keys distinct is checked in n log n (a pairwise check of
+    /// 100,000 keys would not finish), and a repeated key among them is still found.
+    @Test func wideObjectsAreCheckedForRepeatedKeys() throws {
+        let text = Data(Self.wideObject(members: 100_000, repeating: false).utf8)
+        let count = try Self.rejecting.withDocument(text) { root throws(PFError) in root.count }
+        #expect(count == 100_000)
+        let repeated = Data(Self.wideObject(members: 100_000, repeating: true).utf8)
+        #expect(throws: PFError.self) { try Self.rejecting.withDocument(repeated) { root throws(PFError) in root.count } }
+        let merged = try Self.untyped.withDocument(repeated) { root throws(PFError) in
+            (root.count, root.member("key0")?.stringValue)
+        }
+        #expect(merged.0 == 100_000 && merged.1 == "again")
     }
 
     /// A typed object stays a plain object in the view; `value()` follows the reader's setting.
