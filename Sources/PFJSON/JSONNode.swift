@@ -218,7 +218,7 @@ public struct JSONNode {
         return JSONC.string(object)
     }
 
-    /// Calls `body` with a string's UTF-8 bytes in json-c's tree (no copy; valid only inside
+    /// Calls `body` with a string's UTF-8 bytes in place (no copy unless it has escapes; valid only inside
     /// `body`). In lenient mode they may hold invalid UTF-8, which ``stringValue`` repairs.
     /// - Parameter body: receives the bytes.
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
