@@ -224,18 +224,41 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         var conflicts: [TypeConflict] = []
         var row = 0
 
+        /// The previous object's typed fields in order. Rows of one class nearly always repeat
+        /// them, so a field with the key and type of the one at its position was recorded
+        /// already and needs no lookup (keys from one reader share storage: `==` is a compare
+        /// of two words).
+        var previous: [(key: String, field: ParseSchema.Field)] = []
+
         mutating func add(_ object: ParseObject) {
-            for (key, value) in object.fields {
-                guard let type = ParseSchema.fieldType(of: value) else { continue }
-                if let known = fields[key] {
-                    if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
-                        conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: row))
+            let keys = object.fields.keys
+            // The values are read in place (iterating the dictionary copies each value).
+            object.fields.values.elements.withUnsafeBufferPointer { values in
+                var position = 0
+                for k in values.indices {
+                    guard let type = ParseSchema.fieldType(of: values[k]) else { continue }
+                    defer { position += 1 }
+                    let key = keys[k]
+                    if position < previous.count, previous[position].field == type, previous[position].key == key { continue }
+                    record(key, type)
+                    if position < previous.count {
+                        previous[position] = (key, type)
+                    } else {
+                        previous.append((key, type))
                     }
-                } else {
-                    fields[key] = type
                 }
             }
             row += 1
+        }
+
+        private mutating func record(_ key: String, _ type: ParseSchema.Field) {
+            if let known = fields[key] {
+                if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
+                    conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: row))
+                }
+            } else {
+                fields[key] = type
+            }
         }
     }
 
