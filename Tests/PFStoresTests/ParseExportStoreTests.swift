@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import Testing
 import ZIPFoundation
 import PFTestSupport
@@ -357,6 +358,73 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         limits.maxDecompressedBytes = 1 << 20
         #expect { try ParseExportStore(url: zip, options: .init(limits: limits)).objects(in: "Item") } throws: { error in
             "\(error)".contains("maxDecompressedBytes")
+        }
+    }
+}
+
+/// The schema inferred while an export without `_SCHEMA.json` is read: each field takes the
+/// type of its first non-null value, and every other type a field shows is a conflict listed
+/// once, with the first row that has it — whatever order the rows give their fields in.
+@Suite struct ExportSchemaInferenceTests {
+    static let keys = ["name", "score", "owner", "flag", "note"]
+
+    /// Rows of one class drawn from a few keys with values of varying types (nulls and
+    /// pointers to two classes among them), fields in varying order and often repeating the
+    /// previous row's layout, as real exports do.
+    static let rows = Generator(run: { rng -> [ParseObject] in
+        var rows: [ParseObject] = []
+        var layout: [String] = []
+        for _ in 0..<Int.random(in: 1...40, using: &rng) {
+            if layout.isEmpty || Int.random(in: 0..<4, using: &rng) == 0 {
+                layout = Array(keys.shuffled(using: &rng).prefix(Int.random(in: 1...keys.count, using: &rng)))
+            }
+            var fields = OrderedDictionary<String, ParseValue>()
+            for key in layout {
+                let value: ParseValue
+                switch Int.random(in: 0..<12, using: &rng) {
+                case 0: value = .null
+                case 1: value = .string("s")
+                case 2: value = .bool(true)
+                case 3: value = .pointer(ParsePointer(className: "A", objectId: "x"))
+                case 4: value = .pointer(ParsePointer(className: "B", objectId: "y"))
+                default: value = .int(Int64(key.count))  // mostly one type per key
+                }
+                fields[key] = value
+            }
+            if let object = try? ParseObject(className: "Thing", objectId: "id\(rows.count)", fields: fields) {
+                rows.append(object)
+            }
+        }
+        return rows
+    }, shrink: { _ in [] })
+
+    @Test func inferenceMatchesAFieldByFieldReading() async throws {
+        let scratch = try Scratch()
+        await propertyCheck(count: 60, input: Self.rows) { rows in
+            // The reference: every field of every row, looked up by name.
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            var conflicts: [(field: String, kept: ParseSchema.Field, other: ParseSchema.Field, row: Int)] = []
+            for (row, object) in rows.enumerated() {
+                for (key, value) in object.fields {
+                    guard let type = ParseSchema.fieldType(of: value) else { continue }
+                    if let known = fields[key] {
+                        if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
+                            conflicts.append((key, known, type, row))
+                        }
+                    } else {
+                        fields[key] = type
+                    }
+                }
+            }
+            let text = try? JSONWriter().write(["results": .array(rows.map(\.restValue))])
+            let dir = scratch.path(UUID().uuidString)
+            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try? text?.write(to: dir.appendingPathComponent("Thing.json"))
+            let store = ParseExportStore(url: dir)
+            let schema = try? store.schema()
+            #expect(schema?.classes["Thing"] == fields)
+            #expect(store.typeConflicts.map { "\($0.className).\($0.field) \($0.kept) \($0.other) \($0.row)" }
+                == conflicts.map { "Thing.\($0.field) \($0.kept) \($0.other) \($0.row)" })
         }
     }
 }
