@@ -46,64 +46,50 @@ public enum PFDateFormat {
 
     /// ``parseISO8601(_:)`` over UTF-8 bytes.
     static func parseISO8601(utf8 b: UnsafeBufferPointer<UInt8>) -> Date? {
-        var i = 0
-        func digits(_ n: Int) -> Int? {
-            guard i + n <= b.count else { return nil }
-            var v = 0
-            for k in 0..<n {
-                let c = b[i + k]
-                guard c >= 48, c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += n
-            return v
-        }
-        func expect(_ c: UInt8) -> Bool {
-            guard i < b.count, b[i] == c else { return false }
-            i += 1
-            return true
-        }
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-            let day = digits(2)
+        // A cursor struct, not nested functions over a captured `var i`: a captured variable
+        // is boxed and every access is checked for exclusivity at run time.
+        var cursor = ISOCursor(b: b)
+        guard let year = cursor.digits(4), cursor.expect(UInt8(ascii: "-")), let month = cursor.digits(2), cursor.expect(UInt8(ascii: "-")),
+            let day = cursor.digits(2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         var seconds = 0.0
         var offset = 0
-        if i < b.count {
-            guard expect(UInt8(ascii: "T")) || expect(UInt8(ascii: " ")) else { return nil }
-            guard let hh = digits(2), expect(UInt8(ascii: ":")), let mm = digits(2) else { return nil }
+        if cursor.i < b.count {
+            guard cursor.expect(UInt8(ascii: "T")) || cursor.expect(UInt8(ascii: " ")) else { return nil }
+            guard let hh = cursor.digits(2), cursor.expect(UInt8(ascii: ":")), let mm = cursor.digits(2) else { return nil }
             var ss = 0
-            if expect(UInt8(ascii: ":")) {
-                guard let s = digits(2) else { return nil }
+            if cursor.expect(UInt8(ascii: ":")) {
+                guard let s = cursor.digits(2) else { return nil }
                 ss = s
             }
             guard hh < 24, mm < 60, ss < 61 else { return nil }
             var fraction = 0.0
-            if expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) {
+            if cursor.expect(UInt8(ascii: ".")) || cursor.expect(UInt8(ascii: ",")) {
                 var scale = 0.1
                 var any = false
-                while i < b.count, b[i] >= 48, b[i] <= 57 {
-                    fraction += Double(b[i] - 48) * scale
+                while cursor.i < b.count, b[cursor.i] >= 48, b[cursor.i] <= 57 {
+                    fraction += Double(b[cursor.i] - 48) * scale
                     scale /= 10
-                    i += 1
+                    cursor.i += 1
                     any = true
                 }
                 guard any else { return nil }
             }
             seconds = Double(hh * 3600 + mm * 60 + ss) + fraction
-            if expect(UInt8(ascii: "Z")) || expect(UInt8(ascii: "z")) {
-            } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-                i += 1
-                guard let oh = digits(2) else { return nil }
-                _ = expect(UInt8(ascii: ":"))
-                guard let om = digits(2), oh < 24, om < 60 else { return nil }
+            if cursor.expect(UInt8(ascii: "Z")) || cursor.expect(UInt8(ascii: "z")) {
+            } else if cursor.i < b.count, b[cursor.i] == UInt8(ascii: "+") || b[cursor.i] == UInt8(ascii: "-") {
+                let sign = b[cursor.i] == UInt8(ascii: "-") ? -1 : 1
+                cursor.i += 1
+                guard let oh = cursor.digits(2) else { return nil }
+                _ = cursor.expect(UInt8(ascii: ":"))
+                guard let om = cursor.digits(2), oh < 24, om < 60 else { return nil }
                 offset = sign * (oh * 3600 + om * 60)
-            } else if i < b.count {
+            } else if cursor.i < b.count {
                 return nil
             }
         }
-        guard i == b.count else { return nil }
+        guard cursor.i == b.count else { return nil }
         let days = daysFromCivil(year, month, day)
         let unix = Double(days) * 86_400 + seconds - Double(offset)
         return Date(timeIntervalSince1970: unix)
@@ -150,5 +136,31 @@ public enum PFDateFormat {
     static func pad(_ v: some BinaryInteger, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
+
+/// The read position in an ISO 8601 date's bytes.
+private struct ISOCursor {
+    let b: UnsafeBufferPointer<UInt8>
+    var i = 0
+
+    /// Reads exactly `n` decimal digits.
+    mutating func digits(_ n: Int) -> Int? {
+        guard i + n <= b.count else { return nil }
+        var v = 0
+        for k in 0..<n {
+            let c = b[i + k]
+            guard c >= 48, c <= 57 else { return nil }
+            v = v * 10 + Int(c - 48)
+        }
+        i += n
+        return v
+    }
+
+    /// Consumes `c` when it is next.
+    mutating func expect(_ c: UInt8) -> Bool {
+        guard i < b.count, b[i] == c else { return false }
+        i += 1
+        return true
     }
 }

@@ -50,8 +50,12 @@ extension ParseObject {
             throw ParseFailure.make(.invalidClassName, problem, path: path, context: context)
         }
         let count = d.restCount
-        var fields = OrderedDictionary<String, ParseValue>()
-        fields.reserveCapacity(count)
+        // Both inputs give each key once, so the fields are gathered as two arrays and the
+        // dictionary is built at the end without a lookup per insertion.
+        var fieldKeys: [String] = []
+        var fieldValues: [ParseValue] = []
+        fieldKeys.reserveCapacity(count)
+        fieldValues.reserveCapacity(count)
         var order: [String] = []
         order.reserveCapacity(count)
         var objectId: String?
@@ -62,31 +66,31 @@ extension ParseObject {
             order.append(key)
             // Built only for errors (an allocation per field otherwise).
             func here() -> PFCodingPath { path.appending(key: key) }
-            // The special keys are 3, 6, 8 or 9 bytes long: other keys skip the string compares.
-            let length = key.utf8.count
-            let special = length == 3 || length == 6 || length == 8 || length == 9
-            switch special ? key : "" {
-            case "__type", "className":
+            switch RESTKey(key) {
+            case .ignored?:
                 return
-            case "objectId":
+            case .objectId?:
                 switch value.restCase {
                 case .string(let s): objectId = s
                 case .null: objectId = nil
                 default:
                     throw ParseFailure.make(.incorrectType, "objectId must be a string, not \(ParseFailure.describe(value))", path: here(), context: context)
                 }
-            case "createdAt", "updatedAt":
-                let date = try ParseObject.timestamp(value, key: key, path: here(), context: context)
-                if key == "createdAt" { createdAt = date } else { updatedAt = date }
-            case "ACL":
+            case .createdAt?:
+                createdAt = try ParseObject.timestamp(value, key: key, path: here(), context: context)
+            case .updatedAt?:
+                updatedAt = try ParseObject.timestamp(value, key: key, path: here(), context: context)
+            case .acl?:
                 acl = try ParseACL(rest: value, path: here(), context: context)
-            default:
+            case nil:
                 if let problem = ParseRules.fieldNameProblem(key, className: className) {
                     throw ParseFailure.make(.invalidFieldName, problem, path: here(), context: context)
                 }
-                fields[key] = try ParseValue.decode(value, path: here(), context: context)
+                fieldValues.append(try ParseValue.decode(value, path: here(), context: context))
+                fieldKeys.append(key)
             }
         }
+        let fields = OrderedDictionary(uncheckedUniqueKeys: fieldKeys, values: fieldValues)
         self.className = className
         self.fields = fields
         self.isDataAvailable = true
@@ -96,6 +100,28 @@ extension ParseObject {
         self.acl = acl
         aclChanged = false
         sourceKeyOrder = order
+    }
+
+    /// The top-level keys a REST object reads specially, told by length first (most field
+    /// names have none of these lengths, so they cost no string comparison).
+    enum RESTKey {
+        case ignored, objectId, createdAt, updatedAt, acl
+
+        init?(_ key: String) {
+            switch key.utf8.count {
+            case 3 where key == "ACL": self = .acl
+            case 6 where key == "__type": self = .ignored
+            case 8 where key == "objectId": self = .objectId
+            case 9:
+                switch key {
+                case "createdAt": self = .createdAt
+                case "updatedAt": self = .updatedAt
+                case "className": self = .ignored
+                default: return nil
+                }
+            default: return nil
+            }
+        }
     }
 
     static func timestamp<Input: ParseRESTInput>(_ value: Input, key: String, path: @autoclosure () -> PFCodingPath,
