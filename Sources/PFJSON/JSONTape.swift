@@ -56,7 +56,9 @@ struct JSONTapeEntry {
     var end: UInt32
     /// The index of the entry after this value's subtree.
     var next: UInt32
-    /// A container's elements or members (a repeated key counted each time).
+    /// A container's elements or members (a repeated key counted each time); for an object
+    /// key, a fingerprint of its bytes (``JSONTapeBuilder/fingerprint(_:_:_:)``), so that
+    /// keys are compared byte by byte only when their fingerprints agree.
     var count: UInt32
 }
 
@@ -109,6 +111,24 @@ struct JSONTapeBuilder: JSONScanSink {
     @inline(__always)
     mutating func key(start: Int, end: Int) {
         append(.string, 0, start + 1, end - 1)
+        entries[entries.count - 1].count = Self.fingerprint(p, start + 1, end - 1)
+    }
+
+    /// A 32-bit digest of the bytes `start..<end`: their length and their first and last
+    /// four bytes (equal keys always have equal fingerprints).
+    @inline(__always)
+    static func fingerprint(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> UInt32 {
+        let n = end - start
+        var head: UInt32 = 0
+        var tail: UInt32 = 0
+        if n >= 4 {
+            // Both four-byte windows lie inside the key.
+            head = UnsafeRawPointer(p + start).loadUnaligned(as: UInt32.self)
+            tail = UnsafeRawPointer(p + end - 4).loadUnaligned(as: UInt32.self)
+        } else {
+            for k in 0..<n { head |= UInt32(p[start + k]) << (8 * UInt32(k)) }
+        }
+        return (head &* 0x9E37_79B1) ^ tail ^ UInt32(truncatingIfNeeded: n)
     }
 
     @inline(__always)
@@ -268,6 +288,7 @@ struct JSONTape {
     private func sameKey(_ a: Int, _ b: Int) -> Bool {
         let ea = entries[a]
         let eb = entries[b]
+        guard ea.count == eb.count else { return false }  // the fingerprints differ
         let n = Int(ea.end - ea.start)
         guard n == Int(eb.end - eb.start) else { return false }
         return memcmp(p + Int(ea.start), p + Int(eb.start), n) == 0

@@ -27,8 +27,14 @@ public enum ParseRules {
     /// - Parameter name: a key or class name.
     /// - Returns: `true` when it matches.
     public static func matchesNamePattern(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8(matchesNamePattern)
+    }
+
+    /// ``matchesNamePattern(_:)`` over UTF-8 bytes.
+    static func matchesNamePattern(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var first = true
-        for byte in name.utf8 {
+        for byte in bytes {
             let isLetter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
             if first {
                 guard isLetter else { return false }
@@ -47,19 +53,25 @@ public enum ParseRules {
     /// - Returns: a phrase for an error message, or `nil`.
     public static func fieldNameProblem(_ key: String, className: String? = nil) -> String? {
         // Nearly every key matches the pattern (so holds no '$' or '.') and is none of the
-        // fixed names, whose lengths are 3, 6, 8 and 9: one pass over the bytes answers.
+        // fixed names (default columns and reserved keys, of 3, 6, 8 and 9 bytes): one pass
+        // over the bytes and at most three comparisons answer.
         if matchesNamePattern(key) {
+            let fixed: Bool
             switch key.utf8.count {
-            case 3, 6, 8, 9: break
-            default: return nil
+            case 3: fixed = key == "ACL"
+            case 6: fixed = key == "length"
+            case 8: fixed = key == "objectId"
+            case 9: fixed = key == "createdAt" || key == "updatedAt" || key == "className"
+            default: fixed = false
             }
+            if !fixed { return nil }
         }
         if defaultColumns.contains(key) {
             return "'\(key)' is a default column of every class and cannot be set as a field"
         }
         if key == "className", className == "_Hooks" { return nil }
         if reservedKeys.contains(key) { return "'\(key)' is a reserved key" }
-        if key.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ".") }) {
+        if hasReservedCharacter(key) {
             return "'\(key)' contains '$' or '.', which Parse reserves"
         }
         if !matchesNamePattern(key) {
@@ -81,11 +93,17 @@ public enum ParseRules {
         }
     }
 
+    /// Whether a key holds `$` or `.`.
+    static func hasReservedCharacter(_ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in bytes.contains { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ".") } }
+    }
+
     /// Why a key inside a nested object is invalid (`$` or `.` in it), or `nil`.
     /// - Parameter key: a key of a plain object value.
     /// - Returns: a phrase for an error message, or `nil`.
     public static func nestedKeyProblem(_ key: String) -> String? {
-        if key.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ".") }) {
+        if hasReservedCharacter(key) {
             return "nested key '\(key)' contains '$' or '.', which Parse reserves"
         }
         return nil
