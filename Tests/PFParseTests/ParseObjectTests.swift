@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ParseRulesTests {
     @Test func keyNames() {
-        for good in ["score", "playerName", "a1_b", "Z"] { #expect(ParseRules.fieldNameProblem(good) == nil, "\(good)") }
+        for good in ["score", "playerName", "a1_b", "Z", "accuracy", "objectID", "createdBy", "ACLs", "lengthy", "acl"] { #expect(ParseRules.fieldNameProblem(good) == nil, "\(good)") }
         for bad in ["", "1abc", "_private", "a.b", "$set", "a-b", "naïve", "objectId", "createdAt", "updatedAt", "ACL",
                     "className", "length", "__type"] {
             #expect(ParseRules.fieldNameProblem(bad) != nil, "\(bad)")
