@@ -206,9 +206,73 @@ struct JSONTape {
         return Self.magnitude(p, Int(e.start), Int(e.end))
     }
 
-    /// A double token converted by `strtod`, as json-c converts it (the scanner bounded its
-    /// length by `maxNumberLength`).
+    /// Exact powers of ten for ``double(_:)``'s fast path.
+    private static let powersOfTen: [Double] = (0...22).map { (k: Int) -> Double in
+        var value = 1.0
+        for _ in 0..<k { value *= 10 }
+        return value
+    }
+
+    /// A double token, converted as json-c converts it (`strtod`, correctly rounded).
+    ///
+    /// Most tokens take Clinger's fast path: a decimal mantissa of at most 2^53 and a power of
+    /// ten of at most 10^22 are both exact doubles, so one IEEE multiplication or division
+    /// rounds exactly as `strtod` does. Longer mantissas and larger exponents go to `strtod`
+    /// (the scanner bounded the token's length by `maxNumberLength`).
     func double(_ index: Int) -> Double {
+        let e = entries[index]
+        if let value = Self.fastDouble(p, Int(e.start), Int(e.end)) { return value }
+        return strtodDouble(index)
+    }
+
+    /// Clinger's fast path over a validated number token, or `nil` when it does not apply.
+    @inline(__always)
+    static func fastDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        var k = start
+        let negative = p[k] == UInt8(ascii: "-")
+        if negative { k += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0  // the decimal exponent the fraction digits add
+        var seenPoint = false
+        while k < end {
+            let c = p[k]
+            if c == UInt8(ascii: ".") {
+                seenPoint = true
+            } else if c &- UInt8(ascii: "0") < 10 {
+                if mantissa != 0 || c != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 19 else { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(c &- UInt8(ascii: "0"))
+                if seenPoint { scale -= 1 }
+            } else {
+                break  // 'e' or 'E'
+            }
+            k += 1
+        }
+        var exponent = 0
+        if k < end {
+            k += 1  // past 'e'
+            var exponentNegative = false
+            if p[k] == UInt8(ascii: "+") || p[k] == UInt8(ascii: "-") {
+                exponentNegative = p[k] == UInt8(ascii: "-")
+                k += 1
+            }
+            while k < end {
+                exponent = exponent * 10 + Int(p[k] &- UInt8(ascii: "0"))
+                guard exponent <= 400 else { return nil }
+                k += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        exponent += scale
+        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        value = exponent < 0 ? value / powersOfTen[-exponent] : value * powersOfTen[exponent]
+        return negative ? -value : value
+    }
+
+    /// A double token through `strtod`.
+    private func strtodDouble(_ index: Int) -> Double {
         let e = entries[index]
         let n = Int(e.end - e.start)
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer in

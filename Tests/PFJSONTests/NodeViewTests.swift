@@ -197,6 +197,40 @@ import Testing
         }
     }
 
+    /// Doubles read in place equal json-c's `strtod` conversion bit for bit, on decimal texts
+    /// around the fast path's edges (2^53 mantissas, 10^±22, 19 and 20 digits, signs, zeros).
+    @Test func doublesMatchJSONCBitForBit() async {
+        let text = Generator(run: { rng -> String in
+            let digits = Int.random(in: 1...21, using: &rng)
+            var mantissa = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+            if Bool.random(using: &rng), mantissa.count > 1 {
+                let point = Int.random(in: 1..<mantissa.count, using: &rng)
+                mantissa.insert(".", at: mantissa.index(mantissa.startIndex, offsetBy: point))
+            } else if !mantissa.contains(".") {
+                mantissa += ".5"
+            }
+            if mantissa.first == "0", mantissa.dropFirst().first != "." { mantissa = "0." + mantissa.dropFirst().filter { $0 != "." } }
+            let sign = Bool.random(using: &rng) ? "-" : ""
+            let exponent = Bool.random(using: &rng) ? "e\(Int.random(in: -30...30, using: &rng))" : ""
+            return sign + mantissa + exponent
+        }, shrink: { _ in [] })
+        let reader = JSONReader()
+        let edges = ["9007199254740993.0", "9007199254740992.5", "1e22", "1e23", "1.5e-22", "4.9406564584124654e-324",
+                     "0.1", "-0.0", "123456789012345678.9", "1234567890123456789e-5", "17976931348623157e292"]
+        for edge in edges {
+            let bytes = Data("[\(edge)]".utf8)
+            let viaJSONC = (try? reader.read(bytes))?[0]?.doubleValue
+            let inPlace = try? reader.withDocument(bytes) { root throws(PFError) in root.element(at: 0)?.doubleValue }
+            #expect(viaJSONC?.bitPattern == inPlace?.bitPattern, "\(edge)")
+        }
+        await propertyCheck(count: 2000, input: text) { number in
+            let bytes = Data("[\(number)]".utf8)
+            guard let viaJSONC = (try? reader.read(bytes))?[0]?.doubleValue else { return }
+            let inPlace = try? reader.withDocument(bytes) { root throws(PFError) in root.element(at: 0)?.doubleValue }
+            #expect(viaJSONC.bitPattern == inPlace?.bitPattern, "\(number)")
+        }
+    }
+
     /// A wide object with all keys distinct is checked in n log n (a pairwise check of
     /// 100,000 keys would not finish), and a repeated key among them is still found.
     @Test func wideObjectsAreCheckedForRepeatedKeys() throws {
