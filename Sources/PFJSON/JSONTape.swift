@@ -300,23 +300,92 @@ struct JSONTape {
     func string(_ index: Int) -> String {
         let raw = rawString(index)
         guard hasEscape(raw) else { return String(decoding: raw, as: UTF8.self) }
-        return String(decoding: decoded(index), as: UTF8.self)
+        // Escapes only shorten the text, so its length bounds the decoded bytes.
+        return String(unsafeUninitializedCapacity: raw.count) { Self.unescape(raw, into: $0) }
     }
 
     /// Calls `body` with a string's decoded bytes.
     func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let raw = rawString(index)
         guard hasEscape(raw) else { return try body(raw) }
-        let bytes = decoded(index)
-        let result: Result<R, E> = bytes.withUnsafeBytes { buffer in Result { () throws(E) -> R in try body(buffer) } }
+        let result: Result<R, E> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { buffer in
+            let n = Self.unescape(raw, into: buffer)
+            return Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)) }
+        }
         return try result.get()
     }
 
-    /// A string with escapes, decoded as json-c decodes it.
-    private func decoded(_ index: Int) -> [UInt8] {
-        let e = entries[index]
-        let scanner = JSONScanner(bytes: input, base: input.baseAddress!, options: JSONReader.Options())
-        return scanner.decodeString(Int(e.start) - 1, Int(e.end) + 1)
+    /// Decodes the text of a strict string (the scanner checked every escape: complete, valid,
+    /// surrogates paired) into `out`, which holds at least `raw.count` bytes, as json-c decodes
+    /// it; runs between escapes are copied whole.
+    /// - Returns: the number of bytes written.
+    static func unescape(_ raw: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        guard let src = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), let dst = out.baseAddress else { return 0 }
+        let n = raw.count
+        var i = 0
+        var o = 0
+        @inline(__always) func hex(_ k: Int) -> UInt32 {
+            var v: UInt32 = 0
+            for j in k..<k + 4 {
+                let d = src[j]
+                v = v << 4 | UInt32(d <= UInt8(ascii: "9") ? d &- UInt8(ascii: "0") : (d | 0x20) &- UInt8(ascii: "a") &+ 10)
+            }
+            return v
+        }
+        while i < n {
+            // Copy the run up to the next backslash (or the end) in one go.
+            let rest = n - i
+            let stop = memchr(src + i, Int32(UInt8(ascii: "\\")), rest).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - src } ?? n
+            if stop > i {
+                (dst + o).update(from: src + i, count: stop - i)
+                o += stop - i
+                i = stop
+            }
+            guard i + 1 < n else { break }
+            let e = src[i + 1]
+            i += 2
+            var scalar: UInt32
+            switch e {
+            case UInt8(ascii: "b"): scalar = 0x08
+            case UInt8(ascii: "f"): scalar = 0x0C
+            case UInt8(ascii: "n"): scalar = 0x0A
+            case UInt8(ascii: "r"): scalar = 0x0D
+            case UInt8(ascii: "t"): scalar = 0x09
+            case UInt8(ascii: "u"):
+                guard i + 4 <= n else { return o }
+                scalar = hex(i)
+                i += 4
+                if scalar >= 0xD800, scalar <= 0xDBFF, i + 6 <= n, src[i] == UInt8(ascii: "\\"), src[i + 1] == UInt8(ascii: "u") {
+                    let low = hex(i + 2)
+                    if low >= 0xDC00, low <= 0xDFFF {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    }
+                }
+            default: scalar = UInt32(e)  // \" \\ \/
+            }
+            // UTF-8 (a lone surrogate cannot reach here: strict scanning refuses it).
+            if scalar < 0x80 {
+                dst[o] = UInt8(scalar)
+                o += 1
+            } else if scalar < 0x800 {
+                dst[o] = UInt8(0xC0 | scalar >> 6)
+                dst[o + 1] = UInt8(0x80 | scalar & 0x3F)
+                o += 2
+            } else if scalar < 0x10000 {
+                dst[o] = UInt8(0xE0 | scalar >> 12)
+                dst[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                dst[o + 2] = UInt8(0x80 | scalar & 0x3F)
+                o += 3
+            } else {
+                dst[o] = UInt8(0xF0 | scalar >> 18)
+                dst[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                dst[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                dst[o + 3] = UInt8(0x80 | scalar & 0x3F)
+                o += 4
+            }
+        }
+        return o
     }
 
     // MARK: Objects

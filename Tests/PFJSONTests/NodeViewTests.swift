@@ -231,6 +231,45 @@ import Testing
         }
     }
 
+    /// Strings with every kind of escape (short forms, `\/`, `\u` for any scalar, surrogate
+    /// pairs for astral ones) decode in place as json-c decodes them, through both
+    /// `stringValue` and `withStringBytes`.
+    @Test func escapedStringsMatchJSONC() async {
+        let text = Generator(run: { rng -> String in
+            let pool: [Unicode.Scalar] = ["a", "Z", "/", "\"", "\\", "\n", "\t", "\u{08}", "\u{0C}", "\r", "\u{01}", "\u{00}",
+                                          "é", "€", "楽", "\u{7F}", "\u{80}", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}", "😀", "\u{10FFFF}"]
+            var out = "\""
+            for _ in 0..<Int.random(in: 0...24, using: &rng) {
+                guard let scalar = pool.randomElement(using: &rng) else { continue }
+                let forced = scalar.value < 0x20 || scalar == "\"" || scalar == "\\"
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0 where !forced:
+                    out.unicodeScalars.append(scalar)
+                case 1 where ["/", "\"", "\\", "\n", "\t", "\r", "\u{08}", "\u{0C}"].contains(scalar):
+                    let short: [Unicode.Scalar: String] = ["/": "\\/", "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t",
+                                                           "\r": "\\r", "\u{08}": "\\b", "\u{0C}": "\\f"]
+                    out += short[scalar] ?? ""
+                default:
+                    for unit in String(scalar).utf16 { out += String(format: "\\u%04X", unit) }
+                }
+            }
+            return out + "\""
+        }, shrink: { _ in [] })
+        let reader = JSONReader()
+        await propertyCheck(count: 1000, input: text) { literal in
+            let bytes = Data("[\(literal)]".utf8)
+            guard case .array(let items)? = try? reader.read(bytes), case .string(let expected)? = items.first else {
+                Issue.record("json-c did not read \(literal)")
+                return
+            }
+            let got = try? reader.withDocument(bytes) { root throws(PFError) in
+                (root.element(at: 0)?.stringValue, root.element(at: 0)?.withStringBytes { Array($0) })
+            }
+            #expect(got?.0 == expected, "\(literal)")
+            #expect(got?.1 == Array(expected.utf8), "\(literal)")
+        }
+    }
+
     /// A wide object with all keys distinct is checked in n log n (a pairwise check of
     /// 100,000 keys would not finish), and a repeated key among them is still found.
     @Test func wideObjectsAreCheckedForRepeatedKeys() throws {
