@@ -80,6 +80,18 @@ public struct ParseObject: Sendable {
         self.aclChanged = false
     }
 
+    /// The object with other fields, as a store would have read it: no operations are
+    /// recorded and the key order of the source is kept for the fields that remain.
+    /// - Parameter fields: the new fields.
+    /// - Returns: the copy.
+    /// - Throws: ``PFError`` with Parse code 105 (InvalidFieldName) for a field name.
+    public func replacingFields(_ fields: OrderedDictionary<String, ParseValue>) throws(PFError) -> ParseObject {
+        for key in fields.keys where self.fields[key] == nil { try ParseRules.checkFieldName(key, className: className) }
+        var copy = self
+        copy.fields = fields
+        return copy
+    }
+
     /// A pointer stub: an object known only by class and id, without data.
     /// - Parameters:
     ///   - className: the class.

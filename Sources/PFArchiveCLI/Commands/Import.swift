@@ -23,6 +23,13 @@ struct Import: ParsableCommand {
             new DEST absent and an existing one unchanged. A killed import leaves only a \
             temporary file (or a journal SQLite rolls back); running it again completes it.
 
+            With --rules FILE (a copy rules file, see Docs/GraphCopy.md) each object is \
+            imported as the rules make it: Type.key and *.key rules leave fields out, set or \
+            regenerate them, and drop Pointers and Relations (omit) or keep them only when the \
+            target class is imported (conditional). objectId is never changed. The profile is \
+            --profile, else the file's "import" profile, else every Pointer kept with the \
+            file's shared rules.
+
             The report at the end lists objects per class, relation rows, dangling pointers \
             (with class, objectId, key and target) and rejected rows with the reason. A \
             progress bar is drawn on a terminal, never when stderr is piped.
@@ -31,6 +38,7 @@ struct Import: ParsableCommand {
               pfarchive import export/ app.sqlite
               pfarchive import ParseExport.zip app.sqlite --classes _User,Post
               pfarchive import app.sqlite export-copy/ --json > report.json
+              pfarchive import export/ app.sqlite --rules strip-passwords.json
             """
     )
 
@@ -49,6 +57,12 @@ struct Import: ParsableCommand {
     @Option(name: .long, help: "Threads parsing a Parse export's rows (default: the processor count; 1 parses on the importing thread).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(name: .long, help: "A copy rules file (JSON) deciding, per class and field, what each imported object keeps.")
+    var rules: String?
+
+    @Option(name: .long, help: "The rules file's profile to use (default: its \"import\" profile, else every Pointer kept).")
+    var profile: String?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
@@ -58,6 +72,7 @@ struct Import: ParsableCommand {
         if let classes, classes.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("--classes must be class names separated by commas, such as _User,Post.")
         }
+        if profile != nil, rules == nil { throw ValidationError("--profile needs --rules FILE.") }
     }
 
     func run() throws {
@@ -78,7 +93,9 @@ struct Import: ParsableCommand {
         if let s = sourceLocation.url, let d = destLocation.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
             throw ValidationError("SOURCE and DEST are the same store.")
         }
-        let reader: any ObjectStoreReader
+        let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let copyRules = try loadRules()
+        var reader: any ObjectStoreReader
         let writer: any ObjectStoreWriter
         do {
             reader = try openers.reader(for: sourceLocation)
@@ -86,12 +103,18 @@ struct Import: ParsableCommand {
             throw CLIFailure(file: sourceLocation.description, error)
         }
         defer { reader.close() }
+        if let copyRules {
+            do {
+                reader = try RuledStoreReader(source: reader, rules: copyRules, importedClasses: wanted)
+            } catch {
+                throw ValidationError("\(rules ?? ""): \(error.message)")
+            }
+        }
         do {
             writer = try openers.writer(for: destLocation)
         } catch {
             throw CLIFailure(file: destLocation.description, error)
         }
-        let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let importer = StoreImporter(options: .init(classes: wanted, batchSize: batchSize))
         var bar = CountingProgress()
         let report: StoreImporter.Report
@@ -110,6 +133,19 @@ struct Import: ParsableCommand {
             FileHandle.standardOutput.write(text)
         } else {
             FileHandle.standardOutput.write(Data((report.lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+
+    /// The compiled rules of `--rules` and `--profile`, or `nil` without `--rules`.
+    func loadRules() throws -> CopyRules? {
+        guard let rules else { return nil }
+        do {
+            let file = try CopyRulesFile.load(try FileIO.read(rules, limit: 64 << 20))
+            if let profile { return try file.rules(profile: profile) }
+            if file.profiles["import"] != nil { return try file.rules(profile: "import") }
+            return try CopyRules(profile: RuledStoreReader.importProfile(file), schema: file.schema)
+        } catch let error as PFError {
+            throw CLIFailure(file: rules, error)
         }
     }
 }
