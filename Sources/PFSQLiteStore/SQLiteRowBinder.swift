@@ -66,14 +66,23 @@ struct SQLiteRowBinder {
         }
     }
 
-    /// Binds a value as JSON text, written through the scratch buffer.
-    mutating func json(_ value: PFValue, key: String) throws(PFError) {
+    /// Binds a value as JSON text, written straight into the scratch buffer
+    /// (``SQLiteJSONText``); what that path leaves aside goes through `tree` and `JSONWriter`,
+    /// which also gives the error of a value JSON cannot hold.
+    mutating func json(
+        key: String, _ direct: (inout [UInt8]) throws(SQLiteJSONText.Fallback) -> Void, tree: () -> PFValue
+    ) throws(PFError) {
         index += 1
         scratch.removeAll(keepingCapacity: true)
         do {
-            try SQLiteValueCodec.writer.write(value, into: &scratch)
+            try direct(&scratch)
         } catch {
-            throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
+            scratch.removeAll(keepingCapacity: true)
+            do {
+                try SQLiteValueCodec.writer.write(tree(), into: &scratch)
+            } catch {
+                throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
+            }
         }
         let i = index
         scratch.withUnsafeBufferPointer { bytes in
@@ -81,6 +90,12 @@ struct SQLiteRowBinder {
                 _ = sqlite3_bind_text(statement, i, $0, Int32(bytes.count), Self.transient)
             }
         }
+    }
+
+    /// Binds a field value as its REST JSON.
+    mutating func json(_ value: ParseValue, key: String) throws(PFError) {
+        try json(key: key, { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in try SQLiteJSONText.append(value, to: &out) },
+                 tree: { value.restValue })
     }
 
     /// Runs the statement once with the bound row.
@@ -106,30 +121,53 @@ struct SQLiteRowBinder {
             if let objectId = object.objectId { text(objectId) } else { null() }
             if let date = object.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
             if let date = object.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
-            if let acl = object.acl { try json(acl.restValue, key: "ACL") } else { null() }
+            if let acl = object.acl {
+                try json(key: "ACL", { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in SQLiteJSONText.append(acl, to: &out) },
+                         tree: { acl.restValue })
+            } else {
+                null()
+            }
             let extraIndex = index + 1
             null()  // _extra, bound again below when needed
-            var extra = OrderedDictionary<String, PFValue>()
+            var extra: [(key: String, value: ParseValue)] = []
             var matched = 0
+            // An object's fields mostly come in the layout's order (the layout was learned
+            // from such objects): compare the key at the same position before hashing.
+            let keys = object.fields.keys
+            let values = object.fields.values
+            var position = 0
             for field in fields.values {
-                guard let value = object.fields[field.name] else {
+                let at: Int
+                if position < keys.count, keys[position] == field.name {
+                    at = position
+                } else if let found = object.fields.index(forKey: field.name) {
+                    at = found
+                } else {
                     null()
                     continue
                 }
+                let value = values[at]
+                position = at + 1
                 matched += 1
                 if try !bindColumn(value, field) {
                     null()
-                    extra[field.name] = value.restValue
+                    extra.append((field.name, value))
                 }
             }
             if object.fields.count > matched {
                 // Fields without a column: nulls (a null has no type to make a column of).
-                for (key, value) in object.fields where fields[key] == nil { extra[key] = value.restValue }
+                for (key, value) in object.fields where fields[key] == nil { extra.append((key, value)) }
             }
             if !extra.isEmpty {
                 let end = index
                 index = extraIndex - 1
-                try json(.dictionary(extra), key: "_extra")
+                try json(
+                    key: "_extra", { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in try SQLiteJSONText.append(fields: extra, to: &out) },
+                    tree: {
+                        var tree = OrderedDictionary<String, PFValue>()
+                        for (key, value) in extra { tree[key] = value.restValue }
+                        return .dictionary(tree)
+                    })
                 index = end
             }
         } catch {
@@ -156,7 +194,7 @@ struct SQLiteRowBinder {
         case (.json, _):
             switch (field.field.type, value) {
             case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
-                try json(value.restValue, key: field.name)
+                try json(value, key: field.name)
             default: return false
             }
         default: return false

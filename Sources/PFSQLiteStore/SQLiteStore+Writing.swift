@@ -126,13 +126,21 @@ final class WriteSession {
             // Fields the schema did not announce get a column first.
             let before = layout.classes[className]?.fields.count
             try layout.ensureClass(className, db)
+            var known = layout.classes[className]?.fields ?? [:]
             for object in objects {
                 guard object.className == className else {
                     throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(object.className) in a batch of \(className)")
                 }
-                for (key, value) in object.fields where layout.classes[className]?.fields[key] == nil {
-                    if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
+                // Keys mostly come in the layout's order: compare at the same position before hashing.
+                var position = 0
+                for (key, value) in object.fields {
+                    if position < known.count, known.keys[position] == key {
+                        position += 1
+                    } else if let at = known.index(forKey: key) {
+                        position = at + 1
+                    } else if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
                         try layout.ensureField(key, field, className: className, db)
+                        known = layout.classes[className]?.fields ?? [:]
                     }
                 }
             }
