@@ -127,20 +127,24 @@ final class WriteSession {
             let before = layout.classes[className]?.fields.count
             try layout.ensureClass(className, db)
             var known = layout.classes[className]?.fields ?? [:]
-            for object in objects {
-                guard object.className == className else {
-                    throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(object.className) in a batch of \(className)")
-                }
-                // Keys mostly come in the layout's order: compare at the same position before hashing.
-                var position = 0
-                for (key, value) in object.fields {
-                    if position < known.count, known.keys[position] == key {
-                        position += 1
-                    } else if let at = known.index(forKey: key) {
-                        position = at + 1
-                    } else if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
-                        try layout.ensureField(key, field, className: className, db)
-                        known = layout.classes[className]?.fields ?? [:]
+            // The objects are read in place through a buffer pointer: iterating the array copies
+            // each one out (a retain per string and collection it holds, a release after).
+            try objects.withUnsafeBufferPointer { objects in
+                for i in objects.indices {
+                    guard objects[i].className == className else {
+                        throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(objects[i].className) in a batch of \(className)")
+                    }
+                    // Keys mostly come in the layout's order: compare at the same position before hashing.
+                    var position = 0
+                    for (key, value) in objects[i].fields {
+                        if position < known.count, known.keys[position] == key {
+                            position += 1
+                        } else if let at = known.index(forKey: key) {
+                            position = at + 1
+                        } else if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
+                            try layout.ensureField(key, field, className: className, db)
+                            known = layout.classes[className]?.fields ?? [:]
+                        }
                     }
                 }
             }
@@ -149,9 +153,11 @@ final class WriteSession {
             let statement = try db.cachedStatement(sql: upsert ?? "")
             let fields = classLayout.fields
             var binder = SQLiteRowBinder(statement: statement.sqliteStatement, connection: db.sqliteConnection)
-            for object in objects {
-                try binder.bind(object, fields: fields)
-                try binder.step(context: "\(location): writing \(className) \(object.objectId ?? "(no objectId)")")
+            try objects.withUnsafeBufferPointer { objects in
+                for i in objects.indices {
+                    try binder.bind(objects[i], fields: fields)
+                    try binder.step(context: "\(location): writing \(className) \(objects[i].objectId ?? "(no objectId)")")
+                }
             }
         }
         self.layout = layout
