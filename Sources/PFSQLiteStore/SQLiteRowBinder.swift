@@ -113,10 +113,6 @@ struct SQLiteRowBinder {
     /// Binds the fixed columns and every field column of an object, in the upsert's order.
     mutating func bind(_ object: ParseObject, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
         reset()
-        let id = object.objectId ?? "(no objectId)"
-        func located(_ error: PFError) -> PFError {
-            PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
-        }
         do {
             if let objectId = object.objectId { text(objectId) } else { null() }
             if let date = object.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
@@ -171,7 +167,9 @@ struct SQLiteRowBinder {
                 index = end
             }
         } catch {
-            throw located(error)
+            // (No nested function capturing `object` here: that copies the object per row.)
+            let id = object.objectId ?? "(no objectId)"
+            throw PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
         }
     }
 

@@ -225,9 +225,16 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         var row = 0
 
         mutating func add(_ object: ParseObject) {
+            // Rows mostly repeat the keys of the rows before, in the same order: compare the
+            // key at the same position before hashing it.
+            var position = 0
             for (key, value) in object.fields {
                 guard let type = ParseSchema.fieldType(of: value) else { continue }
-                if let known = fields[key] {
+                let at: Int? =
+                    if position < fields.count, fields.keys[position] == key { position } else { fields.index(forKey: key) }
+                if let at {
+                    position = at + 1
+                    let known = fields.values[at]
                     if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
                         conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: row))
                     }

@@ -232,8 +232,11 @@ public struct StoreImporter: Sendable {
 private struct ImportState {
     let options: StoreImporter.Options
     var report: StoreImporter.Report
-    /// Fingerprints of the objectIds seen, per class.
+    /// Fingerprints of the objectIds seen, per class fully read.
     var seen: [String: Set<UInt64>] = [:]
+    /// Fingerprints of the objectIds of the class being read (moved into `seen` when it is
+    /// finished, so no row hashes its class name).
+    var seenInClass: Set<UInt64> = []
     /// Classes fully read.
     var finished: Set<String> = []
     /// Classes of the source (pointers to any other class dangle at once).
@@ -311,6 +314,8 @@ private struct ImportState {
                 }
             }
             try flush(&batch, className: name, to: writer, progress: progress)
+            if seen[name] == nil { seen[name] = seenInClass } else { seen[name]?.formUnion(seenInClass) }
+            seenInClass = []
             finished.insert(name)
             resolvePending(finishedClass: name)
         }
@@ -387,7 +392,7 @@ private struct ImportState {
 
     mutating func check(_ object: ParseObject) {
         if let id = object.objectId {
-            if !seen[object.className, default: []].insert(Self.fingerprint(id)).inserted {
+            if !seenInClass.insert(Self.fingerprint(id)).inserted {
                 report.duplicateObjectIds += 1
             }
         }
