@@ -357,10 +357,16 @@ private struct ImportState {
         guard !batch.isEmpty else { return }
         let count = batch.count
         if let writeBehind {
-            let work = Handoff(value: (writer, batch))
+            let destination = Handoff(value: writer)
+            let objects = Handover(batch)
             batch = []
             batch.reserveCapacity(options.batchSize)
-            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, className: className) }
+            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
+                guard let written = objects.take() else { return nil }
+                try destination.value.write(written, className: className)
+                // Released on the importing thread, which built the objects (with --jobs 1).
+                return Handoff(value: written)
+            }
         } else {
             try writer.write(batch, className: className)
             batch.removeAll(keepingCapacity: true)
@@ -379,7 +385,10 @@ private struct ImportState {
         if let writeBehind {
             let work = Handoff(value: (writer, rows))
             rows = []
-            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, relation: relation) }
+            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
+                try work.value.0.write(work.value.1, relation: relation)
+                return nil
+            }
         } else {
             try writer.write(rows, relation: relation)
             rows.removeAll(keepingCapacity: true)
