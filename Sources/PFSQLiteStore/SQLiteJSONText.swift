@@ -151,6 +151,11 @@ enum SQLiteJSONText {
 
     // MARK: Scalars (as JSONWriter spells them)
 
+    // These repeat PFJSON's internal JSONNativeWriter scalars (integers, doubles, string
+    // escapes) byte for byte; PFJSON has no public append-to-buffer form of them yet. Should
+    // either change, JSONTextTests' byte comparison with JSONWriter fails. A public
+    // `JSONWriter` string/number appender would let this file drop its copies.
+
     static func writeInteger(_ value: Int64, _ out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         // magnitude handles Int64.min without overflow.
