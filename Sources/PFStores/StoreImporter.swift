@@ -17,7 +17,8 @@ import PFParse
 /// (``ObjectStoreReader/declaredSchema()``) and handed to the writer before the join rows
 /// (``ObjectStoreWriter/extend(schema:)``).
 /// Memory holds a few batches (the one filling and, with ``Options/overlapWrites``, up to two
-/// being written), plus 8 bytes per object (a fingerprint of each objectId, for the
+/// being written and up to two written ones waiting to be freed on the importing thread),
+/// plus 8 bytes per object (a fingerprint of each objectId, for the
 /// dangling-pointer and duplicate checks) and the pointers that wait for a class not yet read.
 ///
 /// What stops an import and what is only reported:

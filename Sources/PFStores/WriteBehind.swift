@@ -4,7 +4,8 @@ import PFCore
 
 /// Runs an import's writes on a thread of their own, in order, while the importing thread
 /// reads the next batch: the destination's insert work (SQLite's, say) overlaps with the
-/// source's parsing. At most `depth` batches wait, so memory stays bounded.
+/// source's parsing. At most `depth` batches wait, and what finished writes hand back (at
+/// most `depth` of them) is released at the next ``submit(_:)``, so memory stays bounded.
 ///
 /// The writer is used by one thread at a time: every write goes through one serial queue,
 /// and the importing thread touches the writer again (``ObjectStoreWriter/extend(schema:)``,
