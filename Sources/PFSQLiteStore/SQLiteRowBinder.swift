@@ -131,13 +131,15 @@ struct SQLiteRowBinder {
     // MARK: - Objects
 
     /// Binds the fixed columns and every field column of an object, in the upsert's order.
-    mutating func bind(_ object: borrowing ParseObject, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
+    /// (The object is read through a pointer: its fields are read in place, where passing the
+    /// struct copied it, a retain and a release per string and collection it holds.)
+    mutating func bind(_ object: UnsafePointer<ParseObject>, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
         reset()
         do {
-            if let objectId = object.objectId { text(objectId) } else { null() }
-            if let date = object.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
-            if let date = object.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
-            if let acl = object.acl {
+            if let objectId = object.pointee.objectId { text(objectId) } else { null() }
+            if let date = object.pointee.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
+            if let date = object.pointee.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
+            if let acl = object.pointee.acl {
                 try json(key: "ACL", { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in SQLiteJSONText.append(acl, to: &out) },
                          tree: { acl.restValue })
             } else {
@@ -149,14 +151,14 @@ struct SQLiteRowBinder {
             var matched = 0
             // An object's fields mostly come in the layout's order (the layout was learned
             // from such objects): compare the key at the same position before hashing.
-            let keys = object.fields.keys
-            let values = object.fields.values
+            let keys = object.pointee.fields.keys
+            let values = object.pointee.fields.values
             var position = 0
             for field in fields.values {
                 let at: Int
                 if position < keys.count, keys[position] == field.name {
                     at = position
-                } else if let found = object.fields.index(forKey: field.name) {
+                } else if let found = object.pointee.fields.index(forKey: field.name) {
                     at = found
                 } else {
                     null()
@@ -170,9 +172,9 @@ struct SQLiteRowBinder {
                     extra.append((field.name, value))
                 }
             }
-            if object.fields.count > matched {
+            if object.pointee.fields.count > matched {
                 // Fields without a column: nulls (a null has no type to make a column of).
-                for (key, value) in object.fields where fields[key] == nil { extra.append((key, value)) }
+                for (key, value) in object.pointee.fields where fields[key] == nil { extra.append((key, value)) }
             }
             if !extra.isEmpty {
                 let end = index
@@ -188,8 +190,8 @@ struct SQLiteRowBinder {
             }
         } catch {
             // (No nested function capturing `object` here: that copies the object per row.)
-            let id = object.objectId ?? "(no objectId)"
-            throw PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
+            let id = object.pointee.objectId ?? "(no objectId)"
+            throw PFError(error.code, format: error.format, "\(object.pointee.className) \(id): \(error.message)", path: error.path)
         }
     }
 
