@@ -38,7 +38,8 @@ public enum ParseValue: Sendable, Equatable {
     /// A JSON object (also any object whose `__type` Parse does not define).
     case object(OrderedDictionary<String, ParseValue>)
     /// A full embedded object, `{"__type":"Object","className":…,…fields}`, as `include` returns.
-    case embedded(ParseObject)
+    /// (Boxed: a `ParseObject` inline would make every `ParseValue` several times larger.)
+    indirect case embedded(ParseObject)
 }
 
 // MARK: - Special types

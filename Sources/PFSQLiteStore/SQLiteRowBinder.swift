@@ -8,24 +8,38 @@ import PFParse
 
 /// Binds one row's values straight into a prepared statement through SQLite's C API: GRDB's
 /// `StatementArguments` box every value, which cost more than SQLite's own insert.
+///
+/// Text (strings and JSON) is appended to one byte buffer per row and bound just before the
+/// step with `SQLITE_STATIC`, so SQLite neither allocates nor copies each value; the bindings
+/// are cleared right after the step, before the buffer is reused (SQLite's rule for static
+/// bindings: the bytes stay valid while they are bound).
 struct SQLiteRowBinder {
     /// SQLite copies the bytes before the bind returns (`SQLITE_TRANSIENT`).
     private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+    /// A zero-length text with an address (a null address would bind NULL).
+    private static let emptyText: StaticString = ""
 
     let statement: OpaquePointer
     let connection: OpaquePointer?
     private var index: Int32 = 0
-    /// Scratch bytes for JSON text, reused row after row.
-    var scratch: [UInt8] = []
+    /// The row's text bytes, reused row after row.
+    private(set) var scratch: [UInt8] = []
+    /// Text parameters of the row: parameter index and byte range in `scratch`.
+    private var texts: [(index: Int32, start: Int, count: Int)] = []
 
     init(statement: OpaquePointer, connection: OpaquePointer?) {
         self.statement = statement
         self.connection = connection
-        scratch.reserveCapacity(4096)
+        scratch.reserveCapacity(8192)
+        texts.reserveCapacity(32)
     }
 
     /// Starts a new row.
-    mutating func reset() { index = 0 }
+    mutating func reset() {
+        index = 0
+        scratch.removeAll(keepingCapacity: true)
+        texts.removeAll(keepingCapacity: true)
+    }
 
     mutating func null() {
         index += 1
@@ -44,18 +58,10 @@ struct SQLiteRowBinder {
 
     mutating func text(_ value: String) {
         index += 1
+        let start = scratch.count
         var value = value
-        let i = index
-        value.withUTF8 { bytes in
-            // An empty buffer may have no address, which SQLite would bind as NULL.
-            if let base = bytes.baseAddress, !bytes.isEmpty {
-                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(statement, i, $0, Int32(bytes.count), Self.transient)
-                }
-            } else {
-                _ = sqlite3_bind_text(statement, i, "", 0, Self.transient)
-            }
-        }
+        value.withUTF8 { scratch.append(contentsOf: $0) }
+        texts.append((index, start, scratch.count - start))
     }
 
     mutating func blob(_ value: Data) {
@@ -66,27 +72,56 @@ struct SQLiteRowBinder {
         }
     }
 
-    /// Binds a value as JSON text, written through the scratch buffer.
-    mutating func json(_ value: PFValue, key: String) throws(PFError) {
+    /// Binds a value as JSON text, written straight into the row's buffer
+    /// (``SQLiteJSONText``); what that path leaves aside goes through `tree` and `JSONWriter`,
+    /// which also gives the error of a value JSON cannot hold.
+    mutating func json(
+        key: String, _ direct: (inout [UInt8]) throws(SQLiteJSONText.Fallback) -> Void, tree: () -> PFValue
+    ) throws(PFError) {
         index += 1
-        scratch.removeAll(keepingCapacity: true)
+        let start = scratch.count
         do {
-            try SQLiteValueCodec.writer.write(value, into: &scratch)
+            try direct(&scratch)
         } catch {
-            throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
-        }
-        let i = index
-        scratch.withUnsafeBufferPointer { bytes in
-            bytes.baseAddress?.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                _ = sqlite3_bind_text(statement, i, $0, Int32(bytes.count), Self.transient)
+            scratch.removeSubrange(start...)
+            do {
+                try SQLiteValueCodec.writer.write(tree(), into: &scratch)
+            } catch {
+                throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
             }
         }
+        texts.append((index, start, scratch.count - start))
     }
 
-    /// Runs the statement once with the bound row.
+    /// Binds a field value as its REST JSON.
+    mutating func json(_ value: ParseValue, key: String) throws(PFError) {
+        try json(key: key, { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in try SQLiteJSONText.append(value, to: &out) },
+                 tree: { value.restValue })
+    }
+
+    /// Runs the statement once with the bound row: binds its texts, steps, then clears every
+    /// binding while the row's buffer is still as bound.
     func step(context: @autoclosure () -> String) throws(PFError) {
-        let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
+        if let long = texts.first(where: { $0.count > Int(Int32.max) }) {
+            throw PFError(.limitExceeded, format: SQLiteStore.format, "\(context()): a text of \(long.count) bytes is beyond SQLite's bind limit")
+        }
+        let code = scratch.withUnsafeBufferPointer { bytes in
+            for text in texts {
+                if text.count > 0, let base = bytes.baseAddress {
+                    (base + text.start).withMemoryRebound(to: CChar.self, capacity: text.count) {
+                        _ = sqlite3_bind_text(statement, text.index, $0, Int32(text.count), nil)  // nil: SQLITE_STATIC
+                    }
+                } else {
+                    Self.emptyText.utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) {
+                        _ = sqlite3_bind_text(statement, text.index, $0, 0, nil)
+                    }
+                }
+            }
+            let code = sqlite3_step(statement)
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            return code
+        }
         guard code == SQLITE_DONE else {
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(code)"
             throw PFError(code == SQLITE_CONSTRAINT ? .invalidValue : .io, format: SQLiteStore.format, "\(context()): \(message)")
@@ -96,44 +131,67 @@ struct SQLiteRowBinder {
     // MARK: - Objects
 
     /// Binds the fixed columns and every field column of an object, in the upsert's order.
-    mutating func bind(_ object: ParseObject, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
+    /// (The object is read through a pointer: its fields are read in place, where passing the
+    /// struct copied it, a retain and a release per string and collection it holds.)
+    mutating func bind(_ object: UnsafePointer<ParseObject>, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
         reset()
-        let id = object.objectId ?? "(no objectId)"
-        func located(_ error: PFError) -> PFError {
-            PFError(error.code, format: error.format, "\(object.className) \(id): \(error.message)", path: error.path)
-        }
         do {
-            if let objectId = object.objectId { text(objectId) } else { null() }
-            if let date = object.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
-            if let date = object.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
-            if let acl = object.acl { try json(acl.restValue, key: "ACL") } else { null() }
+            if let objectId = object.pointee.objectId { text(objectId) } else { null() }
+            if let date = object.pointee.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }
+            if let date = object.pointee.updatedAt { int(try SQLiteValueCodec.milliseconds(date, key: "updatedAt")) } else { null() }
+            if let acl = object.pointee.acl {
+                try json(key: "ACL", { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in SQLiteJSONText.append(acl, to: &out) },
+                         tree: { acl.restValue })
+            } else {
+                null()
+            }
             let extraIndex = index + 1
             null()  // _extra, bound again below when needed
-            var extra = OrderedDictionary<String, PFValue>()
+            var extra: [(key: String, value: ParseValue)] = []
             var matched = 0
+            // An object's fields mostly come in the layout's order (the layout was learned
+            // from such objects): compare the key at the same position before hashing.
+            let keys = object.pointee.fields.keys
+            let values = object.pointee.fields.values
+            var position = 0
             for field in fields.values {
-                guard let value = object.fields[field.name] else {
+                let at: Int
+                if position < keys.count, keys[position] == field.name {
+                    at = position
+                } else if let found = object.pointee.fields.index(forKey: field.name) {
+                    at = found
+                } else {
                     null()
                     continue
                 }
+                let value = values[at]
+                position = at + 1
                 matched += 1
                 if try !bindColumn(value, field) {
                     null()
-                    extra[field.name] = value.restValue
+                    extra.append((field.name, value))
                 }
             }
-            if object.fields.count > matched {
+            if object.pointee.fields.count > matched {
                 // Fields without a column: nulls (a null has no type to make a column of).
-                for (key, value) in object.fields where fields[key] == nil { extra[key] = value.restValue }
+                for (key, value) in object.pointee.fields where fields[key] == nil { extra.append((key, value)) }
             }
             if !extra.isEmpty {
                 let end = index
                 index = extraIndex - 1
-                try json(.dictionary(extra), key: "_extra")
+                try json(
+                    key: "_extra", { (out: inout [UInt8]) throws(SQLiteJSONText.Fallback) in try SQLiteJSONText.append(fields: extra, to: &out) },
+                    tree: {
+                        var tree = OrderedDictionary<String, PFValue>()
+                        for (key, value) in extra { tree[key] = value.restValue }
+                        return .dictionary(tree)
+                    })
                 index = end
             }
         } catch {
-            throw located(error)
+            // (No nested function capturing `object` here: that copies the object per row.)
+            let id = object.pointee.objectId ?? "(no objectId)"
+            throw PFError(error.code, format: error.format, "\(object.pointee.className) \(id): \(error.message)", path: error.path)
         }
     }
 
@@ -156,7 +214,7 @@ struct SQLiteRowBinder {
         case (.json, _):
             switch (field.field.type, value) {
             case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
-                try json(value.restValue, key: field.name)
+                try json(value, key: field.name)
             default: return false
             }
         default: return false

@@ -126,13 +126,18 @@ final class WriteSession {
             // Fields the schema did not announce get a column first.
             let before = layout.classes[className]?.fields.count
             try layout.ensureClass(className, db)
-            for object in objects {
-                guard object.className == className else {
-                    throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(object.className) in a batch of \(className)")
-                }
-                for (key, value) in object.fields where layout.classes[className]?.fields[key] == nil {
-                    if let field = ParseSchema.fieldType(of: value), !ParseRules.defaultColumns.contains(key) {
+            var known = layout.classes[className]?.fields ?? [:]
+            // The objects are read in place through a pointer: iterating the array, or passing an
+            // element on, copies each one (a retain per string and collection it holds, a release after).
+            try objects.withUnsafeBufferPointer { objects in
+                guard let base = objects.baseAddress else { return }
+                for i in objects.indices {
+                    guard base[i].className == className else {
+                        throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(base[i].className) in a batch of \(className)")
+                    }
+                    for (key, field) in Self.fieldsWithoutColumn(base + i, known: known) {
                         try layout.ensureField(key, field, className: className, db)
+                        known = layout.classes[className]?.fields ?? [:]
                     }
                 }
             }
@@ -141,13 +146,40 @@ final class WriteSession {
             let statement = try db.cachedStatement(sql: upsert ?? "")
             let fields = classLayout.fields
             var binder = SQLiteRowBinder(statement: statement.sqliteStatement, connection: db.sqliteConnection)
-            for object in objects {
-                try binder.bind(object, fields: fields)
-                try binder.step(context: "\(location): writing \(className) \(object.objectId ?? "(no objectId)")")
+            try objects.withUnsafeBufferPointer { objects in
+                guard let base = objects.baseAddress else { return }
+                for i in objects.indices {
+                    try binder.bind(base + i, fields: fields)
+                    try binder.step(context: "\(location): writing \(className) \(base[i].objectId ?? "(no objectId)")")
+                }
             }
         }
         self.layout = layout
         upserts[className] = upsert
+    }
+
+    /// The fields of an object that have no column yet, typed by their values (nulls and the
+    /// default columns need none). Keys mostly come in the layout's order, so each is compared
+    /// with the layout's key at the same position before it is hashed; only keys are read
+    /// (reading the values copied each one, a retain and a release per field).
+    static func fieldsWithoutColumn(
+        _ object: UnsafePointer<ParseObject>, known: OrderedDictionary<String, FieldLayout>
+    ) -> [(String, ParseSchema.Field)] {
+        var missing: [(String, ParseSchema.Field)] = []
+        var position = 0
+        let keys = known.keys
+        for key in object.pointee.fields.keys {
+            if position < keys.count, keys[position] == key {
+                position += 1
+            } else if let at = known.index(forKey: key) {
+                position = at + 1
+            } else if let value = object.pointee.fields[key], let field = ParseSchema.fieldType(of: value),
+                !ParseRules.defaultColumns.contains(key)
+            {
+                missing.append((key, field))
+            }
+        }
+        return missing
     }
 
     static func upsertSQL(_ layout: ClassLayout) -> String {

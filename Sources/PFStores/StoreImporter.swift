@@ -17,7 +17,8 @@ import PFParse
 /// (``ObjectStoreReader/declaredSchema()``) and handed to the writer before the join rows
 /// (``ObjectStoreWriter/extend(schema:)``).
 /// Memory holds a few batches (the one filling and, with ``Options/overlapWrites``, up to two
-/// being written), plus 8 bytes per object (a fingerprint of each objectId, for the
+/// being written and up to two written ones waiting to be freed on the importing thread),
+/// plus 8 bytes per object (a fingerprint of each objectId, for the
 /// dangling-pointer and duplicate checks) and the pointers that wait for a class not yet read.
 ///
 /// What stops an import and what is only reported:
@@ -232,8 +233,11 @@ public struct StoreImporter: Sendable {
 private struct ImportState {
     let options: StoreImporter.Options
     var report: StoreImporter.Report
-    /// Fingerprints of the objectIds seen, per class.
+    /// Fingerprints of the objectIds seen, per class fully read.
     var seen: [String: Set<UInt64>] = [:]
+    /// Fingerprints of the objectIds of the class being read (moved into `seen` when it is
+    /// finished, so no row hashes its class name).
+    var seenInClass: Set<UInt64> = []
     /// Classes fully read.
     var finished: Set<String> = []
     /// Classes of the source (pointers to any other class dangle at once).
@@ -311,6 +315,8 @@ private struct ImportState {
                 }
             }
             try flush(&batch, className: name, to: writer, progress: progress)
+            if seen[name] == nil { seen[name] = seenInClass } else { seen[name]?.formUnion(seenInClass) }
+            seenInClass = []
             finished.insert(name)
             resolvePending(finishedClass: name)
         }
@@ -352,10 +358,16 @@ private struct ImportState {
         guard !batch.isEmpty else { return }
         let count = batch.count
         if let writeBehind {
-            let work = Handoff(value: (writer, batch))
+            let destination = Handoff(value: writer)
+            let objects = Handover(batch)
             batch = []
             batch.reserveCapacity(options.batchSize)
-            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, className: className) }
+            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
+                guard let written = objects.take() else { return nil }
+                try destination.value.write(written, className: className)
+                // Released on the importing thread, which built the objects (with --jobs 1).
+                return Handoff(value: written)
+            }
         } else {
             try writer.write(batch, className: className)
             batch.removeAll(keepingCapacity: true)
@@ -374,7 +386,10 @@ private struct ImportState {
         if let writeBehind {
             let work = Handoff(value: (writer, rows))
             rows = []
-            try writeBehind.submit { () throws(PFError) in try work.value.0.write(work.value.1, relation: relation) }
+            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
+                try work.value.0.write(work.value.1, relation: relation)
+                return nil
+            }
         } else {
             try writer.write(rows, relation: relation)
             rows.removeAll(keepingCapacity: true)
@@ -387,7 +402,7 @@ private struct ImportState {
 
     mutating func check(_ object: ParseObject) {
         if let id = object.objectId {
-            if !seen[object.className, default: []].insert(Self.fingerprint(id)).inserted {
+            if !seenInClass.insert(Self.fingerprint(id)).inserted {
                 report.duplicateObjectIds += 1
             }
         }
