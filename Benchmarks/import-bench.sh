@@ -5,7 +5,7 @@
 # usage: Benchmarks/import-bench.sh [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep]
 #   --source export  a Parse export directory holding GameScore.json from
 #                    Benchmarks/data/gen_parse_export.py (1,000,000 objects: about 795 MB)
-#   --jobs N         threads parsing the export's rows (pfarchive import --jobs; default: all)
+#   --jobs N         threads parsing the export's rows (pfarchive import --jobs; default: its own, one less than the cores)
 #   --source sqlite  the same shape of objects as a pfarchive SQLite store, built with the
 #                    sqlite3 shell (measures the SQLite reader and writer alone)
 # Generated data goes to --work (default /tmp/pfarchive-import-bench), never into the repo.

@@ -54,8 +54,8 @@ struct Import: ParsableCommand {
     @Option(name: .long, help: "Objects per write batch (default 1000).")
     var batchSize = 1000
 
-    @Option(name: .long, help: "Threads parsing a Parse export's rows (default: the processor count; 1 parses on the importing thread).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .long, help: "Threads parsing a Parse export's rows (default: one less than the processor count, since writing takes a core; 1 parses on the importing thread).")
+    var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 
     @Option(name: .long, help: "A copy rules file (JSON) deciding, per class and field, what each imported object keeps.")
     var rules: String?
