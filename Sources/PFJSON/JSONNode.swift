@@ -294,8 +294,18 @@ public struct JSONNode {
     public func member(_ name: String) -> JSONNode? {
         if onTape {
             guard entry.kind == .object else { return nil }
-            // Tape documents have ASCII keys without escapes: a name with other bytes can
-            // equal none of them as a Swift string (canonical equivalence leaves ASCII alone).
+            guard JSONC.isPlainASCII(name) else {
+                // Tape documents have plain ASCII keys, yet a few non-ASCII names equal one as
+                // Swift strings (U+212A KELVIN SIGN is canonically "K"): compare as strings.
+                var found: Int?
+                var j = index + 1
+                for _ in 0..<Int(entry.count) {
+                    if document.tapeKey(j) == name { found = j + 1 }
+                    j = Int(document.tape.entries[j + 1].next)
+                }
+                return found.map { child(tapeIndex: $0) }
+            }
+            // ASCII names and keys: equal strings are equal bytes.
             var name = name
             let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
             guard let found else { return nil }
