@@ -1,19 +1,24 @@
 import PFCore
 
-// MARK: - Numbers
-
-extension JSONNativeWriter {
-    mutating func writeInteger(_ value: Int64) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            // magnitude handles Int64.min without overflow.
-            writeUnsigned(value.magnitude)
-        } else {
-            writeUnsigned(UInt64(value))
-        }
+/// JSON's spelling of scalars, appended to a byte buffer: what ``JSONWriter`` writes for
+/// integers, doubles and strings, for code that assembles JSON text of its own (the SQLite
+/// store's JSON columns) and must match the writer byte for byte.
+public enum JSONText {
+    /// Appends an integer in decimal.
+    /// - Parameters:
+    ///   - value: the integer.
+    ///   - out: the buffer.
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        // magnitude handles Int64.min without overflow.
+        appendUnsigned(value.magnitude, to: &out)
     }
 
-    mutating func writeUnsigned(_ value: UInt64) {
+    /// Appends an unsigned integer in decimal.
+    /// - Parameters:
+    ///   - value: the integer.
+    ///   - out: the buffer.
+    public static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
         if value < 10 {
             out.append(UInt8(ascii: "0") &+ UInt8(value))
             return
@@ -31,23 +36,31 @@ extension JSONNativeWriter {
         }
     }
 
-    /// Writes the shortest text that reads back to the same double, always with a `.` or an
+    /// Appends the shortest text that reads back to the same double, always with a `.` or an
     /// exponent so it reads back as a double (`1.0`, `1e+20`, `5e-324`, `-0.0`).
-    mutating func writeDouble(_ value: Double) throws(PFError) {
-        guard value.isFinite else { throw JSONWriterError.nonFinite(value) }
+    /// - Parameters:
+    ///   - value: a finite double.
+    ///   - out: the buffer.
+    /// - Returns: `false`, appending nothing, for NaN and the infinities (JSON has no spelling
+    ///   for them).
+    @discardableResult
+    public static func appendDouble(_ value: Double, to out: inout [UInt8]) -> Bool {
+        guard value.isFinite else { return false }
         // Swift's description is the shortest round-trip form and is valid JSON for every
         // finite value: "1.0", "0.1", "1e-07", "1e+20", "-0.0".
         var text = value.description
         text.withUTF8 { out.append(contentsOf: $0) }
+        return true
     }
 
-    // MARK: - Strings
-
-    /// Writes a quoted string, escaping `"`, `\`, control characters (short forms where JSON
-    /// has them) and, when asked, `/`. Other characters are written as raw UTF-8.
-    mutating func writeString(_ value: String) {
+    /// Appends a quoted string, escaping `"`, `\`, control characters (short forms where JSON
+    /// has them, `\u00XX` otherwise) and, when asked, `/`. Other characters are raw UTF-8.
+    /// - Parameters:
+    ///   - value: the string.
+    ///   - escapingSlashes: whether `/` is written `\/`.
+    ///   - out: the buffer.
+    public static func appendString(_ value: String, escapingSlashes slash: Bool = false, to out: inout [UInt8]) {
         var value = value
-        let slash = options.escapeSlashes
         value.withUTF8 { bytes in
             out.append(UInt8(ascii: "\""))
             var runStart = 0
@@ -55,11 +68,11 @@ extension JSONNativeWriter {
             let n = bytes.count
             while i < n {
                 // Skip eight plain bytes at a time; a word that might hold a byte needing an
-                // escape (or, with escapeSlashes, a '/') drops to the byte check below.
+                // escape (or, with escapingSlashes, a '/') drops to the byte check below.
                 if !slash, let base = bytes.baseAddress {
                     while i + 8 <= n {
                         let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                        if Self.mayNeedEscape(word) { break }
+                        if mayNeedEscape(word) { break }
                         i += 8
                     }
                     if i >= n { break }
@@ -107,5 +120,27 @@ extension JSONNativeWriter {
         let hasQuote = (quote &- ones) & ~quote & high
         let hasBackslash = (backslash &- ones) & ~backslash & high
         return (control | hasQuote | hasBackslash) != 0
+    }
+}
+
+// MARK: - The writer's scalars
+
+extension JSONNativeWriter {
+    mutating func writeInteger(_ value: Int64) {
+        JSONText.appendInteger(value, to: &out)
+    }
+
+    mutating func writeUnsigned(_ value: UInt64) {
+        JSONText.appendUnsigned(value, to: &out)
+    }
+
+    /// Writes a double (see ``JSONText/appendDouble(_:to:)``).
+    mutating func writeDouble(_ value: Double) throws(PFError) {
+        guard JSONText.appendDouble(value, to: &out) else { throw JSONWriterError.nonFinite(value) }
+    }
+
+    /// Writes a quoted string (see ``JSONText/appendString(_:escapingSlashes:to:)``).
+    mutating func writeString(_ value: String) {
+        JSONText.appendString(value, escapingSlashes: options.escapeSlashes, to: &out)
     }
 }

@@ -364,26 +364,9 @@ struct JSONTape {
                 }
             default: scalar = UInt32(e)  // \" \\ \/
             }
-            // UTF-8 (a lone surrogate cannot reach here: strict scanning refuses it).
-            if scalar < 0x80 {
-                dst[o] = UInt8(scalar)
-                o += 1
-            } else if scalar < 0x800 {
-                dst[o] = UInt8(0xC0 | scalar >> 6)
-                dst[o + 1] = UInt8(0x80 | scalar & 0x3F)
-                o += 2
-            } else if scalar < 0x10000 {
-                dst[o] = UInt8(0xE0 | scalar >> 12)
-                dst[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                dst[o + 2] = UInt8(0x80 | scalar & 0x3F)
-                o += 3
-            } else {
-                dst[o] = UInt8(0xF0 | scalar >> 18)
-                dst[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                dst[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                dst[o + 3] = UInt8(0x80 | scalar & 0x3F)
-                o += 4
-            }
+            // UTF-8 (a lone surrogate cannot reach here: strict scanning refuses it). Every
+            // escape is at least as long as the bytes it stands for, so they fit.
+            o += PFUTF8.encode(scalar, into: dst + o)
         }
         return o
     }

@@ -167,6 +167,7 @@ extension BinaryPlistScanner {
     func decodeUTF16(_ start: Int, _ units: Int) throws(PFError) -> String {
         var badUnit = -1
         let string = String(unsafeUninitializedCapacity: units * 3) { out in
+            guard let base = out.baseAddress else { return 0 }
             var o = 0
             var u = 0
             while u < units {
@@ -181,24 +182,8 @@ extension BinaryPlistScanner {
                     u += 1
                     scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                 }
-                if scalar < 0x80 {
-                    out[o] = UInt8(scalar); o += 1
-                } else if scalar < 0x800 {
-                    out[o] = UInt8(0xC0 | scalar >> 6)
-                    out[o + 1] = UInt8(0x80 | scalar & 0x3F)
-                    o += 2
-                } else if scalar < 0x10000 {
-                    out[o] = UInt8(0xE0 | scalar >> 12)
-                    out[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    out[o + 2] = UInt8(0x80 | scalar & 0x3F)
-                    o += 3
-                } else {
-                    out[o] = UInt8(0xF0 | scalar >> 18)
-                    out[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                    out[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    out[o + 3] = UInt8(0x80 | scalar & 0x3F)
-                    o += 4
-                }
+                // A unit gives at most three bytes and a surrogate pair four: within the capacity.
+                o += PFUTF8.encode(scalar, into: base + o)
             }
             return o
         }

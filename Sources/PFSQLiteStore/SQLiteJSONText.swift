@@ -149,97 +149,20 @@ enum SQLiteJSONText {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    // MARK: Scalars (as JSONWriter spells them)
+    // MARK: Scalars (PFJSON's spelling, so the columns match JSONWriter byte for byte)
 
-    // These repeat PFJSON's internal JSONNativeWriter scalars (integers, doubles, string
-    // escapes) byte for byte; PFJSON has no public append-to-buffer form of them yet. Should
-    // either change, JSONTextTests' byte comparison with JSONWriter fails. A public
-    // `JSONWriter` string/number appender would let this file drop its copies.
-
-    static func writeInteger(_ value: Int64, _ out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        // magnitude handles Int64.min without overflow.
-        var v = value.magnitude
-        if v < 10 {
-            out.append(UInt8(ascii: "0") &+ UInt8(v))
-            return
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var k = 20
-            while v > 0 {
-                k -= 1
-                digits[k] = UInt8(ascii: "0") &+ UInt8(v % 10)
-                v /= 10
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<20]))
-        }
-    }
-
-    /// Swift's shortest round-trip form (`1.0`, `1e-07`, `-0.0`), as the JSON writer spells doubles.
-    static func writeDouble(_ value: Double, _ out: inout [UInt8]) throws(Fallback) {
-        guard value.isFinite else { throw Fallback() }
-        var text = value.description
-        text.withUTF8 { out.append(contentsOf: $0) }
-    }
-
-    /// A quoted string: `"`, `\` and control characters escaped (short forms where JSON has
-    /// them, `\u00XX` otherwise), everything else raw UTF-8.
-    static func writeString(_ value: String, _ out: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { bytes in
-            out.append(UInt8(ascii: "\""))
-            var runStart = 0
-            var i = 0
-            let n = bytes.count
-            while i < n {
-                // Eight plain bytes at a time; a word that may hold an escape drops to the byte check.
-                if let base = bytes.baseAddress {
-                    while i + 8 <= n {
-                        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                        if mayNeedEscape(word) { break }
-                        i += 8
-                    }
-                    if i >= n { break }
-                }
-                let c = bytes[i]
-                if c >= 0x20, c != UInt8(ascii: "\""), c != UInt8(ascii: "\\") {
-                    i += 1
-                    continue
-                }
-                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-                out.append(UInt8(ascii: "\\"))
-                switch c {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(c)
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x08: out.append(UInt8(ascii: "b"))
-                case 0x0C: out.append(UInt8(ascii: "f"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    append("u00", &out)
-                    out.append(hex.utf8Start[Int(c >> 4)])
-                    out.append(hex.utf8Start[Int(c & 0x0F)])
-                }
-                i += 1
-                runStart = i
-            }
-            if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
-    /// Whether any of the eight bytes may be below 0x20, a quote or a backslash (never false
-    /// for a word that has one).
     @inline(__always)
-    static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & high
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & high
-        let hasBackslash = (backslash &- ones) & ~backslash & high
-        return (control | hasQuote | hasBackslash) != 0
+    static func writeInteger(_ value: Int64, _ out: inout [UInt8]) {
+        JSONText.appendInteger(value, to: &out)
+    }
+
+    @inline(__always)
+    static func writeDouble(_ value: Double, _ out: inout [UInt8]) throws(Fallback) {
+        guard JSONText.appendDouble(value, to: &out) else { throw Fallback() }
+    }
+
+    @inline(__always)
+    static func writeString(_ value: String, _ out: inout [UInt8]) {
+        JSONText.appendString(value, to: &out)
     }
 }
