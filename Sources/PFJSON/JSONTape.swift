@@ -176,9 +176,15 @@ struct JSONTape {
     var entries: [JSONTapeEntry]
     /// The input.
     let input: UnsafeRawBufferPointer
+    /// The input's first byte (for the empty placeholder tape of a closed document, a static
+    /// empty string's, never read: a closed document has no nodes).
+    let p: UnsafePointer<UInt8>
 
-    @inline(__always)
-    var p: UnsafePointer<UInt8> { input.baseAddress!.assumingMemoryBound(to: UInt8.self) }
+    init(entries: [JSONTapeEntry], input: UnsafeRawBufferPointer) {
+        self.entries = entries
+        self.input = input
+        self.p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? ("" as StaticString).utf8Start
+    }
 
     /// The magnitude of a validated integer token (a leading `-` skipped; the scanner checked
     /// it fits 64 bits).
@@ -276,9 +282,10 @@ struct JSONTape {
         let e = entries[index]
         let n = Int(e.end - e.start)
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer in
-            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: p + Int(e.start), byteCount: n)
+            guard let base = buffer.baseAddress else { return .nan }  // (capacity ≥ 1: never nil)
+            UnsafeMutableRawPointer(base).copyMemory(from: p + Int(e.start), byteCount: n)
             buffer[n] = 0
-            return strtod(buffer.baseAddress!, nil)
+            return strtod(base, nil)
         }
     }
 
