@@ -22,6 +22,29 @@ import Testing
         }
     }
 
+    /// The value with every dictionary that typed JSON would read as a typed value renamed
+    /// apart: `{"CF$UID": N}` is a UID on the way back (the generator's key pieces include
+    /// "CF$UID"), as a lone `__type` with its payload key would be a date or data. That
+    /// reading is the documented typed-JSON policy, so such trees cannot round-trip unchanged.
+    static func withoutTypedLookalikes(_ value: PFValue) -> PFValue {
+        switch value {
+        case .array(let items): return .array(items.map(withoutTypedLookalikes))
+        case .dictionary(let members):
+            var out = OrderedDictionary<String, PFValue>()
+            let lookalike = (members.count == 1 && members["CF$UID"] != nil) || (members.count == 2 && members["__type"] != nil)
+            for (key, member) in members {
+                var clean = key
+                if lookalike, key == "CF$UID" || key == "__type" {
+                    clean += "'"
+                    while members[clean] != nil { clean += "'" }
+                }
+                out[clean] = withoutTypedLookalikes(member)
+            }
+            return .dictionary(out)
+        default: return value
+        }
+    }
+
     static var shape: ValueShape {
         var shape = ValueShape.json
         shape.uid = true
@@ -41,7 +64,8 @@ import Testing
     }()
 
     @Test func randomTreesRoundTripThroughEveryWriter() async {
-        await propertyCheck(count: 200, input: ValueGen.tree(Self.shape)) { generated in
+        await propertyCheck(count: 200, input: ValueGen.tree(Self.shape)) { tree in
+            let generated = Self.withoutTypedLookalikes(tree)
             for writer in Self.writers {
                 let value = writer.options.engine == .jsonC ? Self.withoutNULKeys(generated) : generated
                 let back = try JSONReader().read(try writer.write(value))
