@@ -47,14 +47,20 @@ enum SQLiteJSONText {
 
     /// Appends a JSON object of fields, in order (the `_extra` column).
     static func append(fields: some Sequence<(key: String, value: ParseValue)>, to out: inout [UInt8]) throws(Fallback) {
+        try writeMembers(fields, depth: 1, &out)
+    }
+
+    /// `{"key":value,…}`, each value one level deeper than the object.
+    private static func writeMembers(_ members: some Sequence<(key: String, value: ParseValue)>, depth: Int,
+                                     _ out: inout [UInt8]) throws(Fallback) {
         out.append(UInt8(ascii: "{"))
         var first = true
-        for (key, value) in fields {
+        for (key, value) in members {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             writeString(key, &out)
             out.append(UInt8(ascii: ":"))
-            try write(value, depth: 1, &out)
+            try write(value, depth: depth, &out)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -129,16 +135,7 @@ enum SQLiteJSONText {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             guard depth < maxDepth else { throw Fallback() }
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, member) in members {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                writeString(key, &out)
-                out.append(UInt8(ascii: ":"))
-                try write(member, depth: depth + 1, &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            try writeMembers(members, depth: depth + 1, &out)
         case .embedded:
             throw Fallback()
         }
