@@ -334,10 +334,16 @@ struct JSONScanner {
                 guard lenient, c == UInt8(ascii: "/") else { return i }
                 i = try skipComment(i)
             } else if c == 0x0A {
-                // Indentation follows a newline: skip it eight spaces at a time (`i + 8 <=
-                // count` keeps the load inside the input).
+                // Indentation follows a newline: skip it eight spaces at a time, and the
+                // spaces that start the last word at once (`i + 8 <= count` keeps the load
+                // inside the input).
                 i += 1
-                while i + 8 <= count, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                while i + 8 <= count {
+                    let other = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) ^ 0x2020_2020_2020_2020
+                    if other != 0 {
+                        i += other.trailingZeroBitCount >> 3  // the first byte that is not a space
+                        break
+                    }
                     i += 8
                 }
             } else if c == 0x20 || c == 0x0D || c == 0x09 {
@@ -368,7 +374,22 @@ struct JSONScanner {
     }
 
     /// Scans one of `true`, `false`, `null` (any letter case in lenient mode, as json-c).
+    @inline(__always)
     func scanLiteral(_ i: Int, _ word: StaticString) throws(PFError) -> Int {
+        // `true`, `null` and `false` exactly as written: their last four bytes in one load
+        // (and, for `false`, the first byte too).
+        let n = word.utf8CodeUnitCount
+        if n == 4 || n == 5, i + n <= count {
+            let want = UnsafeRawPointer(word.utf8Start).loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            let have = UnsafeRawPointer(p + i).loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            if have == want, n == 4 || p[i] == word.utf8Start[0] { return i + n }
+        }
+        return try scanLiteralByByte(i, word)
+    }
+
+    /// ``scanLiteral(_:_:)`` a byte at a time: lenient mode's other spellings (`True`,
+    /// `NULL`), `nan`, and the error naming the first byte that differs.
+    private func scanLiteralByByte(_ i: Int, _ word: StaticString) throws(PFError) -> Int {
         let n = word.utf8CodeUnitCount
         let w = word.utf8Start
         var k = 0
@@ -383,16 +404,22 @@ struct JSONScanner {
         return i + n
     }
 
-    /// Lenient-only values: single-quoted strings, `NaN`, `Infinity` and numbers that start
-    /// with `.`; anything else is an error in both modes.
+    /// Lenient-only values: single-quoted strings, `NaN`, `Infinity`, numbers that start with
+    /// `.`, and literals that start with a capital (`True`, `FALSE`, `Null`); anything else is
+    /// an error in both modes.
     private func scanLenientValue(_ i: Int) throws(PFError) -> Int {
         guard lenient else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
         let c = byte(i)
         switch c {
         case UInt8(ascii: "'"):
             return try scanString(i, quote: c)
+        case UInt8(ascii: "T"):
+            return try scanLiteral(i, "true")
+        case UInt8(ascii: "F"):
+            return try scanLiteral(i, "false")
         case UInt8(ascii: "N"):
-            return try scanLiteral(i, "nan")
+            // `NaN`, or `null` in capitals (json-c reads literals in any letter case).
+            return byte(i + 1) | 0x20 == UInt8(ascii: "a") ? try scanLiteral(i, "nan") : try scanLiteral(i, "null")
         case UInt8(ascii: "I"), UInt8(ascii: "i"):
             return try scanLiteral(i, "infinity")
         case UInt8(ascii: "."):

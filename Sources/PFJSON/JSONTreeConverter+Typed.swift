@@ -21,22 +21,32 @@ extension JSONTreeConverter {
             }
             return try malformed("a CF$UID reference must be an integer 0…4294967295", key: "CF$UID")
         }
-        var typeMember: OpaquePointer?
-        guard json_object_object_get_ex(object, "__type", &typeMember) != 0, let typeMember,
-            json_object_get_type(typeMember) == json_type_string, let typeName = json_object_get_string(typeMember)
+        // Two members: one must be "__type" (checked by its first byte before strcmp, since
+        // nearly every two-member object is an ordinary one), the other the payload.
+        guard let second = pf_json_entry_next(first), let secondKey = pf_json_entry_key(second) else { return nil }
+        let typeEntry: UnsafeMutablePointer<lh_entry>
+        let payloadEntry: UnsafeMutablePointer<lh_entry>
+        if firstKey[0] == 0x5F /* _ */, strcmp(firstKey, "__type") == 0 {
+            (typeEntry, payloadEntry) = (first, second)
+        } else if secondKey[0] == 0x5F, strcmp(secondKey, "__type") == 0 {
+            (typeEntry, payloadEntry) = (second, first)
+        } else {
+            return nil
+        }
+        guard let typeMember = pf_json_entry_value(typeEntry), json_object_get_type(typeMember) == json_type_string,
+            let typeName = json_object_get_string(typeMember), let payloadKey = pf_json_entry_key(payloadEntry)
         else { return nil }
+        let payload = pf_json_entry_value(payloadEntry)
         if strcmp(typeName, "Date") == 0 {
-            var iso: OpaquePointer?
-            guard json_object_object_get_ex(object, "iso", &iso) != 0 else { return nil }
-            if let iso, json_object_get_type(iso) == json_type_string, let date = Self.parseDate(iso) {
+            guard strcmp(payloadKey, "iso") == 0 else { return nil }
+            if let iso = payload, json_object_get_type(iso) == json_type_string, let date = Self.parseDate(iso) {
                 return .date(date)
             }
             return try malformed("a Date's iso must be ISO 8601 text such as 2011-06-10T18:33:42.123Z", key: "iso")
         }
         if strcmp(typeName, "Bytes") == 0 {
-            var text: OpaquePointer?
-            guard json_object_object_get_ex(object, "base64", &text) != 0 else { return nil }
-            if let text, json_object_get_type(text) == json_type_string, let chars = json_object_get_string(text) {
+            guard strcmp(payloadKey, "base64") == 0 else { return nil }
+            if let text = payload, json_object_get_type(text) == json_type_string, let chars = json_object_get_string(text) {
                 let n = Int(json_object_get_string_len(text))
                 guard n / 4 * 3 <= maxStringBytes else {
                     throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).under(.key("base64"))

@@ -30,10 +30,19 @@ struct JSONTreeConverter {
     /// ``JSONReader/Session`` lends its cache for the walk and takes it back, so keys
     /// repeated across documents are built once.
     var keyCache: JSONKeyCache
+    /// Recently built string values of 16 to 128 bytes (shorter ones are stored inline in the
+    /// String), so that a repeated one (a URL, a client name, a date) is built once and shared.
+    /// Only for large documents, where the table's set-up is lost in the walk.
+    private var valueStrings: JSONKeyCache
+    /// Templates of the object shapes seen in this walk (see ``convertShaped(_:count:)``).
+    private var shapes = JSONShapeCache()
+    /// The keys of the object being converted, before they are known to match a template.
+    private var scratchKeys: [String] = []
 
     init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?,
          keyCache: JSONKeyCache) {
         self.keyCache = keyCache
+        self.valueStrings = input.count >= 16384 ? JSONKeyCache(bits: 8, longest: 128) : .empty
         self.strict = options.mode == .strict
         self.rejectDuplicates = options.rejectDuplicateKeys
         self.typedValues = options.typedValues
@@ -50,6 +59,7 @@ struct JSONTreeConverter {
     init(subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
          keyCache: JSONKeyCache) {
         self.keyCache = keyCache
+        self.valueStrings = .empty
         self.strict = options.mode == .strict
         self.rejectDuplicates = false
         self.typedValues = options.typedValues
@@ -71,13 +81,19 @@ struct JSONTreeConverter {
     private mutating func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
         guard let object else { return .null }
         switch JSONC.kind(object) {
-        case .string: return .string(try JSONC.string(object, maxBytes: maxStringBytes))
+        case .string:
+            let n = try JSONC.checkedLength(object, maxBytes: maxStringBytes)
+            if n > 15, n <= valueStrings.longest, let chars = json_object_get_string(object) {
+                return .string(valueStrings.string(UnsafeRawPointer(chars), length: n))
+            }
+            return .string(JSONC.string(object))
         case .int: return .int(json_object_get_int64(object))
         case .uint: return .uint(json_object_get_uint64(object))
         case .double: return .double(json_object_get_double(object))
         case .object: return try convertObject(object)
         case .array:
             let n = json_object_array_length(object)
+            guard n > 0 else { return .array([]) }
             var items: [PFValue] = []
             items.reserveCapacity(n)  // json-c's real length, not a claimed count
             for k in 0..<n {
@@ -113,6 +129,9 @@ struct JSONTreeConverter {
             // except when a malformed one is kept as a dictionary below.
             return typed
         }
+        if !keysNeedUniquing {
+            return try convertShaped(object, count: n)
+        }
         var keys: [String] = []
         var values: [PFValue] = []
         keys.reserveCapacity(n)
@@ -128,18 +147,97 @@ struct JSONTreeConverter {
             keys.append(name)
             entry = pf_json_entry_next(current)
         }
-        if keysNeedUniquing {
-            // Distinct bytes may still be equal Swift strings ("\u{E9}" and "e\u{301}",
-            // or lenient U+FFFD repairs): the last value wins, unless duplicates are errors.
-            let members = OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
-            if rejectDuplicates, members.count < keys.count, slot >= 0, slot < objectOffsets.count {
-                throw duplicateKey(at: objectOffsets[slot], members: keys.count, distinct: members.count)
-            }
+        // Keys beyond ASCII: distinct bytes may still be equal Swift strings ("\u{E9}" and
+        // "e\u{301}", or lenient U+FFFD repairs): the last value wins, unless duplicates are
+        // errors.
+        let members = OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+        if rejectDuplicates, members.count < keys.count, slot >= 0, slot < objectOffsets.count {
+            throw duplicateKey(at: objectOffsets[slot], members: keys.count, distinct: members.count)
+        }
+        return .dictionary(members)
+    }
+
+    /// Converts an object whose keys are ASCII: json-c's hash table made them distinct bytes,
+    /// hence distinct strings (the U+0000 stand-in maps one-to-one), so they need no second
+    /// check.
+    ///
+    /// Objects of one shape (the same keys in the same order) share their keys: the first
+    /// one builds them, and later ones reuse that storage instead of an array of their own.
+    /// Above 15 keys a dictionary also hashes its keys; there, later objects copy a template
+    /// that holds the keys, their hash table and null values, and fill in their own values.
+    private mutating func convertShaped(_ object: OpaquePointer, count n: Int) throws(PFError) -> PFValue {
+        guard n > 0 else { return .dictionary([:]) }
+        // Pass 1: the keys, and a fingerprint of the sequence to find a template by.
+        let first = pf_json_object_first_entry(object)
+        var fingerprint = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+        var entry = first
+        var k = 0
+        while let current = entry {
+            let (name, mixed) = keyCache.keyAndFingerprint(current, nulStandIn: nulStandIn)
+            if k < scratchKeys.count { scratchKeys[k] = name } else { scratchKeys.append(name) }
+            k += 1
+            fingerprint = (fingerprint ^ mixed) &* 0xBF58_476D_1CE4_E5B9
+            entry = pf_json_entry_next(current)
+        }
+        guard k == n else { throw Self.inconsistentObject(count: n, entries: k) }
+        let slot = Int(truncatingIfNeeded: fingerprint >> JSONShapeCache.shift)
+        guard let template = shapes.template(slot, matching: scratchKeys, count: n) else {
+            let keys = Array(scratchKeys[0..<n])
+            let values = try convertValues(from: first, count: n) { keys[$0] }
+            let members = OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
+            shapes.store(slot, members)
             return .dictionary(members)
         }
-        // ASCII keys: json-c's hash table made them distinct bytes, hence distinct strings
-        // (the U+0000 stand-in maps one-to-one), so they need no second check.
-        return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+        guard n > JSONShapeCache.largestUnhashed else {
+            // The new dictionary's keys are the template's array, shared.
+            let values = try convertValues(from: first, count: n) { template.keys[$0] }
+            return .dictionary(OrderedDictionary(uncheckedUniqueKeys: template.keys, values: values))
+        }
+        // Pass 2: the values, straight into a copy of the template's (null) values.
+        var result = template
+        var failure: (index: Int, error: PFError)?
+        result.values.withUnsafeMutableBufferPointer { slots in
+            var entry = first
+            var k = 0
+            while let current = entry, k < slots.count {
+                do throws(PFError) {
+                    slots[k] = try convert(pf_json_entry_value(current))
+                } catch {
+                    failure = (k, error)
+                    return
+                }
+                k += 1
+                entry = pf_json_entry_next(current)
+            }
+        }
+        if let failure { throw failure.error.under(.key(template.keys[failure.index])) }
+        return .dictionary(result)
+    }
+
+    /// The values of an object's `n` members, in order, from its first entry on.
+    /// - Parameter keyAt: the key of member `k`, for the path of an error.
+    private mutating func convertValues(from first: UnsafeMutablePointer<lh_entry>?, count n: Int,
+                                        keyAt: (Int) -> String) throws(PFError) -> [PFValue] {
+        var values: [PFValue] = []
+        values.reserveCapacity(n)
+        var entry = first
+        while let current = entry, values.count < n {
+            do {
+                values.append(try convert(pf_json_entry_value(current)))
+            } catch {
+                throw error.under(.key(keyAt(values.count)))
+            }
+            entry = pf_json_entry_next(current)
+        }
+        guard values.count == n else { throw Self.inconsistentObject(count: n, entries: values.count) }
+        return values
+    }
+
+    /// json-c's member count and its list of entries disagree (never seen; checked so a
+    /// dictionary is never built from keys and values of different counts).
+    private static func inconsistentObject(count: Int, entries: Int) -> PFError {
+        PFError(.unsupported, format: JSONError.format,
+                "json-c reported an object of \(count) members but listed \(entries)")
     }
 
     private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
@@ -155,11 +253,13 @@ struct JSONTreeConverter {
     }
 }
 
-/// Recently built object keys of at most 16 bytes, direct-mapped by their bytes.
+/// Recently built object keys of at most 64 bytes (or, for a cache of values, strings of at
+/// most ``longest`` bytes), direct-mapped by their bytes.
 ///
-/// A key is identified exactly by its length and its first and last eight bytes (which
-/// together cover every byte; shorter keys are zero-padded in `head`). The table has a power
-/// of two of slots, indexed by the top bits of a mix of those words.
+/// A key of up to 16 bytes is identified exactly by its length and its first and last eight
+/// bytes (which together cover every byte; shorter keys are zero-padded in `head`); a longer
+/// one also by the bytes between. The table has a power of two of slots, indexed by the top
+/// bits of a mix of those words.
 struct JSONKeyCache {
     struct Entry {
         var length: Int
@@ -173,7 +273,7 @@ struct JSONKeyCache {
     let shift: UInt64
 
     /// A placeholder without slots (never looked up).
-    static var empty: JSONKeyCache { JSONKeyCache(entries: [], shift: 63) }
+    static var empty: JSONKeyCache { JSONKeyCache(entries: [], shift: 63, longest: 0) }
 
     /// Moves the cache out of `cache`, leaving a placeholder (so the taker's stores do not
     /// copy the table).
@@ -183,13 +283,18 @@ struct JSONKeyCache {
         return taken
     }
 
-    private init(entries: [Entry], shift: UInt64) {
+    private init(entries: [Entry], shift: UInt64, longest: Int) {
+        self.longest = longest
         self.entries = entries
         self.shift = shift
     }
 
     /// A cache of 2^`bits` slots (1…12).
-    init(bits: Int) {
+    /// - Parameters:
+    ///   - bits: log2 of the slot count.
+    ///   - longest: the longest string (in bytes) the cache keeps.
+    init(bits: Int, longest: Int = 64) {
+        self.longest = longest
         let b = max(1, min(bits, 12))
         entries = Array(repeating: Entry(length: -1, head: 0, tail: 0, name: ""), count: 1 << b)
         shift = UInt64(64 - b)
@@ -198,7 +303,7 @@ struct JSONKeyCache {
     /// A cache sized to a document: a row of a few hundred bytes holds a few dozen keys, and
     /// filling and freeing 256 slots would cost it more than the keys themselves.
     init(forInputOf count: Int) {
-        self.init(bits: count < 1024 ? 5 : count < 8192 ? 6 : 8)
+        self.init(bits: count < 1024 ? 5 : count < 8192 ? 6 : count < 65536 ? 8 : 9)
     }
 
     /// The key of a json-c member entry as a String, through the cache.
@@ -218,23 +323,38 @@ struct JSONKeyCache {
     /// A key from its bytes (`length` of them at `raw`) as a String, through the cache.
     @inline(__always)
     mutating func key(_ raw: UnsafeRawPointer, length: Int, nulStandIn: Unicode.Scalar?) -> String {
-        guard length <= 16 else { return Self.makeKey(raw, length, nulStandIn) }
+        keyAndFingerprint(raw, length: length, nulStandIn: nulStandIn).name
+    }
+
+    /// The key of a json-c member entry and a 64-bit fingerprint of its bytes (equal keys
+    /// have equal fingerprints; keys above 16 bytes may share one with others).
+    @inline(__always)
+    mutating func keyAndFingerprint(_ entry: UnsafeMutablePointer<lh_entry>,
+                                    nulStandIn: Unicode.Scalar?) -> (name: String, fingerprint: UInt64) {
+        guard let chars = pf_json_entry_key(entry) else { return ("", 0) }
+        return keyAndFingerprint(UnsafeRawPointer(chars), length: strlen(chars), nulStandIn: nulStandIn)
+    }
+
+    @inline(__always)
+    private mutating func keyAndFingerprint(_ raw: UnsafeRawPointer, length: Int,
+                                            nulStandIn: Unicode.Scalar?) -> (name: String, fingerprint: UInt64) {
         var head: UInt64 = 0
         var tail: UInt64 = 0
         if length >= 8 {
-            // In bounds: the key has `length` (8…16) bytes, so both 8-byte
-            // windows, [0, 8) and [length - 8, length), lie inside it.
+            // In bounds: the key has `length` (8 or more) bytes, so both 8-byte windows,
+            // [0, 8) and [length - 8, length), lie inside it; up to 16 bytes they cover it.
             head = raw.loadUnaligned(as: UInt64.self)
             tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
         } else {
             for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
         }
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
+        guard length <= longest else { return (Self.makeKey(raw, length, nulStandIn), mixed) }
         let slot = Int(truncatingIfNeeded: mixed >> shift)  // < entries.count
-        if let name = lookup(slot, length: length, head: head, tail: tail) { return name }
+        if let name = lookup(slot, length: length, head: head, tail: tail, raw: raw) { return (name, mixed) }
         let name = Self.makeKey(raw, length, nulStandIn)
         store(slot, Entry(length: length, head: head, tail: tail, name: name))
-        return name
+        return (name, mixed)
     }
 
     /// Builds a key from its bytes (validated by the pre-scan in strict mode; in lenient mode
@@ -253,15 +373,69 @@ struct JSONKeyCache {
         return String(out)
     }
 
+    /// The longest string the cache keeps (64 bytes for keys). Up to 16 bytes, a string's
+    /// length and first and last eight bytes identify it; longer ones are also compared byte
+    /// for byte.
+    let longest: Int
+
+    /// A string value's bytes as a String, through the cache (for a cache of values, which
+    /// never hold the U+0000 stand-in of keys).
     @inline(__always)
-    func lookup(_ slot: Int, length: Int, head: UInt64, tail: UInt64) -> String? {
+    mutating func string(_ raw: UnsafeRawPointer, length: Int) -> String {
+        keyAndFingerprint(raw, length: length, nulStandIn: nil).name
+    }
+
+    @inline(__always)
+    func lookup(_ slot: Int, length: Int, head: UInt64, tail: UInt64, raw: UnsafeRawPointer) -> String? {
         // `slot` comes from `mixed >> shift`, so it is below entries.count.
         let cached = entries[slot]
-        return cached.length == length && cached.head == head && cached.tail == tail ? cached.name : nil
+        guard cached.length == length, cached.head == head, cached.tail == tail else { return nil }
+        guard length > 16 else { return cached.name }
+        // The bytes between the first and last eight (a cached name is native UTF-8 of
+        // exactly `length` bytes, since it was built from bytes of that length).
+        let same = cached.name.utf8.withContiguousStorageIfAvailable { stored in
+            stored.count == length && memcmp(stored.baseAddress! + 8, raw + 8, length - 16) == 0
+        }
+        return same == true ? cached.name : nil
     }
 
     @inline(__always)
     mutating func store(_ slot: Int, _ entry: Entry) {
         entries[slot] = entry
+    }
+}
+
+/// Templates of object shapes (a sequence of keys), direct-mapped by a fingerprint of the
+/// sequence. Each template is a dictionary of one shape, whose keys every dictionary of that
+/// shape shares; above ``largestUnhashed`` keys its values are null, since those dictionaries
+/// are copies of the template with their values replaced.
+struct JSONShapeCache {
+    /// 64 minus log2 of the slot count: `fingerprint >> shift` is a slot.
+    static let shift: UInt64 = 64 - 6
+    /// The most keys a dictionary holds without a hash table (OrderedDictionary hashes its
+    /// keys above 15).
+    static let largestUnhashed = 15
+    private var templates: [OrderedDictionary<String, PFValue>?] = []
+
+    /// The template in `slot` when its keys are exactly the first `count` of `keys`, in order.
+    @inline(__always)
+    func template(_ slot: Int, matching keys: [String], count: Int) -> OrderedDictionary<String, PFValue>? {
+        guard slot < templates.count, let template = templates[slot], template.count == count,
+            count <= keys.count
+        else { return nil }
+        let stored = template.keys
+        for k in 0..<count where stored[k] != keys[k] { return nil }
+        return template
+    }
+
+    /// Makes `members` (with null values, when it has more than ``largestUnhashed`` keys)
+    /// the template of `slot`.
+    mutating func store(_ slot: Int, _ members: OrderedDictionary<String, PFValue>) {
+        if templates.isEmpty { templates = Array(repeating: nil, count: 1 << (64 - Self.shift)) }
+        var template = members
+        if template.count > Self.largestUnhashed {
+            template.values.withUnsafeMutableBufferPointer { $0.update(repeating: .null) }
+        }
+        templates[slot] = template
     }
 }

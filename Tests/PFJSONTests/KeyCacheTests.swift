@@ -5,11 +5,12 @@ import Testing
 
 /// The converter's key cache (short keys are reused across objects) never confuses keys.
 @Suite struct KeyCacheTests {
-    /// Keys of every length 0…20 that differ in one byte at every position, many times over
-    /// and in many objects, read back exactly.
+    /// Keys of every length 0…20, and of the lengths around 64 (the longest kept), that
+    /// differ in one byte at every position, many times over and in many objects, read back
+    /// exactly.
     @Test func similarKeysStayDistinct() throws {
         var objects: [PFValue] = []
-        for length in 0...20 {
+        for length in Array(0...20) + [24, 40, 63, 64, 65, 70] {
             var members = OrderedDictionary<String, PFValue>()
             let base = Array(repeating: UInt8(ascii: "k"), count: length)
             members[String(decoding: base, as: UTF8.self)] = .int(Int64(length))

@@ -86,6 +86,33 @@ import Testing
         }
     }
 
+    /// `true`, `false` and `null` are checked a word at a time: every truncation and every
+    /// one-byte change, at the end of the input and inside it, fails at the first byte that
+    /// differs, and lenient mode still reads other letter cases.
+    @Test func literalsFailAtTheirFirstWrongByte() throws {
+        for word in ["true", "false", "null"] {
+            let bytes = Array(word.utf8)
+            for cut in 1..<bytes.count {
+                let prefix = String(decoding: bytes[0..<cut], as: UTF8.self)
+                #expect(JSONTest.error(prefix)?.location?.offset == cut, "\(prefix)")
+                #expect(JSONTest.error("[" + prefix + "]")?.location?.offset == 1 + cut, "[\(prefix)]")
+            }
+            for position in 1..<bytes.count {
+                var changed = bytes
+                changed[position] = UInt8(ascii: "x")
+                let text = String(decoding: changed, as: UTF8.self)
+                #expect(JSONTest.error("[" + text + "]")?.location?.offset == 1 + position, "\(text)")
+                #expect(JSONTest.error(text + "    ")?.location?.offset == position, "\(text)")
+            }
+            #expect(try JSONTest.read("[" + word + "," + word + "]") == [JSONTest.read(word), JSONTest.read(word)])
+            for spelling in [word.uppercased(), word.prefix(1).uppercased() + word.dropFirst(), "[" + word.uppercased() + "]"] {
+                let expected = spelling.hasPrefix("[") ? [try JSONTest.read(word)] : try JSONTest.read(word)
+                #expect(try JSONTest.read(spelling, JSONTest.lenient) == expected, "\(spelling)")
+            }
+            #expect(JSONTest.error(word.uppercased()) != nil)
+        }
+    }
+
     @Test func everyLayoutAroundTheColonReads() throws {
         for text in [#"{"k":1}"#, #"{"k": 1}"#, #"{"k" :1}"#, #"{"k" : 1}"#, #"{"k":  1}"#, "{\"k\":\n\t1}", #"{"k": "1"}"#] {
             let value = try JSONTest.read(text)
