@@ -46,10 +46,10 @@ public enum JSONText {
     @discardableResult
     public static func appendDouble(_ value: Double, to out: inout [UInt8]) -> Bool {
         guard value.isFinite else { return false }
-        // Swift's description is the shortest round-trip form and is valid JSON for every
-        // finite value: "1.0", "0.1", "1e-07", "1e+20", "-0.0".
-        var text = value.description
-        text.withUTF8 { out.append(contentsOf: $0) }
+        // Swift's text for a Double (`description`) is the shortest round-trip form and is
+        // valid JSON for every finite value: "1.0", "0.1", "1e-07", "1e+20", "-0.0".
+        // PFDoubleFormat writes exactly that text without building a String.
+        PFDoubleFormat.appendShortest(value, to: &out)
         return true
     }
 
