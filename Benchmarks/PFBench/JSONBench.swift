@@ -51,7 +51,7 @@ enum JSONBench {
                 // copies back, while a built double is formatted (`%.17g`, then trimmed).
                 let built = buildTree(value)
                 defer { json_object_put(built) }
-                bench.measure("serialize raw json-c (tree built from values)", group: group, bytes: input.count) {
+                bench.measure("serialize raw json-c (built tree)", group: group, bytes: input.count) {
                     var length = 0
                     _ = json_object_to_json_string_length(built, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
                 }

@@ -12,10 +12,9 @@ public enum PFDoubleFormat {
     /// The largest text this writes: "-2.2250738585072014e-308" is 24 bytes.
     public static let maximumLength = 24
 
-    /// The scratch space ``write(_:into:)`` needs: the text, with room for 8-byte stores past
-    /// its end, then the digits.
-    @usableFromInline
-    static let scratchLength = 96
+    /// The room ``write(_:into:)`` needs: the text, with space for 8-byte stores past its
+    /// end, then the digits.
+    public static let scratchLength = 96
 
     /// Appends the text of `value`, which must be finite (JSON and most text formats have no
     /// spelling for NaN or the infinities; check `isFinite` first).
@@ -28,10 +27,11 @@ public enum PFDoubleFormat {
         }
     }
 
-    /// Writes the text of a finite `value` at the start of `p` (``scratchLength`` bytes).
-    /// - Returns: the number of bytes of text.
-    @usableFromInline
-    static func write(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
+    /// Writes the text of a finite `value` at the start of `p`, for a writer with a buffer of
+    /// its own: ``scratchLength`` bytes must be writable there, and the bytes after the text
+    /// are left undefined.
+    /// - Returns: the number of bytes of text (at most ``maximumLength``).
+    public static func write(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
         var n = 0
         if value.sign == .minus {
             p[0] = UInt8(ascii: "-")
@@ -58,10 +58,11 @@ public enum PFDoubleFormat {
             e += 1
         }
         let count = digitCount(f)
-        // All 24 places of f at p[48..<72] (f < 10^20), so its digits end at p[72].
+        // f's places, eight at a time, at p[48..<72] (f < 10^20), so its digits end at p[72];
+        // only the words that hold some of its digits are written.
         let digits = UnsafeMutableRawPointer(p + 48)
-        digits.storeBytes(of: eightDigits(f / 10_000_000_000_000_000), as: UInt64.self)
-        digits.storeBytes(of: eightDigits(f / 100_000_000 % 100_000_000), toByteOffset: 8, as: UInt64.self)
+        if count > 16 { digits.storeBytes(of: eightDigits(f / 10_000_000_000_000_000), as: UInt64.self) }
+        if count > 8 { digits.storeBytes(of: eightDigits(f / 100_000_000 % 100_000_000), toByteOffset: 8, as: UInt64.self) }
         digits.storeBytes(of: eightDigits(f % 100_000_000), toByteOffset: 16, as: UInt64.self)
         let first = UnsafeRawPointer(digits + 24 - count)
         // value = 0.d1d2…dn × 10^point

@@ -9,9 +9,14 @@ public enum JSONText {
     ///   - value: the integer.
     ///   - out: the buffer.
     public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        appendInteger(value, into: &out)
+    }
+
+    @inline(__always)
+    static func appendInteger<Sink: JSONByteSink>(_ value: Int64, into out: inout Sink) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         // magnitude handles Int64.min without overflow.
-        appendUnsigned(value.magnitude, to: &out)
+        appendUnsigned(value.magnitude, into: &out)
     }
 
     /// Appends an unsigned integer in decimal.
@@ -19,20 +24,31 @@ public enum JSONText {
     ///   - value: the integer.
     ///   - out: the buffer.
     public static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
+        appendUnsigned(value, into: &out)
+    }
+
+    @inline(__always)
+    static func appendUnsigned<Sink: JSONByteSink>(_ value: UInt64, into out: inout Sink) {
         if value < 10 {
             out.append(UInt8(ascii: "0") &+ UInt8(value))
             return
         }
-        // 20 digits hold UInt64.max; fill from the right, then append the used part.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        // Count the digits (at most 20, for UInt64.max), then fill them from the right.
+        var n = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            n += 1
+        }
+        out.appendInPlace(maximum: 20) { digits in
             var v = value
-            var k = 20
-            while v > 0 {
+            var k = n
+            while k > 0 {
                 k -= 1
                 digits[k] = UInt8(ascii: "0") &+ UInt8(v % 10)
                 v /= 10
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<20]))
+            return n
         }
     }
 
@@ -45,11 +61,16 @@ public enum JSONText {
     ///   for them).
     @discardableResult
     public static func appendDouble(_ value: Double, to out: inout [UInt8]) -> Bool {
+        appendDouble(value, into: &out)
+    }
+
+    @inline(__always)
+    static func appendDouble<Sink: JSONByteSink>(_ value: Double, into out: inout Sink) -> Bool {
         guard value.isFinite else { return false }
         // Swift's text for a Double (`description`) is the shortest round-trip form and is
         // valid JSON for every finite value: "1.0", "0.1", "1e-07", "1e+20", "-0.0".
         // PFDoubleFormat writes exactly that text without building a String.
-        PFDoubleFormat.appendShortest(value, to: &out)
+        out.appendInPlace(maximum: PFDoubleFormat.scratchLength) { PFDoubleFormat.write(value, into: $0) }
         return true
     }
 
@@ -60,6 +81,11 @@ public enum JSONText {
     ///   - escapingSlashes: whether `/` is written `\/`.
     ///   - out: the buffer.
     public static func appendString(_ value: String, escapingSlashes slash: Bool = false, to out: inout [UInt8]) {
+        appendString(value, escapingSlashes: slash, into: &out)
+    }
+
+    @inline(__always)
+    static func appendString<Sink: JSONByteSink>(_ value: String, escapingSlashes slash: Bool, into out: inout Sink) {
         var value = value
         value.withUTF8 { bytes in
             out.append(UInt8(ascii: "\""))
@@ -82,7 +108,7 @@ public enum JSONText {
                     i += 1
                     continue
                 }
-                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                if runStart < i { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
                 out.append(UInt8(ascii: "\\"))
                 switch c {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(c)
@@ -102,7 +128,7 @@ public enum JSONText {
                 i += 1
                 runStart = i
             }
-            if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+            if runStart < n { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
             out.append(UInt8(ascii: "\""))
         }
     }
@@ -127,20 +153,20 @@ public enum JSONText {
 
 extension JSONNativeWriter {
     mutating func writeInteger(_ value: Int64) {
-        JSONText.appendInteger(value, to: &out)
+        JSONText.appendInteger(value, into: &text)
     }
 
     mutating func writeUnsigned(_ value: UInt64) {
-        JSONText.appendUnsigned(value, to: &out)
+        JSONText.appendUnsigned(value, into: &text)
     }
 
     /// Writes a double (see ``JSONText/appendDouble(_:to:)``).
     mutating func writeDouble(_ value: Double) throws(PFError) {
-        guard JSONText.appendDouble(value, to: &out) else { throw JSONWriterError.nonFinite(value) }
+        guard JSONText.appendDouble(value, into: &text) else { throw JSONWriterError.nonFinite(value) }
     }
 
     /// Writes a quoted string (see ``JSONText/appendString(_:escapingSlashes:to:)``).
     mutating func writeString(_ value: String) {
-        JSONText.appendString(value, escapingSlashes: options.escapeSlashes, to: &out)
+        JSONText.appendString(value, escapingSlashes: options.escapeSlashes, into: &text)
     }
 }

@@ -2,23 +2,30 @@ import Foundation
 import OrderedCollections
 import PFCore
 
-/// pfarchive's JSON serializer: one recursive walk appending to a `[UInt8]` buffer.
+/// pfarchive's JSON serializer: one recursive walk appending to a ``JSONByteBuffer``, whose
+/// text is then appended to `out` in one copy (on error, `out` is left as it was).
 ///
 /// Key paths cost nothing while writing; an error collects its path as it unwinds.
 struct JSONNativeWriter {
     let options: JSONWriter.Options
     var out: [UInt8]
+    /// The text being written, freed by ``writeDocument(_:)``: a writer writes one document.
+    var text: JSONByteBuffer
 
     init(options: JSONWriter.Options, out: [UInt8]) {
         self.options = options
         self.out = out
+        // A caller that reuses its buffer has sized it for documents like this one; otherwise
+        // a guess that avoids most regrowth for typical documents.
+        self.text = JSONByteBuffer(capacity: max(4096, out.capacity - out.count))
     }
 
+    /// Writes `value` and frees the text buffer (call once).
     mutating func writeDocument(_ value: PFValue) throws(PFError) {
-        // A guess that avoids most regrowth for typical documents without trusting any count.
-        if out.capacity - out.count < 4096 { out.reserveCapacity(out.count + 4096) }
+        defer { text.deallocate() }
         try write(value, depth: 0)
-        if options.pretty { out.append(UInt8(ascii: "\n")) }
+        if options.pretty { text.append(UInt8(ascii: "\n")) }
+        out.append(contentsOf: text.bytes)
     }
 
     // MARK: - Values
@@ -43,9 +50,10 @@ struct JSONNativeWriter {
         case .data(let data):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("data") }
             try typedObject(depth: depth, typeName: "Bytes", key: "base64") { w in
-                w.out.append(UInt8(ascii: "\""))
-                data.withUnsafeBytes { PFBase64.encode($0, appendingTo: &w.out) }
-                w.out.append(UInt8(ascii: "\""))
+                var base64: [UInt8] = [UInt8(ascii: "\"")]
+                data.withUnsafeBytes { PFBase64.encode($0, appendingTo: &base64) }
+                base64.append(UInt8(ascii: "\""))
+                base64.withUnsafeBufferPointer { w.text.appendBytes($0) }
             }
         case .uid(let uid):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("a UID") }
@@ -54,19 +62,19 @@ struct JSONNativeWriter {
                               "UID \(uid) is above 4294967295; CF$UID references are 32-bit")
             }
             guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
-            out.append(UInt8(ascii: "{"))
+            text.append(UInt8(ascii: "{"))
             newline(depth + 1)
             append("\"CF$UID\"")
             colon()
             writeUnsigned(uid)
             newline(depth)
-            out.append(UInt8(ascii: "}"))
+            text.append(UInt8(ascii: "}"))
         }
     }
 
     @inline(__always)
     private mutating func append(_ text: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        self.text.appendBytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     // MARK: - Layout
@@ -74,27 +82,27 @@ struct JSONNativeWriter {
     @inline(__always)
     private mutating func newline(_ depth: Int) {
         guard options.pretty else { return }
-        out.append(UInt8(ascii: "\n"))
-        for _ in 0..<(depth * 2) { out.append(UInt8(ascii: " ")) }
+        text.append(UInt8(ascii: "\n"))
+        for _ in 0..<(depth * 2) { text.append(UInt8(ascii: " ")) }
     }
 
     @inline(__always)
     private mutating func colon() {
-        out.append(UInt8(ascii: ":"))
-        if options.pretty { out.append(UInt8(ascii: " ")) }
+        text.append(UInt8(ascii: ":"))
+        if options.pretty { text.append(UInt8(ascii: " ")) }
     }
 
     // MARK: - Containers
 
     private mutating func writeArray(_ items: [PFValue], depth: Int) throws(PFError) {
         guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
-        out.append(UInt8(ascii: "["))
+        text.append(UInt8(ascii: "["))
         if items.isEmpty {
-            out.append(UInt8(ascii: "]"))
+            text.append(UInt8(ascii: "]"))
             return
         }
         for (k, item) in items.enumerated() {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
+            if k > 0 { text.append(UInt8(ascii: ",")) }
             newline(depth + 1)
             do {
                 try write(item, depth: depth + 1)
@@ -103,14 +111,14 @@ struct JSONNativeWriter {
             }
         }
         newline(depth)
-        out.append(UInt8(ascii: "]"))
+        text.append(UInt8(ascii: "]"))
     }
 
     private mutating func writeObject(_ members: OrderedDictionary<String, PFValue>, depth: Int) throws(PFError) {
         guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
-        out.append(UInt8(ascii: "{"))
+        text.append(UInt8(ascii: "{"))
         if members.isEmpty {
-            out.append(UInt8(ascii: "}"))
+            text.append(UInt8(ascii: "}"))
             return
         }
         if options.sortedKeys {
@@ -127,12 +135,12 @@ struct JSONNativeWriter {
             }
         }
         newline(depth)
-        out.append(UInt8(ascii: "}"))
+        text.append(UInt8(ascii: "}"))
     }
 
     @inline(__always)
     private mutating func member(_ key: String, _ value: PFValue, first: Bool, depth: Int) throws(PFError) {
-        if !first { out.append(UInt8(ascii: ",")) }
+        if !first { text.append(UInt8(ascii: ",")) }
         newline(depth + 1)
         writeString(key)
         colon()
@@ -147,22 +155,22 @@ struct JSONNativeWriter {
     private mutating func typedObject(depth: Int, typeName: StaticString, key: StaticString,
                                       payload: (inout JSONNativeWriter) -> Void) throws(PFError) {
         guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
-        out.append(UInt8(ascii: "{"))
+        text.append(UInt8(ascii: "{"))
         newline(depth + 1)
         append("\"__type\"")
         colon()
-        out.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: "\""))
         append(typeName)
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ","))
+        text.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: ","))
         newline(depth + 1)
-        out.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: "\""))
         append(key)
-        out.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: "\""))
         colon()
         payload(&self)
         newline(depth)
-        out.append(UInt8(ascii: "}"))
+        text.append(UInt8(ascii: "}"))
     }
 }
 
