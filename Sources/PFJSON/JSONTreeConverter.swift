@@ -345,8 +345,17 @@ struct JSONKeyCache {
             // [0, 8) and [length - 8, length), lie inside it; up to 16 bytes they cover it.
             head = raw.loadUnaligned(as: UInt64.self)
             tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
-        } else {
-            for k in 0..<length { head |= UInt64(raw.load(fromByteOffset: k, as: UInt8.self)) << (8 * UInt64(k)) }
+        } else if length >= 4 {
+            // Two 4-byte windows that overlap on equal bytes: together, the key's bytes in order.
+            let low = UInt64(raw.loadUnaligned(as: UInt32.self))
+            let high = UInt64(raw.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self))
+            head = low | high << (8 * UInt64(length - 4))
+        } else if length >= 2 {
+            let low = UInt64(raw.loadUnaligned(as: UInt16.self))
+            let high = UInt64(raw.loadUnaligned(fromByteOffset: length - 2, as: UInt16.self))
+            head = low | high << (8 * UInt64(length - 2))
+        } else if length == 1 {
+            head = UInt64(raw.load(as: UInt8.self))
         }
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xBF58_476D_1CE4_E5B9
         guard length <= longest else { return (Self.makeKey(raw, length, nulStandIn), mixed) }
@@ -387,16 +396,16 @@ struct JSONKeyCache {
 
     @inline(__always)
     func lookup(_ slot: Int, length: Int, head: UInt64, tail: UInt64, raw: UnsafeRawPointer) -> String? {
-        // `slot` comes from `mixed >> shift`, so it is below entries.count.
-        let cached = entries[slot]
-        guard cached.length == length, cached.head == head, cached.tail == tail else { return nil }
-        guard length > 16 else { return cached.name }
+        // `slot` comes from `mixed >> shift`, so it is below entries.count. The fields are
+        // read in place: copying the entry would retain and release its name.
+        guard entries[slot].length == length, entries[slot].head == head, entries[slot].tail == tail else { return nil }
+        guard length > 16 else { return entries[slot].name }
         // The bytes between the first and last eight (a cached name is native UTF-8 of
         // exactly `length` bytes, since it was built from bytes of that length).
-        let same = cached.name.utf8.withContiguousStorageIfAvailable { stored in
+        let same = entries[slot].name.utf8.withContiguousStorageIfAvailable { stored in
             stored.count == length && memcmp(stored.baseAddress! + 8, raw + 8, length - 16) == 0
         }
-        return same == true ? cached.name : nil
+        return same == true ? entries[slot].name : nil
     }
 
     @inline(__always)
