@@ -16,22 +16,27 @@ public enum PFDoubleFormat {
     /// end, then the digits.
     public static let scratchLength = 96
 
-    /// Appends the text of `value`, which must be finite (JSON and most text formats have no
-    /// spelling for NaN or the infinities; check `isFinite` first).
+    /// Appends the text of `value`.
+    /// - Returns: `false`, appending nothing, for NaN and the infinities (JSON and most text
+    ///   formats have no spelling for them).
     @inlinable
-    public static func appendShortest(_ value: Double, to out: inout [UInt8]) {
-        precondition(value.isFinite, "PFDoubleFormat.appendShortest needs a finite value")
+    @discardableResult
+    public static func appendShortest(_ value: Double, to out: inout [UInt8]) -> Bool {
+        guard value.isFinite else { return false }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchLength) { buffer in
             let n = write(value, into: buffer.baseAddress!)
             out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: n))
         }
+        return true
     }
 
     /// Writes the text of a finite `value` at the start of `p`, for a writer with a buffer of
     /// its own: ``scratchLength`` bytes must be writable there, and the bytes after the text
     /// are left undefined.
-    /// - Returns: the number of bytes of text (at most ``maximumLength``).
+    /// - Returns: the number of bytes of text (at most ``maximumLength``); 0, writing nothing,
+    ///   for NaN and the infinities.
     public static func write(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else { return 0 }
         var n = 0
         if value.sign == .minus {
             p[0] = UInt8(ascii: "-")

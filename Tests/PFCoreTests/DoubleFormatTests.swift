@@ -44,6 +44,15 @@ import Testing
         }
     }
 
+    /// NaN and the infinities have no text: nothing is appended.
+    @Test func nonFiniteValuesAppendNothing() {
+        for value in [Double.nan, -.nan, .infinity, -.infinity, .signalingNaN] {
+            var out: [UInt8] = [1, 2]
+            #expect(!PFDoubleFormat.appendShortest(value, to: &out))
+            #expect(out == [1, 2])
+        }
+    }
+
     /// Random bit patterns (every exponent alike) and random values of typical size.
     @Test func randomDoublesMatchDescription() async {
         let bits = Generator<UInt64, Shrink.None<UInt64>>(run: { rng in UInt64.random(in: 0...UInt64.max, using: &rng) })
