@@ -1,4 +1,5 @@
-// libFuzzer target: the JSON reader (strict and lenient), then writing back what it read; and
+// libFuzzer target: the JSON reader (strict and lenient), then writing back what it read and
+// reading that again (it must give the same value); and
 // the node view (over the scanner's tape for strict documents) against the reader: both accept
 // the same documents and copy out the same values, or the target stops.
 import Foundation
@@ -18,7 +19,21 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
         guard let value = read else { continue }
         FuzzDriver.exercise(value)
-        _ = try? JSONWriter().write(value)
+        // What was read writes as strict JSON that reads back to the same value (NaN and the
+        // infinities, which lenient mode reads, have no JSON text: the write refuses them).
+        // Text longer than the input (escapes of raw control characters) may exceed a limit.
+        guard let text = try? JSONWriter().write(value) else { continue }
+        let strict = JSONReader(options: .init(limits: FuzzDriver.limits))
+        do {
+            let back = try strict.read(text)
+            if back != value {
+                fatalError("written text reads back differently (\(mode)): \(value) wrote \(String(decoding: text, as: UTF8.self))")
+            }
+        } catch where error.code == .limitExceeded {
+            continue
+        } catch {
+            fatalError("written text does not read back (\(mode)): \(error) for \(String(decoding: text, as: UTF8.self))")
+        }
     }
     return 0
 }
