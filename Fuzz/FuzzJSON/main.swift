@@ -1,18 +1,33 @@
-// libFuzzer target: the JSON reader (strict and lenient), then writing back what it read and
-// reading that again (it must give the same value); and
+// libFuzzer target: the JSON reader (strict and lenient), one-thread against parallel (the
+// document split into 2 and into up to 10,000 batches: the same value or error), then writing
+// back what it read and reading that again (it must give the same value); and
 // the node view (over the scanner's tape for strict documents) against the reader: both accept
 // the same documents and copy out the same values, or the target stops.
 import Foundation
 import PFCore
 import PFFuzzSupport
-import PFJSON
+
+// Testable (fuzz builds are debug builds): the parallel read's threshold and batch count.
+@testable import PFJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = FuzzDriver.data(bytes, count)
     for mode in [JSONReader.Mode.strict, .lenient] {
-        let reader = JSONReader(options: .init(mode: mode, limits: FuzzDriver.limits))
-        let read = try? reader.read(data)
+        var oneThread = JSONReader.Options(mode: mode, limits: FuzzDriver.limits)
+        oneThread.parallel = false
+        let reader = JSONReader(options: oneThread)
+        let serial = Result { () throws(PFError) -> PFValue in try reader.read(data) }
+        for batches in [2, 10_000] {
+            var options = JSONReader.Options(mode: mode, limits: FuzzDriver.limits)
+            options.parallelThreshold = 0
+            options.parallelBatches = batches
+            let parallel = Result { () throws(PFError) -> PFValue in try JSONReader(options: options).read(data) }
+            if parallel != serial {
+                fatalError("parallel and one-thread reads disagree (\(mode), \(batches) batches): \(parallel) vs \(serial)")
+            }
+        }
+        let read = try? serial.get()
         let viewed = try? reader.withDocument(data) { root throws(PFError) in try root.value() }
         if read != viewed {
             fatalError("node view and reader disagree (\(mode)): read \(String(describing: read)), view \(String(describing: viewed))")

@@ -9,7 +9,8 @@ import PFCore
 /// json-c does not (full UTF-8, the RFC 8259 number grammar, raw control characters, lone
 /// surrogate escapes, 64-bit integer range, trailing bytes, limits, where keys hold U+0000)
 /// and, when duplicate keys are to be rejected, counts the members of every object; then json-c's tokener builds its tree, which is
-/// converted into a ``PFValue`` in one walk and freed.
+/// converted into a ``PFValue`` in one walk and freed. A large strict document is cut into
+/// batches that are parsed and converted on several threads (see ``Options/parallel``).
 ///
 /// ```swift
 /// let value = try JSONReader().read(Data(#"{"a": [1, 2.5, "x"]}"#.utf8))
@@ -49,6 +50,18 @@ public struct JSONReader: Sendable {
         /// the position of the first occurrence, as json-c and Python do (RFC 8259 leaves
         /// duplicate names to the implementation).
         public var rejectDuplicateKeys: Bool = false
+        /// Whether a large strict document (256 KiB or more) is parsed and converted on
+        /// several threads when the machine has more than one processor: json-c parses pieces
+        /// of it side by side. Default `true`. The value and the errors are the one-thread
+        /// read's; lenient reads and `rejectDuplicateKeys` always use one thread. See
+        /// `Docs/JSON.md`.
+        public var parallel: Bool = true
+        /// The smallest input read in parallel: below it, waking a thread costs more than it
+        /// saves. Tests lower it to read small documents both ways.
+        var parallelThreshold = 256 * 1024
+        /// How many batches of work a parallel read cuts a document into (more batches share
+        /// the work more evenly between threads; each costs a little).
+        var parallelBatches = 16
 
         /// Makes reader settings.
         /// - Parameters:
@@ -185,7 +198,14 @@ public struct JSONReader: Sendable {
 
     /// Reads one document, with a session's tokener and key cache when given.
     func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
-        try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> PFValue in
+        var scanned: JSONScanResult?
+        if session == nil {
+            switch try readInParallel(bytes) {
+            case .value(let value): return value
+            case .oneThread(let scan): scanned = scan
+            }
+        }
+        return try withTree(bytes, session: session, scanned: scanned) { tree, keyCache throws(PFError) -> PFValue in
             // The cache moves into the walk and back (no copy), whatever happens.
             var converter = JSONTreeConverter(options: options, scan: tree.scan, input: bytes,
                                               nulStandIn: tree.nulStandIn, keyCache: JSONKeyCache.take(&keyCache))
@@ -210,7 +230,9 @@ public struct JSONReader: Sendable {
     ///
     /// The key cache is the session's (and goes back to it) unless the document has U+0000
     /// in a key, whose stand-in differs between documents: then it is a fresh one.
-    func withTree<R>(_ bytes: UnsafeRawBufferPointer, session: Session?,
+    /// - Parameter scanned: the pre-scan's result, when it has already run on `bytes` with
+    ///   these options.
+    func withTree<R>(_ bytes: UnsafeRawBufferPointer, session: Session?, scanned: JSONScanResult? = nil,
                      _ body: (ParsedTree, inout JSONKeyCache) throws(PFError) -> R) throws(PFError) -> R {
         let limits = options.limits
         guard bytes.count <= limits.maxInputBytes else {
@@ -224,7 +246,8 @@ public struct JSONReader: Sendable {
             throw JSONError.unexpected(at: 0, in: bytes, expected: "a value")
         }
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
-        let scan = try scanner.scan()
+        let scan: JSONScanResult
+        if let scanned { scan = scanned } else { scan = try scanner.scan() }
         guard scan.nulKeyEscapes.isEmpty else {
             return try withNULKeysTree(bytes, scan: scan, scanner: scanner, body)
         }

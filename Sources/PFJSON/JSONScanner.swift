@@ -131,9 +131,10 @@ struct JSONScanner {
         return try scanDocument(&none)
     }
 
-    /// Validates the whole document as ``scan()`` does and records every value in `tape`.
-    mutating func scan(into tape: inout JSONTapeBuilder) throws(PFError) -> JSONScanResult {
-        try scanDocument(&tape)
+    /// Validates the whole document as ``scan()`` does and tells `sink` what it passes (a
+    /// ``JSONTapeBuilder`` records every value; a ``JSONContainerRecorder`` the containers).
+    mutating func scan<Sink: JSONScanSink>(into sink: inout Sink) throws(PFError) -> JSONScanResult {
+        try scanDocument(&sink)
     }
 
     /// The scan, generic over what it tells as it goes (specialised: the pre-scan's
