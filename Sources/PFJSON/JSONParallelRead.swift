@@ -498,7 +498,7 @@ extension JSONReader {
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         var recorder = JSONContainerRecorder()
         let scan = try scanner.scan(into: &recorder)
-        guard scan.nulKeyEscapes.isEmpty,
+        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs,
             let plan = JSONSplitPlan(bytes: bytes, containers: recorder,
                                      batchBytes: bytes.count / max(options.parallelBatches, 1),
                                      typedValues: options.typedValues)

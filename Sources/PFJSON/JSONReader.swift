@@ -248,8 +248,8 @@ public struct JSONReader: Sendable {
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         let scan: JSONScanResult
         if let scanned { scan = scanned } else { scan = try scanner.scan() }
-        guard scan.nulKeyEscapes.isEmpty else {
-            return try withNULKeysTree(bytes, scan: scan, scanner: scanner, body)
+        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs else {
+            return try withRewrittenTree(bytes, scan: scan, body)
         }
         guard let session else {
             let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
@@ -263,43 +263,118 @@ public struct JSONReader: Sendable {
         return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &session.keyCache)
     }
 
-    /// Parses a document with `\u0000` in some object key.
+    /// Parses a document that json-c cannot be given as it is, through a rewritten copy:
     ///
-    /// json-c keeps keys as C strings, so it would cut `"a\u0000b"` to `"a"` (and merge it
-    /// with a real `"a"`). Instead, json-c parses a copy in which each such escape is
-    /// rewritten, in place and at the same length, to `\uFDxx`, a noncharacter that no key
-    /// of the document contains; the tree walk turns it back into U+0000. The mapping is
-    /// one-to-one, so keys stay distinct exactly when they were, and every offset is unchanged.
-    private func withNULKeysTree<R>(_ bytes: UnsafeRawBufferPointer, scan: JSONScanResult, scanner: JSONScanner,
-                                    _ body: (ParsedTree, inout JSONKeyCache) throws(PFError) -> R) throws(PFError) -> R {
-        let free = ~scan.keyNoncharacters
-        guard free != 0 else {
-            throw JSONError.make(
-                .unsupported,
-                "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c",
-                offset: scan.nulKeyEscapes[0], in: bytes)
-        }
-        let pick = UInt32(free.trailingZeroBitCount)  // 0…31
-        let standIn = 0xFDD0 + pick
-        let digits = Array(("FD" + String(0xD0 + pick, radix: 16, uppercase: true)).utf8)  // "FDD0"…"FDEF"
+    /// - json-c keeps keys as C strings, so it would cut `"a\u0000b"` to `"a"` (and merge it
+    ///   with a real `"a"`). Each such escape is rewritten, in place and at the same length,
+    ///   to `\uFDxx`, a noncharacter that no key of the document contains; the tree walk
+    ///   turns it back into U+0000. The mapping is one-to-one, so keys stay distinct exactly
+    ///   when they were.
+    /// - json-c 0.16 decodes an escaped surrogate pair whose character has low 16 bits in
+    ///   D800…DFFF as U+FFFD. Each such pair (12 bytes) is written as the character's raw
+    ///   UTF-8 (4 bytes), which json-c copies as it is.
+    ///
+    /// json-c's own errors (lenient mode only) are placed back at the original offsets.
+    private func withRewrittenTree<R>(_ bytes: UnsafeRawBufferPointer, scan: JSONScanResult,
+                                      _ body: (ParsedTree, inout JSONKeyCache) throws(PFError) -> R) throws(PFError) -> R {
         var copy = [UInt8](bytes)
-        for offset in scan.nulKeyEscapes {
-            // Each offset is the backslash of a complete `\u0000` escape the scanner read, so
-            // offset + 2 ..< offset + 6 is inside the input.
-            for k in 0..<4 { copy[offset + 2 + k] = digits[k] }
+        var nulStandIn: Unicode.Scalar?
+        if !scan.nulKeyEscapes.isEmpty {
+            let free = ~scan.keyNoncharacters
+            guard free != 0 else {
+                throw JSONError.make(
+                    .unsupported,
+                    "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c",
+                    offset: scan.nulKeyEscapes[0], in: bytes)
+            }
+            let pick = UInt32(free.trailingZeroBitCount)  // 0…31
+            nulStandIn = Unicode.Scalar(0xFDD0 + pick)
+            let digits = Array(("FD" + String(0xD0 + pick, radix: 16, uppercase: true)).utf8)  // "FDD0"…"FDEF"
+            for offset in scan.nulKeyEscapes {
+                // Each offset is the backslash of a complete `\u0000` escape the scanner read, so
+                // offset + 2 ..< offset + 6 is inside the input.
+                for k in 0..<4 { copy[offset + 2 + k] = digits[k] }
+            }
         }
+        // Where the copy was shortened: (offset in the copy, bytes removed up to there).
+        var shortened: [(at: Int, removed: Int)] = []
+        if scan.jsonCMangledPairs { copy = Self.rawMangledPairs(copy, shortened: &shortened) }
+        let standIn = nulStandIn
         let result: Result<R, PFError> = copy.withUnsafeBytes { text in
             Result { () throws(PFError) -> R in
-                let tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
+                let tree: JSONCTree
+                do throws(PFError) {
+                    // A scanner over the copy, for json-c's trailing-whitespace check.
+                    let scanner = JSONScanner(bytes: text, base: text.baseAddress!, options: options)
+                    tree = try JSONCTree.parse(text, from: scan.start, options: options, scanner: scanner,
                                                depthSeen: scan.maxDepthSeen)
+                } catch {
+                    throw Self.placedBack(error, shortened, in: bytes)
+                }
                 defer { tree.release() }
-                // A fresh cache: the stand-in differs between documents, so keys built with
-                // it must not outlive this one.
+                // A fresh cache: a U+0000 stand-in differs between documents, so keys built
+                // with it must not outlive this one.
                 var keyCache = JSONKeyCache(forInputOf: bytes.count)
-                return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: Unicode.Scalar(standIn)), &keyCache)
+                return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: standIn), &keyCache)
             }
         }
         return try result.get()
+    }
+
+    /// `text` with every escaped surrogate pair json-c would decode as U+FFFD written as raw
+    /// UTF-8; `shortened` gets where each rewrite ended in the result and the bytes removed so
+    /// far. The text has been scanned, so every such escape is complete.
+    static func rawMangledPairs(_ text: [UInt8], shortened: inout [(at: Int, removed: Int)]) -> [UInt8] {
+        func hex(_ k: Int) -> UInt32? {
+            guard k + 4 <= text.count else { return nil }
+            var unit: UInt32 = 0
+            for d in text[k..<k + 4] {
+                let lower = d | 0x20
+                if d >= UInt8(ascii: "0"), d <= UInt8(ascii: "9") {
+                    unit = unit << 4 | UInt32(d - UInt8(ascii: "0"))
+                } else if lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "f") {
+                    unit = unit << 4 | UInt32(lower - UInt8(ascii: "a") + 10)
+                } else {
+                    return nil
+                }
+            }
+            return unit
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var i = 0
+        while i < text.count {
+            let c = text[i]
+            guard c == UInt8(ascii: "\\"), i + 1 < text.count else {
+                out.append(c)
+                i += 1
+                continue
+            }
+            if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), high >= 0xD800, high <= 0xDBFF,
+                i + 7 < text.count, text[i + 6] == UInt8(ascii: "\\"), text[i + 7] == UInt8(ascii: "u"),
+                let low = hex(i + 8), low >= 0xDC00, low <= 0xDFFF, JSONScanner.jsonCMangles(high: high, low: low),
+                let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                i += 12
+                shortened.append((out.count, i - out.count))
+                continue
+            }
+            // Any other escape, whole (an escaped backslash must not start a new one).
+            out.append(c)
+            out.append(text[i + 1])
+            i += 2
+        }
+        return out
+    }
+
+    /// A json-c error from a shortened copy, at its offset in the original.
+    private static func placedBack(_ error: PFError, _ shortened: [(at: Int, removed: Int)],
+                                   in bytes: UnsafeRawBufferPointer) -> PFError {
+        guard !shortened.isEmpty, let offset = error.location?.offset else { return error }
+        let removed = shortened.last { $0.at <= offset }?.removed ?? 0
+        var placed = error
+        placed.location = JSONError.location(offset + removed, in: bytes)
+        return placed
     }
 }
 

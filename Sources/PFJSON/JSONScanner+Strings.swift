@@ -8,9 +8,11 @@ extension JSONScanner {
     ///   - i: the offset of the opening quote.
     ///   - quote: `"` (or `'` in lenient mode).
     /// - Returns: the offset just past the closing quote.
-    func scanString(_ i: Int, quote: UInt8) throws(PFError) -> Int {
+    /// - Parameter mangled: set when the string holds an escaped surrogate pair json-c
+    ///   decodes wrongly (see ``JSONScanResult/jsonCMangledPairs``).
+    func scanString(_ i: Int, quote: UInt8, mangled: inout Bool) throws(PFError) -> Int {
         var special = false
-        return try scanStringBody(i, quote: quote, special: &special)
+        return try scanStringBody(i, quote: quote, special: &special, mangled: &mangled)
     }
 
     /// Scans an object key starting at its opening quote, and notes what the reader needs to
@@ -20,10 +22,20 @@ extension JSONScanner {
     @inline(__always)
     func scanKeyString(_ i: Int, quote: UInt8, notes: inout KeyNotes) throws(PFError) -> Int {
         var special = false
-        let end = try scanStringBody(i, quote: quote, special: &special)
+        let end = try scanStringBody(i, quote: quote, special: &special, mangled: &notes.jsonCMangledPairs)
         // Only keys with an escape or a non-ASCII byte need the second look (rare).
         if special { noteKeyContents(i + 1, end - 1, &notes) }
         return end
+    }
+
+    /// Whether json-c 0.16 decodes the escaped surrogate pair `high`, `low` wrongly: it
+    /// writes U+FFFD for every character whose low 16 bits look like a surrogate
+    /// (U+1D800…U+1DFFF of Sutton SignWriting, U+2D800…U+2DFFF of CJK Extension F, and
+    /// likewise in every plane above).
+    @inline(__always)
+    static func jsonCMangles(high: UInt32, low: UInt32) -> Bool {
+        let scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        return scalar & 0xF800 == 0xD800
     }
 
     /// Records `\u0000` escapes, noncharacters U+FDD0…U+FDEF and anything beyond ASCII in the
@@ -62,9 +74,10 @@ extension JSONScanner {
     }
 
     /// The string scanner shared by values and keys; `special` becomes `true` when the
-    /// string holds an escape or a byte outside printable ASCII.
+    /// string holds an escape or a byte outside printable ASCII, `mangled` when it holds an
+    /// escaped surrogate pair json-c decodes wrongly.
     @inline(__always)
-    private func scanStringBody(_ i: Int, quote: UInt8, special: inout Bool) throws(PFError) -> Int {
+    private func scanStringBody(_ i: Int, quote: UInt8, special: inout Bool, mangled: inout Bool) throws(PFError) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         let quoteMask = ones &* UInt64(quote)
@@ -98,7 +111,7 @@ extension JSONScanner {
             if c == quote { return j + 1 }
             special = true
             if c == UInt8(ascii: "\\") {
-                j = try scanEscape(j)
+                j = try scanEscape(j, mangled: &mangled)
             } else if c < 0x20 {
                 // json-c would end a string at a raw NUL, so it is refused even in lenient mode.
                 guard lenient, c != 0 else {
@@ -136,8 +149,9 @@ extension JSONScanner {
     }
 
     /// Scans one escape sequence starting at its backslash.
+    /// - Parameter mangled: set for a surrogate pair json-c decodes wrongly.
     /// - Returns: the offset after the escape (after both halves of a surrogate pair).
-    private func scanEscape(_ j: Int) throws(PFError) -> Int {
+    private func scanEscape(_ j: Int, mangled: inout Bool) throws(PFError) -> Int {
         guard j + 1 < count else {
             throw JSONError.unexpected(at: j + 1, in: bytes, expected: "an escape character")
         }
@@ -153,7 +167,10 @@ extension JSONScanner {
                 // A high surrogate must be followed by an escaped low surrogate.
                 if j + 7 < count, byte(j + 6) == UInt8(ascii: "\\"), byte(j + 7) == UInt8(ascii: "u") {
                     let low = try hex4(j + 8)
-                    if low >= 0xDC00, low <= 0xDFFF { return j + 12 }
+                    if low >= 0xDC00, low <= 0xDFFF {
+                        if JSONScanner.jsonCMangles(high: unit, low: low) { mangled = true }
+                        return j + 12
+                    }
                 }
                 guard lenient else {
                     throw JSONError.make(

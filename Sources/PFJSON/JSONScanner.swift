@@ -24,6 +24,10 @@ struct JSONScanResult {
     /// The deepest container nesting seen (0 for a scalar document), so json-c's tokener
     /// needs a depth stack no larger than `maxDepthSeen + 1`.
     var maxDepthSeen: Int
+    /// Whether some string or key holds an escaped surrogate pair that json-c 0.16 decodes as
+    /// U+FFFD (a character whose low 16 bits are D800…DFFF, such as U+2D800 of CJK
+    /// Extension F, written `\uD876\uDC00`): json-c then parses a copy in which those pairs are raw UTF-8.
+    var jsonCMangledPairs: Bool
 }
 
 /// Finds the first key that repeats in one object, in a second pass of the scanner that
@@ -77,6 +81,8 @@ struct JSONScanner {
         var keyNoncharacters: UInt32 = 0
         var nonASCIIKeys = false
         var escapedKeys = false
+        /// Set for an escaped surrogate pair json-c decodes wrongly, in a key or a value.
+        var jsonCMangledPairs = false
     }
     /// Set only for the second pass that names a repeated key.
     let finder: JSONRepeatedKeyFinder?
@@ -212,7 +218,7 @@ struct JSONScanner {
                 }
             case UInt8(ascii: "\""):
                 let start = i
-                i = try scanString(i, quote: c)
+                i = try scanString(i, quote: c, mangled: &notes.jsonCMangledPairs)
                 sink.string(start: start, end: i)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = i
@@ -230,7 +236,7 @@ struct JSONScanner {
                 sink.literal(.null, false, start: start)
             default:
                 // Lenient mode only, which never records a tape.
-                i = try scanLenientValue(i)
+                i = try scanLenientValue(i, mangled: &notes.jsonCMangledPairs)
             }
 
             // A value ended at i: close containers and find the next value.
@@ -246,7 +252,7 @@ struct JSONScanner {
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
                                           nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
                                           nonASCIIKeys: notes.nonASCIIKeys, escapedKeys: notes.escapedKeys,
-                                          maxDepthSeen: maxDepthSeen)
+                                          maxDepthSeen: maxDepthSeen, jsonCMangledPairs: notes.jsonCMangledPairs)
                 }
                 let top = slot >= 0
                 i = try skipSpace(i)
@@ -408,12 +414,12 @@ struct JSONScanner {
     /// Lenient-only values: single-quoted strings, `NaN`, `Infinity`, numbers that start with
     /// `.`, and literals that start with a capital (`True`, `FALSE`, `Null`); anything else is
     /// an error in both modes.
-    private func scanLenientValue(_ i: Int) throws(PFError) -> Int {
+    private func scanLenientValue(_ i: Int, mangled: inout Bool) throws(PFError) -> Int {
         guard lenient else { throw JSONError.unexpected(at: i, in: bytes, expected: "a value") }
         let c = byte(i)
         switch c {
         case UInt8(ascii: "'"):
-            return try scanString(i, quote: c)
+            return try scanString(i, quote: c, mangled: &mangled)
         case UInt8(ascii: "T"):
             return try scanLiteral(i, "true")
         case UInt8(ascii: "F"):
