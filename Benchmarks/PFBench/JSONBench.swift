@@ -42,6 +42,13 @@ enum JSONBench {
                     buffer.removeAll(keepingCapacity: true)
                     try writer.write(value, into: &buffer)
                 }
+                var oneThreadWrite = JSONWriter.Options()
+                oneThreadWrite.parallel = false
+                let serialWriter = JSONWriter(options: oneThreadWrite)
+                try bench.measure("write pfarchive, one thread", group: group, bytes: input.count) {
+                    buffer.removeAll(keepingCapacity: true)
+                    try serialWriter.write(value, into: &buffer)
+                }
                 try bench.measure("write pfarchive, json-c engine", group: group, bytes: input.count) {
                     _ = try jsonCWriter.write(value)
                 }

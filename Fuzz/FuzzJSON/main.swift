@@ -1,6 +1,7 @@
 // libFuzzer target: the JSON reader (strict and lenient), one-thread against parallel (the
 // document split into 2 and into up to 10,000 batches: the same value or error), then writing
-// back what it read and reading that again (it must give the same value); and
+// back what it read, one-thread against parallel (the same bytes or error), and reading that
+// again (it must give the same value); and
 // the node view (over the scanner's tape for strict documents) against the reader: both accept
 // the same documents and copy out the same values, or the target stops.
 import Foundation
@@ -37,7 +38,27 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         // What was read writes as strict JSON that reads back to the same value (NaN and the
         // infinities, which lenient mode reads, have no JSON text: the write refuses them).
         // Text longer than the input (escapes of raw control characters) may exceed a limit.
-        guard let text = try? JSONWriter().write(value) else { continue }
+        var oneThreadWrite = JSONWriter.Options()
+        oneThreadWrite.parallel = false
+        let written = Result { () throws(PFError) -> Data in try JSONWriter(options: oneThreadWrite).write(value) }
+        // The parallel write (the value cut into batches of weight 1 and 5) gives the same
+        // bytes or error.
+        for weight in [1, 5] {
+            var options = JSONWriter.Options(pretty: weight == 5)
+            options.parallelThreshold = 0
+            options.parallelBatchWeight = weight
+            var expected = written
+            if weight == 5 {
+                var pretty = oneThreadWrite
+                pretty.pretty = true
+                expected = Result { () throws(PFError) -> Data in try JSONWriter(options: pretty).write(value) }
+            }
+            let parallel = Result { () throws(PFError) -> Data in try JSONWriter(options: options).write(value) }
+            if parallel != expected {
+                fatalError("parallel and one-thread writes disagree (\(mode), weight \(weight)) for \(value)")
+            }
+        }
+        guard let text = try? written.get() else { continue }
         let strict = JSONReader(options: .init(limits: FuzzDriver.limits))
         do {
             let back = try strict.read(text)

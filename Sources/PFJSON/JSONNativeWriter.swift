@@ -23,7 +23,7 @@ struct JSONNativeWriter {
     /// Writes `value` and frees the text buffer (call once).
     mutating func writeDocument(_ value: PFValue) throws(PFError) {
         defer { text.deallocate() }
-        try write(value, depth: 0)
+        if try !writeInParallel(value) { try write(value, depth: 0) }
         if options.pretty { text.append(UInt8(ascii: "\n")) }
         out.append(contentsOf: text.bytes)
     }
@@ -80,14 +80,14 @@ struct JSONNativeWriter {
     // MARK: - Layout
 
     @inline(__always)
-    private mutating func newline(_ depth: Int) {
+    mutating func newline(_ depth: Int) {
         guard options.pretty else { return }
         text.append(UInt8(ascii: "\n"))
         for _ in 0..<(depth * 2) { text.append(UInt8(ascii: " ")) }
     }
 
     @inline(__always)
-    private mutating func colon() {
+    mutating func colon() {
         text.append(UInt8(ascii: ":"))
         if options.pretty { text.append(UInt8(ascii: " ")) }
     }
@@ -101,17 +101,23 @@ struct JSONNativeWriter {
             text.append(UInt8(ascii: "]"))
             return
         }
-        for (k, item) in items.enumerated() {
-            if k > 0 { text.append(UInt8(ascii: ",")) }
+        try writeElements(items, items.indices, depth: depth)
+        newline(depth)
+        text.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes `items[range]` of an array at `depth`, each on its own line when pretty, with a
+    /// comma between them (not before the first: a parallel write puts runs side by side).
+    mutating func writeElements(_ items: [PFValue], _ range: Range<Int>, depth: Int) throws(PFError) {
+        for k in range {
+            if k > range.lowerBound { text.append(UInt8(ascii: ",")) }
             newline(depth + 1)
             do {
-                try write(item, depth: depth + 1)
+                try write(items[k], depth: depth + 1)
             } catch {
                 throw error.under(.index(k))
             }
         }
-        newline(depth)
-        text.append(UInt8(ascii: "]"))
     }
 
     private mutating func writeObject(_ members: OrderedDictionary<String, PFValue>, depth: Int) throws(PFError) {
@@ -121,33 +127,34 @@ struct JSONNativeWriter {
             text.append(UInt8(ascii: "}"))
             return
         }
-        if options.sortedKeys {
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (k, key) in keys.enumerated() {
-                guard let value = members[key] else { continue }
-                try member(key, value, first: k == 0, depth: depth)
-            }
-        } else {
-            var first = true
-            for (key, value) in members {
-                try member(key, value, first: first, depth: depth)
-                first = false
-            }
-        }
+        let order = options.sortedKeys ? Self.sortedOrder(members) : nil
+        try writeMembers(members, order: order, 0..<members.count, depth: depth)
         newline(depth)
         text.append(UInt8(ascii: "}"))
     }
 
-    @inline(__always)
-    private mutating func member(_ key: String, _ value: PFValue, first: Bool, depth: Int) throws(PFError) {
-        if !first { text.append(UInt8(ascii: ",")) }
-        newline(depth + 1)
-        writeString(key)
-        colon()
-        do {
-            try write(value, depth: depth + 1)
-        } catch {
-            throw error.under(.key(key))
+    /// The positions of `members` in UTF-8 byte order of their keys (``JSONWriter/Options/sortedKeys``).
+    static func sortedOrder(_ members: OrderedDictionary<String, PFValue>) -> [Int] {
+        let keys = members.keys
+        return keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+    }
+
+    /// Writes the members at positions `range` of the write order (`order`, or the
+    /// dictionary's own) of an object at `depth`, with a comma between them.
+    mutating func writeMembers(_ members: OrderedDictionary<String, PFValue>, order: [Int]?, _ range: Range<Int>,
+                               depth: Int) throws(PFError) {
+        for position in range {
+            let index = order?[position] ?? position
+            let key = members.keys[index]
+            if position > range.lowerBound { text.append(UInt8(ascii: ",")) }
+            newline(depth + 1)
+            writeString(key)
+            colon()
+            do {
+                try write(members.values[index], depth: depth + 1)
+            } catch {
+                throw error.under(.key(key))
+            }
         }
     }
 

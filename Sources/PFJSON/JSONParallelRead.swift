@@ -60,30 +60,32 @@ struct JSONContainerRecorder: JSONScanSink {
 
 /// How a large document is cut for a parallel read.
 ///
-/// The containers larger than `batchBytes` make up a skeleton of ``Node``s; every other child
-/// of a skeleton node is (part of) a ``Unit``: a run of consecutive array elements of about
-/// `batchBytes` in all, or one member's value. Consecutive units make up the batches the
-/// threads take. A skeleton object has keys of plain ASCII (no escapes), so its keys are its
-/// bytes; and, when typed values are on, none is `__type` or `CF$UID`, so it is never a typed
-/// object. A container that breaks either rule is a unit however large it is.
+/// The containers larger than `batchBytes` make up a skeleton of ``Node``s; the other children
+/// of a skeleton node are grouped into ``Unit``s, runs of consecutive elements or members of
+/// about `batchBytes` in all. Consecutive units make up the batches the threads take. A
+/// skeleton object has keys of plain ASCII (no escapes), so its keys are its bytes; and, when
+/// typed values are on, none is `__type` or `CF$UID`, so neither it nor any run of its
+/// members is a typed object. A container that breaks either rule is part of a unit however
+/// large it is.
 struct JSONSplitPlan {
     enum Child {
-        case node(Int)
+        /// A skeleton container, and its key in an object.
+        case node(Int, key: String?)
         case unit(Int)
     }
 
     struct Node {
-        var isObject: Bool
-        /// An object's keys, one per child, in text order (repeated keys included).
-        var keys: [String] = []
+        let isObject: Bool
         var children: [Child] = []
     }
 
+    /// Consecutive elements of an array, or members of an object: the text from the first
+    /// one's start (its key's, for members) to the last one's end.
     struct Unit {
         var start: Int
         var end: Int
-        /// The number of array elements in a run; 0 for one member's value.
-        var elements: Int
+        var count: Int
+        let isObject: Bool
     }
 
     /// The skeleton in pre-order: `nodes[0]` is the root.
@@ -93,92 +95,93 @@ struct JSONSplitPlan {
     /// The units of each batch: consecutive, about `batchBytes` each.
     private(set) var batches: [Range<Int>] = []
 
-    private let p: UnsafePointer<UInt8>
-    private let count: Int
+    private let reader: JSONMemberReader
     private let containers: JSONContainerRecorder
     private let batchBytes: Int
-    private let typedValues: Bool
 
     /// Plans the read of a strict document the pre-scan has accepted; `nil` when it does not
     /// split into two batches or more (its root is a scalar, small, or a unit by the rules).
     init?(bytes: UnsafeRawBufferPointer, containers: JSONContainerRecorder, batchBytes: Int, typedValues: Bool) {
         guard let base = bytes.baseAddress, let root = containers.starts.first else { return nil }
-        self.p = base.assumingMemoryBound(to: UInt8.self)
-        self.count = bytes.count
+        reader = JSONMemberReader(p: base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
+                                  containers: containers, typedValues: typedValues)
         self.containers = containers
         self.batchBytes = max(1, batchBytes)
-        self.typedValues = typedValues
         // The root is the first container only when nothing but whitespace comes before it.
-        guard skipSpace(0, limit: count) == root, containers.ends[0] - root > self.batchBytes,
+        guard reader.skipSpace(0, limit: bytes.count) == root, containers.ends[0] - root > self.batchBytes,
             plan(0) == 0
         else { return nil }
-        var first = 0
-        var size = 0
-        for (u, unit) in units.enumerated() {
-            size += unit.end - unit.start
-            if size >= self.batchBytes {
-                batches.append(first..<u + 1)
-                first = u + 1
-                size = 0
-            }
-        }
-        if first < units.count { batches.append(first..<units.count) }
+        batches = JSONBatches.group(units.lazy.map { $0.end - $0.start }, atLeast: self.batchBytes)
         guard batches.count >= 2 else { return nil }
     }
 
+    /// Adds container `c` to the skeleton, its large children as nodes and runs of the others
+    /// as units.
+    /// - Returns: its node index, or `nil` (nothing added) when it must be part of a unit.
+    private mutating func plan(_ c: Int) -> Int? {
+        let reader = self.reader
+        let isObject = reader.p[containers.starts[c]] == UInt8(ascii: "{")
+        // Every key plain, and the members read as the scan said, before anything is added.
+        guard reader.forEachMember(of: c, { !isObject || reader.isPlainKey($0.key) }) else { return nil }
+        let index = nodes.count
+        nodes.append(Node(isObject: isObject))
+        var node = Node(isObject: isObject)
+        var run: Unit?
+        _ = reader.forEachMember(of: c) { member in
+            if let k = member.container, containers.ends[k] - containers.starts[k] > batchBytes {
+                // Units stay in text order: the run before this member ends first.
+                if let open = run { add(open, to: &node) }
+                run = nil
+                if let child = plan(k) {
+                    node.children.append(.node(child, key: isObject ? reader.key(member.key) : nil))
+                    return true
+                }
+            }
+            let start = isObject ? member.key.lowerBound : member.value.lowerBound
+            if var open = run {
+                open.end = member.value.upperBound
+                open.count += 1
+                run = open
+            } else {
+                run = Unit(start: start, end: member.value.upperBound, count: 1, isObject: isObject)
+            }
+            if let open = run, open.end - open.start >= batchBytes {
+                add(open, to: &node)
+                run = nil
+            }
+            return true
+        }
+        if let open = run { add(open, to: &node) }
+        nodes[index] = node
+        return index
+    }
+
+    private mutating func add(_ unit: Unit, to node: inout Node) {
+        units.append(unit)
+        node.children.append(.unit(units.count - 1))
+    }
+
+}
+
+/// Reads the members of a container from bytes the pre-scan has validated, for
+/// ``JSONSplitPlan``.
+struct JSONMemberReader {
+    let p: UnsafePointer<UInt8>
+    let count: Int
+    let containers: JSONContainerRecorder
+    let typedValues: Bool
+
     /// One member of a container: its key's bytes (quotes included; empty in an array) and
     /// its value's, and the value's container index when it is one.
-    private struct Member {
+    struct Member {
         var key: Range<Int>
         var value: Range<Int>
         var container: Int?
     }
 
-    /// Adds container `c` to the skeleton, its large children as nodes and the rest as units.
-    /// - Returns: its node index, or `nil` (nothing added) when it must be a unit.
-    private mutating func plan(_ c: Int) -> Int? {
-        guard let members = members(of: c) else { return nil }
-        let isObject = p[containers.starts[c]] == UInt8(ascii: "{")
-        if isObject {
-            for member in members where !isPlainKey(member.key) { return nil }
-        }
-        let index = nodes.count
-        nodes.append(Node(isObject: isObject))
-        var node = Node(isObject: isObject)
-        var run: Unit?
-        func flush(_ run: inout Unit?, into node: inout Node, _ units: inout [Unit]) {
-            guard let done = run else { return }
-            units.append(done)
-            node.children.append(.unit(units.count - 1))
-            run = nil
-        }
-        for member in members {
-            if let k = member.container, containers.ends[k] - containers.starts[k] > batchBytes, let child = plan(k) {
-                flush(&run, into: &node, &units)
-                if isObject { node.keys.append(key(member.key)) }
-                node.children.append(.node(child))
-            } else if isObject {
-                node.keys.append(key(member.key))
-                units.append(Unit(start: member.value.lowerBound, end: member.value.upperBound, elements: 0))
-                node.children.append(.unit(units.count - 1))
-            } else {
-                if run == nil {
-                    run = Unit(start: member.value.lowerBound, end: member.value.upperBound, elements: 1)
-                } else {
-                    run!.end = member.value.upperBound
-                    run!.elements += 1
-                }
-                if let open = run, open.end - open.start >= batchBytes { flush(&run, into: &node, &units) }
-            }
-        }
-        flush(&run, into: &node, &units)
-        nodes[index] = node
-        return index
-    }
-
     /// Whether a key (quotes included) may be a skeleton object's: ASCII without escapes,
     /// and not a typed object's.
-    private func isPlainKey(_ key: Range<Int>) -> Bool {
+    func isPlainKey(_ key: Range<Int>) -> Bool {
         guard key.count >= 2 else { return false }
         for i in key.lowerBound + 1..<key.upperBound - 1 {
             let b = p[i]
@@ -190,51 +193,53 @@ struct JSONSplitPlan {
     }
 
     /// A plain key's text (quotes excluded).
-    private func key(_ key: Range<Int>) -> String {
+    func key(_ key: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(start: p + key.lowerBound + 1, count: key.count - 2), as: UTF8.self)
     }
 
-    /// The members of container `c`, read from bytes the pre-scan has validated; `nil` if
-    /// they do not read as the scan said (never expected; the document is then read on one
-    /// thread).
-    private func members(of c: Int) -> [Member]? {
+    /// Calls `body` with each member of container `c` in text order, read from bytes the
+    /// pre-scan has validated, until it returns `false`.
+    /// - Returns: `false` when `body` did, or when the bytes do not read as the scan said
+    ///   (never expected; the document is then read on one thread).
+    func forEachMember(of c: Int, _ body: (Member) -> Bool) -> Bool {
         let start = containers.starts[c]
         let close = containers.ends[c] - 1  // the closing bracket
-        guard start < close, close < count else { return nil }
+        guard start < close, close < count else { return false }
         let isObject = p[start] == UInt8(ascii: "{")
-        var members: [Member] = []
+        var first = true
         var i = skipSpace(start + 1, limit: close)
         while i < close {
-            if !members.isEmpty {
-                guard p[i] == UInt8(ascii: ",") else { return nil }
+            if !first {
+                guard p[i] == UInt8(ascii: ",") else { return false }
                 i = skipSpace(i + 1, limit: close)
             }
+            first = false
             var key = i..<i
             if isObject {
-                guard i < close, p[i] == UInt8(ascii: "\""), let end = stringEnd(i, limit: close) else { return nil }
+                guard i < close, p[i] == UInt8(ascii: "\""), let end = stringEnd(i, limit: close) else { return false }
                 key = i..<end
                 i = skipSpace(end, limit: close)
-                guard i < close, p[i] == UInt8(ascii: ":") else { return nil }
+                guard i < close, p[i] == UInt8(ascii: ":") else { return false }
                 i = skipSpace(i + 1, limit: close)
             }
-            guard i < close else { return nil }
+            guard i < close else { return false }
             let valueStart = i
             var container: Int?
             switch p[i] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard let k = containers.container(at: i), containers.ends[k] <= close else { return nil }
+                guard let k = containers.container(at: i), containers.ends[k] <= close else { return false }
                 container = k
                 i = containers.ends[k]
             case UInt8(ascii: "\""):
-                guard let end = stringEnd(i, limit: close) else { return nil }
+                guard let end = stringEnd(i, limit: close) else { return false }
                 i = end
             default:
                 while i < close, !Self.endsScalar(p[i]) { i += 1 }
             }
-            members.append(Member(key: key, value: valueStart..<i, container: container))
+            guard body(Member(key: key, value: valueStart..<i, container: container)) else { return false }
             i = skipSpace(i, limit: close)
         }
-        return members
+        return true
     }
 
     private static func endsScalar(_ b: UInt8) -> Bool {
@@ -242,7 +247,7 @@ struct JSONSplitPlan {
             || b == 0x0D || b == 0x09
     }
 
-    private func skipSpace(_ start: Int, limit: Int) -> Int {
+    func skipSpace(_ start: Int, limit: Int) -> Int {
         var i = start
         while i < limit, p[i] == 0x20 || p[i] == 0x0A || p[i] == 0x0D || p[i] == 0x09 { i += 1 }
         return i
@@ -264,32 +269,33 @@ struct JSONSplitPlan {
     }
 }
 
-/// What a unit became: a run's elements (those before the first that failed) or one value,
-/// and the first error.
+/// What a unit became: its elements, or its members (json-c's: one per key, the last value
+/// where the key first stood), each a value or an error. A run of elements stops at its first
+/// error, as the one-thread walk would; a run of members converts every member, since a later
+/// member of the same key elsewhere in the object may replace the one that failed.
 struct JSONUnitResult {
+    var keys: [String] = []
     var values: [PFValue] = []
-    var error: PFError?
+    /// The error of the element or member at `values.count` (elements), or at each index
+    /// (members, whose failed values are `.null` placeholders).
+    var errors: [Int: PFError] = [:]
 }
 
-/// The work of one parallel read, shared by the calling thread and its helpers: each takes
-/// the next batch until none is left, so a read whose helpers never start (a busy thread
-/// pool) is done by the caller alone; the caller then waits for the batches others took.
+/// The work of one parallel read: the threads of ``JSONBatches/run(_:)`` take its batches in
+/// turn, each parsing and converting units with a tokener and converter of its own.
 final class JSONSplitJob: @unchecked Sendable {
     let plan: JSONSplitPlan
-    /// Valid while the caller is in ``JSONReader/readInParallel(_:)``, which waits until no
-    /// batch is being worked on (a helper that starts later finds none left to take).
+    /// Valid while ``JSONReader/readInParallel(_:)`` runs, which returns only after every
+    /// thread is done with the job.
     private let bytes: UnsafeRawBufferPointer
     private let options: JSONReader.Options
     private let scan: JSONScanResult
     /// One per unit; each written by the thread that took its batch.
     private let results: UnsafeMutableBufferPointer<JSONUnitResult>
-
-    private let condition = NSCondition()
-    private var nextBatch = 0
-    private var finishedBatches = 0
+    private let lock = NSLock()
     /// Whether json-c failed on a unit the pre-scan accepted (never expected): the document
     /// is then read on one thread, for the one-thread read's outcome.
-    private var failed = false
+    private var jsonCFailed = false
 
     init(plan: JSONSplitPlan, bytes: UnsafeRawBufferPointer, options: JSONReader.Options, scan: JSONScanResult) {
         self.plan = plan
@@ -305,51 +311,33 @@ final class JSONSplitJob: @unchecked Sendable {
         results.deallocate()
     }
 
+    /// Parses and converts every unit; `false` when json-c failed on one.
+    func run() -> Bool {
+        let batches = JSONBatches(count: plan.batches.count)
+        batches.run { batches in work(batches) }
+        return !jsonCFailed
+    }
+
     /// Takes and works batches until none is left.
-    func work() {
-        var worker: Worker?
-        defer { worker?.close() }
-        while let batch = take() {
-            if worker == nil { worker = Worker(options: options, scan: scan, input: bytes) }
-            var ok = worker != nil
-            for u in plan.batches[batch] where ok {
-                if let result = worker?.run(plan.units[u], in: bytes) {
-                    results[u] = result
-                } else {
-                    ok = false
-                }
+    private func work(_ batches: JSONBatches) {
+        guard var batch = batches.take() else { return }
+        guard var worker = Worker(options: options, scan: scan, input: bytes) else { return fail(batches) }
+        defer { worker.close() }
+        while true {
+            for u in plan.batches[batch] {
+                guard let result = worker.run(plan.units[u], in: bytes) else { return fail(batches) }
+                results[u] = result
             }
-            finish(ok)
+            guard let next = batches.take() else { return }
+            batch = next
         }
     }
 
-    /// Waits until every batch has been worked; `false` when json-c failed on one.
-    func waitForAll() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while finishedBatches < plan.batches.count { condition.wait() }
-        return !failed
-    }
-
-    private func take() -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard nextBatch < plan.batches.count, !failed else { return nil }
-        nextBatch += 1
-        return nextBatch - 1
-    }
-
-    private func finish(_ ok: Bool) {
-        condition.lock()
-        finishedBatches += 1
-        if !ok {
-            failed = true
-            // Batches no one took will not be: count them finished.
-            finishedBatches += plan.batches.count - nextBatch
-            nextBatch = plan.batches.count
-        }
-        if finishedBatches >= plan.batches.count { condition.broadcast() }
-        condition.unlock()
+    private func fail(_ batches: JSONBatches) {
+        batches.stop()
+        lock.lock()
+        jsonCFailed = true
+        lock.unlock()
     }
 
     /// One thread's tokener, converter (with its own key and string caches) and buffer.
@@ -360,7 +348,8 @@ final class JSONSplitJob: @unchecked Sendable {
         var text: [UInt8] = []
 
         init?(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer) {
-            // A run is one level deeper than its elements were.
+            // The margin the one-thread read gives json-c; a unit is never deeper than the
+            // document.
             let depth = Int32(min(max(scan.maxDepthSeen, 0) + 2, JSONReader.maximumSupportedDepth + 1))
             guard let tokener = try? JSONCTree.makeTokener(depth: depth, options: options) else { return nil }
             self.tokener = tokener
@@ -373,49 +362,49 @@ final class JSONSplitJob: @unchecked Sendable {
             json_tokener_free(tokener)
         }
 
-        /// Parses and converts one unit; `nil` when json-c fails on it.
+        /// Parses and converts one unit (as an array or object of its own, in a copy
+        /// bracketed with `[` `]` or `{` `}`); `nil` when json-c fails on it.
         mutating func run(_ unit: JSONSplitPlan.Unit, in bytes: UnsafeRawBufferPointer) -> JSONUnitResult? {
-            let source = UnsafeRawBufferPointer(rebasing: bytes[unit.start..<unit.end])
-            guard unit.elements > 0 else {
-                // One member's value, parsed where it stands.
-                guard let tree = parse(source) else { return nil }
-                defer { tree.release() }
-                do {
-                    return JSONUnitResult(values: [try converter.convertRoot(tree.root)])
-                } catch {
-                    return JSONUnitResult(error: error)
-                }
-            }
-            // A run of elements, parsed as an array of its own.
             text.removeAll(keepingCapacity: true)
-            text.append(UInt8(ascii: "["))
-            text.append(contentsOf: source)
-            text.append(UInt8(ascii: "]"))
-            let parsed = text.withUnsafeBytes { parse($0) }
-            guard let tree = parsed, let array = tree.root, json_object_get_type(array) == json_type_array,
-                json_object_array_length(array) == unit.elements
-            else {
-                parsed?.release()
+            text.append(unit.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+            text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[unit.start..<unit.end]))
+            text.append(unit.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            let parsed = text.withUnsafeBytes { text -> JSONCTree? in
+                let scanner = JSONScanner(bytes: text, base: text.baseAddress!, options: options)
+                return try? JSONCTree.parse(text, from: 0, with: tokener, scanner: scanner)
+            }
+            guard let tree = parsed else { return nil }
+            defer { tree.release() }
+            guard let root = tree.root else { return nil }
+            var result = JSONUnitResult()
+            if unit.isObject {
+                guard json_object_get_type(root) == json_type_object else { return nil }
+                var entry = pf_json_object_first_entry(root)
+                while let current = entry {
+                    result.keys.append(converter.keyCache.key(current, nulStandIn: nil))
+                    do {
+                        result.values.append(try converter.convertRoot(pf_json_entry_value(current)))
+                    } catch {
+                        result.errors[result.values.count] = error
+                        result.values.append(.null)
+                    }
+                    entry = pf_json_entry_next(current)
+                }
+                return result
+            }
+            guard json_object_get_type(root) == json_type_array, json_object_array_length(root) == unit.count else {
                 return nil
             }
-            defer { tree.release() }
-            var result = JSONUnitResult()
-            result.values.reserveCapacity(unit.elements)
-            for k in 0..<unit.elements {
+            result.values.reserveCapacity(unit.count)
+            for k in 0..<unit.count {
                 do {
-                    result.values.append(try converter.convertRoot(json_object_array_get_idx(array, k)))
+                    result.values.append(try converter.convertRoot(json_object_array_get_idx(root, k)))
                 } catch {
-                    result.error = error
+                    result.errors[k] = error
                     break
                 }
             }
             return result
-        }
-
-        private func parse(_ text: UnsafeRawBufferPointer) -> JSONCTree? {
-            guard let base = text.baseAddress else { return nil }
-            let scanner = JSONScanner(bytes: text, base: base, options: options)
-            return try? JSONCTree.parse(text, from: 0, with: tokener, scanner: scanner)
         }
     }
 
@@ -433,36 +422,49 @@ final class JSONSplitJob: @unchecked Sendable {
             var items: [PFValue] = []
             var count = 0
             for child in node.children {
-                if case .unit(let u) = child { count += max(plan.units[u].elements, 1) } else { count += 1 }
+                if case .unit(let u) = child { count += plan.units[u].count } else { count += 1 }
             }
             items.reserveCapacity(count)
             for child in node.children {
                 switch child {
-                case .node(let m):
+                case .node(let m, _):
                     do { items.append(try assemble(m)) } catch { throw error.under(.index(items.count)) }
                 case .unit(let u):
                     let result = take(u)
                     items.append(contentsOf: result.values)
-                    if let error = result.error { throw error.under(.index(items.count)) }
+                    if let error = result.errors[result.values.count] { throw error.under(.index(items.count)) }
                 }
             }
             return .array(items)
         }
-        // json-c keeps one member per key: the last value, where the key first stood. Values
-        // a later one replaces are never converted by a one-thread read, so their errors
-        // do not count.
-        var members = OrderedDictionary<String, JSONSplitPlan.Child>(minimumCapacity: node.keys.count)
-        for (key, child) in zip(node.keys, node.children) { members[key] = child }
-        var values: [PFValue] = []
-        values.reserveCapacity(members.count)
-        for (key, child) in members {
+        // json-c keeps one member per key: the last value, where the key first stood. A value
+        // a later one replaces is never converted by a one-thread read, so its error does not
+        // count.
+        enum Source {
+            case node(Int)
+            case member(unit: Int, index: Int)
+        }
+        var members = OrderedDictionary<String, Source>()
+        var taken: [Int: JSONUnitResult] = [:]
+        for child in node.children {
             switch child {
-            case .node(let m):
-                do { values.append(try assemble(m)) } catch { throw error.under(.key(key)) }
+            case .node(let m, let key):
+                members[key ?? ""] = .node(m)
             case .unit(let u):
                 let result = take(u)
-                if let error = result.error { throw error.under(.key(key)) }
-                values.append(result.values.first ?? .null)
+                for (index, key) in result.keys.enumerated() { members[key] = .member(unit: u, index: index) }
+                taken[u] = result
+            }
+        }
+        var values: [PFValue] = []
+        values.reserveCapacity(members.count)
+        for (key, source) in members {
+            switch source {
+            case .node(let m):
+                do { values.append(try assemble(m)) } catch { throw error.under(.key(key)) }
+            case .member(let u, let index):
+                if let error = taken[u]?.errors[index] { throw error.under(.key(key)) }
+                values.append(taken[u]?.values[index] ?? .null)
             }
         }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeys: members.keys.elements, values: values))
@@ -477,9 +479,6 @@ final class JSONSplitJob: @unchecked Sendable {
 }
 
 extension JSONReader {
-    /// How many threads, the caller's included, a parallel read uses at most.
-    static let parallelThreads = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-
     /// What ``readInParallel(_:)`` did.
     enum ParallelRead {
         /// The document's value, read on several threads.
@@ -491,24 +490,21 @@ extension JSONReader {
     /// Reads a large strict document on several threads (see ``Options/parallel``), or says
     /// it is to be read on one.
     func readInParallel(_ bytes: UnsafeRawBufferPointer) throws(PFError) -> ParallelRead {
-        guard options.parallel, Self.parallelThreads > 1, bytes.count >= options.parallelThreshold,
+        guard options.parallel, JSONBatches.threads > 1, bytes.count >= options.parallelThreshold,
             options.mode == .strict, !options.rejectDuplicateKeys,
-            bytes.count <= options.limits.maxInputBytes, bytes.count < Int(Int32.max), bytes.count > 0, let base = bytes.baseAddress
+            bytes.count <= options.limits.maxInputBytes, bytes.count < Int(Int32.max), bytes.count > 0,
+            let base = bytes.baseAddress
         else { return .oneThread(nil) }
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         var recorder = JSONContainerRecorder()
         let scan = try scanner.scan(into: &recorder)
-        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs,
+        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs, scan.maxDepthSeen <= JSONBatches.maximumDepth,
             let plan = JSONSplitPlan(bytes: bytes, containers: recorder,
                                      batchBytes: bytes.count / max(options.parallelBatches, 1),
                                      typedValues: options.typedValues)
         else { return .oneThread(scan) }
         let job = JSONSplitJob(plan: plan, bytes: bytes, options: options, scan: scan)
-        for _ in 1..<min(Self.parallelThreads, plan.batches.count) {
-            DispatchQueue.global().async { job.work() }
-        }
-        job.work()
-        guard job.waitForAll() else { return .oneThread(scan) }
+        guard job.run() else { return .oneThread(scan) }
         return .value(try job.assemble())
     }
 }

@@ -40,6 +40,17 @@ public struct JSONWriter: Sendable {
         /// Deepest nesting written; deeper trees are `limitExceeded` (the writer recurses).
         /// Default 512 (the json-c engine never goes past 512).
         public var maxDepth: Int = 512
+        /// Whether a large value (native engine) is written on several threads when the
+        /// machine has more than one processor: the writer cuts the tree into batches that
+        /// threads write side by side, and puts their text in place. Default `true`. The text
+        /// and the errors are the one-thread write's. See `Docs/JSON.md`.
+        public var parallel: Bool = true
+        /// The least weight (about one per value; strings and data also by their length)
+        /// written in parallel: about half a millisecond of writing, below which waking a
+        /// thread costs more than it saves. Tests lower it to write small values both ways.
+        var parallelThreshold = 32768
+        /// The weight of one batch of a parallel write.
+        var parallelBatchWeight = 4096
 
         /// Makes writer settings.
         /// - Parameters:

@@ -1,0 +1,67 @@
+import Dispatch
+import Foundation
+
+/// Hands out the batches of a parallel read or write (``JSONSplitJob``, ``JSONWriteJob``) to
+/// the threads that work them: each thread takes the next batch until none is left.
+final class JSONBatches: @unchecked Sendable {
+    /// How many threads, the caller's included, a parallel read or write uses at most.
+    static let threads = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+
+    /// The nesting a parallel read or write goes up to: units are converted and written on
+    /// pool threads, whose stacks may be smaller than the caller's (512 KiB on Darwin), and
+    /// a deeper document is rare enough to be done on the caller's thread.
+    static let maximumDepth = 128
+
+    let count: Int
+    private let lock = NSLock()
+    private var next = 0
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    /// The next batch, or `nil` when none is left (or ``stop()`` was called).
+    func take() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    /// Groups consecutive units into batches of at least `size` each (the last may be
+    /// smaller), by the units' sizes in order.
+    static func group(_ sizes: some Sequence<Int>, atLeast size: Int) -> [Range<Int>] {
+        var batches: [Range<Int>] = []
+        var first = 0
+        var filled = 0
+        var count = 0
+        for unitSize in sizes {
+            filled += unitSize
+            count += 1
+            if filled >= size {
+                batches.append(first..<count)
+                first = count
+                filled = 0
+            }
+        }
+        if first < count { batches.append(first..<count) }
+        return batches
+    }
+
+    /// Hands out no more batches.
+    func stop() {
+        lock.lock()
+        next = count
+        lock.unlock()
+    }
+
+    /// Runs `work` on up to ``threads`` threads, the caller's included, and returns when
+    /// every run has returned. The runs a busy pool does not start are run by the caller,
+    /// so this never waits for a thread that cannot start.
+    func run(_ work: @Sendable (JSONBatches) -> Void) {
+        let threads = min(Self.threads, count)
+        guard threads > 1 else { return work(self) }
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in work(self) }
+    }
+}

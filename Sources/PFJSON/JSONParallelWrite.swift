@@ -1,0 +1,307 @@
+import Dispatch
+import Foundation
+import OrderedCollections
+import PFCore
+
+// A large value is written on several threads (``JSONWriter/Options/parallel``), the way a
+// large document is read:
+//
+// 1. ``JSONWritePlan`` weighs the tree (a node each, strings and data by their length too)
+//    and cuts it: the containers heavier than one batch form a skeleton; the other children
+//    of a skeleton container are grouped into units, runs of consecutive elements or members.
+// 2. The calling thread and helper threads take batches of units in turn and write each with
+//    a writer of their own, into a buffer of their own (``JSONWriteJob``).
+// 3. The caller writes the skeleton, copying the units' text into place in the order the
+//    one-thread write takes, so the text, and the first error with its key path, are the
+//    one-thread write's.
+
+/// How a large value is cut for a parallel write.
+///
+/// Weights are estimates (a value each, strings and data also by their length): a container of
+/// more than ``sampled`` children is weighed by that many of them, evenly spaced, and the rest
+/// are taken to weigh their average; and no more than ``budget`` values are looked at in all.
+/// Batches are taken in turn by whichever thread is free, so a weight that is off costs
+/// balance, never the text.
+struct JSONWritePlan {
+    enum Child {
+        case node(Int)
+        case unit(Int)
+    }
+
+    /// A skeleton container.
+    struct Node {
+        let value: PFValue
+        /// For an object written with sorted keys, the members' positions in write order.
+        var order: [Int]?
+        let depth: Int
+        /// In write order.
+        var children: [Child] = []
+    }
+
+    /// Consecutive elements or members (positions in the write order) of a skeleton node.
+    struct Unit {
+        let node: Int
+        let range: Range<Int>
+        let weight: Int
+    }
+
+    /// How many children of a container are weighed at most.
+    static let sampled = 16
+    /// How many values the estimate looks at, at most.
+    static let budget = 8192
+
+    /// The skeleton, children before their parents: the root is the last.
+    private(set) var nodes: [Node] = []
+    private(set) var units: [Unit] = []
+    /// The units of each batch: consecutive, about `batchWeight` each.
+    private(set) var batches: [Range<Int>] = []
+
+    private let batchWeight: Int
+    private let sortedKeys: Bool
+    /// The weighed children of the containers being weighed (their position in storage
+    /// order, weight, and node index or -1), as one stack for every level.
+    private var stack: [(index: Int, weight: Int, node: Int)] = []
+    private var visited = 0
+    /// The deepest container seen.
+    private var deepest = 0
+
+    /// Plans the write of `value`; `nil` when it weighs less than `threshold`, nests deeper
+    /// than ``JSONBatches/maximumDepth``, or does not cut into two batches or more.
+    init?(_ value: PFValue, threshold: Int, batchWeight: Int, sortedKeys: Bool) {
+        self.batchWeight = max(1, batchWeight)
+        self.sortedKeys = sortedKeys
+        let total = weigh(value, depth: 0)
+        guard total >= threshold, total > self.batchWeight, Self.isContainer(value), deepest <= JSONBatches.maximumDepth,
+            !nodes.isEmpty
+        else { return nil }
+        batches = JSONBatches.group(units.lazy.map(\.weight), atLeast: self.batchWeight)
+        guard batches.count >= 2 else { return nil }
+    }
+
+    /// The root node.
+    var root: Int { nodes.count - 1 }
+
+    private static func isContainer(_ value: PFValue) -> Bool {
+        switch value {
+        case .array, .dictionary: true
+        default: false
+        }
+    }
+
+    /// What writing a scalar costs, roughly, in values.
+    @inline(__always)
+    private static func scalarWeight(_ value: PFValue) -> Int {
+        switch value {
+        case .string(let s): 1 + s.utf8.count / 32
+        case .data(let d): 1 + d.count / 24
+        default: 1
+        }
+    }
+
+    /// The estimated weight of `value` at `depth`; each container estimated heavier than a
+    /// batch is added to the skeleton, with its other children in units.
+    private mutating func weigh(_ value: PFValue, depth: Int) -> Int {
+        visited += 1
+        deepest = max(deepest, depth)
+        let count: Int
+        switch value {
+        case .array(let items): count = items.count
+        case .dictionary(let members): count = members.count
+        default: return Self.scalarWeight(value)
+        }
+        // Past the budget, a container is taken to weigh a value per child.
+        guard visited < Self.budget, count > 0 else { return 1 + count }
+        let base = stack.count
+        let step = max(1, count / Self.sampled)
+        var sampledWeight = 0
+        for index in stride(from: 0, to: count, by: step) {
+            let child: PFValue
+            switch value {
+            case .array(let items): child = items[index]
+            case .dictionary(let members): child = members.values[index]
+            default: return 1
+            }
+            let weight = weigh(child, depth: depth + 1)
+            // A container heavier than a batch has just become the last node.
+            stack.append((index, weight, weight > batchWeight && Self.isContainer(child) ? nodes.count - 1 : -1))
+            sampledWeight += weight
+        }
+        let sampleCount = stack.count - base
+        let average = max(1, sampledWeight / sampleCount)
+        let weight = 1 + sampledWeight + (count - sampleCount) * average
+        if weight > batchWeight { addNode(value, count: count, depth: depth, average: average, sampledFrom: base) }
+        stack.removeSubrange(base...)
+        return weight
+    }
+
+    /// Adds the node of a container of `count` children, whose weighed ones are on the stack
+    /// from `base` on; the others weigh `average` each.
+    private mutating func addNode(_ value: PFValue, count: Int, depth: Int, average: Int, sampledFrom base: Int) {
+        let index = nodes.count
+        var node = Node(value: value, order: nil, depth: depth)
+        if sortedKeys, case .dictionary(let members) = value { node.order = JSONNativeWriter.sortedOrder(members) }
+        // The weighed children by their position in write order.
+        var known: [Int: (weight: Int, node: Int)] = [:]
+        var position = Array(0..<count)
+        if let order = node.order { for (p, index) in order.enumerated() { position[index] = p } }
+        for entry in stack[base...] { known[position[entry.index]] = (entry.weight, entry.node) }
+        var run: (start: Int, weight: Int)?
+        for p in 0...count {
+            let child = p < count ? known[p] ?? (average, -1) : (weight: 0, node: -2)
+            if child.node != -1 || (run?.weight ?? 0) >= batchWeight, let open = run {
+                units.append(Unit(node: index, range: open.start..<p, weight: open.weight))
+                node.children.append(.unit(units.count - 1))
+                run = nil
+            }
+            if child.node >= 0 {
+                node.children.append(.node(child.node))
+            } else if child.node == -1 {
+                run = (run?.start ?? p, (run?.weight ?? 0) + child.weight)
+            }
+        }
+        nodes.append(node)
+    }
+}
+
+/// The work of one parallel write: the threads of ``JSONBatches/run(_:)`` take its batches in
+/// turn, each writing units with a writer of its own into a buffer of its own.
+final class JSONWriteJob: @unchecked Sendable {
+    let plan: JSONWritePlan
+    private let options: JSONWriter.Options
+
+    /// Where a unit's text is: which thread's buffer, and the byte range in it; or the
+    /// unit's error.
+    private enum Written {
+        case pending
+        case text(buffer: Int, range: Range<Int>)
+        case failed(PFError)
+    }
+
+    /// One per unit; each set by the thread that took its batch.
+    private let written: UnsafeMutableBufferPointer<Written>
+    private let lock = NSLock()
+    /// The text of each thread that took a batch.
+    private var buffers: [JSONByteBuffer] = []
+
+    init(plan: JSONWritePlan, options: JSONWriter.Options) {
+        self.plan = plan
+        self.options = options
+        written = .allocate(capacity: plan.units.count)
+        written.initialize(repeating: .pending)
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+        written.deinitialize()
+        written.deallocate()
+    }
+
+    /// Writes every unit.
+    func run() {
+        let batches = JSONBatches(count: plan.batches.count)
+        batches.run { batches in work(batches) }
+    }
+
+    /// Takes and writes batches until none is left, then hands its text in.
+    private func work(_ batches: JSONBatches) {
+        guard var batch = batches.take() else { return }
+        lock.lock()
+        let bufferIndex = buffers.count
+        buffers.append(JSONByteBuffer(capacity: 0))  // this thread's, once it is done
+        lock.unlock()
+        var writer = JSONNativeWriter(options: options, out: [])
+        while true {
+            for u in plan.batches[batch] {
+                let unit = plan.units[u]
+                let node = plan.nodes[unit.node]
+                let start = writer.text.count
+                do throws(PFError) {
+                    switch node.value {
+                    case .array(let items):
+                        try writer.writeElements(items, unit.range, depth: node.depth)
+                    case .dictionary(let members):
+                        try writer.writeMembers(members, order: node.order, unit.range, depth: node.depth)
+                    default:
+                        break  // skeleton nodes are containers
+                    }
+                    written[u] = .text(buffer: bufferIndex, range: start..<writer.text.count)
+                } catch {
+                    written[u] = .failed(error)
+                }
+            }
+            guard let next = batches.take() else { break }
+            batch = next
+        }
+        lock.lock()
+        buffers[bufferIndex].deallocate()
+        buffers[bufferIndex] = writer.text
+        lock.unlock()
+    }
+
+    // MARK: - The skeleton
+
+    /// A unit with no text after every batch was written (never expected).
+    private static let lost = PFError(.io, format: JSONError.format, "a part of a parallel write went missing")
+
+    /// Writes the skeleton node `n` into `writer`, with the units' text in place, throwing the
+    /// first error in the one-thread write's order.
+    func assemble(_ n: Int, into writer: inout JSONNativeWriter) throws(PFError) {
+        let node = plan.nodes[n]
+        guard node.depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
+        let isObject: Bool
+        let members: OrderedDictionary<String, PFValue>
+        switch node.value {
+        case .dictionary(let dictionary):
+            isObject = true
+            members = dictionary
+        default:
+            isObject = false
+            members = [:]
+        }
+        writer.text.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        var position = 0  // of the next child, in write order
+        for child in node.children {
+            if position > 0 { writer.text.append(UInt8(ascii: ",")) }
+            switch child {
+            case .unit(let u):
+                switch written[u] {
+                case .text(let buffer, let range):
+                    writer.text.appendBytes(UnsafeBufferPointer(rebasing: buffers[buffer].bytes[range]))
+                case .failed(let error):
+                    throw error
+                case .pending:
+                    throw Self.lost
+                }
+                position = plan.units[u].range.upperBound
+            case .node(let m):
+                writer.newline(node.depth + 1)
+                if isObject {
+                    let key = members.keys[node.order?[position] ?? position]
+                    writer.writeString(key)
+                    writer.colon()
+                    do { try assemble(m, into: &writer) } catch { throw error.under(.key(key)) }
+                } else {
+                    do { try assemble(m, into: &writer) } catch { throw error.under(.index(position)) }
+                }
+                position += 1
+            }
+        }
+        writer.newline(node.depth)
+        writer.text.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+    }
+}
+
+extension JSONNativeWriter {
+    /// Writes a heavy value on several threads (see ``JSONWriter/Options/parallel``);
+    /// `false`, writing nothing, when it is to be written on one thread.
+    mutating func writeInParallel(_ value: PFValue) throws(PFError) -> Bool {
+        guard options.parallel, JSONBatches.threads > 1,
+            let plan = JSONWritePlan(value, threshold: options.parallelThreshold,
+                                     batchWeight: options.parallelBatchWeight, sortedKeys: options.sortedKeys)
+        else { return false }
+        let job = JSONWriteJob(plan: plan, options: options)
+        job.run()
+        try job.assemble(plan.root, into: &self)
+        return true
+    }
+}
