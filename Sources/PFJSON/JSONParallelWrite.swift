@@ -62,18 +62,18 @@ struct JSONWritePlan {
     /// order, weight, and node index or -1), as one stack for every level.
     private var stack: [(index: Int, weight: Int, node: Int)] = []
     private var visited = 0
-    /// The deepest container seen.
-    private var deepest = 0
+    /// Set when the value nests deeper than ``JSONBatches/maximumDepth``.
+    private var tooDeep = false
 
-    /// Plans the write of `value`; `nil` when it weighs less than `threshold`, nests deeper
-    /// than ``JSONBatches/maximumDepth``, or does not cut into two batches or more.
+    /// Plans the write of `value`; `nil` when it weighs less than `threshold`, a weighed part
+    /// of it nests deeper than ``JSONBatches/maximumDepth``, or it does not cut into two
+    /// batches or more.
     init?(_ value: PFValue, threshold: Int, batchWeight: Int, sortedKeys: Bool) {
         self.batchWeight = max(1, batchWeight)
         self.sortedKeys = sortedKeys
-        let total = weigh(value, depth: 0)
-        guard total >= threshold, total > self.batchWeight, Self.isContainer(value), deepest <= JSONBatches.maximumDepth,
-            !nodes.isEmpty
-        else { return nil }
+        guard Self.isContainer(value) else { return nil }
+        let (total, root) = weigh(value, depth: 0)
+        guard !tooDeep, total >= threshold, root != nil else { return nil }
         batches = JSONBatches.group(units.lazy.map(\.weight), atLeast: self.batchWeight)
         guard batches.count >= 2 else { return nil }
     }
@@ -98,19 +98,22 @@ struct JSONWritePlan {
         }
     }
 
-    /// The estimated weight of `value` at `depth`; each container estimated heavier than a
-    /// batch is added to the skeleton, with its other children in units.
-    private mutating func weigh(_ value: PFValue, depth: Int) -> Int {
+    /// The estimated weight of `value` at `depth`, and its node when it is a container
+    /// estimated heavier than a batch (added to the skeleton, its other children in units).
+    private mutating func weigh(_ value: PFValue, depth: Int) -> (weight: Int, node: Int?) {
         visited += 1
-        deepest = max(deepest, depth)
         let count: Int
         switch value {
         case .array(let items): count = items.count
         case .dictionary(let members): count = members.count
-        default: return Self.scalarWeight(value)
+        default: return (Self.scalarWeight(value), nil)
+        }
+        guard depth <= JSONBatches.maximumDepth else {
+            tooDeep = true
+            return (1, nil)
         }
         // Past the budget, a container is taken to weigh a value per child.
-        guard visited < Self.budget, count > 0 else { return 1 + count }
+        guard visited < Self.budget, count > 0, !tooDeep else { return (1 + count, nil) }
         let base = stack.count
         let step = max(1, count / Self.sampled)
         var sampledWeight = 0
@@ -119,47 +122,69 @@ struct JSONWritePlan {
             switch value {
             case .array(let items): child = items[index]
             case .dictionary(let members): child = members.values[index]
-            default: return 1
+            default: return (1, nil)
             }
-            let weight = weigh(child, depth: depth + 1)
-            // A container heavier than a batch has just become the last node.
-            stack.append((index, weight, weight > batchWeight && Self.isContainer(child) ? nodes.count - 1 : -1))
+            let (weight, node) = weigh(child, depth: depth + 1)
+            stack.append((index, weight, node ?? -1))
             sampledWeight += weight
         }
         let sampleCount = stack.count - base
         let average = max(1, sampledWeight / sampleCount)
         let weight = 1 + sampledWeight + (count - sampleCount) * average
-        if weight > batchWeight { addNode(value, count: count, depth: depth, average: average, sampledFrom: base) }
+        var node: Int?
+        if weight > batchWeight, !tooDeep {
+            node = addNode(value, count: count, depth: depth, average: average, sampledFrom: base)
+        }
         stack.removeSubrange(base...)
-        return weight
+        return (weight, node)
     }
 
     /// Adds the node of a container of `count` children, whose weighed ones are on the stack
     /// from `base` on; the others weigh `average` each.
-    private mutating func addNode(_ value: PFValue, count: Int, depth: Int, average: Int, sampledFrom base: Int) {
+    /// - Returns: the node's index.
+    private mutating func addNode(_ value: PFValue, count: Int, depth: Int, average: Int, sampledFrom base: Int) -> Int {
         let index = nodes.count
         var node = Node(value: value, order: nil, depth: depth)
-        if sortedKeys, case .dictionary(let members) = value { node.order = JSONNativeWriter.sortedOrder(members) }
         // The weighed children by their position in write order.
-        var known: [Int: (weight: Int, node: Int)] = [:]
-        var position = Array(0..<count)
-        if let order = node.order { for (p, index) in order.enumerated() { position[index] = p } }
-        for entry in stack[base...] { known[position[entry.index]] = (entry.weight, entry.node) }
-        var run: (start: Int, weight: Int)?
-        for p in 0...count {
-            let child = p < count ? known[p] ?? (average, -1) : (weight: 0, node: -2)
-            if child.node != -1 || (run?.weight ?? 0) >= batchWeight, let open = run {
-                units.append(Unit(node: index, range: open.start..<p, weight: open.weight))
-                node.children.append(.unit(units.count - 1))
-                run = nil
-            }
-            if child.node >= 0 {
-                node.children.append(.node(child.node))
-            } else if child.node == -1 {
-                run = (run?.start ?? p, (run?.weight ?? 0) + child.weight)
-            }
+        var known = Array(stack[base...])
+        if sortedKeys, case .dictionary(let members) = value {
+            let order = JSONNativeWriter.sortedOrder(members)
+            var position = [Int](repeating: 0, count: count)
+            for (p, i) in order.enumerated() { position[i] = p }
+            known = known.map { (position[$0.index], $0.weight, $0.node) }.sorted { $0.index < $1.index }
+            node.order = order
         }
+        // Runs of the children between the skeleton's, cut at about a batch's weight.
+        var run: (start: Int, weight: Int)?
+        func close(at end: Int, _ node: inout Node, _ units: inout [Unit]) {
+            guard let open = run else { return }
+            units.append(Unit(node: index, range: open.start..<end, weight: open.weight))
+            node.children.append(.unit(units.count - 1))
+            run = nil
+        }
+        var p = 0
+        for next in known + [(index: count, weight: 0, node: -1)] {
+            // Children p..<next.index weigh `average` each.
+            while p < next.index {
+                let filled = run?.weight ?? 0
+                let take = min(next.index - p, max(1, (batchWeight - filled + average - 1) / average))
+                run = (run?.start ?? p, filled + take * average)
+                p += take
+                if let open = run, open.weight >= batchWeight { close(at: p, &node, &units) }
+            }
+            guard p < count else { break }
+            if next.node >= 0 {
+                close(at: p, &node, &units)
+                node.children.append(.node(next.node))
+            } else {
+                run = (run?.start ?? p, (run?.weight ?? 0) + next.weight)
+                if let open = run, open.weight >= batchWeight { close(at: p + 1, &node, &units) }
+            }
+            p += 1
+        }
+        close(at: count, &node, &units)
         nodes.append(node)
+        return index
     }
 }
 
@@ -175,6 +200,8 @@ final class JSONWriteJob: @unchecked Sendable {
         case pending
         case text(buffer: Int, range: Range<Int>)
         case failed(PFError)
+        /// Nested deeper than a pool thread writes: the caller writes it.
+        case tooDeep
     }
 
     /// One per unit; each set by the thread that took its batch.
@@ -209,24 +236,20 @@ final class JSONWriteJob: @unchecked Sendable {
         let bufferIndex = buffers.count
         buffers.append(JSONByteBuffer(capacity: 0))  // this thread's, once it is done
         lock.unlock()
-        var writer = JSONNativeWriter(options: options, out: [])
+        // Units are written on pool threads, whose stacks may be small: a unit nested deeper
+        // than JSONBatches.maximumDepth stops there and is written by the caller.
+        var capped = options
+        capped.maxDepth = min(options.maxDepth, JSONBatches.maximumDepth)
+        var writer = JSONNativeWriter(options: capped, out: [])
         while true {
             for u in plan.batches[batch] {
-                let unit = plan.units[u]
-                let node = plan.nodes[unit.node]
                 let start = writer.text.count
                 do throws(PFError) {
-                    switch node.value {
-                    case .array(let items):
-                        try writer.writeElements(items, unit.range, depth: node.depth)
-                    case .dictionary(let members):
-                        try writer.writeMembers(members, order: node.order, unit.range, depth: node.depth)
-                    default:
-                        break  // skeleton nodes are containers
-                    }
+                    try writeUnit(u, with: &writer)
                     written[u] = .text(buffer: bufferIndex, range: start..<writer.text.count)
                 } catch {
-                    written[u] = .failed(error)
+                    let cut = error.code == .limitExceeded && capped.maxDepth < options.maxDepth
+                    written[u] = cut ? .tooDeep : .failed(error)
                 }
             }
             guard let next = batches.take() else { break }
@@ -236,6 +259,20 @@ final class JSONWriteJob: @unchecked Sendable {
         buffers[bufferIndex].deallocate()
         buffers[bufferIndex] = writer.text
         lock.unlock()
+    }
+
+    /// Writes unit `u`'s elements or members.
+    private func writeUnit(_ u: Int, with writer: inout JSONNativeWriter) throws(PFError) {
+        let unit = plan.units[u]
+        let node = plan.nodes[unit.node]
+        switch node.value {
+        case .array(let items):
+            try writer.writeElements(items, unit.range, depth: node.depth)
+        case .dictionary(let members):
+            try writer.writeMembers(members, order: node.order, unit.range, depth: node.depth)
+        default:
+            break  // skeleton nodes are containers
+        }
     }
 
     // MARK: - The skeleton
@@ -269,6 +306,8 @@ final class JSONWriteJob: @unchecked Sendable {
                     writer.text.appendBytes(UnsafeBufferPointer(rebasing: buffers[buffer].bytes[range]))
                 case .failed(let error):
                     throw error
+                case .tooDeep:
+                    try writeUnit(u, with: &writer)
                 case .pending:
                     throw Self.lost
                 }
@@ -296,8 +335,8 @@ extension JSONNativeWriter {
     /// `false`, writing nothing, when it is to be written on one thread.
     mutating func writeInParallel(_ value: PFValue) throws(PFError) -> Bool {
         guard options.parallel, JSONBatches.threads > 1,
-            let plan = JSONWritePlan(value, threshold: options.parallelThreshold,
-                                     batchWeight: options.parallelBatchWeight, sortedKeys: options.sortedKeys)
+            let plan = JSONWritePlan(value, threshold: options.parallelThreshold, batchWeight: options.parallelBatchWeight,
+                                     sortedKeys: options.sortedKeys)
         else { return false }
         let job = JSONWriteJob(plan: plan, options: options)
         job.run()

@@ -91,7 +91,7 @@ public struct JSONWriter: Sendable {
     /// Appends a value as JSON to a buffer.
     /// - Parameters:
     ///   - value: the tree to write.
-    ///   - buffer: where the text is appended; on error it may hold a partial document.
+    ///   - buffer: where the text is appended; on error it is left as it was.
     /// - Throws: ``PFError`` as ``write(_:)`` does.
     public func write(_ value: PFValue, into buffer: inout [UInt8]) throws(PFError) {
         switch options.engine {

@@ -226,6 +226,20 @@ import Testing
         }
     }
 
+    /// A document nested deeper than a pool thread converts is read on the caller's thread
+    /// (and reads the same).
+    @Test func deepDocumentsStayOnOneThread() throws {
+        var options = JSONReader.Options()
+        options.parallelThreshold = 0
+        let depth = JSONBatches.maximumDepth
+        for extra in [0, 1] {
+            let text = Data((String(repeating: "[1, ", count: depth + extra) + "2" + String(repeating: "]", count: depth + extra)).utf8)
+            let direct = Self.parallelOutcome(text, JSONReader(options: options))
+            #expect((direct == nil) == (extra == 1))
+            #expect(Self.outcome(text, JSONReader(options: options)) == Self.outcome(text, Self.oneThread(options)))
+        }
+    }
+
     /// A read on a thread pool whose threads are all busy still finishes: the caller works
     /// every batch itself when no helper has started.
     @Test func finishesWhenNoHelperIsFree() throws {

@@ -105,17 +105,49 @@ import Testing
         }
     }
 
-    /// Light values and deep ones are written on one thread.
+    /// Light values and values whose weighed parts nest deeper than a pool thread writes are
+    /// written on one thread.
     @Test func lightAndDeepValuesAreNotCut() {
         let light: PFValue = .array((0..<100).map { .int($0) })
         #expect(JSONWritePlan(light, threshold: 16384, batchWeight: 4096, sortedKeys: false) == nil)
-        var deep: PFValue = .array((0..<10).map { .int($0) })
-        for _ in 0..<(JSONBatches.maximumDepth + 1) { deep = [deep, 1] }
+        let deep = Self.nested(JSONBatches.maximumDepth + 1)
         #expect(JSONWritePlan(deep, threshold: 0, batchWeight: 1, sortedKeys: false) == nil)
-        // Written the same either way, on the caller's thread.
+        #expect(JSONWritePlan(Self.nested(10), threshold: 0, batchWeight: 1, sortedKeys: false) != nil)
         var o = JSONWriter.Options()
         o.parallelThreshold = 0
+        o.maxDepth = 10_000
         #expect(Self.outcome(deep, JSONWriter(options: o)) == Self.outcome(deep, Self.oneThread(o)))
+    }
+
+    /// A deep part the weighing did not see (it samples the children of wide containers) is
+    /// cut short on the pool thread and written by the caller, with the one-thread bytes; and
+    /// with the one-thread error where it goes past `maxDepth`.
+    @Test func deepPartsTheWeighingMissedAreWrittenByTheCaller() {
+        let deep = Self.nested(JSONBatches.maximumDepth + 50)
+        var items: [PFValue] = (0..<400).map { .int($0) }
+        items[1] = deep  // with 400 children, every 25th is weighed: not this one
+        let value: PFValue = .array(items)
+        #expect(JSONWritePlan(value, threshold: 0, batchWeight: 10, sortedKeys: false) != nil)
+        for maxDepth in [512, JSONBatches.maximumDepth + 20] {
+            var o = JSONWriter.Options()
+            o.parallelThreshold = 0
+            o.parallelBatchWeight = 10
+            o.maxDepth = maxDepth
+            let expected = Self.outcome(value, Self.oneThread(o))
+            #expect(Self.outcome(value, JSONWriter(options: o)) == expected)
+            if case .failure(let error) = expected {
+                #expect(maxDepth < 512 && error.code == .limitExceeded)
+            } else {
+                #expect(maxDepth == 512)
+            }
+        }
+    }
+
+    /// A chain of `depth` arrays, each with a few numbers beside the next.
+    static func nested(_ depth: Int) -> PFValue {
+        var value: PFValue = .array((0..<10).map { .int($0) })
+        for k in 0..<depth { value = [.double(Double(k) + 0.5), value, .int(Int64(k))] }
+        return value
     }
 
     /// Writes from a thread pool whose threads are all busy still finish.
