@@ -9,11 +9,11 @@ import PFCore
 // 1. The pre-scan validates it as always, and records where each array and object starts and
 //    ends (``JSONContainerRecorder``).
 // 2. ``JSONSplitPlan`` cuts it: the containers larger than one piece of work form a skeleton;
-//    their other children become units, each a complete JSON text json-c parses on its own
-//    (a run of consecutive array elements, or one member's value).
-// 3. The calling thread and helper threads take batches of units in turn; each parses its
-//    units with its own json-c tokener, converts them, and frees json-c's trees itself
-//    (``JSONSplitJob``).
+//    their other children are grouped into units, runs of consecutive elements or members
+//    that json-c parses as an array or object of their own.
+// 3. The calling thread and pool threads take batches of units in turn (``JSONBatches``);
+//    each parses its units with its own json-c tokener, converts them, and frees json-c's
+//    trees itself (``JSONSplitJob``).
 // 4. The caller builds the skeleton around the units' values, in the order the one-thread
 //    read walks the document, so the value, and the first error with its key path, are the
 //    one-thread read's.
@@ -96,7 +96,6 @@ struct JSONSplitPlan {
     private(set) var batches: [Range<Int>] = []
 
     private let reader: JSONMemberReader
-    private let containers: JSONContainerRecorder
     private let batchBytes: Int
 
     /// Plans the read of a strict document the pre-scan has accepted; `nil` when it does not
@@ -105,7 +104,6 @@ struct JSONSplitPlan {
         guard let base = bytes.baseAddress, let root = containers.starts.first else { return nil }
         reader = JSONMemberReader(p: base.assumingMemoryBound(to: UInt8.self), count: bytes.count,
                                   containers: containers, typedValues: typedValues)
-        self.containers = containers
         self.batchBytes = max(1, batchBytes)
         // The root is the first container only when nothing but whitespace comes before it.
         guard reader.skipSpace(0, limit: bytes.count) == root, containers.ends[0] - root > self.batchBytes,
@@ -120,6 +118,7 @@ struct JSONSplitPlan {
     /// - Returns: its node index, or `nil` (nothing added) when it must be part of a unit.
     private mutating func plan(_ c: Int) -> Int? {
         let reader = self.reader
+        let containers = reader.containers
         let isObject = reader.p[containers.starts[c]] == UInt8(ascii: "{")
         // Every key plain, and the members read as the scan said, before anything is added.
         guard reader.forEachMember(of: c, { !isObject || reader.isPlainKey($0.key) }) else { return nil }
@@ -160,7 +159,6 @@ struct JSONSplitPlan {
         units.append(unit)
         node.children.append(.unit(units.count - 1))
     }
-
 }
 
 /// Reads the members of a container from bytes the pre-scan has validated, for
