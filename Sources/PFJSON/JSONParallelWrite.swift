@@ -98,6 +98,32 @@ struct JSONWritePlan {
         }
     }
 
+    /// A rough weight, the test every write makes before weighing: a container counts as its
+    /// number of children times the heavier of its first and last child, and at most 64
+    /// values are looked at. A small value (most writes) is done in a few steps; a value this
+    /// misjudges as light is only written on one thread.
+    static func roughWeight(_ value: PFValue, visits: inout Int) -> Int {
+        visits += 1
+        switch value {
+        case .array(let items):
+            return items.withUnsafeBufferPointer { roughWeight(of: $0, visits: &visits) }
+        case .dictionary(let members):
+            return members.values.withUnsafeBufferPointer { roughWeight(of: $0, visits: &visits) }
+        default:
+            return scalarWeight(value)
+        }
+    }
+
+    /// ``roughWeight(_:visits:)`` of a container's children (read in place, not copied).
+    private static func roughWeight(of children: UnsafeBufferPointer<PFValue>, visits: inout Int) -> Int {
+        let count = children.count
+        guard count > 0, visits < 64 else { return 1 + count }
+        var child = roughWeight(children[0], visits: &visits)
+        if count > 1 { child = max(child, roughWeight(children[count - 1], visits: &visits)) }
+        let (product, overflow) = count.multipliedReportingOverflow(by: child)
+        return overflow ? Int.max / 2 : min(1 + product, Int.max / 2)
+    }
+
     /// The estimated weight of `value` at `depth`, and its node when it is a container
     /// estimated heavier than a batch (added to the skeleton, its other children in units).
     private mutating func weigh(_ value: PFValue, depth: Int) -> (weight: Int, node: Int?) {
@@ -334,7 +360,9 @@ extension JSONNativeWriter {
     /// Writes a heavy value on several threads (see ``JSONWriter/Options/parallel``);
     /// `false`, writing nothing, when it is to be written on one thread.
     mutating func writeInParallel(_ value: PFValue) throws(PFError) -> Bool {
-        guard options.parallel, JSONBatches.threads > 1,
+        guard options.parallel, JSONBatches.threads > 1 else { return false }
+        var visits = 0
+        guard JSONWritePlan.roughWeight(value, visits: &visits) >= options.parallelThreshold,
             let plan = JSONWritePlan(value, threshold: options.parallelThreshold, batchWeight: options.parallelBatchWeight,
                                      sortedKeys: options.sortedKeys)
         else { return false }
