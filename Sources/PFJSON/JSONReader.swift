@@ -352,9 +352,11 @@ public struct JSONReader: Sendable {
             }
             if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), high >= 0xD800, high <= 0xDBFF,
                 i + 7 < text.count, text[i + 6] == UInt8(ascii: "\\"), text[i + 7] == UInt8(ascii: "u"),
-                let low = hex(i + 8), low >= 0xDC00, low <= 0xDFFF, JSONScanner.jsonCMangles(high: high, low: low),
-                let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                let low = hex(i + 8), low >= 0xDC00, low <= 0xDFFF, JSONScanner.jsonCMangles(high: high, low: low) {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { utf8 in
+                    let n = PFUTF8.encode(JSONScanner.scalar(high: high, low: low), into: utf8.baseAddress!)
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<n]))
+                }
                 i += 12
                 shortened.append((out.count, i - out.count))
                 continue

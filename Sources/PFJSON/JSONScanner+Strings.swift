@@ -34,8 +34,13 @@ extension JSONScanner {
     /// likewise in every plane above).
     @inline(__always)
     static func jsonCMangles(high: UInt32, low: UInt32) -> Bool {
-        let scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-        return scalar & 0xF800 == 0xD800
+        scalar(high: high, low: low) & 0xF800 == 0xD800
+    }
+
+    /// The character a surrogate pair (`high` in D800…DBFF, `low` in DC00…DFFF) stands for.
+    @inline(__always)
+    static func scalar(high: UInt32, low: UInt32) -> UInt32 {
+        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
     }
 
     /// Records `\u0000` escapes, noncharacters U+FDD0…U+FDEF and anything beyond ASCII in the
@@ -251,7 +256,7 @@ extension JSONScanner {
                 if unit >= 0xD800, unit <= 0xDBFF, byte(j) == UInt8(ascii: "\\"), byte(j + 1) == UInt8(ascii: "u"),
                     let low = hex(j + 2), low >= 0xDC00, low <= 0xDFFF {
                     j += 6
-                    append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                    append(Self.scalar(high: unit, low: low))
                 } else {
                     append(unit)  // a lone surrogate is no scalar: U+FFFD
                 }
