@@ -250,7 +250,7 @@ extension KeyedArchiveStore {
             }
             for (k, row) in rows.enumerated() {
                 do throws(PFError) {
-                    objects.append(try ParseObject(rest: row, className: className))
+                    objects.append(try ParseObject(rest: row, className: className, checkingNames: false))
                 } catch {
                     var e = error
                     e.path = PFKeyPath([.key("classes"), .index(i), .key("objects"), .index(k)] + (error.path?.components ?? []))
