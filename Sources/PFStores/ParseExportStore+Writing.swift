@@ -347,7 +347,7 @@ extension ParseExportStore {
     }
 
     func writeSchema(_ state: WriteState) throws(PFError) {
-        var text = try JSONWriter(options: .init(pretty: true)).write(Self.schemaDocument(state.schema, policy: namePolicy))
+        var text = try JSONWriter(options: .init(pretty: true)).write(Self.schemaDocument(state.schema, policy: namePolicy, marked: namesEncoded || !state.tally.isEmpty))
         if text.last != 0x0A { text.append(0x0A) }
         let target = state.staging.appendingPathComponent(Self.schemaFileName)
         do { try text.write(to: target) } catch {
@@ -356,11 +356,11 @@ extension ParseExportStore {
     }
 
     /// `_SCHEMA.json`: the REST `/schemas` shape of the schema with its names encoded; when
-    /// any name was, each such field keeps its original under `pfarchiveName` and the
-    /// document says so under `pfarchiveNameCoding`.
-    static func schemaDocument(_ schema: ParseSchema, policy: ParseNamePolicy) -> PFValue {
+    /// any name was (a field's, or a nested key's: `marked`), each such field keeps its
+    /// original under `pfarchiveName` and the document says so under `pfarchiveNameCoding`.
+    static func schemaDocument(_ schema: ParseSchema, policy: ParseNamePolicy, marked: Bool) -> PFValue {
         let stored = ParseNameCoding.encode(schema, policy: policy)
-        guard stored != schema, case .dictionary(var document) = stored.restValue, case .array(var results)? = document["results"] else {
+        guard stored != schema || marked, case .dictionary(var document) = stored.restValue, case .array(var results)? = document["results"] else {
             return schema.restValue
         }
         for (i, (className, fields)) in schema.classes.enumerated() where i < results.count {

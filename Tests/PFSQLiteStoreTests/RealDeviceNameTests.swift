@@ -108,3 +108,26 @@ import Testing
         }
     }
 }
+
+/// The commonest real case: every field name is legal and only keys inside a dictionary are
+/// not (Accounts' `com.apple.Dataclass.Availability`); the stores still say so and decode them.
+@Suite struct NestedOnlyNameTests {
+    @Test(arguments: ["export", "export.zip", "dump.jsonl"])
+    func nestedKeysAloneAreEncodedAndDecoded(_ destination: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pfnested-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let object = try ParseObject(
+            className: "Account", objectId: "a1",
+            fields: ["properties": .object(["com.apple.Dataclass.Availability": .object(["$on": .bool(true)]), "pf__x": .int(1)])],
+            checkingNames: false)
+        let source = MemoryStore(objects: [object])
+        let openers = RealDeviceNameTests.openers()
+        let location = try StoreLocation.resolve(directory.appendingPathComponent(destination).path)
+        let report = try StoreImporter().run(from: source, to: try openers.writer(for: location))
+        #expect(report.encodedNames.classes["Account"]?["properties"] == ParseNameTally.Entry(storedName: nil, nestedKeys: 3))
+        let reader = try openers.reader(for: location)
+        defer { reader.close() }
+        #expect(try reader.objects(in: "Account").first?.fields == object.fields)
+    }
+}
