@@ -87,8 +87,9 @@ public enum EmbeddedPayload {
         public var kind: Kind?
         /// The compression around the payload, if any.
         public var compression: CompressionFormat?
-        /// A keyed archive's root class (`NSDictionary`, `NSString`, an app class), when it
-        /// has a single `root`.
+        /// A keyed archive's root class (`NSDictionary`, `NSString`, an app class) when its
+        /// `$top` has one entry (named with its key when that is not `root`:
+        /// `opaque: NSMutableData`).
         public var rootClass: String?
         /// The kind the bytes claimed but failed to be, for bytes kept as bytes.
         public var claimed: Kind?
@@ -380,20 +381,23 @@ extension EmbeddedPayload {
             }
         }
 
-        /// The class name of a keyed archive's `root` object, when it has one.
+        /// The class name of a keyed archive's only `$top` object (`NSDictionary`, or
+        /// `opaque: NSMutableData` when the key is not `root`), when `$top` has one entry.
         static func rootClass(_ table: KeyedObjectTable) -> String? {
-            guard table.top.count == 1, let uid = table.top[KeyedObjectTable.rootKey],
+            guard table.top.count == 1, let key = table.top.keys.first, let uid = table.top[key],
                 let index = Int(exactly: uid), table.objects.indices.contains(index)
             else { return nil }
+            let name: String?
             switch table.objects[index] {
-            case .string: return "NSString"
-            case .data: return "NSData"
-            case .int, .uint, .double, .bool: return "NSNumber"
+            case .string: name = "NSString"
+            case .data: name = "NSData"
+            case .int, .uint, .double, .bool: name = "NSNumber"
             case .dictionary(let object):
-                guard index != 0, let archived = try? table.archivedClass(of: object, at: .root) else { return nil }
-                return archived.name
-            default: return nil
+                name = index == 0 ? nil : (try? table.archivedClass(of: object, at: .root))?.name
+            default: name = nil
             }
+            guard let name else { return nil }
+            return key == KeyedObjectTable.rootKey ? name : "\(key): \(name)"
         }
 
         // MARK: Walking a tree

@@ -110,7 +110,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         case .other:
             throw PFError(
                 .unsupported, format: Self.format,
-                "\(location): an SQLite database that is neither a pfarchive store nor a Core Data store; reading other SQLite databases is not supported yet")
+                "\(location): not a pfarchive SQLite store (nor a Core Data store); reading other SQLite databases is not supported yet")
         case .notSQLite:
             throw PFError(
                 .invalidValue, format: Self.format,
