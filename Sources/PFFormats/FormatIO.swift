@@ -128,7 +128,9 @@ public enum FormatIO {
                 let format = options.format ?? FormatDetector.detect(bytes),
                 let value = try? readTree(bytes, as: format, options: options)
             else { throw error }
-            return ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
+            var result = ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
+            expandPayloads(&result, options: options)
+            return result
         }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
@@ -139,11 +141,17 @@ public enum FormatIO {
         var result = ReadResult(
             value: try readTree(decoded, as: format, options: options), format: format, compression: compression,
             inputBytes: bytes.count, decoded: decoded)
-        if options.decodePayloads && format != .parse {
-            let payloadOptions = EmbeddedPayload.Options(limits: options.limits, allowedClasses: options.allowedClasses)
-            (result.value, result.payloadNotes) = EmbeddedPayload.expand(result.value, options: payloadOptions, spentBytes: bytes.count)
-        }
+        expandPayloads(&result, options: options)
         return result
+    }
+
+    /// With ``ReadOptions/decodePayloads``, decodes the payloads in the value's data values
+    /// (the input's bytes charged to the shared budget); Parse rows are left as they are.
+    static func expandPayloads(_ result: inout ReadResult, options: ReadOptions) {
+        guard options.decodePayloads, result.format != .parse else { return }
+        let payloadOptions = EmbeddedPayload.Options(limits: options.limits, allowedClasses: options.allowedClasses)
+        (result.value, result.payloadNotes) = EmbeddedPayload.expand(
+            result.value, options: payloadOptions, spentBytes: result.inputBytes)
     }
 
     static func readTree(_ bytes: Data, as format: DataFormat, options: ReadOptions) throws(PFError) -> PFValue {
