@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFFormats
 import PFPropertyList
 
 /// A Core Data SQLite store opened for reading, with its data model recovered from the store.
@@ -201,7 +202,7 @@ public final class CoreDataStore: Sendable {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             var current: String?
             if let info = try? Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")),
-                let plist = try? (BinaryPlistReader.hasMagic(info) ? BinaryPlistReader().read(info) : XMLPlistReader().read(info))
+                let plist = try? FormatIO.read(info, options: .init(limits: limits)).value
             {
                 current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
             }

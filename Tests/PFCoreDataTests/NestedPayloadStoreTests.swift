@@ -81,4 +81,25 @@ import Testing
             #expect(try store.summary()["entities"]?["Item"]?["blobs"] == nil, "no census unless asked")
         }
     }
+
+    @Test func theCensusOfARealStoreNamesItsTransformablesRootClasses() throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"))
+        defer { store.close() }
+        #expect(try store.blobCensus(entity: "Page")["content"] == ["keyed archive (Content)": 119])
+        #expect(try store.blobCensus(entity: "Book")["frontCover"] == ["keyed archive (CoreDataPlus_Tests.Cover)": 2])
+        // Decoding Binary attributes too changes nothing in stores whose blobs are all transformables.
+        let blobs = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"), options: .init(decodeBlobs: true))
+        defer { blobs.close() }
+        #expect(try blobs.firstObjects(entity: "Page", limit: 5) == (try store.firstObjects(entity: "Page", limit: 5)))
+    }
+
+    @Test(arguments: CoreDataFixtures.stores)
+    func everyRealStoreReadsWithoutPayloadWarnings(_ relative: String) throws {
+        let store = try CoreDataStore.open(url: CoreDataFixtures.store(relative), options: .init(decodeBlobs: true))
+        defer { store.close() }
+        for entity in store.entities {
+            let warnings = try store.forEachObject(entity: entity.name) { _ in }
+            #expect(warnings.filter { $0.message.contains("kept as bytes") }.isEmpty, "\(entity.name): \(warnings)")
+        }
+    }
 }
