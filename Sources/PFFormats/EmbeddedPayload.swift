@@ -253,11 +253,6 @@ extension EmbeddedPayload {
         }
     }
 
-    /// Why a payload could not be decoded: a message for the note.
-    struct Failure: Error {
-        var message: String
-    }
-
     /// One decoding run: the shared budget, the options, and the notes so far.
     struct Walker {
         let options: Options
@@ -280,8 +275,10 @@ extension EmbeddedPayload {
 
         /// Decodes one level (no nested payloads), charging its input to the budget.
         mutating func decodeLevel(_ bytes: Data, depth: Int) -> (Outcome, Identification) {
-            let gzip = Compression.detect(bytes)
+            // The magics never overlap (none of the strong ones passes zlib's header check),
+            // so the order of these tests does not matter.
             let strong = EmbeddedPayload.strongClaim(bytes)
+            let gzip = strong == nil ? Compression.detect(bytes) : nil
             let json = strong == nil && gzip == nil && EmbeddedPayload.weakJSON(bytes)
             guard strong != nil || gzip != nil || json else { return (.bytes, .bytes) }
             guard depth < options.limits.maxDepth else {
