@@ -71,6 +71,27 @@ import PFTestSupport
         #expect(try StoreLocation.resolve(text.path).kind == .sqlite)
     }
 
+    @Test func sqliteFilesAreClassifiedFromTheirBytesIncludingAWALOnlyFirstPage() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let other = dir.appendingPathComponent("other.db")
+        try CoreDataStoreBuilder.sqlite3(other, "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        #expect(StoreLocation.sqliteKind(of: other) == .other)
+        #expect(StoreLocation.sqliteKind(of: Fixtures.real.appendingPathComponent("coredata/restkit/RKSeedDatabase.sqlite")) == .coreData)
+        #expect(StoreLocation.sqliteKind(of: dir.appendingPathComponent("missing.db")) == .notSQLite)
+        let text = dir.appendingPathComponent("text.db")
+        try Data(repeating: 0x41, count: 300).write(to: text)
+        #expect(StoreLocation.sqliteKind(of: text) == .notSQLite)
+        // The application id set by a change that lives only in the -wal: page 1 comes from there.
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: other, applying: "PRAGMA application_id = \(Int32(bitPattern: StoreLocation.pfarchiveApplicationID)); INSERT INTO t VALUES (2);",
+            into: dir.appendingPathComponent("live"))
+        let main = try Data(contentsOf: live)
+        #expect(main[68..<72].elementsEqual([0, 0, 0, 0]), "the file itself still has no application id")
+        #expect(StoreLocation.sqliteKind(of: live) == .pfarchive)
+        #expect(try CoreDataStoreBuilder.directorySnapshot(live.deletingLastPathComponent()).keys.sorted() == ["other.db", "other.db-shm", "other.db-wal"])
+    }
+
     @Test func unavailableKindsSaySo() throws {
         let openers = StoreOpeners.standard
         let error = #expect(throws: PFError.self) { try openers.reader(for: StoreLocation.resolve("postgres://localhost/app")) }
