@@ -21,6 +21,13 @@ struct Copy: ParsableCommand {
             Class/objectId in a Parse export, a key path in an archive or JSON; by default \
             everything. --dry-run prints the plan (the report) and writes nothing.
 
+            In an export directory a relation is declared by its join file or _SCHEMA.json \
+            even when the rows lack the Relation field (Parse.com exports); its target class \
+            is inferred from the related ids when nothing names it. The copy has a file for \
+            every class and relation of the input, empty ones too. The rules the profile uses \
+            are checked against the input: a class or key it does not have is an error \
+            naming the rule's JSON path (exit status 1), with --dry-run too.
+
             Examples:
               pfarchive copy export/ copied/ --profile duplicate --root Employee/E2
               pfarchive copy org.archive paste.archive --rules rules.json --profile pasteboard

@@ -31,7 +31,10 @@ struct Import: ParsableCommand {
             file's shared rules.
 
             The report at the end lists objects per class, relation rows, dangling pointers \
-            (with class, objectId, key and target) and rejected rows with the reason. A \
+            (with class, objectId, key and target) and rejected rows with the reason, and \
+            the target class of each relation no schema names, inferred from its related \
+            ids (or why it stays unknown). With --rules, a rule naming a class or key the \
+            source does not have is an error at its JSON path. A \
             progress bar is drawn on a terminal, never when stderr is piped.
 
             Examples:
