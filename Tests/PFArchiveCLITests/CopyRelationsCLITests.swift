@@ -110,6 +110,22 @@ import Testing
         #expect(ann?["coach"] == Self.pointer("Coach", "cGone"), "a Pointer to a class not exported is kept")
     }
 
+    /// A join row whose owner is no object of the export has nothing to hang on in the graph:
+    /// the copy says so rather than dropping it silently.
+    @Test func joinRowsOfMissingOwnersAreReported() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export")
+        try writeQuirkyExport(to: export)
+        try JSONWriter().write(["results": [["owningId": "tGone", "relatedId": "pAnn"], ["owningId": "tReds", "relatedId": "pCy"]]])
+            .write(to: export.appendingPathComponent("_Join:fans:Team.json"))
+        let out = dir.appendingPathComponent("out")
+        let result = try CLI.run(["copy", export.path, out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("1 row of _Join:fans:Team names an owner not in the input (not copied)"), "\(result.stdoutText)")
+        #expect(try rows(out.appendingPathComponent("_Join:fans:Team.json")).map { $0["owningId"] } == ["tReds"])
+    }
+
     /// `duplicate` gives every copied object a new id and rewrites both sides of each join row.
     @Test func duplicateRewritesBothSidesOfEachJoinRow() throws {
         let dir = try temporaryDirectory()

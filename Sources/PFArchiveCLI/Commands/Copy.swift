@@ -103,6 +103,9 @@ struct Copy: ParsableCommand {
             if result.report.truncatedEdgeCount > 0 { line += "; \(result.report.truncatedEdgeCount) edge(s) cut at maxDepth" }
             if result.report.droppedConditionalCount > 0 { line += "; \(result.report.droppedConditionalCount) conditional edge(s) dropped" }
             for finding in source.relationTargets { line += "; \(finding)" }
+            for (relation, count) in source.orphanJoinRows {
+                line += "; \(count) row\(count == 1 ? "" : "s") of \(relation) name\(count == 1 ? "s" : "") an owner not in the input (not copied)"
+            }
             let data = Data((line + "\n").utf8)
             if output == "-" { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
         } catch let error as PFError {
@@ -141,6 +144,9 @@ struct Copy: ParsableCommand {
         var shape: CopyInputShape
         /// Relations whose target class was inferred from the related ids, or could not be.
         var relationTargets: [RelationTargetInference] = []
+        /// Join rows whose owningId is no object of the owning class, per relation: nothing
+        /// in the graph holds them, so the copy cannot have them.
+        var orphanJoinRows: OrderedDictionary<String, Int> = [:]
 
         init(graph: KeyedGraph, form: Form, shape: CopyInputShape? = nil, relationTargets: [RelationTargetInference] = []) {
             self.graph = graph
@@ -227,9 +233,16 @@ struct Copy: ParsableCommand {
             let graph = try ParseGraph.graph(set).graph
             var shape = CopyInputShape(graph: graph)
             shape.add(schema: schema, relations: keys.map { ($0.owningClass, $0.field) })
-            return Source(
+            var source = Source(
                 graph: graph, form: .parseDirectory(classes: classes, relations: keys, schemaFile: schemaFile),
                 shape: shape, relationTargets: ParseGraph.relationTargets(set))
+            var owners: [String: Set<String>] = [:]
+            for object in objects { if let id = object.objectId { owners[object.className, default: []].insert(id) } }
+            for relation in relations {
+                let orphans = relation.rows.count { owners[relation.owningClass]?.contains($0.owningId) != true }
+                if orphans > 0 { source.orphanJoinRows[ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName] = orphans }
+            }
+            return source
         } catch let error as PFError {
             throw CLIFailure(file: input, error)
         }
