@@ -25,6 +25,17 @@ public struct CopyRulesFile: Sendable {
     public var sharedAttributeRules: OrderedDictionary<String, AttributeAction> = [:]
     /// The file's own profiles, resolved (`extends` applied).
     public var profiles: OrderedDictionary<String, CopyProfile> = [:]
+    /// Where each rule selector is written: the shared rules' under `""`, a profile's own
+    /// under its name (for ``check(profile:against:)``).
+    var ruleSites: [String: [RuleSite]] = [:]
+    /// The file profile each file profile extends, when it extends one of the file's.
+    var fileBases: [String: String] = [:]
+
+    /// A rule selector and its JSON path in the file.
+    struct RuleSite: Sendable {
+        var selector: String
+        var path: PFKeyPath
+    }
 
     /// No types, no rules: the built-in profiles as they are.
     public init() { schema = CopySchema() }
@@ -82,6 +93,8 @@ public struct CopyRulesFile: Sendable {
             let members = try Self.object(shared, at: at, allowed: ["edges", "attributes"])
             sharedEdgeRules = try Self.edgeRules(members["edges"], at: at.appending(key: ("edges")))
             sharedAttributeRules = try Self.attributeRules(members["attributes"], at: at.appending(key: ("attributes")))
+            ruleSites[""] = sharedEdgeRules.keys.map { RuleSite(selector: $0, path: at.appending(key: "edges").appending(key: $0)) }
+                + sharedAttributeRules.keys.map { RuleSite(selector: $0, path: at.appending(key: "attributes").appending(key: $0)) }
             // Checked once against the schema through a throwaway profile.
             var probe = CopyProfile.deep
             probe.edgeRules = sharedEdgeRules
@@ -112,6 +125,7 @@ public struct CopyRulesFile: Sendable {
                 try resolve(baseName, bodies: bodies, resolving: &resolving)
                 guard let resolved = profiles[baseName] else { throw Self.invalid("profile \(baseName) could not be resolved", at: at.appending(key: ("extends"))) }
                 profile = resolved
+                fileBases[name] = baseName
             } else if let builtIn = CopyProfile.builtIn[baseName] {
                 profile = builtIn
             } else {
@@ -142,8 +156,16 @@ public struct CopyRulesFile: Sendable {
         let edgesAt = at.appending(key: ("edges"))
         let attributesAt = at.appending(key: ("attributes"))
         // A profile's own rules override what it extends; they conflict with the shared rules.
-        for (selector, action) in try Self.edgeRules(members["edges"], at: edgesAt) { profile.edgeRules[selector] = action }
-        for (selector, action) in try Self.attributeRules(members["attributes"], at: attributesAt) { profile.attributeRules[selector] = action }
+        var sites: [RuleSite] = []
+        for (selector, action) in try Self.edgeRules(members["edges"], at: edgesAt) {
+            profile.edgeRules[selector] = action
+            sites.append(RuleSite(selector: selector, path: edgesAt.appending(key: selector)))
+        }
+        for (selector, action) in try Self.attributeRules(members["attributes"], at: attributesAt) {
+            profile.attributeRules[selector] = action
+            sites.append(RuleSite(selector: selector, path: attributesAt.appending(key: selector)))
+        }
+        ruleSites[name] = sites
         try Self.checked(profile, schema: schema, edgesAt: edgesAt, attributesAt: attributesAt)
         profiles[name] = profile
         resolving.remove(name)

@@ -13,12 +13,16 @@ public struct ParseRelationRows: Sendable, Equatable {
     public var field: String
     /// `(owningId, relatedId)` pairs.
     public var rows: [ParseJoinRow]
+    /// The related class when a schema names it; `nil` to take it from a Relation field in
+    /// the rows, or else to infer it from the related ids (``RelationTargetInference``).
+    public var targetClass: String?
 
     /// Makes join rows.
-    public init(owningClass: String, field: String, rows: [ParseJoinRow] = []) {
+    public init(owningClass: String, field: String, rows: [ParseJoinRow] = [], targetClass: String? = nil) {
         self.owningClass = owningClass
         self.field = field
         self.rows = rows
+        self.targetClass = targetClass
     }
 
     /// The export's file name for these rows.
@@ -40,12 +44,51 @@ public struct ParseObjectSet: Sendable {
 }
 
 /// Parse objects as a copyable graph, and back. Identity is `className` + `objectId`: a
-/// Pointer to an object of the set becomes an edge to its node; a Relation field becomes a
+/// Pointer to an object of the set becomes an edge to its node; a relation becomes a
 /// collection of its members (from the join rows); everything else is a value. Pointers to
 /// objects outside the set stay Pointer values.
+///
+/// A relation is a Relation field in the rows, or a ``ParseRelationRows`` of the set (a join
+/// file, a schema's Relation field) whose field the rows do not carry, as in Parse.com's
+/// exports: every object of the owning class then gets the field in the graph (so copy rules
+/// act on it), and ``objectSet(_:nodes:)`` gives it back as join rows only, not as a field.
+/// The target class is the schema's, else the Relation field's, else the one class that
+/// holds the related ids (``RelationTargetInference``); while it cannot be told, each member
+/// is a Pointer value naming no class (an untyped value, under the relation's edge rule).
 public enum ParseGraph {
     /// The collection class that marks a relation field in the graph: `ParseRelation:<Target>`.
     static let relationPrefix = "ParseRelation:"
+    /// The collection class of a relation the rows do not carry: `ParseJoin:<Target>`
+    /// (an empty target when it is unknown).
+    static let joinOnlyPrefix = "ParseJoin:"
+
+    /// The target class of each relation of the set that no schema names and no row's
+    /// Relation field states, inferred from the related ids.
+    /// - Parameter set: the objects and join rows.
+    /// - Returns: one finding per such relation, in the set's order.
+    public static func relationTargets(_ set: ParseObjectSet) -> [RelationTargetInference] {
+        var stated = Set<String>()
+        for object in set.objects {
+            guard case .dictionary(let fields) = object.typedValue else { continue }
+            for (key, value) in fields {
+                if case .dictionary(let d) = value, d["__type"] == .string("Relation"), case .string? = d["className"] {
+                    stated.insert("\(object.className)\u{0}\(key)")
+                }
+            }
+        }
+        let unknown = set.relations.filter { $0.targetClass == nil && !stated.contains("\($0.owningClass)\u{0}\($0.field)") }
+        guard !unknown.isEmpty else { return [] }
+        var classesOfId: [String: [String]] = [:]
+        for object in set.objects {
+            guard let id = object.objectId else { continue }
+            if classesOfId[id]?.contains(object.className) != true { classesOfId[id, default: []].append(object.className) }
+        }
+        return unknown.map { relation in
+            RelationTargetInference(
+                ParseRelationKey(owningClass: relation.owningClass, field: relation.field),
+                relatedIds: relation.rows.lazy.map(\.relatedId)) { classesOfId[$0] ?? [] }
+        }
+    }
 
     /// The graph of a set: one object node per Parse object, `$top` entries `Class/objectId`.
     /// - Returns: the graph and the node of each identified object.
@@ -61,10 +104,17 @@ public enum ParseGraph {
             }
         }
         var members: [String: [String: [String]]] = [:]  // "Class\0field" → owningId → related ids
+        var declared: [String: OrderedDictionary<String, String?>] = [:]  // Class → field → target
         for relation in set.relations {
+            let key = "\(relation.owningClass)\u{0}\(relation.field)"
+            if members[key] == nil { members[key] = [:] }
             for row in relation.rows {
-                members["\(relation.owningClass)\u{0}\(relation.field)", default: [:]][row.owningId, default: []].append(row.relatedId)
+                members[key, default: [:]][row.owningId, default: []].append(row.relatedId)
             }
+            declared[relation.owningClass, default: [:]][relation.field] = .some(relation.targetClass)
+        }
+        for finding in relationTargets(set) {
+            declared[finding.relation.owningClass]?[finding.relation.field] = .some(finding.relation.targetClass)
         }
         var builder = Builder(index: index, nodes: [])
         builder.nodes.reserveCapacity(set.objects.count * 2)
@@ -75,16 +125,26 @@ public enum ParseGraph {
         for (i, object) in set.objects.enumerated() {
             guard case .dictionary(let fields) = object.typedValue else { continue }
             var converted = OrderedDictionary<String, KeyedGraph.Value>()
+            func relation(_ key: String, target: String?, prefix: String) throws(PFError) -> KeyedGraph.Value {
+                let ids = object.objectId.flatMap { members["\(object.className)\u{0}\(key)"]?[$0] } ?? []
+                var items: [KeyedGraph.Value] = []
+                for id in ids {
+                    // With the target unknown, a member is a Pointer value naming no class.
+                    items.append(try builder.convert(["__type": "Pointer", "className": .string(target ?? ""), "objectId": .string(id)]))
+                }
+                builder.nodes.append(.array(className: prefix + (target ?? ""), items: items))
+                return .node(builder.nodes.count - 1)
+            }
             for (key, value) in fields {
                 if case .dictionary(let d) = value, d["__type"] == .string("Relation"), case .string(let target)? = d["className"] {
-                    let ids = object.objectId.flatMap { members["\(object.className)\u{0}\(key)"]?[$0] } ?? []
-                    var items: [KeyedGraph.Value] = []
-                    for id in ids { items.append(try builder.convert(["__type": "Pointer", "className": .string(target), "objectId": .string(id)])) }
-                    builder.nodes.append(.array(className: relationPrefix + target, items: items))
-                    converted[key] = .node(builder.nodes.count - 1)
+                    converted[key] = try relation(key, target: target, prefix: relationPrefix)
                 } else {
                     converted[key] = try builder.convert(value)
                 }
+            }
+            // Relations the rows do not carry (Parse.com exports): from the join rows and schema.
+            for (key, target) in declared[object.className] ?? [:] where converted[key] == nil && object.objectId != nil {
+                converted[key] = try relation(key, target: target, prefix: joinOnlyPrefix)
             }
             builder.nodes[i] = .object(KeyedGraph.Object(archivedClass: ArchivedClass(name: object.className, chain: [object.className]), fields: converted))
             top[object.objectId.map { "\(object.className)/\($0)" } ?? "\(object.className)#\(i)"] = .node(i)
@@ -137,18 +197,21 @@ public enum ParseGraph {
             var rest = OrderedDictionary<String, PFValue>()
             let ownerId: String? = if case .string(let id)? = object.fields["objectId"] { id } else { nil }
             for (key, value) in object.fields {
-                if case .node(let m) = value, graph.nodes.indices.contains(m), case .array(let c?, let items) = graph.nodes[m], c.hasPrefix(relationPrefix) {
-                    let target = String(c.dropFirst(relationPrefix.count))
-                    rest[key] = ["__type": "Relation", "className": .string(target)]
-                    guard let ownerId else { continue }
+                if case .node(let m) = value, graph.nodes.indices.contains(m), case .array(let c?, let items) = graph.nodes[m],
+                    c.hasPrefix(relationPrefix) || c.hasPrefix(joinOnlyPrefix)
+                {
+                    let inRow = c.hasPrefix(relationPrefix)
+                    let target = String(c.dropFirst(inRow ? relationPrefix.count : joinOnlyPrefix.count))
+                    if inRow { rest[key] = ["__type": "Relation", "className": .string(target)] }
                     let joinKey = "_Join:\(key):\(className)"
-                    var rows = relations[joinKey] ?? ParseRelationRows(owningClass: className, field: key)
+                    var rows = relations[joinKey] ?? ParseRelationRows(owningClass: className, field: key, targetClass: target.isEmpty ? nil : target)
+                    defer { relations[joinKey] = rows }
+                    guard let ownerId else { continue }
                     for item in items {
                         if case .dictionary(let d) = try restValue(item, graph: graph, path: [.key(key)]), case .string(let id)? = d["objectId"] {
                             rows.rows.append(ParseJoinRow(owningId: ownerId, relatedId: id))
                         }
                     }
-                    relations[joinKey] = rows
                 } else {
                     rest[key] = try restValue(value, graph: graph, path: [.key(key)])
                 }

@@ -31,6 +31,8 @@ public final class RuledStoreReader: ObjectStoreReader {
     /// The classes being imported (for `conditional`); `nil` for all of the source's.
     let importedClasses: Set<String>?
     private var generatedIds = Set<String>()
+    /// The rules file and profile to check against the source's schema, until checked.
+    private var pendingCheck: (file: CopyRulesFile, profile: String?)?
 
     /// The profile an import uses when the rules file does not name one: every Pointer kept,
     /// with the file's shared rules.
@@ -50,11 +52,20 @@ public final class RuledStoreReader: ObjectStoreReader {
     ///   - rules: compiled copy rules.
     ///   - importedClasses: the classes the import writes (`conditional` keeps a Pointer only
     ///     to these); `nil` for every class of the source.
+    ///   - checking: the rules file and the profile name the rules come from (`nil`: the
+    ///     shared rules alone), to check against the source
+    ///     (``CopyRulesFile/check(profile:against:)``) as soon as its schema is known — at
+    ///     once for a store that declares one, after the objects for a Parse export without
+    ///     `_SCHEMA.json` (the import then fails before it commits).
     /// - Throws: ``PFCore/PFError`` `usage` for path rules or rules that change `objectId`.
-    public init(source: any ObjectStoreReader, rules: CopyRules, importedClasses: [String]? = nil) throws(PFError) {
+    public init(
+        source: any ObjectStoreReader, rules: CopyRules, importedClasses: [String]? = nil,
+        checking: (file: CopyRulesFile, profile: String?)? = nil
+    ) throws(PFError) {
         self.source = source
         self.rules = rules
         self.importedClasses = importedClasses.map(Set.init)
+        self.pendingCheck = checking
         if rules.paths.count > 1 || rules.paths.contains(where: { !$0.edges.isEmpty || !$0.attributes.isEmpty }) {
             throw PFError(
                 .usage, format: "copy rules",
@@ -73,9 +84,26 @@ public final class RuledStoreReader: ObjectStoreReader {
     public func estimatedObjectCount(in className: String) -> Int? { source.estimatedObjectCount(in: className) }
     public func close() { source.close() }
 
-    public func schema() throws(PFError) -> ParseSchema { ruled(try source.schema()) }
+    public func schema() throws(PFError) -> ParseSchema {
+        let schema = try source.schema()
+        try checkRules(against: schema)
+        return ruled(schema)
+    }
 
-    public func declaredSchema() throws(PFError) -> ParseSchema? { try source.declaredSchema().map(ruled) }
+    public func declaredSchema() throws(PFError) -> ParseSchema? {
+        guard let schema = try source.declaredSchema() else { return nil }
+        try checkRules(against: schema)
+        return ruled(schema)
+    }
+
+    /// Checks the rules file against the source's classes, fields and relations, once.
+    func checkRules(against schema: ParseSchema) throws(PFError) {
+        guard let check = pendingCheck else { return }
+        pendingCheck = nil
+        var shape = CopyInputShape()
+        shape.add(schema: schema, relations: try source.relations().map { ($0.owningClass, $0.field) })
+        try check.file.check(profile: check.profile, against: shape)
+    }
 
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         try source.forEachObject(in: className) { (object: ParseObject) throws(PFError) in try body(try apply(object)) }

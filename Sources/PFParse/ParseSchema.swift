@@ -146,11 +146,18 @@ public struct ParseSchema: Sendable, Equatable {
     /// - Parameters:
     ///   - other: the schema to add.
     ///   - replacing: whether a field both have takes `other`'s type (otherwise it keeps this
-    ///     schema's).
+    ///     schema's, and only learns `other`'s target class when its own has none).
     public mutating func merge(_ other: ParseSchema, replacing: Bool) {
         for (className, fields) in other.classes {
             if classes[className] == nil { classes[className] = [:] }
-            for (name, field) in fields where replacing || classes[className]?[name] == nil {
+            for (name, field) in fields {
+                if let known = classes[className]?[name], !replacing {
+                    // A Pointer or Relation whose target was unknown learns it; the type stays.
+                    if known.type == field.type, known.targetClass == nil, field.targetClass != nil {
+                        classes[className]?[name]?.targetClass = field.targetClass
+                    }
+                    continue
+                }
                 classes[className]?[name] = field
             }
         }

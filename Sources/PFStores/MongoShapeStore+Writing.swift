@@ -208,6 +208,13 @@ extension MongoShapeStore {
     public func commit() throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
         do throws(PFError) {
+            // A Relation whose target class is unknown cannot be in _SCHEMA (parse-server reads
+            // only relation<Class>): its _Join collection, empty or not, is what declares it.
+            for (className, fields) in session.schema.classes {
+                for (name, field) in fields where field.type == "Relation" && Self.mongoType(of: field) == nil {
+                    _ = try output(for: ParseRelationKey(owningClass: className, field: name).joinClassName, in: session)
+                }
+            }
             for output in session.outputs.values { try output.close() }
             for className in session.classesWithDuplicates { try keepLastOfEachId(className, session) }
             if FileManager.default.fileExists(atPath: directory.path) { try mergeExisting(into: session) }

@@ -165,11 +165,15 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         return names[mongoType].map { ParseSchema.Field($0) }
     }
 
-    /// parse-server's Mongo type spelling of a schema field, or `nil` for ACL.
+    /// parse-server's Mongo type spelling of a schema field, or `nil` for ACL and for a
+    /// Pointer or Relation whose target class is unknown: parse-server (and this store's
+    /// reader) accept only `*<Class>` and `relation<Class>`, so such a field is left out of
+    /// `_SCHEMA` (a Relation's rows are still written to its `_Join` collection, which tells
+    /// the reader the relation exists).
     static func mongoType(of field: ParseSchema.Field) -> String? {
         switch field.type {
-        case "Pointer": return "*" + (field.targetClass ?? "")
-        case "Relation": return "relation<" + (field.targetClass ?? "") + ">"
+        case "Pointer": return field.targetClass.flatMap { $0.isEmpty ? nil : "*" + $0 }
+        case "Relation": return field.targetClass.flatMap { $0.isEmpty ? nil : "relation<" + $0 + ">" }
         case "ACL": return nil
         case "GeoPoint": return "geopoint"
         default: return field.type.lowercased()
@@ -219,6 +223,11 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
                 }
             }
             schema.classes[name] = fields
+        }
+        // A _Join collection declares its relation when _SCHEMA does not (its target unknown).
+        for name in try collectionFiles(in: directory).keys {
+            guard let key = ParseRelationKey(joinClassName: name), schema.classes[key.owningClass]?[key.field] == nil else { continue }
+            schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation")
         }
         return schema
     }

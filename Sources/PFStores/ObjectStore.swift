@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 import PFParse
 
@@ -165,6 +166,22 @@ extension ParseSchema {
     }
 }
 
+extension ParseSchema {
+    /// The schema without its Pointer and Relation fields that name no target class, and
+    /// those fields apart.
+    func withoutUnknownTargets() -> (kept: ParseSchema, heldBack: ParseSchema) {
+        var kept = self
+        var heldBack = ParseSchema()
+        for (className, fields) in classes {
+            for (name, field) in fields where ["Pointer", "Relation"].contains(field.type) && field.targetClass == nil {
+                kept.classes[className]?[name] = nil
+                heldBack.classes[className, default: [:]][name] = field
+            }
+        }
+        return (kept, heldBack)
+    }
+}
+
 extension ObjectStoreReader {
     /// The store's ``schema()``: stores that keep a schema give it without reading rows.
     public func declaredSchema() throws(PFError) -> ParseSchema? { try schema() }
@@ -183,5 +200,109 @@ extension ObjectStoreReader {
         var all: [ParseJoinRow] = []
         try forEachJoinRow(of: relation) { all.append($0) }
         return all
+    }
+}
+
+/// What the related ids of a relation say about its target class when no schema names it (a
+/// Parse.com export has no `_SCHEMA.json` and no Relation field in its rows: only the join
+/// file `_Join:<field>:<Class>.json`, whose rows hold bare objectIds).
+///
+/// The target is the one class that holds an object with every related id that is found
+/// anywhere. Ids found in no class are listed (the target is still inferred from the others,
+/// as a dangling Pointer keeps its class); ids found only in different classes, or a
+/// relation none of whose ids is found, leave the target unknown and say why — nothing is
+/// guessed. `pfarchive import` and `pfarchive copy` both decide with this.
+public struct RelationTargetInference: Sendable, Equatable, CustomStringConvertible {
+    /// What the ids said.
+    public enum Outcome: Sendable, Equatable {
+        /// Every found id is an object of this class.
+        case inferred(String)
+        /// The ids are objects of these classes, and no one class holds them all (or several do).
+        case ambiguous([String])
+        /// No related id is an object of any class read (or the relation has no rows).
+        case notFound
+    }
+
+    /// The relation (its ``ParseRelationKey/targetClass`` is the inferred class, or `nil`).
+    public var relation: ParseRelationKey
+    /// What the ids said.
+    public var outcome: Outcome
+    /// Distinct related ids looked up.
+    public var idCount: Int
+    /// Distinct related ids in no class, counted.
+    public var missingCount: Int
+    /// The first ten of them.
+    public var missingIds: [String]
+
+    /// How many missing ids are listed.
+    public static let maxListed = 10
+
+    /// Infers a relation's target class.
+    /// - Parameters:
+    ///   - relation: the relation (its target is ignored).
+    ///   - relatedIds: the `relatedId` of each join row (repeats are looked up once).
+    ///   - classesHaving: the classes holding an object with an id.
+    public init(_ relation: ParseRelationKey, relatedIds: some Sequence<String>, classesHaving: (String) -> [String]) {
+        var looked = Set<String>()
+        var common: Set<String>?
+        var all = Set<String>()
+        var missing: [String] = []
+        var missingCount = 0
+        for id in relatedIds where looked.insert(id).inserted {
+            let classes = classesHaving(id)
+            if classes.isEmpty {
+                missingCount += 1
+                if missing.count < Self.maxListed { missing.append(id) }
+                continue
+            }
+            all.formUnion(classes)
+            common = common.map { $0.intersection(classes) } ?? Set(classes)
+        }
+        var key = relation
+        if let common, common.count == 1, let target = common.first {
+            key.targetClass = target
+            outcome = .inferred(target)
+        } else if let common {
+            key.targetClass = nil
+            outcome = .ambiguous((common.isEmpty ? all : common).sorted())
+        } else {
+            key.targetClass = nil
+            outcome = .notFound
+        }
+        self.relation = key
+        idCount = looked.count
+        self.missingCount = missingCount
+        missingIds = missing
+    }
+
+    public var description: String {
+        let name = relation.joinClassName
+        let missingText = missingIds.joined(separator: ", ") + (missingCount > missingIds.count ? ", …" : "")
+        switch outcome {
+        case .inferred(let target):
+            var line = "relation \(name): target class \(target) inferred from \(idCount) related id\(idCount == 1 ? "" : "s")"
+            if missingCount > 0 { line += "; \(missingCount) related id\(missingCount == 1 ? " is" : "s are") in no class: \(missingText)" }
+            return line
+        case .ambiguous(let classes):
+            return "relation \(name): target class unknown: its related ids are objects of \(classes.joined(separator: " and ")), not of one class"
+        case .notFound:
+            return idCount == 0
+                ? "relation \(name): target class unknown: no schema names it and it has no rows"
+                : "relation \(name): target class unknown: none of its \(idCount) related ids is an object of the source (\(missingText))"
+        }
+    }
+
+    /// The finding as JSON (for `--json` reports).
+    public var jsonValue: PFValue {
+        var out: OrderedDictionary<String, PFValue> = ["relation": .string(relation.joinClassName)]
+        switch outcome {
+        case .inferred(let target): out["targetClass"] = .string(target)
+        case .ambiguous(let classes): out["ambiguousClasses"] = .array(classes.map { .string($0) })
+        case .notFound: out["targetClass"] = .null
+        }
+        out["relatedIds"] = .int(Int64(idCount))
+        out["missingIdCount"] = .int(Int64(missingCount))
+        out["missingIds"] = .array(missingIds.map { .string($0) })
+        return .dictionary(out)
     }
 }

@@ -346,8 +346,12 @@ extension ParseExportStore {
         }
     }
 
+    /// `_SCHEMA.json` in the REST `/schemas` shape. A Pointer or Relation whose target class is
+    /// unknown is left out (parse-server's `/schemas` refuses one without `targetClass`); a
+    /// Relation's join file still declares it when the export is read again.
     func writeSchema(_ state: WriteState) throws(PFError) {
-        var text = try JSONWriter(options: .init(pretty: true)).write(Self.schemaDocument(state.schema, policy: namePolicy, marked: namesEncoded || !state.tally.isEmpty))
+        let schema = state.schema.withoutUnknownTargets().kept
+        var text = try JSONWriter(options: .init(pretty: true)).write(Self.schemaDocument(schema, policy: namePolicy, marked: namesEncoded || !state.tally.isEmpty))
         if text.last != 0x0A { text.append(0x0A) }
         let target = state.staging.appendingPathComponent(Self.schemaFileName)
         do { try text.write(to: target) } catch {

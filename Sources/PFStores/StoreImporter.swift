@@ -142,6 +142,9 @@ public struct StoreImporter: Sendable {
         /// class and original field name: the field's stored name when it was encoded, and how
         /// many nested keys inside its values were.
         public var encodedNames = ParseNameTally()
+        /// Relations whose target class no schema named, and what their related ids said
+        /// (the target inferred, or why it stays unknown).
+        public var relationTargets: [RelationTargetInference] = []
 
         /// All objects written.
         public var totalObjects: Int { objectsPerClass.values.reduce(0, +) }
@@ -179,6 +182,7 @@ public struct StoreImporter: Sendable {
                 "rejected": .array(rejected.map {
                     ["className": .string($0.className), "id": $0.id.map { .string($0) } ?? .null, "reason": .string($0.reason)]
                 }),
+                "relationTargets": .array(relationTargets.map(\.jsonValue)),
             ]
         }
 
@@ -194,6 +198,7 @@ public struct StoreImporter: Sendable {
                 out.append("… and \(danglingPointerCount - danglingPointers.count) more dangling pointers")
             }
             for r in rejected { out.append("rejected: \(r.className)\(r.id.map { " \($0)" } ?? ""): \(r.reason)") }
+            for t in relationTargets { out.append(t.description) }
             if rejectedCount > rejected.count { out.append("… and \(rejectedCount - rejected.count) more rejected rows") }
             for (className, fields) in encodedNames.classes {
                 for (field, entry) in fields {
@@ -316,6 +321,10 @@ private struct ImportState {
         } else {
             for name in classes { schema.classes[name] = [:] }
         }
+        // A Relation (or Pointer) field whose target no schema names is held back until the
+        // objects have been read and its target inferred from the related ids.
+        let learnedLater = schema.withoutUnknownTargets()
+        schema = learnedLater.kept
         var total = 0
         for name in classes {
             guard let n = reader.estimatedObjectCount(in: name) else { total = -1; break }
@@ -355,9 +364,15 @@ private struct ImportState {
             addDangling(pointer)
         }
         pending = []
-        if declared == nil {
-            let learned: ParseSchema
-            (learned, relations) = try writerSchema(from: try reader.schema())
+        if declared == nil || !learnedLater.heldBack.classes.isEmpty || relations.contains(where: { $0.targetClass == nil }) {
+            var learned = learnedLater.heldBack
+            if declared == nil { (learned, relations) = try writerSchema(from: try reader.schema()) }
+            for (i, relation) in relations.enumerated() where relation.targetClass == nil {
+                relations[i] = try inferTarget(of: relation, from: reader)
+                if let target = relations[i].targetClass, learned.classes[relation.owningClass]?[relation.field]?.type == "Relation" {
+                    learned.classes[relation.owningClass]?[relation.field]?.targetClass = target
+                }
+            }
             try writeBehind?.finish()
             try writer.extend(schema: learned)
         }
@@ -381,6 +396,21 @@ private struct ImportState {
             }
             try flush(&rows, relation: relation, to: writer, progress: progress)
         }
+    }
+
+    /// A relation's target class, inferred from its related ids and the objectIds of the
+    /// classes read (their fingerprints); the finding goes into the report.
+    mutating func inferTarget(of relation: ParseRelationKey, from reader: any ObjectStoreReader) throws(PFError) -> ParseRelationKey {
+        var ids: [String] = []
+        try reader.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in ids.append(row.relatedId) }
+        let seen = self.seen
+        let names = seen.keys.sorted()
+        let finding = RelationTargetInference(relation, relatedIds: ids) { id in
+            let print = Self.fingerprint(id)
+            return names.filter { seen[$0]?.contains(print) == true }
+        }
+        report.relationTargets.append(finding)
+        return finding.relation
     }
 
     mutating func flush(

@@ -21,6 +21,13 @@ struct Copy: ParsableCommand {
             Class/objectId in a Parse export, a key path in an archive or JSON; by default \
             everything. --dry-run prints the plan (the report) and writes nothing.
 
+            In an export directory a relation is declared by its join file or _SCHEMA.json \
+            even when the rows lack the Relation field (Parse.com exports); its target class \
+            is inferred from the related ids when nothing names it. The copy has a file for \
+            every class and relation of the input, empty ones too. The rules the profile uses \
+            are checked against the input: a class or key it does not have is an error \
+            naming the rule's JSON path (exit status 1), with --dry-run too.
+
             Examples:
               pfarchive copy export/ copied/ --profile duplicate --root Employee/E2
               pfarchive copy org.archive paste.archive --rules rules.json --profile pasteboard
@@ -73,6 +80,13 @@ struct Copy: ParsableCommand {
         }
         let copier = GraphCopier(rules: copyRules, seed: seed)
         let source = try readInput()
+        if let rules {
+            do {
+                try rulesFile.check(profile: profile, against: source.shape)
+            } catch {
+                throw CLIFailure("\(rules): \(error.path.map { "\($0): " } ?? "")\(error.message)")
+            }
+        }
         let roots = try selectRoots(in: source)
         do {
             if dryRun {
@@ -88,6 +102,10 @@ struct Copy: ParsableCommand {
             var line = "\(input): copied with profile \(profile): \(counts.isEmpty ? "nothing" : counts)"
             if result.report.truncatedEdgeCount > 0 { line += "; \(result.report.truncatedEdgeCount) edge(s) cut at maxDepth" }
             if result.report.droppedConditionalCount > 0 { line += "; \(result.report.droppedConditionalCount) conditional edge(s) dropped" }
+            for finding in source.relationTargets { line += "; \(finding)" }
+            for (relation, count) in source.orphanJoinRows {
+                line += "; \(count) row\(count == 1 ? "" : "s") of \(relation) name\(count == 1 ? "s" : "") an owner not in the input (not copied)"
+            }
             let data = Data((line + "\n").utf8)
             if output == "-" { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
         } catch let error as PFError {
@@ -113,13 +131,29 @@ struct Copy: ParsableCommand {
     struct Source {
         enum Form {
             case parseFile(shape: ParseExport.Shape, className: String?)
-            case parseDirectory
+            /// The classes and relations of the export (every one gets a file in the copy,
+            /// empty ones too) and its `_SCHEMA.json`, copied as it is.
+            case parseDirectory(classes: [String], relations: [ParseRelationKey], schemaFile: Data?)
             case keyed(KeyedArchiveContainer)
             case json
         }
 
         var graph: KeyedGraph
         var form: Form
+        /// The classes and keys of the input, for checking the rules file.
+        var shape: CopyInputShape
+        /// Relations whose target class was inferred from the related ids, or could not be.
+        var relationTargets: [RelationTargetInference] = []
+        /// Join rows whose owningId is no object of the owning class, per relation: nothing
+        /// in the graph holds them, so the copy cannot have them.
+        var orphanJoinRows: OrderedDictionary<String, Int> = [:]
+
+        init(graph: KeyedGraph, form: Form, shape: CopyInputShape? = nil, relationTargets: [RelationTargetInference] = []) {
+            self.graph = graph
+            self.form = form
+            self.shape = shape ?? CopyInputShape(graph: graph)
+            self.relationTargets = relationTargets
+        }
     }
 
     func readInput() throws -> Source {
@@ -172,38 +206,44 @@ struct Copy: ParsableCommand {
         }
     }
 
+    /// A Parse export directory, read as `pfarchive import` reads one (``ParseExportStore``):
+    /// class files (0-byte and `{"results":[]}` ones are empty classes), join files (also
+    /// spelt with U+A789 for `:`), and `_SCHEMA.json`. A relation is declared by its join
+    /// file or the schema as well as by a Relation field in the rows.
     func readExportDirectory() throws -> Source {
         let directory = URL(fileURLWithPath: input)
-        var objects: [ParseObject] = []
-        var relations: [ParseRelationRows] = []
-        let files: [URL]
-        do { files = try ParseExport.classFiles(in: directory) } catch { throw CLIFailure(file: input, error) }
-        for file in files {
-            let className = ParseExport.className(forFile: file)
-            let bytes = try FileIO.read(file.path, limit: PFLimits.default.maxInputBytes)
-            do throws(PFError) {
-                if className.hasPrefix("_Join:") {
-                    let parts = className.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-                    guard parts.count == 3 else { throw PFError(.invalidValue, format: "parse", "a join file is named _Join:<field>:<Class>.json") }
-                    var relation = ParseRelationRows(owningClass: parts[2], field: parts[1])
-                    for (i, row) in try ParseExport.rows(fromJSON: bytes).rows.enumerated() {
-                        guard case .dictionary(let d) = row, case .string(let owner)? = d["owningId"], case .string(let related)? = d["relatedId"] else {
-                            throw PFError(.invalidValue, format: "parse", "expected {\"owningId\": …, \"relatedId\": …}", path: [.index(i)])
-                        }
-                        relation.rows.append(ParseJoinRow(owningId: owner, relatedId: related))
-                    }
-                    relations.append(relation)
-                } else {
-                    objects += try ParseExport.objects(fromJSON: bytes, className: className)
-                }
-            } catch {
-                throw CLIFailure(file: file.path, error)
-            }
-        }
+        let store = ParseExportStore(url: directory, options: .init(workers: 1))
+        defer { store.close() }
         do {
-            let graph = try ParseGraph.graph(ParseObjectSet(objects: objects, relations: relations)).graph
-            return Source(graph: graph, form: .parseDirectory)
-        } catch {
+            var objects: [ParseObject] = []
+            let classes = try store.classNames()
+            for name in classes { try store.forEachObject(in: name) { objects.append($0) } }
+            let schema = try store.schema()
+            var relations: [ParseRelationRows] = []
+            let keys = try store.relations()
+            for key in keys {
+                var rows = ParseRelationRows(owningClass: key.owningClass, field: key.field, targetClass: key.targetClass)
+                try store.forEachJoinRow(of: key) { rows.rows.append($0) }
+                relations.append(rows)
+            }
+            let schemaURL = directory.appendingPathComponent(ParseExportStore.schemaFileName)
+            let schemaFile = FileManager.default.fileExists(atPath: schemaURL.path)
+                ? try FileIO.read(schemaURL.path, limit: PFLimits.default.maxInputBytes) : nil
+            let set = ParseObjectSet(objects: objects, relations: relations)
+            let graph = try ParseGraph.graph(set).graph
+            var shape = CopyInputShape(graph: graph)
+            shape.add(schema: schema, relations: keys.map { ($0.owningClass, $0.field) })
+            var source = Source(
+                graph: graph, form: .parseDirectory(classes: classes, relations: keys, schemaFile: schemaFile),
+                shape: shape, relationTargets: ParseGraph.relationTargets(set))
+            var owners: [String: Set<String>] = [:]
+            for object in objects { if let id = object.objectId { owners[object.className, default: []].insert(id) } }
+            for relation in relations {
+                let orphans = relation.rows.count { owners[relation.owningClass]?.contains($0.owningId) != true }
+                if orphans > 0 { source.orphanJoinRows[ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName] = orphans }
+            }
+            return source
+        } catch let error as PFError {
             throw CLIFailure(file: input, error)
         }
     }
@@ -256,19 +296,23 @@ struct Copy: ParsableCommand {
             let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
             let document = ParseExport.document(set.objects, shape: shape == .single && set.objects.count != 1 ? .array : shape, style: .rest)
             try FileIO.writeAtomically(try JSONWriter(options: .init(pretty: pretty, typedValues: true)).write(document), to: output)
-        case .parseDirectory:
+        case .parseDirectory(let classes, let relations, let schemaFile):
+            // Every class and relation of the export gets a file, empty ones too.
             let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
             var files: OrderedDictionary<String, Data> = [:]
-            var byClass: OrderedDictionary<String, [ParseObject]> = [:]
+            var byClass = OrderedDictionary<String, [ParseObject]>(uniqueKeysWithValues: classes.map { ($0, []) })
             for object in set.objects { byClass[object.className, default: []].append(object) }
             let writer = JSONWriter(options: .init(pretty: pretty, typedValues: true))
             for (className, objects) in byClass {
                 files["\(className).json"] = try writer.write(ParseExport.document(objects, shape: .results, style: .rest))
             }
-            for relation in set.relations where !relation.rows.isEmpty {
-                let rows: [PFValue] = relation.rows.map { ["owningId": .string($0.owningId), "relatedId": .string($0.relatedId)] }
-                files["\(relation.joinClassName).json"] = try writer.write(["results": .array(rows)])
+            var joins = OrderedDictionary<String, [ParseJoinRow]>(uniqueKeysWithValues: relations.map { ($0.joinClassName, []) })
+            for relation in set.relations { joins[relation.joinClassName, default: []] += relation.rows }
+            for (name, rows) in joins {
+                let values: [PFValue] = rows.map { ["owningId": .string($0.owningId), "relatedId": .string($0.relatedId)] }
+                files["\(name).json"] = try writer.write(["results": .array(values)])
             }
+            if let schemaFile { files[ParseExportStore.schemaFileName] = schemaFile }
             try FileIO.writeDirectoryAtomically(files, to: output)
         }
     }

@@ -44,9 +44,11 @@ struct Import: ParsableCommand {
             read through a private copy).
 
             The report at the end lists objects per class, relation rows, dangling pointers \
-            (with class, objectId, key and target), rejected rows with the reason, and the \
-            names encoded per class and field. A progress bar is drawn on a terminal, never \
-            when stderr is piped.
+            (with class, objectId, key and target), rejected rows with the reason, the names \
+            encoded per class and field, and the target class of each relation no schema \
+            names, inferred from its related ids (or why it stays unknown). With --rules, a \
+            rule naming a class or key the source does not have is an error at its JSON path. \
+            A progress bar is drawn on a terminal, never when stderr is piped.
 
             Examples:
               pfarchive import export/ app.sqlite
@@ -122,7 +124,7 @@ struct Import: ParsableCommand {
             throw ValidationError("SOURCE and DEST are the same store.")
         }
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let copyRules = try loadRules()
+        let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader
         let writer: any ObjectStoreWriter
         do {
@@ -131,9 +133,10 @@ struct Import: ParsableCommand {
             throw CLIFailure(file: sourceLocation.description, error)
         }
         defer { reader.close() }
-        if let copyRules {
+        if let copyRules, let rulesFile {
             do {
-                reader = try RuledStoreReader(source: reader, rules: copyRules, importedClasses: wanted)
+                reader = try RuledStoreReader(
+                    source: reader, rules: copyRules, importedClasses: wanted, checking: (rulesFile, profileName))
             } catch {
                 throw ValidationError("\(rules ?? ""): \(error.message)")
             }
@@ -155,6 +158,9 @@ struct Import: ParsableCommand {
         } catch {
             bar.clear()
             if error.code == .usage { throw ValidationError(error.message) }
+            if error.format == "copy rules", let rules {
+                throw CLIFailure("\(rules): \(error.path.map { "\($0): " } ?? "")\(error.message)")
+            }
             throw CLIFailure("\(sourceLocation) → \(destLocation): \(error.description)")
         }
         bar.clear()
@@ -166,14 +172,15 @@ struct Import: ParsableCommand {
         }
     }
 
-    /// The compiled rules of `--rules` and `--profile`, or `nil` without `--rules`.
-    func loadRules() throws -> CopyRules? {
-        guard let rules else { return nil }
+    /// The rules file of `--rules`, the compiled rules of its `--profile`, and that profile's
+    /// name (`nil` for the default import profile); all `nil` without `--rules`.
+    func loadRules() throws -> (CopyRulesFile?, CopyRules?, String?) {
+        guard let rules else { return (nil, nil, nil) }
         do {
             let file = try CopyRulesFile.load(try FileIO.read(rules, limit: 64 << 20))
-            if let profile { return try file.rules(profile: profile) }
-            if file.profiles["import"] != nil { return try file.rules(profile: "import") }
-            return try CopyRules(profile: RuledStoreReader.importProfile(file), schema: file.schema)
+            if let profile { return (file, try file.rules(profile: profile), profile) }
+            if file.profiles["import"] != nil { return (file, try file.rules(profile: "import"), "import") }
+            return (file, try CopyRules(profile: RuledStoreReader.importProfile(file), schema: file.schema), nil)
         } catch let error as PFError {
             throw CLIFailure(file: rules, error)
         }
