@@ -23,11 +23,16 @@ struct PFArchiveCommand: ParsableCommand {
     /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says
     /// (ArgumentParser's own default is 64).
     static func main() {
+        StandardOutput.ignoreBrokenPipeSignal()
+        if let message = CommandLineBytes.nonUTF8ArgumentMessage() {
+            StandardOutput.writeError(Data("pfarchive: \(message)\n".utf8))
+            Foundation.exit(1)
+        }
         do {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("pfarchive: \(failure.message)\n".utf8))
+            StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
             Foundation.exit(1)
         } catch {
             let code = exitCode(for: error)
@@ -35,7 +40,7 @@ struct PFArchiveCommand: ParsableCommand {
                 exit(withError: error)
             }
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardOutput.writeError(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -55,6 +60,39 @@ func normalizedArguments(_ arguments: [String]) -> [String] {
         }
     }
     return out
+}
+
+/// The command line as the kernel passed it, before Swift decoded it.
+enum CommandLineBytes {
+    /// A message naming the first argument that is not valid UTF-8, or `nil` when all are.
+    ///
+    /// `CommandLine.arguments` repairs invalid bytes with U+FFFD, so a file name that is not
+    /// UTF-8 would be looked up — or written — under another name. pfarchive refuses such an
+    /// argument instead; the message shows its bytes with the invalid ones as `\xNN`.
+    static func nonUTF8ArgumentMessage() -> String? {
+        let count = Int(CommandLine.argc)
+        for index in 1..<max(1, count) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            return "argument \(index) ('\(escaped(bytes))') is not valid UTF-8; pfarchive reads and writes only file names "
+                + "that are UTF-8, so it stops rather than use another name. Rename the file, or pass it as '-' on standard input or output"
+        }
+        return nil
+    }
+
+    /// The bytes as text: printable ASCII kept, everything else as `\xNN`.
+    static func escaped(_ bytes: [UInt8]) -> String {
+        var out = ""
+        for byte in bytes {
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
 }
 
 enum PFArchiveVersion {

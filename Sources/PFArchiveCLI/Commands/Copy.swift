@@ -78,7 +78,7 @@ struct Copy: ParsableCommand {
             if dryRun {
                 let report = try copier.plan(source.graph, roots: roots)
                 let text = try JSONWriter(options: .init(pretty: true)).write(report.jsonValue)
-                FileHandle.standardOutput.write(text + Data("\n".utf8))
+                try StandardOutput.write(text + Data("\n".utf8))
                 return
             }
             let result = try copier.copy(source.graph, roots: roots)
@@ -89,7 +89,7 @@ struct Copy: ParsableCommand {
             if result.report.truncatedEdgeCount > 0 { line += "; \(result.report.truncatedEdgeCount) edge(s) cut at maxDepth" }
             if result.report.droppedConditionalCount > 0 { line += "; \(result.report.droppedConditionalCount) conditional edge(s) dropped" }
             let data = Data((line + "\n").utf8)
-            if output == "-" { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
+            if output == "-" { StandardOutput.writeError(data) } else { try StandardOutput.write(data) }
         } catch let error as PFError {
             throw CLIFailure(file: input, error)
         }

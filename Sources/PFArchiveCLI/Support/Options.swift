@@ -51,7 +51,7 @@ struct ReadingOptions: ParsableArguments {
 /// `convert`, `inspect`, `validate` and `migrate`. Each option overrides one limit; the
 /// defaults are ``PFLimits/default``'s (Docs/Security.md has the table).
 struct LimitOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default 512).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default and most 512).", valueName: "n"))
     var maxDepth: Int?
 
     @Option(name: .long, help: ArgumentHelp("Largest input accepted, in bytes (default 1 GiB).", valueName: "bytes"))
@@ -80,6 +80,14 @@ struct LimitOptions: ParsableArguments {
         ]
         for case let (name, value?) in given where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
+        }
+        // Deeper values would be built, compared and freed recursively, and json-c frees its
+        // trees recursively too: past this the process could crash on its stack, so a higher
+        // value is refused rather than silently capped.
+        if let maxDepth, maxDepth > JSONReader.maximumSupportedDepth {
+            throw ValidationError(
+                "--max-depth must be at most \(JSONReader.maximumSupportedDepth): values are built and freed recursively "
+                    + "(json-c's trees too), so deeper nesting could exhaust the stack; pfarchive supports no deeper input.")
         }
     }
 
