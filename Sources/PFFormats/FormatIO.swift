@@ -119,6 +119,13 @@ public enum FormatIO {
             else { throw error }
             return ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
         }
+        guard !decoded.isEmpty else {
+            // Not "unrecognised": there is nothing to recognise (an empty file, a failed download).
+            throw PFError(
+                .syntax, format: "input",
+                "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
+                offset: 0)
+        }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
                 .syntax, format: "input",

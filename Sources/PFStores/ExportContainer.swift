@@ -93,12 +93,29 @@ final class ExportContainer {
     }
 
     /// Calls `body` with each row of a class file, cut as the chunks arrive.
+    ///
+    /// An error in the file itself (not in one of its rows, which `body` places) names the
+    /// file: `export: Place.json: the file ends inside the rows array`.
     func forEachRow(of file: File, chunkSize: Int, _ body: ParseExportRowCutter.RowHandler) throws(PFError) {
         var cutter = ParseExportRowCutter(limits: limits)
-        try forEachChunk(of: file, chunkSize: chunkSize) { chunk throws(PFError) in
-            try cutter.feed(chunk, body)
+        var rowFailed = false
+        func handle(_ row: ParseExportRow) throws(PFError) {
+            do { try body(row) } catch {
+                rowFailed = true
+                throw error
+            }
         }
-        try cutter.finish(body)
+        try forEachChunk(of: file, chunkSize: chunkSize) { chunk throws(PFError) in
+            do throws(PFError) { try cutter.feed(chunk, handle) } catch { throw rowFailed ? error : named(error, file) }
+        }
+        do throws(PFError) { try cutter.finish(handle) } catch { throw rowFailed ? error : named(error, file) }
+    }
+
+    /// A file-level error with the export and the file's name in front.
+    private func named(_ error: PFError, _ file: File) -> PFError {
+        var e = error
+        e.message = "\(location): \(file.name): " + e.message
+        return e
     }
 
     static func readFile(

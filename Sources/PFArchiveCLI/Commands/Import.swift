@@ -125,7 +125,8 @@ struct Import: ParsableCommand {
         } catch {
             bar.clear()
             if error.code == .usage { throw ValidationError(error.message) }
-            throw CLIFailure("\(sourceLocation) → \(destLocation): \(error.description)")
+            let files = [sourceLocation, destLocation].compactMap { $0.url == nil ? nil : $0.argument }
+            throw CLIFailure("\(sourceLocation) → \(destLocation): \(CLIFailure.unrepeated(error, files: files).description)")
         }
         bar.clear()
         let text: Data
