@@ -119,10 +119,12 @@ public enum FormatIO {
             else { throw error }
             return ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
         }
-        guard !decoded.isEmpty else {
-            // Not "unrecognised": there is nothing to recognise (an empty file, a failed download).
+        guard options.format != nil || !decoded.isEmpty else {
+            // Not "unrecognised": there is nothing to recognise (an empty file, a failed
+            // download). A format asked for decides for itself (an empty Parse class file is
+            // a class without rows).
             throw PFError(
-                .syntax, format: "input",
+                .truncated, format: "input",
                 "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
                 offset: 0)
         }
