@@ -29,6 +29,9 @@ public enum FormatIO {
         /// ``PFError/Code/disallowed`` at the object that names it. `nil` (the default) keeps
         /// every class as generic data — nothing is ever instantiated while reading.
         public var allowedClasses: Set<String>?
+        /// Refuses, before any tree is built, an input whose whole tree is estimated not to
+        /// fit (``MemoryBudget``); `nil` (the default) does not check.
+        public var memoryBudget: MemoryBudget?
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
@@ -134,6 +137,7 @@ public enum FormatIO {
                 "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
                 offset: 0)
         }
+        try options.memoryBudget?.check(format, inputBytes: decoded.count)
         let value = try readTree(decoded, as: format, options: options)
         return ReadResult(
             value: value, format: format, compression: compression, inputBytes: bytes.count, decoded: decoded)

@@ -38,12 +38,24 @@ struct ReadingOptions: ParsableArguments {
     @OptionGroup(title: "Decoding limits")
     var limitOptions: LimitOptions
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory).",
+        valueName: "bytes"))
+    var maxMemory: Int?
+
     var limits: PFLimits { limitOptions.limits }
 
+    func validate() throws {
+        if let maxMemory, maxMemory < 1 { throw ValidationError("--max-memory must be at least 1.") }
+    }
+
     var readOptions: FormatIO.ReadOptions {
-        FormatIO.ReadOptions(
+        var options = FormatIO.ReadOptions(
             format: from, jsonMode: lenient ? .lenient : .strict, typedJSON: !noTypedJSON, limits: limits,
             allowedClasses: secure || !allowClass.isEmpty ? Set(allowClass) : nil)
+        // Whole-tree reads refuse up front what would not fit: running out is an abort.
+        options.memoryBudget = MemoryBudget(maxBytes: maxMemory ?? MemoryBudget.defaultMaxBytes)
+        return options
     }
 }
 
