@@ -14,7 +14,8 @@ struct PFArchiveCommand: ParsableCommand {
             override both. INPUT and OUTPUT may be '-' for standard input and output.
 
             Exit status: 0 on success, 1 on bad input (one line on stderr naming the file, \
-            the position and what was expected), 2 on a usage error.
+            the position and what was expected) or when standard output cannot be written \
+            (a full disk, a closed pipe), 2 on a usage error.
             """,
         version: PFArchiveVersion.current,
         subcommands: [Convert.self, Inspect.self, Validate.self, Migrate.self, Compat.self, Copy.self, Import.self]
@@ -23,11 +24,16 @@ struct PFArchiveCommand: ParsableCommand {
     /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says
     /// (ArgumentParser's own default is 64).
     static func main() {
+        StandardOutput.ignoreBrokenPipeSignal()
+        if let message = CommandLineBytes.nonUTF8ArgumentMessage() {
+            StandardOutput.writeError(Data("pfarchive: \(message)\n".utf8))
+            Foundation.exit(1)
+        }
         do {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("pfarchive: \(failure.message)\n".utf8))
+            StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
             Foundation.exit(1)
         } catch {
             let code = exitCode(for: error)
@@ -35,7 +41,7 @@ struct PFArchiveCommand: ParsableCommand {
                 exit(withError: error)
             }
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardOutput.writeError(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -55,6 +61,39 @@ func normalizedArguments(_ arguments: [String]) -> [String] {
         }
     }
     return out
+}
+
+/// The command line as the kernel passed it, before Swift decoded it.
+enum CommandLineBytes {
+    /// A message naming the first argument that is not valid UTF-8, or `nil` when all are.
+    ///
+    /// `CommandLine.arguments` repairs invalid bytes with U+FFFD, so a file name that is not
+    /// UTF-8 would be looked up — or written — under another name. pfarchive refuses such an
+    /// argument instead; the message shows its bytes with the invalid ones as `\xNN`.
+    static func nonUTF8ArgumentMessage() -> String? {
+        let count = Int(CommandLine.argc)
+        for index in 1..<max(1, count) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            return "argument \(index) ('\(escaped(bytes))') is not valid UTF-8; pfarchive reads and writes only file names "
+                + "that are UTF-8, so it stops rather than use another name. Rename the file, or pass it as '-' on standard input or output"
+        }
+        return nil
+    }
+
+    /// The bytes as text: printable ASCII kept, everything else as `\xNN`.
+    static func escaped(_ bytes: [UInt8]) -> String {
+        var out = ""
+        for byte in bytes {
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
 }
 
 enum PFArchiveVersion {

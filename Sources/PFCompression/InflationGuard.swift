@@ -47,10 +47,17 @@ public struct InflationGuard: Sendable {
     }
 
     /// Counts `count` more inflated bytes.
-    /// - Parameter count: the bytes just inflated.
+    ///
+    /// The ratio is judged against `compressedSoFar`, the compressed bytes the inflater has
+    /// consumed up to this chunk, when the caller knows it (``ZipEntryData`` does): then a
+    /// bomb stops as soon as it passes the ratio. Without it, only the entry's whole
+    /// compressed size is known, and a bomb passes the ratio only near its end.
+    /// - Parameters:
+    ///   - count: the bytes just inflated.
+    ///   - compressedSoFar: the compressed bytes consumed so far, when known.
     /// - Throws: ``PFCore/PFError``: `invalidValue` when the entry grows past its declared size,
     ///   `limitExceeded` naming `maxDecompressedBytes` or `maxCompressionRatio`.
-    public mutating func consume(_ count: Int) throws(PFError) {
+    public mutating func consume(_ count: Int, compressedSoFar: UInt64? = nil) throws(PFError) {
         let (sum, overflow) = total.addingReportingOverflow(UInt64(max(0, count)))
         total = sum
         if overflow || total > declaredSize {
@@ -59,7 +66,8 @@ public struct InflationGuard: Sendable {
                           offset: Int(clamping: declaredSize))
         }
         if total > UInt64(max(0, limits.maxDecompressedBytes)) { throw exceeded("maxDecompressedBytes", limits.maxDecompressedBytes) }
-        if total > 1 << 20, total / max(compressedSize, 1) > UInt64(max(1, limits.maxCompressionRatio)) {
+        let compressed = min(compressedSoFar ?? compressedSize, compressedSize)
+        if total > 1 << 20, total / max(compressed, 1) > UInt64(max(1, limits.maxCompressionRatio)) {
             throw exceeded("maxCompressionRatio", limits.maxCompressionRatio)
         }
     }

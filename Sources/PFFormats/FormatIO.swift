@@ -34,6 +34,9 @@ public enum FormatIO {
         /// value, recursively, with ``EmbeddedPayload`` (`--decode-blobs`). Default `false`:
         /// data stays bytes.
         public var decodePayloads: Bool
+        /// Refuses, before any tree is built, an input whose whole tree is estimated not to
+        /// fit (``MemoryBudget``); `nil` (the default) does not check.
+        public var memoryBudget: MemoryBudget?
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
@@ -132,12 +135,22 @@ public enum FormatIO {
             expandPayloads(&result, options: options)
             return result
         }
+        guard options.format != nil || !decoded.isEmpty else {
+            // Not "unrecognised": there is nothing to recognise (an empty file, a failed
+            // download). A format asked for decides for itself (an empty Parse class file is
+            // a class without rows).
+            throw PFError(
+                .truncated, format: "input",
+                "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
+                offset: 0)
+        }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
                 .syntax, format: "input",
                 "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
                 offset: 0)
         }
+        try options.memoryBudget?.check(format, inputBytes: decoded.count)
         var result = ReadResult(
             value: try readTree(decoded, as: format, options: options), format: format, compression: compression,
             inputBytes: bytes.count, decoded: decoded)

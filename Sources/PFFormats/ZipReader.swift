@@ -82,38 +82,38 @@ public struct ZipReader: Sendable {
     ///   past the limits, `invalidValue` past its declared size, `syntax` for a CRC or size
     ///   mismatch, an unsupported method or corrupt data.
     public func contents(of entry: Entry) throws(PFError) -> Data {
-        let archive = try Self.open(bytes)
-        guard let found = archive[entry.name] else {
+        guard let index = entries.firstIndex(where: { $0.name == entry.name }) else {
             throw Self.error("'\(entry.name)' is not in the archive")
         }
-        var budget = InflationGuard(name: "'\(entry.name)'", declaredSize: found.uncompressedSize,
-                                    compressedSize: found.compressedSize, limits: limits, format: Self.format)
+        let found = entries[index]
+        var budget = InflationGuard(name: "'\(entry.name)'", declaredSize: UInt64(found.uncompressedSize),
+                                    compressedSize: UInt64(found.compressedSize), limits: limits, format: Self.format)
         try budget.checkDeclared()
-        if found.type == .directory { return Data() }
+        if found.isDirectory { return Data() }
+        // Inflated chunk by chunk with the ratio judged against the compressed bytes read so
+        // far (ZipEntryData), so a bomb stops within a MiB past the ratio instead of being
+        // collected here whole first.
+        let bytes = self.bytes
+        let directory = try ZipEntryData(size: UInt64(bytes.count), format: Self.format, maxRecords: limits.maxCollectionCount) {
+            (offset: UInt64, count: Int) throws(PFError) -> Data in
+            let start = bytes.startIndex + Int(clamping: min(offset, UInt64(bytes.count)))
+            return bytes[start..<min(start + count, bytes.endIndex)]
+        }
         var data = Data()
-        data.reserveCapacity(Int(clamping: min(found.uncompressedSize, 64 << 20)))
-        let crc: CRC32
-        do {
-            crc = try archive.extract(found, skipCRC32: false) { chunk in
-                do throws(PFError) { try budget.consume(chunk.count) } catch { throw Carried(error: error) }
-                data.append(chunk)
+        data.reserveCapacity(Int(clamping: min(UInt64(found.uncompressedSize), 64 << 20)))
+        do throws(PFError) {
+            try directory.stream(index, budget: &budget, chunkSize: Inflater.chunkSize) { chunk throws(PFError) in
+                data.append(contentsOf: chunk)
             }
-        } catch let carried as Carried {
-            throw carried.error
         } catch {
-            throw Self.error("'\(entry.name)': cannot extract (\(Self.describe(error)))")
+            var e = error
+            if e.code == .invalidValue, e.message.contains("CRC-32") { e.code = .syntax }
+            throw e
         }
-        guard UInt64(data.count) == found.uncompressedSize else {
-            throw Self.error("'\(entry.name)': \(data.count) bytes, but the directory says \(found.uncompressedSize)")
-        }
-        guard crc == found.checksum else { throw Self.error("'\(entry.name)': CRC-32 mismatch (corrupt data)") }
         return data
     }
 
     // MARK: - Helpers
-
-    /// A failure inside ZIPFoundation's consumer, carried out of its untyped `throws`.
-    private struct Carried: Error { var error: PFError }
 
     static func open(_ bytes: Data) throws(PFError) -> Archive {
         do {

@@ -12,7 +12,21 @@ extension JSONScanner {
     ///   decodes wrongly (see ``JSONScanResult/jsonCMangledPairs``).
     func scanString(_ i: Int, quote: UInt8, mangled: inout Bool) throws(PFError) -> Int {
         var special = false
-        return try scanStringBody(i, quote: quote, special: &special, mangled: &mangled)
+        let end = try scanStringBody(i, quote: quote, special: &special, mangled: &mangled)
+        if end - i - 2 > maxStringBytes { try checkStringLength(i, end) }
+        return end
+    }
+
+    /// Refuses a string token `open..<end` whose decoded bytes pass `maxStringBytes`, at its
+    /// opening quote. Called only when its text is longer than the limit (escapes make the
+    /// decoded string shorter, never longer), so before json-c builds it — a 500 MB string
+    /// would otherwise cost json-c its copy and the reader two more.
+    func checkStringLength(_ open: Int, _ end: Int) throws(PFError) {
+        var decoded = 0
+        walkDecodedString(open, end) { _ in decoded += 1 }
+        guard decoded <= maxStringBytes else {
+            throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format, offset: open).at(path(to: open))
+        }
     }
 
     /// Scans an object key starting at its opening quote, and notes what the reader needs to
@@ -23,6 +37,7 @@ extension JSONScanner {
     func scanKeyString(_ i: Int, quote: UInt8, notes: inout KeyNotes) throws(PFError) -> Int {
         var special = false
         let end = try scanStringBody(i, quote: quote, special: &special, mangled: &notes.jsonCMangledPairs)
+        if end - i - 2 > maxStringBytes { try checkStringLength(i, end) }
         // Only keys with an escape or a non-ASCII byte need the second look (rare).
         if special { noteKeyContents(i + 1, end - 1, &notes) }
         return end
@@ -220,11 +235,18 @@ extension JSONScanner {
     /// surrogate escapes (lenient mode) become U+FFFD, invalid UTF-8 stays as it is.
     func decodeString(_ open: Int, _ end: Int) -> [UInt8] {
         var out: [UInt8] = []
+        walkDecodedString(open, end) { out.append($0) }
+        return out
+    }
+
+    /// Hands each decoded byte of the string token `open..<end` to `sink`, as
+    /// ``decodeString(_:_:)`` builds them (so a length is counted without building the string).
+    func walkDecodedString(_ open: Int, _ end: Int, _ sink: (UInt8) -> Void) {
         var j = open + 1
         let stop = min(end - 1, count)
         func append(_ scalar: UInt32) {
             let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-            out.append(contentsOf: UTF8.encode(s).map { Array($0) } ?? [0xEF, 0xBF, 0xBD])
+            for byte in UTF8.encode(s).map({ Array($0) }) ?? [0xEF, 0xBF, 0xBD] { sink(byte) }
         }
         func hex(_ k: Int) -> UInt32? {
             guard k + 4 <= stop else { return nil }
@@ -238,18 +260,18 @@ extension JSONScanner {
         while j < stop {
             let c = byte(j)
             guard c == UInt8(ascii: "\\"), j + 1 < stop else {
-                out.append(c)
+                sink(c)
                 j += 1
                 continue
             }
             let e = byte(j + 1)
             j += 2
             switch e {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "b"): sink(0x08)
+            case UInt8(ascii: "f"): sink(0x0C)
+            case UInt8(ascii: "n"): sink(0x0A)
+            case UInt8(ascii: "r"): sink(0x0D)
+            case UInt8(ascii: "t"): sink(0x09)
             case UInt8(ascii: "u"):
                 guard let unit = hex(j) else { continue }
                 j += 4
@@ -260,10 +282,9 @@ extension JSONScanner {
                 } else {
                     append(unit)  // a lone surrogate is no scalar: U+FFFD
                 }
-            default: out.append(e)  // \" \\ \/ and lenient \'
+            default: sink(e)  // \" \\ \/ and lenient \'
             }
         }
-        return out
     }
 
     // MARK: - UTF-8

@@ -69,6 +69,9 @@ struct JSONScanner {
     let maxNodes: Int
     let maxCollectionCount: Int
     let maxNumberLength: Int
+    /// The longest string (value or key) accepted, decoded bytes: checked here, before json-c
+    /// builds a string the limit refuses.
+    let maxStringBytes: Int
     /// Whether to record per-object member counts and offsets (only `rejectDuplicateKeys`
     /// needs them).
     let recordObjects: Bool
@@ -97,6 +100,7 @@ struct JSONScanner {
         self.maxNodes = options.limits.maxNodes
         self.maxCollectionCount = options.limits.maxCollectionCount
         self.maxNumberLength = options.maxNumberLength
+        self.maxStringBytes = options.limits.maxStringBytes
         self.recordObjects = options.rejectDuplicateKeys || finder != nil
         self.finder = finder
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFStores
 import PostgresNIO
 
 /// What the stores put in `PFError.format`.
@@ -37,7 +38,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``PFCore/PFError`` with code `usage` naming what is missing (the password is
     ///   never repeated in a message).
     public init(_ string: String) throws(PFError) {
-        guard Self.isPostgresURL(string), let components = URLComponents(string: string) else {
+        guard Self.isPostgresURL(string), let components = URLComponents(string: Self.escapingUserInfo(string)) else {
             throw PFError(.usage, format: StoreFormat.name, "'\(Self.redact(string))' is not a postgres://user@host:port/database URL")
         }
         guard let host = components.host, !host.isEmpty else {
@@ -46,7 +47,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.host = host
         self.port = components.port ?? 5432
         self.username = components.user ?? "postgres"
-        self.password = components.password
+        // libpq also takes the password as a query parameter.
+        self.password = components.password ?? components.queryItems?.first { $0.name.lowercased() == "password" }?.value
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.database = path.isEmpty ? self.username : path
         self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
@@ -82,14 +84,21 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         return c.string ?? description
     }
 
-    /// A URL text with any `:password@` removed.
+    /// A URL text with every password hidden (``PFStores/StoreLocation/redacted(_:)``).
     static func redact(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", range: scheme.upperBound..<text.endIndex) else {
-            return text
-        }
-        let userInfo = text[scheme.upperBound..<at.lowerBound]
-        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        return String(text[..<scheme.upperBound]) + user + String(text[at.lowerBound...])
+        StoreLocation.redacted(text)
+    }
+
+    /// The URL with `@` in its user information percent-encoded, so a password holding an
+    /// unescaped `@` (`alice:p@ss@host`) is read whole: the user information ends at the last
+    /// `@` before the query (``PFStores/StoreLocation/URLParts``).
+    static func escapingUserInfo(_ text: String) -> String {
+        guard let parts = StoreLocation.URLParts(text), let userInfo = parts.userInfo, userInfo.contains("@"), parts.passwordColon != nil
+        else { return text }
+        var out = parts.scheme + userInfo.replacingOccurrences(of: "@", with: "%40") + "@" + parts.hostAndPath
+        if let query = parts.query { out += "?" + query }
+        if let fragment = parts.fragment { out += "#" + fragment }
+        return out
     }
 }
 

@@ -78,9 +78,15 @@ public final class CoreDataObjectStore: ObjectStoreReader {
             do throws(PFError) {
                 object = try ParseObject(rest: Self.parseSafe(row), className: className, checkingNames: false)
             } catch {
+                // The source is Core Data: Parse's rules judged the value, but the failure is
+                // the store's, so it is not reported under Parse's name.
                 var e = error
+                e.format = "Core Data"
                 let id = row["objectId"]?.stringValue ?? "?"
-                e.message = "\(store.url.lastPathComponent): \(className) \(id): \(e.message)"
+                // ParseObject's message may already start with the class and id: say them once.
+                let object = "\(className) \(id): "
+                if e.message.hasPrefix(object) { e.message.removeFirst(object.count) }
+                e.message = "\(store.url.lastPathComponent): \(object)\(e.message)"
                 throw e
             }
             try body(object)

@@ -23,6 +23,8 @@ final class ExportContainer {
         var path: String
         /// Bytes, when known.
         var size: Int?
+        /// The zip entry's index in the central directory (``PFCompression/ZipEntryData``).
+        var entryIndex: Int? = nil
     }
 
     enum Kind {
@@ -62,7 +64,7 @@ final class ExportContainer {
         }
         kind = .zip(url, archive)
         var byName: [String: File] = [:]
-        for entry in archive where entry.type == .file {
+        for (index, entry) in archive.enumerated() where entry.type == .file {
             let path = entry.path
             // macOS adds resource forks under __MACOSX/; hidden files are not classes.
             if path.hasPrefix("__MACOSX/") { continue }
@@ -72,7 +74,7 @@ final class ExportContainer {
                 throw PFError(.invalidValue, format: ParseExportStore.format,
                               "\(url.path): the zip holds two files named \(name) (\(other.path) and \(path)); extract the one export you mean")
             }
-            byName[name] = File(name: name, path: path, size: Int(exactly: entry.uncompressedSize))
+            byName[name] = File(name: name, path: path, size: Int(exactly: entry.uncompressedSize), entryIndex: index)
         }
         files = byName.values.sorted { $0.name < $1.name }
     }
@@ -87,18 +89,35 @@ final class ExportContainer {
         switch kind {
         case .directory:
             try Self.readFile(atPath: file.path, chunkSize: chunkSize, body)
-        case .zip(_, let archive):
-            try extract(file, from: archive, chunkSize: chunkSize, body)
+        case .zip(let url, _):
+            try extract(file, url: url, chunkSize: chunkSize, body)
         }
     }
 
     /// Calls `body` with each row of a class file, cut as the chunks arrive.
+    ///
+    /// An error in the file itself (not in one of its rows, which `body` places) names the
+    /// file: `export: Place.json: the file ends inside the rows array`.
     func forEachRow(of file: File, chunkSize: Int, _ body: ParseExportRowCutter.RowHandler) throws(PFError) {
         var cutter = ParseExportRowCutter(limits: limits)
-        try forEachChunk(of: file, chunkSize: chunkSize) { chunk throws(PFError) in
-            try cutter.feed(chunk, body)
+        var rowFailed = false
+        func handle(_ row: ParseExportRow) throws(PFError) {
+            do { try body(row) } catch {
+                rowFailed = true
+                throw error
+            }
         }
-        try cutter.finish(body)
+        try forEachChunk(of: file, chunkSize: chunkSize) { chunk throws(PFError) in
+            do throws(PFError) { try cutter.feed(chunk, handle) } catch { throw rowFailed ? error : named(error, file) }
+        }
+        do throws(PFError) { try cutter.finish(handle) } catch { throw rowFailed ? error : named(error, file) }
+    }
+
+    /// A file-level error with the export and the file's name in front.
+    private func named(_ error: PFError, _ file: File) -> PFError {
+        var e = error
+        e.message = "\(location): \(file.name): " + e.message
+        return e
     }
 
     static func readFile(
@@ -126,37 +145,71 @@ final class ExportContainer {
         }
     }
 
-    /// A failure inside ZIPFoundation's consumer, carried out of its untyped `throws`.
-    private struct Carried: Error { var error: PFError }
+    /// The zip's central directory and an open descriptor to read entries through, made on
+    /// first use.
+    private var zipData: (entries: ZipEntryData, descriptor: Int32)?
 
-    private func extract(
-        _ file: File, from archive: Archive, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void
-    ) throws(PFError) {
-        guard let entry = archive[file.path] else {
+    deinit {
+        if let zipData { _ = POSIX.close(zipData.descriptor) }
+    }
+
+    /// Streams a zip entry through ``PFCompression/ZipEntryData``, which inflates it chunk by
+    /// chunk and checks the budget against the compressed bytes read so far: a bomb stops
+    /// within a MiB past its ratio, in memory bounded by a chunk. (ZIPFoundation's `extract`
+    /// does not say how much it has read, so the ratio could be judged only against the whole
+    /// entry, after inflating nearly all of it.)
+    private func extract(_ file: File, url: URL, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        let where_ = "\(location): \(file.path)"
+        let entries = try zipEntries(url)
+        guard let index = file.entryIndex, entries.records.indices.contains(index) else {
             throw PFError(.io, format: ParseExportStore.format, "\(location): entry \(file.path) vanished from the zip")
         }
-        let where_ = "\(location): \(file.path)"
-        var budget = InflationGuard(name: where_, declaredSize: entry.uncompressedSize, compressedSize: entry.compressedSize,
+        let record = entries.records[index]
+        var budget = InflationGuard(name: where_, declaredSize: record.uncompressedSize, compressedSize: record.compressedSize,
                                     limits: limits, format: ParseExportStore.format)
         try budget.checkDeclared()
-        do {
-            let crc = try archive.extract(entry, bufferSize: max(1, chunkSize), skipCRC32: false) { data in
-                // Zip bombs: an entry may not inflate past what its header declares, nor past
-                // the limits, whatever the header says.
-                do throws(PFError) { try budget.consume(data.count) } catch { throw Carried(error: error) }
-                let result: Result<Void, PFError> = data.withUnsafeBytes { raw in
-                    Result { () throws(PFError) in try body(raw) }
+        try entries.stream(index, budget: &budget, chunkSize: min(max(1, chunkSize), Inflater.chunkSize), body)
+    }
+
+    private func zipEntries(_ url: URL) throws(PFError) -> ZipEntryData {
+        if let zipData { return zipData.entries }
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else {
+            throw PFError(.io, format: ParseExportStore.format, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            _ = POSIX.close(fd)
+            throw PFError(.io, format: ParseExportStore.format, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+        }
+        let path = url.path
+        let reader: ZipEntryData.Reader = { (offset: UInt64, count: Int) throws(PFError) -> Data in
+            var data = Data(count: count)
+            var done = 0
+            while done < count {
+                let n = data.withUnsafeMutableBytes { raw in
+                    pread(fd, raw.baseAddress.map { $0 + done }, count - done, off_t(clamping: offset + UInt64(done)))
                 }
-                if case .failure(let error) = result { throw Carried(error: error) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw PFError(.io, format: ParseExportStore.format, "cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                done += n
             }
-            guard crc == entry.checksum, budget.total == entry.uncompressedSize else {
-                throw Carried(error: PFError(.invalidValue, format: ParseExportStore.format,
-                                             "\(where_): CRC-32 or size mismatch (the zip is corrupt)"))
-            }
-        } catch let carried as Carried {
-            throw carried.error
+            data.count = done
+            return data
+        }
+        do throws(PFError) {
+            let entries = try ZipEntryData(size: UInt64(max(0, info.st_size)), format: ParseExportStore.format,
+                                           maxRecords: limits.maxCollectionCount, read: reader)
+            zipData = (entries, fd)
+            return entries
         } catch {
-            throw PFError(.io, format: ParseExportStore.format, "\(where_): cannot extract (\(error))")
+            _ = POSIX.close(fd)
+            var e = error
+            e.message = "\(location): " + e.message
+            throw e
         }
     }
 }

@@ -181,16 +181,98 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         return try? handle.read(upToCount: count)
     }
 
-    /// Hides the password of a URL argument.
+    /// Hides every password of a URL argument, the one home for this in pfarchive.
+    ///
+    /// The user information ends at the last `@` before the query, so a password holding an
+    /// unescaped `@` (`postgres://alice:p@ss@host/db`) is hidden whole; `password` and
+    /// `sslpassword` query parameters (any case, names percent-encoded or not) are hidden
+    /// too. Any scheme is handled (`postgres://`, `postgresql://`, upper case). A password
+    /// holding an unescaped `?` or `#` is not a URL any parser reads the same way; escape it.
+    /// With a password, an `@` in the database name must be escaped too (`%40`): it would be
+    /// taken for the end of the password, which is then hidden with it — never shown.
     /// - Parameter argument: a path or URL.
-    /// - Returns: the text with `user:password@` shown as `user:***@`.
+    /// - Returns: the text with `user:password@` shown as `user:***@` and `password=…` as
+    ///   `password=***`; a path without `://` unchanged.
     public static func redacted(_ argument: String) -> String {
-        guard let scheme = argument.range(of: "://"), let at = argument[scheme.upperBound...].firstIndex(of: "@") else {
-            return argument
+        guard let parts = URLParts(argument) else { return argument }
+        var out = parts.scheme
+        if let userInfo = parts.userInfo {
+            if let colon = parts.passwordColon {
+                out += userInfo[..<colon] + ":***@"
+            } else {
+                out += userInfo + "@"
+            }
         }
-        let credentials = argument[scheme.upperBound ..< at]
-        guard let colon = credentials.firstIndex(of: ":") else { return argument }
-        return String(argument[..<colon]) + ":***" + String(argument[at...])
+        out += parts.hostAndPath
+        if let query = parts.query {
+            let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+                let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                guard isSecretParameter(String(name)) else { return String(item) }
+                return name + "=***"
+            }
+            out += "?" + items.joined(separator: "&")
+        }
+        if let fragment = parts.fragment { out += "#" + fragment }
+        return out
+    }
+
+    /// Whether a query parameter's name (as written, perhaps percent-encoded) carries a secret.
+    static func isSecretParameter(_ name: String) -> Bool {
+        // `password`, `sslpassword`, and any other `…password` a driver may add.
+        (name.removingPercentEncoding ?? name).lowercased().hasSuffix("password")
+    }
+
+    /// A URL argument taken apart as pfarchive reads it: `scheme://[userinfo@]host[/path][?query][#fragment]`.
+    ///
+    /// Unlike RFC 3986 parsers, the user information ends at the *last* `@` before the query,
+    /// so an unescaped `@` in a password stays in the password (``PFPostgresStore`` connects
+    /// with it, and ``StoreLocation/redacted(_:)`` hides it whole).
+    public struct URLParts: Sendable, Equatable {
+        /// The scheme with `://`, as written.
+        public var scheme: String
+        /// The text between `://` and the last `@` before the query, `nil` without an `@`.
+        public var userInfo: String?
+        /// The host, port and path.
+        public var hostAndPath: String
+        /// The text after the first `?` that follows the user information, without the `?`.
+        public var query: String?
+        /// The text after `#`, without the `#`.
+        public var fragment: String?
+
+        /// The `:` that starts the password in ``userInfo``: its first `:`, when that comes
+        /// before any `@` (`alice@[::1]/db/x@y` has no password: its first `@` ends the user).
+        public var passwordColon: String.Index? {
+            guard let userInfo, let colon = userInfo.firstIndex(of: ":") else { return nil }
+            if let at = userInfo.firstIndex(of: "@"), at < colon { return nil }
+            return colon
+        }
+
+        /// Takes a URL argument apart.
+        /// - Parameter argument: the text.
+        /// - Returns: `nil` when it has no `://` after a scheme (a path).
+        public init?(_ argument: String) {
+            guard let separator = argument.range(of: "://"),
+                !argument[..<separator.lowerBound].isEmpty,
+                !argument[..<separator.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" })
+            else { return nil }
+            scheme = String(argument[..<separator.upperBound])
+            var rest = argument[separator.upperBound...]
+            if let hash = rest.firstIndex(of: "#") {
+                fragment = String(rest[rest.index(after: hash)...])
+                rest = rest[..<hash]
+            }
+            let question = rest.firstIndex(of: "?")
+            let beforeQuery = rest[..<(question ?? rest.endIndex)]
+            if let at = beforeQuery.lastIndex(of: "@") {
+                userInfo = String(rest[..<at])
+                rest = rest[rest.index(after: at)...]
+            }
+            if let question = rest.firstIndex(of: "?") {
+                query = String(rest[rest.index(after: question)...])
+                rest = rest[..<question]
+            }
+            hostAndPath = String(rest)
+        }
     }
 }
 

@@ -130,7 +130,8 @@ import Testing
             --to override both. INPUT and OUTPUT may be '-' for standard input and output.
 
             Exit status: 0 on success, 1 on bad input (one line on stderr naming the file,
-            the position and what was expected), 2 on a usage error.
+            the position and what was expected) or when standard output cannot be written
+            (a full disk, a closed pipe), 2 on a usage error.
 
             USAGE: pfarchive <subcommand>
 

@@ -110,6 +110,31 @@ enum Sample {
         }
     }
 
+    @Test func aPasswordWithAnAtSignOrInTheQueryIsReadWholeAndNeverPrinted() throws {
+        let at = try PostgresURL("postgres://alice:p@ssW0rd@db.example.com/app")
+        #expect(at.username == "alice" && at.password == "p@ssW0rd" && at.host == "db.example.com" && at.database == "app")
+        let query = try PostgresURL("postgresql://alice@db.example.com/app?sslmode=disable&password=hunter2")
+        #expect(query.password == "hunter2" && query.sslMode == "disable")
+        #expect(!query.description.contains("hunter2") && !at.description.contains("ssW0rd"))
+        for text in ["postgres://alice:p@ssW0rd@/db", "postgres://alice@/db?password=ssW0rd", "POSTGRES://alice:p@ssW0rd@h/d?sslmode=maybe",
+                     "postgres://alice@h/d?sslmode=maybe&PASSWORD=ssW0rd"] {
+            #expect {
+                _ = try PostgresURL(text)
+            } throws: { error in
+                guard let e = error as? PFError else { return false }
+                return e.code == .usage && !e.message.contains("ssW0rd")
+            }
+        }
+        for text in ["postgres://user:p@ssW0rd@127.0.0.1:1/db?sslmode=disable", "postgres://user@127.0.0.1:1/db?sslmode=disable&password=p@ssW0rd"] {
+            #expect {
+                _ = try PostgresStore.open(url: text)
+            } throws: { error in
+                guard let e = error as? PFError else { return false }
+                return e.code == .io && !e.message.contains("ssW0rd") && e.message.contains("postgres://user@127.0.0.1:1/db")
+            }
+        }
+    }
+
     @Test func anUnreachableServerIsAnIOErrorWithoutThePassword() throws {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
         #expect {

@@ -41,6 +41,6 @@ struct Compat: ParsableCommand {
             let lines = ["\(newSchema): \(issues.count) breaking change(s) against \(oldSchema) (\(mode.rawValue)):"] + issues.map { "  \($0)" }
             throw CLIFailure(lines.joined(separator: "\n"))
         }
-        print("\(newSchema): compatible with \(oldSchema) (\(mode.rawValue))")
+        try StandardOutput.write("\(newSchema): compatible with \(oldSchema) (\(mode.rawValue))\n")
     }
 }

@@ -92,7 +92,7 @@ struct Copy: ParsableCommand {
             if dryRun {
                 let report = try copier.plan(source.graph, roots: roots)
                 let text = try JSONWriter(options: .init(pretty: true)).write(report.jsonValue)
-                FileHandle.standardOutput.write(text + Data("\n".utf8))
+                try StandardOutput.write(text + Data("\n".utf8))
                 return
             }
             let result = try copier.copy(source.graph, roots: roots)
@@ -107,7 +107,7 @@ struct Copy: ParsableCommand {
                 line += "; \(count) row\(count == 1 ? "" : "s") of \(relation) name\(count == 1 ? "s" : "") an owner not in the input (not copied)"
             }
             let data = Data((line + "\n").utf8)
-            if output == "-" { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
+            if output == "-" { StandardOutput.writeError(data) } else { try StandardOutput.write(data) }
         } catch let error as PFError {
             throw CLIFailure(file: input, error)
         }

@@ -161,14 +161,23 @@ struct Import: ParsableCommand {
             if error.format == "copy rules", let rules {
                 throw CLIFailure("\(rules): \(error.path.map { "\($0): " } ?? "")\(error.message)")
             }
-            throw CLIFailure("\(sourceLocation) → \(destLocation): \(error.description)")
+            let files = [sourceLocation, destLocation].compactMap { $0.url == nil ? nil : $0.argument }
+            throw CLIFailure("\(sourceLocation) → \(destLocation): \(CLIFailure.unrepeated(error, files: files).description)")
         }
         bar.clear()
+        let text: Data
         if json {
-            let text = (try? JSONWriter(options: .init(pretty: true)).write(report.jsonValue)) ?? Data()
-            FileHandle.standardOutput.write(text)
+            text = (try? JSONWriter(options: .init(pretty: true)).write(report.jsonValue)) ?? Data()
         } else {
-            FileHandle.standardOutput.write(Data((report.lines.joined(separator: "\n") + "\n").utf8))
+            text = Data((report.lines.joined(separator: "\n") + "\n").utf8)
+        }
+        do {
+            try StandardOutput.writeAll(text, to: STDOUT_FILENO)
+        } catch {
+            // DEST is committed: say so, so nobody runs the import again thinking it failed.
+            throw CLIFailure(
+                "import succeeded (\(report.totalObjects) objects committed to \(destLocation)), "
+                    + "but its report could not be written: \(error.reason)")
         }
     }
 

@@ -5,7 +5,11 @@ extension Inspect {
     /// Whether the input is an SQLite file (by its 16-byte header), so `inspect` reads it as a
     /// Core Data store instead of a serialized value.
     func isSQLiteFile() -> Bool {
-        guard input != "-", let handle = FileHandle(forReadingAtPath: input) else { return false }
+        // Only a regular file: reading the header of a FIFO or `<(…)` would consume it.
+        var info = stat()
+        guard input != "-", stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            let handle = FileHandle(forReadingAtPath: input)
+        else { return false }
         defer { try? handle.close() }
         return CoreDataStore.hasSQLiteHeader((try? handle.read(upToCount: 16)) ?? Data())
     }
@@ -38,7 +42,7 @@ extension Inspect {
         } catch let error as PFError {
             throw CLIFailure(file: input, error)
         }
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        try StandardOutput.write(text.hasSuffix("\n") ? text : text + "\n")
     }
 
     static func coreDataText(file: String, summary: PFValue) -> String {

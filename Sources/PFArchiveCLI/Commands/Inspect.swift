@@ -90,14 +90,13 @@ struct Inspect: ParsableCommand {
             } catch {
                 throw CLIFailure(file: input, error)
             }
-            FileHandle.standardOutput.write(text)
-            if text.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            try StandardOutput.write(text.last == UInt8(ascii: "\n") ? text : text + Data("\n".utf8))
         } else {
             var lines = report.textLines(file: input)
             if let path { lines.append("Path:        \(path)") }
             lines.append("Value:")
             lines.append(value.treeDescription())
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            try StandardOutput.writeLines(lines)
         }
     }
 }
@@ -124,7 +123,7 @@ extension Inspect {
     /// Prints DOT, or SVG rendered by Graphviz's dot for `--graph svg`.
     func emitGraph(_ dot: String) throws {
         guard graph == .svg else {
-            FileHandle.standardOutput.write(Data(dot.utf8))
+            try StandardOutput.write(dot)
             return
         }
         guard let dotPath = Graphviz.executable() else {
@@ -136,7 +135,8 @@ extension Inspect {
         let input = Pipe()
         process.standardInput = input
         try process.run()
-        input.fileHandleForWriting.write(Data(dot.utf8))
+        // dot may exit early; with SIGPIPE ignored that is EPIPE here, and dot's status says why.
+        try? StandardOutput.writeAll(Data(dot.utf8), to: input.fileHandleForWriting.fileDescriptor)
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CLIFailure("dot failed with status \(process.terminationStatus)") }

@@ -81,7 +81,7 @@ struct Migrate: ParsableCommand {
             lines += result.report.notes.map { "note: \($0)" }
         }
         let text = Data((lines.joined(separator: "\n") + "\n").utf8)
-        if output == "-" { FileHandle.standardError.write(text) } else { FileHandle.standardOutput.write(text) }
+        if output == "-" { StandardOutput.writeError(text) } else { try StandardOutput.write(text) }
     }
 }
 

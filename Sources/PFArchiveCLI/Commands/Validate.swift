@@ -97,12 +97,11 @@ struct Validate: ParsableCommand {
                 "schema": report.schema.restValue,
             ]
             let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
-            FileHandle.standardOutput.write(text)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            try StandardOutput.write(text + Data("\n".utf8))
         } else {
             var lines = issues.map(\.description)
             lines.append("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(objects) object\(objects == 1 ? "" : "s") of \(classes.count) class\(classes.count == 1 ? "" : "es")")
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            try StandardOutput.writeLines(lines)
         }
         if errors > 0 { throw ExitCode.failure }
     }
@@ -198,13 +197,14 @@ extension Validate {
                 }),
             ]
             let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
-            FileHandle.standardOutput.write(text)
+            try StandardOutput.write(text)
         } else {
-            for issue in issues {
+            var lines = issues.map { issue in
                 let where_ = issue.className.map { "\($0) at \(issue.path)" } ?? "\(issue.path)"
-                print("\(issue.severity.rawValue): \(where_): \(issue.message)")
+                return "\(issue.severity.rawValue): \(where_): \(issue.message)"
             }
-            print("\(input): \(errors) errors, \(issues.count - errors) warnings")
+            lines.append("\(input): \(errors) errors, \(issues.count - errors) warnings")
+            try StandardOutput.writeLines(lines)
         }
         if errors > 0 { throw ExitCode(1) }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import PFArchive
 
 /// A failure the CLI reports as one line on stderr with exit status 1.
@@ -7,7 +8,28 @@ struct CLIFailure: Error {
     /// A failure about a file: `file: what went wrong at where`.
     init(file: String, _ error: PFError) {
         let name = file == "-" ? "<stdin>" : file
-        message = Self.oneLine("\(name): \(error.description)")
+        message = Self.oneLine("\(name): \(Self.unrepeated(error, files: [file]).description)")
+    }
+
+    /// The error without a leading `file: ` that the line already starts with: stores name
+    /// their file in their messages (`Core Data: App.sqlite: reading …`), and the CLI names
+    /// it in front, so it would read twice.
+    /// - Parameters:
+    ///   - error: the error.
+    ///   - files: the file arguments the line names (as given; their last component and
+    ///     absolute path are recognised too).
+    static func unrepeated(_ error: PFError, files: [String]) -> PFError {
+        var names: [String] = []
+        for file in files where file != "-" && !file.isEmpty {
+            let url = URL(fileURLWithPath: file)
+            names += [file, url.path, url.standardizedFileURL.path, url.lastPathComponent]
+        }
+        var e = error
+        for name in names.sorted(by: { $0.count > $1.count }) where e.message.hasPrefix(name + ": ") {
+            e.message.removeFirst(name.count + 2)
+            break
+        }
+        return e
     }
 
     init(_ message: String) { self.message = Self.oneLine(message) }

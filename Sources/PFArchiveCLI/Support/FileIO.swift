@@ -5,24 +5,30 @@ import PFArchive
 /// Reading inputs and writing outputs the way the CLI contract requires.
 enum FileIO {
     /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
+    ///
+    /// A regular file is mapped; anything else that can be read — a FIFO, `<(…)`, a
+    /// character device — is read as a stream, stopping as soon as it passes `limit`.
     static func read(_ path: String, limit: Int) throws -> Data {
         if path == "-" {
-            var data = Data()
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
-                data.append(chunk)
-                if data.count > limit {
-                    throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: "input"))
-                }
+            return try readStream(FileHandle.standardInput, name: path, limit: limit)
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw CLIFailure("\(path): no such file") }
+            throw CLIFailure("\(path): cannot read: \(String(cString: strerror(code)))")
+        }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFDIR else { throw CLIFailure("\(path): is a directory, expected a file") }
+        guard type == S_IFREG else {
+            // A FIFO or `<(…)` has no size and cannot be mapped: stream it.
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CLIFailure("\(path): cannot read: \(String(cString: strerror(errno)))")
             }
-            return data
+            defer { try? handle.close() }
+            return try readStream(handle, name: path, limit: limit)
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIFailure("\(path): no such file")
-        }
-        guard !isDirectory.boolValue else { throw CLIFailure("\(path): is a directory, expected a file") }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let size = attributes?[.size] as? Int, size > limit {
+        if Int(info.st_size) > limit {
             throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: "input"))
         }
         do {
@@ -32,11 +38,29 @@ enum FileIO {
         }
     }
 
+    /// Reads a stream to its end, refusing more than `limit` bytes as soon as it passes them.
+    private static func readStream(_ handle: FileHandle, name: String, limit: Int) throws -> Data {
+        var data = Data()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > limit {
+                    throw CLIFailure(file: name, PFLimits.exceeded("maxInputBytes", limit, format: "input"))
+                }
+            }
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure("\(name == "-" ? "<stdin>" : name): cannot read: \(error.localizedDescription)")
+        }
+        return data
+    }
+
     /// Writes bytes to a file atomically (a temporary file in the same directory, then a
     /// rename), or to standard output for `-`. On any failure the destination is untouched.
     static func writeAtomically(_ data: Data, to path: String) throws {
         if path == "-" {
-            FileHandle.standardOutput.write(data)
+            try StandardOutput.write(data)
             return
         }
         let url = URL(fileURLWithPath: path)

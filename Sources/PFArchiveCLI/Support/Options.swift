@@ -39,12 +39,24 @@ struct ReadingOptions: ParsableArguments {
     @OptionGroup(title: "Decoding limits")
     var limitOptions: LimitOptions
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory).",
+        valueName: "bytes"))
+    var maxMemory: Int?
+
     var limits: PFLimits { limitOptions.limits }
 
+    func validate() throws {
+        if let maxMemory, maxMemory < 1 { throw ValidationError("--max-memory must be at least 1.") }
+    }
+
     var readOptions: FormatIO.ReadOptions {
-        FormatIO.ReadOptions(
+        var options = FormatIO.ReadOptions(
             format: from, jsonMode: lenient ? .lenient : .strict, typedJSON: !noTypedJSON, limits: limits,
             allowedClasses: secure || !allowClass.isEmpty ? Set(allowClass) : nil)
+        // Whole-tree reads refuse up front what would not fit: running out is an abort.
+        options.memoryBudget = MemoryBudget(maxBytes: maxMemory ?? MemoryBudget.defaultMaxBytes)
+        return options
     }
 }
 
@@ -52,7 +64,7 @@ struct ReadingOptions: ParsableArguments {
 /// `convert`, `inspect`, `validate` and `migrate`. Each option overrides one limit; the
 /// defaults are ``PFLimits/default``'s (Docs/Security.md has the table).
 struct LimitOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default 512).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default and most 512).", valueName: "n"))
     var maxDepth: Int?
 
     @Option(name: .long, help: ArgumentHelp("Largest input accepted, in bytes (default 1 GiB).", valueName: "bytes"))
@@ -81,6 +93,14 @@ struct LimitOptions: ParsableArguments {
         ]
         for case let (name, value?) in given where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
+        }
+        // Deeper values would be built, compared and freed recursively, and json-c frees its
+        // trees recursively too: past this the process could crash on its stack, so a higher
+        // value is refused rather than silently capped.
+        if let maxDepth, maxDepth > JSONReader.maximumSupportedDepth {
+            throw ValidationError(
+                "--max-depth must be at most \(JSONReader.maximumSupportedDepth): values are built and freed recursively "
+                    + "(json-c's trees too), so deeper nesting could exhaust the stack; pfarchive supports no deeper input.")
         }
     }
 

@@ -27,7 +27,7 @@ struct Progress {
         guard enabled else { return }
         done = min(done + 1, steps.count)
         if done == steps.count {
-            FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+            StandardOutput.writeError(Data("\r\u{1B}[2K".utf8))
         } else {
             draw(label: steps[done])
         }
@@ -37,7 +37,7 @@ struct Progress {
         let width = 24
         let filled = steps.isEmpty ? 0 : width * done / steps.count
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        FileHandle.standardError.write(Data("\r\u{1B}[2K[\(bar)] \(label)…".utf8))
+        StandardOutput.writeError(Data("\r\u{1B}[2K[\(bar)] \(label)…".utf8))
     }
 }
 
@@ -68,13 +68,13 @@ struct CountingProgress {
         } else {
             line = "\(done) \(label)"
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+        StandardOutput.writeError(Data("\r\u{1B}[2K\(line)".utf8))
     }
 
     /// Erases the bar.
     mutating func clear() {
         guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        StandardOutput.writeError(Data("\r\u{1B}[2K".utf8))
         drawn = false
     }
 }

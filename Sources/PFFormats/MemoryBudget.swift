@@ -1,0 +1,93 @@
+import Foundation
+import PFCore
+
+/// How much memory reading a whole value tree may take, checked before the tree is built —
+/// the one home of pfarchive's memory estimate (Docs/Security.md, "Memory").
+///
+/// Running out of memory is an abort, not an error a program can report, so a whole-tree
+/// read (`convert`, `inspect`) first estimates what it will need — the input, plus a
+/// conservative number of bytes per input byte for its format — and refuses with a clean
+/// `limitExceeded` when that passes ``maxBytes``. The factors are the worst cases measured
+/// on inputs of small values (a 2-byte JSON number, a 1-byte CBOR integer or binary-plist
+/// reference each become a whole value); typical documents need a half or a third of it.
+///
+/// ```swift
+/// var options = FormatIO.ReadOptions()
+/// options.memoryBudget = MemoryBudget()          // half the memory the process may use
+/// let result = try FormatIO.read(bytes, options: options)
+/// ```
+public struct MemoryBudget: Sendable, Equatable {
+    /// The most bytes a read may be estimated to need.
+    public var maxBytes: Int
+
+    /// A budget of `maxBytes`; by default ``defaultMaxBytes``.
+    /// - Parameter maxBytes: the budget in bytes.
+    public init(maxBytes: Int = MemoryBudget.defaultMaxBytes) {
+        self.maxBytes = maxBytes
+    }
+
+    /// Half the memory this process may use: the physical memory, or the cgroup's
+    /// `memory.max` when a container sets a lower one.
+    public static var defaultMaxBytes: Int {
+        Int(clamping: availableMemory / 2)
+    }
+
+    /// The memory the process may use, in bytes (physical memory, capped by cgroup v2's
+    /// `memory.max` or v1's `memory.limit_in_bytes` when one is set).
+    public static var availableMemory: UInt64 {
+        var memory = ProcessInfo.processInfo.physicalMemory
+        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let limit = UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)), limit > 0 {
+                memory = min(memory, limit)
+            }
+        }
+        return memory
+    }
+
+    /// Bytes of memory a whole tree of `format` may take per byte of (decompressed) input,
+    /// the input itself not counted.
+    /// - Parameter format: the format read.
+    /// - Returns: the factor.
+    public static func bytesPerInputByte(_ format: DataFormat) -> Int {
+        switch format {
+        // `[1,1,1,…]`: every 2 bytes a value (json-c's node, then a PFValue), measured 13×.
+        case .json, .parse: 16
+        // Markup around every value: measured under 4×.
+        case .xmlplist: 8
+        // A 1-byte integer or object reference per value (and shared references expanded),
+        // measured 33×.
+        case .bplist, .cbor, .keyed, .typedstream: 40
+        }
+    }
+
+    /// The estimated memory of reading `inputBytes` of `format` as a whole tree.
+    /// - Parameters:
+    ///   - format: the format.
+    ///   - inputBytes: the input's (decompressed) size.
+    /// - Returns: the estimate in bytes (saturating).
+    public static func estimate(_ format: DataFormat, inputBytes: Int) -> Int {
+        let (tree, overflow) = max(0, inputBytes).multipliedReportingOverflow(by: bytesPerInputByte(format))
+        return overflow ? .max : tree.addingReportingOverflow(inputBytes).overflow ? .max : tree + inputBytes
+    }
+
+    /// Refuses a read whose estimate passes the budget.
+    /// - Parameters:
+    ///   - format: the format about to be read.
+    ///   - inputBytes: the input's (decompressed) size.
+    /// - Throws: ``PFCore/PFError`` `limitExceeded` naming the estimate and the budget.
+    public func check(_ format: DataFormat, inputBytes: Int) throws(PFError) {
+        let need = Self.estimate(format, inputBytes: inputBytes)
+        guard need <= maxBytes else {
+            throw PFError(
+                .limitExceeded, format: "input",
+                "reading \(Self.megabytes(inputBytes)) of \(format.rawValue) as a whole tree needs about \(Self.megabytes(need)) of memory "
+                    + "(\(Self.bytesPerInputByte(format)) bytes per input byte), more than the memory budget (\(Self.megabytes(maxBytes)), "
+                    + "--max-memory); raise it only if the machine has the memory")
+        }
+    }
+
+    static func megabytes(_ bytes: Int) -> String {
+        bytes >= 10 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+}
