@@ -1,4 +1,5 @@
 import ArgumentParser
+import PFArchive
 import PFSQLiteStore
 import Foundation
 
@@ -23,6 +24,8 @@ struct PFArchiveCommand: ParsableCommand {
     /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says
     /// (ArgumentParser's own default is 64).
     static func main() {
+        // Ctrl-C or kill removes the temporary files and lock files in use before exiting.
+        Destination.removeTemporariesOnSignals()
         do {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
