@@ -30,9 +30,11 @@ struct PFArchiveCommand: ParsableCommand {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CLIFailure {
+            Destination.waitIfInterrupted()
             FileHandle.standardError.write(Data("pfarchive: \(failure.message)\n".utf8))
             Foundation.exit(1)
         } catch {
+            Destination.waitIfInterrupted()
             let code = exitCode(for: error)
             if code == .success || code == .failure {
                 exit(withError: error)

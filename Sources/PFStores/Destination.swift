@@ -506,14 +506,15 @@ public final class Destination {
     ///   - url: the destination file.
     ///   - format: the format name for errors.
     /// - Throws: ``PFCore/PFError`` with code `io`.
-    public static func writeFile(_ data: Data, to url: URL, format: String) throws(PFError) {
+    public static func writeFile(_ data: Data, to url: URL, format: String, name: String? = nil) throws(PFError) {
         let url = url.standardizedFileURL
+        let shown = name ?? url.path
         try removeStaleSiblings(of: url, locked: false)
         let staged = temporarySibling(of: url)
         let fd = open(staged.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             forget(staged)
-            throw PFError(.io, format: format, "\(url.path): cannot create \(staged.lastPathComponent): \(POSIX.errorText())")
+            throw PFError(.io, format: format, "\(shown): cannot create \(staged.lastPathComponent): \(POSIX.errorText())")
         }
         do throws(PFError) {
             var written = 0
@@ -528,12 +529,19 @@ public final class Destination {
                 }
                 return nil
             }
-            if let failure { throw PFError(.io, format: format, "\(url.path): cannot write: \(String(cString: strerror(failure)))") }
-            guard POSIX.close(fd) == 0 else { throw PFError(.io, format: format, "\(url.path): cannot write: \(POSIX.errorText())") }
+            if let failure { throw PFError(.io, format: format, "\(shown): cannot write: \(String(cString: strerror(failure)))") }
+            guard POSIX.close(fd) == 0 else { throw PFError(.io, format: format, "\(shown): cannot write: \(POSIX.errorText())") }
             let existing = FileManager.default.fileExists(atPath: url.path) ? url : nil
             try settle(staged, like: existing, format: format)
             let destination = Destination(url: url, format: format)
             try destination.replace(with: staged)
+        } catch where !error.message.hasPrefix(shown) {
+            _ = POSIX.close(fd)
+            try? FileManager.default.removeItem(at: staged)
+            forget(staged)
+            var placed = error
+            placed.message = "\(shown): " + error.message
+            throw placed
         } catch {
             _ = POSIX.close(fd)
             try? FileManager.default.removeItem(at: staged)
@@ -551,6 +559,14 @@ public final class Destination {
     public static func removeTemporariesOnSignals() {
         Interruption.shared.install()
     }
+
+    /// Blocks for good when a signal is being handled (its handler is removing the temporary
+    /// files and will end the process with that signal): an error the work met because its
+    /// files vanished must not be reported as the outcome. Returns at once otherwise.
+    public static func waitIfInterrupted() {
+        guard Interruption.shared.isInterrupted else { return }
+        while true { pause() }
+    }
 }
 
 /// The temporary siblings and lock files in use, removed on a signal.
@@ -560,6 +576,9 @@ final class Interruption: @unchecked Sendable {
     private var paths: Set<String> = []
     private var locks: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
+    private var interrupted = false
+
+    var isInterrupted: Bool { lock.withLock { interrupted } }
 
     func add(_ path: String, lock isLock: Bool = false) {
         lock.withLock { _ = isLock ? locks.insert(path) : paths.insert(path) }
@@ -580,7 +599,13 @@ final class Interruption: @unchecked Sendable {
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler { [self] in
                     cleanUp()
+                    // End with the signal, as without a handler: its default action, and
+                    // unblocked on this thread (libdispatch may block it to receive it).
                     signal(number, SIG_DFL)
+                    var set = sigset_t()
+                    sigemptyset(&set)
+                    sigaddset(&set, number)
+                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
                     raise(number)
                 }
                 source.resume()
@@ -590,7 +615,10 @@ final class Interruption: @unchecked Sendable {
     }
 
     private func cleanUp() {
-        let (files, lockFiles) = lock.withLock { (paths, locks) }
+        let (files, lockFiles) = lock.withLock {
+            interrupted = true
+            return (paths, locks)
+        }
         for path in files { try? FileManager.default.removeItem(atPath: path) }
         for path in lockFiles { unlink(path) }
     }

@@ -42,9 +42,9 @@ enum FileIO {
         }
         let url = try outputFile(path)
         do {
-            try Destination.writeFile(data, to: url, format: "output")
+            try Destination.writeFile(data, to: url, format: "output", name: path)
         } catch {
-            throw CLIFailure("\(path): \(error.message)")
+            throw CLIFailure(error.message)
         }
     }
 
