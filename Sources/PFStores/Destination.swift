@@ -554,7 +554,9 @@ public final class Destination {
 
     /// Makes SIGINT, SIGTERM and SIGHUP remove the temporary siblings and lock files this
     /// process has in use before it ends with that signal (for the command-line tool; a
-    /// library user decides about its own signals). A SIGKILL leaves them: the next write to the
+    /// library user decides about its own signals). The handlers are installed when the first
+    /// temporary file or lock comes into use, so a run that writes nothing keeps the default
+    /// dispositions. A SIGKILL leaves them: the next write to the
     /// same destination removes them (their process is gone).
     public static func removeTemporariesOnSignals() {
         Interruption.shared.install()
@@ -580,8 +582,16 @@ final class Interruption: @unchecked Sendable {
 
     var isInterrupted: Bool { lock.withLock { interrupted } }
 
+    /// Whether the handlers are wanted: they are installed when the first file is added, so
+    /// a command that writes nothing (and the children it may start) keeps the default
+    /// dispositions.
+    private var wanted = false
+
     func add(_ path: String, lock isLock: Bool = false) {
-        lock.withLock { _ = isLock ? locks.insert(path) : paths.insert(path) }
+        lock.withLock {
+            _ = isLock ? locks.insert(path) : paths.insert(path)
+            if wanted, sources.isEmpty { installHandlers() }
+        }
     }
 
     func remove(_ path: String) {
@@ -593,24 +603,30 @@ final class Interruption: @unchecked Sendable {
 
     func install() {
         lock.withLock {
-            guard sources.isEmpty else { return }
-            for number in [SIGINT, SIGTERM, SIGHUP] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { [self] in
-                    cleanUp()
-                    // End with the signal, as without a handler: its default action, and
-                    // unblocked on this thread (libdispatch may block it to receive it).
-                    signal(number, SIG_DFL)
-                    var set = sigset_t()
-                    sigemptyset(&set)
-                    sigaddset(&set, number)
-                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                    raise(number)
-                }
-                source.resume()
-                sources.append(source)
+            wanted = true
+            if !paths.isEmpty || !locks.isEmpty { installHandlers() }
+        }
+    }
+
+    /// Called with `lock` held.
+    private func installHandlers() {
+        guard sources.isEmpty else { return }
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                cleanUp()
+                // End with the signal, as without a handler: its default action, and
+                // unblocked on this thread (libdispatch may block it to receive it).
+                signal(number, SIG_DFL)
+                var set = sigset_t()
+                sigemptyset(&set)
+                sigaddset(&set, number)
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                raise(number)
             }
+            source.resume()
+            sources.append(source)
         }
     }
 
