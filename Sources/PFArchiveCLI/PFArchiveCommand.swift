@@ -1,4 +1,5 @@
 import ArgumentParser
+import PFArchive
 import PFSQLiteStore
 import Foundation
 
@@ -29,13 +30,17 @@ struct PFArchiveCommand: ParsableCommand {
             StandardOutput.writeError(Data("pfarchive: \(message)\n".utf8))
             Foundation.exit(1)
         }
+        // Ctrl-C or kill removes the temporary files and lock files in use before exiting.
+        Destination.removeTemporariesOnSignals()
         do {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CLIFailure {
+            Destination.waitIfInterrupted()
             StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
             Foundation.exit(1)
         } catch {
+            Destination.waitIfInterrupted()
             let code = exitCode(for: error)
             if code == .success || code == .failure {
                 exit(withError: error)

@@ -17,21 +17,43 @@ final class WriteSession {
     /// The upsert statement's SQL per class, rebuilt when a column is added.
     private var upserts: [String: String] = [:]
 
-    init(destination: URL, location: String) throws(PFError) {
+    /// The claim on the destination (its lock), released when the session ends.
+    private let claim: Destination
+    private let foreignEntries: ForeignEntries
+
+    init(destination: URL, location: String, foreignEntries: ForeignEntries) throws(PFError) {
         self.destination = destination
         self.location = location
+        self.foreignEntries = foreignEntries
         let fm = FileManager.default
-        let directory = destination.deletingLastPathComponent()
+        claim = try Destination.claim(destination, format: SQLiteStore.format)
         var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw PFError(.io, format: SQLiteStore.format, "\(location): the directory \(directory.path) does not exist")
-        }
-        Self.removeStaleSiblings(of: destination)
         let exists = fm.fileExists(atPath: destination.path, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue {
-            throw PFError(.io, format: SQLiteStore.format, "\(location): is a directory, expected an SQLite file")
+            throw claim.refusal("a directory where an SQLite file belongs")
         }
-        temporary = exists ? nil : directory.appendingPathComponent(Self.siblingPrefix(of: destination) + "\(getpid())-\(UUID().uuidString).tmp")
+        if exists, let head = Destination.prefix(of: destination, count: 100), !head.isEmpty {
+            guard head.count >= 100, head.starts(with: Array("SQLite format 3\0".utf8)) else {
+                throw claim.refusal("not an SQLite database")
+            }
+            let applicationID = head[68 ..< 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if applicationID != 0, applicationID != StoreLocation.pfarchiveApplicationID {
+                throw claim.refusal("the SQLite database of another application (application_id \(applicationID))")
+            }
+        }
+        if exists {
+            temporary = nil
+        } else {
+            // Created here, mode 0600 while it is written; commit gives it the umask's mode.
+            let staged = claim.temporarySibling()
+            let fd = open(staged.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                Destination.forget(staged)
+                throw PFError(.io, format: SQLiteStore.format, "\(location): cannot create \(staged.path): \(String(cString: strerror(errno)))")
+            }
+            _ = Foundation.close(fd)
+            temporary = staged
+        }
         var config = Configuration()
         config.label = "pfarchive.sqlite.write"
         // The transaction spans many calls (begin, write…, commit).
@@ -40,27 +62,11 @@ final class WriteSession {
         do {
             queue = try DatabaseQueue(path: (temporary ?? destination).path, configuration: config)
         } catch {
-            if let temporary { try? fm.removeItem(at: temporary) }
-            throw SQLiteStore.failure(error, "\(location): cannot open for writing")
-        }
-    }
-
-    // MARK: Temporary siblings
-
-    static func siblingPrefix(of destination: URL) -> String { ".\(destination.lastPathComponent).pfarchive-" }
-
-    /// Deletes temporary siblings whose writing process is gone (a run that was killed).
-    static func removeStaleSiblings(of destination: URL) {
-        let directory = destination.deletingLastPathComponent()
-        let prefix = siblingPrefix(of: destination)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
-            // kill(pid, 0) fails with ESRCH when no such process exists.
-            if pid != getpid(), kill(pid, 0) == -1, errno == ESRCH {
-                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            if let temporary {
+                try? fm.removeItem(at: temporary)
+                Destination.forget(temporary)
             }
+            throw SQLiteStore.failure(error, "\(location): cannot open for writing")
         }
     }
 
@@ -82,20 +88,33 @@ final class WriteSession {
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
             }
             try db.execute(sql: "BEGIN IMMEDIATE")
-            let hasTables = try db.tableExists("_TABLES")
-            if !isNew, !hasTables {
-                let others = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 5")
-                if !others.isEmpty {
-                    throw PFError(
-                        .invalidValue, format: SQLiteStore.format,
-                        "\(location): is an SQLite database but not a pfarchive store (tables \(others.joined(separator: ", ")), no _TABLES); choose a new file")
-                }
-            }
+            if !isNew { try foreignCheck(db) }
             try SQLiteLayout.createMetadata(db)
             var layout = try SQLiteLayout.load(db, location: location)
             try Self.declare(schema, in: &layout, db)
             return layout
         }
+    }
+
+    /// Refuses tables and views that are not the store's (`_TABLES`, `_SCHEMA`, the tables
+    /// `_TABLES` lists, SQLite's own `sqlite_…`), unless they are to be kept.
+    private func foreignCheck(_ db: Database) throws {
+        let hasTables = try db.tableExists("_TABLES")
+        var own: Set<String> = ["_tables", "_schema"]
+        if hasTables {
+            for name in try String.fetchAll(db, sql: "SELECT tableName FROM _TABLES") { own.insert(name.lowercased()) }
+        }
+        let all = try String.fetchAll(db, sql: "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        let foreign = all.filter { entry in
+            guard let space = entry.firstIndex(of: " ") else { return true }
+            return !own.contains(entry[entry.index(after: space)...].lowercased())
+        }
+        if !hasTables, !foreign.isEmpty, foreignEntries == .keep {
+            // Keeping foreign tables is for a pfarchive store that has some; a database of
+            // another program is never written into.
+            throw claim.refusal("an SQLite database but not a pfarchive store (no _TABLES; \(foreign[0]))")
+        }
+        try claim.refuse(foreign, store: "a pfarchive SQLite store", policy: foreignEntries)
     }
 
     /// Adds the classes and fields of a schema learned after ``prepare(schema:)``.
@@ -224,23 +243,18 @@ final class WriteSession {
             throw SQLiteStore.failure(error, "\(location): closing")
         }
         self.queue = nil
+        defer { claim.release() }
         guard let temporary else { return }
-        // Sync the finished file, rename it into place (one step on the same file system),
-        // then sync the directory so the rename itself is durable.
-        if let handle = try? FileHandle(forUpdating: temporary) {
-            try? handle.synchronize()
-            try? handle.close()
-        }
-        guard rename(temporary.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        // Give the finished file the umask's mode and sync it, rename it into place (one step
+        // on the same file system), then sync the directory so the rename itself is durable.
+        do throws(PFError) {
+            try Destination.settle(temporary, like: nil, format: SQLiteStore.format)
+        } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw PFError(.io, format: SQLiteStore.format, "\(location): cannot rename the finished store into place: \(reason)")
+            Destination.forget(temporary)
+            throw error
         }
-        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
-        if directory >= 0 {
-            _ = fsync(directory)
-            _ = Foundation.close(directory)
-        }
+        try claim.replace(with: temporary)
     }
 
     /// Rolls back (existing file) or deletes the temporary sibling (new file). Never throws.
@@ -258,6 +272,8 @@ final class WriteSession {
             for suffix in ["", "-journal", "-wal", "-shm"] {
                 try? FileManager.default.removeItem(atPath: temporary.path + suffix)
             }
+            Destination.forget(temporary)
         }
+        claim.release()
     }
 }

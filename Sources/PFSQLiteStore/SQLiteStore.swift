@@ -20,10 +20,12 @@ import PFStores
 /// ```
 ///
 /// Writing keeps the ``PFStores/ObjectStoreWriter`` contract: a new file is written as a
-/// temporary sibling (`.<name>.pfarchive-<pid>-<uuid>.tmp`) and renamed into place by
+/// temporary sibling (`.<name>.pfarchive-tmp-<pid>-<random>`) and renamed into place by
 /// ``commit()``; an existing file is changed in one transaction, rolled back by ``abort()``
 /// (or by SQLite itself when a killed run left a hot journal). Temporary siblings left by
-/// killed runs are deleted when the next write begins.
+/// killed runs are deleted when the next write begins. A write holds the file's lock
+/// (``PFStores/Destination``) from ``begin(schema:)`` to ``commit()``/``abort()``; a file that
+/// is not pfarchive's, or holds tables that are not the store's, is refused.
 public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
     public static let format = "SQLite"
@@ -37,6 +39,11 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     private var readCopy: StoreCopy?
     private var readLayout: SQLiteLayout?
     private var session: WriteSession?
+
+    /// What ``begin(schema:)`` does with tables of an existing file that are not the store's
+    /// (see Docs/Security.md, "Destinations"): refuse them (the default), or leave them
+    /// untouched beside the store's tables.
+    public var foreignEntries: ForeignEntries = .refuse
 
     /// A store at a path (nothing is opened until it is read or written).
     /// - Parameter url: the `.sqlite` file.
@@ -284,7 +291,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
             throw PFError(.usage, format: Self.format, "\(location): begin(schema:) twice without commit() or abort()")
         }
         close()
-        let session = try WriteSession(destination: url, location: location)
+        let session = try WriteSession(destination: url, location: location, foreignEntries: foreignEntries)
         do {
             try session.prepare(schema: schema)
         } catch {

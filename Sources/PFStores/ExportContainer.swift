@@ -39,9 +39,14 @@ final class ExportContainer {
     let files: [File]
 
     /// Opens a directory or a zip.
+    /// - Parameters:
+    ///   - url: the directory or zip.
+    ///   - limits: budgets.
+    ///   - excluding: names (in a directory) or member paths (in a zip) that are not part of
+    ///     the export (foreign entries of a destination), left out of ``files``.
     /// - Throws: ``PFCore/PFError`` with code `io` when it cannot be opened or listed,
     ///   `invalidValue` when two zip entries have the same file name.
-    init(url: URL, limits: PFLimits) throws(PFError) {
+    init(url: URL, limits: PFLimits, excluding: Set<String> = []) throws(PFError) {
         location = url.path
         self.limits = limits
         var isDirectory: ObjCBool = false
@@ -50,7 +55,7 @@ final class ExportContainer {
         }
         if isDirectory.boolValue {
             kind = .directory(url)
-            files = try ParseExport.classFiles(in: url).map { file in
+            files = try ParseExport.classFiles(in: url).filter { !excluding.contains($0.lastPathComponent) }.map { file in
                 let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
                 return File(name: file.lastPathComponent, path: file.path, size: size)
             }
@@ -66,6 +71,7 @@ final class ExportContainer {
         var byName: [String: File] = [:]
         for (index, entry) in archive.enumerated() where entry.type == .file {
             let path = entry.path
+            if excluding.contains(path) { continue }
             // macOS adds resource forks under __MACOSX/; hidden files are not classes.
             if path.hasPrefix("__MACOSX/") { continue }
             let name = path.split(separator: "/").last.map(String.init) ?? path

@@ -4,6 +4,14 @@ import PFCore
 import PFKeyedArchive
 import PFParse
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A whole store in one NSKeyedArchiver-compatible archive (an `.archive` file: a binary
 /// property list whose `$top.root` is a Foundation object graph of `NSDictionary`,
 /// `NSArray`, `NSString`, `NSNumber`, `NSDate`, `NSData` and `NSNull`), so Foundation's
@@ -31,8 +39,9 @@ import PFParse
 /// (the format has no row boundaries), so this store suits stores that fit in memory.
 /// Reading enforces ``PFCore/PFLimits`` (`maxInputBytes` on the file, the rest in the
 /// archive reader). Writes follow ``ObjectStoreWriter``'s contract: merged in memory, then
-/// written to a temporary sibling (`.<name>.pfarchive-tmp`) renamed over the file on
-/// ``commit()``.
+/// written to a temporary sibling (`.<name>.pfarchive-tmp-<pid>-<random>`) renamed over the
+/// file on ``commit()`` with the old file's mode, under the file's lock (``Destination``). A
+/// file that is not a pfarchive store archive is refused, never overwritten.
 public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
     public static let format = "store archive"
@@ -51,6 +60,8 @@ public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
 
     var loaded: MemoryStore?
     var writing = false
+    /// The claim on the file while writing.
+    var destination: Destination?
 
     /// Opens a store archive for reading or writing. Nothing is read until asked; a file that
     /// does not exist yet is an empty store.
@@ -90,16 +101,25 @@ public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
 
     // MARK: - Writing
 
-    var temporaryURL: URL {
-        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".pfarchive-tmp")
-    }
-
     public func begin(schema: ParseSchema) throws(PFError) {
         abort()
-        // A killed run's temporary file is of no use: the archive is written whole at commit.
-        try? FileManager.default.removeItem(at: temporaryURL)
+        let destination = try Destination.claim(url, format: Self.format)
+        loaded = nil
+        var status = stat()
+        if lstat(url.path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                do throws(PFError) { _ = try contents() } catch {
+                    throw destination.refusal("not a pfarchive store archive (\(error.message))")
+                }
+            case S_IFLNK: throw destination.refusal("a symbolic link")
+            case S_IFDIR: throw destination.refusal("a directory where a store archive file belongs")
+            default: throw destination.refusal("not a regular file")
+            }
+        }
         let store = try contents()
         try store.begin(schema: schema)
+        self.destination = destination
         writing = true
     }
 
@@ -124,27 +144,26 @@ public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
         writing = false
         do throws(PFError) {
             let data = try Self.archive(loaded, container: container)
-            do {
-                try data.write(to: temporaryURL)
-            } catch {
-                throw PFError(.io, format: Self.format, "cannot write \(temporaryURL.path): \(error.localizedDescription)")
-            }
-            guard POSIX.rename(temporaryURL.path, url.path) == 0 else {
-                throw PFError(.io, format: Self.format, "cannot move the archive into \(url.path): \(POSIX.errorText())")
-            }
+            try Destination.writeFile(data, to: url, format: Self.format)
         } catch {
             // The file is unchanged; forget the in-memory state so the next read sees the file.
-            try? FileManager.default.removeItem(at: temporaryURL)
             self.loaded = nil
+            releaseDestination()
             throw error
         }
+        releaseDestination()
+    }
+
+    private func releaseDestination() {
+        destination?.release()
+        destination = nil
     }
 
     public func abort() {
         guard writing else { return }
         loaded?.abort()
         writing = false
-        try? FileManager.default.removeItem(at: temporaryURL)
+        releaseDestination()
     }
 }
 

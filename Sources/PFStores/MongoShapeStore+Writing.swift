@@ -70,6 +70,11 @@ final class MongoCollectionOutput {
 /// (for replacing by `_id`) and the schema seen.
 final class WriteSession {
     let temporary: URL
+    /// The claim on the destination (its lock), released at commit or abort.
+    let destination: Destination
+    /// The destination's foreign entries (kept) and its own collection files, found at begin.
+    let foreign: [String]
+    let store: Set<String>
     var schema: ParseSchema
     var outputs: OrderedDictionary<String, MongoCollectionOutput> = [:]
     /// Per class: objectId → index of the line that last wrote it.
@@ -82,8 +87,11 @@ final class WriteSession {
     /// Names encoded so far.
     var tally = ParseNameTally()
 
-    init(temporary: URL, schema: ParseSchema) {
+    init(temporary: URL, schema: ParseSchema, destination: Destination, foreign: [String], store: Set<String>) {
         self.temporary = temporary
+        self.destination = destination
+        self.foreign = foreign
+        self.store = store
         self.schema = schema
         var rng = SystemRandomNumberGenerator()
         objectIdCounter = UInt32.random(in: 0..<(1 << 24), using: &rng)
@@ -103,30 +111,70 @@ final class WriteSession {
 }
 
 extension MongoShapeStore {
-    static let tempMarker = ".pfarchive-tmp-"
-    static let oldMarker = ".pfarchive-old-"
     static let documentWriter = JSONWriter(options: .init(pretty: false, typedValues: false))
 
-    var parent: URL { directory.deletingLastPathComponent() }
-    var siblingPrefix: String { "." + directory.lastPathComponent }
+    // MARK: - What is part of the store
+
+    /// Sorts the destination directory's entries into the store's collection files and
+    /// foreign ones. Part of the store are only regular files `<collection>.json` (a class, a
+    /// join table, `_SCHEMA` or another collection parse-server keeps) that are empty or whose
+    /// first line starts a JSON object (a complete first line must be one with an `_id`).
+    /// - Returns: the foreign names and the store's own, or the reason the destination itself
+    ///   is foreign.
+    func destinationEntries() throws(PFError) -> (foreign: [String], store: Set<String>, whole: String?) {
+        var status = stat()
+        guard lstat(directory.path, &status) == 0 else { return ([], [], nil) }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: break
+        case S_IFLNK: return ([], [], "a symbolic link")
+        default: return ([], [], "a file where a .jsonl directory of <collection>.json files belongs")
+        }
+        var foreign: [String] = []
+        var store: Set<String> = []
+        for entry in try Destination.entries(of: directory, format: Self.format) {
+            if Destination.isRegularFile(entry.status), isCollectionFile(entry.name) {
+                store.insert(entry.name)
+            } else {
+                foreign.append(entry.name)
+            }
+        }
+        return (foreign, store, nil)
+    }
+
+    private func isCollectionFile(_ name: String) -> Bool {
+        guard !name.hasPrefix("."), name.hasSuffix(".json") else { return false }
+        let collection = String(name.dropLast(5))
+        guard collection == "_SCHEMA" || Self.nonObjectCollections.contains(collection)
+            || ParseRelationKey(joinClassName: collection) != nil || ParseRules.classNameProblem(collection) == nil
+        else { return false }
+        guard let bytes = Destination.prefix(of: directory.appendingPathComponent(name), count: 1 << 20) else { return false }
+        var start = 0
+        while start < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[start]) { start += 1 }
+        guard start < bytes.count else { return true }
+        guard bytes[start] == UInt8(ascii: "{") else { return false }
+        guard let end = bytes[start...].firstIndex(of: 0x0A) else { return true }
+        let json = JSONReader(options: .init(mode: .strict, typedValues: false, limits: options.limits))
+        guard let document = try? json.read(Data(bytes[start ..< end])), document["_id"] != nil else { return false }
+        return true
+    }
 
     // MARK: - Writing
 
     public func begin(schema: ParseSchema) throws(PFError) {
         abort()
-        try cleanStaleSiblings()
-        var isDir: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDir)
-        if exists, !isDir.boolValue {
-            throw PFError(.usage, format: Self.format, "\(location): exists and is not a directory; expected a directory of <collection>.json files")
+        let destination = try Destination.claim(directory, format: Self.format)
+        let entries = try destinationEntries()
+        if let whole = entries.whole { throw destination.refusal(whole) }
+        try destination.refuse(entries.foreign, store: "the Mongo shape", policy: foreignEntries)
+        let exists = FileManager.default.fileExists(atPath: directory.path)
+        let temporary = destination.temporarySibling()
+        guard mkdir(temporary.path, 0o700) == 0 else {
+            Destination.forget(temporary)
+            throw PFError(.io, format: Self.format, "\(temporary.path): cannot create the temporary directory (\(POSIX.errorText()))")
         }
-        let temporary = parent.appendingPathComponent("\(siblingPrefix)\(Self.tempMarker)\(getpid())-\(UUID().uuidString.prefix(8))")
-        do {
-            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
-        } catch {
-            throw PFError(.io, format: Self.format, "\(temporary.path): cannot create the temporary directory (\(error.localizedDescription))")
-        }
-        let session = WriteSession(temporary: temporary, schema: ParseNameCoding.encode(schema, policy: namePolicy))
+        let session = WriteSession(
+            temporary: temporary, schema: ParseNameCoding.encode(schema, policy: namePolicy), destination: destination,
+            foreign: entries.foreign, store: entries.store)
         encodedNames = ParseNameTally()
         if exists {
             cachedSchemaDocuments = nil
@@ -134,6 +182,7 @@ extension MongoShapeStore {
                 session.existingSchemaDocuments = try schemaDocuments()
             } catch {
                 try? FileManager.default.removeItem(at: temporary)
+                Destination.forget(temporary)
                 throw error
             }
             for (name, doc) in session.existingSchemaDocuments where metadataToWrite[name] == nil {
@@ -219,7 +268,7 @@ extension MongoShapeStore {
             for className in session.classesWithDuplicates { try keepLastOfEachId(className, session) }
             if FileManager.default.fileExists(atPath: directory.path) { try mergeExisting(into: session) }
             try writeSchema(session)
-            try swapIntoPlace(session.temporary)
+            try swapIntoPlace(session)
         } catch {
             abort()
             throw error
@@ -227,12 +276,15 @@ extension MongoShapeStore {
         encodedNames = session.tally
         self.session = nil
         cachedSchemaDocuments = nil
+        session.destination.release()
     }
 
     public func abort() {
         guard let session else { return }
         for output in session.outputs.values { output.discard() }
         try? FileManager.default.removeItem(at: session.temporary)
+        Destination.forget(session.temporary)
+        session.destination.release()
         self.session = nil
     }
 
@@ -257,7 +309,7 @@ extension MongoShapeStore {
     /// whose `_id` was not written again (join rows whose pair was not), then the new ones.
     private func mergeExisting(into session: WriteSession) throws(PFError) {
         let existing = try collectionFiles(in: directory)
-        for (name, url) in existing where name != "_SCHEMA" {
+        for (name, url) in existing where name != "_SCHEMA" && session.store.contains(url.lastPathComponent) {
             guard let output = session.outputs[name] else {
                 try copy(url, to: session.temporary.appendingPathComponent(url.lastPathComponent))
                 continue
@@ -290,12 +342,6 @@ extension MongoShapeStore {
             }
             try out.close()
             try replace(output.url, with: merged)
-        }
-        // Files that are not collections (a README, a mongodump manifest) are carried over.
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            for name in names where !name.hasSuffix(".json") && !name.hasPrefix(".") {
-                try copy(directory.appendingPathComponent(name), to: session.temporary.appendingPathComponent(name))
-            }
         }
     }
 
@@ -340,47 +386,20 @@ extension MongoShapeStore {
         try out.close()
     }
 
-    /// Puts the finished temporary directory where the store belongs: the old directory is
-    /// moved aside first and removed last, so a process killed in between leaves it to
-    /// ``begin(schema:)`` to put back.
-    private func swapIntoPlace(_ temporary: URL) throws(PFError) {
-        let fm = FileManager.default
-        guard fm.fileExists(atPath: directory.path) else {
-            try rename(temporary, to: directory)
-            return
+    /// Puts the finished temporary directory where the store belongs: foreign entries kept are
+    /// carried over untouched, files and directory get the modes of what they replace, and the
+    /// directory is swapped in (``Destination/swapDirectory(with:storeEntries:)``).
+    private func swapIntoPlace(_ session: WriteSession) throws(PFError) {
+        let written = Set((try? FileManager.default.contentsOfDirectory(atPath: session.temporary.path)) ?? [])
+        if let clash = session.foreign.first(where: { written.contains($0) }) {
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "\(location): holds \(clash), which is not part of the Mongo shape, and the import writes a file of that name; move it away first")
         }
-        let old = parent.appendingPathComponent("\(siblingPrefix)\(Self.oldMarker)\(getpid())-\(UUID().uuidString.prefix(8))")
-        try rename(directory, to: old)
-        do throws(PFError) {
-            try rename(temporary, to: directory)
-        } catch {
-            try? rename(old, to: directory)
-            throw error
-        }
-        try? fm.removeItem(at: old)
-    }
-
-    /// Removes temporary directories that killed runs left beside the store, and puts back a
-    /// store a run killed mid-commit had moved aside.
-    func cleanStaleSiblings() throws(PFError) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
-        for name in names.sorted() where name.hasPrefix(siblingPrefix + ".pfarchive-") {
-            let rest = name.dropFirst(siblingPrefix.count)
-            let isTemp = rest.hasPrefix(Self.tempMarker)
-            guard isTemp || rest.hasPrefix(Self.oldMarker) else { continue }
-            let pidText = rest.dropFirst(Self.tempMarker.count).prefix { $0 != "-" }
-            if let pid = Int32(pidText), pid != getpid(), Self.isAlive(pid) { continue }
-            let url = parent.appendingPathComponent(name)
-            if !isTemp, !FileManager.default.fileExists(atPath: directory.path) {
-                try rename(url, to: directory)
-            } else {
-                try? FileManager.default.removeItem(at: url)
-            }
-        }
-    }
-
-    static func isAlive(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        try session.destination.carryOver(session.foreign, from: directory, into: session.temporary)
+        let existing = FileManager.default.fileExists(atPath: directory.path) ? directory : nil
+        try Destination.settleDirectory(session.temporary, like: existing, skipping: Set(session.foreign), format: Self.format)
+        try session.destination.swapDirectory(with: session.temporary, storeEntries: session.store)
     }
 
     // MARK: - File helpers

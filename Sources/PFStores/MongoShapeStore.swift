@@ -68,6 +68,10 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     /// Files of the directory that are not Parse collections (skipped when reading).
     public private(set) var ignoredFiles: [String] = []
 
+    /// What ``begin(schema:)`` does with entries of the destination that are not collection
+    /// files (see Docs/Security.md, "Destinations"). Default: refuse.
+    public var foreignEntries: ForeignEntries = .refuse
+
     /// The writing in progress between ``begin(schema:)`` and ``commit()``/``abort()``.
     var session: WriteSession?
     /// The names the last write encoded.

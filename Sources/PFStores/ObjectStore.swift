@@ -110,7 +110,9 @@ public protocol ObjectStoreReader: AnyObject {
 /// exist stays absent and an existing one stays unchanged (writes go to a temporary sibling
 /// that is renamed into place, or into one database transaction). A process killed half way
 /// may leave only a temporary sibling or an uncommitted transaction, which the next run of
-/// the same import discards or completes.
+/// the same import discards or completes. A file-based writer holds the destination's lock
+/// from ``begin(schema:)`` to ``commit()`` or ``abort()`` and refuses a destination holding
+/// anything it did not write (``foreignEntries``); see ``Destination``.
 public protocol ObjectStoreWriter: AnyObject {
     /// Where the store is, for messages.
     var location: String { get }
@@ -147,6 +149,11 @@ public protocol ObjectStoreWriter: AnyObject {
 
     /// The names encoded by the last write (since ``begin(schema:)``), per class and field.
     var encodedNames: ParseNameTally { get }
+
+    /// What ``begin(schema:)`` does with what the destination holds that is not part of the
+    /// store: refuse it (the default), or carry it over untouched. Stores on a server, which
+    /// never touch what they did not write, ignore it.
+    var foreignEntries: ForeignEntries { get set }
 }
 
 extension ObjectStoreWriter {
@@ -154,6 +161,11 @@ extension ObjectStoreWriter {
     public var namePolicy: ParseNamePolicy { .unrestricted }
     /// Nothing encoded.
     public var encodedNames: ParseNameTally { ParseNameTally() }
+    /// Stores that write only their own tables leave foreign entries alone whatever is asked.
+    public var foreignEntries: ForeignEntries {
+        get { .refuse }
+        set {}
+    }
 }
 
 extension ParseSchema {

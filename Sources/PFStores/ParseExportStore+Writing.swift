@@ -17,19 +17,25 @@ import Darwin
 
 /// Writing a Parse export.
 ///
-/// Every class streams into its own `{"results":[…]}` file in a staging directory, the
-/// temporary sibling `.<name>.pfarchive-tmp`, as its batches arrive (a class is never held in
-/// memory); relations go to `_Join:<field>:<Class>.json` (rows `{"owningId","relatedId"}`), the
-/// schema to `_SCHEMA.json` (the REST `/schemas` shape). ``commit()`` then, when the
-/// destination already exists, merges it in (objects of the same objectId are replaced, others
-/// kept as they were, byte for byte; join rows are a set), and renames the staging directory
-/// into place — or, for a `.zip`, zips it into `.<name>.pfarchive-tmp.zip` and renames that
-/// over the destination. A directory destination is swapped in two renames through
-/// `.<name>.pfarchive-old`; ``begin(schema:)`` undoes what a killed run left (the old
-/// directory is put back, temporary siblings are removed).
+/// ``begin(schema:)`` claims the destination (``Destination``: its lock, and the removal of
+/// what killed runs left), refuses it when it holds anything that is not part of an export
+/// (unless ``foreignEntries`` is `.keep`), and creates a staging directory, the temporary
+/// sibling `.<name>.pfarchive-tmp-<pid>-<random>` (mode 0700 while it is written). Every class
+/// streams into its own `{"results":[…]}` file there as its batches arrive (a class is never
+/// held in memory); relations go to `_Join:<field>:<Class>.json` (rows
+/// `{"owningId","relatedId"}`), the schema to `_SCHEMA.json` (the REST `/schemas` shape).
+/// ``commit()`` then, when the destination already exists, merges it in (objects of the same
+/// objectId are replaced, others kept as they were, byte for byte; join rows are a set), gives
+/// files and directory the modes of what they replace, syncs them, and swaps the staging
+/// directory into place — or, for a `.zip`, zips it (inside the staging directory) and renames
+/// that over the destination. Foreign entries kept are carried over untouched.
 extension ParseExportStore {
     final class WriteState {
         let staging: URL
+        /// The claim on the destination (its lock), released at commit or abort.
+        let destination: Destination
+        /// The destination's own and foreign entries, found at begin.
+        let entries: ExportDestinationEntries
         var schema: ParseSchema
         /// The destination's layout when it existed at begin, to merge at commit.
         let previous: Layout?
@@ -44,8 +50,10 @@ extension ParseExportStore {
         /// Names encoded so far.
         var tally = ParseNameTally()
 
-        init(staging: URL, schema: ParseSchema, previous: Layout?) {
+        init(staging: URL, schema: ParseSchema, previous: Layout?, destination: Destination, entries: ExportDestinationEntries) {
             self.staging = staging
+            self.destination = destination
+            self.entries = entries
             self.schema = schema
             self.previous = previous
         }
@@ -61,7 +69,7 @@ extension ParseExportStore {
 
         init(url: URL) throws(PFError) {
             self.url = url
-            fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
                 throw PFError(.io, format: ParseExportStore.format, "cannot create \(url.path): \(String(cString: strerror(errno)))")
             }
@@ -112,43 +120,18 @@ extension ParseExportStore {
         }
     }
 
-    // MARK: Siblings
-
-    var stagingURL: URL { sibling(".pfarchive-tmp") }
-    var temporaryZipURL: URL { sibling(".pfarchive-tmp.zip") }
-    var previousURL: URL { sibling(".pfarchive-old") }
-
-    func sibling(_ suffix: String) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + suffix)
-    }
-
-    /// Puts back what a killed run left: a destination moved aside but not replaced comes
-    /// back; temporary siblings go.
-    func recoverSiblings() throws(PFError) {
-        let fm = FileManager.default
-        if fm.fileExists(atPath: previousURL.path) {
-            if fm.fileExists(atPath: url.path) {
-                try? fm.removeItem(at: previousURL)
-            } else {
-                do { try fm.moveItem(at: previousURL, to: url) } catch {
-                    throw PFError(.io, format: Self.format, "cannot restore \(url.path) from \(previousURL.path): \(error.localizedDescription)")
-                }
-            }
-        }
-        for stale in [stagingURL, temporaryZipURL] where fm.fileExists(atPath: stale.path) {
-            do { try fm.removeItem(at: stale) } catch {
-                throw PFError(.io, format: Self.format, "cannot remove the stale \(stale.path): \(error.localizedDescription)")
-            }
-        }
-    }
-
     // MARK: ObjectStoreWriter
 
     public func begin(schema: ParseSchema) throws(PFError) {
         abort()
-        try recoverSiblings()
+        let destination = try Destination.claim(url, format: Self.format)
         container = nil
+        excludedEntries = []
         forgetSchema()
+        let entries = try destinationEntries()
+        if let reason = entries.wholeForeign { throw destination.refusal(reason) }
+        try destination.refuse(entries.foreign, store: "a Parse export", policy: foreignEntries)
+        excludedEntries = Set(entries.foreign)
         var merged = ParseSchema()
         var previous: Layout?
         if FileManager.default.fileExists(atPath: url.path) {
@@ -156,12 +139,12 @@ extension ParseExportStore {
             merged = try self.schema()
         }
         merged.merge(schema, replacing: true)
-        do {
-            try FileManager.default.createDirectory(at: stagingURL, withIntermediateDirectories: true)
-        } catch {
-            throw PFError(.io, format: Self.format, "cannot create \(stagingURL.path): \(error.localizedDescription)")
+        let staging = destination.temporarySibling()
+        guard mkdir(staging.path, 0o700) == 0 else {
+            Destination.forget(staging)
+            throw PFError(.io, format: Self.format, "cannot create \(staging.path): \(POSIX.errorText())")
         }
-        writing = WriteState(staging: stagingURL, schema: merged, previous: previous)
+        writing = WriteState(staging: staging, schema: merged, previous: previous, destination: destination, entries: entries)
         encodedNames = ParseNameTally()
     }
 
@@ -215,10 +198,11 @@ extension ParseExportStore {
             for file in state.classFiles.values { try file.close() }
             for file in state.joinFiles.values { try file.close() }
             try writeSchema(state)
+            try checkForeignNames(state)
             if isZip {
                 try zipStaging(state)
             } else {
-                try swapInStaging()
+                try swapInStaging(state)
             }
         } catch {
             abort()
@@ -227,7 +211,9 @@ extension ParseExportStore {
         encodedNames = state.tally
         writing = nil
         container = nil
+        excludedEntries = []
         forgetSchema()
+        state.destination.release()
     }
 
     public func abort() {
@@ -242,7 +228,9 @@ extension ParseExportStore {
             _ = POSIX.close(file.fd)
         }
         try? FileManager.default.removeItem(at: state.staging)
-        try? FileManager.default.removeItem(at: temporaryZipURL)
+        Destination.forget(state.staging)
+        excludedEntries = []
+        state.destination.release()
     }
 
     // MARK: Staged files
@@ -385,42 +373,46 @@ extension ParseExportStore {
 
     // MARK: Putting in place
 
-    func swapInStaging() throws(PFError) {
-        let fm = FileManager.default
-        do {
-            if fm.fileExists(atPath: url.path) {
-                try fm.moveItem(at: url, to: previousURL)
-                try fm.moveItem(at: stagingURL, to: url)
-                try fm.removeItem(at: previousURL)
-            } else {
-                try fm.moveItem(at: stagingURL, to: url)
-            }
-        } catch {
-            // Put the destination back if it was moved aside.
-            if !fm.fileExists(atPath: url.path), fm.fileExists(atPath: previousURL.path) {
-                try? fm.moveItem(at: previousURL, to: url)
-            }
-            throw PFError(.io, format: Self.format, "cannot move the export into \(url.path): \(error.localizedDescription)")
+    /// A foreign entry kept must not collide with a file the export writes.
+    func checkForeignNames(_ state: WriteState) throws(PFError) {
+        guard !state.entries.foreign.isEmpty else { return }
+        let written = Set((try? FileManager.default.contentsOfDirectory(atPath: state.staging.path)) ?? [])
+        if let clash = state.entries.foreign.first(where: { written.contains($0) }) {
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "\(location): holds \(clash), which is not part of a Parse export, and the import writes a file of that name; move it away first")
         }
+    }
+
+    func swapInStaging(_ state: WriteState) throws(PFError) {
+        let destination = state.destination
+        try destination.carryOver(state.entries.foreign, from: url, into: state.staging)
+        let existing = FileManager.default.fileExists(atPath: url.path) ? url : nil
+        try Destination.settleDirectory(state.staging, like: existing, skipping: Set(state.entries.foreign), format: Self.format)
+        try destination.swapDirectory(with: state.staging, storeEntries: state.entries.store)
     }
 
     func zipStaging(_ state: WriteState) throws(PFError) {
         let fm = FileManager.default
-        try? fm.removeItem(at: temporaryZipURL)
+        // Written inside the staging directory (mode 0700), so nobody reads it half written.
+        let names = ((try? fm.contentsOfDirectory(atPath: state.staging.path)) ?? []).sorted()
+        let zip = state.staging.appendingPathComponent(".pfarchive-export.zip")
         do {
-            let archive = try Archive(url: temporaryZipURL, accessMode: .create)
-            let names = try fm.contentsOfDirectory(atPath: state.staging.path).sorted()
+            let archive = try Archive(url: zip, accessMode: .create)
             for name in names {
                 try archive.addEntry(with: name, relativeTo: state.staging, compressionMethod: .deflate,
                                      bufferSize: max(1 << 16, options.chunkSize))
             }
+            try carryOverZipMembers(state.entries.foreign, into: archive)
+        } catch let error as PFError {
+            throw error
         } catch {
-            throw PFError(.io, format: Self.format, "cannot write the zip \(temporaryZipURL.path): \(error)")
+            throw PFError(.io, format: Self.format, "cannot write the zip \(zip.path): \(error)")
         }
-        guard POSIX.rename(temporaryZipURL.path, url.path) == 0 else {
-            throw PFError(.io, format: Self.format, "cannot move the zip into \(url.path): \(String(cString: strerror(errno)))")
-        }
+        let existing = fm.fileExists(atPath: url.path) ? url : nil
+        try Destination.settle(zip, like: existing, format: Self.format)
+        try state.destination.replace(with: zip)
         try? fm.removeItem(at: state.staging)
+        Destination.forget(state.staging)
     }
 }
-

@@ -17,8 +17,9 @@ import PFParse
 /// not name; otherwise it is inferred from every row (see ``schema()``).
 ///
 /// Writing follows ``ObjectStoreWriter``'s contract: everything goes to a temporary sibling
-/// (`.<name>.pfarchive-tmp`) that ``commit()`` renames into place; see
-/// `ParseExportStore+Writing.swift`.
+/// (`.<name>.pfarchive-tmp-<pid>-<random>`) that ``commit()`` renames into place, under the
+/// destination's lock (``Destination``); a destination holding anything that is not part of an
+/// export is refused unless ``foreignEntries`` keeps it. See `ParseExportStore+Writing.swift`.
 public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
     public static let format = "Parse export"
@@ -96,6 +97,12 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     public internal(set) var encodedNames = ParseNameTally()
     /// Parse's rules: names they forbid are encoded (``PFParse/ParseNameCoding``).
     public var namePolicy: ParseNamePolicy { .parseExport }
+    /// Entries of the destination left out of reading: its foreign entries while writing.
+    var excludedEntries: Set<String> = []
+
+    /// What ``begin(schema:)`` does with entries of the destination that are not part of an
+    /// export (see Docs/Security.md, "Destinations"). Default: refuse.
+    public var foreignEntries: ForeignEntries = .refuse
 
     /// Opens an export for reading or writing. Nothing is read until asked; a path that does
     /// not exist yet is an empty store (to write).
@@ -116,7 +123,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     func opened() throws(PFError) -> ExportContainer? {
         if let container { return container }
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let opened = try ExportContainer(url: url, limits: options.limits)
+        let opened = try ExportContainer(url: url, limits: options.limits, excluding: excludedEntries)
         container = opened
         return opened
     }

@@ -67,7 +67,8 @@ struct Convert: ParsableCommand {
                 throw ValidationError("--container must be bplist, xmlplist, json or cbor.")
             }
         }
-        if outputFormat == nil {
+        // An OUTPUT naming a directory is refused by run() (exit 1), whatever its format.
+        if outputFormat == nil, !FileIO.namesDirectory(output) {
             throw ValidationError(
                 "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
         }
@@ -81,6 +82,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        if output != "-" { _ = try FileIO.outputFile(output) }
         var readOptions = reading.readOptions
         readOptions.decodePayloads = blobs.decodeBlobs
         // Parse class files are named <Class>.json; objects in them carry no className.

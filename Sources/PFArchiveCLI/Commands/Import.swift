@@ -23,6 +23,15 @@ struct Import: ParsableCommand {
             new DEST absent and an existing one unchanged. A killed import leaves only a \
             temporary file (or a journal SQLite rolls back); running it again completes it.
 
+            DEST is never cleaned out: a DEST holding anything pfarchive did not write (a \
+            notes.txt or a subfolder beside the class files, another member of a .zip, a \
+            table of another program in a .sqlite, a file that is not a store) is refused \
+            with exit status 1, naming the first such entry; --keep-foreign carries those \
+            entries over untouched instead. While an import writes a file-based DEST it \
+            holds a lock (.<name>.pfarchive-lock beside it): a second import into the same \
+            DEST fails at once ("DEST is being written by pfarchive pid N"). A replaced \
+            file or directory keeps its mode.
+
             With --rules FILE (a copy rules file, see Docs/GraphCopy.md) each object is \
             imported as the rules make it: Type.key and *.key rules leave fields out, set or \
             regenerate them, and drop Pointers and Relations (omit) or keep them only when the \
@@ -82,6 +91,9 @@ struct Import: ParsableCommand {
 
     @Flag(name: .long, help: "Refuse field names and nested keys DEST cannot hold instead of encoding them.")
     var strictNames = false
+
+    @Flag(name: .long, help: "Carry over untouched what DEST holds that is not part of its store (other files, zip members, tables), instead of refusing DEST.")
+    var keepForeign = false
 
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
@@ -148,6 +160,7 @@ struct Import: ParsableCommand {
         }
         var options = StoreImporter.Options(classes: wanted, batchSize: batchSize)
         options.strictNames = strictNames
+        if keepForeign { writer.foreignEntries = .keep }
         let importer = StoreImporter(options: options)
         var bar = CountingProgress()
         let report: StoreImporter.Report

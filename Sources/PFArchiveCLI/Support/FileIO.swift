@@ -57,32 +57,42 @@ enum FileIO {
     }
 
     /// Writes bytes to a file atomically (a temporary file in the same directory, then a
-    /// rename), or to standard output for `-`. On any failure the destination is untouched.
+    /// rename), or to standard output for `-`. On any failure the destination is untouched; a
+    /// replaced file keeps its mode (``Destination/writeFile(_:to:format:)``).
     static func writeAtomically(_ data: Data, to path: String) throws {
         if path == "-" {
             try StandardOutput.write(data)
             return
+        }
+        let url = try outputFile(path)
+        do {
+            try Destination.writeFile(data, to: url, format: "output", name: path)
+        } catch {
+            throw CLIFailure(error.message)
+        }
+    }
+
+    /// The URL of an OUTPUT file, refusing a path that names a directory: one ending in `/`,
+    /// or an existing directory (writing there would create a file named like the directory,
+    /// or fail late).
+    static func outputFile(_ path: String) throws -> URL {
+        if namesDirectory(path) {
+            throw CLIFailure("\(path): names a directory; OUTPUT must be a file path such as \((path as NSString).appendingPathComponent("out.json"))")
         }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { throw CLIFailure("\(path): the directory \(directory.path) does not exist") }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).pfarchive-\(UUID().uuidString).tmp")
-        do {
-            try data.write(to: temporary)
-            // rename(2) replaces the destination in one step on the same file system.
-            guard rename(temporary.path, url.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: temporary)
-                throw CLIFailure("\(path): cannot write: \(reason)")
-            }
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CLIFailure("\(path): cannot write: \(error.localizedDescription)")
-        }
+        return url
+    }
+
+    /// Whether a path names a directory: it ends in `/` (or `/.`, `/..`), or a directory is there.
+    static func namesDirectory(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        if path.hasSuffix("/") || path == "." || path == ".." || path.hasSuffix("/.") || path.hasSuffix("/..") { return true }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
 
@@ -100,19 +110,32 @@ extension FileIO {
                 throw CLIFailure("\(path): already exists; expected a new or empty directory")
             }
         }
-        let parent = url.deletingLastPathComponent()
-        let temporary = parent.appendingPathComponent(".\(url.lastPathComponent).pfarchive-\(UUID().uuidString).tmp")
+        let existing = manager.fileExists(atPath: path) ? url : nil
+        try? Destination.removeStaleSiblings(of: url.standardizedFileURL, locked: false)
+        let temporary = Destination.temporarySibling(of: url.standardizedFileURL)
+        defer { Destination.forget(temporary) }
         do {
-            try manager.createDirectory(at: temporary, withIntermediateDirectories: false)
-            for (name, data) in files { try data.write(to: temporary.appendingPathComponent(name)) }
-            if manager.fileExists(atPath: path) { try manager.removeItem(at: url) }
+            // Mode 0700 while it is written; each file, then the directory, gets the umask's
+            // mode (or the replaced empty directory's) and is synced before the rename.
+            guard mkdir(temporary.path, 0o700) == 0 else { throw CLIFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
+            for (name, data) in files {
+                let file = temporary.appendingPathComponent(name)
+                try data.write(to: file)
+                try Destination.settle(file, like: nil, format: "output")
+            }
+            try Destination.settle(temporary, like: existing, format: "output")
+            if existing != nil { try manager.removeItem(at: url) }
             guard rename(temporary.path, url.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 throw CLIFailure("\(path): cannot write: \(reason)")
             }
+            Destination.syncDirectory(url.deletingLastPathComponent())
         } catch let failure as CLIFailure {
             try? manager.removeItem(at: temporary)
             throw failure
+        } catch let error as PFError {
+            try? manager.removeItem(at: temporary)
+            throw CLIFailure("\(path): cannot write: \(error.message)")
         } catch {
             try? manager.removeItem(at: temporary)
             throw CLIFailure("\(path): cannot write: \(error.localizedDescription)")
