@@ -85,6 +85,18 @@ final class ExportContainer {
         files = byName.values.sorted { $0.name < $1.name }
     }
 
+    /// Any member of a zip by its path (also one that is not a class file), to read it
+    /// through ``forEachChunk(of:chunkSize:_:)``; `nil` when the zip has none (or this is a
+    /// directory).
+    func member(atPath path: String) -> File? {
+        guard case .zip(_, let archive) = kind else { return nil }
+        for (index, entry) in archive.enumerated() where entry.path == path {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            return File(name: name, path: path, size: Int(exactly: entry.uncompressedSize), entryIndex: index)
+        }
+        return nil
+    }
+
     /// Calls `body` with the file's bytes in chunks of at most `chunkSize` bytes.
     /// - Throws: ``PFCore/PFError`` with code `io` when reading fails, `limitExceeded` when a
     ///   zip entry inflates past its declared size, `maxDecompressedBytes` or

@@ -230,7 +230,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         }
         // A _Join collection declares its relation when _SCHEMA does not (its target unknown).
         for name in try collectionFiles(in: directory).keys {
-            guard let key = ParseRelationKey(joinClassName: name), schema.classes[key.owningClass]?[key.field] == nil else { continue }
+            guard let key = try relationKey(ofCollection: name), schema.classes[key.owningClass]?[key.field] == nil else { continue }
             schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation")
         }
         return schema
@@ -274,12 +274,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     public func relations() throws(PFError) -> [ParseRelationKey] {
         var keys = OrderedSet<ParseRelationKey>()
         for name in try collectionFiles(in: directory).keys {
-            if var key = ParseRelationKey(joinClassName: name) {
-                if try schemaDocuments()[key.owningClass].map(Self.namesEncoded) == true {
-                    key.field = ParseNameCoding.decodeField(key.field, policy: namePolicy)
-                }
-                keys.append(key)
-            }
+            if let key = try relationKey(ofCollection: name) { keys.append(key) }
         }
         let schema = try schema()
         for (className, fields) in schema.classes {
@@ -290,6 +285,16 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         return keys.sorted().map {
             ParseRelationKey(owningClass: $0.owningClass, field: $0.field, targetClass: schema.classes[$0.owningClass]?[$0.field]?.targetClass)
         }
+    }
+
+    /// The relation a `_Join:<field>:<Class>` collection holds, its field name decoded when the
+    /// class's `_SCHEMA` says pfarchive encoded names; `nil` for other collections.
+    private func relationKey(ofCollection name: String) throws(PFError) -> ParseRelationKey? {
+        guard var key = ParseRelationKey(joinClassName: name) else { return nil }
+        if try schemaDocuments()[key.owningClass].map(Self.namesEncoded) == true {
+            key.field = ParseNameCoding.decodeField(key.field, policy: namePolicy)
+        }
+        return key
     }
 
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {

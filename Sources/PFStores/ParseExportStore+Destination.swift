@@ -182,7 +182,9 @@ extension ParseExportStore {
             let permissions = (attributes[.posixPermissions] as? NSNumber).map { UInt16(truncatingIfNeeded: $0.intValue) }
             var bytes = Data()
             if entry.type != .directory {
-                let file = ExportContainer.File(name: path, path: path, size: Int(exactly: entry.uncompressedSize))
+                guard let file = container.member(atPath: path) else {
+                    throw PFError(.io, format: Self.format, "\(location): entry \(path) vanished from the zip")
+                }
                 try container.forEachChunk(of: file, chunkSize: options.chunkSize) { chunk throws(PFError) in
                     bytes.append(contentsOf: chunk)
                 }
