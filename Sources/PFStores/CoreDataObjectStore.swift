@@ -129,9 +129,10 @@ public final class CoreDataObjectStore: ObjectStoreReader {
 
     deinit { close() }
 
-    /// A row with the keyed-archive markers of decoded transformable values (`$class`, `$id`,
-    /// `$ref`, `$value`, which Parse reserves in nested keys) renamed to `__class`, `__id`,
-    /// `__ref` and `__value`. Other nested keys with `$` or `.` are left for Parse's check
+    /// A row with the keyed-archive markers of decoded transformable values (`$class`,
+    /// `$classes`, `$id`, `$ref`, `$value`, `$version`, and `$top` for an archive whose `$top`
+    /// is not just `root` — Parse reserves `$` in nested keys) renamed to `__class`, `__id`,
+    /// `__ref`, `__value`, `__top`, …. Other nested keys with `$` or `.` are left for Parse's check
     /// to report.
     static func parseSafe(_ row: PFValue) -> PFValue {
         guard case .dictionary(var fields) = row else { return row }
@@ -141,7 +142,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         return .dictionary(fields)
     }
 
-    private static let markers: Set<String> = ["$class", "$classes", "$id", "$ref", "$value"]
+    private static let markers: Set<String> = ["$class", "$classes", "$id", "$ref", "$value", "$version", "$top"]
 
     private static func needsRenaming(_ value: PFValue) -> Bool {
         switch value {

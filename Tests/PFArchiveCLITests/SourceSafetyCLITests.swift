@@ -22,6 +22,16 @@ import Testing
         return try NSKeyedArchiver.archivedData(withRootObject: NSData(data: inner), requiringSecureCoding: false)
     }
 
+    /// netusage's exact shape: the NSData under the `$top` key `opaque`, not `root`.
+    static func opaqueArchive() throws -> Data {
+        let dictionary: NSDictionary = ["confidence": NSNumber(value: 0.4), "level": NSNumber(value: 3), "label": "wifi"]
+        let inner = try NSKeyedArchiver.archivedData(withRootObject: dictionary, requiringSecureCoding: false)
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.encode(NSMutableData(data: inner), forKey: "opaque")
+        archiver.finishEncoding()
+        return archiver.encodedData
+    }
+
     static let innerMembers: [String: PFValue] = ["confidence": 0.4, "level": 3, "label": "wifi"]
 
     static func hasInnerMembers(_ value: PFValue?) -> Bool {
@@ -34,9 +44,10 @@ import Testing
             name: "Provisioning",
             attributes: [
                 .init("map", 1800, transformer: "NSSecureUnarchiveFromData"), .init("raw", 1000), .init("tag", 700),
+                .init("opaque", 1800),
             ],
             rows: [
-                ["map": .blob(blob), "raw": .blob(blob), "tag": .text("nested")],
+                ["map": .blob(blob), "raw": .blob(blob), "tag": .text("nested"), "opaque": .blob(try opaqueArchive())],
                 ["map": .null, "raw": .blob(Data([1, 2, 3])), "tag": .text("plain")],
             ])
         try CoreDataStoreBuilder.write([entity], to: url, wal: wal)
@@ -58,6 +69,8 @@ import Testing
         let first = try #require(objects.first { $0["objectId"] == "Provisioning-1" })
         #expect(Self.hasInnerMembers(first["map"]), "\(String(describing: first["map"]))")
         #expect(first["raw"] == .data(blob), "a Binary attribute keeps its bytes by default")
+        // The $top marker of an archive whose only $top key is not root is renamed like $class.
+        #expect(Self.hasInnerMembers(first["opaque"]?["__top"]?["opaque"]), "\(String(describing: first["opaque"]))")
 
         // import --decode-blobs: the Binary attribute is decoded too.
         let decodedOut = dir.appendingPathComponent("export-blobs")
