@@ -76,7 +76,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         while let row = try cursor.next() {
             let object: ParseObject
             do throws(PFError) {
-                object = try ParseObject(rest: Self.parseSafe(row), className: className, checkingNames: false)
+                object = try ParseObject(rest: row, className: className, checkingNames: false)
             } catch {
                 // The source is Core Data: Parse's rules judged the value, but the failure is
                 // the store's, so it is not reported under Parse's name.
@@ -128,43 +128,6 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     }
 
     deinit { close() }
-
-    /// A row with the keyed-archive markers of decoded transformable values (`$class`,
-    /// `$classes`, `$id`, `$ref`, `$value`, `$version`, and `$top` for an archive whose `$top`
-    /// is not just `root` — Parse reserves `$` in nested keys) renamed to `__class`, `__id`,
-    /// `__ref`, `__value`, `__top`, …. Other nested keys with `$` or `.` are left for Parse's check
-    /// to report.
-    static func parseSafe(_ row: PFValue) -> PFValue {
-        guard case .dictionary(var fields) = row else { return row }
-        for (key, value) in fields where Self.needsRenaming(value) {
-            fields[key] = renamingMarkers(value)
-        }
-        return .dictionary(fields)
-    }
-
-    private static let markers: Set<String> = ["$class", "$classes", "$id", "$ref", "$value", "$version", "$top"]
-
-    private static func needsRenaming(_ value: PFValue) -> Bool {
-        switch value {
-        case .dictionary(let d): d.keys.contains(where: markers.contains) || d.values.contains(where: needsRenaming)
-        case .array(let a): a.contains(where: needsRenaming)
-        default: false
-        }
-    }
-
-    private static func renamingMarkers(_ value: PFValue) -> PFValue {
-        // Recursive within the depth PFLimits allowed when the value was decoded.
-        switch value {
-        case .dictionary(let d):
-            var out = OrderedDictionary<String, PFValue>(minimumCapacity: d.count)
-            for (key, member) in d {
-                out[markers.contains(key) ? "__" + key.dropFirst() : key] = renamingMarkers(member)
-            }
-            return .dictionary(out)
-        case .array(let a): return .array(a.map(renamingMarkers))
-        default: return value
-        }
-    }
 
     /// The Parse type of a Core Data attribute type, or `nil` for types that are not stored.
     static func parseType(_ type: CoreDataAttributeType) -> String? {
