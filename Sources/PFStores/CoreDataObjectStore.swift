@@ -124,9 +124,10 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     deinit { close() }
 
     /// A row with the keyed-archive markers of decoded transformable values (`$class`, `$id`,
-    /// `$ref`, `$value`, which Parse reserves in nested keys) renamed to `__class`, `__id`,
-    /// `__ref` and `__value`. Other nested keys with `$` or `.` are left for Parse's check
-    /// to report.
+    /// `$ref`, `$value`) renamed to `__class`, `__id`, `__ref` and `__value`, and the data's own
+    /// keys that begin with `$` (which the keyed graph writes as `$$money` to tell them from
+    /// its markers) given back as they were (`$money`). Other names are kept as they are; a
+    /// destination that cannot hold them encodes them (``PFParse/ParseNameCoding``).
     static func parseSafe(_ row: PFValue) -> PFValue {
         guard case .dictionary(var fields) = row else { return row }
         for (key, value) in fields where Self.needsRenaming(value) {
@@ -139,7 +140,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
 
     private static func needsRenaming(_ value: PFValue) -> Bool {
         switch value {
-        case .dictionary(let d): d.keys.contains(where: markers.contains) || d.values.contains(where: needsRenaming)
+        case .dictionary(let d): d.keys.contains { markers.contains($0) || $0.hasPrefix("$$") } || d.values.contains(where: needsRenaming)
         case .array(let a): a.contains(where: needsRenaming)
         default: false
         }
@@ -151,7 +152,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         case .dictionary(let d):
             var out = OrderedDictionary<String, PFValue>(minimumCapacity: d.count)
             for (key, member) in d {
-                out[markers.contains(key) ? "__" + key.dropFirst() : key] = renamingMarkers(member)
+                let name = markers.contains(key) ? "__" + key.dropFirst() : key.hasPrefix("$$") ? String(key.dropFirst()) : key
+                out[name] = renamingMarkers(member)
             }
             return .dictionary(out)
         case .array(let a): return .array(a.map(renamingMarkers))

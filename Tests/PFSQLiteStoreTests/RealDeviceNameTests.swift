@@ -49,6 +49,8 @@ import Testing
             #expect(account[RealDeviceCoreData.longName] == .string("long value"))
             guard case .object(let properties)? = account["properties"] else { Issue.record("no properties"); return }
             #expect(properties["com.apple.Dataclass.Availability"] != nil)
+            // A key beginning with `$` is the data's own, not the keyed graph's escaped form.
+            #expect(properties["$money"] == .int(3))
             #expect(expected.1["_Join:_notes:Account"]?.count == 3)
 
             let openers = Self.openers()
