@@ -51,7 +51,7 @@ import Testing
             #expect(properties["com.apple.Dataclass.Availability"] != nil)
             // A key beginning with `$` is the data's own, not the keyed graph's escaped form.
             #expect(properties["$money"] == .int(3))
-            #expect(expected.1["_Join:_notes:Account"]?.count == 3)
+            #expect(expected.1["_Join:\(RealDeviceCoreData.notes):Account"]?.count == 3)
 
             let openers = Self.openers()
             let location = try StoreLocation.resolve(directory.appendingPathComponent(destination).path)
@@ -72,7 +72,7 @@ import Testing
                 #expect(fields["_DKApplicationActivityMetadataKey__contentDescription"]?.storedName
                     == "pf____DKApplicationActivityMetadataKey____contentDescription")
                 #expect(fields["properties"]?.nestedKeys == 6)
-                #expect(fields["_notes"]?.storedName == "pf____notes")
+                #expect(fields[RealDeviceCoreData.notes]?.storedName == "pf__" + RealDeviceCoreData.notes.replacingOccurrences(of: "_", with: "__"))
                 #expect(fields["pf__lookalike"]?.storedName == "pf__pf____lookalike")
                 #expect(fields["accountDescription"] == nil)
                 #expect(report.lines.contains { $0.hasPrefix("encoded name: Account.properties: 6 nested keys encoded") })
@@ -93,7 +93,7 @@ import Testing
             let rows = try String(contentsOf: export.appendingPathComponent("Account.json"), encoding: .utf8)
             #expect(rows.contains("pf__com_2e_apple_2e_Dataclass_2e_Availability"))
             #expect(!rows.contains("com.apple.Dataclass.Availability"))
-            #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("_Join:pf____notes:Account.json").path))
+            #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("_Join:pf__\(RealDeviceCoreData.notes.replacingOccurrences(of: "_", with: "__")):Account.json").path))
         }
     }
 
