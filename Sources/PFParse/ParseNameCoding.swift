@@ -406,8 +406,9 @@ extension ParseNameCoding {
         }
         guard changed else { return object }
         var copy = object
-        // Two originals never share an encoding, so the keys stay unique.
-        copy.fields = OrderedDictionary(uniqueKeysWithValues: zip(keys, values))
+        // Two originals share an encoding only when two shortened names hash alike; the
+        // store's table of originals then refuses the pair (never a trap here).
+        copy.fields = OrderedDictionary(zip(keys, values), uniquingKeysWith: { first, _ in first })
         if let order = copy.sourceKeyOrder { copy.sourceKeyOrder = order.map { renamed[$0] ?? $0 } }
         return copy
     }

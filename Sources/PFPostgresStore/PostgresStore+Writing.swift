@@ -50,7 +50,7 @@ extension PostgresStore {
                 #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#,
                 doing: "creating _SCHEMA")
             transaction?.existing = try schemaRows()
-            let schema = ParseNameCoding.encode(schema, policy: namePolicy)
+            let schema = storedSchema(schema)
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 try prepareClass(className, fields: fields)
             }
@@ -60,7 +60,7 @@ extension PostgresStore {
     public func extend(schema: ParseSchema) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in
-            let schema = ParseNameCoding.encode(schema, policy: namePolicy)
+            let schema = storedSchema(schema)
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 let known = transaction?.layouts[className]?.fields ?? [:]
                 let newFields = fields.filter { known[$0.key] == nil }
@@ -72,7 +72,13 @@ extension PostgresStore {
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         var tally = transaction?.tally ?? ParseNameTally()
-        let stored = objects.map { ParseNameCoding.encode($0, policy: namePolicy, tally: &tally) }
+        // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
+        // and the schema); reading adds them to every object again.
+        let stored = try objects.map { (object) throws(PFError) -> ParseObject in
+            let fields = object.fields.filter { if case .relation = $0.value { return false } else { return true } }
+            let kept = fields.count == object.fields.count ? object : try object.replacingFields(fields)
+            return ParseNameCoding.encode(kept, policy: namePolicy, tally: &tally)
+        }
         transaction?.tally = tally
         try rollingBack { () throws(PFError) in try insert(stored, className: className) }
     }
@@ -80,7 +86,7 @@ extension PostgresStore {
     public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         var stored = relation
-        stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+        stored.field = storedName(relation.field, relation: true, className: relation.owningClass)
         if stored.field != relation.field { transaction?.tally.field(relation.field, storedAs: stored.field, className: relation.owningClass) }
         try rollingBack { () throws(PFError) in try insert(rows, relation: stored) }
     }
@@ -121,6 +127,33 @@ extension PostgresStore {
         guard transaction != nil else { return }
         transaction = nil
         _ = try? session.query("ROLLBACK", doing: "rolling back")
+    }
+
+    // MARK: - Names
+
+    /// A field's name as stored: encoded for parse-server's rules and 63-byte identifiers,
+    /// and for a Relation short enough that its join table `_Join:<field>:<Class>` is too.
+    func storedName(_ name: String, relation: Bool, className: String) -> String {
+        var policy = namePolicy
+        if relation, let max = policy.maxFieldBytes {
+            policy.maxFieldBytes = Swift.max(24, max - "_Join::".utf8.count - className.utf8.count)
+        }
+        return ParseNameCoding.encodeField(name, policy: policy, className: className)
+    }
+
+    /// A schema with stored names, the encoded ones noted for the table of originals.
+    private func storedSchema(_ schema: ParseSchema) -> ParseSchema {
+        var out = ParseSchema()
+        for (className, fields) in schema.classes {
+            var stored = OrderedDictionary<String, ParseSchema.Field>()
+            for (name, field) in fields {
+                let storedName = storedName(name, relation: field.type == "Relation", className: className)
+                if storedName != name { transaction?.tally.field(name, storedAs: storedName, className: className) }
+                if stored[storedName] == nil { stored[storedName] = field }
+            }
+            out.classes[className] = stored
+        }
+        return out
     }
 
     // MARK: - Tables

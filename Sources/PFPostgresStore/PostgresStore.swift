@@ -239,7 +239,7 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
         var stored = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
         if try schemaRows()[relation.owningClass]?.originalNames != nil {
-            stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+            stored.field = storedName(relation.field, relation: true, className: relation.owningClass)
         }
         let table = stored.joinClassName
         guard try tableExists(table) else { return }

@@ -46,8 +46,13 @@ struct RealDeviceNamePostgresTests {
                 #expect(long.utf8.count == 63 && ParseNameCoding.isShortened(long))
                 #expect(try Self.fields(store) == expected)
                 let relation = try #require(try store.relations().first { $0.owningClass == "Account" })
-                #expect(relation.field == "_notes")
+                #expect(relation.field == RealDeviceCoreData.notes)
                 #expect(try store.joinRows(of: relation).count == 3)
+                // Its join table's name fits PostgreSQL's 63 bytes (the field is shortened).
+                let joins = try store.session.query(
+                    #"SELECT table_name::text FROM information_schema.tables WHERE table_name LIKE '\_Join:%'"#, doing: "test")
+                let names = try joins.map { try Array($0)[0].decode(String.self) }
+                #expect(names.count == 1 && names.allSatisfy { $0.utf8.count <= 63 && $0.hasPrefix("_Join:pf___l") }, "\(names)")
                 // The original names are in _SCHEMA for any reader.
                 let rows = try store.session.query(#"SELECT "schema"::text FROM "_SCHEMA" WHERE "className" = 'Account'"#, doing: "test")
                 let text = try #require(rows.first.map { try Array($0)[0].decode(String.self) })
@@ -59,6 +64,9 @@ struct RealDeviceNamePostgresTests {
                 _ = try StoreImporter().run(from: store, to: ParseExportStore(url: export))
                 let back = ParseExportStore(url: export)
                 #expect(try Self.fields(back) == expected)
+                let backRelation = try #require(try back.relations().first { $0.owningClass == "Account" })
+                #expect(backRelation.field == RealDeviceCoreData.notes)
+                #expect(try back.joinRows(of: backRelation).count == 3)
             }
         }
     }

@@ -8,8 +8,10 @@ import PFArchive
 /// named like knowledgeC's `_DKApplicationActivityMetadataKey__contentDescription`, attribute
 /// names with a leading underscore, `$`, non-ASCII letters, reserved words, one that looks
 /// encoded, one longer than PostgreSQL's 63 bytes, and a to-many relationship whose name
-/// starts with `_`.
+/// starts with `_` and whose join table name is longer than 63 bytes.
 public enum RealDeviceCoreData {
+    /// The to-many relationship: its join table `_Join:<name>:Account` is longer than 63 bytes.
+    public static let notes = "_notesThatBelongToThisAccountOnThisDeviceAndMakeTheJoinTableLong"
     /// The long attribute name (70 bytes).
     public static let longName = "attribute" + String(repeating: "WithAVeryLongName", count: 3) + "ThatPostgresCannotHoldAsIs"
 
@@ -31,13 +33,13 @@ public enum RealDeviceCoreData {
                     CoreDataAttribute(name: longName, type: .string, declaredBy: "Account"),
                 ],
                 relationships: [
-                    CoreDataRelationship(name: "_notes", destination: "Note", inverse: "account", isToMany: true, declaredBy: "Account")
+                    CoreDataRelationship(name: notes, destination: "Note", inverse: "account", isToMany: true, declaredBy: "Account")
                 ]),
             CoreDataEntity(
                 name: "Note",
                 attributes: [CoreDataAttribute(name: "title", type: .string, declaredBy: "Note")],
                 relationships: [
-                    CoreDataRelationship(name: "account", destination: "Account", inverse: "_notes", isToMany: false, declaredBy: "Note")
+                    CoreDataRelationship(name: "account", destination: "Account", inverse: notes, isToMany: false, declaredBy: "Note")
                 ]),
         ],
         source: .modelCache)
