@@ -89,13 +89,17 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         StoreLocation.redacted(text)
     }
 
-    /// The URL with `@` in its user information percent-encoded, so a password holding an
-    /// unescaped `@` (`alice:p@ss@host`) is read whole: the user information ends at the last
-    /// `@` before the query (``PFStores/StoreLocation/URLParts``).
+    /// The URL with its password percent-encoded where it holds what a URL may not (`@`,
+    /// `/`, a space, …), so a password such as `p@ss/w0rd` in `alice:p@ss/w0rd@host` is read
+    /// whole: the user information ends at the last `@` before the query
+    /// (``PFStores/StoreLocation/URLParts``). `%` is kept, so an encoded password stays as it is.
     static func escapingUserInfo(_ text: String) -> String {
-        guard let parts = StoreLocation.URLParts(text), let userInfo = parts.userInfo, userInfo.contains("@"), parts.passwordColon != nil
-        else { return text }
-        var out = parts.scheme + userInfo.replacingOccurrences(of: "@", with: "%40") + "@" + parts.hostAndPath
+        guard let parts = StoreLocation.URLParts(text), let userInfo = parts.userInfo, let colon = parts.passwordColon else { return text }
+        var allowed = CharacterSet.urlPasswordAllowed
+        allowed.insert("%")
+        let password = String(userInfo[userInfo.index(after: colon)...])
+        guard let encoded = password.addingPercentEncoding(withAllowedCharacters: allowed), encoded != password else { return text }
+        var out = parts.scheme + userInfo[..<colon] + ":" + encoded + "@" + parts.hostAndPath
         if let query = parts.query { out += "?" + query }
         if let fragment = parts.fragment { out += "#" + fragment }
         return out

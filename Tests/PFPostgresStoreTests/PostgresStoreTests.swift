@@ -113,6 +113,8 @@ enum Sample {
     @Test func aPasswordWithAnAtSignOrInTheQueryIsReadWholeAndNeverPrinted() throws {
         let at = try PostgresURL("postgres://alice:p@ssW0rd@db.example.com/app")
         #expect(at.username == "alice" && at.password == "p@ssW0rd" && at.host == "db.example.com" && at.database == "app")
+        let slash = try PostgresURL("postgres://alice:p@ss/w0 rd%21@db.example.com:6543/app")
+        #expect(slash.password == "p@ss/w0 rd!" && slash.host == "db.example.com" && slash.port == 6543 && slash.database == "app")
         let query = try PostgresURL("postgresql://alice@db.example.com/app?sslmode=disable&password=hunter2")
         #expect(query.password == "hunter2" && query.sslMode == "disable")
         #expect(!query.description.contains("hunter2") && !at.description.contains("ssW0rd"))
