@@ -635,7 +635,13 @@ final class Interruption: @unchecked Sendable {
             interrupted = true
             return (paths, locks)
         }
-        for path in files { try? FileManager.default.removeItem(atPath: path) }
+        for path in files {
+            // Renamed first, in one step: the work may be renaming the same staging into
+            // place right now, and a recursive removal by path would then empty the
+            // destination. Whichever rename comes first wins; the other fails.
+            let doomed = path + "-interrupted"
+            if POSIX.rename(path, doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }
+        }
         for path in lockFiles { unlink(path) }
     }
 }

@@ -258,6 +258,24 @@ import Darwin
         #expect(Self.mode(fresh) == Destination.newFileMode)
     }
 
+    @Test func newOutputsGetTheUmasksModeNotAFixedOne() throws {
+        let scene = try Scene()
+        let source = try scene.source("a", count: 3)
+        // umask 002 (group-writable, as many systems set it): new files 0664, directories 0775.
+        for dest in ["export", "new.sqlite", "out.jsonl", "out.archive"] {
+            let run = try Peers.python(
+                "import os, sys; os.umask(0o002); os.environ['SWIFT_BACKTRACE'] = 'enable=no'; os.execv(sys.argv[1], sys.argv[1:])",
+                [CLI.executable.path, "import", source.path, scene.path(dest).path])
+            #expect(run.status == 0, "\(dest): \(run.stderr)")
+        }
+        #expect(Self.mode(scene.path("new.sqlite")) == 0o664)
+        #expect(Self.mode(scene.path("out.archive")) == 0o664)
+        for dir in ["export", "out.jsonl"] {
+            #expect(Self.mode(scene.path(dir)) == 0o775, "\(dir)")
+            #expect(Self.mode(scene.path(dir).appendingPathComponent("Item.json")) == 0o664, "\(dir)")
+        }
+    }
+
     @Test func importIntoAnExistingExportKeepsItsModes() throws {
         let scene = try Scene()
         let source = try scene.source("a", count: 3)
