@@ -218,6 +218,19 @@ import Testing
         #expect(okImport.status == 0, "\(okImport.stderr)")
     }
 
+    /// A single class file: its objects' fields and Parse's built-in fields are its keys.
+    @Test func aClassFileIsCheckedToo() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("Post.json")
+        try Data(#"{"results":[{"objectId":"a","title":"x"}]}"#.utf8).write(to: file)
+        let rules = dir.appendingPathComponent("rules.json")
+        try Data(#"{"profiles":{"p":{"attributes":{"Post.ACL":"omit","Post.titel":"omit"}}}}"#.utf8).write(to: rules)
+        let result = try CLI.run(["copy", file.path, dir.appendingPathComponent("out.json").path, "--rules", rules.path, "--profile", "p"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(#"profiles.p.attributes["Post.titel"]: Post has no key titel (known: ACL, createdAt, objectId, title, updatedAt)"#), "\(result.stderr)")
+    }
+
     // MARK: - Failure 4: relation targets inferred, every writer readable
 
     /// An export without `_SCHEMA.json` whose relation lives only in its join file goes into
