@@ -247,6 +247,9 @@ struct ClassLayout {
         specs["updatedAt"] = ["type": "Date"]
         for (name, field) in fields {
             if isUser, name == Self.passwordField { continue }
+            // parse-server wants a Relation's targetClass; one that is unknown is declared by
+            // its join table alone (which the reader lists).
+            if field.type == "Relation", field.targetClass?.isEmpty ?? true { continue }
             var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
             if let target = field.targetClass { spec["targetClass"] = .string(target) }
             specs[name] = .dictionary(spec)

@@ -174,6 +174,25 @@ import Testing
         #expect(Set(try members(all, owner: "Team", target: "Player", field: "members")) == Self.members)
     }
 
+    /// `_SCHEMA.json` declares a relation too (with its target, so nothing is inferred), and
+    /// a class it names without a file; the copy keeps both and the schema file as it was.
+    @Test func theSchemaFileDeclaresRelationsAndIsKept() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export")
+        try writeQuirkyExport(to: export)
+        try FileManager.default.removeItem(at: export.appendingPathComponent("_Join\u{A789}members\u{A789}Team.json"))
+        let schema = Data(#"{"results":[{"className":"Team","fields":{"name":{"type":"String"},"members":{"type":"Relation","targetClass":"Player"}}},{"className":"Ghost","fields":{}}]}"#.utf8)
+        try schema.write(to: export.appendingPathComponent("_SCHEMA.json"))
+        let out = dir.appendingPathComponent("out")
+        let result = try CLI.run(["copy", export.path, out.path, "--profile", "duplicate"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdoutText.contains("_Join:members:Team: target"), "the schema names the target")
+        #expect(try Data(contentsOf: out.appendingPathComponent("_SCHEMA.json")) == schema)
+        #expect(try rows(out.appendingPathComponent("Ghost.json")).isEmpty)
+        #expect(try rows(out.appendingPathComponent("_Join:members:Team.json")).isEmpty, "declared, with no rows")
+    }
+
     // MARK: - Failure 3: rules checked against the input
 
     /// A rule naming a key or class the input does not have is an error naming its JSON path,
@@ -216,6 +235,19 @@ import Testing
         #expect(ok.status == 0, "\(ok.stderr)")
         let okImport = try CLI.run(["import", export.path, dir.appendingPathComponent("ok.sqlite").path, "--rules", good.path, "--profile", "p"])
         #expect(okImport.status == 0, "\(okImport.stderr)")
+    }
+
+    /// A single class file: its objects' fields and Parse's built-in fields are its keys.
+    @Test func aClassFileIsCheckedToo() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("Post.json")
+        try Data(#"{"results":[{"objectId":"a","title":"x"}]}"#.utf8).write(to: file)
+        let rules = dir.appendingPathComponent("rules.json")
+        try Data(#"{"profiles":{"p":{"attributes":{"Post.ACL":"omit","Post.titel":"omit"}}}}"#.utf8).write(to: rules)
+        let result = try CLI.run(["copy", file.path, dir.appendingPathComponent("out.json").path, "--rules", rules.path, "--profile", "p"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(#"profiles.p.attributes["Post.titel"]: Post has no key titel (known: ACL, createdAt, objectId, title, updatedAt)"#), "\(result.stderr)")
     }
 
     // MARK: - Failure 4: relation targets inferred, every writer readable

@@ -73,3 +73,53 @@ import Testing
         #expect(none.objects.count == 4)
     }
 }
+
+/// Over generated stores written Parse.com's way (no Relation field in the rows, no schema
+/// naming the targets), a deep copy keeps every join row whose owner is in the set, and a
+/// duplicate keeps as many, with both sides renamed where the objects were copied.
+@Suite struct JoinOnlyRelationPropertyTests {
+    @Test func everyJoinRowSurvivesDeepAndDuplicate() async {
+        await propertyCheck(count: 60, input: StoreGen.store()) { generated in
+            do {
+                var objects: [ParseObject] = []
+                for object in generated.objects {
+                    objects.append(try object.replacingFields(object.fields.filter { if case .relation = $0.value { false } else { true } }))
+                }
+                var owners: [String: Set<String>] = [:]
+                for object in objects { if let id = object.objectId { owners[object.className, default: []].insert(id) } }
+                var relations: [ParseRelationRows] = []
+                var kept: [String: Set<ParseJoinRow>] = [:]
+                for (key, rows) in generated.joinRows.sorted(by: { $0.key < $1.key }) {
+                    relations.append(ParseRelationRows(owningClass: key.owningClass, field: key.field, rows: rows))
+                    kept[key.joinClassName] = Set(rows.filter { owners[key.owningClass]?.contains($0.owningId) == true })
+                }
+                let set = ParseObjectSet(objects: objects, relations: relations)
+                for finding in ParseGraph.relationTargets(set) {
+                    if let target = finding.relation.targetClass {
+                        let declared = generated.schema.classes[finding.relation.owningClass]?[finding.relation.field]?.targetClass
+                        #expect(declared == nil || declared == target, "\(finding)\n\(generated)")
+                    }
+                }
+                let (graph, _) = try ParseGraph.graph(set)
+                for profile in [CopyProfile.deep, .duplicate] {
+                    let result = try GraphCopier(profile: profile, seed: 9).copy(graph)
+                    let nodes = (result.originalCount..<result.graph.nodes.count).filter { if case .object = result.graph.nodes[$0] { true } else { false } }
+                    let out = try ParseGraph.objectSet(result.graph, nodes: nodes)
+                    #expect(out.objects.allSatisfy { o in !o.fields.values.contains { if case .relation = $0 { true } else { false } } }, "no Relation field added")
+                    var rows: [String: [ParseJoinRow]] = [:]
+                    for relation in out.relations { rows[relation.joinClassName, default: []] += relation.rows }
+                    for (name, expected) in kept where !expected.isEmpty {
+                        if profile.name == "deep" {
+                            #expect(Set(rows[name] ?? []) == expected, "\(name)\n\(generated)")
+                        } else {
+                            #expect(Set(rows[name] ?? []).count == expected.count, "\(name)\n\(generated)")
+                            #expect((rows[name] ?? []).allSatisfy { row in owners.values.allSatisfy { !$0.contains(row.owningId) } }, "owners renamed")
+                        }
+                    }
+                }
+            } catch {
+                Issue.record("\(error)\n\(generated)")
+            }
+        }
+    }
+}

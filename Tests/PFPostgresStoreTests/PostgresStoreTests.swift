@@ -175,6 +175,26 @@ enum Sample {
 
 @Suite(.enabled(if: TestServer.available, TestServer.skipReason))
 struct PostgresStoreServerTests {
+    /// A Relation whose target class is unknown (nothing could infer it) is not written to
+    /// `_SCHEMA` without a targetClass; its join table declares it and keeps its rows.
+    @Test func aRelationWithAnUnknownTargetKeepsItsRows() throws {
+        let post = try ParseObject(className: "Post", objectId: "p1", fields: ["title": .string("x")])
+        let fans = ParseRelationKey(owningClass: "Post", field: "fans")
+        var schema = ParseSchema()
+        schema.classes["Post"] = ["title": .init("String"), "fans": .init("Relation")]
+        let rows = [ParseJoinRow(owningId: "p1", relatedId: "gone1"), ParseJoinRow(owningId: "p1", relatedId: "gone2")]
+        let source = MemoryStore(objects: [post], joinRows: [fans: rows], schema: schema)
+        try TestServer.withDatabase { url in
+            let store = try PostgresStore.open(url: url)
+            defer { store.close() }
+            try copy(source, into: store)
+            #expect(try store.relations() == [fans])
+            #expect(try Set(store.joinRows(of: fans)) == Set(rows))
+            let layout = try #require(try store.schemaRows()["Post"])
+            if case .dictionary(let specs)? = layout.schemaDocument.dictionaryValue?["fields"] { #expect(specs["fans"] == nil) }
+        }
+    }
+
     @Test func everyFieldTypeRoundTrips() throws {
         let source = try Sample.store()
         try TestServer.withDatabase { url in

@@ -183,7 +183,9 @@ struct Copy: ParsableCommand {
                     }
                 }
                 let graph = try ParseGraph.graph(ParseObjectSet(objects: objects)).graph
-                return Source(graph: graph, form: .parseFile(shape: shape, className: className))
+                var known = CopyInputShape(graph: graph)
+                known.add(schema: ParseSchema(OrderedDictionary(uniqueKeysWithValues: Set(objects.map(\.className)).map { ($0, [:]) })))
+                return Source(graph: graph, form: .parseFile(shape: shape, className: className), shape: known)
             }
             return Source(graph: try KeyedGraph(json: value), form: .json)
         } catch {
