@@ -110,10 +110,15 @@ import Darwin
     /// The Items (id → src) and join rows of any store, read back through `pfarchive import`
     /// into an export (which also proves the store is readable, not corrupt).
     static func contents(of dest: URL, in scene: Scene) throws -> (items: [String: String], joins: Set<String>) {
+        try contents(ofStore: dest.path, in: scene)
+    }
+
+    /// ``contents(of:in:)`` for any store argument (a path or a `postgres://` URL).
+    static func contents(ofStore dest: String, in scene: Scene) throws -> (items: [String: String], joins: Set<String>) {
         let check = scene.path("check-\(UUID().uuidString.prefix(6))")
         defer { try? FileManager.default.removeItem(at: check) }
-        let run = try CLI.run(["import", dest.path, check.path])
-        #expect(run.status == 0, "reading \(dest.lastPathComponent) back: \(run.stderr)")
+        let run = try CLI.run(["import", dest, check.path])
+        #expect(run.status == 0, "reading \(dest) back: \(run.stderr)")
         let store = ParseExportStore(url: check)
         var items: [String: String] = [:]
         for object in try store.objects(in: "Item") {
@@ -173,6 +178,44 @@ import Darwin
                 let left = Set(scene.names()).subtracting(kinds).subtracting(sources.values.map(\.lastPathComponent) + [seed.lastPathComponent])
                 #expect(left.isEmpty, "\(kind) round \(round): left beside it: \(left)")
             }
+        }
+    }
+
+    /// The PostgreSQL server of scripts/test.sh, when there is one.
+    static let postgresServer = ProcessInfo.processInfo.environment["PFARCHIVE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    /// PostgreSQL merges by objectId in one transaction per import: imports started together
+    /// into one new database each complete or fail cleanly (one line, exit 1), and the database
+    /// holds exactly the union of the completed ones, readable, never a mixture.
+    @Test(.enabled(if: postgresServer != nil, "needs PFARCHIVE_POSTGRES_URL (scripts/test.sh starts a server)"))
+    func concurrentImportsIntoOnePostgreSQLDatabaseGiveTheUnionOfTheCompletedImports() throws {
+        guard let server = Self.postgresServer, let slash = server.range(of: "/", options: .backwards) else { return }
+        let scene = try Scene()
+        let tags = ["a", "b", "c"]
+        var sources: [String: URL] = [:]
+        for tag in tags { sources[tag] = try scene.source(tag, count: 40) }
+        for round in 0 ..< 3 {
+            let database = "pfa_concurrent_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
+            let created = try Peers.run("/usr/bin/env", ["psql", server, "-qc", "CREATE DATABASE \(database)"])
+            #expect(created.status == 0, "\(created.stderr)")
+            defer { _ = try? Peers.run("/usr/bin/env", ["psql", server, "-qc", "DROP DATABASE IF EXISTS \(database)"]) }
+            let dest = String(server[..<slash.upperBound]) + database
+            let results = try Self.runTogether(tags.map { ["import", sources[$0]?.path ?? "", dest, "--jobs", "1"] }, in: scene)
+            var union: (items: [String: String], joins: Set<String>) = ([:], [])
+            for (tag, result) in zip(tags, results) {
+                if result.status == 0 {
+                    for i in 0 ..< 40 {
+                        union.items["\(tag)-\(i)"] = tag
+                        union.joins.insert("\(tag)-\(i)>\(tag)-0")
+                    }
+                } else {
+                    #expect(result.status == 1 && result.stderr.split(separator: "\n").count == 1, "round \(round): \(result.stderr)")
+                }
+            }
+            #expect(!union.items.isEmpty, "round \(round): no import completed: \(results.map(\.stderr))")
+            let found = try Self.contents(ofStore: dest, in: scene)
+            #expect(found.items == union.items, "round \(round): found \(found.items.count) items, expected \(union.items.count)")
+            #expect(found.joins == union.joins, "round \(round)")
         }
     }
 
