@@ -104,6 +104,9 @@ enum ParseFailure {
 struct ParseContext: Sendable {
     var className: String?
     var objectId: String?
+    /// Whether field names and nested keys must follow Parse's rules (``ParseRules``); off
+    /// for objects read from a store that may hold any name (Core Data, a keyed archive).
+    var checksNames = true
 
     static let none = ParseContext()
 

@@ -20,14 +20,30 @@ extension ParseObject {
         try self.init(restInput: rest, className: className)
     }
 
+    /// Reads an object from Parse's REST JSON, optionally with names Parse forbids.
+    /// - Parameters:
+    ///   - rest: the JSON object.
+    ///   - className: the class, or `nil` to take it from the object's `className` key.
+    ///   - checkingNames: `false` to accept any field name and nested key (`_private`,
+    ///     `a.b`, `$x`, non-ASCII), as stores that may hold any name need; a destination that
+    ///     cannot hold them encodes them (``ParseNameCoding``). The class name is checked
+    ///     either way.
+    /// - Throws: as ``init(rest:className:)``.
+    public init(rest: PFValue, className: String? = nil, checkingNames: Bool) throws(PFError) {
+        try self.init(restInput: rest, className: className, checkingNames: checkingNames)
+    }
+
     init(decoding d: OrderedDictionary<String, PFValue>, className given: String?, path: PFCodingPath) throws(PFError) {
         try self.init(decodingMembers: PFValue.dictionary(d), className: given, path: path)
     }
 
     /// Reads the members of a REST object (a ``PFCore/PFValue`` dictionary or an object node).
-    init<Input: ParseRESTInput>(decodingMembers d: Input, className given: String?, path: PFCodingPath) throws(PFError) {
+    init<Input: ParseRESTInput>(
+        decodingMembers d: Input, className given: String?, path: PFCodingPath, checkingNames: Bool = true
+    ) throws(PFError) {
         let objectIdValue = d.restMember("objectId")
         var context = ParseContext(className: given, objectId: objectIdValue?.restString)
+        context.checksNames = checkingNames
         var className = given
         if let named = d.restMember("className") {
             guard case .string(let name) = named.restCase else {
@@ -83,7 +99,7 @@ extension ParseObject {
             case .acl?:
                 acl = try ParseACL(rest: value, path: here(), context: context)
             case nil:
-                if let problem = ParseRules.fieldNameProblem(key, className: className) {
+                if context.checksNames, let problem = ParseRules.fieldNameProblem(key, className: className) {
                     throw ParseFailure.make(.invalidFieldName, problem, path: here(), context: context)
                 }
                 fieldValues.append(try ParseValue.decode(value, path: here(), context: context))

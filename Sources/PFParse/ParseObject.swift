@@ -68,8 +68,28 @@ public struct ParseObject: Sendable {
         className: String, objectId: String?, createdAt: Date? = nil, updatedAt: Date? = nil, acl: ParseACL? = nil,
         fields: OrderedDictionary<String, ParseValue>
     ) throws(PFError) {
+        try self.init(
+            className: className, objectId: objectId, createdAt: createdAt, updatedAt: updatedAt, acl: acl, fields: fields,
+            checkingNames: true)
+    }
+
+    /// Makes an object with data, optionally with field names Parse forbids.
+    /// - Parameters:
+    ///   - className: the class.
+    ///   - objectId: the id.
+    ///   - createdAt: creation time.
+    ///   - updatedAt: last update time.
+    ///   - acl: the ACL.
+    ///   - fields: the fields.
+    ///   - checkingNames: `false` to accept field names Parse forbids, as a store that may
+    ///     hold any name needs (``ParseNameCoding``).
+    /// - Throws: ``PFError`` with Parse code 103 for the class name or 105 for a field name.
+    public init(
+        className: String, objectId: String?, createdAt: Date? = nil, updatedAt: Date? = nil, acl: ParseACL? = nil,
+        fields: OrderedDictionary<String, ParseValue>, checkingNames: Bool
+    ) throws(PFError) {
         try ParseRules.checkClassName(className)
-        for key in fields.keys { try ParseRules.checkFieldName(key, className: className) }
+        if checkingNames { for key in fields.keys { try ParseRules.checkFieldName(key, className: className) } }
         self.className = className
         self.objectId = objectId
         self.createdAt = createdAt.map(ParseDate.rounded)

@@ -28,6 +28,18 @@ extension ParseValue {
         self = try ParseValue.decode(rest, path: .root, context: .none)
     }
 
+    /// Reads a value from its REST JSON form, optionally with nested keys Parse forbids.
+    /// - Parameters:
+    ///   - rest: the JSON value.
+    ///   - checkingNames: `false` to accept any nested key (`$`, `.`), as stores that may
+    ///     hold any name need (see ``ParseNameCoding``).
+    /// - Throws: as ``init(rest:)``.
+    public init(rest: PFValue, checkingNames: Bool) throws(PFError) {
+        var context = ParseContext.none
+        context.checksNames = checkingNames
+        self = try ParseValue.decode(rest, path: .root, context: context)
+    }
+
     /// Reads a value from either REST input. The path is built only when an error needs it
     /// (an allocation per member otherwise).
     static func decode<Input: ParseRESTInput>(_ value: Input, path: @autoclosure () -> PFCodingPath,
@@ -59,7 +71,7 @@ extension ParseValue {
             var out = OrderedDictionary<String, ParseValue>()
             out.reserveCapacity(value.restCount)
             try value.forEachRESTMember { (key: String, member: Input) throws(PFError) in
-                if key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
+                if context.checksNames, key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
                     throw ParseFailure.make(.invalidNestedKey, problem, path: path().appending(key: key), context: context)
                 }
                 out[key] = try decode(member, path: path().appending(key: key), context: context)
@@ -152,7 +164,7 @@ extension ParseValue {
             }
             return .polygon(ParsePolygon(coordinates: points))
         case "Object":
-            return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path()))
+            return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path(), checkingNames: context.checksNames))
         default:
             return nil
         }

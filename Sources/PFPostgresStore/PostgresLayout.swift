@@ -148,6 +148,9 @@ struct ClassLayout {
     var numberKinds: [String: NumberKind]
     /// The `_SCHEMA` document as read (kept so that class-level permissions and indexes survive).
     var document: OrderedDictionary<String, PFValue>
+    /// Encoded field names and their originals (``PFParse/ParseNameCoding``), kept in the
+    /// note as `names`; `nil` when no name of the class was encoded.
+    var originalNames: [String: String]?
 
     var isUser: Bool { className == "_User" }
 
@@ -207,6 +210,11 @@ struct ClassLayout {
                 if let s = value.stringValue, let kind = NumberKind(rawValue: s) { numberKinds[name] = kind }
             }
         }
+        if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let names)? = note["names"] {
+            var table: [String: String] = [:]
+            for (stored, original) in names { if let o = original.stringValue { table[stored] = o } }
+            originalNames = table
+        }
     }
 
     /// A new class.
@@ -254,11 +262,18 @@ struct ClassLayout {
         }
         doc["fields"] = .dictionary(specs)
         if doc["classLevelPermissions"] == nil { doc["classLevelPermissions"] = Self.defaultCLPs }
+        var note = OrderedDictionary<String, PFValue>()
         if !numberKinds.isEmpty {
             var kinds = OrderedDictionary<String, PFValue>()
             for name in numberKinds.keys.sorted() { kinds[name] = .string(numberKinds[name]?.rawValue ?? "mixed") }
-            doc[Self.noteKey] = ["numberKinds": .dictionary(kinds)]
+            note["numberKinds"] = .dictionary(kinds)
         }
+        if let originalNames {
+            var names = OrderedDictionary<String, PFValue>()
+            for stored in originalNames.keys.sorted() { names[stored] = .string(originalNames[stored] ?? stored) }
+            note["names"] = .dictionary(names)
+        }
+        if !note.isEmpty { doc[Self.noteKey] = .dictionary(note) }
         return .dictionary(doc)
     }
 }

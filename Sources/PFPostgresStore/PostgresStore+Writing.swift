@@ -13,6 +13,8 @@ struct WriteState {
     var existing: OrderedDictionary<String, ClassLayout> = [:]
     /// Join tables known to exist.
     var joinTables: Set<String> = []
+    /// Names encoded so far (``PFParse/ParseNameCoding``).
+    var tally = ParseNameTally()
 }
 
 extension PostgresStore {
@@ -48,6 +50,7 @@ extension PostgresStore {
                 #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#,
                 doing: "creating _SCHEMA")
             transaction?.existing = try schemaRows()
+            let schema = ParseNameCoding.encode(schema, policy: namePolicy)
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 try prepareClass(className, fields: fields)
             }
@@ -57,6 +60,7 @@ extension PostgresStore {
     public func extend(schema: ParseSchema) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in
+            let schema = ParseNameCoding.encode(schema, policy: namePolicy)
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 let known = transaction?.layouts[className]?.fields ?? [:]
                 let newFields = fields.filter { known[$0.key] == nil }
@@ -67,18 +71,37 @@ extension PostgresStore {
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
-        try rollingBack { () throws(PFError) in try insert(objects, className: className) }
+        var tally = transaction?.tally ?? ParseNameTally()
+        let stored = objects.map { ParseNameCoding.encode($0, policy: namePolicy, tally: &tally) }
+        transaction?.tally = tally
+        try rollingBack { () throws(PFError) in try insert(stored, className: className) }
     }
 
     public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
-        try rollingBack { () throws(PFError) in try insert(rows, relation: relation) }
+        var stored = relation
+        stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+        if stored.field != relation.field { transaction?.tally.field(relation.field, storedAs: stored.field, className: relation.owningClass) }
+        try rollingBack { () throws(PFError) in try insert(rows, relation: stored) }
     }
 
     public func commit() throws(PFError) {
         guard let state = transaction else { throw notBegun() }
         try rollingBack { () throws(PFError) in
-            for layout in state.layouts.values {
+            for var layout in state.layouts.values {
+                if let encoded = state.tally.classes[layout.className] {
+                    var names = layout.originalNames ?? [:]
+                    for (original, entry) in encoded {
+                        guard let stored = entry.storedName else { continue }
+                        if let other = names[stored], other != original {
+                            throw PFError(
+                                .unrepresentable, format: StoreFormat.name,
+                                "\(location): \(layout.className): the fields '\(other)' and '\(original)' shorten to the same column \(stored)")
+                        }
+                        names[stored] = original
+                    }
+                    layout.originalNames = names
+                }
                 var binds = PostgresBindings()
                 binds.append(layout.className)
                 binds.append(try PostgresJSON.text(layout.schemaDocument, what: "\(location): the _SCHEMA row of \(layout.className)"))
@@ -90,6 +113,7 @@ extension PostgresStore {
             }
             try session.query("COMMIT", doing: "committing")
         }
+        encodedNames = state.tally
         transaction = nil
     }
 

@@ -34,6 +34,11 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
 
     /// The writer's state between ``begin(schema:)`` and ``commit()``/``abort()``.
     var transaction: WriteState?
+    /// The names the last write encoded.
+    public internal(set) var encodedNames = ParseNameTally()
+    /// Parse Server's naming and PostgreSQL's 63-byte identifiers: other names are encoded
+    /// (``PFParse/ParseNameCoding``), their originals kept in `_SCHEMA`.
+    public var namePolicy: ParseNamePolicy { .postgres }
 
     /// Connects to a database.
     /// - Parameters:
@@ -143,7 +148,12 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func schema() throws(PFError) -> ParseSchema {
         var schema = ParseSchema()
-        for (name, layout) in try schemaRows() { schema.classes[name] = layout.fields }
+        for (name, layout) in try schemaRows() {
+            schema.classes[name] = layout.fields
+            if let table = layout.originalNames {
+                schema = ParseNameCoding.decode(schema, policy: namePolicy, originals: [name: table])
+            }
+        }
         return schema
     }
 
@@ -190,7 +200,11 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
             for row in rows {
                 let object = try reader.object(from: row)
                 last = object.objectId
-                try body(object)
+                if let table = layout.originalNames {
+                    try body(ParseNameCoding.decode(object, policy: .postgres, originals: table))
+                } else {
+                    try body(object)
+                }
             }
             if rows.count < pageSize { return }
         }
@@ -200,7 +214,8 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
         var keys = OrderedDictionary<ParseRelationKey, String?>()
         for (className, layout) in try schemaRows() {
             for (name, field) in layout.fields where field.type == "Relation" {
-                keys[ParseRelationKey(owningClass: className, field: name)] = field.targetClass
+                let original = layout.originalNames.map { ParseNameCoding.decodeField(name, policy: namePolicy, originals: $0) } ?? name
+                keys[ParseRelationKey(owningClass: className, field: original)] = field.targetClass
             }
         }
         let tables = try session.query(
@@ -208,8 +223,12 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
             SELECT table_name::text FROM information_schema.tables
             WHERE table_schema = current_schema() AND table_name LIKE '\\_Join:%' ORDER BY table_name
             """, doing: "listing join tables")
+        let rows = try schemaRows()
         for row in tables {
-            guard let name = try? Array(row)[0].decode(String.self), let key = ParseRelationKey(joinClassName: name) else { continue }
+            guard let name = try? Array(row)[0].decode(String.self), var key = ParseRelationKey(joinClassName: name) else { continue }
+            if let table = rows[key.owningClass]?.originalNames {
+                key.field = ParseNameCoding.decodeField(key.field, policy: namePolicy, originals: table)
+            }
             if keys[key] == nil { keys[key] = .some(nil) }
         }
         return keys.keys.sorted().map {
@@ -218,7 +237,11 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
-        let table = ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName
+        var stored = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        if try schemaRows()[relation.owningClass]?.originalNames != nil {
+            stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+        }
+        let table = stored.joinClassName
         guard try tableExists(table) else { return }
         var last: (String, String)?
         while true {

@@ -67,7 +67,10 @@ struct ClassLayout {
     /// Every column name, lowercased (SQLite compares names without case).
     var takenColumns: Set<String> = Set(SQLiteLayout.fixedColumns.map { $0.lowercased() } + ["rowid", "oid", "_rowid_"])
 
-    mutating func freshColumn(for name: String) -> String {
+    mutating func freshColumn(for field: String) -> String {
+        // The field keeps its name in `_SCHEMA.field`; only a name no SQLite column can have
+        // (empty, or holding U+0000) gets an encoded column name.
+        let name = ParseNameCoding.encodeField(field, policy: .sqliteColumn)
         var candidate = name
         var n = 2
         while takenColumns.contains(candidate.lowercased()) {

@@ -205,7 +205,9 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         default: throw SQLiteValueCodec.malformed(place("ACL"), "expected TEXT JSON, found \(SQLiteValueCodec.describe(aclValue))")
         }
         do {
-            return try ParseObject(className: layout.className, objectId: id, createdAt: createdAt, updatedAt: updatedAt, acl: acl, fields: values)
+            return try ParseObject(
+                className: layout.className, objectId: id, createdAt: createdAt, updatedAt: updatedAt, acl: acl, fields: values,
+                checkingNames: false)
         } catch {
             throw SQLiteValueCodec.malformed("\(location): table \(layout.table), row \(rowid)", error.description)
         }

@@ -61,7 +61,7 @@ enum SQLiteValueCodec {
 
     static func parseValue(json text: String, where place: () -> String) throws(PFError) -> ParseValue {
         do {
-            return try ParseValue(rest: try reader.read(Data(text.utf8)))
+            return try ParseValue(rest: try reader.read(Data(text.utf8)), checkingNames: false)
         } catch {
             throw malformed(place(), "expected Parse REST JSON: \(error.description)")
         }
@@ -79,7 +79,7 @@ enum SQLiteValueCodec {
         var out = OrderedDictionary<String, ParseValue>()
         for (key, member) in members {
             do {
-                out[key] = try ParseValue(rest: member)
+                out[key] = try ParseValue(rest: member, checkingNames: false)
             } catch {
                 throw malformed(place() + ", key \(key)", error.description)
             }

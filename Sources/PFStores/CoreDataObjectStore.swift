@@ -76,7 +76,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         while let row = try cursor.next() {
             let object: ParseObject
             do throws(PFError) {
-                object = try ParseObject(rest: Self.parseSafe(row), className: className)
+                object = try ParseObject(rest: Self.parseSafe(row), className: className, checkingNames: false)
             } catch {
                 var e = error
                 let id = row["objectId"]?.stringValue ?? "?"

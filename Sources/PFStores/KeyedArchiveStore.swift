@@ -221,7 +221,24 @@ extension KeyedArchiveStore {
         } catch {
             throw PFError(.invalidValue, format: format, "\(url.path): \(error)")
         }
-        return try contents(of: root, location: url.path)
+        return try contents(of: unescapingKeys(root), location: url.path)
+    }
+
+    /// The tree with the `$` the value-tree reading adds to dictionary keys that begin with
+    /// `$` (`$price` reads as `$$price`, told apart from `$class` markers) taken off again:
+    /// the store holds only Foundation dictionaries, whose keys are the data's own names.
+    static func unescapingKeys(_ value: PFValue) -> PFValue {
+        // Recursive within the depth the keyed-archive reader allowed.
+        switch value {
+        case .dictionary(let d):
+            var out = OrderedDictionary<String, PFValue>(minimumCapacity: d.count)
+            for (key, member) in d {
+                out[key.hasPrefix("$$") ? String(key.dropFirst()) : key] = unescapingKeys(member)
+            }
+            return .dictionary(out)
+        case .array(let items): return .array(items.map(unescapingKeys))
+        default: return value
+        }
     }
 
     /// The store held by an archive's root value.
@@ -250,7 +267,7 @@ extension KeyedArchiveStore {
             }
             for (k, row) in rows.enumerated() {
                 do throws(PFError) {
-                    objects.append(try ParseObject(rest: row, className: className))
+                    objects.append(try ParseObject(rest: row, className: className, checkingNames: false))
                 } catch {
                     var e = error
                     e.path = PFKeyPath([.key("classes"), .index(i), .key("objects"), .index(k)] + (error.path?.components ?? []))

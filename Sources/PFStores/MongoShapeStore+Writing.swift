@@ -79,6 +79,8 @@ final class WriteSession {
     var existingSchemaDocuments: OrderedDictionary<String, OrderedDictionary<String, PFValue>> = [:]
     var objectIdCounter: UInt32
     let objectIdRandom: UInt64
+    /// Names encoded so far.
+    var tally = ParseNameTally()
 
     init(temporary: URL, schema: ParseSchema) {
         self.temporary = temporary
@@ -124,7 +126,8 @@ extension MongoShapeStore {
         } catch {
             throw PFError(.io, format: Self.format, "\(temporary.path): cannot create the temporary directory (\(error.localizedDescription))")
         }
-        let session = WriteSession(temporary: temporary, schema: schema)
+        let session = WriteSession(temporary: temporary, schema: ParseNameCoding.encode(schema, policy: namePolicy))
+        encodedNames = ParseNameTally()
         if exists {
             cachedSchemaDocuments = nil
             do throws(PFError) {
@@ -142,7 +145,7 @@ extension MongoShapeStore {
 
     public func extend(schema: ParseSchema) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
-        session.schema.merge(schema, replacing: false)
+        session.schema.merge(ParseNameCoding.encode(schema, policy: namePolicy), replacing: false)
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
@@ -154,7 +157,8 @@ extension MongoShapeStore {
         var ids = session.lineOfId[className] ?? [:]
         defer { session.lineOfId[className] = ids }
         if session.schema.classes[className] == nil { session.schema.classes[className] = [:] }
-        for object in objects {
+        for original in objects {
+            let object = ParseNameCoding.encode(original, policy: namePolicy, tally: &session.tally)
             let label = "\(directory.lastPathComponent)/\(className).json, object \(object.objectId ?? "without objectId")"
             guard object.className == className else {
                 throw PFError(.usage, format: Self.format, "\(label): is of class '\(object.className)', written as '\(className)'")
@@ -176,7 +180,9 @@ extension MongoShapeStore {
 
     public func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
-        let name = ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName
+        let field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+        if field != relation.field { session.tally.field(relation.field, storedAs: field, className: relation.owningClass) }
+        let name = ParseRelationKey(owningClass: relation.owningClass, field: field).joinClassName
         let output = try self.output(for: name, in: session)
         var seen = session.joinPairs[name] ?? []
         defer { session.joinPairs[name] = seen }
@@ -187,8 +193,8 @@ extension MongoShapeStore {
             ]
             try output.append(document, writer: Self.documentWriter)
         }
-        if let target = relation.targetClass, session.schema.classes[relation.owningClass]?[relation.field] == nil {
-            session.schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: target)
+        if let target = relation.targetClass, session.schema.classes[relation.owningClass]?[field] == nil {
+            session.schema.classes[relation.owningClass, default: [:]][field] = ParseSchema.Field("Relation", targetClass: target)
         }
     }
 
@@ -211,6 +217,7 @@ extension MongoShapeStore {
             abort()
             throw error
         }
+        encodedNames = session.tally
         self.session = nil
         cachedSchemaDocuments = nil
     }
@@ -305,6 +312,14 @@ extension MongoShapeStore {
             if let metadata = metadataToWrite[className] {
                 doc["_metadata"] = nil
                 doc["_metadata"] = metadata
+            }
+            if let encoded = session.tally.classes[className] {
+                // The originals of the encoded fields, beside what the class had noted before.
+                var metadata = doc["_metadata"]?.dictionaryValue ?? [:]
+                var names = metadata[Self.originalNamesKey]?.dictionaryValue ?? [:]
+                for (original, entry) in encoded { if let stored = entry.storedName { names[stored] = .string(original) } }
+                metadata[Self.originalNamesKey] = .dictionary(names)
+                doc["_metadata"] = .dictionary(metadata)
             }
             docs[className] = doc
         }

@@ -70,6 +70,11 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
 
     /// The writing in progress between ``begin(schema:)`` and ``commit()``/``abort()``.
     var session: WriteSession?
+    /// The names the last write encoded.
+    public internal(set) var encodedNames = ParseNameTally()
+    /// Parse's rules (MongoDB's `$`/`.` and parse-server's `_` keys included): names they
+    /// forbid are encoded (``PFParse/ParseNameCoding``).
+    public var namePolicy: ParseNamePolicy { .mongoShape }
 
     /// Makes a store over a directory (which need not exist until written).
     /// - Parameters:
@@ -198,6 +203,9 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         let docs = try schemaDocuments()
         for (className, doc) in docs {
             var fields = Self.schemaFields(of: doc)
+            if Self.namesEncoded(doc) {
+                fields = ParseNameCoding.decode(ParseSchema([className: fields]), policy: namePolicy).classes[className] ?? fields
+            }
             // The password hash is the `bcryptPassword` field of the objects read.
             if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field("String") }
             schema.classes[className] = fields
@@ -237,6 +245,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             throw PFError(.usage, format: Self.format, "\(location): no collection '\(className)' (expected \(className).json)")
         }
         let fields = try schemaDocuments()[className].map(Self.schemaFields(of:))
+        let decoding = try schemaDocuments()[className].map(Self.namesEncoded) ?? false
         let addRelations = options.addRelationFields
         try forEachDocument(at: url, name: className) { doc, fail throws(PFError) in
             let object: ParseObject
@@ -245,14 +254,19 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             } catch {
                 throw fail(error.message, error.path)
             }
-            try body(object)
+            try body(decoding ? ParseNameCoding.decode(object, policy: .mongoShape) : object)
         }
     }
 
     public func relations() throws(PFError) -> [ParseRelationKey] {
         var keys = OrderedSet<ParseRelationKey>()
         for name in try collectionFiles(in: directory).keys {
-            if let key = ParseRelationKey(joinClassName: name) { keys.append(key) }
+            if var key = ParseRelationKey(joinClassName: name) {
+                if try schemaDocuments()[key.owningClass].map(Self.namesEncoded) == true {
+                    key.field = ParseNameCoding.decodeField(key.field, policy: namePolicy)
+                }
+                keys.append(key)
+            }
         }
         let schema = try schema()
         for (className, fields) in schema.classes {
@@ -266,7 +280,11 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
-        let name = ParseRelationKey(owningClass: relation.owningClass, field: relation.field).joinClassName
+        var stored = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
+        if try schemaDocuments()[relation.owningClass].map(Self.namesEncoded) == true {
+            stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
+        }
+        let name = stored.joinClassName
         let url = directory.appendingPathComponent(name + ".json")
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         try forEachDocument(at: url, name: name) { doc, fail throws(PFError) in
@@ -282,6 +300,16 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     public func close() {}
+
+    /// The `_metadata` member of a `_SCHEMA` document that holds the original names of the
+    /// class's encoded fields (`{"<stored>": "<original>"}`); its presence says that names
+    /// of the class were encoded (``PFParse/ParseNameCoding``).
+    static let originalNamesKey = "pfarchive_names"
+
+    /// Whether a class's `_SCHEMA` document says its names were encoded.
+    static func namesEncoded(_ doc: OrderedDictionary<String, PFValue>) -> Bool {
+        doc["_metadata"]?[originalNamesKey] != nil
+    }
 
     /// Calls `body` with each document of a file, Extended JSON wrappers decoded; `body` gets
     /// a maker of errors that name the file and line.

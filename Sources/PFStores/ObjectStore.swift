@@ -137,6 +137,22 @@ public protocol ObjectStoreWriter: AnyObject {
     /// Discards everything written since ``begin(schema:)``. Never throws; calling it after
     /// ``commit()`` or twice does nothing.
     func abort()
+
+    /// The names the store can hold. Objects are handed over with their original names; a
+    /// writer whose policy is not ``PFParse/ParseNamePolicy/unrestricted`` encodes the names it
+    /// cannot hold (``PFParse/ParseNameCoding``), keeps the originals in the schema it writes,
+    /// and decodes them when the store is read.
+    var namePolicy: ParseNamePolicy { get }
+
+    /// The names encoded by the last write (since ``begin(schema:)``), per class and field.
+    var encodedNames: ParseNameTally { get }
+}
+
+extension ObjectStoreWriter {
+    /// Any name (the store holds names as they are).
+    public var namePolicy: ParseNamePolicy { .unrestricted }
+    /// Nothing encoded.
+    public var encodedNames: ParseNameTally { ParseNameTally() }
 }
 
 extension ParseSchema {

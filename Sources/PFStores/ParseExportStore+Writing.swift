@@ -41,6 +41,8 @@ extension ParseExportStore {
         /// Ids written more than once per class, with how many times.
         var repeated: [String: [String: Int]] = [:]
         var joinRows: [ParseRelationKey: Set<ParseJoinRow>] = [:]
+        /// Names encoded so far.
+        var tally = ParseNameTally()
 
         init(staging: URL, schema: ParseSchema, previous: Layout?) {
             self.staging = staging
@@ -160,6 +162,7 @@ extension ParseExportStore {
             throw PFError(.io, format: Self.format, "cannot create \(stagingURL.path): \(error.localizedDescription)")
         }
         writing = WriteState(staging: stagingURL, schema: merged, previous: previous)
+        encodedNames = ParseNameTally()
     }
 
     public func extend(schema: ParseSchema) throws(PFError) {
@@ -178,8 +181,9 @@ extension ParseExportStore {
                     state.repeated[className, default: [:]][id, default: 1] += 1
                 }
             }
+            let stored = ParseNameCoding.encode(object, policy: namePolicy, tally: &state.tally)
             file.beginRow()
-            try writer.write(object.encoded(style: .rest, sortedKeys: options.sortedKeys), into: &file.buffer)
+            try writer.write(stored.encoded(style: .rest, sortedKeys: options.sortedKeys), into: &file.buffer)
             try file.flushIfFull()
         }
     }
@@ -220,6 +224,7 @@ extension ParseExportStore {
             abort()
             throw error
         }
+        encodedNames = state.tally
         writing = nil
         container = nil
         forgetSchema()
@@ -255,10 +260,12 @@ extension ParseExportStore {
 
     func stagedJoinFile(_ key: ParseRelationKey, _ state: WriteState) throws(PFError) -> StagedFile {
         if let file = state.joinFiles[key] { return file }
-        guard !key.joinClassName.contains("/") else {
-            throw PFError(.usage, format: Self.format, "'\(key.joinClassName)' cannot be a file name")
+        let stored = storedKey(key)
+        if stored.field != key.field { state.tally.field(key.field, storedAs: stored.field, className: key.owningClass) }
+        guard !stored.joinClassName.contains("/") else {
+            throw PFError(.usage, format: Self.format, "'\(stored.joinClassName)' cannot be a file name")
         }
-        let file = try StagedFile(url: state.staging.appendingPathComponent(key.joinClassName + ".json"))
+        let file = try StagedFile(url: state.staging.appendingPathComponent(stored.joinClassName + ".json"))
         state.joinFiles[key] = file
         return file
     }
@@ -308,7 +315,7 @@ extension ParseExportStore {
                 try staged.flushIfFull()
             }
         }
-        for key in previous.joins.keys {
+        for key in previous.joins.keys.map(originalKey) {
             let staged = try stagedJoinFile(key, state)
             try forEachJoinRow(of: key) { row throws(PFError) in
                 if state.joinRows[key, default: []].insert(row).inserted {
@@ -340,12 +347,36 @@ extension ParseExportStore {
     }
 
     func writeSchema(_ state: WriteState) throws(PFError) {
-        var text = try JSONWriter(options: .init(pretty: true)).write(state.schema.restValue)
+        var text = try JSONWriter(options: .init(pretty: true)).write(Self.schemaDocument(state.schema, policy: namePolicy))
         if text.last != 0x0A { text.append(0x0A) }
         let target = state.staging.appendingPathComponent(Self.schemaFileName)
         do { try text.write(to: target) } catch {
             throw PFError(.io, format: Self.format, "cannot write \(target.path): \(error.localizedDescription)")
         }
+    }
+
+    /// `_SCHEMA.json`: the REST `/schemas` shape of the schema with its names encoded; when
+    /// any name was, each such field keeps its original under `pfarchiveName` and the
+    /// document says so under `pfarchiveNameCoding`.
+    static func schemaDocument(_ schema: ParseSchema, policy: ParseNamePolicy) -> PFValue {
+        let stored = ParseNameCoding.encode(schema, policy: policy)
+        guard stored != schema, case .dictionary(var document) = stored.restValue, case .array(var results)? = document["results"] else {
+            return schema.restValue
+        }
+        for (i, (className, fields)) in schema.classes.enumerated() where i < results.count {
+            guard case .dictionary(var entry) = results[i], case .dictionary(var specs)? = entry["fields"] else { continue }
+            for original in fields.keys {
+                let name = ParseNameCoding.encodeField(original, policy: policy, className: className)
+                guard name != original, case .dictionary(var spec)? = specs[name] else { continue }
+                spec[originalNameKey] = .string(original)
+                specs[name] = .dictionary(spec)
+            }
+            entry["fields"] = .dictionary(specs)
+            results[i] = .dictionary(entry)
+        }
+        document["results"] = .array(results)
+        document[nameCodingKey] = .string(ParseNameCoding.prefix)
+        return .dictionary(document)
     }
 
     // MARK: Putting in place

@@ -90,6 +90,12 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     /// Classes whose every row has been read, with the schema inferred on the way.
     var inferred: [String: SchemaInference] = [:]
     var writing: WriteState?
+    /// Whether `_SCHEMA.json` says pfarchive encoded names Parse forbids (read with it).
+    var namesEncoded = false
+    /// The names the last write encoded.
+    public internal(set) var encodedNames = ParseNameTally()
+    /// Parse's rules: names they forbid are encoded (``PFParse/ParseNameCoding``).
+    public var namePolicy: ParseNamePolicy { .parseExport }
 
     /// Opens an export for reading or writing. Nothing is read until asked; a path that does
     /// not exist yet is an empty store (to write).
@@ -180,7 +186,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
             schema.classes[className] = inferred[className]?.fields ?? [:]
             conflicts += inferred[className]?.conflicts ?? []
         }
-        for key in layout.joins.keys where schema.classes[key.owningClass]?[key.field] == nil {
+        for key in layout.joins.keys.map(originalKey) where schema.classes[key.owningClass]?[key.field] == nil {
             schema.classes[key.owningClass, default: [:]][key.field] =
                 ParseSchema.Field("Relation", targetClass: Self.systemRelationTargets[key.owningClass + "." + key.field])
         }
@@ -215,6 +221,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         cachedSchema = nil
         cachedSchemaFile = nil
         inferred = [:]
+        namesEncoded = false
     }
 
     /// The field types of one class, gathered row by row.
@@ -278,7 +285,11 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return ParseSchema() }
         do throws(PFError) {
             let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(Data(bytes))
-            return try ParseSchema(rest: value)
+            let schema = try ParseSchema(rest: value)
+            // pfarchive marks an export whose names it encoded; the fields carry their originals.
+            guard value[Self.nameCodingKey] != nil else { return schema }
+            namesEncoded = true
+            return ParseNameCoding.decode(schema, policy: namePolicy)
         } catch {
             var e = error
             e.message = "\(location): \(file.name): " + e.message
@@ -295,7 +306,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         let name = "\(location): \(file.name)"
         let declared = try schemaFile()?.classes[className] != nil
         var inference = inferred[className] == nil && !declared ? SchemaInference(className: className) : nil
+        let decoding = namesEncoded
         func deliver(_ object: ParseObject) throws(PFError) {
+            let object = decoding ? ParseNameCoding.decode(object, policy: .parseExport) : object
             inference?.add(object)
             try body(object)
         }
@@ -318,7 +331,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     public func relations() throws(PFError) -> [ParseRelationKey] {
         let layout = try layout()
         let schema = try schema()
-        var keys = OrderedSet(layout.joins.keys.map { ParseRelationKey(owningClass: $0.owningClass, field: $0.field) })
+        var keys = OrderedSet(layout.joins.keys.map { originalKey(ParseRelationKey(owningClass: $0.owningClass, field: $0.field)) })
         for (className, fields) in schema.classes {
             for (field, type) in fields where type.type == "Relation" {
                 keys.append(ParseRelationKey(owningClass: className, field: field))
@@ -332,7 +345,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
-        guard let container = try opened(), let file = try layout().joins[key] else { return }
+        _ = try schemaFile()
+        let joins = try layout().joins
+        guard let container = try opened(), let file = joins[storedKey(key)] ?? joins[key] else { return }
         let reader = ParseExportRow.reader(limits: options.limits)
         let name = "\(location): \(file.name)"
         try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
@@ -347,5 +362,28 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func close() {
         container = nil
+    }
+
+    // MARK: - Names
+
+    /// The top-level member of `_SCHEMA.json` that says names were encoded (its value is the
+    /// prefix of encoded names, `pf__`).
+    static let nameCodingKey = "pfarchiveNameCoding"
+    /// The member of a field's entry in `_SCHEMA.json` that holds its original name.
+    static let originalNameKey = "pfarchiveName"
+
+    /// A relation as read (its field's original name), from the name in a file name.
+    func originalKey(_ stored: ParseRelationKey) -> ParseRelationKey {
+        guard namesEncoded else { return stored }
+        var key = stored
+        key.field = ParseNameCoding.decodeField(stored.field, policy: namePolicy)
+        return key
+    }
+
+    /// A relation as its join file names it.
+    func storedKey(_ key: ParseRelationKey) -> ParseRelationKey {
+        var stored = key
+        stored.field = ParseNameCoding.encodeField(key.field, policy: namePolicy, className: key.owningClass)
+        return stored
     }
 }

@@ -43,6 +43,10 @@ public struct StoreImporter: Sendable {
         /// Write each batch on a thread of its own while the next one is read (the writer is
         /// still called by one thread at a time, in order). Default `true`.
         public var overlapWrites: Bool
+        /// Refuse a field name or nested key the destination cannot hold (Parse error 105 or
+        /// 121), as imports did before names were encoded, instead of encoding it
+        /// (``PFParse/ParseNameCoding``). Default `false`.
+        public var strictNames = false
 
         /// Makes options.
         /// - Parameters:
@@ -134,6 +138,10 @@ public struct StoreImporter: Sendable {
         public var rejected: [RejectedRow] = []
         /// Objects whose objectId repeated an earlier one of their class (the later replaced it).
         public var duplicateObjectIds = 0
+        /// Names the destination could not hold and encoded (``PFParse/ParseNameCoding``), per
+        /// class and original field name: the field's stored name when it was encoded, and how
+        /// many nested keys inside its values were.
+        public var encodedNames = ParseNameTally()
 
         /// All objects written.
         public var totalObjects: Int { objectsPerClass.values.reduce(0, +) }
@@ -158,6 +166,15 @@ public struct StoreImporter: Sendable {
                         "targetClass": .string($0.target.className), "targetId": .string($0.target.objectId),
                     ]
                 }),
+                "encodedFieldCount": .int(Int64(encodedNames.encodedFields)),
+                "encodedNestedKeyCount": .int(Int64(encodedNames.encodedNestedKeys)),
+                "encodedNames": .dictionary(OrderedDictionary(uniqueKeysWithValues: encodedNames.classes.map { className, fields in
+                    (className, PFValue.dictionary(OrderedDictionary(uniqueKeysWithValues: fields.map { field, entry in
+                        (field, PFValue.dictionary([
+                            "storedAs": entry.storedName.map { .string($0) } ?? .null, "nestedKeys": .int(Int64(entry.nestedKeys)),
+                        ]))
+                    })))
+                })),
                 "rejectedCount": .int(Int64(rejectedCount)),
                 "rejected": .array(rejected.map {
                     ["className": .string($0.className), "id": $0.id.map { .string($0) } ?? .null, "reason": .string($0.reason)]
@@ -178,6 +195,14 @@ public struct StoreImporter: Sendable {
             }
             for r in rejected { out.append("rejected: \(r.className)\(r.id.map { " \($0)" } ?? ""): \(r.reason)") }
             if rejectedCount > rejected.count { out.append("… and \(rejectedCount - rejected.count) more rejected rows") }
+            for (className, fields) in encodedNames.classes {
+                for (field, entry) in fields {
+                    var parts: [String] = []
+                    if let stored = entry.storedName { parts.append("stored as \(stored)") }
+                    if entry.nestedKeys > 0 { parts.append("\(entry.nestedKeys) nested key\(entry.nestedKeys == 1 ? "" : "s") encoded") }
+                    out.append("encoded name: \(className).\(field): \(parts.joined(separator: ", "))")
+                }
+            }
             if duplicateObjectIds > 0 {
                 out.append("\(duplicateObjectIds) object\(duplicateObjectIds == 1 ? "" : "s") repeated an earlier objectId of their class and replaced it")
             }
@@ -217,6 +242,7 @@ public struct StoreImporter: Sendable {
             try state.importAll(from: reader, to: writer, progress: progress)
             try writeBehind?.finish()
             try writer.commit()
+            state.report.encodedNames = writer.encodedNames
         } catch {
             // A write that failed came from an earlier batch than whatever the reader hit since.
             let earlier = writeBehind?.finishReturningFailure()
@@ -309,6 +335,9 @@ private struct ImportState {
                         "\(reader.location): class \(name) returned an object of class \(object.className)")
                 }
                 self.check(object)
+                if self.options.strictNames, let problem = ParseNameCoding.firstProblem(in: object, policy: writer.namePolicy) {
+                    throw problem
+                }
                 batch.append(object)
                 if batch.count >= self.options.batchSize {
                     try self.flush(&batch, className: name, to: writer, progress: progress)
@@ -334,6 +363,9 @@ private struct ImportState {
         }
 
         for relation in relations {
+            if options.strictNames, let problem = writer.namePolicy.fieldProblem(relation.field, className: relation.owningClass) {
+                throw PFError(.invalidValue, format: StoreFailure.format, "\(relation.joinClassName): \(problem) (\(writer.namePolicy))")
+            }
             var rows: [ParseJoinRow] = []
             let name = relation.joinClassName
             report.relationRows[name] = 0

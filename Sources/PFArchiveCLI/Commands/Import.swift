@@ -30,9 +30,17 @@ struct Import: ParsableCommand {
             --profile, else the file's "import" profile, else every Pointer kept with the \
             file's shared rules.
 
+            Field names and nested keys that DEST cannot hold (a Parse export, the Mongo \
+            shape and PostgreSQL follow Parse's rules: no '$', '.', leading '_', reserved \
+            names or non-ASCII; PostgreSQL columns are at most 63 bytes) are encoded, not \
+            refused: 'a.b' is stored as 'pf__a_2e_b', and reading DEST back gives 'a.b' \
+            again (Docs/Stores.md, "Names a store cannot hold"). --strict-names refuses them \
+            instead (Parse error 105 or 121, exit status 1).
+
             The report at the end lists objects per class, relation rows, dangling pointers \
-            (with class, objectId, key and target) and rejected rows with the reason. A \
-            progress bar is drawn on a terminal, never when stderr is piped.
+            (with class, objectId, key and target), rejected rows with the reason, and the \
+            names encoded per class and field. A progress bar is drawn on a terminal, never \
+            when stderr is piped.
 
             Examples:
               pfarchive import export/ app.sqlite
@@ -62,6 +70,9 @@ struct Import: ParsableCommand {
 
     @Option(name: .long, help: "The rules file's profile to use (default: its \"import\" profile, else every Pointer kept).")
     var profile: String?
+
+    @Flag(name: .long, help: "Refuse field names and nested keys DEST cannot hold instead of encoding them.")
+    var strictNames = false
 
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
@@ -115,7 +126,9 @@ struct Import: ParsableCommand {
         } catch {
             throw CLIFailure(file: destLocation.description, error)
         }
-        let importer = StoreImporter(options: .init(classes: wanted, batchSize: batchSize))
+        var options = StoreImporter.Options(classes: wanted, batchSize: batchSize)
+        options.strictNames = strictNames
+        let importer = StoreImporter(options: options)
         var bar = CountingProgress()
         let report: StoreImporter.Report
         do {
