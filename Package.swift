@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "PFCoreData",
             dependencies: [
-                "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList",
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList", "PFFormats",
                 // The SQLite C API only: GRDB's Swift layer exports operator overloads that
                 // leak into every client module and blow up type-checking elsewhere.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "PFSQLiteStore",
             dependencies: [
-                "PFCore", "PFParse", "PFStores",
+                "PFCore", "PFParse", "PFStores", "PFCoreData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -129,7 +129,7 @@ let package = Package(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning", "PFCoreData",
+                "PFParse", "PFVersioning",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

@@ -20,7 +20,7 @@ extension CoreDataModel {
         var guesses = [
             "no model: \(reason); the model is inferred from Z_PRIMARYKEY and the columns",
             "property names are column names without the Z prefix, lower-cased (the original case is lost)",
-            "types come from declared column types: INTEGER is read as Integer 64 (booleans too), BLOB as Binary (keyed archives are still decoded), TIMESTAMP as Date",
+            "types come from declared column types: INTEGER is read as Integer 64 (booleans too), BLOB as Binary (payloads in them are still decoded), TIMESTAMP as Date",
             "every column of a table is given to the hierarchy's root entity, so subentity-only columns appear on every entity of the hierarchy (NULLs are left out of objects)",
         ]
         var entities: [CoreDataEntity] = []

@@ -1,18 +1,22 @@
 import Foundation
 import PFCore
 
-/// A private copy of a store and its `-wal`/`-shm` files in a temporary directory.
+/// A private copy of an SQLite database and its `-wal`, `-shm` and `-journal` files in a
+/// temporary directory: how every SQLite source (a Core Data store, pfarchive's own store) is
+/// read.
 ///
-/// Opening a store in place, even read-only, can create or change `-wal`/`-shm` files next to
-/// the user's data (SQLite does so for WAL databases), so the reader only ever opens this copy.
-/// The source files are read once, by the copy, and never opened by SQLite.
-struct StoreCopy: Sendable {
+/// Opening a database in place, even read-only, can create or change `-wal`/`-shm` files next
+/// to the user's data (SQLite does so for WAL databases) and takes locks a running app would
+/// see, so readers only ever open this copy. The source files are read once, as plain files, by
+/// the copy, and never opened by SQLite; recent changes that live only in a `-wal` are in the
+/// copy too, and a hot `-journal` is rolled back in the copy, not in the source.
+package struct StoreCopy: Sendable {
     /// The temporary directory that holds the copy.
-    let directory: URL
+    package let directory: URL
     /// The copied main file.
-    let database: URL
+    package let database: URL
     /// Whether a `-wal` file was copied with it.
-    let hasWAL: Bool
+    package let hasWAL: Bool
 
     /// The 16 bytes every SQLite 3 database file starts with.
     static let sqliteHeader = Data("SQLite format 3\0".utf8)
@@ -21,12 +25,15 @@ struct StoreCopy: Sendable {
     /// directory, after checking that it is an SQLite file of plausible size.
     /// - Throws: ``PFError`` `io` when the file cannot be read or copied; `syntax` when it is
     ///   not an SQLite database; `truncated` when it is shorter than its header says.
-    static func make(of source: URL) throws(PFError) -> StoreCopy {
+    /// - Parameters:
+    ///   - source: the database file.
+    ///   - format: the format named in errors ("Core Data", "SQLite").
+    package static func make(of source: URL, format: String = "Core Data") throws(PFError) -> StoreCopy {
         let path = source.path
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw PFError(.io, format: "Core Data", "\(path): no such file; expected a Core Data SQLite store")
+            throw PFError(.io, format: format, "\(path): no such file; expected an SQLite database")
         }
         let header: Data
         let size: Int
@@ -36,9 +43,9 @@ struct StoreCopy: Sendable {
             header = try handle.read(upToCount: 100) ?? Data()
             size = Int(try handle.seekToEnd())
         } catch {
-            throw PFError(.io, format: "Core Data", "\(path): cannot be read: \(error.localizedDescription)")
+            throw PFError(.io, format: format, "\(path): cannot be read: \(error.localizedDescription)")
         }
-        try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: path + "-wal"))
+        try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: path + "-wal"), format: format)
 
         let directory = manager.temporaryDirectory.appendingPathComponent("pfarchive-coredata-\(UUID().uuidString)")
         let database = directory.appendingPathComponent("store.sqlite")
@@ -46,31 +53,31 @@ struct StoreCopy: Sendable {
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try manager.copyItem(at: source, to: database)
-            for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+            for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) {
                 try manager.copyItem(atPath: path + suffix, toPath: database.path + suffix)
                 if suffix == "-wal" { hasWAL = true }
             }
             // A read-only source gives read-only copies; SQLite needs to write the copy's -shm.
-            for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: database.path + suffix) {
+            for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: database.path + suffix) {
                 try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: database.path + suffix)
             }
         } catch {
             try? manager.removeItem(at: directory)
-            throw PFError(.io, format: "Core Data", "\(path): cannot copy the store to a temporary directory: \(error.localizedDescription)")
+            throw PFError(.io, format: format, "\(path): cannot copy the database to a temporary directory: \(error.localizedDescription)")
         }
         return StoreCopy(directory: directory, database: database, hasWAL: hasWAL)
     }
 
     /// Checks the 100-byte SQLite header: the magic string, and (without a `-wal`, which may
     /// hold pages the main file lacks) that the file is as long as its page count says.
-    static func checkHeader(_ header: Data, fileSize: Int, path: String, hasWAL: Bool) throws(PFError) {
+    static func checkHeader(_ header: Data, fileSize: Int, path: String, hasWAL: Bool, format: String = "Core Data") throws(PFError) {
         guard header.count >= 16, header.prefix(16) == sqliteHeader else {
             throw PFError(
-                .syntax, format: "Core Data", "\(path): not an SQLite database; expected the header \"SQLite format 3\\0\"",
+                .syntax, format: format, "\(path): not an SQLite database; expected the header \"SQLite format 3\\0\"",
                 offset: 0)
         }
         guard header.count == 100 else {
-            throw PFError(.truncated, format: "Core Data", "\(path): the 100-byte SQLite header is cut short (\(header.count) bytes)", offset: header.count)
+            throw PFError(.truncated, format: format, "\(path): the 100-byte SQLite header is cut short (\(header.count) bytes)", offset: header.count)
         }
         let bytes = [UInt8](header)
         var pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
@@ -83,14 +90,14 @@ struct StoreCopy: Sendable {
         let expected = pageSize.multipliedReportingOverflow(by: pageCount)
         if !expected.overflow, fileSize < expected.partialValue {
             throw PFError(
-                .truncated, format: "Core Data",
+                .truncated, format: format,
                 "\(path): truncated: the header says \(pageCount) pages of \(pageSize) bytes (\(expected.partialValue) bytes) but the file has \(fileSize)",
                 offset: fileSize)
         }
     }
 
     /// Deletes the copy.
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -128,7 +128,7 @@ public struct CoreDataObjectCursor: Sendable {
         var index = 1
         let converter = store.converter
         for (attribute, _) in layout.attributes {
-            let (value, warning) = converter.convert(row[index], as: attribute.type)
+            let (value, warning) = converter.convert(row[index], as: attribute)
             index += 1
             if let warning { warn(objectID, attribute.name, warning) }
             if value != .null { object[Self.fieldName(attribute.name)] = value }
@@ -171,14 +171,16 @@ public struct CoreDataObjectCursor: Sendable {
 
 extension CoreDataStore {
     var converter: CoreDataValueConverter {
-        CoreDataValueConverter(limits: options.limits, decodeKeyedArchives: options.decodeKeyedArchives)
+        CoreDataValueConverter(
+            limits: options.limits, decodeTransformables: options.decodeTransformables, decodeBlobs: options.decodeBlobs,
+            inferredModel: model.source == .inferred)
     }
 
     /// A cursor over an entity's objects (rows whose `Z_ENT` is exactly the entity's).
     ///
     /// Each object is a Parse REST-shaped dictionary: `className` (the entity), `objectId`
     /// (``objectID(entity:primaryKey:)``), every non-NULL stored attribute under its model
-    /// name (dates as `.date`, bytes as `.data`, keyed archives decoded), to-one relationships
+    /// name (dates as `.date`, bytes as `.data`, transformable payloads decoded), to-one relationships
     /// as `{"__type": "Pointer", "className", "objectId"}` and to-many ones as
     /// `{"__type": "Relation", "className"}` (their pairs come from
     /// ``joinRows(entity:relationship:)``). Transient attributes and fetched properties are not stored and not read.

@@ -1,13 +1,17 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFFormats
 
 extension CoreDataStore {
     /// The recovered model and row counts as a value tree (what `pfarchive inspect --json`
     /// prints): store facts, then one entry per entity with its table, `Z_ENT`, row count,
     /// attributes (`name → type`), relationships and unmapped properties, then the guesses.
+    /// With `census`, each entity also gets `blobs`: per Binary or Transformable attribute,
+    /// what its blobs hold (``blobCensus(entity:)``).
+    /// - Parameter census: whether to read every blob and count what it holds.
     /// - Throws: ``PFError`` when counting rows fails.
-    public func summary() throws(PFError) -> PFValue {
+    public func summary(census: Bool = false) throws(PFError) -> PFValue {
         var entities = OrderedDictionary<String, PFValue>()
         for entity in self.entities {
             var attributes = OrderedDictionary<String, PFValue>()
@@ -36,6 +40,16 @@ extension CoreDataStore {
             described["rows"] = .int(Int64(try rowCount(entity: entity.name)))
             described["attributes"] = .dictionary(attributes)
             described["relationships"] = .dictionary(relationships)
+            if census {
+                let counts = try blobCensus(entity: entity.name)
+                if !counts.isEmpty {
+                    var blobs = OrderedDictionary<String, PFValue>()
+                    for (attribute, kinds) in counts {
+                        blobs[attribute] = .dictionary(kinds.mapValues { .int(Int64($0)) })
+                    }
+                    described["blobs"] = .dictionary(blobs)
+                }
+            }
             let unmapped = unmappedProperties(entity: entity.name)
             if !unmapped.isEmpty {
                 described["unmapped"] = .dictionary(
@@ -52,6 +66,58 @@ extension CoreDataStore {
             "entities": .dictionary(entities),
             "guesses": .array(guesses.map { .string($0) }),
         ]
+    }
+
+    /// What the blobs of an entity's Binary and Transformable attributes hold, counted by kind
+    /// as ``PFFormats/EmbeddedPayload/identify(_:limits:)`` names it ("keyed archive
+    /// (NSDictionary)", "gzip bplist", "typedstream", "bytes", …), most frequent first.
+    ///
+    /// Rows are read a batch at a time and each blob is decoded within the store's limits and
+    /// dropped, so memory stays bounded by the batch.
+    /// - Parameter entity: the entity name.
+    /// - Returns: attribute name → kind → count, for attributes with at least one blob (rows
+    ///   whose `Z_ENT` is exactly the entity's).
+    /// - Throws: ``PFError`` `usage` for an unknown entity; `invalidValue`/`syntax` when SQLite fails.
+    public func blobCensus(entity: String) throws(PFError) -> OrderedDictionary<String, OrderedDictionary<String, Int>> {
+        let layout = try entityLayout(entity)
+        guard let id = layout.id, let table = layout.table else { return [:] }
+        var out = OrderedDictionary<String, OrderedDictionary<String, Int>>()
+        for (attribute, column) in layout.attributes {
+            switch attribute.type {
+            case .binaryData, .transformable, .undefined, .unknown: break
+            default: guard attribute.transformerName != nil else { continue }
+            }
+            var counts: [String: Int] = [:]
+            var last = Int64.min
+            let sql = "SELECT Z_PK, \(Self.quote(column)) FROM \(Self.quote(table)) "
+                + "WHERE Z_ENT = ? AND Z_PK > ? AND typeof(\(Self.quote(column))) = 'blob' ORDER BY Z_PK LIMIT 64"
+            while true {
+                let rows = try self.rows(
+                    sql, [.integer(id), .integer(last)],
+                    context: "\(url.lastPathComponent): reading \(entity).\(attribute.name) blobs from \(table)")
+                for row in rows {
+                    guard row.count == 2, let key = row[0].int64, let bytes = row[1].blob else { continue }
+                    last = key
+                    counts[EmbeddedPayload.identify(bytes, limits: options.limits).description, default: 0] += 1
+                }
+                if rows.count < 64 { break }
+            }
+            guard !counts.isEmpty else { continue }
+            let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            out[attribute.name] = OrderedDictionary(uniqueKeysWithValues: sorted.map { ($0.key, $0.value) })
+        }
+        return out
+    }
+
+    /// A census as text: `keyed archive ×12 (NSDictionary), bplist ×3, bytes ×1`.
+    /// - Parameter kinds: kind → count, as ``blobCensus(entity:)`` gives them.
+    public static func censusText(_ kinds: OrderedDictionary<String, Int>) -> String {
+        kinds.map { kind, count in
+            if let open = kind.range(of: " (") {
+                return "\(kind[..<open.lowerBound]) ×\(count)\(kind[open.lowerBound...])"
+            }
+            return "\(kind) ×\(count)"
+        }.joined(separator: ", ")
     }
 
     /// The entity graph in Graphviz DOT: one box per entity (attributes with types, row

@@ -23,7 +23,8 @@ import PFPropertyList
 public final class CoreDataStore: Sendable {
     /// How to open a store.
     public struct Options: Sendable {
-        /// Budgets for the model archive, `Z_METADATA` and every keyed-archive blob.
+        /// Budgets for the model archive, `Z_METADATA` and every decoded blob (shared by the
+        /// payloads nested in one blob).
         public var limits: PFLimits
         /// Whether the persistent-history tables (`ACHANGE`, `ATRANSACTION`,
         /// `ATRANSACTIONSTRING`) appear as entities (`CHANGE`, `TRANSACTION`, …) with inferred
@@ -32,16 +33,26 @@ public final class CoreDataStore: Sendable {
         /// Whether an unreadable `Z_MODELCACHE` fails ``CoreDataStore/open(url:model:options:)``
         /// instead of falling back to a model inferred from the columns. Default `false`.
         public var requireModel: Bool
-        /// Whether blobs holding an NSKeyedArchiver archive are decoded into a value tree
-        /// (they stay bytes when `false`). Default `true`.
-        public var decodeKeyedArchives: Bool
+        /// Whether transformable values (type Transformable, or stored through a value
+        /// transformer) that hold a payload — a keyed archive, property list, typedstream,
+        /// JSON or CBOR, perhaps compressed — are decoded into a value tree, together with every
+        /// payload inside them (``PFFormats/EmbeddedPayload``). They stay bytes when `false`.
+        /// Default `true`.
+        public var decodeTransformables: Bool
+        /// Whether Binary attributes that hold a payload are decoded too (`--decode-blobs`).
+        /// Default `false`: their bytes are kept.
+        public var decodeBlobs: Bool
 
         /// Makes options; every parameter defaults to the value documented on its property.
-        public init(limits: PFLimits = .default, includeHistory: Bool = false, requireModel: Bool = false, decodeKeyedArchives: Bool = true) {
+        public init(
+            limits: PFLimits = .default, includeHistory: Bool = false, requireModel: Bool = false,
+            decodeTransformables: Bool = true, decodeBlobs: Bool = false
+        ) {
             self.limits = limits
             self.includeHistory = includeHistory
             self.requireModel = requireModel
-            self.decodeKeyedArchives = decodeKeyedArchives
+            self.decodeTransformables = decodeTransformables
+            self.decodeBlobs = decodeBlobs
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import PFCore
-import PFKeyedArchive
+import PFFormats
 
 /// Something a row could not convert as its model says, and what was done instead.
 public struct CoreDataWarning: Sendable, Equatable, CustomStringConvertible {
@@ -29,24 +29,27 @@ public struct CoreDataWarning: Sendable, Equatable, CustomStringConvertible {
 /// - Date: seconds since 2001-01-01 00:00:00 UTC, `REAL` or `INTEGER`, negative allowed.
 /// - Boolean: an integer, `0` false and anything else true.
 /// - UUID: 16 bytes → the upper-case string form (`NSUUID.uuidString`).
-/// - Any blob that is a binary-plist NSKeyedArchiver archive (whatever the declared type) →
-///   the decoded graph as ``KeyedGraph/jsonValue(limits:)`` gives it (app classes become
-///   `{"$class": …}` dictionaries; nothing is instantiated). Other blobs stay `.data`.
-/// - A value whose storage class does not fit the type is kept as stored, with a warning.
+/// - A transformable blob (type Transformable, any attribute with a value transformer, or any
+///   blob of a model inferred from the columns) is decoded with ``PFFormats/EmbeddedPayload``
+///   when it holds a payload — a keyed archive (app classes become `{"$class": …}`
+///   dictionaries; nothing is instantiated), a property list, a typedstream, JSON or CBOR,
+///   perhaps gzip- or zlib-compressed — and so is every payload inside the decoded value.
+///   Other blobs (Binary attributes) stay `.data` unless ``decodeBlobs`` is set.
+/// - A value whose storage class does not fit the type, or a blob that claims to be a payload
+///   and does not decode, is kept as stored, with a warning.
 struct CoreDataValueConverter: Sendable {
     var limits: PFLimits
-    var decodeKeyedArchives: Bool
-
-    static let bplistMagic = Data("bplist00".utf8)
-    static let archiverName = Data("NSKeyedArchiver".utf8)
-
-    /// Whether bytes claim to be a keyed archive: a binary plist that names `NSKeyedArchiver`.
-    static func looksLikeKeyedArchive(_ bytes: Data) -> Bool {
-        bytes.starts(with: bplistMagic) && bytes.range(of: archiverName) != nil
-    }
+    /// Whether transformable blobs are decoded.
+    var decodeTransformables: Bool
+    /// Whether every blob (Binary attributes too) is decoded when it holds a payload.
+    var decodeBlobs: Bool
+    /// Whether the model was inferred from the columns, which cannot tell a transformable
+    /// from a Binary attribute (every `BLOB` column is then treated as transformable).
+    var inferredModel: Bool
 
     /// The value, and a warning message when the stored value did not fit the type.
-    func convert(_ value: SQLiteValue, as type: CoreDataAttributeType) -> (PFValue, String?) {
+    func convert(_ value: SQLiteValue, as attribute: CoreDataAttribute) -> (PFValue, String?) {
+        let type = attribute.type
         switch (value, type) {
         case (.null, _):
             return (.null, nil)
@@ -63,7 +66,7 @@ struct CoreDataValueConverter: Sendable {
             let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
             return (.string(uuid.uuidString), nil)
         case (.blob(let bytes), _):
-            return blob(bytes)
+            return blob(bytes, decode: decodes(attribute))
         case (.integer(let i), .double), (.integer(let i), .float), (.integer(let i), .decimal):
             return (.double(Double(i)), nil)
         case (.integer(let i), _):
@@ -87,16 +90,36 @@ struct CoreDataValueConverter: Sendable {
         }
     }
 
-    /// A blob: decoded when it is a keyed archive, else bytes. A blob that claims to be a keyed
-    /// archive and does not decode is kept as bytes, with a warning.
-    func blob(_ bytes: Data) -> (PFValue, String?) {
-        guard decodeKeyedArchives, Self.looksLikeKeyedArchive(bytes) else { return (.data(bytes), nil) }
-        do {
-            let table = try KeyedArchive.readTable(bytes, limits: limits, decompress: false).table
-            let graph = try KeyedGraph(table: table, options: .init(limits: limits))
-            return (try graph.jsonValue(limits: limits), nil)
-        } catch {
-            return (.data(bytes), "looks like a keyed archive but does not decode (\(error)); kept as bytes")
+    /// Whether an attribute's blobs are decoded.
+    func decodes(_ attribute: CoreDataAttribute) -> Bool {
+        if decodeBlobs { return true }
+        guard decodeTransformables else { return false }
+        return Self.isTransformable(attribute) || (inferredModel && attribute.type == .binaryData)
+    }
+
+    /// Whether an attribute holds transformed values: type Transformable, or any attribute
+    /// with a value transformer (Core Data also stores some Binary attributes through one,
+    /// such as CloudKit's system fields).
+    static func isTransformable(_ attribute: CoreDataAttribute) -> Bool {
+        attribute.type == .transformable || attribute.transformerName != nil
+    }
+
+    /// A blob: decoded when asked and it holds a payload, else bytes. A blob that claims to
+    /// be a payload and does not decode (or nested payloads that do not) is kept as bytes,
+    /// with a warning.
+    func blob(_ bytes: Data, decode: Bool) -> (PFValue, String?) {
+        guard decode else { return (.data(bytes), nil) }
+        let result = EmbeddedPayload.decode(bytes, options: .init(limits: limits))
+        switch result.outcome {
+        case .decoded(let value):
+            guard !result.notes.isEmpty else { return (value, nil) }
+            let text = result.notes.prefix(3).map(\.description).joined(separator: "; ")
+            let more = result.notes.count > 3 ? " (and \(result.notes.count - 3) more)" : ""
+            return (value, "nested payloads kept as bytes: \(text)\(more)")
+        case .bytes:
+            return (.data(bytes), nil)
+        case .undecodable(let why):
+            return (.data(bytes), why)
         }
     }
 }

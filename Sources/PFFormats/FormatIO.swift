@@ -29,16 +29,23 @@ public enum FormatIO {
         /// ``PFError/Code/disallowed`` at the object that names it. `nil` (the default) keeps
         /// every class as generic data — nothing is ever instantiated while reading.
         public var allowedClasses: Set<String>?
+        /// Whether data values that hold a payload (a property list, keyed archive,
+        /// typedstream, JSON or CBOR, perhaps compressed) are replaced by their decoded
+        /// value, recursively, with ``EmbeddedPayload`` (`--decode-blobs`). Default `false`:
+        /// data stays bytes.
+        public var decodePayloads: Bool
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
-                    limits: PFLimits = .default, parseClassName: String? = nil, allowedClasses: Set<String>? = nil) {
+                    limits: PFLimits = .default, parseClassName: String? = nil, allowedClasses: Set<String>? = nil,
+                    decodePayloads: Bool = false) {
             self.format = format
             self.jsonMode = jsonMode
             self.typedJSON = typedJSON
             self.limits = limits
             self.parseClassName = parseClassName
             self.allowedClasses = allowedClasses
+            self.decodePayloads = decodePayloads
         }
     }
 
@@ -57,6 +64,9 @@ public enum FormatIO {
         public var decoded: Data
         /// Size after decompression (equal to ``inputBytes`` when not compressed).
         public var decodedBytes: Int { decoded.count }
+        /// With ``ReadOptions/decodePayloads``, the data values that claimed to be a payload
+        /// but were kept as bytes, with why; empty otherwise.
+        public var payloadNotes: [EmbeddedPayload.Note] = []
     }
 
     /// How to write.
@@ -93,7 +103,8 @@ public enum FormatIO {
 
     // MARK: - Reading
 
-    /// Reads bytes of any supported format, decompressing one layer of gzip or zlib first.
+    /// Reads bytes of any supported format, decompressing one layer of gzip or zlib first;
+    /// with ``ReadOptions/decodePayloads``, payloads inside data values are decoded too.
     /// - Parameters:
     ///   - bytes: the input.
     ///   - options: the format (or detection), JSON mode and limits.
@@ -125,9 +136,14 @@ public enum FormatIO {
                 "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
                 offset: 0)
         }
-        let value = try readTree(decoded, as: format, options: options)
-        return ReadResult(
-            value: value, format: format, compression: compression, inputBytes: bytes.count, decoded: decoded)
+        var result = ReadResult(
+            value: try readTree(decoded, as: format, options: options), format: format, compression: compression,
+            inputBytes: bytes.count, decoded: decoded)
+        if options.decodePayloads && format != .parse {
+            let payloadOptions = EmbeddedPayload.Options(limits: options.limits, allowedClasses: options.allowedClasses)
+            (result.value, result.payloadNotes) = EmbeddedPayload.expand(result.value, options: payloadOptions, spentBytes: bytes.count)
+        }
+        return result
     }
 
     static func readTree(_ bytes: Data, as format: DataFormat, options: ReadOptions) throws(PFError) -> PFValue {

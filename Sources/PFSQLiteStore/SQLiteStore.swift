@@ -3,6 +3,7 @@ internal import GRDB
 import Foundation
 import OrderedCollections
 import PFCore
+import PFCoreData
 import PFParse
 import PFStores
 
@@ -33,6 +34,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     public let url: URL
 
     private var readQueue: DatabaseQueue?
+    private var readCopy: StoreCopy?
     private var readLayout: SQLiteLayout?
     private var session: WriteSession?
 
@@ -48,7 +50,8 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         close()
     }
 
-    /// Adds the SQLite store's openers to a registry (reading checks the file is one).
+    /// Adds the SQLite store's openers to a registry (reading checks, from the file's bytes
+    /// and before SQLite opens anything, that it is one of pfarchive's stores).
     /// - Parameter openers: the registry.
     public static func register(in openers: inout StoreOpeners) {
         openers.register(
@@ -89,20 +92,43 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
 
     // MARK: - Reading
 
+    /// The read connection, on a private copy of the file (and its `-wal`, `-shm`,
+    /// `-journal`): reading never creates, changes or locks anything beside the source, WAL
+    /// mode or not, whether the read succeeds or fails. What the file is, is decided from its
+    /// bytes before anything is copied or opened.
     private func reader() throws(PFError) -> DatabaseQueue {
         if let readQueue { return readQueue }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw PFError(.io, format: Self.format, "\(location): no such file")
         }
+        switch StoreLocation.sqliteKind(of: url) {
+        case .pfarchive:
+            break
+        case .coreData:
+            throw PFError(.invalidValue, format: Self.format, "\(location): a Core Data store, not a pfarchive SQLite store; read it as Core Data")
+        case .other:
+            throw PFError(
+                .unsupported, format: Self.format,
+                "\(location): an SQLite database that is neither a pfarchive store nor a Core Data store; reading other SQLite databases is not supported yet")
+        case .notSQLite:
+            throw PFError(
+                .invalidValue, format: Self.format,
+                "\(location): not an SQLite database; expected a pfarchive SQLite store (see Docs/Stores.md)")
+        }
+        let copy = try StoreCopy.make(of: url, format: Self.format)
         var config = Configuration()
-        config.readonly = true
         config.label = "pfarchive.sqlite.read"
+        // The copy is private: opened read-write so SQLite can use its own -shm or roll back a
+        // copied hot journal, and made query-only so nothing is ever written to it.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = 1") }
         do {
-            let queue = try DatabaseQueue(path: url.path, configuration: config)
+            let queue = try DatabaseQueue(path: copy.database.path, configuration: config)
             readQueue = queue
+            readCopy = copy
             return queue
         } catch {
+            copy.remove()
             throw Self.failure(error, "\(location): cannot open")
         }
     }
@@ -242,10 +268,12 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         }
     }
 
-    /// Closes the read connection. Calling it twice does nothing.
+    /// Closes the read connection and deletes its private copy. Calling it twice does nothing.
     public func close() {
         try? readQueue?.close()
         readQueue = nil
+        readCopy?.remove()
+        readCopy = nil
         readLayout = nil
     }
 

@@ -89,7 +89,8 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case "archive": kind = .keyedArchive
         case "storedata": kind = .coreData
         case "sqlite", "sqlite3", "db":
-            kind = exists && !isDirectory.boolValue && isCoreDataFile(url) ? .coreData : .sqlite
+            // Told from the bytes, never by opening the file (see sqliteKind(of:)).
+            kind = exists && !isDirectory.boolValue && sqliteKind(of: url) == .coreData ? .coreData : .sqlite
         default:
             kind = .parseExport
         }
@@ -105,14 +106,64 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// - Parameter url: the file.
     /// - Returns: whether it looks like a Core Data store.
     public static func isCoreDataFile(_ url: URL) -> Bool {
-        guard let head = readPrefix(of: url, count: 4 << 20), head.count >= 100,
-            head.prefix(16) == Data("SQLite format 3\0".utf8)
-        else { return false }
-        let applicationID = head[head.startIndex + 68 ..< head.startIndex + 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        if applicationID == pfarchiveApplicationID { return false }
-        var bytes = head
-        if let wal = readPrefix(of: URL(fileURLWithPath: url.path + "-wal"), count: 4 << 20) { bytes.append(wal) }
-        return bytes.range(of: Data("Z_PRIMARYKEY".utf8)) != nil && bytes.range(of: Data("Z_METADATA".utf8)) != nil
+        sqliteKind(of: url) == .coreData
+    }
+
+    /// What an SQLite file holds, told from its bytes alone.
+    public enum SQLiteFileKind: String, Sendable {
+        /// One of pfarchive's SQLite stores (application id ``StoreLocation/pfarchiveApplicationID``).
+        case pfarchive
+        /// An Apple Core Data store (`Z_PRIMARYKEY` and `Z_METADATA` tables).
+        case coreData = "core-data"
+        /// Any other SQLite database.
+        case other
+        /// Not an SQLite database at all (or not readable).
+        case notSQLite = "not-sqlite"
+    }
+
+    /// Tells what an SQLite file is without opening it with SQLite: the 100-byte header's
+    /// magic and application id, and the table names in the first pages — of the file, or of
+    /// the newest copy of page 1 in its `-wal` when the file has not been checkpointed yet.
+    ///
+    /// Only bytes are read, so deciding never creates, changes or locks a `-wal`, `-shm` or
+    /// `-journal` file beside the source (opening a WAL database, even read-only, would).
+    /// - Parameter url: the file.
+    /// - Returns: its kind.
+    public static func sqliteKind(of url: URL) -> SQLiteFileKind {
+        let main = readPrefix(of: url, count: 4 << 20) ?? Data()
+        let wal = readPrefix(of: URL(fileURLWithPath: url.path + "-wal"), count: 4 << 20)
+        var header = main
+        if !hasSQLiteHeader(main), let wal, let page = newestFirstPage(inWAL: wal) { header = page }
+        guard header.count >= 100, hasSQLiteHeader(header) else { return .notSQLite }
+        let id = header[header.startIndex + 68 ..< header.startIndex + 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        if id == pfarchiveApplicationID { return .pfarchive }
+        var bytes = main
+        if let wal { bytes.append(wal) }
+        if bytes.range(of: Data("Z_PRIMARYKEY".utf8)) != nil && bytes.range(of: Data("Z_METADATA".utf8)) != nil {
+            return .coreData
+        }
+        return .other
+    }
+
+    private static func hasSQLiteHeader(_ bytes: Data) -> Bool {
+        bytes.count >= 100 && bytes.prefix(16) == Data("SQLite format 3\0".utf8)
+    }
+
+    /// The newest image of page 1 in the bytes of a `-wal` file (32-byte header, then frames of
+    /// a 24-byte header and one page), or `nil` when it holds none.
+    static func newestFirstPage(inWAL wal: Data) -> Data? {
+        let bytes = [UInt8](wal)
+        guard bytes.count >= 32 else { return nil }
+        func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        let pageSize = be32(8) == 1 ? 65_536 : be32(8)
+        guard pageSize >= 512, pageSize <= 65_536 else { return nil }
+        var offset = 32
+        var found: Data?
+        while offset + 24 + pageSize <= bytes.count {
+            if be32(offset) == 1 { found = Data(bytes[(offset + 24)..<(offset + 24 + pageSize)]) }
+            offset += 24 + pageSize
+        }
+        return found
     }
 
     /// The `PRAGMA application_id` of pfarchive's SQLite stores (`"PFAr"`), so tools and

@@ -21,6 +21,12 @@ struct Convert: ParsableCommand {
               pfarchive convert data.archive - --from keyed --pretty
               pfarchive convert graph.json graph.archive --to keyed --container xmlplist
               pfarchive convert GameScore.json - --from parse --to parse --pretty
+              pfarchive convert blob.archive - --from keyed --decode-blobs
+
+            With --decode-blobs, data values that hold a property list, keyed archive, \
+            typedstream, JSON or CBOR (perhaps compressed) are decoded too, recursively, within \
+            the decoding limits; a value that claims to be one and is not stays bytes, with a \
+            warning on stderr.
             """
     )
 
@@ -31,6 +37,8 @@ struct Convert: ParsableCommand {
     var output: String
 
     @OptionGroup var reading: ReadingOptions
+
+    @OptionGroup var blobs: BlobDecodingOption
 
     @Option(name: .long, help: "Write this format instead of the one the output's extension implies.")
     var to: DataFormat?
@@ -74,6 +82,7 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         var readOptions = reading.readOptions
+        readOptions.decodePayloads = blobs.decodeBlobs
         // Parse class files are named <Class>.json; objects in them carry no className.
         if input != "-" {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: input))
@@ -89,6 +98,7 @@ struct Convert: ParsableCommand {
             throw CLIFailure(file: input, error)
         }
         progress.finish()
+        BlobDecodingOption.warn(result.payloadNotes, file: input)
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
         let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
         var writeOptions = FormatIO.WriteOptions(

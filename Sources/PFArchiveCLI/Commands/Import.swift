@@ -37,6 +37,12 @@ struct Import: ParsableCommand {
             again (Docs/Stores.md, "Names a store cannot hold"). --strict-names refuses them \
             instead (Parse error 105 or 121, exit status 1).
 
+            A Core Data store's transformable values are decoded (keyed archives, property \
+            lists, typedstreams, JSON, CBOR, compressed or not), and so is every such payload \
+            nested inside them; Binary attributes keep their bytes unless --decode-blobs is given. \
+            Reading a source never creates, changes or locks a file beside it (a SQLite source is \
+            read through a private copy).
+
             The report at the end lists objects per class, relation rows, dangling pointers \
             (with class, objectId, key and target), rejected rows with the reason, and the \
             names encoded per class and field. A progress bar is drawn on a terminal, never \
@@ -47,6 +53,7 @@ struct Import: ParsableCommand {
               pfarchive import ParseExport.zip app.sqlite --classes _User,Post
               pfarchive import app.sqlite export-copy/ --json > report.json
               pfarchive import export/ app.sqlite --rules strip-passwords.json
+              pfarchive import App.sqlite export/ --decode-blobs
             """
     )
 
@@ -77,6 +84,8 @@ struct Import: ParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
+    @OptionGroup var blobs: BlobDecodingOption
+
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -89,6 +98,14 @@ struct Import: ParsableCommand {
     func run() throws {
         var openers = StoreOpeners.standard(readerThreads: jobs)
         SQLiteStore.register(in: &openers)
+        if blobs.decodeBlobs {
+            openers.register(
+                .coreData,
+                reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                    try CoreDataObjectStore(url: try StoreOpeners.existing(location), options: .init(decodeBlobs: true))
+                },
+                writer: nil)
+        }
         openers.register(
             .postgres,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },

@@ -17,7 +17,7 @@ extension Inspect {
         do {
             let store = try CoreDataStore.open(url: URL(fileURLWithPath: input), options: .init(limits: options.limits))
             defer { store.close() }
-            let summary = try store.summary()
+            let summary = try store.summary(census: !graphRequested)
             if graphRequested {
                 var counts: [String: Int] = [:]
                 for entity in store.entities { counts[entity.name] = try store.rowCount(entity: entity.name) }
@@ -56,8 +56,13 @@ extension Inspect {
             head += " — table \(entity["table"]?.stringValue ?? "none"), Z_ENT \(entity["entityID"]?.scalarDescription ?? "?"), "
                 + "\(entity["rows"]?.scalarDescription ?? "0") rows"
             lines.append(head)
+            let blobs = entity["blobs"]?.dictionaryValue ?? [:]
             for (attribute, type) in entity["attributes"]?.dictionaryValue ?? [:] {
-                lines.append("  \(attribute): \(type.stringValue ?? "?")")
+                var line = "  \(attribute): \(type.stringValue ?? "?")"
+                if let kinds = blobs[attribute]?.dictionaryValue {
+                    line += " — " + CoreDataStore.censusText(kinds.compactMapValues { $0.int64Value.flatMap { Int(exactly: $0) } })
+                }
+                lines.append(line)
             }
             for (relationship, info) in entity["relationships"]?.dictionaryValue ?? [:] {
                 var text = "  \(relationship) -> \(info["destination"]?.stringValue ?? "?") ("

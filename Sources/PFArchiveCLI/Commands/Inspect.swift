@@ -10,7 +10,9 @@ struct Inspect: ParsableCommand {
         discussion: """
             Prints the detected format, the size before and after decompression, \
             format details (a binary property list's trailer, the CBOR tags seen, whether a \
-            property list is a keyed archive) and the value as a tree, like `plutil -p`.
+            property list is a keyed archive) and the value as a tree, like `plutil -p`. \
+            For a Core Data store: the recovered model, row counts, and what each Binary or \
+            Transformable column holds (such as "keyed archive ×12 (NSDictionary), bytes ×1").
 
             Examples:
               pfarchive inspect scores.bplist
@@ -18,7 +20,8 @@ struct Inspect: ParsableCommand {
               pfarchive inspect data.cbor.gz --json
               pfarchive inspect data.archive --from keyed
               pfarchive inspect data.archive --graph | dot -Tpng > graph.png
-              pfarchive inspect App.sqlite            # a Core Data store: model and row counts
+              pfarchive inspect data.archive --from keyed --decode-blobs
+              pfarchive inspect App.sqlite            # a Core Data store: model, row counts, blobs
               pfarchive inspect App.sqlite --graph    # its entity graph
             """
     )
@@ -27,6 +30,8 @@ struct Inspect: ParsableCommand {
     var input: String
 
     @OptionGroup var reading: ReadingOptions
+
+    @OptionGroup var blobs: BlobDecodingOption
 
     @Option(name: .long, help: "Show only the value at this key path, such as 'results[3].score'.")
     var path: String?
@@ -49,7 +54,8 @@ struct Inspect: ParsableCommand {
     }
 
     func run() throws {
-        let options = reading.readOptions
+        var options = reading.readOptions
+        options.decodePayloads = blobs.decodeBlobs
         if isSQLiteFile() {
             try inspectCoreData(options: options)
             return
@@ -65,6 +71,7 @@ struct Inspect: ParsableCommand {
         } catch {
             throw CLIFailure(file: input, error)
         }
+        BlobDecodingOption.warn(report.result.payloadNotes, file: input)
         var value = report.result.value
         if let path {
             let keyPath = (try? PFKeyPath(parsing: path)) ?? .root

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PFArchive
 
 extension DataFormat: ExpressibleByArgument {
@@ -94,5 +95,28 @@ struct LimitOptions: ParsableArguments {
         if let maxDecompressedBytes { limits.maxDecompressedBytes = maxDecompressedBytes }
         if let maxRatio { limits.maxCompressionRatio = maxRatio }
         return limits
+    }
+}
+
+/// `--decode-blobs`, shared by `convert`, `inspect` and `import` (``EmbeddedPayload``).
+struct BlobDecodingOption: ParsableArguments {
+    @Flag(
+        name: .long,
+        help: """
+            Decode payloads inside binary values: data (or a Binary column of a Core Data store) \
+            holding a property list, keyed archive, typedstream, JSON or CBOR, perhaps gzip- or \
+            zlib-compressed, becomes its decoded value, recursively. Without it the bytes are kept \
+            (Core Data transformables are always decoded).
+            """)
+    var decodeBlobs = false
+
+    /// Prints the payloads kept as bytes, one warning line each, on standard error.
+    static func warn(_ notes: [EmbeddedPayload.Note], file: String) {
+        for note in notes.prefix(20) {
+            FileHandle.standardError.write(Data("pfarchive: warning: \(file): \(note)\n".utf8))
+        }
+        if notes.count > 20 {
+            FileHandle.standardError.write(Data("pfarchive: warning: \(file): \(notes.count - 20) more payloads kept as bytes\n".utf8))
+        }
     }
 }
