@@ -187,9 +187,10 @@ enum StoreMatrix {
                     for key in original.entries.keys.sorted() { entries[key] = original.entries[key] }
                     acl = ParseACL(entries)
                 }
+                // Any name: a Core Data source holds names Parse forbids (the stores encode them).
                 let normal = try ParseObject(
                     className: object.className, objectId: object.objectId, createdAt: object.createdAt,
-                    updatedAt: object.updatedAt, acl: acl, fields: fields)
+                    updatedAt: object.updatedAt, acl: acl, fields: fields, checkingNames: false)
                 schema.addFields(of: normal)
                 objects.append(normal)
             }
