@@ -210,6 +210,8 @@ let package = Package(
         .testTarget(name: "PFSQLiteStoreTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
         .testTarget(name: "PFPostgresStoreTests", dependencies: ["PFTestSupport", "PFPostgresStore"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
+        // Every store into every store and back (issue 20's matrix): needs both server-side stores.
+        .testTarget(name: "StoreMatrixTests", dependencies: ["PFTestSupport", "PFSQLiteStore", "PFPostgresStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -151,6 +151,13 @@ struct ClassLayout {
     /// Encoded field names and their originals (``PFParse/ParseNameCoding``), kept in the
     /// note as `names`; `nil` when no name of the class was encoded.
     var originalNames: [String: String]?
+    /// Pointer fields whose values point at more than one class (a to-one relationship to a
+    /// Core Data entity with subentities, a Pointer field of a Mongo or Parse export holding
+    /// several classes). parse-server keeps one target class per Pointer column, so such a
+    /// field is a `jsonb` column of REST pointers (`{"__type":"Pointer","className":…,
+    /// "objectId":…}`), an `Object` field for parse-server, and a Pointer to pfarchive: the
+    /// note keeps it as `pointers: {field: declared target class}`.
+    var multiClassPointers: Set<String> = []
 
     var isUser: Bool { className == "_User" }
 
@@ -160,9 +167,15 @@ struct ClassLayout {
         if isUser { out.merge(Self.userPrivateColumns) { a, _ in a } }
         for (name, field) in fields {
             if isUser, name == Self.passwordField { continue }
-            if let kind = ColumnKind(parseType: field.type) { out[name] = kind }
+            if let kind = columnKind(name, field) { out[name] = kind }
         }
         return out
+    }
+
+    /// The column kind of a field: a multi-class Pointer is `jsonb`, the rest as parse-server
+    /// types them (``ColumnKind/init(parseType:)``).
+    func columnKind(_ name: String, _ field: ParseSchema.Field) -> ColumnKind? {
+        multiClassPointers.contains(name) ? .jsonb : ColumnKind(parseType: field.type)
     }
 
     /// The column a field is stored in.
@@ -210,6 +223,12 @@ struct ClassLayout {
                 if let s = value.stringValue, let kind = NumberKind(rawValue: s) { numberKinds[name] = kind }
             }
         }
+        if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let pointers)? = note["pointers"] {
+            for (name, target) in pointers where !Self.isDefaultField(name) && !name.hasPrefix("_") {
+                fields[name] = ParseSchema.Field("Pointer", targetClass: target.stringValue)
+                multiClassPointers.insert(name)
+            }
+        }
         if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let names)? = note["names"] {
             var table: [String: String] = [:]
             for (stored, original) in names { if let o = original.stringValue { table[stored] = o } }
@@ -250,6 +269,11 @@ struct ClassLayout {
             // parse-server wants a Relation's targetClass; one that is unknown is declared by
             // its join table alone (which the reader lists).
             if field.type == "Relation", field.targetClass?.isEmpty ?? true { continue }
+            // parse-server sees a multi-class Pointer as the Object (jsonb) it is stored as.
+            if multiClassPointers.contains(name) {
+                specs[name] = ["type": "Object"]
+                continue
+            }
             var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
             if let target = field.targetClass { spec["targetClass"] = .string(target) }
             specs[name] = .dictionary(spec)
@@ -270,6 +294,11 @@ struct ClassLayout {
             var kinds = OrderedDictionary<String, PFValue>()
             for name in numberKinds.keys.sorted() { kinds[name] = .string(numberKinds[name]?.rawValue ?? "mixed") }
             note["numberKinds"] = .dictionary(kinds)
+        }
+        if !multiClassPointers.isEmpty {
+            var pointers = OrderedDictionary<String, PFValue>()
+            for name in multiClassPointers.sorted() { pointers[name] = fields[name]?.targetClass.map(PFValue.string) ?? .null }
+            note["pointers"] = .dictionary(pointers)
         }
         if let originalNames {
             var names = OrderedDictionary<String, PFValue>()

@@ -15,6 +15,9 @@ struct WriteState {
     var joinTables: Set<String> = []
     /// Names encoded so far (``PFParse/ParseNameCoding``).
     var tally = ParseNameTally()
+    /// The columns this transaction created, by class: only these may change type (a Pointer
+    /// column becoming multi-class, ``ClassLayout/multiClassPointers``).
+    var createdColumns: [String: Set<String>] = [:]
 }
 
 extension PostgresStore {
@@ -170,8 +173,10 @@ extension PostgresStore {
         var changed = known == nil
         for (name, field) in newFields where !ClassLayout.isDefaultField(name) && field.type != "ACL" {
             if let old = layout.fields[name] {
+                // A multi-class Pointer field takes pointers to any class.
                 if old.type != field.type
-                    || (old.targetClass != nil && field.targetClass != nil && old.targetClass != field.targetClass)
+                    || (old.targetClass != nil && field.targetClass != nil && old.targetClass != field.targetClass
+                        && !layout.multiClassPointers.contains(name))
                 {
                     throw PFError(
                         .invalidValue, format: StoreFormat.name,
@@ -193,6 +198,7 @@ extension PostgresStore {
             let definitions = wanted.map { "\(quoted($0.key)) \($0.value.sqlType)" } + [#"PRIMARY KEY ("objectId")"#]
             try session.query(
                 "CREATE TABLE \(quoted(className)) (\(definitions.joined(separator: ", ")))", doing: "creating table \(className)")
+            state.createdColumns[className, default: []].formUnion(wanted.keys)
         } else {
             for (column, kind) in wanted {
                 if let present = existingColumns[column] {
@@ -209,6 +215,7 @@ extension PostgresStore {
                     try session.query(
                         "ALTER TABLE \(quoted(className)) ADD COLUMN \(quoted(column)) \(kind.sqlType)",
                         doing: "adding column \(className).\(column)")
+                    state.createdColumns[className, default: []].insert(column)
                 }
             }
         }
@@ -245,6 +252,7 @@ extension PostgresStore {
         }
         if transaction?.layouts[className] == nil || !newFields.isEmpty { try prepareClass(className, fields: newFields) }
         guard var layout = transaction?.layouts[className] else { throw notBegun() }
+        try settlePointerTargets(objects, layout: &layout)
 
         // The last object with an id wins, as a later write replaces an earlier one.
         var order: [String] = []
@@ -267,7 +275,7 @@ extension PostgresStore {
         var columns = ClassLayout.baseColumns
         if layout.isUser { columns[ClassLayout.passwordColumn] = .text }
         for (name, field) in layout.fields where !(layout.isUser && name == ClassLayout.passwordField) {
-            if let kind = ColumnKind(parseType: field.type) { columns[name] = kind }
+            if let kind = layout.columnKind(name, field) { columns[name] = kind }
         }
         let names = Array(columns.keys)
         let updates = names.dropFirst().map { "\(quoted($0)) = EXCLUDED.\(quoted($0))" }.joined(separator: ", ")
@@ -338,6 +346,11 @@ extension PostgresStore {
         case .date(let d): binds.append(d)
         case .pointer, .embedded:
             guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
+            if layout.multiClassPointers.contains(fieldName) {
+                let rest = ParseValue.pointer(pointer).restValue
+                binds.append(try PostgresJSON.text(rest, what: "\(location): \(layout.className) '\(id)' field \(column)"))
+                return
+            }
             if let target = layout.fields[fieldName]?.targetClass, target != pointer.className {
                 throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
             }
@@ -352,6 +365,42 @@ extension PostgresStore {
         case .relation, .null:
             binds.appendNull()
         }
+    }
+
+    /// Gives a Pointer field without a target class the class of its first value, and makes a
+    /// Pointer field that receives a second class multi-class (``ClassLayout/multiClassPointers``):
+    /// its column, created by this transaction, becomes `jsonb` holding REST pointers, the rows
+    /// written so far converted with the declared target class. A column that existed before
+    /// the transaction keeps its type (parse-server and its apps rely on it): such a value is
+    /// refused.
+    private func settlePointerTargets(_ objects: [ParseObject], layout: inout ClassLayout) throws(PFError) {
+        for object in objects {
+            for (name, value) in object.fields {
+                guard let field = layout.fields[name], field.type == "Pointer", !layout.multiClassPointers.contains(name),
+                    let pointer = value.pointerValue
+                else { continue }
+                guard let target = field.targetClass else {
+                    layout.fields[name]?.targetClass = pointer.className
+                    continue
+                }
+                if target == pointer.className { continue }
+                let column = layout.column(forField: name)
+                guard transaction?.createdColumns[layout.className]?.contains(column) == true else {
+                    throw PFError(
+                        .invalidValue, format: StoreFormat.name,
+                        "\(location): \(layout.className) '\(object.objectId ?? "")' field \(name): points at \(pointer.className) but the column existed before this import as Pointer<\(target)>; parse-server keeps one target class per field, and pfarchive changes the type only of columns it creates (import into a new database)")
+                }
+                let literal = "'" + target.replacingOccurrences(of: "'", with: "''") + "'"
+                try session.query(
+                    """
+                    ALTER TABLE \(quoted(layout.className)) ALTER COLUMN \(quoted(column)) TYPE jsonb USING CASE WHEN \(quoted(column)) IS NULL THEN NULL \
+                    ELSE jsonb_build_object('__type', 'Pointer', 'className', \(literal)::text, 'objectId', \(quoted(column))) END
+                    """, doing: "storing \(layout.className).\(name) as pointers to several classes")
+                layout.multiClassPointers.insert(name)
+                layout.columns[column] = .jsonb
+            }
+        }
+        transaction?.layouts[layout.className] = layout
     }
 
     /// A double as PostgreSQL's float8 input reads it back exactly.

@@ -9,8 +9,8 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfnames-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Without a model cache the model is read from the columns: the names stay what
-        // Parse forbids (`_dkapplication…`, `$price`, `größe`, `length`).
+        // The store has a model cache, as real devices' stores do, so the CLI reads the real
+        // names, which Parse forbids (`_DKApplication…`, `$price`, `größe`, `length`).
         let store = try RealDeviceCoreData.write(in: dir)
         let export = dir.appendingPathComponent("export")
 
@@ -25,8 +25,8 @@ import Testing
         let report = try JSONReader().read(Data(run.stdoutText.utf8))
         #expect(report["encodedFieldCount"]?.int64Value ?? 0 >= 4, "\(run.stdoutText)")
         let account = report["encodedNames"]?["Account"]
-        #expect(account?["_dkapplicationactivitymetadatakey__contentdescription"]?["storedAs"]
-            == .string("pf____dkapplicationactivitymetadatakey____contentdescription"), "\(run.stdoutText)")
+        let dk = account?["_DKApplicationActivityMetadataKey__contentDescription"]?["storedAs"]?.stringValue
+        #expect(dk?.hasPrefix("pf__") == true && dk?.contains("DKApplicationActivityMetadataKey") == true, "\(run.stdoutText)")
         #expect(account?["$price"]?["storedAs"] == .string("pf___24_price"))
 
         // Read back out of the export into SQLite: the original names again.
@@ -34,9 +34,8 @@ import Testing
         let back = try CLI.run(["import", export.path, sqlite.path])
         #expect(back.status == 0, "\(back.stderr)")
         let fields = try Peers.run("/usr/bin/env", ["sqlite3", sqlite.path, "SELECT field FROM _SCHEMA WHERE className = 'Account' ORDER BY field"])
-        #expect(fields.stdoutText.contains("_dkapplicationactivitymetadatakey__contentdescription"))
-        #expect(fields.stdoutText.contains("$price"))
-        #expect(fields.stdoutText.contains("grösse"))  // "größe" upper-cased in the column, lower-cased back
+        let names = Set(fields.stdoutText.split(separator: "\n").map(String.init))
+        #expect(names.isSuperset(of: ["_DKApplicationActivityMetadataKey__contentDescription", "$price", "größe", "length", "_notes"]), "\(names)")
 
         let text = try CLI.run(["import", store.path, dir.appendingPathComponent("text").path])
         #expect(text.stdoutText.contains("encoded name: Account.$price: stored as pf___24_price"), "\(text.stdoutText)")

@@ -15,34 +15,42 @@ public enum RealDeviceCoreData {
     /// The long attribute name (70 bytes).
     public static let longName = "attribute" + String(repeating: "WithAVeryLongName", count: 3) + "ThatPostgresCannotHoldAsIs"
 
-    /// The model, as the store's model cache would give it.
-    public static let model = CoreDataModel(
-        entities: [
-            CoreDataEntity(
-                name: "Account",
-                attributes: [
-                    CoreDataAttribute(name: "accountDescription", type: .string, declaredBy: "Account"),
-                    CoreDataAttribute(name: "properties", type: .transformable, declaredBy: "Account"),
-                    CoreDataAttribute(name: "_DKApplicationActivityMetadataKey__contentDescription", type: .string, declaredBy: "Account"),
-                    CoreDataAttribute(name: "_private", type: .integer64, declaredBy: "Account"),
-                    CoreDataAttribute(name: "größe", type: .double, declaredBy: "Account"),
-                    CoreDataAttribute(name: "$price", type: .integer32, declaredBy: "Account"),
-                    CoreDataAttribute(name: "length", type: .string, declaredBy: "Account"),
-                    CoreDataAttribute(name: "objectID", type: .string, declaredBy: "Account"),
-                    CoreDataAttribute(name: "pf__lookalike", type: .string, declaredBy: "Account"),
-                    CoreDataAttribute(name: longName, type: .string, declaredBy: "Account"),
+    /// The store's entities, for ``CoreDataStoreBuilder``: Account 1 (two rows, the first with
+    /// every value, the second with none), Note 2 (three rows, two of the first account).
+    public static func entities() throws -> [CoreDataStoreBuilder.Entity] {
+        let archive = try KeyedArchiver.archivedData(withRootObject: properties)
+        let account = CoreDataStoreBuilder.Entity(
+            name: "Account",
+            attributes: [
+                .init("accountDescription", 700), .init("properties", 1800), .init("_DKApplicationActivityMetadataKey__contentDescription", 700),
+                .init("_private", 300), .init("größe", 500), .init("$price", 200), .init("length", 700), .init("objectID", 700),
+                .init("pf__lookalike", 700), .init(longName, 700),
+            ],
+            relationships: [.init(notes, to: "Note", inverse: "account", toMany: true)],
+            rows: [
+                [
+                    "accountDescription": .text("iCloud"), "properties": .blob(archive),
+                    "_DKApplicationActivityMetadataKey__contentDescription": .text("Safari"), "_private": .integer(-7),
+                    "größe": .real(1.5), "$price": .integer(12), "length": .text("long"), "objectID": .text("0xDEAD"),
+                    "pf__lookalike": .text("looks encoded"), longName: .text("long value"),
                 ],
-                relationships: [
-                    CoreDataRelationship(name: notes, destination: "Note", inverse: "account", isToMany: true, declaredBy: "Account")
-                ]),
-            CoreDataEntity(
-                name: "Note",
-                attributes: [CoreDataAttribute(name: "title", type: .string, declaredBy: "Note")],
-                relationships: [
-                    CoreDataRelationship(name: "account", destination: "Account", inverse: notes, isToMany: false, declaredBy: "Note")
-                ]),
-        ],
-        source: .modelCache)
+                ["accountDescription": .text("Local")],
+            ])
+        let note = CoreDataStoreBuilder.Entity(
+            name: "Note", attributes: [.init("title", 700)],
+            relationships: [.init("account", to: "Account", inverse: notes)],
+            rows: [
+                ["title": .text("first"), "account": .object("Account", 1)],
+                ["title": .text("second"), "account": .object("Account", 1)],
+                ["title": .text("third"), "account": .object("Account", 2)],
+            ])
+        return [account, note]
+    }
+
+    /// The model, as the store's model cache gives it.
+    public static var model: CoreDataModel {
+        get throws { try CoreDataStoreBuilder.model(try entities()) }
+    }
 
     /// The transformable dictionary of the first account, with the keys of Accounts3 and Notes.
     public static let properties: PFValue = [
@@ -51,32 +59,17 @@ public enum RealDeviceCoreData {
         "$money": 3, "_leading": "x", "plain": ["deeper.still": [["a.b": "c"]]],
     ]
 
-    /// Writes the store into `directory` with the sqlite3 shell.
+    /// Writes the store into `directory` with ``CoreDataStoreBuilder`` (model cache included,
+    /// so `pfarchive import` reads the real names without a model file).
     /// - Returns: the store's URL.
     public static func write(in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent("Accounts3.sqlite")
-        let archive = try KeyedArchiver.archivedData(withRootObject: properties)
-        let hex = archive.map { String(format: "%02x", $0) }.joined()
-        func column(_ name: String) -> String { "\"Z" + name.uppercased().replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        let account = model.entities[0].attributes.map { column($0.name) + ($0.type == .string ? " VARCHAR" : $0.type == .transformable ? " BLOB" : "") }
-        let sql = [
-            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
-            "INSERT INTO Z_PRIMARYKEY VALUES (1,'Account',0,2),(2,'Note',0,3)",
-            "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
-            "INSERT INTO Z_METADATA VALUES (1,'5C0F2B1E-0000-4000-8000-0000000000AC',NULL)",
-            "CREATE TABLE ZACCOUNT (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \(account.joined(separator: ", ")))",
-            "INSERT INTO ZACCOUNT VALUES (1,1,1,'iCloud',X'\(hex)','Safari',-7,1.5,12,'long','0xDEAD','looks encoded','long value')",
-            "INSERT INTO ZACCOUNT VALUES (2,1,1,'Local',NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL)",
-            "CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZACCOUNT INTEGER)",
-            "INSERT INTO ZNOTE VALUES (1,2,1,'first',1),(2,2,1,'second',1),(3,2,1,'third',2)",
-        ]
-        let result = try Peers.run("/usr/bin/env", ["sqlite3", url.path] + sql)
-        guard result.status == 0 else { throw PFError(.io, format: "test", "sqlite3 failed: \(result.stderr)") }
+        try CoreDataStoreBuilder.write(try entities(), to: url)
         return url
     }
 
-    /// The store opened with ``model``.
+    /// The store opened as `pfarchive import` opens it: with the model from its cache.
     public static func open(_ url: URL) throws -> CoreDataObjectStore {
-        CoreDataObjectStore(try CoreDataStore.open(url: url, model: model))
+        try CoreDataObjectStore(url: url)
     }
 }

@@ -28,6 +28,10 @@ public struct StoreShape: Sendable {
     public var integralDoubles = true
     /// Whether objects may have no ACL, or an empty ACL `{}`.
     public var missingAndEmptyACLs = true
+    /// Whether field names and nested keys may be names that Parse, Mongo or PostgreSQL
+    /// forbid, as real Core Data stores and odd exporters have them: a leading `_`, dots,
+    /// `$`, non-ASCII letters, reserved words, more than 63 bytes.
+    public var forbiddenNames = false
 
     public init() {}
 
@@ -135,7 +139,11 @@ public enum StoreGen {
             let fieldCount = Int.random(in: 1...max(1, shape.maxFieldsPerClass), using: &rng)
             for i in 0..<fieldCount {
                 let type = fieldTypePool.randomElement(using: &rng) ?? "String"
-                let fieldName = fieldNameFor(type: type, index: i, rng: &rng)
+                var fieldName = fieldNameFor(type: type, index: i, rng: &rng)
+                if shape.forbiddenNames, type != "Relation", Int.random(in: 0..<3, using: &rng) == 0 {
+                    fieldName = forbiddenFieldNames.randomElement(using: &rng) ?? "_x"
+                    if fields[fieldName] != nil { fieldName += "\(i)" }
+                }
                 let target = type == "Pointer" || type == "Relation" ? allClasses.randomElement(using: &rng) : nil
                 fields[fieldName] = ParseSchema.Field(type, targetClass: target)
             }
@@ -227,6 +235,19 @@ public enum StoreGen {
     static func objectId(rng: inout any SeededRandomNumberGenerator) -> String {
         String((0..<10).map { _ in idAlphabet.randomElement(using: &rng) ?? "a" })
     }
+
+    /// Field names real stores hold and Parse, Mongo or PostgreSQL forbid (an index follows).
+    static let forbiddenFieldNames = [
+        "_DKApplicationActivityMetadataKey__contentDescription", "_private", "com.apple.Dataclass.Availability",
+        "price$", "ünïcödé", "with space", "length", "className", "1stPlace",
+        "aVeryLongAttributeNameThatGoesOnAndOnPastSixtyThreeBytesOfPostgreSQLIdentifier",
+    ]
+
+    /// Nested keys (inside Object values) that Parse and Mongo forbid.
+    static let forbiddenNestedKeys = [
+        "com.apple.Dataclass.Availability", "com.apple.mobilenotes.SharingExtension", "$top", "a.b.c", "_leading", "$",
+        ".",
+    ]
 
     static func fieldNameFor(type: String, index: Int, rng: inout any SeededRandomNumberGenerator) -> String {
         let stems = ["title", "score", "owner", "tags", "when", "blob", "place", "area", "meta", "likes", "photo", "x"]
@@ -322,6 +343,9 @@ public enum StoreGen {
         for i in 0..<Int.random(in: 0...4, using: &rng) {
             // Nested keys may be any text but `$`, `.` (Parse reserves them) and `__type`.
             var key = string(context, rng: &rng).replacingOccurrences(of: "$", with: "S").replacingOccurrences(of: ".", with: "_")
+            if context.shape.forbiddenNames, Bool.random(using: &rng) {
+                key = forbiddenNestedKeys.randomElement(using: &rng) ?? "a.b"
+            }
             if key == "__type" || members[key] != nil { key += "#\(i)" }
             members[key] = anyValue(context, depth: depth, rng: &rng)
         }
