@@ -25,7 +25,7 @@ import PFJSON
 ///
 /// The handler receives a ``ParseExportRow``: the row's bytes (valid only during the call),
 /// its index and the byte offset in the file where it starts. Rows are only cut, not parsed:
-/// read each one with ``ParseExportRow/readObject(reader:className:file:)``, which names the
+/// read each one with ``ParseExportRow/readObject(reader:className:file:checkingNames:)``, which names the
 /// file, the row and the byte offset in its errors.
 public struct ParseExportRowCutter {
     /// A row handler: receives each cut row.
@@ -431,7 +431,7 @@ public struct ParseExportRow {
     ///   - reader: the JSON reader (``reader(limits:)``).
     ///   - file: the file's name, for messages.
     /// - Returns: the value.
-    /// - Throws: ``PFCore/PFError`` as ``readObject(reader:className:file:)`` does.
+    /// - Throws: ``PFCore/PFError`` as ``readObject(reader:className:file:checkingNames:)`` does.
     public func readValue(reader: JSONReader, file: String) throws(PFError) -> PFValue {
         do throws(PFError) {
             return try reader.read(bytes)
@@ -446,15 +446,16 @@ public struct ParseExportRow {
     ///   - reader: the JSON reader (``reader(limits:)``).
     ///   - className: the class (from the file name).
     ///   - file: the file's name, for messages.
+    ///   - checkingNames: `false` to accept any field name and nested key (a store's reader).
     /// - Returns: the object.
     /// - Throws: ``PFCore/PFError`` whose message starts with `<file>: row <index>:`, whose
     ///   location is the byte offset in the file and whose path starts with the row
     ///   (`results[3].score`).
-    public func readObject(reader: JSONReader, className: String?, file: String) throws(PFError) -> ParseObject {
+    public func readObject(reader: JSONReader, className: String?, file: String, checkingNames: Bool = true) throws(PFError) -> ParseObject {
         do throws(PFError) {
             // Straight from json-c's tree (no PFValue tree in between); same result and errors.
             return try reader.withDocument(bytes) { root throws(PFError) in
-                try ParseObject(restJSON: root, className: className)
+                try ParseObject(restJSON: root, className: className, checkingNames: checkingNames)
             }
         } catch {
             throw placed(error, file: file)
@@ -469,18 +470,19 @@ public struct ParseExportRow {
         JSONReader.Session(reader: reader(limits: limits))
     }
 
-    /// ``readObject(reader:className:file:)`` with a session (``session(limits:)``), the
+    /// ``readObject(reader:className:file:checkingNames:)`` with a session (``session(limits:)``), the
     /// fastest way to read many rows.
     /// - Parameters:
     ///   - session: the JSON session.
     ///   - className: the class (from the file name).
     ///   - file: the file's name, for messages.
+    ///   - checkingNames: `false` to accept any field name and nested key (a store's reader).
     /// - Returns: the object.
-    /// - Throws: ``PFCore/PFError`` as ``readObject(reader:className:file:)`` does.
-    public func readObject(session: JSONReader.Session, className: String?, file: String) throws(PFError) -> ParseObject {
+    /// - Throws: ``PFCore/PFError`` as ``readObject(reader:className:file:checkingNames:)`` does.
+    public func readObject(session: JSONReader.Session, className: String?, file: String, checkingNames: Bool = true) throws(PFError) -> ParseObject {
         do throws(PFError) {
             return try session.withDocument(bytes) { root throws(PFError) in
-                try ParseObject(restJSON: root, className: className)
+                try ParseObject(restJSON: root, className: className, checkingNames: checkingNames)
             }
         } catch {
             throw placed(error, file: file)

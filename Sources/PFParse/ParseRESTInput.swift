@@ -136,9 +136,11 @@ extension ParseObject {
     /// - Parameters:
     ///   - node: the JSON object.
     ///   - className: the class; `nil` to take it from the object's `className` key.
+    ///   - checkingNames: `false` to accept any field name and nested key, as a reader of
+    ///     stored data does (a destination that cannot hold a name encodes it).
     /// - Throws: ``PFCore/PFError`` as ``init(rest:className:)`` does.
-    public init(restJSON node: JSONNode, className: String? = nil) throws(PFError) {
-        try self.init(restInput: node, className: className)
+    public init(restJSON node: JSONNode, className: String? = nil, checkingNames: Bool = true) throws(PFError) {
+        try self.init(restInput: node, className: className, checkingNames: checkingNames)
     }
 
     /// Reads an object from either REST input (the shared body of both initializers).

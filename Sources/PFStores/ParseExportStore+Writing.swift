@@ -296,7 +296,7 @@ extension ParseExportStore {
             let name = "\(location): \(file.name)"
             try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
                 // Read to learn the id (and to refuse a malformed row before it is kept).
-                let object = try row.readObject(session: session, className: className, file: name)
+                let object = try row.readObject(session: session, className: className, file: name, checkingNames: false)
                 if let id = object.objectId, written.contains(id) { return }
                 staged.beginRow()
                 staged.buffer.append(contentsOf: row.bytes)

@@ -321,7 +321,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         }
         if options.workers > 1 {
             let reader = ParallelRowReader<ParseObject>(workers: options.workers, limits: options.limits) { row, session throws(PFError) in
-                try row.readObject(session: session, className: className, file: name)
+                try row.readObject(session: session, className: className, file: name, checkingNames: false)
             }
             try reader.read(rows: { add throws(PFError) in
                 try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
@@ -329,7 +329,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         } else {
             let session = ParseExportRow.session(limits: options.limits)
             try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
-                try deliver(try row.readObject(session: session, className: className, file: name))
+                try deliver(try row.readObject(session: session, className: className, file: name, checkingNames: false))
             }
         }
         if let inference { inferred[className] = inference }

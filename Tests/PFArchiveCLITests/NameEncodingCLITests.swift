@@ -35,7 +35,7 @@ import Testing
         #expect(back.status == 0, "\(back.stderr)")
         let fields = try Peers.run("/usr/bin/env", ["sqlite3", sqlite.path, "SELECT field FROM _SCHEMA WHERE className = 'Account' ORDER BY field"])
         let names = Set(fields.stdoutText.split(separator: "\n").map(String.init))
-        #expect(names.isSuperset(of: ["_DKApplicationActivityMetadataKey__contentDescription", "$price", "größe", "length", "_notes"]), "\(names)")
+        #expect(names.isSuperset(of: ["_DKApplicationActivityMetadataKey__contentDescription", "$price", "größe", "length", RealDeviceCoreData.notes]), "\(names)")
 
         let text = try CLI.run(["import", store.path, dir.appendingPathComponent("text").path])
         #expect(text.stdoutText.contains("encoded name: Account.$price: stored as pf___24_price"), "\(text.stdoutText)")

@@ -82,7 +82,7 @@ import Testing
         #expect(account["$price"] == 12)
         #expect(account["properties"]?["com.apple.mobilenotes.SharingExtension"] == "enabled")
         #expect(account["properties"]?["com.apple.Dataclass.Availability"]?["com.apple.Dataclass.Notes"] == true)
-        let notes = try store.joinRows(entity: "Account", relationship: "_notes").map { [$0.owningId, $0.relatedId] }
+        let notes = try store.joinRows(entity: "Account", relationship: RealDeviceCoreData.notes).map { [$0.owningId, $0.relatedId] }
         #expect(notes == [["Account-1", "Note-1"], ["Account-1", "Note-2"], ["Account-2", "Note-3"]])
     }
 }

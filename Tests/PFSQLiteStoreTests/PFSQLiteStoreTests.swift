@@ -244,7 +244,7 @@ enum SQLiteSamples {
         let foreign = dir.appendingPathComponent("foreign.sqlite")
         _ = try SQLiteSamples.sqlite3(foreign, "CREATE TABLE t(x)")
         let error = #expect(throws: PFError.self) { try SQLiteStore(url: foreign).classNames() }
-        #expect(error?.message.contains("neither a pfarchive store nor a Core Data store") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("not a pfarchive SQLite store (nor a Core Data store)") == true, "\(String(describing: error))")
         let before = try Data(contentsOf: foreign)
         let writer = SQLiteStore(url: foreign)
         #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }

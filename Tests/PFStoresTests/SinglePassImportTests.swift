@@ -134,10 +134,10 @@ final class FailingWriter: ObjectStoreWriter {
 }
 
 @Suite struct WriteBehindTests {
-    /// 40 objects of one class; the row at `badRow` (if any) has an invalid field name.
+    /// 40 objects of one class; the row at `badRow` (if any) has a malformed Date.
     static func export(badRow: Int?, in scratch: Scratch) throws -> URL {
         let rows = (0..<40).map { (i: Int) -> String in
-            i == badRow ? #"{"objectId":"o\#(i)","bad-key":1}"# : #"{"objectId":"o\#(i)","n":\#(i)}"#
+            i == badRow ? #"{"objectId":"o\#(i)","when":{"__type":"Date","iso":"not a date"}}"# : #"{"objectId":"o\#(i)","n":\#(i)}"#
         }
         return try scratch.directory("export", ["Thing.json": "[" + rows.joined(separator: ",") + "]"])
     }

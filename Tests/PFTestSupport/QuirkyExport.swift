@@ -105,6 +105,19 @@ public struct QuirkyExport: Sendable {
             let file = directory.appendingPathComponent("\(className).json")
             try classFile(rows).write(to: file)
         }
+        // Without _SCHEMA.json a reader knows a relation's target only from its related ids:
+        // the one class among the exported objects that holds every id found (none found, or
+        // ids of several classes: unknown), as Docs/Stores.md ("Relation targets") says.
+        var classOfId: [String: String] = [:]
+        for object in expectedObjects { if let id = object.objectId { classOfId[id] = object.className } }
+        func knownTarget(_ rows: [ParseJoinRow], declared: String?, _ relation: ParseRelationKey) -> String? {
+            guard quirks.noSchemaFile else { return declared }
+            // Parse's own: _Role's users and roles relations.
+            if relation.owningClass == "_Role", relation.field == "users" { return "_User" }
+            if relation.owningClass == "_Role", relation.field == "roles" { return "_Role" }
+            let classes = Set(rows.compactMap { classOfId[$0.relatedId] })
+            return classes.count == 1 ? classes.first : nil
+        }
         var joins: [ParseRelationKey: [ParseJoinRow]] = [:]
         for (relation, rows) in store.joinRows {
             guard relation.owningClass != omitted else { continue }
@@ -112,10 +125,15 @@ public struct QuirkyExport: Sendable {
             let name = "_Join\(colon)\(relation.field)\(colon)\(relation.owningClass).json"
             let values: [PFValue] = rows.map { .dictionary(["owningId": .string($0.owningId), "relatedId": .string($0.relatedId)]) }
             try classFile(values).write(to: directory.appendingPathComponent(name))
-            joins[ParseRelationKey(owningClass: relation.owningClass, field: relation.field, targetClass: relation.targetClass)] = rows
+            joins[ParseRelationKey(
+                owningClass: relation.owningClass, field: relation.field,
+                targetClass: knownTarget(rows, declared: relation.targetClass, relation))] = rows
         }
         var schema = ParseSchema()
         for className in classes { schema.classes[className] = store.schema.classes[className] ?? [:] }
+        for (relation, _) in joins where quirks.noSchemaFile {
+            schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+        }
         if !quirks.noSchemaFile {
             var entries: [PFValue] = []
             for (className, fields) in schema.classes {

@@ -107,4 +107,24 @@ import Testing
         let failures = try StoreMatrix.differences(input: store.path, inputKind: nil, expected: expected)
         #expect(failures.isEmpty, "\(shape): \(failures.count) pairs lost data:\n\(failures.joined(separator: "\n"))")
     }
+
+    /// The property: whatever a random Core Data store holds (names Parse forbids,
+    /// transformables with dotted keys, every attribute type, NULLs, a to-one and its to-many
+    /// inverse) comes back unchanged through every destination.
+    @Test func nothingIsLostFromRandomCoreDataStores() async {
+        await propertyCheck(count: 8, input: CoreDataGen.store()) { entities in
+            do {
+                let folder = try StoreMatrixTests.directory()
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let store = folder.appendingPathComponent("Random.sqlite")
+                try CoreDataStoreBuilder.write(entities, to: store)
+                let expected = try CoreDataObjectStore(url: store)
+                defer { expected.close() }
+                let failures = try StoreMatrix.differences(input: store.path, inputKind: nil, expected: expected, sources: [])
+                #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(entities.map { "\($0.name): \($0.attributes.map { "\($0.name) \($0.typeCode)" }) \($0.rows.count) rows" })")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
 }
