@@ -205,6 +205,40 @@ import Darwin
         #expect(scene.names() == ["src-big"], "left after the signal: \(scene.names())")
     }
 
+    /// An SQLite source is read through a private copy in TMPDIR (the user's data): a signal
+    /// removes it too, not only the destination's staging (it was left behind before).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedImportFromSQLiteLeavesNoPrivateCopy(signal number: Int32) throws {
+        let scene = try Scene()
+        let database = scene.path("big.sqlite")
+        let made = try CLI.run(["import", try scene.source("big", count: 150_000).path, database.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let temporary = scene.path("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        func copies() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).sorted() }
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", database.path, scene.path("dest.zip").path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no", "TMPDIR": temporary.path]) { _, b in b }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until it is writing (the copy is made before), then interrupt it.
+        let deadline = Date().addingTimeInterval(30)
+        var staging: String?
+        while staging == nil, process.isRunning, Date() < deadline {
+            staging = scene.names().first { $0.hasPrefix(".dest.zip.pfarchive-tmp") }
+            if staging == nil { usleep(2_000) }
+        }
+        #expect(staging != nil && !copies().isEmpty, "the import never started writing")
+        kill(process.processIdentifier, number)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == number,
+                "ended with \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        #expect(copies().isEmpty, "left in TMPDIR after the signal: \(copies())")
+        #expect(scene.names() == ["big.sqlite", "src-big", "tmp"], "left after the signal: \(scene.names())")
+    }
+
     @Test func aKilledConvertsTemporaryFileIsRemovedByTheNextRun() throws {
         let scene = try Scene()
         let input = scene.path("in.json")
