@@ -269,6 +269,32 @@ struct PostgresStoreServerTests {
         }
     }
 
+    /// A second writer is refused at once with one clear line while the first is writing,
+    /// and may write once the first has finished (two imports into a new database once failed
+    /// inside PostgreSQL's catalogue, `pg_type_typname_nsp_index`, or interleaved their rows).
+    @Test func aSecondWriterIsRefusedWhileTheFirstWrites() throws {
+        try TestServer.withDatabase { url in
+            let first = try PostgresStore.open(url: url)
+            defer { first.close() }
+            let second = try PostgresStore.open(url: url)
+            defer { second.close() }
+            // Without the lock, the second would wait for the first's tables: fail instead.
+            try second.session.query("SET lock_timeout = '2s'", doing: "test")
+            let source = try Sample.store()
+            try first.begin(schema: source.schema())
+            #expect {
+                try second.begin(schema: source.schema())
+            } throws: { error in
+                guard let e = error as? PFError else { return false }
+                return e.code == .io && e.message.contains("is being written by another pfarchive import")
+            }
+            try first.write(try source.objects(in: "Post"), className: "Post")
+            try first.commit()
+            try copy(source, into: second)
+            #expect(try Set(second.classNames()) == ["_User", "Post"])
+        }
+    }
+
     @Test func schemaRowsAreWhatParseServerReads() throws {
         try TestServer.withDatabase { url in
             let store = try PostgresStore.open(url: url)
