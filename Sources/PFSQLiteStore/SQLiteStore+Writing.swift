@@ -33,7 +33,8 @@ final class WriteSession {
             throw claim.refusal("a directory where an SQLite file belongs")
         }
         // As every other store: a symbolic link (whose target was written in place, even a
-        // user's empty file turned into a database) or a FIFO or device is not written.
+        // user's empty file turned into a database) or a FIFO or device is not written (and
+        // not read either: opening a FIFO would wait for a writer).
         var status = stat()
         if lstat(destination.path, &status) == 0 {
             switch status.st_mode & S_IFMT {

@@ -176,6 +176,9 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public static let pfarchiveApplicationID: UInt32 = 0x5046_4172
 
     private static func readPrefix(of url: URL, count: Int) -> Data? {
+        // Only a regular file: opening a FIFO named `x.sqlite` would wait for a writer forever.
+        var status = stat()
+        guard stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
         return try? handle.read(upToCount: count)

@@ -239,6 +239,36 @@ import Darwin
         #expect(scene.names() == ["big.sqlite", "src-big", "tmp"], "left after the signal: \(scene.names())")
     }
 
+    /// A FIFO named like an SQLite store is refused at once: telling Core Data from SQLite
+    /// by its first bytes once opened it and waited for a writer forever.
+    @Test func aFIFONamedLikeAnSQLiteStoreIsRefusedWithoutWaiting() throws {
+        let scene = try Scene()
+        let source = try scene.source("s", count: 3)
+        let fifo = scene.path("dest.sqlite")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", source.path, fifo.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, b in b }
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            // SIGKILL: a child of a test thread may have SIGTERM blocked (its mask is inherited).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            Issue.record("still waiting on the FIFO after 20 s")
+            return
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1 && stderr.split(separator: "\n").count == 1, "\(stderr)")
+        #expect(stderr.contains("not a regular file"), "\(stderr)")
+        #expect(scene.names() == ["dest.sqlite", "src-s"], "\(scene.names())")
+    }
+
     @Test func aKilledConvertsTemporaryFileIsRemovedByTheNextRun() throws {
         let scene = try Scene()
         let input = scene.path("in.json")
