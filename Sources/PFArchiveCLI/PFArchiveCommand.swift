@@ -37,7 +37,7 @@ struct PFArchiveCommand: ParsableCommand {
             try command.run()
         } catch let failure as CLIFailure {
             Destination.waitIfInterrupted()
-            StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
+            StandardOutput.writeError(Data("pfarchive: \(CLIFailure.redactingURLArguments(failure.message))\n".utf8))
             Foundation.exit(1)
         } catch {
             Destination.waitIfInterrupted()
@@ -46,7 +46,7 @@ struct PFArchiveCommand: ParsableCommand {
                 exit(withError: error)
             }
             if code == .validationFailure {
-                StandardOutput.writeError(Data((fullMessage(for: error) + "\n").utf8))
+                StandardOutput.writeError(Data((CLIFailure.redactingURLArguments(fullMessage(for: error)) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)

@@ -50,6 +50,8 @@ package struct StoreCopy: Sendable {
         let directory = manager.temporaryDirectory.appendingPathComponent("pfarchive-coredata-\(UUID().uuidString)")
         let database = directory.appendingPathComponent("store.sqlite")
         var hasWAL = false
+        // Removed on SIGINT/SIGTERM/SIGHUP too (the CLI's handlers): the copy holds the user's data.
+        Interruption.shared.add(directory.path)
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try manager.copyItem(at: source, to: database)
@@ -63,6 +65,7 @@ package struct StoreCopy: Sendable {
             }
         } catch {
             try? manager.removeItem(at: directory)
+            Interruption.shared.remove(directory.path)
             throw PFError(.io, format: format, "\(path): cannot copy the database to a temporary directory: \(error.localizedDescription)")
         }
         return StoreCopy(directory: directory, database: database, hasWAL: hasWAL)
@@ -99,5 +102,6 @@ package struct StoreCopy: Sendable {
     /// Deletes the copy.
     package func remove() {
         try? FileManager.default.removeItem(at: directory)
+        Interruption.shared.remove(directory.path)
     }
 }

@@ -45,7 +45,12 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             throw PFError(.usage, format: StoreFormat.name, "\(Self.redact(string)): the URL names no host; expected postgres://user@host:port/database")
         }
         self.host = host
-        self.port = components.port ?? 5432
+        let port = components.port ?? 5432
+        // A TCP port is 16 bits; a larger number must not wrap around to another port.
+        guard (1...65_535).contains(port) else {
+            throw PFError(.usage, format: StoreFormat.name, "\(Self.redact(string)): port \(port) is not between 1 and 65535")
+        }
+        self.port = port
         self.username = components.user ?? "postgres"
         // libpq also takes the password as a query parameter.
         self.password = components.password ?? components.queryItems?.first { $0.name.lowercased() == "password" }?.value

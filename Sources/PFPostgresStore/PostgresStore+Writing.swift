@@ -49,6 +49,7 @@ extension PostgresStore {
         try session.query("BEGIN", doing: "starting the transaction")
         transaction = WriteState()
         try rollingBack { () throws(PFError) in
+            try lockForWriting()
             try session.query(
                 #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#,
                 doing: "creating _SCHEMA")
@@ -57,6 +58,26 @@ extension PostgresStore {
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 try prepareClass(className, fields: fields)
             }
+        }
+    }
+
+    /// The advisory lock key of pfarchive's writers (its SQLite application id, `"PFAr"`).
+    static let writeLockKey = Int64(StoreLocation.pfarchiveApplicationID)
+
+    /// One writer at a time, as for the file stores: a transaction-level advisory lock on the
+    /// database, released by `COMMIT`, `ROLLBACK` or the end of the connection (a killed
+    /// import). A second import is refused at once, before it creates anything: two
+    /// transactions creating the same tables would otherwise fail inside PostgreSQL's
+    /// catalogue (`pg_type_typname_nsp_index`) or interleave their rows.
+    func lockForWriting() throws(PFError) {
+        let result = try session.query("SELECT pg_try_advisory_xact_lock(\(Self.writeLockKey))", doing: "locking the database for writing")
+        var locked = false
+        for row in result {
+            locked = (try? Array(row).first?.decode(Bool.self)) == true
+            break
+        }
+        guard locked else {
+            throw PFError(.io, format: StoreFormat.name, "\(location) is being written by another pfarchive import; try again when it has finished")
         }
     }
 

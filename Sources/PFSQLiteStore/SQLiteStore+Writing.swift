@@ -32,6 +32,17 @@ final class WriteSession {
         if exists && isDirectory.boolValue {
             throw claim.refusal("a directory where an SQLite file belongs")
         }
+        // As every other store: a symbolic link (whose target was written in place, even a
+        // user's empty file turned into a database) or a FIFO or device is not written (and
+        // not read either: opening a FIFO would wait for a writer).
+        var status = stat()
+        if lstat(destination.path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG, S_IFDIR: break
+            case S_IFLNK: throw claim.refusal("a symbolic link")
+            default: throw claim.refusal("not a regular file")
+            }
+        }
         if exists, let head = Destination.prefix(of: destination, count: 100), !head.isEmpty {
             guard head.count >= 100, head.starts(with: Array("SQLite format 3\0".utf8)) else {
                 throw claim.refusal("not an SQLite database")

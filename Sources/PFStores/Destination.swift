@@ -552,8 +552,8 @@ public final class Destination {
 
     // MARK: - Interruption
 
-    /// Makes SIGINT, SIGTERM and SIGHUP remove the temporary siblings and lock files this
-    /// process has in use before it ends with that signal (for the command-line tool; a
+    /// Makes SIGINT, SIGTERM and SIGHUP remove the temporary siblings, lock files and private
+    /// copies of SQLite sources this process has in use (PFCore's `Interruption`) before it ends with that signal (for the command-line tool; a
     /// library user decides about its own signals). The handlers are installed when the first
     /// temporary file or lock comes into use, so a run that writes nothing keeps the default
     /// dispositions. A SIGKILL leaves them: the next write to the
@@ -568,80 +568,5 @@ public final class Destination {
     public static func waitIfInterrupted() {
         guard Interruption.shared.isInterrupted else { return }
         while true { pause() }
-    }
-}
-
-/// The temporary siblings and lock files in use, removed on a signal.
-final class Interruption: @unchecked Sendable {
-    static let shared = Interruption()
-    private let lock = NSLock()
-    private var paths: Set<String> = []
-    private var locks: Set<String> = []
-    private var sources: [DispatchSourceSignal] = []
-    private var interrupted = false
-
-    var isInterrupted: Bool { lock.withLock { interrupted } }
-
-    /// Whether the handlers are wanted: they are installed when the first file is added, so
-    /// a command that writes nothing (and the children it may start) keeps the default
-    /// dispositions.
-    private var wanted = false
-
-    func add(_ path: String, lock isLock: Bool = false) {
-        lock.withLock {
-            _ = isLock ? locks.insert(path) : paths.insert(path)
-            if wanted, sources.isEmpty { installHandlers() }
-        }
-    }
-
-    func remove(_ path: String) {
-        lock.withLock {
-            paths.remove(path)
-            locks.remove(path)
-        }
-    }
-
-    func install() {
-        lock.withLock {
-            wanted = true
-            if !paths.isEmpty || !locks.isEmpty { installHandlers() }
-        }
-    }
-
-    /// Called with `lock` held.
-    private func installHandlers() {
-        guard sources.isEmpty else { return }
-        for number in [SIGINT, SIGTERM, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                cleanUp()
-                // End with the signal, as without a handler: its default action, and
-                // unblocked on this thread (libdispatch may block it to receive it).
-                signal(number, SIG_DFL)
-                var set = sigset_t()
-                sigemptyset(&set)
-                sigaddset(&set, number)
-                pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                raise(number)
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    private func cleanUp() {
-        let (files, lockFiles) = lock.withLock {
-            interrupted = true
-            return (paths, locks)
-        }
-        for path in files {
-            // Renamed first, in one step: the work may be renaming the same staging into
-            // place right now, and a recursive removal by path would then empty the
-            // destination. Whichever rename comes first wins; the other fails.
-            let doomed = path + "-interrupted"
-            if POSIX.rename(path, doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }
-        }
-        for path in lockFiles { unlink(path) }
     }
 }

@@ -91,8 +91,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     /// Classes whose every row has been read, with the schema inferred on the way.
     var inferred: [String: SchemaInference] = [:]
     var writing: WriteState?
-    /// Whether `_SCHEMA.json` says pfarchive encoded names Parse forbids (read with it).
-    var namesEncoded = false
+    /// Whether `_SCHEMA.json` says pfarchive encoded names Parse forbids (known once the
+    /// schema has been read: objects and relations then come back with their original names).
+    public internal(set) var namesEncoded = false
     /// The names the last write encoded.
     public internal(set) var encodedNames = ParseNameTally()
     /// Parse's rules: names they forbid are encoded (``PFParse/ParseNameCoding``).

@@ -176,6 +176,9 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public static let pfarchiveApplicationID: UInt32 = 0x5046_4172
 
     private static func readPrefix(of url: URL, count: Int) -> Data? {
+        // Only a regular file: opening a FIFO named `x.sqlite` would wait for a writer forever.
+        var status = stat()
+        guard stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
         return try? handle.read(upToCount: count)
@@ -187,7 +190,9 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// unescaped `@` (`postgres://alice:p@ss@host/db`) is hidden whole; `password` and
     /// `sslpassword` query parameters (any case, names percent-encoded or not) are hidden
     /// too. Any scheme is handled (`postgres://`, `postgresql://`, upper case). A password
-    /// holding an unescaped `?` or `#` is not a URL any parser reads the same way; escape it.
+    /// holding an unescaped `?` or `#` is not a URL any parser reads the same way (escape it);
+    /// when an `@` follows a `?` or `#` that may be part of a password, everything after the
+    /// password's `:` is hidden (`postgres://alice:***`).
     /// With a password, an `@` in the database name must be escaped too (`%40`): it would be
     /// taken for the end of the password, which is then hidden with it — never shown.
     /// - Parameter argument: a path or URL.
@@ -195,6 +200,24 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     ///   `password=***`; a path without `://` unchanged.
     public static func redacted(_ argument: String) -> String {
         guard let parts = URLParts(argument) else { return argument }
+        // An `@` after a `?` or `#` where a password may have begun: the `?` or `#` may be an
+        // unescaped part of the password (`alice:p#ss@host`, `alice:p@a?ss@host`), and no
+        // reading tells where it ends, so everything after the password's `:` is hidden.
+        if parts.query?.contains("@") == true || parts.fragment?.contains("@") == true {
+            let rest = argument.dropFirst(parts.scheme.count)
+            let end = rest.firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex
+            if let userInfo = parts.userInfo, let colon = parts.passwordColon {
+                return parts.scheme + userInfo[..<colon] + ":***"
+            }
+            if parts.userInfo == nil, !rest.hasPrefix("["), let colon = rest[..<end].firstIndex(of: ":") {
+                // `host:5432/db?…` is a port; `host:5432?…@…` could be a password.
+                let after = rest[rest.index(after: colon)..<end]
+                let digits = after.prefix { $0.isASCII && $0.isNumber }
+                if digits.isEmpty || after.dropFirst(digits.count).first != "/" {
+                    return parts.scheme + rest[..<colon] + ":***"
+                }
+            }
+        }
         var out = parts.scheme
         if let userInfo = parts.userInfo {
             if let colon = parts.passwordColon {

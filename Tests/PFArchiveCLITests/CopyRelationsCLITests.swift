@@ -319,4 +319,46 @@ import Testing
         #expect(try rows(back.appendingPathComponent("_Join:fans:Team.json")).count == 2)
         #expect(try rows(back.appendingPathComponent("_Join:ghosts:Player.json")).count == 2)
     }
+
+    /// An export pfarchive wrote with encoded names (a field, a nested key and a Relation
+    /// named with '.' and '$') is copied: the copy keeps the names as the files hold them, its
+    /// `_SCHEMA.json` keeps the originals, and importing the copy gives the original names
+    /// back. (copy once re-checked the decoded names against Parse's rules and failed.)
+    @Test func anExportWithEncodedNamesIsCopiedAndReadsBackWithItsNames() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let things: PFValue = ["results": [[
+            "objectId": "t1", "pf__com_2e_apple_2e_key": 1, "pf___24_money": ["pf__a_2e_b": 2],
+            "pf__fri_2e_ends": ["__type": "Relation", "className": "Thing"],
+        ]]]
+        let schema: PFValue = [
+            "results": [["className": "Thing", "fields": [
+                "pf__com_2e_apple_2e_key": ["type": "Number", "pfarchiveName": "com.apple.key"],
+                "pf___24_money": ["type": "Object", "pfarchiveName": "$money"],
+                "pf__fri_2e_ends": ["type": "Relation", "targetClass": "Thing", "pfarchiveName": "fri.ends"],
+            ]]],
+            "pfarchiveNameCoding": "pf__",
+        ]
+        try JSONWriter().write(things).write(to: source.appendingPathComponent("Thing.json"))
+        try JSONWriter().write(schema).write(to: source.appendingPathComponent("_SCHEMA.json"))
+        try JSONWriter().write(["results": [["owningId": "t1", "relatedId": "t1"]]] as PFValue)
+            .write(to: source.appendingPathComponent("_Join:pf__fri_2e_ends:Thing.json"))
+        let copy = dir.appendingPathComponent("copy")
+        let run = try CLI.run(["copy", source.path, copy.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: copy.path)) ?? []).sorted()
+        #expect(names == ["Thing.json", "_Join:pf__fri_2e_ends:Thing.json", "_SCHEMA.json"], "\(names)")
+        let row = try rows(copy.appendingPathComponent("Thing.json")).first
+        #expect(row?["pf__com_2e_apple_2e_key"] == 1 && row?["pf___24_money"] == ["pf__a_2e_b": 2], "\(String(describing: row))")
+        // Read back through a store that holds any name: the originals.
+        let archive = dir.appendingPathComponent("back.archive")
+        let back = try CLI.run(["import", copy.path, archive.path])
+        #expect(back.status == 0 && back.stdoutText.contains("1 relation row"), "\(back.stderr)")
+        let json = try CLI.run(["convert", archive.path, "-", "--to", "json"])
+        for name in ["com.apple.key", "$money", "a.b", "fri.ends"] {
+            #expect(json.stdoutText.contains("\"\(name)\""), "\(name) missing")
+        }
+    }
 }

@@ -248,6 +248,70 @@ import Darwin
         #expect(scene.names() == ["src-big"], "left after the signal: \(scene.names())")
     }
 
+    /// An SQLite source is read through a private copy in TMPDIR (the user's data): a signal
+    /// removes it too, not only the destination's staging (it was left behind before).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedImportFromSQLiteLeavesNoPrivateCopy(signal number: Int32) throws {
+        let scene = try Scene()
+        let database = scene.path("big.sqlite")
+        let made = try CLI.run(["import", try scene.source("big", count: 150_000).path, database.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let temporary = scene.path("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        func copies() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).sorted() }
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", database.path, scene.path("dest.zip").path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no", "TMPDIR": temporary.path]) { _, b in b }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until it is writing (the copy is made before), then interrupt it.
+        let deadline = Date().addingTimeInterval(30)
+        var staging: String?
+        while staging == nil, process.isRunning, Date() < deadline {
+            staging = scene.names().first { $0.hasPrefix(".dest.zip.pfarchive-tmp") }
+            if staging == nil { usleep(2_000) }
+        }
+        #expect(staging != nil && !copies().isEmpty, "the import never started writing")
+        kill(process.processIdentifier, number)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == number,
+                "ended with \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        #expect(copies().isEmpty, "left in TMPDIR after the signal: \(copies())")
+        #expect(scene.names() == ["big.sqlite", "src-big", "tmp"], "left after the signal: \(scene.names())")
+    }
+
+    /// A FIFO named like an SQLite store is refused at once: telling Core Data from SQLite
+    /// by its first bytes once opened it and waited for a writer forever.
+    @Test func aFIFONamedLikeAnSQLiteStoreIsRefusedWithoutWaiting() throws {
+        let scene = try Scene()
+        let source = try scene.source("s", count: 3)
+        let fifo = scene.path("dest.sqlite")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", source.path, fifo.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, b in b }
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            // SIGKILL: a child of a test thread may have SIGTERM blocked (its mask is inherited).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            Issue.record("still waiting on the FIFO after 20 s")
+            return
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1 && stderr.split(separator: "\n").count == 1, "\(stderr)")
+        #expect(stderr.contains("not a regular file"), "\(stderr)")
+        #expect(scene.names() == ["dest.sqlite", "src-s"], "\(scene.names())")
+    }
+
     @Test func aKilledConvertsTemporaryFileIsRemovedByTheNextRun() throws {
         let scene = try Scene()
         let input = scene.path("in.json")

@@ -134,6 +134,16 @@ enum SQLiteSource {
         let pg = try CLI.run(["import", source.path, "postgres://ann:secret@127.0.0.1:1/app"])
         #expect(pg.status == 1)
         #expect(!pg.stderr.contains("secret"), "\(pg.stderr)")
+        // Commands that read files only name such an argument in 'no such file', and a
+        // password holding an unescaped '#' or '?' is never repeated either.
+        for arguments in [
+            ["inspect", "postgres://ann:secret@127.0.0.1:1/app"], ["validate", "postgres://ann:secret@127.0.0.1:1/app"],
+            ["copy", "postgres://ann:secret@127.0.0.1:1/app", dir.appendingPathComponent("c.zip").path],
+            ["import", source.path, "postgres://ann:sec#ret@127.0.0.1:1/app"], ["import", source.path, "postgres://ann:sec?ret@127.0.0.1:1/app"],
+        ] {
+            let run = try CLI.run(arguments)
+            #expect(run.status != 0 && !run.stderr.contains("ret@") && !run.stderr.contains("secret"), "\(arguments): \(run.stderr)")
+        }
         let nothing = try CLI.run(["import", dir.appendingPathComponent("none.sqlite").path, dir.appendingPathComponent("o.sqlite").path])
         #expect(nothing.status == 1)
         #expect(nothing.stderr.contains("no such file"))

@@ -33,6 +33,24 @@ import Darwin
         #expect(try SQLiteStore(url: url).objects(in: "Item").count == 1)
     }
 
+    /// A symbolic link is refused, as by every other store: its target was written in place,
+    /// and a user's empty file behind it became an SQLite database.
+    @Test func aSymbolicLinkIsRefusedAndItsTargetUntouched() throws {
+        let dir = try SQLiteSamples.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("notes.txt")
+        try Data().write(to: target)
+        let link = dir.appendingPathComponent("app.sqlite")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let writer = SQLiteStore(url: link)
+        let error = #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }
+        #expect(error?.message.contains("is a symbolic link") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: target).isEmpty)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(names == ["app.sqlite", "notes.txt"], "\(names)")
+    }
+
     @Test func databasesOfOtherProgramsAreNeverWrittenInto() throws {
         let dir = try SQLiteSamples.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

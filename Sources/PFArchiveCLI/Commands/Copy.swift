@@ -220,13 +220,30 @@ struct Copy: ParsableCommand {
             var objects: [ParseObject] = []
             let classes = try store.classNames()
             for name in classes { try store.forEachObject(in: name) { objects.append($0) } }
-            let schema = try store.schema()
+            var schema = try store.schema()
             var relations: [ParseRelationRows] = []
-            let keys = try store.relations()
+            var keys = try store.relations()
             for key in keys {
                 var rows = ParseRelationRows(owningClass: key.owningClass, field: key.field, targetClass: key.targetClass)
                 try store.forEachJoinRow(of: key) { rows.rows.append($0) }
                 relations.append(rows)
+            }
+            // An export whose names pfarchive encoded is read with the original names (which
+            // Parse forbids); the copy works on them as the files hold them, so it is written
+            // the same way, with the `_SCHEMA.json` that keeps the originals.
+            if store.namesEncoded {
+                var tally = ParseNameTally()
+                let policy = store.namePolicy
+                objects = objects.map { ParseNameCoding.encode($0, policy: policy, tally: &tally) }
+                schema = ParseNameCoding.encode(schema, policy: policy)
+                keys = keys.map { key in
+                    var stored = key
+                    stored.field = ParseNameCoding.encodeField(key.field, policy: policy, className: key.owningClass)
+                    return stored
+                }
+                for i in relations.indices {
+                    relations[i].field = ParseNameCoding.encodeField(relations[i].field, policy: policy, className: relations[i].owningClass)
+                }
             }
             let schemaURL = directory.appendingPathComponent(ParseExportStore.schemaFileName)
             let schemaFile = FileManager.default.fileExists(atPath: schemaURL.path)

@@ -34,6 +34,19 @@ struct CLIFailure: Error {
 
     init(_ message: String) { self.message = Self.oneLine(message) }
 
+    /// The text with every URL argument of the command line, where it is quoted as typed,
+    /// shown as ``PFStores/StoreLocation/redacted(_:)`` shows it: a command that reads only
+    /// files (`inspect`, `validate`, `copy`) names a `postgres://user:password@…` argument
+    /// in its 'no such file' line, and a password is never printed.
+    static func redactingURLArguments(_ text: String, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String {
+        var out = text
+        for argument in arguments.sorted(by: { $0.count > $1.count }) where argument.contains("://") {
+            let redacted = StoreLocation.redacted(argument)
+            if redacted != argument { out = out.replacingOccurrences(of: argument, with: redacted) }
+        }
+        return out
+    }
+
     /// The text with line breaks and other control characters escaped (`\n`, `\r`, `\t`,
     /// `\u{1B}`): messages quote input — a key, a type encoding, an encoding name — and the
     /// CLI contract is one line per error (found by the mutation test).
