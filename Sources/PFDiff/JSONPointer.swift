@@ -33,8 +33,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         }
         var out: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            var token = ""
-            var iterator = raw.makeIterator()
+            // Unicode scalars, not Characters: "~0" followed by a combining mark is still an escape.
+            var token = String.UnicodeScalarView()
+            var iterator = raw.unicodeScalars.makeIterator()
             while let c = iterator.next() {
                 guard c == "~" else { token.append(c); continue }
                 switch iterator.next() {
@@ -43,7 +44,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 default: throw PFError(.syntax, format: "JSON Pointer", "'\(text)' has a '~' not followed by 0 or 1")
                 }
             }
-            out.append(token)
+            out.append(String(token))
         }
         tokens = out
     }
@@ -53,7 +54,18 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     /// The text form, with `~` and `/` escaped.
     public var description: String {
-        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+        var out = String.UnicodeScalarView()
+        for token in tokens {
+            out.append("/")
+            for scalar in token.unicodeScalars {
+                switch scalar {
+                case "~": out.append(contentsOf: "~0".unicodeScalars)
+                case "/": out.append(contentsOf: "~1".unicodeScalars)
+                default: out.append(scalar)
+                }
+            }
+        }
+        return String(out)
     }
 
     /// The array index a token names (RFC 6901: `0` or digits without a leading zero), or nil.

@@ -107,6 +107,17 @@ public struct ValueDiff {
         _ x: OrderedDictionary<String, PFValue>, _ y: OrderedDictionary<String, PFValue>,
         path: [PFKeyPath.Component], emitPatch: Bool
     ) {
+        if options.graph {
+            // `$id` numbers are not compared, but the patch carries B's numbering, so that
+            // B's `$ref`s mean the same objects in the patched value.
+            let child = PFKeyPath(path + [.key("$id")])
+            switch (x["$id"], y["$id"]) {
+            case (let i?, let j?) where i != j: op(.init(.replace, path: child, value: j), emitPatch)
+            case (_?, nil): op(.init(.remove, path: child), emitPatch)
+            case (nil, let j?): op(.init(.add, path: child, value: j), emitPatch)
+            default: break
+            }
+        }
         for (key, old) in x {
             if options.graph && key == "$id" { continue }
             let child = path + [.key(key)]
@@ -135,6 +146,11 @@ public struct ValueDiff {
             isEqual(x[x.count - 1 - tail], y[y.count - 1 - tail], path: path + [.index(x.count - 1 - tail)])
         {
             tail += 1
+        }
+        if options.graph && emitPatch {
+            // Equal as graphs, but their `$id` numbers may differ: the patch carries B's.
+            for i in 0..<head { compare(x[i], y[i], path: path + [.index(i)], emitPatch: true) }
+            for t in 0..<tail { compare(x[x.count - 1 - t], y[y.count - 1 - t], path: path + [.index(x.count - 1 - t)], emitPatch: true) }
         }
         let middleA = x.count - head - tail
         let middleB = y.count - head - tail
@@ -291,7 +307,10 @@ public struct ValueDiff {
         let refA = ValueDiff.reference(a), refB = ValueDiff.reference(b)
         if refA != nil || refB != nil {
             let targetA = refA.flatMap { idPaths.a[$0] }, targetB = refB.flatMap { idPaths.b[$0] }
-            if refA != nil, refB != nil, targetA == targetB { return true }
+            if refA != nil, refB != nil, targetA == targetB {
+                if refA != refB { op(.init(.replace, path: keyPath, value: b), emitPatch) }
+                return true
+            }
             func describe(_ target: PFKeyPath?, _ side: String) -> String {
                 guard let target else { return "a separate copy in \(side)" }
                 if target.components.count <= path.count, Array(path.prefix(target.components.count)) == target.components {

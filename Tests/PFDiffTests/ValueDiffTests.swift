@@ -197,5 +197,8 @@ import Testing
         #expect(failure(#"[{"op":"replace","path":"/s/x","value":1}]"#).contains("operation 0 (replace /s/x)"))
         #expect(throws: PFError.self) { try JSONPointer(parsing: "/a~2") }
         #expect(JSONPointer(tokens: ["a/b", "~"]).description == "/a~1b/~0")
+        // A combining mark after an escape (found by the property test).
+        let odd = JSONPointer(tokens: ["~\u{301}", "/\u{301}", ""])
+        #expect(try JSONPointer(parsing: odd.description) == odd)
     }
 }
