@@ -134,11 +134,19 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        // Structural comparison of values, graphs and stores; RFC 6902 JSON Patch.
+        .target(
+            name: "PFDiff",
+            dependencies: [
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFArchive",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores",
+                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
             ]
         ),
 
@@ -210,6 +218,7 @@ let package = Package(
         .testTarget(name: "PFSQLiteStoreTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
         .testTarget(name: "PFPostgresStoreTests", dependencies: ["PFTestSupport", "PFPostgresStore"]),
         .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFDiffTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
         // Every store into every store and back (issue 20's matrix): needs both server-side stores.
         .testTarget(name: "StoreMatrixTests", dependencies: ["PFTestSupport", "PFSQLiteStore", "PFPostgresStore"]),
     ],

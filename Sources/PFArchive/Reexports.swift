@@ -12,3 +12,4 @@
 @_exported import PFFormats
 @_exported import PFGraphCopy
 @_exported import PFStores
+@_exported import PFDiff

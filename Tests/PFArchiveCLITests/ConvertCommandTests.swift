@@ -153,11 +153,15 @@ import Testing
                                       or JSON) under copy rules and a profile.
               import                  Copy the objects and relations of one store into
                                       another.
+              diff                    Compare two files or two stores structurally; exit 0
+                                      when equal, 1 when different, 2 on trouble.
+              patch                   Apply an RFC 6902 JSON Patch to a file and write the
+                                      result.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
             """)
-        for command in ["convert", "inspect", "validate", "migrate", "compat", "copy"] {
+        for command in ["convert", "inspect", "validate", "migrate", "compat", "copy", "diff", "patch"] {
             let sub = try CLI.run([command, "--help"])
             #expect(sub.status == 0)
             #expect(sub.stdoutText.contains("Examples:"))

@@ -1,0 +1,347 @@
+import ArgumentParser
+import Foundation
+import PFArchive
+import PFPostgresStore
+import PFSQLiteStore
+
+/// `pfarchive diff`: structural comparison of two files or two stores.
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two files or two stores structurally; exit 0 when equal, 1 when different, 2 on trouble.",
+        discussion: """
+            Files of any format pfarchive reads (the same or different) are compared as value \
+            trees: by type and content (1, 1.0 and true differ unless --loose), dates to the \
+            millisecond, dictionary key order aside. Keyed archives and typedstreams are compared \
+            as object graphs, whatever their object numbering; a difference in sharing or in a \
+            cycle is reported with both paths. Stores (Parse export directories or .zip, .sqlite, \
+            .archive stores, .jsonl directories, postgres:// URLs, Core Data) are compared as sets \
+            of objects by className and objectId, relations as sets of join rows, schemas field by \
+            field; --ignore and --unordered paths are then relative to each object. A .archive \
+            file is compared as an object graph unless --stores says it is a whole-store archive.
+
+            Output: one line per difference with its key path from the root, then a summary line \
+            (coloured on a terminal). --json writes an RFC 6902 JSON Patch that turns A into B \
+            (pfarchive patch A PATCH OUT applies it); --brief only says whether they differ.
+
+            Examples:
+              pfarchive diff scores.json scores.bplist
+              pfarchive diff a.archive b.archive --ignore 'players[*].lastSeen'
+              pfarchive diff export/ store.sqlite
+              pfarchive diff old.json new.json --json > changes.json
+
+            Exit status as diff(1): 0 equal, 1 different, 2 trouble (an unreadable input, a usage \
+            error), with one line on stderr.
+            """
+    )
+
+    @Argument(help: "The first file or store (the patch starts from it); '-' for standard input.")
+    var a: String
+
+    @Argument(help: "The second file or store.")
+    var b: String
+
+    @Flag(name: .long, help: "Write an RFC 6902 JSON Patch turning A into B instead of text.")
+    var json = false
+
+    @Flag(name: .long, help: "Only say whether A and B differ.")
+    var brief = false
+
+    @Flag(name: .long, help: "Compare numbers by value whatever their type (1, 1.0 and true are equal; so are 0.0 and -0.0).")
+    var loose = false
+
+    @Flag(name: .long, help: "Compare dates exactly instead of to the millisecond.")
+    var exactDates = false
+
+    @Option(name: .long, help: ArgumentHelp("Do not compare this key path (repeatable; * is any key, [*] any index).", valueName: "keypath"))
+    var ignore: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Compare the array at this key path as a multiset (repeatable; wildcards as --ignore).", valueName: "keypath"))
+    var unordered: [String] = []
+
+    @Flag(name: .long, help: "For stores: do not compare schemas.")
+    var noSchema = false
+
+    @Flag(name: .long, help: "Compare A and B as stores even when their names look like files (a whole-store .archive).")
+    var stores = false
+
+    @OptionGroup var reading: ReadingOptions
+
+    func validate() throws {
+        if json && brief { throw ValidationError("--json and --brief cannot be used together.") }
+        if a == "-" && b == "-" { throw ValidationError("Only one of A and B can be standard input.") }
+        for text in ignore + unordered {
+            do { _ = try DiffPathPattern(parsing: text) } catch { throw ValidationError(error.message) }
+        }
+    }
+
+    func run() throws {
+        do {
+            let different = try compare()
+            if different { throw ExitCode(1) }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch let failure as CLIFailure {
+            StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as PFError {
+            StandardOutput.writeError(Data("pfarchive: \(CLIFailure.oneLine(error.description))\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    var options: DiffOptions {
+        var o = DiffOptions()
+        o.loose = loose
+        o.datePrecision = exactDates ? .exact : .milliseconds
+        o.ignore = ignore.compactMap { try? DiffPathPattern(parsing: $0) }
+        o.unordered = unordered.compactMap { try? DiffPathPattern(parsing: $0) }
+        return o
+    }
+
+    /// Whether an argument names a store rather than a file.
+    static func isStore(_ argument: String) -> Bool {
+        guard argument != "-" else { return false }
+        let lower = argument.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") { return true }
+        if FileIO.namesDirectory(argument) { return true }
+        return ["zip", "sqlite", "sqlite3", "db", "storedata"].contains(URL(fileURLWithPath: argument).pathExtension.lowercased())
+    }
+
+    /// Compares; returns whether A and B differ.
+    func compare() throws -> Bool {
+        let storeA = stores || Self.isStore(a), storeB = stores || Self.isStore(b)
+        if storeA != storeB {
+            throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
+        }
+        if storeA { return try compareStores() }
+        return try compareFiles()
+    }
+
+    func readInput(_ path: String) throws -> DiffInput {
+        var readOptions = reading.readOptions
+        if path != "-" {
+            let name = ParseExport.className(forFile: URL(fileURLWithPath: path))
+            if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
+        }
+        let bytes = try FileIO.read(path, limit: readOptions.limits.maxInputBytes)
+        do {
+            return try DiffInput.read(bytes, options: readOptions)
+        } catch {
+            throw CLIFailure(file: path, error)
+        }
+    }
+
+    func compareFiles() throws -> Bool {
+        let left = try readInput(a), right = try readInput(b)
+        var options = options
+        options.graph = left.isGraph || right.isGraph
+        let result = ValueDiff.compare(left.value, right.value, options: options)
+        var output = DiffOutput(mode: json ? .json : brief ? .brief : .text, a: a, b: b)
+        for difference in result.differences { try output.add(difference) }
+        try output.add(result.patch.operations)
+        try output.finish(summary: result.summary, different: !result.isEmpty)
+        return !result.isEmpty
+    }
+
+    func compareStores() throws -> Bool {
+        var openers = StoreOpeners.standard
+        SQLiteStore.register(in: &openers)
+        openers.register(
+            .postgres,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
+            writer: nil)
+        let left: any ObjectStoreReader, right: any ObjectStoreReader
+        do {
+            left = try openers.reader(for: try StoreLocation.resolve(a))
+        } catch {
+            throw CLIFailure(file: a, error)
+        }
+        defer { left.close() }
+        do {
+            right = try openers.reader(for: try StoreLocation.resolve(b))
+        } catch {
+            throw CLIFailure(file: b, error)
+        }
+        defer { right.close() }
+        var storeOptions = StoreDiff.Options()
+        storeOptions.values.loose = loose
+        storeOptions.values.datePrecision = exactDates ? .exact : .milliseconds
+        storeOptions.values.ignore = options.ignore
+        storeOptions.values.unordered = options.unordered
+        storeOptions.compareSchemas = !noSchema
+        final class Sink: @unchecked Sendable {
+            var output: DiffOutput
+            var failure: Error?
+            init(_ output: DiffOutput) { self.output = output }
+        }
+        let sink = Sink(DiffOutput(mode: json ? .json : brief ? .brief : .text, a: a, b: b))
+        let stop = PFError(.io, format: "diff", "stopped at the first difference")
+        let summary: StoreDiff.Summary
+        do {
+            summary = try StoreDiff.compare(left, right, options: storeOptions) { (event: StoreDiff.Event) throws(PFError) in
+                if brief { throw stop }
+                do {
+                    switch event {
+                    case .difference(let d): try sink.output.add(d)
+                    case .patch(let ops): try sink.output.add(ops)
+                    }
+                } catch {
+                    sink.failure = error
+                    throw stop
+                }
+            }
+        } catch {
+            if let failure = sink.failure { throw failure }
+            if error == stop {
+                try sink.output.finish(summary: "", different: true)
+                return true
+            }
+            throw CLIFailure(error.description)
+        }
+        try sink.output.finish(summary: summary.line, different: summary.total > 0)
+        return summary.total > 0
+    }
+}
+
+/// Writes what `diff` finds as it goes: text lines, a JSON Patch, or one brief line.
+struct DiffOutput {
+    enum Mode { case text, json, brief }
+    let mode: Mode
+    let a: String
+    let b: String
+    let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    var buffer: [UInt8] = []
+    var operations = 0
+
+    init(mode: Mode, a: String, b: String) {
+        self.mode = mode
+        self.a = a
+        self.b = b
+        if mode == .json { buffer.append(contentsOf: Array("[".utf8)) }
+    }
+
+    mutating func add(_ difference: Difference) throws {
+        guard mode == .text else { return }
+        let line = CLIFailure.oneLine(difference.description)
+        if colour {
+            let code = switch difference.kind {
+            case .added: "32"
+            case .removed: "31"
+            case .changed: "33"
+            case .sharing: "36"
+            }
+            buffer.append(contentsOf: Array("\u{1B}[\(code)m\(line)\u{1B}[0m\n".utf8))
+        } else {
+            buffer.append(contentsOf: Array((line + "\n").utf8))
+        }
+        try flushIfFull()
+    }
+
+    mutating func add(_ ops: [JSONPatch.Operation]) throws {
+        guard mode == .json else { return }
+        let writer = JSONWriter(options: .init(typedValues: true))
+        for op in ops {
+            buffer.append(contentsOf: Array((operations == 0 ? "\n  " : ",\n  ").utf8))
+            do { try writer.write(op.jsonValue, into: &buffer) } catch { throw CLIFailure("cannot write the patch: \(error.message)") }
+            operations += 1
+        }
+        try flushIfFull()
+    }
+
+    mutating func flushIfFull() throws {
+        if buffer.count >= 1 << 16 {
+            try StandardOutput.write(Data(buffer))
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    mutating func finish(summary: String, different: Bool) throws {
+        switch mode {
+        case .text:
+            buffer.append(contentsOf: Array((summary + "\n").utf8))
+        case .json:
+            buffer.append(contentsOf: Array((operations == 0 ? "]\n" : "\n]\n").utf8))
+        case .brief:
+            if different { buffer.append(contentsOf: Array("\(a) and \(b) differ\n".utf8)) }
+        }
+        try StandardOutput.write(Data(buffer))
+        buffer.removeAll()
+    }
+}
+
+/// `pfarchive patch`: applies an RFC 6902 JSON Patch (such as `diff --json` writes).
+struct Patch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply an RFC 6902 JSON Patch to a file and write the result.",
+        discussion: """
+            INPUT is read as diff reads it (keyed archives and typedstreams as their object \
+            graph's JSON shape); PATCH is a JSON array of operations (add, remove, replace, \
+            move, copy, test) with RFC 6901 pointers. The output's format comes from --to or its \
+            extension, as for convert, and it is written atomically: a failed patch leaves no \
+            file. An operation that cannot apply is reported by its index and pointer.
+
+            Examples:
+              pfarchive diff old.json new.json --json > changes.json
+              pfarchive patch old.json changes.json rebuilt.json
+              pfarchive patch settings.bplist fix.json settings-fixed.bplist
+            """
+    )
+
+    @Argument(help: "The file to patch, or '-' for standard input.")
+    var input: String
+
+    @Argument(help: "The JSON Patch file.")
+    var patch: String
+
+    @Argument(help: "The file to write, or '-' for standard output.")
+    var output: String
+
+    @Option(name: .long, help: "Write this format instead of the one the output's extension implies.")
+    var to: DataFormat?
+
+    @Flag(name: .long, help: "Indent the output (JSON and XML property lists).")
+    var pretty = false
+
+    @OptionGroup var reading: ReadingOptions
+
+    func validate() throws {
+        if input == "-" && patch == "-" { throw ValidationError("Only one of INPUT and PATCH can be standard input.") }
+        if outputFormat == nil, !FileIO.namesDirectory(output) {
+            throw ValidationError(
+                "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
+        }
+    }
+
+    var outputFormat: DataFormat? {
+        if let to { return to }
+        if output == "-" { return .json }
+        return FormatDetector.infer(fromPath: output).format
+    }
+
+    func run() throws {
+        if output != "-" { _ = try FileIO.outputFile(output) }
+        let readOptions = reading.readOptions
+        let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
+        let document: DiffInput
+        do { document = try DiffInput.read(bytes, options: readOptions) } catch { throw CLIFailure(file: input, error) }
+        let patchBytes = try FileIO.read(patch, limit: readOptions.limits.maxInputBytes)
+        let operations: JSONPatch
+        do {
+            let value = try JSONReader(options: .init(typedValues: !reading.noTypedJSON, limits: readOptions.limits)).read(patchBytes)
+            operations = try JSONPatch(json: value)
+        } catch {
+            throw CLIFailure(file: patch, error)
+        }
+        let patched: PFValue
+        do { patched = try operations.apply(to: document.value) } catch { throw CLIFailure(file: patch, error) }
+        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        let out: Data
+        do {
+            out = try FormatIO.write(patched, as: format, options: .init(
+                pretty: pretty, compression: FormatDetector.infer(fromPath: output).compression, typedJSON: !reading.noTypedJSON))
+        } catch {
+            throw CLIFailure(file: output, error)
+        }
+        try FileIO.writeAtomically(out, to: output)
+    }
+}

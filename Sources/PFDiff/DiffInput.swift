@@ -1,0 +1,33 @@
+import Foundation
+import PFCore
+import PFFormats
+import PFKeyedArchive
+
+/// One input of `pfarchive diff` read as a value tree.
+public struct DiffInput: Sendable {
+    /// The value compared.
+    public var value: PFValue
+    /// The format it was read as.
+    public var format: DataFormat
+    /// Whether it is an object graph (a keyed archive or typedstream, in the `$id`/`$ref` JSON shape).
+    public var isGraph: Bool
+
+    /// Reads bytes as `convert` does, except that a property list, JSON or CBOR document with
+    /// the shape of a keyed archive (`$archiver`, `$objects`, `$top`) is decoded as a keyed
+    /// archive: its object graph is compared, not its object table.
+    /// - Parameters:
+    ///   - bytes: the input.
+    ///   - options: the reading options (an explicit ``PFFormats/FormatIO/ReadOptions/format`` is kept).
+    /// - Throws: what the reader throws.
+    public static func read(_ bytes: Data, options: FormatIO.ReadOptions = .init()) throws(PFError) -> DiffInput {
+        var result = try FormatIO.read(bytes, options: options)
+        if options.format == nil, [.bplist, .xmlplist, .json, .cbor].contains(result.format),
+            KeyedObjectTable.looksLikeArchive(result.value)
+        {
+            var keyedOptions = options
+            keyedOptions.format = .keyed
+            result = try FormatIO.read(bytes, options: keyedOptions)
+        }
+        return DiffInput(value: result.value, format: result.format, isGraph: [.keyed, .typedstream].contains(result.format))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PFCore
+
+/// One difference between two values or stores, as `pfarchive diff` prints it.
+public struct Difference: Sendable, Equatable, CustomStringConvertible {
+    /// What kind of difference.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Present in B only (`+ path: value`).
+        case added
+        /// Present in A only (`- path: value`).
+        case removed
+        /// Present in both with different values or types (`path: old → new`).
+        case changed
+        /// The same values, shared differently: one object referenced twice versus two equal
+        /// copies, or a reference that closes a cycle on one side only (`~ path: …`).
+        case sharing
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// What the path starts from: empty for a plain value, `Player/x7Tq` for a store's object,
+    /// `schema Player` for a class's schema, `_Join:rivals:Player` for a relation.
+    public var subject: String
+    /// The key path from the subject (the root for a whole object or row).
+    public var path: PFKeyPath
+    /// The value in A (nil when added).
+    public var old: PFValue?
+    /// The value in B (nil when removed).
+    public var new: PFValue?
+    /// For ``Kind/sharing``: what is shared where, with both paths.
+    public var note: String?
+
+    /// Makes a difference.
+    public init(_ kind: Kind, subject: String = "", path: PFKeyPath = .root, old: PFValue? = nil, new: PFValue? = nil, note: String? = nil) {
+        self.kind = kind
+        self.subject = subject
+        self.path = path
+        self.old = old
+        self.new = new
+        self.note = note
+    }
+
+    /// Where: the subject and the path (`Player/x7Tq.team`, `results[3].score`, `(root)`).
+    public var location: String {
+        if subject.isEmpty { return path.description }
+        if path.isRoot { return subject }
+        let tail = path.description
+        return tail.hasPrefix("[") ? subject + tail : subject + "." + tail
+    }
+
+    /// The line `pfarchive diff` prints.
+    public var description: String {
+        switch kind {
+        case .added:
+            return new.map { "+ \(location): \(Difference.render($0))" } ?? "+ \(location)"
+        case .removed:
+            return old.map { "- \(location): \(Difference.render($0))" } ?? "- \(location)"
+        case .changed:
+            let before = Difference.render(old ?? .null)
+            var after = Difference.render(new ?? .null)
+            // `Pointer Team/a1 → Team/b2`: the second of two pointers drops the word.
+            if before.hasPrefix("Pointer "), after.hasPrefix("Pointer ") { after.removeFirst("Pointer ".count) }
+            return "\(location): \(before) → \(after)"
+        case .sharing:
+            return "~ \(location): \(note ?? "shared differently")"
+        }
+    }
+
+    /// A one-line rendering of a value: scalars as `PFValue.scalarDescription`, containers by
+    /// their size, Parse typed values by their content (`Pointer Team/a1`, `File a.png`).
+    public static func render(_ value: PFValue) -> String {
+        if case .dictionary(let members) = value, let type = members["__type"]?.stringValue {
+            switch type {
+            case "Pointer":
+                return "Pointer \(members["className"]?.stringValue ?? "?")/\(members["objectId"]?.stringValue ?? "?")"
+            case "File": return "File \(members["name"]?.stringValue ?? "?")"
+            case "GeoPoint":
+                return "GeoPoint(\(members["latitude"].map { $0.scalarDescription } ?? "?"), \(members["longitude"].map { $0.scalarDescription } ?? "?"))"
+            case "Relation": return "Relation<\(members["className"]?.stringValue ?? "?")>"
+            default: break
+            }
+        }
+        return value.scalarDescription
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+import PFStores
+
+/// Compares two stores (any ``PFStores/ObjectStoreReader``: Parse exports, SQLite, keyed
+/// archive stores, MongoDB/PostgreSQL shapes, Core Data) as sets of objects keyed by className
+/// and objectId, relations as sets of join rows, and schemas field by field.
+///
+/// Memory stays bounded: each class of each store is read once, as a stream. While a class
+/// holds no more than ``Options/objectsInMemory`` objects on either side its rows are compared
+/// in memory; beyond that, both sides are spilled as JSON lines into
+/// ``Options/partitions`` temporary files each, chosen by a hash of the objectId (FNV-1a), and
+/// the files are compared pair by pair, so only one partition of one class is in memory at a
+/// time. Join rows of each relation go the same way. The temporary files live in a fresh
+/// directory under the system's temporary directory and are removed when the comparison ends.
+public struct StoreDiff {
+    /// How to compare.
+    public struct Options: Sendable {
+        /// How field values are compared; ``DiffOptions/ignore`` and ``DiffOptions/unordered``
+        /// paths are relative to each object (`updatedAt`, `tags`).
+        public var values = DiffOptions()
+        /// The most objects of one class held in memory per side before spilling to files.
+        public var objectsInMemory = 100_000
+        /// How many files each side of a spilled class is split into.
+        public var partitions = 64
+        /// Whether schemas are compared too.
+        public var compareSchemas = true
+        /// Where the spill directory is made (default: the system's temporary directory).
+        public var temporaryDirectory: URL?
+
+        /// The defaults.
+        public init() {
+            values.parseTypedValues = true
+        }
+    }
+
+    /// The counts of a finished comparison.
+    public struct Summary: Sendable, Equatable {
+        /// Differences of each kind.
+        public var counts: [Difference.Kind: Int] = [:]
+        /// Objects read from A and from B.
+        public var objects = (a: 0, b: 0)
+
+        /// The total number of differences.
+        public var total: Int { counts.values.reduce(0, +) }
+
+        public static func == (l: Summary, r: Summary) -> Bool { l.counts == r.counts && l.objects == r.objects }
+
+        /// The summary line, as ``DiffResult/summary``.
+        public var line: String {
+            guard total > 0 else { return "no differences (\(objects.a) and \(objects.b) objects)" }
+            let parts = Difference.Kind.allCases.compactMap { kind in counts[kind].map { "\($0) \(kind.rawValue)" } }
+            return "\(total) difference\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+        }
+    }
+
+    let a: any ObjectStoreReader
+    let b: any ObjectStoreReader
+    let options: Options
+    let report: (Event) throws(PFError) -> Void
+    var summary = Summary()
+
+    /// What a comparison hands over as it goes.
+    public enum Event: Sendable {
+        /// One difference, for the text output.
+        case difference(Difference)
+        /// Patch operations turning A's document view into B's (`/<Class>/<objectId>/<field>`,
+        /// `/<_Join:field:Class>/<owningId>,<relatedId>`, `/_SCHEMA/<Class>/<field>`).
+        case patch([JSONPatch.Operation])
+    }
+
+    /// Compares two stores, handing each difference and the patch operations to `report` as
+    /// they are found (see ``Event``).
+    /// - Returns: the counts.
+    /// - Throws: what the readers or `report` throw, or ``PFCore/PFError`` `io` when the spill
+    ///   files cannot be written.
+    public static func compare(
+        _ a: any ObjectStoreReader, _ b: any ObjectStoreReader, options: Options = Options(),
+        report: @escaping (Event) throws(PFError) -> Void
+    ) throws(PFError) -> Summary {
+        var diff = StoreDiff(a: a, b: b, options: options, report: report)
+        try diff.run()
+        return diff.summary
+    }
+
+    /// Compares two stores and collects every difference (for tests and small stores).
+    public static func differences(_ a: any ObjectStoreReader, _ b: any ObjectStoreReader, options: Options = Options()) throws(PFError) -> [Difference] {
+        final class Box: @unchecked Sendable { var all: [Difference] = [] }
+        let box = Box()
+        _ = try compare(a, b, options: options) { event in
+            if case .difference(let d) = event { box.all.append(d) }
+        }
+        return box.all
+    }
+
+    mutating func emit(_ d: Difference, _ ops: [JSONPatch.Operation]) throws(PFError) {
+        summary.counts[d.kind, default: 0] += 1
+        try report(.difference(d))
+        if !ops.isEmpty { try report(.patch(ops)) }
+    }
+
+    mutating func run() throws(PFError) {
+        if options.compareSchemas { try compareSchemas() }
+        var classes = OrderedSet(try a.classNames())
+        classes.formUnion(try b.classNames())
+        for className in classes.sorted() {
+            try compareClass(className)
+        }
+        var relations = OrderedSet(try a.relations())
+        relations.formUnion(try b.relations())
+        for relation in relations.sorted() {
+            try compareRelation(relation)
+        }
+    }
+
+    // MARK: - Schemas
+
+    mutating func compareSchemas() throws(PFError) {
+        let sa = try a.schema().classes, sb = try b.schema().classes
+        var names = OrderedSet(sa.keys)
+        names.formUnion(sb.keys)
+        for name in names.sorted() {
+            let subject = "schema \(name)"
+            let fa = sa[name] ?? [:], fb = sb[name] ?? [:]
+            var fields = OrderedSet(fa.keys)
+            fields.formUnion(fb.keys)
+            for field in fields.sorted() {
+                let path = PFKeyPath([.key(field)])
+                let pointer = JSONPointer(tokens: ["_SCHEMA", name, field])
+                switch (fa[field], fb[field]) {
+                case (let x?, nil):
+                    try emit(Difference(.removed, subject: subject, path: path, old: .string(x.description)), [.init(.remove, pointer: pointer)])
+                case (nil, let y?):
+                    try emit(Difference(.added, subject: subject, path: path, new: .string(y.description)), [.init(.add, pointer: pointer, value: .string(y.description))])
+                case (let x?, let y?) where x != y:
+                    try emit(Difference(.changed, subject: subject, path: path, old: .string(x.description), new: .string(y.description)),
+                        [.init(.replace, pointer: pointer, value: .string(y.description))])
+                default: break
+                }
+            }
+        }
+    }
+
+    // MARK: - Objects
+
+    mutating func compareClass(_ className: String) throws(PFError) {
+        var sideA = Partitioner(options: options)
+        var sideB = Partitioner(options: options)
+        defer { sideA.discard(); sideB.discard() }
+        var counter = 0
+        try a.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
+            counter += 1
+            try sideA.add(key: object.objectId ?? "(no objectId #\(counter))", value: StoreDiff.value(of: object))
+        }
+        summary.objects.a += counter
+        counter = 0
+        try b.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
+            counter += 1
+            try sideB.add(key: object.objectId ?? "(no objectId #\(counter))", value: StoreDiff.value(of: object))
+        }
+        summary.objects.b += counter
+        try Partitioner.pair(&sideA, &sideB) { (key: String, x: PFValue?, y: PFValue?) throws(PFError) in
+            let subject = "\(className)/\(key)"
+            let pointer = JSONPointer(tokens: [className, key])
+            switch (x, y) {
+            case (let x?, nil):
+                try emit(Difference(.removed, subject: subject), [.init(.remove, pointer: pointer)])
+            case (nil, let y?):
+                try emit(Difference(.added, subject: subject), [.init(.add, pointer: pointer, value: y)])
+            case (let x?, let y?):
+                let result = ValueDiff.compare(x, y, options: options.values)
+                for d in result.differences {
+                    var d = d
+                    d.subject = subject
+                    try emit(d, [])
+                }
+                if !result.patch.operations.isEmpty {
+                    // The object's operations, re-rooted at /<Class>/<objectId>.
+                    let ops = result.patch.operations.map { op in
+                        var op = op
+                        op.path = JSONPointer(tokens: pointer.tokens + op.path.tokens)
+                        op.from = op.from.map { JSONPointer(tokens: pointer.tokens + $0.tokens) }
+                        return op
+                    }
+                    try report(.patch(ops))
+                }
+            default: break
+            }
+        }
+    }
+
+    /// An object's compared value: its typed JSON without `objectId` (the key already).
+    static func value(of object: ParseObject) -> PFValue {
+        guard case .dictionary(var m) = object.encoded(style: .typed) else { return .null }
+        m.removeValue(forKey: "objectId")
+        return .dictionary(m)
+    }
+
+    // MARK: - Relations
+
+    mutating func compareRelation(_ relation: ParseRelationKey) throws(PFError) {
+        var sideA = Partitioner(options: options)
+        var sideB = Partitioner(options: options)
+        defer { sideA.discard(); sideB.discard() }
+        let known = (a: try a.relations().contains(relation), b: try b.relations().contains(relation))
+        if known.a {
+            try a.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in try sideA.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
+        }
+        if known.b {
+            try b.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in try sideB.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
+        }
+        try Partitioner.pair(&sideA, &sideB) { (key: String, x: PFValue?, y: PFValue?) throws(PFError) in
+            let pair = key.split(separator: ",", maxSplits: 1).joined(separator: ", ")
+            let subject = "\(relation.joinClassName) (\(pair))"
+            let pointer = JSONPointer(tokens: [relation.joinClassName, key])
+            if x != nil, y == nil {
+                try emit(Difference(.removed, subject: subject), [.init(.remove, pointer: pointer)])
+            } else if x == nil, y != nil {
+                try emit(Difference(.added, subject: subject), [.init(.add, pointer: pointer, value: .bool(true))])
+            }
+        }
+    }
+}
+
+/// Holds one side of one class: in memory while small, spilled to hash-partitioned JSON-lines
+/// files beyond ``StoreDiff/Options/objectsInMemory``.
+struct Partitioner {
+    let options: StoreDiff.Options
+    var memory: [String: PFValue] = [:]
+    var directory: URL?
+    var buffers: [[UInt8]] = []
+    static let writer = JSONWriter(options: .init(typedValues: true))
+    static let reader = JSONReader(options: .init(typedValues: true))
+
+    init(options: StoreDiff.Options) { self.options = options }
+
+    var spilled: Bool { directory != nil }
+
+    mutating func add(key: String, value: PFValue) throws(PFError) {
+        if !spilled {
+            memory[key] = value
+            if memory.count > max(1, options.objectsInMemory) { try spill() }
+            return
+        }
+        try write(key: key, value: value)
+    }
+
+    static func partition(of key: String, count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return Int(hash % UInt64(max(1, count)))
+    }
+
+    mutating func spill() throws(PFError) {
+        let base = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
+        let dir = base.appendingPathComponent("pfarchive-diff-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
+            for i in 0..<max(1, options.partitions) {
+                _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("\(i).jsonl").path, contents: nil)
+            }
+        } catch {
+            throw PFError(.io, format: "diff", "cannot make spill files in \(base.path): \(error.localizedDescription)")
+        }
+        directory = dir
+        buffers = Array(repeating: [], count: max(1, options.partitions))
+        let held = memory
+        memory = [:]
+        for (key, value) in held { try write(key: key, value: value) }
+    }
+
+    mutating func write(key: String, value: PFValue) throws(PFError) {
+        let p = Partitioner.partition(of: key, count: buffers.count)
+        try Partitioner.writer.write(.array([.string(key), value]), into: &buffers[p])
+        buffers[p].append(0x0A)
+        if buffers[p].count > 256 * 1024 { try flush(p) }
+    }
+
+    mutating func flush(_ p: Int) throws(PFError) {
+        guard let directory, !buffers[p].isEmpty else { return }
+        let url = directory.appendingPathComponent("\(p).jsonl")
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: buffers[p])
+        } catch {
+            throw PFError(.io, format: "diff", "cannot write spill file \(url.path): \(error.localizedDescription)")
+        }
+        buffers[p].removeAll(keepingCapacity: true)
+    }
+
+    /// Partition `p`'s rows, read back.
+    mutating func load(_ p: Int) throws(PFError) -> [String: PFValue] {
+        guard let directory else { return p == 0 ? memory : [:] }
+        try flush(p)
+        let url = directory.appendingPathComponent("\(p).jsonl")
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw PFError(.io, format: "diff", "cannot read spill file \(url.path): \(error.localizedDescription)")
+        }
+        var out: [String: PFValue] = [:]
+        for line in data.split(separator: 0x0A) where !line.isEmpty {
+            let row = try Partitioner.reader.read(Data(line))
+            guard case .array(let pair) = row, pair.count == 2, let key = pair[0].stringValue else { continue }
+            out[key] = pair[1]
+        }
+        try? FileManager.default.removeItem(at: url)
+        return out
+    }
+
+    func discard() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Calls `body` for every key of either side, partition by partition, keys sorted within one.
+    static func pair(
+        _ x: inout Partitioner, _ y: inout Partitioner, _ body: (String, PFValue?, PFValue?) throws(PFError) -> Void
+    ) throws(PFError) {
+        // Both sides use the same partitioning: spill the other side too when one spilled.
+        if x.spilled, !y.spilled { try y.spill() }
+        if y.spilled, !x.spilled { try x.spill() }
+        let count = x.spilled ? max(1, x.options.partitions) : 1
+        for p in 0..<count {
+            let left = try x.load(p)
+            let right = try y.load(p)
+            var keys = Set(left.keys)
+            keys.formUnion(right.keys)
+            for key in keys.sorted() {
+                try body(key, left[key], right[key])
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import PFTestSupport
+import Testing
+
+/// `pfarchive diff` and `pfarchive patch`, run as a user would.
+@Suite struct DiffCommandTests {
+    let sample = Fixtures.repoRoot.appendingPathComponent("Samples/data/scores.json").path
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test func exitStatusTextAndSummary() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try write(#"{"results":[{"score":10},{"score":7}],"gone":true,"n":1}"#, "a.json", in: dir)
+        let b = try write(#"{"results":[{"score":10},{"score":12}],"new":null,"n":1.0}"#, "b.json", in: dir)
+        let different = try CLI.run(["diff", a, b])
+        #expect(different.status == 1, "\(different.stderr)")
+        #expect(different.stdoutText == """
+            results[1].score: 7 → 12
+            - gone: true
+            n: 1 → 1.0
+            + new: null
+            4 differences: 1 added, 1 removed, 2 changed
+
+            """)
+        #expect(different.stderr.isEmpty)
+        let loose = try CLI.run(["diff", a, b, "--loose", "--ignore", "results[*].score"])
+        #expect(loose.stdoutText == "- gone: true\n+ new: null\n2 differences: 1 added, 1 removed\n")
+        let same = try CLI.run(["diff", a, a])
+        #expect(same.status == 0)
+        #expect(same.stdoutText == "no differences\n")
+        let brief = try CLI.run(["diff", a, b, "--brief"])
+        #expect(brief.status == 1)
+        #expect(brief.stdoutText == "\(a) and \(b) differ\n")
+        #expect(try CLI.run(["diff", a, a, "--brief"]).stdoutText.isEmpty)
+    }
+
+    @Test func troubleExitsTwoWithOneLine() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try write(#"{"a":1}"#, "a.json", in: dir)
+        let bad = try write(#"{"a":"#, "bad.json", in: dir)
+        for arguments in [["diff", a, bad], ["diff", a, dir.appendingPathComponent("missing.json").path],
+            ["diff", a, "--ignore", "x..y", a], ["diff", a], ["diff", a, dir.path]]
+        {
+            let run = try CLI.run(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count >= 1)
+            #expect(run.stdout.isEmpty, "\(arguments)")
+        }
+        let run = try CLI.run(["diff", a, bad])
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("pfarchive: \(bad): "))
+    }
+
+    @Test func jsonPatchRebuildsBInAnyFormat() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let b = try write(#"{"results":[{"score":1338,"playerName":"Sean Plott"}],"extra":[1,2,3]}"#, "b.json", in: dir)
+        let diff = try CLI.run(["diff", sample, b, "--json"])
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let patch = dir.appendingPathComponent("p.json")
+        try diff.stdout.write(to: patch)
+        for out in ["rebuilt.json", "rebuilt.bplist", "rebuilt.cbor"] {
+            let path = dir.appendingPathComponent(out).path
+            let applied = try CLI.run(["patch", sample, patch.path, path])
+            #expect(applied.status == 0, "\(applied.stderr)")
+            let check = try CLI.run(["diff", path, b])
+            #expect(check.status == 0, "\(out): \(check.stdoutText)")
+        }
+        // An empty diff is an empty patch.
+        let none = try CLI.run(["diff", sample, sample, "--json"])
+        #expect(none.status == 0)
+        #expect(none.stdoutText == "[]\n")
+    }
+
+    @Test func patchFailuresNameTheOperationAndWriteNothing() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try write(#"{"a":[1,2]}"#, "a.json", in: dir)
+        let patch = try write(#"[{"op":"add","path":"/b","value":1},{"op":"remove","path":"/a/9"}]"#, "p.json", in: dir)
+        let out = dir.appendingPathComponent("out.json").path
+        let run = try CLI.run(["patch", a, patch, out])
+        #expect(run.status == 1)
+        #expect(run.stderr == "pfarchive: \(patch): JSON Patch: operation 1 (remove /a/9): index 9 is out of range (2 items)\n")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let notAPatch = try write(#"{"op":"add"}"#, "q.json", in: dir)
+        #expect(try CLI.run(["patch", a, notAPatch, out]).status == 1)
+    }
+
+    @Test func keyedArchivesCompareAsGraphs() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shared = try write(#"{"$class":"Holder","a":{"$class":"P","$id":1,"n":1},"b":{"$ref":1}}"#, "s.json", in: dir)
+        let copies = try write(#"{"$class":"Holder","a":{"$class":"P","n":1},"b":{"$class":"P","n":1}}"#, "c.json", in: dir)
+        let sa = dir.appendingPathComponent("s.archive").path, ca = dir.appendingPathComponent("c.xml").path
+        #expect(try CLI.run(["convert", shared, sa, "--to", "keyed"]).status == 0)
+        #expect(try CLI.run(["convert", copies, ca, "--to", "keyed", "--container", "xmlplist"]).status == 0)
+        let run = try CLI.run(["diff", sa, ca])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdoutText == "~ b: shared with a in A; a separate copy in B\n1 difference: 1 sharing\n")
+        let real = Fixtures.real.appendingPathComponent("keyed/bpylist2-circular_archive.bplist").path
+        let rewritten = dir.appendingPathComponent("circular.xml").path
+        #expect(try CLI.run(["convert", real, rewritten, "--from", "keyed", "--to", "keyed", "--container", "xmlplist"]).status == 0)
+        #expect(try CLI.run(["diff", real, rewritten]).status == 0)
+    }
+
+    @Test func storesCompareAsObjectSets() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = Fixtures.real.appendingPathComponent("parse").path
+        let store = dir.appendingPathComponent("s.sqlite").path
+        #expect(try CLI.run(["import", export, store]).status == 0)
+        let same = try CLI.run(["diff", export, store])
+        #expect(same.status == 0, "\(same.stdoutText)\(same.stderr)")
+        #expect(same.stdoutText.hasPrefix("no differences ("))
+        // A copy of the export with one object's field changed and one object gone.
+        let copy = dir.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: export), to: copy)
+        let comments = copy.appendingPathComponent("NameWord.json")
+        guard case .dictionary(var top) = try JSONReader(options: .init(typedValues: false)).read(Data(contentsOf: comments)),
+            case .array(var rows) = top["results"], rows.count > 2,
+            case .dictionary(var first) = rows[0], let id = first["objectId"]?.stringValue,
+            let goneId = rows[1]["objectId"]?.stringValue
+        else { Issue.record("unexpected Comment.json"); return }
+        first["pfdiffNote"] = "changed"
+        rows[0] = .dictionary(first)
+        rows.remove(at: 1)
+        top["results"] = .array(rows)
+        try JSONWriter(options: .init(typedValues: false)).write(.dictionary(top)).write(to: comments)
+        let changed = try CLI.run(["diff", store, copy.path, "--no-schema"])
+        #expect(changed.status == 1, "\(changed.stderr)")
+        let lines = changed.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.contains("+ NameWord/\(id).pfdiffNote: \"changed\""), "\(lines)")
+        #expect(lines.contains("- NameWord/\(goneId)"), "\(lines)")
+        #expect(lines.last == "2 differences: 1 added, 1 removed")
+        #expect(try CLI.run(["diff", store, copy.path, "--brief"]).stdoutText == "\(store) and \(copy.path) differ\n")
+        #expect(try CLI.run(["diff", store, sample]).status == 2)
+    }
+}

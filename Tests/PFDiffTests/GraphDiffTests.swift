@@ -1,0 +1,138 @@
+import Foundation
+import OrderedCollections
+import PFTestSupport
+import Testing
+
+@testable import PFDiff
+
+/// Keyed archives and typedstreams compared as object graphs.
+@Suite struct GraphDiffTests {
+    static var graphOptions: DiffOptions {
+        var o = DiffOptions()
+        o.graph = true
+        return o
+    }
+
+    /// Reads bytes as pfarchive reads an input (a keyed archive becomes its JSON shape).
+    static func read(_ bytes: Data) throws -> DiffInput { try DiffInput.read(bytes) }
+
+    static func keyed(_ shape: PFValue) throws -> Data {
+        try FormatIO.write(shape, as: .keyed)
+    }
+
+    /// The same archive with its object table shuffled (every UID renumbered).
+    static func renumbered(_ archive: Data, seed: UInt64) throws -> Data {
+        guard case .dictionary(var top) = try FormatIO.read(archive, options: .init(format: .bplist)).value,
+            case .array(let objects) = top["$objects"]
+        else { throw PFError(.invalidValue, format: "test", "not a keyed archive") }
+        var order = Array(1..<objects.count)
+        var rng = SplitMix(seed: seed)
+        order.shuffle(using: &rng)
+        var newIndex = [Int](repeating: 0, count: objects.count)
+        for (position, old) in order.enumerated() { newIndex[old] = position + 1 }
+        func remap(_ v: PFValue) -> PFValue {
+            switch v {
+            case .uid(let u): return .uid(UInt64(newIndex[Int(u)]))
+            case .array(let a): return .array(a.map(remap))
+            case .dictionary(let m): return .dictionary(m.mapValues(remap))
+            default: return v
+            }
+        }
+        var shuffled = [PFValue](repeating: .null, count: objects.count)
+        shuffled[0] = objects[0]
+        for old in 1..<objects.count { shuffled[newIndex[old]] = remap(objects[old]) }
+        top["$objects"] = .array(shuffled)
+        top["$top"] = remap(top["$top"] ?? .null)
+        return try FormatIO.write(.dictionary(top), as: .bplist)
+    }
+
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let sharedPlayer: PFValue = [
+        "$class": "NSMutableDictionary",
+        "first": ["$class": "Player", "name": "ann", "score": 10],
+        "second": ["$class": "Player", "name": "ann", "score": 10],
+    ]
+
+    @Test func renumberedArchivesOfTheSameGraphAreEqual() throws {
+        let shape: PFValue = try FormatIO.read(Self.keyed(["team": ["$class": "Team", "$id": 1, "name": "reds"],
+            "players": [["$class": "Player", "team": ["$ref": 1], "name": "ann"],
+                ["$class": "Player", "team": ["$ref": 1], "name": "bob"]]]), options: .init(format: .keyed)).value
+        let archive = try Self.keyed(shape)
+        for seed in 1...20 as ClosedRange<UInt64> {
+            let other = try Self.renumbered(archive, seed: seed)
+            #expect(other != archive || seed > 0)
+            let a = try Self.read(archive).value, b = try Self.read(other).value
+            #expect(ValueDiff.compare(a, b, options: Self.graphOptions).isEmpty)
+        }
+    }
+
+    @Test func sharingVersusCopiesIsReportedWithBothPaths() throws {
+        let shared: PFValue = ["a": ["$class": "P", "$id": 1, "n": 1], "b": ["$ref": 1]]
+        let copies: PFValue = ["a": ["$class": "P", "n": 1], "b": ["$class": "P", "n": 1]]
+        let a = try Self.read(Self.keyed(shared)).value, b = try Self.read(Self.keyed(copies)).value
+        let result = ValueDiff.compare(a, b, options: Self.graphOptions)
+        #expect(result.differences.map(\.description) == ["~ b: shared with a in A; a separate copy in B"])
+        #expect(ValueDiff.compare(b, a, options: Self.graphOptions).differences.map(\.description)
+            == ["~ b: a separate copy in A; shared with a in B"])
+        // Shared with a different object.
+        let elsewhere: PFValue = ["a": ["$class": "P", "n": 1], "c": ["$class": "P", "$id": 1, "n": 1], "b": ["$ref": 1]]
+        let c = try Self.read(Self.keyed(elsewhere)).value
+        #expect(ValueDiff.compare(a, c, options: Self.graphOptions).differences.map(\.description).contains(
+            "~ b: shared with a in A; shared with c in B"))
+        // Without graph mode the markers are plain keys.
+        #expect(!ValueDiff.compare(a, b).isEmpty)
+    }
+
+    @Test func cyclesAreReportedAsCycles() throws {
+        let ring: PFValue = ["$class": "Node", "$id": 1, "next": ["$class": "Node", "next": ["$ref": 1]]]
+        let loop: PFValue = ["$class": "Node", "$id": 1, "next": ["$class": "Node", "$id": 2, "next": ["$ref": 2]]]
+        let a = try Self.read(Self.keyed(ring)).value, b = try Self.read(Self.keyed(loop)).value
+        #expect(ValueDiff.compare(a, b, options: Self.graphOptions).differences.map(\.description)
+            == ["~ next.next: a cycle back to (root) in A; a cycle back to next in B"])
+        #expect(ValueDiff.compare(a, a, options: Self.graphOptions).isEmpty)
+    }
+
+    @Test func patchesBetweenGraphShapesApply() throws {
+        let shared: PFValue = ["a": ["$class": "P", "$id": 1, "n": 1], "b": ["$ref": 1], "c": 3]
+        let copies: PFValue = ["a": ["$class": "P", "n": 1], "b": ["$class": "P", "n": 2]]
+        let a = try Self.read(Self.keyed(shared)).value, b = try Self.read(Self.keyed(copies)).value
+        let result = ValueDiff.compare(a, b, options: Self.graphOptions)
+        let patched = try result.patch.apply(to: a)
+        #expect(ValueDiff.compare(patched, b, options: Self.graphOptions).isEmpty)
+    }
+
+    /// Every real keyed archive that reads, rewritten in each container and renumbered, shows
+    /// no difference as a graph.
+    @Test func realArchivesSurviveRewritingAndRenumbering() throws {
+        let dir = Fixtures.real.appendingPathComponent("keyed")
+        var files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+        files += try FileManager.default.contentsOfDirectory(at: dir.appendingPathComponent("linux-corelibs"), includingPropertiesForKeys: nil)
+        var compared = 0
+        for file in files where !file.lastPathComponent.contains("-neg-") && !file.hasDirectoryPath {
+            let bytes = try Data(contentsOf: file)
+            guard let original = try? Self.read(bytes), original.isGraph else { continue }
+            for container in [KeyedArchiveContainer.bplist, .xmlplist] {
+                let rewritten = try FormatIO.write(original.value, as: .keyed, options: .init(keyedContainer: container))
+                let back = try Self.read(rewritten).value
+                let result = ValueDiff.compare(original.value, back, options: Self.graphOptions)
+                #expect(result.isEmpty, "\(file.lastPathComponent): \(result.differences.prefix(3).map(\.description))")
+            }
+            let plain = try FormatIO.write(original.value, as: .keyed)
+            let renumbered = try Self.read(Self.renumbered(plain, seed: 7)).value
+            #expect(ValueDiff.compare(original.value, renumbered, options: Self.graphOptions).isEmpty, "\(file.lastPathComponent)")
+            compared += 1
+        }
+        #expect(compared >= 10)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import OrderedCollections
+import PFSQLiteStore
+import PFTestSupport
+import PropertyBased
+import Testing
+
+@testable import PFDiff
+
+/// Stores compared as sets of objects, join rows and schema fields.
+@Suite struct StoreDiffTests {
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfdiff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func players(teamOf x7: String = "a1", score: Int64 = 10, extra: Bool = false, dropX7: Bool = false,
+        rivals: [ParseJoinRow] = [.init(owningId: "x7Tq", relatedId: "k2")]) throws -> MemoryStore {
+        var objects = [
+            try ParseObject(className: "Team", objectId: "a1", fields: ["name": .string("reds")]),
+            try ParseObject(className: "Team", objectId: "b2", fields: ["name": .string("blues")]),
+            try ParseObject(className: "Player", objectId: "k2", fields: ["score": .int(3)]),
+        ]
+        if !dropX7 {
+            objects.append(try ParseObject(className: "Player", objectId: "x7Tq", fields: [
+                "score": .int(score), "team": .pointer(ParsePointer(className: "Team", objectId: x7)),
+            ]))
+        }
+        if extra { objects.append(try ParseObject(className: "Player", objectId: "z9", fields: ["score": .int(1)])) }
+        return MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals", targetClass: "Player"): rivals])
+    }
+
+    static func lines(_ a: any ObjectStoreReader, _ b: any ObjectStoreReader, _ configure: (inout StoreDiff.Options) -> Void = { _ in }) throws -> [String] {
+        var options = StoreDiff.Options()
+        configure(&options)
+        return try StoreDiff.differences(a, b, options: options).map(\.description)
+    }
+
+    @Test func goldenLinesForStores() throws {
+        #expect(try Self.lines(Self.players(), Self.players()).isEmpty)
+        #expect(try Self.lines(Self.players(), Self.players(teamOf: "b2")) == ["Player/x7Tq.team: Pointer Team/a1 → Team/b2"])
+        #expect(try Self.lines(Self.players(), Self.players(score: 11)) == ["Player/x7Tq.score: 10 → 11"])
+        #expect(try Self.lines(Self.players(), Self.players(extra: true)) == ["+ Player/z9"])
+        #expect(try Self.lines(Self.players(extra: true), Self.players()) == ["- Player/z9"])
+        #expect(try Self.lines(Self.players(), Self.players(rivals: [])) == ["- _Join:rivals:Player (x7Tq, k2)"])
+        #expect(try Self.lines(Self.players(rivals: []), Self.players()) == ["+ _Join:rivals:Player (x7Tq, k2)"])
+        #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) == [
+            "- schema Player.team: \"Pointer<Team>\"", "- Player/x7Tq",
+        ])
+        #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) { $0.compareSchemas = false } == ["- Player/x7Tq"])
+    }
+
+    @Test func spilledComparisonMatchesInMemory() throws {
+        var objects: [ParseObject] = []
+        var changed: [ParseObject] = []
+        for i in 0..<500 {
+            let o = try ParseObject(className: "Item", objectId: "id\(i)", fields: ["n": .int(Int64(i))])
+            objects.append(o)
+            if i % 50 == 0 { changed.append(try o.replacingFields(["n": .int(-1)])) } else if i != 7 { changed.append(o) }
+        }
+        changed.append(try ParseObject(className: "Item", objectId: "new", fields: ["n": .int(0)]))
+        let a = MemoryStore(objects: objects), b = MemoryStore(objects: changed)
+        let inMemory = try Self.lines(a, b)
+        let spillRoot = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: spillRoot) }
+        let spilled = try Self.lines(a, b) { $0.objectsInMemory = 16; $0.partitions = 8; $0.temporaryDirectory = spillRoot }
+        #expect(inMemory.count == 12)
+        #expect(Set(spilled) == Set(inMemory))
+        #expect(inMemory.contains("- Item/id7") && inMemory.contains("+ Item/new") && inMemory.contains("Item/id50.n: 50 → -1"))
+        // The spill files are gone afterwards.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spillRoot.path).isEmpty)
+    }
+
+    /// Generated exports imported into SQLite show no difference; a change in the SQLite copy
+    /// is reported.
+    @Test func generatedExportsEqualTheirSQLiteImport() async throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        await propertyCheck(count: 25, input: StoreGen.store(.parseExport)) { generated in
+            do {
+                let run = dir.appendingPathComponent(UUID().uuidString)
+                try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: run) }
+                let export = ParseExportStore(url: run.appendingPathComponent("export"))
+                _ = try StoreImporter().run(from: generated.memoryStore(), to: export)
+                let sqlite = SQLiteStore(url: run.appendingPathComponent("s.sqlite"))
+                _ = try StoreImporter().run(from: ParseExportStore(url: export.url), to: sqlite)
+                let same = try Self.lines(ParseExportStore(url: export.url), SQLiteStore(url: sqlite.url)) { $0.compareSchemas = false }
+                #expect(same.isEmpty, "\(same.prefix(5))\n\(generated)")
+                // Change one field of one object in a second SQLite copy.
+                guard let victim = generated.objects.first(where: { $0.objectId != nil }) else { return }
+                var fields = victim.fields
+                fields["pfdiffMarker"] = .string("changed")
+                let edited = MemoryStore(objects: generated.objects.map { $0.objectId == victim.objectId && $0.className == victim.className ? (try? $0.replacingFields(fields)) ?? $0 : $0 },
+                    joinRows: generated.joinRows, schema: generated.schema)
+                let other = SQLiteStore(url: run.appendingPathComponent("t.sqlite"))
+                _ = try StoreImporter().run(from: edited, to: other)
+                let found = try Self.lines(ParseExportStore(url: export.url), SQLiteStore(url: other.url)) { $0.compareSchemas = false }
+                #expect(found == ["+ \(victim.className)/\(victim.objectId ?? "").pfdiffMarker: \"changed\""], "\(generated)")
+            } catch {
+                Issue.record("\(error)\n\(generated)")
+            }
+        }
+    }
+}
