@@ -67,19 +67,11 @@ struct Convert: ParsableCommand {
                 throw ValidationError("--container must be bplist, xmlplist, json or cbor.")
             }
         }
-        // An OUTPUT naming a directory is refused by run() (exit 1), whatever its format.
-        if outputFormat == nil, !FileIO.namesDirectory(output) {
-            throw ValidationError(
-                "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
-        }
+        try FileIO.checkOutputFormat(output, to: to)
     }
 
     /// `--to`, else the output's extension, else JSON for standard output.
-    var outputFormat: DataFormat? {
-        if let to { return to }
-        if output == "-" { return .json }
-        return FormatDetector.infer(fromPath: output).format
-    }
+    var outputFormat: DataFormat? { FileIO.outputFormat(output, to: to) }
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }

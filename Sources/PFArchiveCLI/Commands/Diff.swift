@@ -306,17 +306,10 @@ struct Patch: ParsableCommand {
 
     func validate() throws {
         if input == "-" && patch == "-" { throw ValidationError("Only one of INPUT and PATCH can be standard input.") }
-        if outputFormat == nil, !FileIO.namesDirectory(output) {
-            throw ValidationError(
-                "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
-        }
+        try FileIO.checkOutputFormat(output, to: to)
     }
 
-    var outputFormat: DataFormat? {
-        if let to { return to }
-        if output == "-" { return .json }
-        return FormatDetector.infer(fromPath: output).format
-    }
+    var outputFormat: DataFormat? { FileIO.outputFormat(output, to: to) }
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }

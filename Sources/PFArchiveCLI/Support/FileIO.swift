@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import OrderedCollections
 import PFArchive
@@ -85,6 +86,23 @@ enum FileIO {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { throw CLIFailure("\(path): the directory \(directory.path) does not exist") }
         return url
+    }
+
+    /// The format an OUTPUT is written in: `--to`, else the output's extension, else JSON for
+    /// standard output; `nil` when none of them says.
+    static func outputFormat(_ output: String, to: DataFormat?) -> DataFormat? {
+        if let to { return to }
+        if output == "-" { return .json }
+        return FormatDetector.infer(fromPath: output).format
+    }
+
+    /// Refuses (a usage error) an OUTPUT whose format nothing tells; an OUTPUT naming a
+    /// directory is left for the write to refuse (exit 1), whatever its format.
+    static func checkOutputFormat(_ output: String, to: DataFormat?) throws {
+        if outputFormat(output, to: to) == nil, !namesDirectory(output) {
+            throw ValidationError(
+                "Cannot tell the output format from '\(output)'; name one with --to (\(DataFormat.allValueStrings.joined(separator: ", "))).")
+        }
     }
 
     /// Whether a path names a directory: it ends in `/` (or `/.`, `/..`), or a directory is there.
