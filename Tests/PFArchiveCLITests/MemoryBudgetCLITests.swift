@@ -44,6 +44,28 @@ import Testing
         #expect(try CLI.run(["convert", input.path, "-", "--max-memory", "0"]).status == 2)
     }
 
+    /// `validate` (a class file) and `migrate` (an archive) read whole trees too.
+    @Test func validateAndMigrateRefuseWhatWouldNotFit() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let classFile = dir.appendingPathComponent("Thing.json")
+        try Self.json.write(to: classFile)
+        let need = MemoryBudget.estimate(.json, inputBytes: Self.json.count)
+        let refused = try CLI.run(["validate", classFile.path, "--max-memory", String(need - 1)])
+        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+        #expect(try CLI.run(["validate", classFile.path, "--max-memory", "0"]).status == 2)
+
+        // The versioning sample: its archive and schema.
+        let samples = Fixtures.repoRoot.appendingPathComponent("Samples/versioning")
+        let out = dir.appendingPathComponent("out.archive")
+        let migrate = try CLI.run([
+            "migrate", samples.appendingPathComponent("employees-v1.archive").path, out.path,
+            "--schema", samples.appendingPathComponent("schema.json").path, "--max-memory", "100",
+        ])
+        #expect(migrate.status == 1 && migrate.stderr.split(separator: "\n").count == 1 && migrate.stderr.contains("--max-memory"), "\(migrate.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test func theDefaultIsHalfTheMemoryTheProcessMayUse() {
         let available = MemoryBudget.availableMemory
         #expect(available > 0 && available <= ProcessInfo.processInfo.physicalMemory)

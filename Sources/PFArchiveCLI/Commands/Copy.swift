@@ -165,6 +165,7 @@ struct Copy: ParsableCommand {
         do throws(PFError) {
             let decoded = try Compression.decompressIfCompressed(bytes).data
             let detected = FormatDetector.detect(decoded)
+            try MemoryBudget().check(detected ?? .json, inputBytes: decoded.count)
             let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
             if isKeyed {
                 let graph = try KeyedArchive.decodeGraph(decoded)

@@ -59,6 +59,10 @@ struct Migrate: ParsableCommand {
         if let newerVersions, let policy = VersioningPolicies.NewerVersions(rawValue: newerVersions) { policies.newerVersions = policy }
         let limits = limitOptions.limits
         let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
+        // A compressed archive is judged as the heaviest format: its size after inflating is unknown.
+        do { try limitOptions.memoryBudget.check(FormatDetector.detect(bytes) ?? .bplist, inputBytes: bytes.count) } catch {
+            throw CLIFailure(file: input, error)
+        }
         let migrator = ArchiveMigrator(
             schema: loaded, options: MigrationOptions(policies: policies, rootType: rootType, limits: limits))
         let result: ArchiveMigrator.Result

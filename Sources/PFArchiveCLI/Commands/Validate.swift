@@ -73,6 +73,7 @@ struct Validate: ParsableCommand {
         for file in try classFiles(limits: limits) {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: file.label))
             let bytes = try file.load()
+            do { try limitOptions.memoryBudget.check(.json, inputBytes: bytes.count) } catch { throw CLIFailure(file: file.label, error) }
             do {
                 let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
                 classes.append(ParseValidator.ClassRows(className: name, rows: rows, shape: shape))

@@ -39,23 +39,14 @@ struct ReadingOptions: ParsableArguments {
     @OptionGroup(title: "Decoding limits")
     var limitOptions: LimitOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory).",
-        valueName: "bytes"))
-    var maxMemory: Int?
-
     var limits: PFLimits { limitOptions.limits }
-
-    func validate() throws {
-        if let maxMemory, maxMemory < 1 { throw ValidationError("--max-memory must be at least 1.") }
-    }
 
     var readOptions: FormatIO.ReadOptions {
         var options = FormatIO.ReadOptions(
             format: from, jsonMode: lenient ? .lenient : .strict, typedJSON: !noTypedJSON, limits: limits,
             allowedClasses: secure || !allowClass.isEmpty ? Set(allowClass) : nil)
         // Whole-tree reads refuse up front what would not fit: running out is an abort.
-        options.memoryBudget = MemoryBudget(maxBytes: maxMemory ?? MemoryBudget.defaultMaxBytes)
+        options.memoryBudget = limitOptions.memoryBudget
         return options
     }
 }
@@ -85,11 +76,20 @@ struct LimitOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Highest decompressed-to-compressed ratio past the first MiB (default 1000).", valueName: "n"))
     var maxRatio: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory).",
+        valueName: "bytes"))
+    var maxMemory: Int?
+
+    /// `--max-memory`, or the default budget: whole-tree reads refuse up front what would not
+    /// fit, since running out of memory is an abort, not an error.
+    var memoryBudget: MemoryBudget { MemoryBudget(maxBytes: maxMemory ?? MemoryBudget.defaultMaxBytes) }
+
     func validate() throws {
         let given: [(String, Int?)] = [
             ("--max-depth", maxDepth), ("--max-bytes", maxBytes), ("--max-nodes", maxNodes),
             ("--max-collection", maxCollection), ("--max-string-bytes", maxStringBytes),
-            ("--max-decompressed-bytes", maxDecompressedBytes), ("--max-ratio", maxRatio),
+            ("--max-decompressed-bytes", maxDecompressedBytes), ("--max-ratio", maxRatio), ("--max-memory", maxMemory),
         ]
         for case let (name, value?) in given where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
