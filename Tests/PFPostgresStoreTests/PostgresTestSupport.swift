@@ -12,13 +12,8 @@ import Testing
 enum TestServer {
     static let url: String? = {
         if let url = ProcessInfo.processInfo.environment["PFARCHIVE_POSTGRES_URL"], !url.isEmpty { return url }
-        // A server started by hand with scripts/postgres.sh start.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let state = root.appendingPathComponent(".build/postgres-test.state")
-        guard let text = try? String(contentsOf: state, encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT=") })
-        else { return nil }
-        let url = "postgres://postgres@127.0.0.1:\(line.dropFirst(5))/postgres"
+        // A server started by hand with scripts/postgres.sh start, when it still answers.
+        guard let url = PostgresTestServer.configuredURL else { return nil }
         return (try? PostgresStore.open(url: url)).map { store in store.close(); return url }
     }()
 

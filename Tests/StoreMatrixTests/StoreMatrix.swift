@@ -241,15 +241,10 @@ enum StoreMatrix {
 /// of the matrix with a note on stderr.
 enum MatrixServer {
     static let url: String? = {
-        if let url = ProcessInfo.processInfo.environment["PFARCHIVE_POSTGRES_URL"], !url.isEmpty { return url }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let state = root.appendingPathComponent(".build/postgres-test.state")
-        guard let text = try? String(contentsOf: state, encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT=") })
-        else {
+        guard let url = PostgresTestServer.configuredURL else {
             FileHandle.standardError.write(Data("StoreMatrixTests: no PostgreSQL server; PostgreSQL is left out of the matrix\n".utf8))
             return nil
         }
-        return "postgres://postgres@127.0.0.1:\(line.dropFirst(5))/postgres"
+        return url
     }()
 }
