@@ -9,6 +9,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "PFArchive", targets: ["PFArchive"]),
+        // The two server-side stores are products of their own, outside the umbrella: a library
+        // user of PFArchive builds neither GRDB's Swift layer nor SwiftNIO unless it asks for them.
+        .library(name: "PFSQLiteStore", targets: ["PFSQLiteStore"]),
+        .library(name: "PFPostgresStore", targets: ["PFPostgresStore"]),
         .executable(name: "pfarchive", targets: ["PFArchiveCLI"]),
         .executable(name: "pfarchive-bench", targets: ["PFBench"]),
         .executable(name: "sample-formats", targets: ["SampleFormats"]),
@@ -44,9 +48,14 @@ let package = Package(
             name: "PFCore",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        // Shortest round-trip text of a Double (Schubfach), for every text writer; depends on nothing.
+        .target(name: "PFDoubleFormatting"),
         .target(
             name: "PFJSON",
-            dependencies: ["PFCore", "CPFJSONC", .product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                "PFCore", "PFDoubleFormatting", "CPFJSONC",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .target(name: "PFCompression", dependencies: ["PFCore", "CPFZlib"]),
         .target(
@@ -64,9 +73,29 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // The Parse object model: objects, values, ACLs, operations, rules, schemas, name coding,
+        // error codes and the join types of relations.
         .target(
             name: "PFParse",
             dependencies: ["PFCore", "PFJSON", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        // The Mantle-style model adapter: Codable structs <-> Parse objects (key maps,
+        // transformers, class dispatch, validation, the decoder and encoder).
+        .target(
+            name: "PFParseAdapter",
+            dependencies: [
+                "PFCore", "PFJSON", "PFParse",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // Parse export reading: class files row by row, the parallel row reader, validation
+        // against a schema, and whole class files decoded into models through the adapter.
+        .target(
+            name: "PFParseExport",
+            dependencies: [
+                "PFCore", "PFJSON", "PFParse", "PFParseAdapter",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "PFTypedStream",
@@ -75,7 +104,7 @@ let package = Package(
         .target(
             name: "PFVersioning",
             dependencies: [
-                "PFCore", "PFJSON", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -92,14 +121,15 @@ let package = Package(
         .target(
             name: "PFGraphCopy",
             dependencies: [
-                "PFCore", "PFParse", "PFKeyedArchive", "PFJSON", "PFStores",
+                "PFCore", "PFParse", "PFKeyedArchive", "PFJSON",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFStores",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData",
+                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFParseExport", "PFKeyedArchive", "PFCoreData",
+                "PFGraphCopy",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -110,8 +140,9 @@ let package = Package(
         .target(
             name: "PFSQLiteStore",
             dependencies: [
-                "PFCore", "PFParse", "PFStores", "PFCoreData",
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFCoreData",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -129,7 +160,7 @@ let package = Package(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning",
+                "PFParse", "PFParseExport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -145,8 +176,9 @@ let package = Package(
         .target(
             name: "PFArchive",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
+                "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive",
+                "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData", "PFFormats",
+                "PFGraphCopy", "PFStores", "PFDiff",
             ]
         ),
 
@@ -183,14 +215,14 @@ let package = Package(
         // each replays the files named on its command line; built by scripts/fuzz.sh with
         // `-sanitize=fuzzer,address -DPFFUZZ`, it runs libFuzzer through LLVMFuzzerRunDriver.
         .target(name: "PFFuzzSupport", dependencies: ["PFCore"], path: "Fuzz/PFFuzzSupport"),
-        .executableTarget(name: "FuzzJSON", dependencies: ["PFFuzzSupport", "PFJSON"], path: "Fuzz/FuzzJSON"),
-        .executableTarget(name: "FuzzBinaryPlist", dependencies: ["PFFuzzSupport", "PFPropertyList"], path: "Fuzz/FuzzBinaryPlist"),
-        .executableTarget(name: "FuzzXMLPlist", dependencies: ["PFFuzzSupport", "PFPropertyList"], path: "Fuzz/FuzzXMLPlist"),
-        .executableTarget(name: "FuzzCBOR", dependencies: ["PFFuzzSupport", "PFCBOR"], path: "Fuzz/FuzzCBOR"),
-        .executableTarget(name: "FuzzKeyed", dependencies: ["PFFuzzSupport", "PFKeyedArchive"], path: "Fuzz/FuzzKeyed"),
-        .executableTarget(name: "FuzzTypedStream", dependencies: ["PFFuzzSupport", "PFTypedStream"], path: "Fuzz/FuzzTypedStream"),
-        .executableTarget(name: "FuzzParse", dependencies: ["PFFuzzSupport", "PFParse"], path: "Fuzz/FuzzParse"),
-        .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCompression"], path: "Fuzz/FuzzCompression"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["PFFuzzSupport", "PFCore", "PFJSON"], path: "Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzBinaryPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzBinaryPlist"),
+        .executableTarget(name: "FuzzXMLPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzXMLPlist"),
+        .executableTarget(name: "FuzzCBOR", dependencies: ["PFFuzzSupport", "PFCore", "PFCBOR"], path: "Fuzz/FuzzCBOR"),
+        .executableTarget(name: "FuzzKeyed", dependencies: ["PFFuzzSupport", "PFCore", "PFKeyedArchive"], path: "Fuzz/FuzzKeyed"),
+        .executableTarget(name: "FuzzTypedStream", dependencies: ["PFFuzzSupport", "PFCore", "PFTypedStream"], path: "Fuzz/FuzzTypedStream"),
+        .executableTarget(name: "FuzzParse", dependencies: ["PFFuzzSupport", "PFCore", "PFParse", "PFParseExport"], path: "Fuzz/FuzzParse"),
+        .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCore", "PFCompression"], path: "Fuzz/FuzzCompression"),
 
         // MARK: - Tests
         .target(

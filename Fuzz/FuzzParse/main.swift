@@ -4,6 +4,7 @@ import Foundation
 import PFCore
 import PFFuzzSupport
 import PFParse
+import PFParseExport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzParse(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

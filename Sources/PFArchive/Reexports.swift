@@ -1,5 +1,6 @@
 // The umbrella module: `import PFArchive` brings in every pfarchive library module.
 @_exported import PFCore
+@_exported import PFDoubleFormatting
 @_exported import PFJSON
 @_exported import PFCompression
 @_exported import PFPropertyList
@@ -7,6 +8,8 @@
 @_exported import PFKeyedArchive
 @_exported import PFTypedStream
 @_exported import PFParse
+@_exported import PFParseAdapter
+@_exported import PFParseExport
 @_exported import PFVersioning
 @_exported import PFCoreData
 @_exported import PFFormats

@@ -5,6 +5,7 @@ import PFCore
 import PFJSON
 import PFKeyedArchive
 import PFParse
+import PFParseExport
 import PFPropertyList
 import PFTypedStream
 

@@ -40,17 +40,17 @@ public struct CopyRules: Sendable {
     }
 
     /// One node of the path trie: the fields below it, and the rules for its own fields.
-    struct PathNode: Sendable {
+    package struct PathNode: Sendable {
         var children: [String: Int] = [:]
-        var edges: [String: EdgeAction] = [:]
-        var attributes: [String: AttributeAction] = [:]
+        package internal(set) var edges: [String: EdgeAction] = [:]
+        package internal(set) var attributes: [String: AttributeAction] = [:]
     }
 
     var typeEdges: [String: [String: EdgeAction]] = [:]
     var anyEdges: [String: EdgeAction] = [:]
-    var typeAttributes: [String: [String: AttributeAction]] = [:]
-    var anyAttributes: [String: AttributeAction] = [:]
-    var paths: [PathNode] = [PathNode()]
+    package internal(set) var typeAttributes: [String: [String: AttributeAction]] = [:]
+    package internal(set) var anyAttributes: [String: AttributeAction] = [:]
+    package internal(set) var paths: [PathNode] = [PathNode()]
 
     /// The path-trie state of the root object.
     public static let rootPath = 0

@@ -3,7 +3,6 @@ import OrderedCollections
 import PFCore
 import PFKeyedArchive
 import PFParse
-import PFStores
 
 /// One Parse relation's join rows (`_Join:<field>:<owningClass>`).
 public struct ParseRelationRows: Sendable, Equatable {

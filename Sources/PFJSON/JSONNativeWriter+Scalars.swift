@@ -1,4 +1,5 @@
 import PFCore
+import PFDoubleFormatting
 
 /// JSON's spelling of scalars, appended to a byte buffer: what ``JSONWriter`` writes for
 /// integers, doubles and strings, for code that assembles JSON text of its own (the SQLite

@@ -88,7 +88,7 @@ public struct ParseACL: Sendable, Equatable, Codable {
         try self.init(rest: rest, path: .root, context: .none)
     }
 
-    init<Input: ParseRESTInput>(rest: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
+    package init<Input: ParseRESTInput>(rest: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
         guard case .dictionary = rest.restCase else {
             throw ParseFailure.make(
                 .invalidACL, "ACL must be an object of {\"read\":true,\"write\":true} entries, not \(ParseFailure.describe(rest))",

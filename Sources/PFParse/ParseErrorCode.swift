@@ -54,11 +54,11 @@ public enum ParseErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible
 
 /// Builds this module's errors in one place so every message has the same shape:
 /// `<Class> <objectId>: <what>; <expected> (Parse error N Name)`.
-enum ParseFailure {
-    static let format = "Parse"
+package enum ParseFailure {
+    package static let format = "Parse"
 
     /// An error with a Parse code.
-    static func make(
+    package static func make(
         _ code: ParseErrorCode, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none,
         kind: PFError.Code? = nil
     ) -> PFError {
@@ -68,7 +68,7 @@ enum ParseFailure {
     }
 
     /// An error without a Parse code (adapter programming errors, usage).
-    static func plain(_ kind: PFError.Code, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none)
+    package static func plain(_ kind: PFError.Code, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none)
         -> PFError
     {
         PFError(kind, format: format, context.prefix + message, path: path.keyPath)
@@ -82,7 +82,7 @@ enum ParseFailure {
     }
 
     /// A short description of a value's kind for messages: "a string", "the number 3".
-    static func describe<Input: ParseRESTInput>(_ value: Input) -> String {
+    package static func describe<Input: ParseRESTInput>(_ value: Input) -> String {
         switch value.restCase {
         case .null: "null"
         case .bool(let b): "the boolean \(b)"
@@ -101,16 +101,22 @@ enum ParseFailure {
 }
 
 /// Which object an error is about, for the start of its message.
-struct ParseContext: Sendable {
-    var className: String?
-    var objectId: String?
+package struct ParseContext: Sendable {
+    package var className: String?
+    package var objectId: String?
     /// Whether field names and nested keys must follow Parse's rules (``ParseRules``); off
     /// for objects read from a store that may hold any name (Core Data, a keyed archive).
-    var checksNames = true
+    package var checksNames = true
 
-    static let none = ParseContext()
+    package init(className: String? = nil, objectId: String? = nil, checksNames: Bool = true) {
+        self.className = className
+        self.objectId = objectId
+        self.checksNames = checksNames
+    }
 
-    var prefix: String {
+    package static let none = ParseContext()
+
+    package var prefix: String {
         switch (className, objectId) {
         case (let c?, let o?): "\(c) \(o): "
         case (let c?, nil): "\(c): "

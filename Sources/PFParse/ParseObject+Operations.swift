@@ -156,7 +156,7 @@ extension ParseObject {
 
 extension PFError {
     /// The error with an object's class and id in front of its message (once).
-    func withContext(_ context: ParseContext) -> PFError {
+    package func withContext(_ context: ParseContext) -> PFError {
         var copy = self
         let prefix = context.prefix
         if !prefix.isEmpty, !copy.message.hasPrefix(prefix) { copy.message = prefix + copy.message }

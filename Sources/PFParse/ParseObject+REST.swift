@@ -33,7 +33,7 @@ extension ParseObject {
         try self.init(restInput: rest, className: className, checkingNames: checkingNames)
     }
 
-    init(decoding d: OrderedDictionary<String, PFValue>, className given: String?, path: PFCodingPath) throws(PFError) {
+    package init(decoding d: OrderedDictionary<String, PFValue>, className given: String?, path: PFCodingPath) throws(PFError) {
         try self.init(decodingMembers: PFValue.dictionary(d), className: given, path: path)
     }
 
@@ -178,7 +178,7 @@ extension ParseObject {
         .dictionary(members(style: style, sortedKeys: sortedKeys, includeClassName: false))
     }
 
-    func encodedAsEmbedded(style: ParseRESTStyle) -> PFValue {
+    package func encodedAsEmbedded(style: ParseRESTStyle) -> PFValue {
         if !isDataAvailable, let pointer { return ParseValue.pointer(pointer).encoded(style: style) }
         var out: OrderedDictionary<String, PFValue> = ["__type": "Object", "className": .string(className)]
         for (k, v) in members(style: style, sortedKeys: false, includeClassName: false) where k != "className" {

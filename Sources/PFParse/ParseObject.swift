@@ -129,7 +129,7 @@ public struct ParseObject: Sendable {
         objectId.map { ParsePointer(className: className, objectId: $0) }
     }
 
-    var context: ParseContext { ParseContext(className: className, objectId: objectId) }
+    package var context: ParseContext { ParseContext(className: className, objectId: objectId) }
 
     // MARK: - Reading fields
 
@@ -154,7 +154,7 @@ public struct ParseObject: Sendable {
     }
 
     /// Throws when this is a pointer stub.
-    func requireData(reading key: String, path: PFCodingPath? = nil) throws(PFError) {
+    package func requireData(reading key: String, path: PFCodingPath? = nil) throws(PFError) {
         guard isDataAvailable else {
             throw ParseFailure.plain(
                 .usage,

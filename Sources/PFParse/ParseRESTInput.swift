@@ -8,7 +8,7 @@ import PFJSON
 /// json-c's tree. The decoder (`ParseObject(decodingMembers:)`, `ParseValue.decode`,
 /// `ParseACL(rest:path:context:)`) is written once over this protocol, so both inputs follow
 /// exactly the same rules and give the same errors; each is specialized for speed.
-protocol ParseRESTInput {
+package protocol ParseRESTInput {
     /// The value's kind, with the payload of a scalar.
     var restCase: ParseRESTCase { get }
     /// The member of an object named `key`, or `nil` (also for any other kind).
@@ -28,7 +28,7 @@ protocol ParseRESTInput {
 }
 
 /// The kinds ``ParseRESTInput`` tells apart (``PFCore/PFValue``'s, containers without payload).
-enum ParseRESTCase {
+package enum ParseRESTCase {
     case null
     case bool(Bool)
     case int(Int64)
@@ -43,7 +43,7 @@ enum ParseRESTCase {
 }
 
 extension PFValue: ParseRESTInput {
-    var restCase: ParseRESTCase {
+    package var restCase: ParseRESTCase {
         switch self {
         case .null: .null
         case .bool(let b): .bool(b)
@@ -59,12 +59,12 @@ extension PFValue: ParseRESTInput {
         }
     }
 
-    func restMember(_ key: String) -> PFValue? {
+    package func restMember(_ key: String) -> PFValue? {
         guard case .dictionary(let d) = self else { return nil }
         return d[key]
     }
 
-    var restCount: Int {
+    package var restCount: Int {
         switch self {
         case .dictionary(let d): d.count
         case .array(let items): items.count
@@ -72,27 +72,27 @@ extension PFValue: ParseRESTInput {
         }
     }
 
-    func forEachRESTMember<E: Error>(_ body: (String, PFValue) throws(E) -> Void) throws(E) {
+    package func forEachRESTMember<E: Error>(_ body: (String, PFValue) throws(E) -> Void) throws(E) {
         guard case .dictionary(let d) = self else { return }
         for (key, value) in d { try body(key, value) }
     }
 
-    func restElement(_ index: Int) -> PFValue? {
+    package func restElement(_ index: Int) -> PFValue? {
         guard case .array(let items) = self, items.indices.contains(index) else { return nil }
         return items[index]
     }
 
-    func forEachRESTElement<E: Error>(_ body: (Int, PFValue) throws(E) -> Void) throws(E) {
+    package func forEachRESTElement<E: Error>(_ body: (Int, PFValue) throws(E) -> Void) throws(E) {
         guard case .array(let items) = self else { return }
         for (i, item) in items.enumerated() { try body(i, item) }
     }
 
-    var restString: String? { stringValue }
-    var restDouble: Double? { doubleValue }
+    package var restString: String? { stringValue }
+    package var restDouble: Double? { doubleValue }
 }
 
 extension JSONNode: ParseRESTInput {
-    var restCase: ParseRESTCase {
+    package var restCase: ParseRESTCase {
         switch content {
         case .null: .null
         case .bool(let b): .bool(b)
@@ -105,21 +105,21 @@ extension JSONNode: ParseRESTInput {
         }
     }
 
-    func restMember(_ key: String) -> JSONNode? { member(key) }
-    var restCount: Int { count }
+    package func restMember(_ key: String) -> JSONNode? { member(key) }
+    package var restCount: Int { count }
 
-    func forEachRESTMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
+    package func forEachRESTMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
         try forEachMember(body)
     }
 
-    func restElement(_ index: Int) -> JSONNode? { element(at: index) }
+    package func restElement(_ index: Int) -> JSONNode? { element(at: index) }
 
-    func forEachRESTElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
+    package func forEachRESTElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
         try forEachElement(body)
     }
 
-    var restString: String? { stringValue }
-    var restDouble: Double? { doubleValue }
+    package var restString: String? { stringValue }
+    package var restDouble: Double? { doubleValue }
 }
 
 // MARK: - Reading from nodes

@@ -97,7 +97,7 @@ public struct ParseValidationReport: Sendable {
 
 /// A check of one property's model-form value, run after decoding (`nil` when absent).
 public struct ParsePropertyValidator: Sendable {
-    let check: @Sendable (PFValue?) -> String?
+    package let check: @Sendable (PFValue?) -> String?
 
     /// A validator from a closure returning a failure message or `nil`.
     /// - Parameter check: the check; receives `nil` when the key is absent.
@@ -139,7 +139,7 @@ public struct ParsePropertyValidator: Sendable {
 }
 
 extension PFCodingPath {
-    static func from(_ path: PFKeyPath) -> PFCodingPath {
+    package static func from(_ path: PFKeyPath) -> PFCodingPath {
         var node = PFCodingPath.root
         for c in path.components {
             switch c {

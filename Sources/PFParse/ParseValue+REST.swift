@@ -42,7 +42,7 @@ extension ParseValue {
 
     /// Reads a value from either REST input. The path is built only when an error needs it
     /// (an allocation per member otherwise).
-    static func decode<Input: ParseRESTInput>(_ value: Input, path: @autoclosure () -> PFCodingPath,
+    package static func decode<Input: ParseRESTInput>(_ value: Input, path: @autoclosure () -> PFCodingPath,
                                               context: ParseContext) throws(PFError) -> ParseValue {
         switch value.restCase {
         case .null: return .null

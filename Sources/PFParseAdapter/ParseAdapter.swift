@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFParse
 
 /// Maps ``ParseModel`` structs to and from Parse dictionaries (``ParseObject`` or their REST
 /// JSON), through the model's key map, transformers, defaults and validators.

@@ -1,4 +1,5 @@
 import PFCore
+import PFParse
 
 /// Picks the model type for an object — Mantle's `classForParsingJSONDictionary:` — by its
 /// class name or by the value of a field.

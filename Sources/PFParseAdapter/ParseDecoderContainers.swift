@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFJSON
+import PFParse
 
 // MARK: - Keyed
 

@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFJSON
+import PFParse
 
 /// A coding key made from a string or an index.
 struct ParseCodingKey: CodingKey {

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFParse
 
 /// Where an encoder's containers write: a dictionary, an array or one value. Reference
 /// types, because nested containers keep writing after they are handed out.

@@ -1,4 +1,5 @@
 import PFCore
+import PFParse
 
 /// How a model's properties map to keys of a Parse dictionary (Mantle's
 /// `JSONKeyPathsByPropertyKey`, with what Mantle could not do: literal keys containing dots,

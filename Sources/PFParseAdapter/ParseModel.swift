@@ -1,4 +1,5 @@
 import PFCore
+import PFParse
 
 /// A plain `Codable` struct that maps to a Parse class through ``ParseAdapter``.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFParse
 
 /// What the adapter knows about one model type, computed once per adapter.
 final class ParseModelInfo: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import PFCore
+import PFParse
 
 /// A property that may hold a full nested model or only a Pointer stub to one, so decoding a
 /// Pointer to a model never fails or silently yields an empty model.

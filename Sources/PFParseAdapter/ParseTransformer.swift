@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFParse
 
 /// A reversible value transformer between the value stored in a Parse dictionary (the *wire*
 /// form) and the value a property's `Codable` implementation reads (the *model* form), like

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PFCore
 import PFJSON
+import PFParse
 
 /// Reads the rows of a class file on worker threads and hands the results back in row order,
 /// so a large export is parsed on every core while its consumer (an import writing a store,

@@ -1,6 +1,7 @@
 import Foundation
 import PFCore
 import PFJSON
+import PFParse
 
 // MARK: - Rows of a class file fed in chunks
 

@@ -1,6 +1,8 @@
 import Foundation
 import PFCore
 import PFJSON
+import PFParse
+import PFParseAdapter
 import Synchronization
 
 // MARK: - Row-by-row reading
@@ -326,13 +328,13 @@ extension ParseAdapter {
         let limits = reader.options.limits
         var models: [M] = []
         // One decoder for every row, so what it resolved about the model's keys carries over.
-        let impl = ParseDecoderImpl(value: .value(.null), options: options, cache: cache, collect: false)
+        let impl = rowDecoder()
         try ParseExport.forEachRow(
             inJSON: bytes, limits: limits, reader: reader,
             read: { session, row throws(PFError) in
-                try session.withDocument(row) { root throws(PFError) in try decode(M.self, from: .node(root), using: impl) }
+                try session.withDocument(row) { root throws(PFError) in try impl.decode(M.self, node: root) }
             },
-            whole: { row throws(PFError) in try decode(M.self, from: .value(row), using: impl) },
+            whole: { row throws(PFError) in try impl.decode(M.self, value: row) },
             { model, _, _ throws(PFError) in models.append(model) })
         return models
     }
@@ -400,7 +402,7 @@ extension ParseAdapter {
         _ bytes: Data, _ ranges: ArraySlice<Range<Int>>, shape: ParseExport.Shape, reader: JSONReader
     ) -> (models: [M], failure: (row: Int, error: PFError)?) {
         let session = JSONReader.Session(reader: reader)
-        let impl = ParseDecoderImpl(value: .value(.null), options: options, cache: cache, collect: false)
+        let impl = rowDecoder()
         var models: [M] = []
         models.reserveCapacity(ranges.count)
         let failure: (row: Int, error: PFError)? = bytes.withUnsafeBytes { raw in
@@ -408,7 +410,7 @@ extension ParseAdapter {
                 do throws(PFError) {
                     let row = UnsafeRawBufferPointer(rebasing: raw[ranges[index]])
                     models.append(try session.withDocument(row) { root throws(PFError) in
-                        try decode(M.self, from: .node(root), using: impl)
+                        try impl.decode(M.self, node: root)
                     })
                 } catch {
                     return (index, error.prefixed(by: ParseExport.rowPath(index, shape: shape)))

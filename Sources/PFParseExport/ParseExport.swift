@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFJSON
+import PFParse
 
 /// Parse's export and import files: a class file holds one object, an array of objects, or
 /// `{"results":[…]}`; an empty class is a 0-byte file; a directory holds `<Class>.json` files

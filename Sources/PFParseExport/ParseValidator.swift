@@ -1,5 +1,6 @@
 import OrderedCollections
 import PFCore
+import PFParse
 
 /// Checks the classes of a Parse export against a schema (given, or inferred from the data)
 /// and lists every violation: wrong types, invalid key and class names, Pointers to the wrong

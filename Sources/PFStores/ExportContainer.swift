@@ -2,6 +2,7 @@ import Foundation
 import PFCompression
 import PFCore
 import PFParse
+import PFParseExport
 import ZIPFoundation
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import PFCore
 import PFJSON
 import PFParse
+import PFParseExport
 import ZIPFoundation
 
 #if canImport(Glibc)

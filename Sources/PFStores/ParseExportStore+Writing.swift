@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFJSON
 import PFParse
+import PFParseExport
 import ZIPFoundation
 
 #if canImport(Glibc)

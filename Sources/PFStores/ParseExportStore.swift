@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFJSON
 import PFParse
+import PFParseExport
 
 /// A Parse export: a directory, or a `.zip`, of `<Class>.json` files and
 /// `_Join:<field>:<Class>.json` relation files, with an optional `_SCHEMA.json`.

@@ -1,8 +1,8 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFGraphCopy
 import PFParse
-import PFStores
 
 /// A store read through copy rules: what `pfarchive import SOURCE DEST --rules FILE` imports.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import PFCore
+import PFDoubleFormatting
 import PropertyBased
 import Testing
 
