@@ -202,7 +202,7 @@ let package = Package(
 
         // MARK: - Samples
         .executableTarget(name: "SampleFormats", dependencies: ["PFArchive"], path: "Samples/formats"),
-        .executableTarget(name: "SampleKeyed", dependencies: ["PFArchive"], path: "Samples/keyed"),
+        .executableTarget(name: "SampleKeyed", dependencies: ["PFKeyedArchive"], path: "Samples/keyed"),
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
@@ -225,34 +225,185 @@ let package = Package(
         .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCore", "PFCompression"], path: "Fuzz/FuzzCompression"),
 
         // MARK: - Tests
+        // Each test target depends on the modules it tests and on what it really uses; the test
+        // support is cut the same way (PFTestSupport: fixtures, peers, generators of values;
+        // PFCoreDataTestSupport: Core Data stores built from scratch; PFStoreTestSupport: store
+        // generators and comparison). scripts/check-imports.sh keeps these lists exact.
         .target(
             name: "PFTestSupport",
             dependencies: [
-                "PFArchive",
+                "PFCore", .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ], path: "Tests/PFTestSupport"
+        ),
+        .target(
+            name: "PFCoreDataTestSupport",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFCompression", "PFPropertyList", "PFKeyedArchive", "PFCoreData",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ],
-            path: "Tests/PFTestSupport"
+            ], path: "Tests/PFCoreDataTestSupport"
         ),
-        .testTarget(name: "PFCoreTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFJSONTests", dependencies: ["PFTestSupport", "CPFJSONC"]),
-        .testTarget(name: "PFCompressionTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFPropertyListTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFCBORTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFKeyedArchiveTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFTypedStreamTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFSQLiteStoreTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
-        .testTarget(name: "PFPostgresStoreTests", dependencies: ["PFTestSupport", "PFPostgresStore"]),
-        .testTarget(name: "PFArchiveCLITests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFDiffTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
-        // Every store into every store and back (issue 20's matrix): needs both server-side stores.
-        .testTarget(name: "StoreMatrixTests", dependencies: ["PFTestSupport", "PFSQLiteStore", "PFPostgresStore"]),
+        .target(
+            name: "PFStoreTestSupport",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFCore", "PFJSON", "PFKeyedArchive", "PFParse",
+                "PFCoreData", "PFStores", .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ], path: "Tests/PFStoreTestSupport"
+        ),
+        .testTarget(
+            name: "PFCoreTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFDoubleFormattingTests",
+            dependencies: [
+                "PFDoubleFormatting", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFJSONTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFCompressionTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFCompression",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFPropertyListTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFPropertyList",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFCBORTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFCBOR",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFKeyedArchiveTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFCompression", "PFKeyedArchive",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFTypedStreamTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFKeyedArchive", "PFTypedStream",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFParseTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFJSON", "PFParse", "PFParseAdapter", "PFParseExport",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFVersioningTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFJSON", "PFKeyedArchive", "PFTypedStream", "PFVersioning",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ], exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "PFCoreDataTests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFCompression",
+                "PFPropertyList", "PFKeyedArchive", "PFCoreData",
+            ]
+        ),
+        .testTarget(
+            name: "PFFormatsTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR",
+                "PFKeyedArchive", "PFTypedStream", "PFParseExport", "PFFormats",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFGraphCopyTests",
+            dependencies: [
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFParse", "PFGraphCopy",
+                "PFStores", .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFStoresTests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON",
+                "PFKeyedArchive", "PFParse", "PFParseExport", "PFStores",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        .testTarget(
+            name: "PFSQLiteStoreTests",
+            dependencies: [
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFParseExport",
+                "PFStores", "PFSQLiteStore",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFPostgresStoreTests",
+            dependencies: [
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFStores",
+                "PFPostgresStore", .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "PFArchiveCLITests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON",
+                "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFParse", "PFParseExport",
+                "PFFormats", "PFStores", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(
+            name: "PFDiffTests",
+            dependencies: [
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFParse", "PFFormats",
+                "PFStores", "PFSQLiteStore", "PFDiff",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "StoreMatrixTests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFParse",
+                "PFStores", "PFSQLiteStore", "PFPostgresStore",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

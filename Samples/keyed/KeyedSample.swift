@@ -1,5 +1,5 @@
 import Foundation
-import PFArchive
+import PFKeyedArchive
 
 // An Employee/Department graph with sharing and a cycle, archived with KeyedArchiver and
 // decoded with KeyedUnarchiver. Also compiled into PFKeyedArchiveTests (through a symlink),

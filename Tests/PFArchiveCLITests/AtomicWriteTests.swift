@@ -1,4 +1,5 @@
 import Foundation
+import PFJSON
 import PFTestSupport
 import Testing
 

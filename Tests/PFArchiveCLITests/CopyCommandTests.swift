@@ -1,5 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
+import PFKeyedArchive
+import PFParseExport
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,11 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+import PFParseExport
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import Testing
 

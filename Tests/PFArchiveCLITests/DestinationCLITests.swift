@@ -1,4 +1,6 @@
 import Foundation
+import PFParse
+import PFStores
 import PFTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFTestSupport
 import Testing
 

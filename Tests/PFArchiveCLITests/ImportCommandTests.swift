@@ -1,4 +1,6 @@
 import Foundation
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import Testing
 

@@ -1,4 +1,8 @@
 import Foundation
+import PFCBOR
+import PFCompression
+import PFCore
+import PFJSON
 import PFTestSupport
 import Testing
 

@@ -1,4 +1,8 @@
 import Foundation
+import PFCore
+import PFJSON
+import PFKeyedArchive
+import PFPropertyList
 import PFTestSupport
 import Testing
 

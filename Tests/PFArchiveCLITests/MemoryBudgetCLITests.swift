@@ -1,4 +1,6 @@
 import Foundation
+import PFCompression
+import PFFormats
 import PFTestSupport
 import Testing
 

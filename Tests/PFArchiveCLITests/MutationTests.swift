@@ -1,4 +1,7 @@
 import Foundation
+import PFCBOR
+import PFCompression
+import PFJSON
 import PFTestSupport
 import Testing
 

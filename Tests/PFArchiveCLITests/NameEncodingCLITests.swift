@@ -1,4 +1,6 @@
 import Foundation
+import PFJSON
+import PFStoreTestSupport
 import PFTestSupport
 import Testing
 

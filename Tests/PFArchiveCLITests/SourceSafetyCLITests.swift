@@ -1,4 +1,9 @@
 import Foundation
+import PFCore
+import PFCoreDataTestSupport
+import PFFormats
+import PFParse
+import PFStores
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCBOR
+import PFCore
 import Testing
 
 // RFC 8949 Appendix A: every example, decoded, and (when pfarchive writes that form) encoded

@@ -1,5 +1,8 @@
 import Foundation
+import PFCBOR
+import PFCore
 import PFTestSupport
+import PropertyBased
 import Testing
 
 // The fail corpus: each malformed or hostile input fails with a PFError whose code, byte

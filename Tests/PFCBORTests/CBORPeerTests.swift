@@ -1,5 +1,8 @@
 import Foundation
+import PFCBOR
+import PFCore
 import PFTestSupport
+import PropertyBased
 import Testing
 
 // Interop with Python's cbor2 5.6.5, both directions. Values are compared through a

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCBOR
+import PFCore
 import PFTestSupport
+import PropertyBased
 import Testing
 
 // decode(encode(x)) == x for random trees in every writer mode.

@@ -1,5 +1,7 @@
 import Foundation
 import OrderedCollections
+import PFCBOR
+import PFCore
 import PFTestSupport
 import Testing
 

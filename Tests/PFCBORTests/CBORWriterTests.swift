@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCBOR
+import PFCore
 import Testing
 
 // Golden bytes for what the writer decides (dates, UIDs, key order, sharing, self-describe)

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
 import Testing
 
 /// Limits, wrapper strictness, trailing bytes and truncation, with small custom budgets.

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFCompression
 import Testing
 
 @Suite struct DetectTests {

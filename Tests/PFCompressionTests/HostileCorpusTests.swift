@@ -1,4 +1,6 @@
 import Foundation
+import PFCompression
+import PFCore
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
+import PropertyBased
 import Testing
 
 /// Random and damaged input never traps: it decompresses or throws a located PFError.

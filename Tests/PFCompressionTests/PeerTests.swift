@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFCompression
 import Testing
 
 /// Interop with Python's zlib and gzip modules, which use their own copy of zlib.

@@ -1,5 +1,7 @@
 import Foundation
+import PFCompression
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// decompress(compress(x)) == x for every format, one-shot and streamed.

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
+import PropertyBased
 import Testing
 
 /// Inflater and Deflater fed in many small chunks agree with the one-shot API.

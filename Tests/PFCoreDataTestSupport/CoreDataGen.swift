@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFKeyedArchive
 import PropertyBased
 
 /// Random Core Data stores for property tests, as ``CoreDataStoreBuilder`` entities: two to

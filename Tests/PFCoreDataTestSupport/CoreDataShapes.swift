@@ -1,5 +1,6 @@
 import Foundation
-import PFArchive
+import PFCore
+import PFKeyedArchive
 
 /// Generated Core Data stores in the shapes real devices' stores have, built with
 /// ``CoreDataStoreBuilder``: inheritance flattened into one table, a to-one pointing at

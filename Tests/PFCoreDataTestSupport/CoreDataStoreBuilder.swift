@@ -1,6 +1,11 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCompression
+import PFCore
+import PFCoreData
+import PFKeyedArchive
+import PFPropertyList
+import PFTestSupport
 
 /// Writes Core Data SQLite stores with the `sqlite3` shell, in the layout real stores have
 /// (../shared/notes/coredata.md, Docs/CoreData.md "Layout rules"): `Z_PRIMARYKEY` (with

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
+import PFCoreData
 import Testing
 
 @Suite struct BadStoreTests {

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCoreData
+import PFCoreDataTestSupport
+import PFStoreTestSupport
 import Testing
 
 /// The stores ``CoreDataStoreBuilder`` generates read as real ones do: the model comes from

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
 @testable import PFCoreData
-import PFTestSupport
+import Testing
 
 /// The layout rules no fixture store exercises, on a store built by hand with the sqlite3 shell
 /// exactly as ../shared/notes/coredata.md describes real stores: a many-to-many join table

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFCoreData
 import Testing
 
 /// The ground truth: entities as an `.xcdatamodel` XML or a model dump lists them.

@@ -1,5 +1,10 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
+import PFCoreData
+import PFCoreDataTestSupport
+import PFKeyedArchive
+import PFPropertyList
 import Testing
 
 /// Payloads nested in a generated store's blobs: transformables decoded through every level,

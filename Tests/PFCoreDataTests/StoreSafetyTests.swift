@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFCoreData
 import Testing
 
 @Suite struct StoreSafetyTests {

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFCore
 import Testing
 
 /// PFValue is a recursive enum: printing, comparing, hashing and releasing a tree each recurse

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PropertyBased
 import Testing
 
 @Suite struct PFBase64Tests {

@@ -1,5 +1,7 @@
 import Foundation
+import PFCore
 import PFTestSupport
+import PropertyBased
 import Testing
 
 @Suite struct PFValueTests {

@@ -1,5 +1,7 @@
 import Foundation
-import OrderedCollections
+import PFCore
+import PFFormats
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
-import PropertyBased
+import PFCore
+import PFFormats
+import PFKeyedArchive
 import Testing
 
 @testable import PFDiff

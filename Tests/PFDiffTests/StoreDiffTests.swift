@@ -1,7 +1,8 @@
 import Foundation
-import OrderedCollections
+import PFParse
 import PFSQLiteStore
-import PFTestSupport
+import PFStoreTestSupport
+import PFStores
 import PropertyBased
 import Testing
 

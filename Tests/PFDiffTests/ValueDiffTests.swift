@@ -1,5 +1,6 @@
 import Foundation
-import OrderedCollections
+import PFCore
+import PFFormats
 import PFTestSupport
 import PropertyBased
 import Testing

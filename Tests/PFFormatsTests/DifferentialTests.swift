@@ -1,6 +1,8 @@
 import Foundation
-import OrderedCollections
+import PFCore
+import PFFormats
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// Differential checks against independent peers: Python's `json`, `plistlib` (XML and

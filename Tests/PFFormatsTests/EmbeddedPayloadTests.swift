@@ -1,5 +1,12 @@
 import Foundation
+import PFCBOR
+import PFCompression
+import PFCore
+import PFFormats
+import PFKeyedArchive
+import PFPropertyList
 import PFTestSupport
+import PFTypedStream
 import Testing
 
 /// ``EmbeddedPayload``: payloads hidden in data are decoded wherever they sit, recursively,

@@ -1,6 +1,13 @@
 import Foundation
 import OrderedCollections
+import PFCBOR
+import PFCompression
+import PFCore
+import PFFormats
+import PFJSON
+import PFParseExport
 import PFTestSupport
+import PFTypedStream
 import Testing
 
 /// One ``PFLimits`` value governs every reader: each budget, set low through the API, stops

@@ -1,4 +1,5 @@
 import Foundation
+import PFFormats
 import PFTestSupport
 import Testing
 

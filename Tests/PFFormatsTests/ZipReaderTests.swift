@@ -1,4 +1,7 @@
 import Foundation
+import PFCore
+import PFFormats
+import PFJSON
 import PFTestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFGraphCopy
+import PFKeyedArchive
+import PropertyBased
 import Testing
 
 /// A random object graph for copy properties: `count` objects of class `Node` (each with an

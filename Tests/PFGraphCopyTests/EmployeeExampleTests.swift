@@ -1,4 +1,6 @@
 import Foundation
+import PFGraphCopy
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFGraphCopy
+import PropertyBased
 import Testing
 
 /// Properties of ``GraphCopier`` on random graphs with sharing and cycles.

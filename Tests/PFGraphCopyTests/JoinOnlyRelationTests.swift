@@ -1,6 +1,8 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFGraphCopy
+import PFParse
+import PFStoreTestSupport
+import PropertyBased
 import Testing
 
 /// Relations declared only by join rows (Parse.com's exports leave the Relation field out of

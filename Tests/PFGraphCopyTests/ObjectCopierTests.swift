@@ -1,6 +1,7 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFGraphCopy
+import PFKeyedArchive
+import PropertyBased
 import Testing
 
 /// A Swift class for object-graph copies: labelled to-one edges and a to-many list.

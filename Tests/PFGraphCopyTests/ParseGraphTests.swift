@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFGraphCopy
+import PFParse
+import PropertyBased
 import Testing
 
 /// Parse object sets as graphs: identity is className + objectId; Pointers and Relations are edges.

@@ -1,6 +1,11 @@
 import Foundation
-import OrderedCollections
+import PFCore
+import PFGraphCopy
+import PFParse
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// `pfarchive import --rules`: a store read through copy rules (``RuledStoreReader``).

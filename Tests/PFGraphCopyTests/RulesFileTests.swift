@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFGraphCopy
 import Testing
 
 /// The rules file: strict validation with JSON paths, precedence, conflicts.

@@ -1,4 +1,6 @@
 import Foundation
+import PFCore
+import PFJSON
 import PFTestSupport
 import Testing
 

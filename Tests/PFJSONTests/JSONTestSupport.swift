@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// Shared helpers for the JSON tests.

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// The converter's key cache (short keys are reused across objects) never confuses keys.

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// Lenient mode: json-c's sloppy extensions, with pfarchive's safety checks kept.

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// Object keys holding U+0000 (`\u0000`) are kept whole, although json-c keeps keys as C

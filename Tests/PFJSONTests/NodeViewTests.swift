@@ -1,5 +1,7 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
 import PFTestSupport
 import PropertyBased
 import Testing

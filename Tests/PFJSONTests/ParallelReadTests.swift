@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 import PFCore
 import PFTestSupport
 import PropertyBased

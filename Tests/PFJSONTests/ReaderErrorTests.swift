@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// Error codes, byte offsets, lines and columns, and key paths for malformed input.

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// Random trees and real files survive JSON and back, through both engines.

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFCore
 import Testing
 
 @testable import PFJSON

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// ``JSONReader/Session`` (one tokener and key cache for many documents) reads every document

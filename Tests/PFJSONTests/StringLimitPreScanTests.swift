@@ -1,7 +1,7 @@
 import Foundation
-import PFTestSupport
-import Testing
+import PFCore
 @testable import PFJSON
+import Testing
 
 /// `maxStringBytes` is checked by the pre-scan, at the string's opening quote and with its
 /// key path, before json-c builds the string (Docs/Security.md; issue 21: a 500 MB string

@@ -1,7 +1,5 @@
 import Foundation
-import OrderedCollections
 import PFCore
-import PFTestSupport
 import Testing
 
 @testable import PFJSON

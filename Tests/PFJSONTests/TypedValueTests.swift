@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// Parse's typed dates and bytes and keyed-archive UIDs, both ways.

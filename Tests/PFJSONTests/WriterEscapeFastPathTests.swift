@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// The writer skips eight plain bytes at a time; every character that needs an escape must be

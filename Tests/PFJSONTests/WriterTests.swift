@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
 import Testing
 
 /// The native writer's exact output: numbers, escapes, layout and errors.

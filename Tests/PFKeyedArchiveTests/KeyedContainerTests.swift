@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCompression
+import PFCore
+import PFKeyedArchive
 import Testing
 
 /// Keyed archives in JSON and CBOR containers. These need the real PFJSON and PFCBOR modules;

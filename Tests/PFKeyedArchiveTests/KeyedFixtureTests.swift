@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFKeyedArchive
 import Testing
 
 /// Real archives (Tests/Fixtures/real/keyed, copied from public repositories, and

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFKeyedArchive
 import Testing
 
 /// An NSSecureCoding class as an app would write it; Foundation archives it as

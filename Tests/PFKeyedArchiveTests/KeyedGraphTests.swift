@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFKeyedArchive
 import Testing
 
 @Suite struct KeyedGraphTests {

@@ -1,4 +1,6 @@
 import Foundation
+import PFCore
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 

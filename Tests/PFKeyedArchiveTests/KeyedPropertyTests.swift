@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFKeyedArchive
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// A node of a random object graph: a value, edges decoded eagerly when they point forward

@@ -1,5 +1,4 @@
 import Foundation
-import PFTestSupport
 import Testing
 
 /// Runs Samples/keyed (KeyedSample.swift is a symlink to the sample's code).

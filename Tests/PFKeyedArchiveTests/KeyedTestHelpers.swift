@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import PFCore
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFKeyedArchive
 import Testing
 
 // MARK: - Test types

@@ -1,6 +1,6 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
 
 /// Rewrites our ``KeyedGraph/jsonValue(limits:)`` into the conventions of nska_deserialize 1.5.1,
 /// so the two can be compared:

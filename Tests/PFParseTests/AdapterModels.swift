@@ -1,6 +1,7 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFParse
+import PFParseAdapter
 
 // MARK: - Models for the adapter tests
 

@@ -1,6 +1,9 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFJSON
+import PFParse
+import PFParseAdapter
+import PropertyBased
 import Testing
 
 /// Random models for round-trip properties: nested models, optionals, arrays, dates with

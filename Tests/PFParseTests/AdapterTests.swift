@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFParse
+import PFParseAdapter
 import Testing
 
 @Suite struct AdapterTests {

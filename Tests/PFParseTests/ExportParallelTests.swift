@@ -1,5 +1,8 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFJSON
+import PFParseAdapter
+import PFParseExport
 import Testing
 
 /// `ParseAdapter.decodeExport` reads rows through json-c's tree (`JSONNode`) and, with a

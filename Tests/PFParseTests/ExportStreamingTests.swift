@@ -1,4 +1,8 @@
 import Foundation
+import PFCore
+import PFParse
+import PFParseAdapter
+import PFParseExport
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import PFParse
 import PFTestSupport
 import PropertyBased
 import Testing

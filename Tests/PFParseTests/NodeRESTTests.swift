@@ -1,5 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+import PFParseExport
 import PFTestSupport
 import PropertyBased
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFParse
+import PFParseExport
 import Testing
 
 /// `ParallelRowReader` gives what a serial read gives — the same objects in the same order,

@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFParse
+import PFParseExport
 import Testing
 
 @Suite struct ParseRulesTests {

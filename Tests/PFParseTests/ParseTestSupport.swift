@@ -1,5 +1,8 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
 import PFTestSupport
 import Testing
 

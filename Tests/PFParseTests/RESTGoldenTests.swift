@@ -1,6 +1,5 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFParse
 import Testing
 
 /// Parse's REST documentation examples, written out as text: each special type, each

@@ -1,7 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFArchive
-import PFTestSupport
+import PFCore
+import PFJSON
+import PFParse
+import PFStores
 import Testing
 
 @testable import PFPostgresStore

@@ -1,8 +1,13 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFJSON
+import PFParse
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import PostgresNIO
+import PropertyBased
 import Testing
 
 @testable import PFPostgresStore

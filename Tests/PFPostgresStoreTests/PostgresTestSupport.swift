@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFParse
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import Testing
 

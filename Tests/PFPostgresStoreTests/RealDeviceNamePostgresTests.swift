@@ -1,7 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFArchive
-import PFTestSupport
+import PFCore
+import PFParse
+import PFStoreTestSupport
+import PFStores
 import Testing
 
 @testable import PFPostgresStore

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFPropertyList
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// Random trees through our writer and reader, and through the peers: Python's plistlib

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFPropertyList
 import Testing
 
 /// Helpers shared by the binary property list tests.

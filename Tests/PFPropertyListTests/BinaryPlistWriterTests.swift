@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFPropertyList
 import Testing
 
 @Suite struct BinaryPlistWriterTests {

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFPropertyList
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// Interop with real peers: Python's plistlib (out of process) and Foundation's

@@ -1,4 +1,6 @@
 import Foundation
+import PFCore
+import PFPropertyList
 import PFTestSupport
 import Testing
 

@@ -1,5 +1,8 @@
 import Foundation
+import PFCore
+import PFPropertyList
 import PFTestSupport
+import PropertyBased
 import Testing
 
 /// decode(encode(x)) == x on random trees, and the reader's behaviour on damaged documents.

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFPropertyList
 import Testing
 
 @Suite struct XMLPlistWriterTests {

@@ -1,7 +1,10 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFJSON
+import PFParse
 @testable import PFSQLiteStore
+import PFStoreTestSupport
 import PFTestSupport
 import PropertyBased
 import Testing

@@ -1,7 +1,10 @@
 import Foundation
-import OrderedCollections
-import PFArchive
+import PFCore
+import PFParse
+import PFParseExport
 import PFSQLiteStore
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import PropertyBased
 import Testing

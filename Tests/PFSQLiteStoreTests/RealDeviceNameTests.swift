@@ -1,7 +1,10 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFParse
 import PFSQLiteStore
-import PFTestSupport
+import PFStoreTestSupport
+import PFStores
 import Testing
 
 /// Issue 20, failure 1: a Core Data store of a real device holds names Parse forbids (dotted

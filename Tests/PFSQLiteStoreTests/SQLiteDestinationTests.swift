@@ -1,7 +1,8 @@
 import Foundation
-import PFArchive
+import PFCore
+import PFParse
 import PFSQLiteStore
-import PFTestSupport
+import PFStores
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,9 @@
 import Foundation
-import PFArchive
+import PFCore
+import PFParse
 import PFSQLiteStore
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import PropertyBased
 import Testing

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFJSON
+import PFParse
+import PFStores
 
 /// Writes a generated store as an export directory the way other exporters did, not the way
 /// pfarchive writes one: the quirks real exports have, one switch each, so a test can show

@@ -1,6 +1,9 @@
 import Foundation
-import OrderedCollections
-import PFArchive
+import PFCore
+import PFCoreData
+import PFCoreDataTestSupport
+import PFKeyedArchive
+import PFStores
 
 /// A Core Data store with the names real devices' stores have and Parse forbids: a
 /// transformable dictionary (keyed archive) whose keys hold dots (`com.apple.Dataclass.Availability`

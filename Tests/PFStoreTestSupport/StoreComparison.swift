@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
+import PFParse
+import PFStores
 
 /// Compares two stores the way a round trip must keep them: the objects of every class by
 /// objectId (order not compared), the join rows of every relation as sets, and the schema.

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFCore
+import PFJSON
+import PFParse
+import PFStores
+import PFTestSupport
 import PropertyBased
 
 // MARK: - What a generated store may hold

@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-import PFArchive
+import PFCore
+import PFParse
+import PFStores
 import PFTestSupport
+import Testing
 
 /// The Core Data fixtures read through the store interface: every row of every entity comes
 /// out as a Parse object whose fields agree with the schema derived from the model.

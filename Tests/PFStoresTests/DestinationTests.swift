@@ -1,7 +1,9 @@
 import Foundation
+import PFCore
+import PFParse
+import PFStores
 import Testing
 import ZIPFoundation
-import PFTestSupport
 
 #if canImport(Glibc)
 import Glibc

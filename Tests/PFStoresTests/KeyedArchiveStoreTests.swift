@@ -1,6 +1,11 @@
 import Foundation
+import PFCore
+import PFKeyedArchive
+import PFParse
+import PFStoreTestSupport
+import PFStores
+import PropertyBased
 import Testing
-import PFTestSupport
 
 @Suite struct KeyedArchiveStoreTests {
     @Test func generatedStoresRoundTripThroughAnArchive() async {

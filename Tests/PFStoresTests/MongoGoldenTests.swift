@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFJSON
+import PFParse
+import PFStores
 import Testing
 
 /// Documents as parse-server's MongoTransform.js stores them (parseObjectToMongoObjectForCreate,

@@ -1,4 +1,7 @@
 import Foundation
+import PFParse
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import Testing
 

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFParse
+import PFStoreTestSupport
+import PFStores
+import PropertyBased
 import Testing
 
 /// Generated stores (``StoreGen``) go through the Mongo shape and come back equal, up to

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFParse
+import PFStores
 import Testing
 
 @Suite struct MongoShapeStoreTests {

@@ -1,5 +1,7 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFParse
+import PFStores
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed by `cleanup()`.

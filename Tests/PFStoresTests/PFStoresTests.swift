@@ -1,7 +1,10 @@
 import Foundation
-import Testing
-import PFArchive
+import PFCore
+import PFCoreDataTestSupport
+import PFParse
+import PFStores
 import PFTestSupport
+import Testing
 
 @Suite struct MemoryStoreTests {
     @Test func writesAreInvisibleUntilCommitAndGoneAfterAbort() throws {

@@ -1,8 +1,15 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFJSON
+import PFParse
+import PFParseExport
+import PFStoreTestSupport
+import PFStores
+import PFTestSupport
+import PropertyBased
 import Testing
 import ZIPFoundation
-import PFTestSupport
 
 /// A scratch directory removed when the test ends.
 final class Scratch {

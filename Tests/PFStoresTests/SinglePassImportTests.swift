@@ -1,5 +1,9 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFParse
+import PFStoreTestSupport
+import PFStores
+import PropertyBased
 import Testing
 
 /// A reader that counts the objects it hands over, around a real store: it shows how often an

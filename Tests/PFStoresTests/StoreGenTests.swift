@@ -1,6 +1,10 @@
 import Foundation
+import PFJSON
+import PFParse
+import PFStoreTestSupport
+import PFStores
+import PropertyBased
 import Testing
-import PFTestSupport
 
 /// The generator and the comparison helper that every store's round-trip tests rely on.
 @Suite struct StoreGenTests {

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFStores
+import PropertyBased
 import Testing
 
 /// A store URL in every shape a user may type, with the text ``StoreLocation/redacted(_:)``

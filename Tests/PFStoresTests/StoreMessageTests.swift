@@ -1,7 +1,10 @@
 import Foundation
+import PFCore
+import PFKeyedArchive
+import PFStores
+import PFTestSupport
 import Testing
 import ZIPFoundation
-import PFTestSupport
 
 /// Error messages of the stores say where: the class file of an export that is broken as a
 /// whole, and Core Data failures under Core Data's name, each part once (issue 21).

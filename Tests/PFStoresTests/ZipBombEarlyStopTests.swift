@@ -1,8 +1,9 @@
 import Foundation
+import PFCore
+@testable import PFStores
+import PFTestSupport
 import Testing
 import ZIPFoundation
-import PFTestSupport
-@testable import PFStores
 
 /// A zip entry's compression-ratio guard stops a bomb as soon as it passes the ratio, as the
 /// gzip path does — not after inflating the whole entry (issue 21: a 1 MB zip of 1 GB was

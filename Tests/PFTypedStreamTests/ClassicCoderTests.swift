@@ -1,6 +1,8 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFKeyedArchive
+import PFTypedStream
+import PropertyBased
 import Testing
 
 /// A graph node: a class, so identity, sharing and cycles are kept.

@@ -1,5 +1,7 @@
 import Foundation
+import PFCore
 import PFTestSupport
+import PFTypedStream
 import Testing
 
 /// Every `ts_*` file of the hostile corpus gets the outcome MANIFEST.md names: a clean,

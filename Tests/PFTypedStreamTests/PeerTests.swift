@@ -1,5 +1,8 @@
 import Foundation
+import PFCore
 import PFTestSupport
+import PFTypedStream
+import PropertyBased
 import Testing
 
 /// pytypedstream (dgelessus/python-typedstream 0.1.0) as the independent peer: it reads what

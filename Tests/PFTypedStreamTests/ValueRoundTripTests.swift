@@ -1,5 +1,8 @@
 import Foundation
+import PFCore
 import PFTestSupport
+import PFTypedStream
+import PropertyBased
 import Testing
 
 /// Value trees through `TypedStream.encodeValue` and `decodeValue`, plus the limits.

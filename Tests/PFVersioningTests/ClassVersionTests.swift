@@ -1,5 +1,8 @@
 import Foundation
+import PFCore
+import PFKeyedArchive
 import PFTestSupport
+import PFTypedStream
 import Testing
 
 /// Foundation's view of a class: reads `name` and `floor`, knows nothing of versions.

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFVersioning
 import Testing
 
 /// Schema changes that break old archives (or old builds) are caught before release.

@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFKeyedArchive
+import PFTypedStream
 
 // The Employee/Department model as three releases shipped it. Each release's classes archive
 // themselves with the keyed coder and the classic (typedstream) coder, as that release's code

@@ -1,5 +1,8 @@
 import Foundation
+import PFKeyedArchive
 import PFTestSupport
+import PFTypedStream
+import PFVersioning
 import Testing
 
 /// Every golden file, written once by an earlier release, decodes with today's code into

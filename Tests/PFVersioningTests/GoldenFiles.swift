@@ -1,5 +1,9 @@
 import Foundation
+import PFJSON
+import PFKeyedArchive
 import PFTestSupport
+import PFTypedStream
+import PFVersioning
 import Testing
 
 /// Where the versioning golden files live, and the generator that wrote them once.

@@ -1,6 +1,10 @@
 import Foundation
 import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFKeyedArchive
+import PFTypedStream
+import PFVersioning
+import PropertyBased
 import Testing
 
 /// One employee's data, as any release could hold it.

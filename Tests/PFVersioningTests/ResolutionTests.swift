@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
-import PFTestSupport
+import PFCore
+import PFVersioning
 import Testing
 
 /// The resolution rules of Docs/Versioning.md, one by one, on small trees.

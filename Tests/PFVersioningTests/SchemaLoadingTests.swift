@@ -1,5 +1,6 @@
 import Foundation
-import PFTestSupport
+import PFCore
+import PFVersioning
 import Testing
 
 /// Schema files load strictly: every mistake is an error naming the file and key path.

@@ -1,5 +1,7 @@
 import Foundation
+import PFKeyedArchive
 import PFTestSupport
+import PFVersioning
 import Testing
 
 /// An Employee from a newer release (v4, with a phone number this build does not know).

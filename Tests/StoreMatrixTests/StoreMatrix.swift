@@ -1,8 +1,11 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFParse
 import PFPostgresStore
 import PFSQLiteStore
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 
 /// The store matrix: every source kind into every destination kind, then back to a Parse

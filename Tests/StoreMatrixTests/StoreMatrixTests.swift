@@ -1,5 +1,7 @@
 import Foundation
-import PFArchive
+import PFCoreDataTestSupport
+import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import PropertyBased
 import Testing
