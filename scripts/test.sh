@@ -9,6 +9,8 @@ bash scripts/setup.sh
 export PFARCHIVE_PYTHON="$PWD/.venv/bin/python"
 # A crash in a child process must not hang in the Swift backtracer.
 export SWIFT_BACKTRACE=enable=no
+# Every target imports exactly the modules Package.swift declares for it (and no more).
+bash scripts/check-imports.sh
 swift build --build-tests
 trap 'bash scripts/postgres.sh stop' EXIT
 if url=$(bash scripts/postgres.sh start); then
