@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates Sources/PFCore/PFDoubleFormat+Table.swift: the powers of ten that the shortest
+"""Generates Sources/PFDoubleFormatting/PFDoubleFormat+Table.swift: the powers of ten that the shortest
 double-to-text conversion (Schubfach, R. Giulietti, "The Schubfach way to render doubles",
 2020) multiplies by.
 
@@ -8,7 +8,7 @@ the table holds g = floor(beta) + 1 as two 63-bit halves (g >> 63, g & (2^63 - 1
 integers are exact, so every entry is checked against its definition and against the
 integer approximations of the logarithms that the Swift code uses.
 
-Usage: python3 scripts/gen_double_table.py > Sources/PFCore/PFDoubleFormat+Table.swift
+Usage: python3 scripts/gen_double_table.py > Sources/PFDoubleFormatting/PFDoubleFormat+Table.swift
 """
 from fractions import Fraction
 
