@@ -19,3 +19,11 @@ else
   echo "test: no PostgreSQL server could start; the PostgreSQL store's server tests will be skipped" >&2
 fi
 swift test --skip-build "$@"
+# A library user's view (Examples/StoreConsumer, a package of its own that depends on this one by
+# path): it resolves from this package's pins (Package.resolved, written by the build above), so
+# it builds the same versions from the same local mirrors; then it writes and reads a SQLite store.
+cp Package.resolved Examples/StoreConsumer/Package.resolved
+swift build --package-path Examples/StoreConsumer --only-use-versions-from-resolved-file
+consumer_out=$(mktemp -d)
+Examples/StoreConsumer/.build/debug/StoreConsumer "$consumer_out/consumer.sqlite"
+rm -rf "$consumer_out"
