@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates Sources/PFDoubleFormatting/PFDoubleFormat+Table.swift: the powers of ten that the shortest
-double-to-text conversion (Schubfach, R. Giulietti, "The Schubfach way to render doubles",
-2020) multiplies by.
+"""Generates Sources/PFDoubleFormatting/PFDoubleFormat+Table.swift: the powers of ten that
+the shortest double-to-text conversion (Schubfach, R. Giulietti, "The Schubfach way to render
+doubles", 2020) multiplies by.
 
 For each decimal exponent k in -324...292, 10^-k = beta * 2^r with 2^125 <= beta < 2^126;
 the table holds g = floor(beta) + 1 as two 63-bit halves (g >> 63, g & (2^63 - 1)). Python's
