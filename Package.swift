@@ -136,7 +136,7 @@ let package = Package(
         ),
         // Not in the PFArchive umbrella: GRDB's Swift layer declares operators that, once its
         // module is loaded, slow type-checking in every client module to a halt. Import
-        // PFSQLiteStore where the SQLite store is needed (the CLI does).
+        // PFSQLiteStore (a product of its own) where the SQLite store is needed (the CLI does).
         .target(
             name: "PFSQLiteStore",
             dependencies: [
@@ -146,8 +146,8 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // Not in the PFArchive umbrella either: it pulls in SwiftNIO and postgres-nio, which only
-        // the CLI and its tests need.
+        // Not in the PFArchive umbrella either (a product of its own): it pulls in SwiftNIO and
+        // postgres-nio, which only its users need.
         .target(
             name: "PFPostgresStore",
             dependencies: [
