@@ -57,10 +57,16 @@ let package = Package(
             name: "PFCBOR",
             dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        // The one layer that opens bytes (detection, decompression, container choice, value
+        // trees), below the coders.
+        .target(
+            name: "PFSerialization",
+            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFTypedStream"]
+        ),
         .target(
             name: "PFKeyedArchive",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR",
+                "PFCore", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -75,14 +81,14 @@ let package = Package(
         .target(
             name: "PFVersioning",
             dependencies: [
-                "PFCore", "PFJSON", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFCoreData",
             dependencies: [
-                "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList", "PFFormats",
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats",
                 // The SQLite C API only: GRDB's Swift layer exports operator overloads that
                 // leak into every client module and blow up type-checking elsewhere.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -99,7 +105,7 @@ let package = Package(
         .target(
             name: "PFStores",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData",
+                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData", "PFSerialization",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -128,8 +134,7 @@ let package = Package(
         .target(
             name: "PFFormats",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning",
+                "PFCore", "PFJSON", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream", "PFParse",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -138,14 +143,14 @@ let package = Package(
         .target(
             name: "PFDiff",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats",
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFArchive",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
                 "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
             ]
         ),
@@ -212,6 +217,7 @@ let package = Package(
         .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFSerializationTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),
