@@ -66,10 +66,16 @@ let package = Package(
             name: "PFCBOR",
             dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        // The one layer that opens bytes (detection, decompression, container choice, value
+        // trees), below the coders.
+        .target(
+            name: "PFSerialization",
+            dependencies: ["PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFTypedStream"]
+        ),
         .target(
             name: "PFKeyedArchive",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR",
+                "PFCore", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -104,14 +110,14 @@ let package = Package(
         .target(
             name: "PFVersioning",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFCoreData",
             dependencies: [
-                "PFCore", "PFCompression", "PFKeyedArchive", "PFPropertyList", "PFFormats",
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats",
                 // The SQLite C API only: GRDB's Swift layer exports operator overloads that
                 // leak into every client module and blow up type-checking elsewhere.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -129,7 +135,7 @@ let package = Package(
             name: "PFStores",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFParse", "PFParseExport", "PFKeyedArchive", "PFCoreData",
-                "PFGraphCopy",
+                "PFGraphCopy", "PFSerialization",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -159,7 +165,7 @@ let package = Package(
         .target(
             name: "PFFormats",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFJSON", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
                 "PFParse", "PFParseExport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -169,16 +175,16 @@ let package = Package(
         .target(
             name: "PFDiff",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats",
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "PFArchive",
             dependencies: [
-                "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive",
-                "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData", "PFFormats",
-                "PFGraphCopy", "PFStores", "PFDiff",
+                "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization",
+                "PFKeyedArchive", "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData",
+                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
             ]
         ),
 
@@ -403,6 +409,10 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "PFSerializationTests",
+            dependencies: ["PFTestSupport", "PFCore", "PFSerialization"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@
 @_exported import PFCompression
 @_exported import PFPropertyList
 @_exported import PFCBOR
+@_exported import PFSerialization
 @_exported import PFKeyedArchive
 @_exported import PFTypedStream
 @_exported import PFParse

@@ -2,7 +2,7 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFFormats
-import PFPropertyList
+import PFSerialization
 
 /// A Core Data SQLite store opened for reading, with its data model recovered from the store.
 ///
@@ -141,7 +141,7 @@ public final class CoreDataStore: Sendable {
         var metadata: PFValue?
         if let plist = raw.metadataPlist {
             do {
-                metadata = try BinaryPlistReader(options: .init(limits: options.limits)).read(plist)
+                metadata = try Serialization.readTree(plist, as: .bplist, options: .init(limits: options.limits))
             } catch {
                 throw PFError(error.code, format: "Core Data", "\(where_): Z_METADATA.Z_PLIST is not a binary property list: \(error)")
             }
@@ -194,6 +194,10 @@ public final class CoreDataStore: Sendable {
         bytes.count >= 16 && bytes.prefix(16) == StoreCopy.sqliteHeader
     }
 
+    /// Reads a compiled model, each file through ``PFSerialization/Serialization/readFile(_:limits:format:)``
+    /// so the caller's `maxInputBytes` bounds it before it is read. A `VersionInfo.plist` that
+    /// is missing or unreadable leaves the choice to the only `.mom`; one past the limits is
+    /// an error, never a reason to guess.
     static func compiledModel(at url: URL, limits: PFLimits) throws(PFError) -> CoreDataModel {
         var file = url
         var isDirectory: ObjCBool = false
@@ -201,10 +205,17 @@ public final class CoreDataStore: Sendable {
             // A .momd: VersionInfo.plist names the current version; otherwise take the only .mom.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             var current: String?
-            if let info = try? Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")),
-                let plist = try? FormatIO.read(info, options: .init(limits: limits)).value
-            {
-                current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
+            let infoURL = url.appendingPathComponent("VersionInfo.plist")
+            if FileManager.default.fileExists(atPath: infoURL.path) {
+                do {
+                    let info = try Serialization.readFile(infoURL, limits: limits, format: "Core Data")
+                    let plist = try FormatIO.read(info, options: .init(limits: limits)).value
+                    current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
+                } catch {
+                    guard error.code != .limitExceeded else {
+                        throw PFError(error.code, format: "Core Data", "\(infoURL.path): \(error)")
+                    }
+                }
             }
             let moms = names.filter { $0.hasSuffix(".mom") }.sorted()
             guard let chosen = current.map({ $0 + ".mom" }).flatMap({ moms.contains($0) ? $0 : nil }) ?? (moms.count == 1 ? moms.first : nil) else {
@@ -212,12 +223,7 @@ public final class CoreDataStore: Sendable {
             }
             file = url.appendingPathComponent(chosen)
         }
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: file)
-        } catch {
-            throw PFError(.io, format: "Core Data", "\(file.path): cannot read the model: \(error.localizedDescription)")
-        }
+        let bytes = try Serialization.readFile(file, limits: limits, format: "Core Data")
         do {
             return try CoreDataModel.decode(archive: bytes, source: .compiledModel, limits: limits)
         } catch {

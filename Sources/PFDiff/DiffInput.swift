@@ -2,6 +2,7 @@ import Foundation
 import PFCore
 import PFFormats
 import PFKeyedArchive
+import PFSerialization
 
 /// One input of `pfarchive diff` read as a value tree.
 public struct DiffInput: Sendable {

@@ -1,11 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFCBOR
 import PFCompression
 import PFCore
-import PFJSON
 import PFKeyedArchive
-import PFPropertyList
+import PFSerialization
 import PFTypedStream
 
 /// Decodes payloads hidden in bytes: a data value, a database blob, a Core Data
@@ -34,7 +32,8 @@ import PFTypedStream
 ///   and `$objects`.
 /// - `<?xml …<plist` or `<plist`: an XML property list (keyed archive as above).
 /// - `\u{4}\u{B}streamtyped` (or big-endian `typedstream`): a typedstream.
-/// - `{` or `[` after white space: JSON, strict, objects and arrays only (keyed archive as above).
+/// - `{` or `[` after white space (and perhaps a byte-order mark): JSON, strict, objects and
+///   arrays only (keyed archive as above).
 /// - `D9 D9 F7`: CBOR with the self-describe tag (keyed archive as above).
 /// - gzip (`1F 8B 08`) or zlib: inflated, one layer, and decoded only when what it holds is
 ///   one of the above; otherwise the original bytes stay.
@@ -216,24 +215,25 @@ public enum EmbeddedPayload {
 
     /// The kind bytes claim by a magic that rarely occurs by chance (a failure to decode them
     /// is worth reporting).
+    /// Sniffed by ``PFSerialization/FormatDetector``, as every input is; an XML declaration counts
+    /// only when a `<plist` tag follows, and CBOR only when self-described.
     static func strongClaim(_ bytes: Data) -> Kind? {
-        if BinaryPlistReader.hasMagic(bytes) { return .bplist }
-        if TypedStream.hasMagic(bytes) { return .typedstream }
-        if bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return .cbor }
-        if XMLPlistReader.hasMagic(bytes), bytes.prefix(1024).range(of: plistTag) != nil { return .xmlplist }
-        return nil
+        switch FormatDetector.detect(bytes) {
+        case .bplist: .bplist
+        case .typedstream: .typedstream
+        case .xmlplist: bytes.prefix(1024).range(of: plistTag) != nil ? .xmlplist : nil
+        case .cbor: FormatDetector.isSelfDescribedCBOR(bytes) ? .cbor : nil
+        default: nil
+        }
     }
 
-    /// JSON candidates: `{` or `[` after optional white space.
+    /// JSON candidates: what ``PFSerialization/FormatDetector/jsonStart(_:)`` (the one JSON
+    /// heuristic) takes for JSON, opening an object or an array — a scalar is not a payload.
     static func weakJSON(_ bytes: Data) -> Bool {
-        for byte in bytes {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            case UInt8(ascii: "{"), UInt8(ascii: "["): return true
-            default: return false
-            }
+        switch FormatDetector.jsonStart(bytes) {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): true
+        default: false
         }
-        return false
     }
 }
 
@@ -356,13 +356,13 @@ extension EmbeddedPayload {
                 case .typedstream:
                     return (try TypedStream.decodeValue(bytes, limits: limits), Identification(kind: .typedstream))
                 case .bplist, .keyedArchive:
-                    tree = try BinaryPlistReader(options: .init(limits: limits)).read(bytes)
+                    tree = try Serialization.readTree(bytes, as: .bplist, options: .init(limits: limits))
                 case .xmlplist:
-                    tree = try XMLPlistReader(options: .init(limits: limits)).read(bytes)
+                    tree = try Serialization.readTree(bytes, as: .xmlplist, options: .init(limits: limits))
                 case .cbor:
-                    tree = try CBORReader(options: .init(limits: limits)).read(bytes)
+                    tree = try Serialization.readTree(bytes, as: .cbor, options: .init(limits: limits))
                 case .json:
-                    tree = try JSONReader(options: .init(mode: .strict, typedValues: true, limits: limits)).read(bytes)
+                    tree = try Serialization.readTree(bytes, as: .json, options: .init(typedJSON: true, limits: limits))
                     guard tree.isContainer else { throw PFError(.invalidValue, format: "JSON", "a scalar, not a payload") }
                 }
             } catch {

@@ -1,16 +1,19 @@
 import Foundation
-import PFCBOR
 import PFCompression
 import PFCore
 import PFJSON
 import PFKeyedArchive
 import PFParse
 import PFParseExport
-import PFPropertyList
+import PFSerialization
 import PFTypedStream
 
 /// Reads any supported format into a ``PFValue`` and writes a value out as any format,
 /// handling compression on the way: the one entry point the CLI and the later coders use.
+///
+/// Bytes are opened by ``PFSerialization/Serialization`` (compression, zlib look-alikes,
+/// limits) and sniffed by ``PFSerialization/FormatDetector``; this type adds the formats above
+/// the value trees (keyed archives, typedstreams, Parse REST JSON) and payload decoding.
 public enum FormatIO {
     /// How to read.
     public struct ReadOptions: Sendable {
@@ -116,45 +119,29 @@ public enum FormatIO {
     /// - Throws: ``PFError`` from the decompressor or the format's reader; `syntax` when no
     ///   format can be detected; `limitExceeded` for input over `limits.maxInputBytes`.
     public static func read(_ bytes: Data, options: ReadOptions = ReadOptions()) throws(PFError) -> ReadResult {
-        guard bytes.count <= options.limits.maxInputBytes else {
-            throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: "input")
+        let opened = try Serialization.open(bytes, limits: options.limits) {
+            (plain, compression) throws(PFError) -> (PFValue, DataFormat) in
+            guard options.format != nil || !plain.isEmpty else {
+                // Not "unrecognised": there is nothing to recognise (an empty file, a failed
+                // download). A format asked for decides for itself (an empty Parse class file
+                // is a class without rows).
+                throw PFError(
+                    .truncated, format: "input",
+                    "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
+                    offset: 0)
+            }
+            guard let format = options.format ?? FormatDetector.detect(plain) else {
+                throw PFError(
+                    .syntax, format: "input",
+                    "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
+                    offset: 0)
+            }
+            try options.memoryBudget?.check(format, inputBytes: plain.count)
+            return (try readTree(plain, as: format, options: options), format)
         }
-        let decoded: Data
-        let compression: CompressionFormat?
-        do {
-            (decoded, compression) = try Compression.decompressIfCompressed(bytes, limits: options.limits)
-        } catch {
-            // zlib's magic is a 2-byte check that some plain inputs pass: a top-level CBOR
-            // scalar such as a 94-byte text string starts 78 5E. Bytes that do not inflate are
-            // read as they are when they make a value of the format asked for; otherwise the
-            // decompression error stands. A budget error is never second-guessed.
-            guard error.code != .limitExceeded, Compression.detect(bytes) == .zlib,
-                let format = options.format ?? FormatDetector.detect(bytes),
-                let value = try? readTree(bytes, as: format, options: options)
-            else { throw error }
-            var result = ReadResult(value: value, format: format, compression: nil, inputBytes: bytes.count, decoded: bytes)
-            expandPayloads(&result, options: options)
-            return result
-        }
-        guard options.format != nil || !decoded.isEmpty else {
-            // Not "unrecognised": there is nothing to recognise (an empty file, a failed
-            // download). A format asked for decides for itself (an empty Parse class file is
-            // a class without rows).
-            throw PFError(
-                .truncated, format: "input",
-                "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
-                offset: 0)
-        }
-        guard let format = options.format ?? FormatDetector.detect(decoded) else {
-            throw PFError(
-                .syntax, format: "input",
-                "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
-                offset: 0)
-        }
-        try options.memoryBudget?.check(format, inputBytes: decoded.count)
         var result = ReadResult(
-            value: try readTree(decoded, as: format, options: options), format: format, compression: compression,
-            inputBytes: bytes.count, decoded: decoded)
+            value: opened.value.0, format: opened.value.1, compression: opened.compression, inputBytes: bytes.count,
+            decoded: opened.plain)
         expandPayloads(&result, options: options)
         return result
     }
@@ -169,17 +156,12 @@ public enum FormatIO {
     }
 
     static func readTree(_ bytes: Data, as format: DataFormat, options: ReadOptions) throws(PFError) -> PFValue {
+        let treeOptions = Serialization.ReadOptions(jsonMode: options.jsonMode, typedJSON: options.typedJSON, limits: options.limits)
         switch format {
-        case .json:
-            let reader = JSONReader(
-                options: .init(mode: options.jsonMode, typedValues: options.typedJSON, limits: options.limits))
-            return try reader.read(bytes)
-        case .bplist:
-            return try BinaryPlistReader(options: .init(limits: options.limits)).read(bytes)
-        case .xmlplist:
-            return try XMLPlistReader(options: .init(limits: options.limits)).read(bytes)
-        case .cbor:
-            return try CBORReader(options: .init(limits: options.limits)).read(bytes)
+        case .json: return try Serialization.readTree(bytes, as: .json, options: treeOptions)
+        case .bplist: return try Serialization.readTree(bytes, as: .bplist, options: treeOptions)
+        case .xmlplist: return try Serialization.readTree(bytes, as: .xmlplist, options: treeOptions)
+        case .cbor: return try Serialization.readTree(bytes, as: .cbor, options: treeOptions)
         case .keyed:
             let table = try KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table
             let graph = try KeyedGraph(
@@ -191,8 +173,9 @@ public enum FormatIO {
             // A 0-byte class file is an empty class.
             var document: PFValue?
             if !bytes.isEmpty {
-                document = try JSONReader(
-                    options: .init(mode: options.jsonMode, typedValues: false, limits: options.limits)).read(bytes)
+                var rowOptions = treeOptions
+                rowOptions.typedJSON = false
+                document = try Serialization.readTree(bytes, as: .json, options: rowOptions)
             }
             let (rows, shape) = try ParseExport.rows(of: document)
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
@@ -236,16 +219,14 @@ public enum FormatIO {
     public static func write(_ value: PFValue, as format: DataFormat, options: WriteOptions = WriteOptions())
         throws(PFError) -> Data
     {
+        let treeOptions = Serialization.WriteOptions(
+            pretty: options.pretty, typedJSON: options.typedJSON, dropNulls: options.dropNulls, canonicalCBOR: options.canonicalCBOR)
         let bytes: Data
         switch format {
-        case .json:
-            bytes = try JSONWriter(options: .init(pretty: options.pretty, typedValues: options.typedJSON)).write(value)
-        case .bplist:
-            bytes = try BinaryPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
-        case .xmlplist:
-            bytes = try XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
-        case .cbor:
-            bytes = try CBORWriter(options: .init(canonical: options.canonicalCBOR)).write(value)
+        case .json: bytes = try Serialization.writeTree(value, as: .json, options: treeOptions)
+        case .bplist: bytes = try Serialization.writeTree(value, as: .bplist, options: treeOptions)
+        case .xmlplist: bytes = try Serialization.writeTree(value, as: .xmlplist, options: treeOptions)
+        case .cbor: bytes = try Serialization.writeTree(value, as: .cbor, options: treeOptions)
         case .keyed:
             let graph = try KeyedGraph(json: value)
             bytes = try KeyedArchive.archive(graph, container: options.keyedContainer)
@@ -255,9 +236,8 @@ public enum FormatIO {
             let (rows, shape) = try ParseExport.rows(of: value)
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
             let document = ParseExport.document(objects, shape: shape, style: .rest)
-            bytes = try JSONWriter(options: .init(pretty: options.pretty, typedValues: true)).write(document)
+            bytes = try Serialization.writeTree(document, as: .json, options: .init(pretty: options.pretty, typedJSON: true))
         }
-        guard let compression = options.compression else { return bytes }
-        return try Compression.compress(bytes, as: compression)
+        return try Serialization.compress(bytes, as: options.compression)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFSerialization
 
 /// How much memory reading a whole value tree may take, checked before the tree is built —
 /// the one home of pfarchive's memory estimate (Docs/Security.md, "Memory").

@@ -1,21 +1,11 @@
 import Foundation
-import PFCBOR
-import PFCompression
 import PFCore
-import PFJSON
-import PFPropertyList
+import PFSerialization
 
-/// The container a keyed archive's object table is stored in.
-public enum KeyedArchiveContainer: String, Sendable, CaseIterable {
-    /// A binary property list, as NSKeyedArchiver writes by default.
-    case bplist
-    /// An XML property list, with UIDs as `CF$UID` dictionaries.
-    case xmlplist
-    /// JSON, with UIDs as `{"CF$UID": N}`.
-    case json
-    /// CBOR, with UIDs tagged.
-    case cbor
-}
+/// The container a keyed archive's object table is stored in: one of the four serializers
+/// that hold a whole value tree (bplist, as NSKeyedArchiver writes by default; XML plist, with
+/// UIDs as `CF$UID` dictionaries; JSON, with UIDs as `{"CF$UID": N}`; CBOR, with UIDs tagged).
+public typealias KeyedArchiveContainer = TreeFormat
 
 /// Reading and writing whole keyed archives: container bytes ⇄ object table ⇄ graph.
 public enum KeyedArchive {
@@ -23,24 +13,22 @@ public enum KeyedArchive {
     /// - Parameters:
     ///   - bytes: the archive: a bplist, XML plist, JSON or CBOR, optionally gzip or zlib.
     ///   - limits: budgets for the container and the table.
-    ///   - decompress: whether to undo one layer of gzip or zlib first (pass `false` when the
-    ///     caller already did, so a compressed payload is never inflated twice).
+    ///   - decompress: whether to undo one layer of gzip or zlib first, as
+    ///     ``PFSerialization/Serialization/open(_:limits:decompress:read:)`` does (pass `false`
+    ///     when the caller already did, so a compressed payload is never inflated twice).
     /// - Returns: the validated table and the container it was found in.
     /// - Throws: ``PFError`` from the container's reader, or `invalidValue` from
     ///   ``KeyedObjectTable/init(plist:)``.
     public static func readTable(_ bytes: Data, limits: PFLimits = .default, decompress: Bool = true) throws(PFError)
         -> (table: KeyedObjectTable, container: KeyedArchiveContainer)
     {
-        let plain = decompress ? try Compression.decompressIfCompressed(bytes, limits: limits).data : bytes
-        let container = detectContainer(plain)
-        let plist: PFValue
-        switch container {
-        case .bplist: plist = try BinaryPlistReader(options: .init(limits: limits)).read(plain)
-        case .xmlplist: plist = try XMLPlistReader(options: .init(limits: limits)).read(plain)
-        case .json: plist = try JSONReader(options: .init(limits: limits)).read(plain)
-        case .cbor: plist = try CBORReader(options: .init(limits: limits)).read(plain)
-        }
-        return (try KeyedObjectTable(plist: plist), container)
+        // The container is found by FormatDetector, and compression (with zlib's look-alikes)
+        // undone by Serialization, as for every other reader.
+        try Serialization.open(bytes, limits: limits, decompress: decompress) { (plain, _) throws(PFError) in
+            let container = FormatDetector.container(plain)
+            let plist = try Serialization.readTree(plain, as: container, options: .init(limits: limits))
+            return (try KeyedObjectTable(plist: plist), container)
+        }.value
     }
 
     /// Decodes a keyed archive into a generic ``KeyedGraph``; nothing is instantiated.
@@ -60,12 +48,7 @@ public enum KeyedArchive {
     ///   - container: bplist (the default, as Foundation), XML plist, JSON or CBOR.
     /// - Throws: ``PFError`` from the container's writer.
     public static func write(_ table: KeyedObjectTable, container: KeyedArchiveContainer = .bplist) throws(PFError) -> Data {
-        switch container {
-        case .bplist: try BinaryPlistWriter().write(table.plist)
-        case .xmlplist: try XMLPlistWriter().write(table.plist)
-        case .json: try JSONWriter().write(table.plist)
-        case .cbor: try CBORWriter().write(table.plist)
-        }
+        try Serialization.writeTree(table.plist, as: container)
     }
 
     /// Archives a graph in a container.
@@ -74,15 +57,5 @@ public enum KeyedArchive {
         throws(PFError) -> Data
     {
         try write(graph.objectTable(limits: limits), container: container)
-    }
-
-    /// Which container holds an (uncompressed) archive, by magic bytes; CBOR when nothing
-    /// else fits.
-    public static func detectContainer(_ bytes: Data) -> KeyedArchiveContainer {
-        if BinaryPlistReader.hasMagic(bytes) { return .bplist }
-        if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
-        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if first == UInt8(ascii: "{") { return .json }
-        return .cbor
     }
 }

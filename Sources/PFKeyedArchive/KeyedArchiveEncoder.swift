@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFSerialization
 
 /// Archives any `Encodable` value as an NSKeyedArchiver archive: the Codable bridge.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFSerialization
 
 /// Archives a graph of ``ArchiveRepresentable`` values into an NSKeyedArchiver archive that
 /// Foundation's `NSKeyedUnarchiver` (and plistlib, nska-deserialize, …) can read.

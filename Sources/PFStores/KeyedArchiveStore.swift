@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFKeyedArchive
 import PFParse
+import PFSerialization
 
 #if canImport(Glibc)
 import Glibc
@@ -222,14 +223,7 @@ extension KeyedArchiveStore {
     static func read(_ url: URL, limits: PFLimits) throws(PFError) -> MemoryStore {
         let fm = FileManager.default
         guard fm.fileExists(atPath: url.path) else { return MemoryStore(location: url.path) }
-        let size = (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-        if let size, size > limits.maxInputBytes {
-            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: format)
-        }
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw PFError(.io, format: format, "cannot read \(url.path): \(error.localizedDescription)")
-        }
+        let data = try Serialization.readFile(url, limits: limits, format: format)
         let root: PFValue
         do {
             root = try KeyedUnarchiver.unarchivedObject(ofType: PFValue.self, from: data, options: .init(limits: limits))

@@ -1,10 +1,8 @@
 import Foundation
-import PFCBOR
 import PFCompression
 import PFCore
-import PFJSON
 import PFKeyedArchive
-import PFPropertyList
+import PFSerialization
 import PFTypedStream
 
 /// An archive or document read into the tree shape migrations work on, remembering how it
@@ -46,32 +44,39 @@ public struct ArchiveDocument: Sendable {
     }
 
     /// Reads a keyed archive (any container), a typedstream or a JSON document, compressed
-    /// or not. Nothing is instantiated.
+    /// or not (opened by ``PFSerialization/Serialization/open(_:limits:decompress:read:)``,
+    /// so zlib's look-alikes read as what they are). Nothing is instantiated.
     /// - Parameters:
     ///   - data: the bytes.
     ///   - limits: budgets for untrusted input.
     /// - Returns: the document.
     /// - Throws: ``PFCore/PFError`` from the decompressor or the format's reader.
     public static func read(_ data: Data, limits: PFLimits = .default) throws(PFError) -> ArchiveDocument {
-        guard data.count <= limits.maxInputBytes else { throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: "input") }
-        let (plain, compression) = try Compression.decompressIfCompressed(data, limits: limits)
-        if TypedStream.hasMagic(plain) {
+        try Serialization.open(data, limits: limits) { (plain, compression) throws(PFError) in
+            try document(plain, compression: compression, limits: limits)
+        }.value
+    }
+
+    /// Reads plain (decompressed) bytes, telling the kinds apart with ``PFSerialization/FormatDetector``:
+    /// a typedstream by its header; JSON (a keyed archive's object table or any other
+    /// document); anything else is a keyed archive in the container the detector picks.
+    static func document(_ plain: Data, compression: CompressionFormat?, limits: PFLimits) throws(PFError) -> ArchiveDocument {
+        switch FormatDetector.detect(plain) {
+        case .typedstream:
             return ArchiveDocument(kind: .typedstream, tree: try TypedStream.decodeValue(plain, limits: limits), compression: compression)
-        }
-        let container = KeyedArchive.detectContainer(plain)
-        let first = plain.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if container == .json || first == UInt8(ascii: "[") {
-            let tree = try JSONReader(options: .init(typedValues: true, limits: limits)).read(plain)
+        case .json:
+            let tree = try Serialization.readTree(plain, as: .json, options: .init(typedJSON: true, limits: limits))
             if KeyedObjectTable.looksLikeArchive(tree) {
                 let graph = try KeyedGraph(table: KeyedObjectTable(plist: tree), options: .init(limits: limits))
                 return ArchiveDocument(kind: .keyed(.json), tree: try graph.jsonValue(limits: limits), compression: compression)
             }
             let pretty = plain.prefix(4096).contains(UInt8(ascii: "\n"))
             return ArchiveDocument(kind: .json, tree: tree, compression: compression, prettyJSON: pretty)
+        default:
+            let (table, container) = try KeyedArchive.readTable(plain, limits: limits, decompress: false)
+            let graph = try KeyedGraph(table: table, options: .init(limits: limits))
+            return ArchiveDocument(kind: .keyed(container), tree: try graph.jsonValue(limits: limits), compression: compression)
         }
-        let table = try KeyedArchive.readTable(plain, limits: limits, decompress: false).table
-        let graph = try KeyedGraph(table: table, options: .init(limits: limits))
-        return ArchiveDocument(kind: .keyed(container), tree: try graph.jsonValue(limits: limits), compression: compression)
     }
 
     /// Writes the document back in its own kind, container and compression.
@@ -86,11 +91,10 @@ public struct ArchiveDocument: Sendable {
         case .typedstream:
             bytes = try TypedStream.encodeValue(tree, limits: limits)
         case .json:
-            var out = try JSONWriter(options: .init(pretty: prettyJSON, typedValues: true)).write(tree)
+            var out = try Serialization.writeTree(tree, as: .json, options: .init(pretty: prettyJSON, typedJSON: true))
             if prettyJSON, out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
             bytes = out
         }
-        guard let compression else { return bytes }
-        return try Compression.compress(bytes, as: compression)
+        return try Serialization.compress(bytes, as: compression)
     }
 }

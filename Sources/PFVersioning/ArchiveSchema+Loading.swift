@@ -1,7 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
-import PFJSON
+import PFSerialization
 
 // MARK: - Loading a schema file
 
@@ -27,7 +27,7 @@ extension ArchiveSchema {
     {
         let tree: PFValue
         do {
-            tree = try JSONReader(options: .init(typedValues: true)).read(data)
+            tree = try Serialization.readTree(data, as: .json, options: .init(typedJSON: true))
         } catch {
             var copy = error
             copy.message = "\(path): \(copy.message)"

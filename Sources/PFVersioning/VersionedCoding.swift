@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFKeyedArchive
+import PFSerialization
 
 /// A value decoded from a versioned archive, with what migration did and the fields the
 /// current type does not hold, so re-encoding an unchanged value loses nothing.

@@ -163,3 +163,51 @@ enum GroundTruth {
         #expect(dot.contains("arrowhead=empty"), "inheritance edges")
     }
 }
+
+/// The compiled-model reader reads its files under the caller's limits (issue 22).
+@Suite struct ModelReaderLimitsTests {
+    static let mom = CoreDataFixtures.models.appendingPathComponent("SampleModel.mom")
+    static let store = CoreDataFixtures.store("coredataplus/SampleModel_V1.sqlite")
+
+    /// A `.momd` whose `VersionInfo.plist` is past `maxInputBytes`. Fails on the main branch
+    /// before the layer: the plist was read whole and its failure swallowed, so the error
+    /// was a guess about which `.mom` to take ("a .momd without VersionInfo.plist's current
+    /// version"), not the limit.
+    @Test func aVersionInfoPastTheLimitIsALimitErrorNotAGuess() throws {
+        let dir = try CoreDataFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let momd = dir.appendingPathComponent("Model.momd")
+        try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
+        let mom = try Data(contentsOf: Self.mom)
+        try mom.write(to: momd.appendingPathComponent("A.mom"))
+        try mom.write(to: momd.appendingPathComponent("B.mom"))
+        let info: PFValue = ["NSManagedObjectModel_CurrentVersionName": "A", "padding": .string(String(repeating: "p", count: 8000))]
+        try XMLPlistWriter().write(info).write(to: momd.appendingPathComponent("VersionInfo.plist"))
+        var limits = PFLimits.default
+        limits.maxInputBytes = 6000
+        #expect(mom.count < limits.maxInputBytes)
+        do {
+            let store = try CoreDataStore.open(url: Self.store, model: momd, options: .init(limits: limits))
+            store.close()
+            Issue.record("expected maxInputBytes")
+        } catch {
+            #expect(error.code == .limitExceeded && error.message.contains("maxInputBytes") && error.message.contains("VersionInfo.plist"), "\(error)")
+        }
+        // Within the limits, VersionInfo.plist picks A.mom.
+        let opened = try CoreDataStore.open(url: Self.store, model: momd)
+        defer { opened.close() }
+        #expect(opened.model.source == .compiledModel && opened.model.entity(named: "Car") != nil)
+    }
+
+    @Test func aMomPastTheLimitIsRefused() throws {
+        var limits = PFLimits.default
+        limits.maxInputBytes = 1000
+        do {
+            let store = try CoreDataStore.open(url: Self.store, model: Self.mom, options: .init(limits: limits))
+            store.close()
+            Issue.record("expected maxInputBytes")
+        } catch {
+            #expect(error.code == .limitExceeded && error.message.contains("maxInputBytes"), "\(error)")
+        }
+    }
+}

@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: [KeyedArchiveContainer.json, .cbor])
     func graphRoundTripsAndContainerIsDetected(_ container: KeyedArchiveContainer) throws {
         let bytes = try KeyedArchive.archive(KeyedGraph(json: Self.shape), container: container)
-        #expect(KeyedArchive.detectContainer(bytes) == container)
+        #expect(FormatDetector.container(bytes) == container)
         let (table, found) = try KeyedArchive.readTable(bytes)
         #expect(found == container)
         #expect(table.objects.first == "$null")

@@ -70,6 +70,9 @@ struct Copy: ParsableCommand {
     @Flag(name: .long, help: "Print nothing on success.")
     var quiet = false
 
+    @OptionGroup(title: "Decoding limits")
+    var limitOptions: LimitOptions
+
     func run() throws {
         let rulesFile = try loadRules()
         let copyRules: CopyRules
@@ -161,37 +164,46 @@ struct Copy: ParsableCommand {
         if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
             return try readExportDirectory()
         }
-        let bytes = try FileIO.read(input, limit: PFLimits.default.maxInputBytes)
+        let limits = limitOptions.limits
+        let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
         do throws(PFError) {
-            let decoded = try Compression.decompressIfCompressed(bytes).data
-            let detected = FormatDetector.detect(decoded)
-            try MemoryBudget().check(detected ?? .json, inputBytes: decoded.count)
-            let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
-            if isKeyed {
-                let graph = try KeyedArchive.decodeGraph(decoded)
-                return Source(graph: graph, form: .keyed(KeyedArchive.detectContainer(decoded)))
-            }
-            let value = try JSONReader().read(decoded)
-            if from == .parse || (from == nil && Self.looksLikeParse(value)) {
-                let (rows, shape) = try ParseExport.rows(of: value)
-                let className = input == "-" ? nil : ParseExport.className(forFile: URL(fileURLWithPath: input))
-                var objects: [ParseObject] = []
-                for (i, row) in rows.enumerated() {
-                    do throws(PFError) {
-                        objects.append(try ParseObject(rest: row, className: Self.hasClassName(row) ? nil : className))
-                    } catch {
-                        throw PFError(error.code, format: error.format, error.message, path: PFKeyPath((shape == .results ? [.key("results"), .index(i)] : [.index(i)]) + (error.path?.components ?? [])))
-                    }
-                }
-                let graph = try ParseGraph.graph(ParseObjectSet(objects: objects)).graph
-                var known = CopyInputShape(graph: graph)
-                known.add(schema: ParseSchema(OrderedDictionary(uniqueKeysWithValues: Set(objects.map(\.className)).map { ($0, [:]) })))
-                return Source(graph: graph, form: .parseFile(shape: shape, className: className), shape: known)
-            }
-            return Source(graph: try KeyedGraph(json: value), form: .json)
+            // Opened as every reader opens bytes: one layer of compression undone (a zlib
+            // look-alike read as what it is), under the limits given on the command line.
+            return try Serialization.open(bytes, limits: limits) { (decoded, _) throws(PFError) in
+                try readSource(decoded, limits: limits)
+            }.value
         } catch {
             throw CLIFailure(file: input, error)
         }
+    }
+
+    /// The graph in (decompressed) input bytes: a keyed archive, a Parse class file or JSON.
+    func readSource(_ decoded: Data, limits: PFLimits) throws(PFError) -> Source {
+        let detected = FormatDetector.detect(decoded)
+        try limitOptions.memoryBudget.check(detected ?? .json, inputBytes: decoded.count)
+        let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
+        if isKeyed {
+            let (table, container) = try KeyedArchive.readTable(decoded, limits: limits, decompress: false)
+            return Source(graph: try KeyedGraph(table: table, options: .init(limits: limits)), form: .keyed(container))
+        }
+        let value = try Serialization.readTree(decoded, as: .json, options: .init(limits: limits))
+        if from == .parse || (from == nil && Self.looksLikeParse(value)) {
+            let (rows, shape) = try ParseExport.rows(of: value)
+            let className = input == "-" ? nil : ParseExport.className(forFile: URL(fileURLWithPath: input))
+            var objects: [ParseObject] = []
+            for (i, row) in rows.enumerated() {
+                do throws(PFError) {
+                    objects.append(try ParseObject(rest: row, className: Self.hasClassName(row) ? nil : className))
+                } catch {
+                    throw PFError(error.code, format: error.format, error.message, path: PFKeyPath((shape == .results ? [.key("results"), .index(i)] : [.index(i)]) + (error.path?.components ?? [])))
+                }
+            }
+            let graph = try ParseGraph.graph(ParseObjectSet(objects: objects)).graph
+            var known = CopyInputShape(graph: graph)
+            known.add(schema: ParseSchema(OrderedDictionary(uniqueKeysWithValues: Set(objects.map(\.className)).map { ($0, [:]) })))
+            return Source(graph: graph, form: .parseFile(shape: shape, className: className), shape: known)
+        }
+        return Source(graph: try KeyedGraph(json: value), form: .json)
     }
 
     static func hasClassName(_ row: PFValue) -> Bool {
@@ -215,7 +227,7 @@ struct Copy: ParsableCommand {
     /// file or the schema as well as by a Relation field in the rows.
     func readExportDirectory() throws -> Source {
         let directory = URL(fileURLWithPath: input)
-        let store = ParseExportStore(url: directory, options: .init(workers: 1))
+        let store = ParseExportStore(url: directory, options: .init(limits: limitOptions.limits, workers: 1))
         defer { store.close() }
         do {
             var objects: [ParseObject] = []
@@ -248,7 +260,7 @@ struct Copy: ParsableCommand {
             }
             let schemaURL = directory.appendingPathComponent(ParseExportStore.schemaFileName)
             let schemaFile = FileManager.default.fileExists(atPath: schemaURL.path)
-                ? try FileIO.read(schemaURL.path, limit: PFLimits.default.maxInputBytes) : nil
+                ? try FileIO.read(schemaURL.path, limit: limitOptions.limits.maxInputBytes) : nil
             let set = ParseObjectSet(objects: objects, relations: relations)
             let graph = try ParseGraph.graph(set).graph
             var shape = CopyInputShape(graph: graph)

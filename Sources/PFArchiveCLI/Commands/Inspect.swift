@@ -110,8 +110,7 @@ extension Inspect {
     func drawGraph(_ bytes: Data, options: FormatIO.ReadOptions) throws {
         let dot: String
         do {
-            let plain = try Compression.decompressIfCompressed(bytes, limits: options.limits).data
-            let table = try KeyedArchive.readTable(plain, limits: options.limits, decompress: false).table
+            let table = try KeyedArchive.readTable(bytes, limits: options.limits).table
             dot = try KeyedGraph(table: table, options: .init(limits: options.limits, allowedClasses: options.allowedClasses))
                 .dotDescription()
         } catch {

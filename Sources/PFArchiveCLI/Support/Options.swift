@@ -52,7 +52,7 @@ struct ReadingOptions: ParsableArguments {
 }
 
 /// The decoding budgets (``PFLimits``), shared by every command that reads untrusted input:
-/// `convert`, `inspect`, `validate` and `migrate`. Each option overrides one limit; the
+/// `convert`, `inspect`, `validate`, `migrate` and `copy`. Each option overrides one limit; the
 /// defaults are ``PFLimits/default``'s (Docs/Security.md has the table).
 struct LimitOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Deepest nesting accepted (default and most 512).", valueName: "n"))

@@ -22,6 +22,29 @@ public enum DataFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     /// The formats that `convert` reads and writes as value trees today.
     public static let treeFormats: [DataFormat] = [.json, .bplist, .xmlplist, .cbor]
 
+    /// The format of a tree serializer.
+    /// - Parameter tree: a serializer that holds a whole value tree.
+    public init(_ tree: TreeFormat) {
+        switch tree {
+        case .json: self = .json
+        case .bplist: self = .bplist
+        case .xmlplist: self = .xmlplist
+        case .cbor: self = .cbor
+        }
+    }
+
+    /// The tree serializer this format is, or `nil` for the formats read above the value
+    /// trees (keyed archives, typedstreams, Parse REST JSON).
+    public var treeFormat: TreeFormat? {
+        switch self {
+        case .json: .json
+        case .bplist: .bplist
+        case .xmlplist: .xmlplist
+        case .cbor: .cbor
+        case .keyed, .typedstream, .parse: nil
+        }
+    }
+
     /// A human name for messages, such as "binary property list".
     public var displayName: String {
         switch self {

@@ -5,7 +5,10 @@ import PFCore
 import PFPropertyList
 import PFTypedStream
 
-/// Tells formats apart by their first bytes (on read) and by file name (on write).
+/// Tells formats apart by their first bytes (on read) and by file name (on write): the one
+/// place pfarchive sniffs bytes. Every reader that has to guess — ``Serialization``,
+/// `FormatIO`, the keyed-archive container, versioned documents, `inspect`, `copy`, payloads
+/// in blobs — asks here, so one input is never two formats to two commands.
 public enum FormatDetector {
     /// The format of (already decompressed) bytes, judged by magic bytes, or `nil` when none fits.
     ///
@@ -19,8 +22,8 @@ public enum FormatDetector {
         if BinaryPlistReader.hasMagic(bytes) { return .bplist }
         if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
-        if bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return .cbor }
-        if looksLikeJSON(bytes) { return .json }
+        if isSelfDescribedCBOR(bytes) { return .cbor }
+        if jsonStart(bytes) != nil { return .json }
         if CBORReader.hasMagic(bytes) { return .cbor }
         return nil
     }
@@ -52,20 +55,46 @@ public enum FormatDetector {
         return (format, compression)
     }
 
-    static func looksLikeJSON(_ bytes: Data) -> Bool {
+    /// The container of (already decompressed) bytes that hold a value tree, such as a keyed
+    /// archive's object table: the tree format ``detect(_:)`` finds, and CBOR when it finds
+    /// none (a CBOR document has no magic of its own unless it is self-described).
+    /// - Parameter bytes: the input, after decompression.
+    /// - Returns: the serializer to read the bytes with.
+    public static func container(_ bytes: Data) -> TreeFormat {
+        detect(bytes)?.treeFormat ?? .cbor
+    }
+
+    /// The JSON heuristic, the only one: the first byte after an optional UTF-8 byte-order
+    /// mark and JSON white space, when it can start a JSON text — `{`, `[`, `"`, `-`, a digit,
+    /// `t`, `f`, `n`, or `/` (a comment, for lenient JSON); `nil` otherwise.
+    ///
+    /// Callers that accept only some JSON ask about the byte: a payload in a blob is JSON
+    /// only when it opens an object or an array.
+    /// - Parameter bytes: the input, after decompression.
+    /// - Returns: the first significant byte, or `nil` when the bytes cannot be JSON.
+    public static func jsonStart(_ bytes: Data) -> UInt8? {
         var index = bytes.startIndex
         // A UTF-8 byte-order mark may precede lenient JSON.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
         while index < bytes.endIndex {
-            switch bytes[index] {
+            let byte = bytes[index]
+            switch byte {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"),
                 UInt8(ascii: "/"):
-                return true
-            default: return false
+                return byte
+            default: return nil
             }
         }
-        return false
+        return nil
+    }
+
+    /// Whether bytes start with CBOR's self-describe tag 55799 (`D9 D9 F7`), the one CBOR
+    /// magic that rarely occurs by chance.
+    /// - Parameter bytes: the input, after decompression.
+    /// - Returns: `true` for self-described CBOR.
+    public static func isSelfDescribedCBOR(_ bytes: Data) -> Bool {
+        bytes.starts(with: [0xD9, 0xD9, 0xF7])
     }
 }
