@@ -102,8 +102,10 @@ public struct StoreDiff {
         if !ops.isEmpty { try report(.patch(ops)) }
     }
 
+    /// Objects, then relations, then schemas: a store whose schema is inferred from its objects
+    /// (an export without `_SCHEMA`) infers it while its objects are read, so comparing the
+    /// schemas last costs no second pass over the data.
     mutating func run() throws(PFError) {
-        if options.compareSchemas { try compareSchemas() }
         var classes = OrderedSet(try a.classNames())
         classes.formUnion(try b.classNames())
         for className in classes.sorted() {
@@ -114,6 +116,7 @@ public struct StoreDiff {
         for relation in relations.sorted() {
             try compareRelation(relation)
         }
+        if options.compareSchemas { try compareSchemas() }
     }
 
     // MARK: - Schemas
