@@ -138,7 +138,7 @@ let package = Package(
         .target(
             name: "PFDiff",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats",
+                "PFCore", "PFJSON", "PFCBOR", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
