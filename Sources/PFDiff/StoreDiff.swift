@@ -197,11 +197,13 @@ public struct StoreDiff {
     }
 
     /// An object's compared value: its typed JSON without `objectId` (the key already), fields
-    /// in sorted order so that the same object read from two stores encodes to the same bytes.
+    /// in the order of their UTF-8 bytes so that the same object read from two stores (whose
+    /// field orders differ) encodes to the same bytes.
     static func value(of object: ParseObject) -> PFValue {
-        guard case .dictionary(var m) = object.encoded(style: .typed, sortedKeys: true) else { return .null }
-        m.removeValue(forKey: "objectId")
-        return .dictionary(m)
+        guard case .dictionary(let m) = object.encoded(style: .typed) else { return .null }
+        var fields = m.elements.filter { $0.key != "objectId" }
+        fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeysWithValues: fields))
     }
 
     // MARK: - Relations
