@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "PFDiff",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats", "PFSerialization",
+                "PFCore", "PFJSON", "PFCBOR", "PFParse", "PFStores", "PFKeyedArchive", "PFFormats", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import PFCBOR
 import PFCore
 import PFJSON
 import PFParse
@@ -102,8 +103,10 @@ public struct StoreDiff {
         if !ops.isEmpty { try report(.patch(ops)) }
     }
 
+    /// Objects, then relations, then schemas: a store whose schema is inferred from its objects
+    /// (an export without `_SCHEMA`) infers it while its objects are read, so comparing the
+    /// schemas last costs no second pass over the data.
     mutating func run() throws(PFError) {
-        if options.compareSchemas { try compareSchemas() }
         var classes = OrderedSet(try a.classNames())
         classes.formUnion(try b.classNames())
         for className in classes.sorted() {
@@ -114,6 +117,7 @@ public struct StoreDiff {
         for relation in relations.sorted() {
             try compareRelation(relation)
         }
+        if options.compareSchemas { try compareSchemas() }
     }
 
     // MARK: - Schemas
@@ -192,11 +196,14 @@ public struct StoreDiff {
         }
     }
 
-    /// An object's compared value: its typed JSON without `objectId` (the key already).
+    /// An object's compared value: its typed JSON without `objectId` (the key already), fields
+    /// in the order of their UTF-8 bytes so that the same object read from two stores (whose
+    /// field orders differ) encodes to the same bytes.
     static func value(of object: ParseObject) -> PFValue {
-        guard case .dictionary(var m) = object.encoded(style: .typed) else { return .null }
-        m.removeValue(forKey: "objectId")
-        return .dictionary(m)
+        guard case .dictionary(let m) = object.encoded(style: .typed) else { return .null }
+        var fields = m.elements.filter { $0.key != "objectId" }
+        fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return .dictionary(OrderedDictionary(uncheckedUniqueKeysWithValues: fields))
     }
 
     // MARK: - Relations
@@ -225,27 +232,37 @@ public struct StoreDiff {
     }
 }
 
-/// Holds one side of one class: in memory while small, spilled to hash-partitioned JSON-lines
-/// files beyond ``StoreDiff/Options/objectsInMemory``.
+/// Holds one side of one class, each object as the CBOR encoding of its compared value (exact:
+/// dates, integers and doubles keep every bit, unlike JSON text): in memory while small, spilled
+/// to hash-partitioned files beyond ``StoreDiff/Options/objectsInMemory``. Equal encodings are
+/// equal values, so the objects two stores hold alike (almost all of them, when a comparison
+/// proves a conversion) are compared by their bytes and never decoded again.
 struct Partitioner {
     let options: StoreDiff.Options
-    var memory: [String: PFValue] = [:]
+    var memory: [String: Data] = [:]
     var directory: URL?
     var buffers: [[UInt8]] = []
-    static let writer = JSONWriter(options: .init(typedValues: true))
-    static let reader = JSONReader(options: .init(typedValues: true))
+    static let writer = CBORWriter()
+    static let reader = CBORReader()
 
     init(options: StoreDiff.Options) { self.options = options }
 
     var spilled: Bool { directory != nil }
 
+    /// The bytes ``add(key:value:)`` keeps of a value.
+    static func encoded(_ value: PFValue) throws(PFError) -> Data { try writer.write(value) }
+
+    /// A value ``add(key:value:)`` kept, decoded again.
+    static func decoded(_ bytes: Data) throws(PFError) -> PFValue { try reader.read(bytes) }
+
     mutating func add(key: String, value: PFValue) throws(PFError) {
+        let bytes = try Self.encoded(value)
         if !spilled {
-            memory[key] = value
+            memory[key] = bytes
             if memory.count > max(1, options.objectsInMemory) { try spill() }
             return
         }
-        try write(key: key, value: value)
+        try write(key: key, bytes: bytes)
     }
 
     static func partition(of key: String, count: Int) -> Int {
@@ -260,7 +277,7 @@ struct Partitioner {
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
             for i in 0..<max(1, options.partitions) {
-                _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("\(i).jsonl").path, contents: nil)
+                _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("\(i).part").path, contents: nil)
             }
         } catch {
             throw PFError(.io, format: "diff", "cannot make spill files in \(base.path): \(error.localizedDescription)")
@@ -269,19 +286,26 @@ struct Partitioner {
         buffers = Array(repeating: [], count: max(1, options.partitions))
         let held = memory
         memory = [:]
-        for (key, value) in held { try write(key: key, value: value) }
+        for (key, bytes) in held { try write(key: key, bytes: bytes) }
     }
 
-    mutating func write(key: String, value: PFValue) throws(PFError) {
+    /// Appends one record to its partition: the key's and the value's byte counts (32-bit,
+    /// little-endian), then their bytes.
+    mutating func write(key: String, bytes: Data) throws(PFError) {
         let p = Partitioner.partition(of: key, count: buffers.count)
-        try Partitioner.writer.write(.array([.string(key), value]), into: &buffers[p])
-        buffers[p].append(0x0A)
+        for field in [Data(key.utf8), bytes] {
+            guard let n = UInt32(exactly: field.count) else {
+                throw PFError(.limitExceeded, format: "diff", "an object of \(field.count) bytes is too large to compare")
+            }
+            withUnsafeBytes(of: n.littleEndian) { buffers[p].append(contentsOf: $0) }
+            buffers[p].append(contentsOf: field)
+        }
         if buffers[p].count > 256 * 1024 { try flush(p) }
     }
 
     mutating func flush(_ p: Int) throws(PFError) {
         guard let directory, !buffers[p].isEmpty else { return }
-        let url = directory.appendingPathComponent("\(p).jsonl")
+        let url = directory.appendingPathComponent("\(p).part")
         do {
             let handle = try FileHandle(forWritingTo: url)
             defer { try? handle.close() }
@@ -293,22 +317,34 @@ struct Partitioner {
         buffers[p].removeAll(keepingCapacity: true)
     }
 
-    /// Partition `p`'s rows, read back.
-    mutating func load(_ p: Int) throws(PFError) -> [String: PFValue] {
+    /// Partition `p`'s records, read back.
+    mutating func load(_ p: Int) throws(PFError) -> [String: Data] {
         guard let directory else { return p == 0 ? memory : [:] }
         try flush(p)
-        let url = directory.appendingPathComponent("\(p).jsonl")
+        let url = directory.appendingPathComponent("\(p).part")
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw PFError(.io, format: "diff", "cannot read spill file \(url.path): \(error.localizedDescription)")
         }
-        var out: [String: PFValue] = [:]
-        for line in data.split(separator: 0x0A) where !line.isEmpty {
-            let row = try Partitioner.reader.read(Data(line))
-            guard case .array(let pair) = row, pair.count == 2, let key = pair[0].stringValue else { continue }
-            out[key] = pair[1]
-        }
         try? FileManager.default.removeItem(at: url)
+        let bytes = [UInt8](data)
+        var out: [String: Data] = [:]
+        var i = 0
+        func length() throws(PFError) -> Int {
+            guard bytes.count - i >= 4 else { throw PFError(.io, format: "diff", "spill file \(url.path) is cut short") }
+            let n = Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
+            i += 4
+            guard bytes.count - i >= n else { throw PFError(.io, format: "diff", "spill file \(url.path) is cut short") }
+            return n
+        }
+        while i < bytes.count {
+            let keyCount = try length()
+            let key = String(decoding: bytes[i..<i + keyCount], as: UTF8.self)
+            i += keyCount
+            let valueCount = try length()
+            out[key] = Data(bytes[i..<i + valueCount])
+            i += valueCount
+        }
         return out
     }
 
@@ -316,7 +352,8 @@ struct Partitioner {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    /// Calls `body` for every key of either side, partition by partition, keys sorted within one.
+    /// Calls `body` for every key of either side whose values differ (equal bytes are equal
+    /// values), partition by partition, keys sorted within one, with both values decoded.
     static func pair(
         _ x: inout Partitioner, _ y: inout Partitioner, _ body: (String, PFValue?, PFValue?) throws(PFError) -> Void
     ) throws(PFError) {
@@ -330,7 +367,9 @@ struct Partitioner {
             var keys = Set(left.keys)
             keys.formUnion(right.keys)
             for key in keys.sorted() {
-                try body(key, left[key], right[key])
+                let l = left[key], r = right[key]
+                if let l, let r, l == r { continue }
+                try body(key, try l.map(decoded), try r.map(decoded))
             }
         }
     }

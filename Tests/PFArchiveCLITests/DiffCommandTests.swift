@@ -148,4 +148,40 @@ import Testing
         #expect(try CLI.run(["diff", store, copy.path, "--brief"]).stdoutText == "\(store) and \(copy.path) differ\n")
         #expect(try CLI.run(["diff", store, sample]).status == 2)
     }
+
+    /// `diff --json` on two stores, applied by `patch` to the first, writes a store equal to
+    /// the second (the real Parse export and an edited copy of it).
+    @Test func storePatchRebuildsBFromA() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = Fixtures.real.appendingPathComponent("parse").path
+        let copy = dir.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: export), to: copy)
+        let words = copy.appendingPathComponent("NameWord.json")
+        guard case .dictionary(var top) = try JSONReader(options: .init(typedValues: false)).read(Data(contentsOf: words)),
+            case .array(var rows) = top["results"], rows.count > 2,
+            case .dictionary(var first) = rows[0]
+        else { Issue.record("unexpected NameWord.json"); return }
+        first["pfpatchNote"] = "changed"
+        rows[0] = .dictionary(first)
+        rows.remove(at: 1)
+        top["results"] = .array(rows)
+        try JSONWriter(options: .init(typedValues: false)).write(.dictionary(top)).write(to: words)
+        let diff = try CLI.run(["diff", export, copy.path, "--json"])
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let patch = dir.appendingPathComponent("drift.json")
+        try Data(diff.stdout).write(to: patch)
+        let out = dir.appendingPathComponent("rebuilt.sqlite").path
+        let applied = try CLI.run(["patch", export, patch.path, out])
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let check = try CLI.run(["diff", out, copy.path])
+        #expect(check.status == 0, "\(check.stdoutText)\(check.stderr)")
+        // A store's patch needs a store destination; a bad patch writes nothing.
+        #expect(try CLI.run(["patch", export, patch.path, "-"]).status == 2)
+        let bad = try write(#"[{"op":"remove","path":"/NameWord/nonexistent"}]"#, "bad.json", in: dir)
+        let refused = try CLI.run(["patch", export, bad, dir.appendingPathComponent("never.sqlite").path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("never.sqlite").path))
+    }
 }

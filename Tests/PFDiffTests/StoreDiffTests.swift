@@ -47,7 +47,7 @@ import Testing
         #expect(try Self.lines(Self.players(), Self.players(rivals: [])) == ["- _Join:rivals:Player (x7Tq, k2)"])
         #expect(try Self.lines(Self.players(rivals: []), Self.players()) == ["+ _Join:rivals:Player (x7Tq, k2)"])
         #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) == [
-            "- schema Player.team: \"Pointer<Team>\"", "- Player/x7Tq",
+            "- Player/x7Tq", "- schema Player.team: \"Pointer<Team>\"",
         ])
         #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) { $0.compareSchemas = false } == ["- Player/x7Tq"])
     }

@@ -144,12 +144,7 @@ struct Diff: ParsableCommand {
     }
 
     func compareStores() throws -> Bool {
-        var openers = StoreOpeners.standard
-        SQLiteStore.register(in: &openers)
-        openers.register(
-            .postgres,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
-            writer: nil)
+        let openers = StoreOpeners.commands()
         let left: any ObjectStoreReader, right: any ObjectStoreReader
         do {
             left = try openers.reader(for: try StoreLocation.resolve(a))
@@ -272,7 +267,7 @@ struct DiffOutput {
 /// `pfarchive patch`: applies an RFC 6902 JSON Patch (such as `diff --json` writes).
 struct Patch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply an RFC 6902 JSON Patch to a file and write the result.",
+        abstract: "Apply an RFC 6902 JSON Patch to a file or a store and write the result.",
         discussion: """
             INPUT is read as diff reads it (keyed archives and typedstreams as their object \
             graph's JSON shape); PATCH is a JSON array of operations (add, remove, replace, \
@@ -280,21 +275,32 @@ struct Patch: ParsableCommand {
             extension, as for convert, and it is written atomically: a failed patch leaves no \
             file. An operation that cannot apply is reported by its index and pointer.
 
+            When INPUT is a store (as diff decides: a directory, .zip, .sqlite, .db, \
+            .storedata, postgres://…, or any argument with --stores), PATCH is what diff --json \
+            wrote for two stores and OUTPUT is a store destination, written as import writes \
+            it (a new store appears whole or not at all; one holding anything pfarchive did not \
+            write is refused). The store is patched in memory.
+
             Examples:
               pfarchive diff old.json new.json --json > changes.json
               pfarchive patch old.json changes.json rebuilt.json
               pfarchive patch settings.bplist fix.json settings-fixed.bplist
+              pfarchive diff export/ app.sqlite --json > drift.json
+              pfarchive patch export/ drift.json rebuilt.sqlite
             """
     )
 
-    @Argument(help: "The file to patch, or '-' for standard input.")
+    @Argument(help: "The file or store to patch, or '-' for standard input.")
     var input: String
 
     @Argument(help: "The JSON Patch file.")
     var patch: String
 
-    @Argument(help: "The file to write, or '-' for standard output.")
+    @Argument(help: "The file to write, or '-' for standard output; a store destination when INPUT is a store.")
     var output: String
+
+    @Flag(name: .long, help: "Read INPUT as a store and write OUTPUT as one, whatever their names (a whole-store .archive).")
+    var stores = false
 
     @Option(name: .long, help: "Write this format instead of the one the output's extension implies.")
     var to: DataFormat?
@@ -306,25 +312,39 @@ struct Patch: ParsableCommand {
 
     func validate() throws {
         if input == "-" && patch == "-" { throw ValidationError("Only one of INPUT and PATCH can be standard input.") }
+        if patchesStore {
+            if to != nil { throw ValidationError("--to is for files; a store's kind comes from OUTPUT's name.") }
+            if output == "-" { throw ValidationError("OUTPUT must be a store when INPUT is a store.") }
+            return
+        }
         try FileIO.checkOutputFormat(output, to: to)
     }
 
+    /// Whether INPUT is a store (and so OUTPUT is one).
+    var patchesStore: Bool { stores || Diff.isStore(input) }
+
     var outputFormat: DataFormat? { FileIO.outputFormat(output, to: to) }
 
+    /// The operations of PATCH.
+    func readOperations() throws -> JSONPatch {
+        let readOptions = reading.readOptions
+        let patchBytes = try FileIO.read(patch, limit: readOptions.limits.maxInputBytes)
+        do {
+            let value = try JSONReader(options: .init(typedValues: !reading.noTypedJSON, limits: readOptions.limits)).read(patchBytes)
+            return try JSONPatch(json: value)
+        } catch {
+            throw CLIFailure(file: patch, error)
+        }
+    }
+
     func run() throws {
+        if patchesStore { return try patchStore() }
         if output != "-" { _ = try FileIO.outputFile(output) }
         let readOptions = reading.readOptions
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         let document: DiffInput
         do { document = try DiffInput.read(bytes, options: readOptions) } catch { throw CLIFailure(file: input, error) }
-        let patchBytes = try FileIO.read(patch, limit: readOptions.limits.maxInputBytes)
-        let operations: JSONPatch
-        do {
-            let value = try JSONReader(options: .init(typedValues: !reading.noTypedJSON, limits: readOptions.limits)).read(patchBytes)
-            operations = try JSONPatch(json: value)
-        } catch {
-            throw CLIFailure(file: patch, error)
-        }
+        let operations = try readOperations()
         let patched: PFValue
         do { patched = try operations.apply(to: document.value) } catch { throw CLIFailure(file: patch, error) }
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
@@ -336,5 +356,41 @@ struct Patch: ParsableCommand {
             throw CLIFailure(file: output, error)
         }
         try FileIO.writeAtomically(out, to: output)
+    }
+}
+
+extension Patch {
+    /// Patches a store: reads INPUT whole into its document view, applies PATCH, and writes the
+    /// result to OUTPUT as `import` writes a destination.
+    func patchStore() throws {
+        let source: StoreLocation, dest: StoreLocation
+        do {
+            source = try StoreLocation.resolve(input)
+            dest = try StoreLocation.resolve(output)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if let s = source.url, let d = dest.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
+            throw ValidationError("INPUT and OUTPUT are the same store; write the patched store elsewhere.")
+        }
+        let operations = try readOperations()
+        let openers = StoreOpeners.commands()
+        let reader: any ObjectStoreReader
+        do { reader = try openers.reader(for: source) } catch { throw CLIFailure(file: source.description, error) }
+        defer { reader.close() }
+        let patched: MemoryStore
+        do {
+            patched = try StorePatch.apply(operations, to: reader)
+        } catch {
+            if error.format == "JSON Patch" { throw CLIFailure(file: patch, error) }
+            throw CLIFailure(file: source.description, error)
+        }
+        let writer: any ObjectStoreWriter
+        do { writer = try openers.writer(for: dest) } catch { throw CLIFailure(file: dest.description, error) }
+        do {
+            _ = try StoreImporter().run(from: patched, to: writer)
+        } catch {
+            throw CLIFailure(file: dest.description, error)
+        }
     }
 }

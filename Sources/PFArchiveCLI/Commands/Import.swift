@@ -110,20 +110,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        var openers = StoreOpeners.standard(readerThreads: jobs)
-        SQLiteStore.register(in: &openers)
-        if blobs.decodeBlobs {
-            openers.register(
-                .coreData,
-                reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                    try CoreDataObjectStore(url: try StoreOpeners.existing(location), options: .init(decodeBlobs: true))
-                },
-                writer: nil)
-        }
-        openers.register(
-            .postgres,
-            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
-            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in try PostgresStore.open(url: location.argument) })
+        let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs)
         let sourceLocation: StoreLocation
         let destLocation: StoreLocation
         do {

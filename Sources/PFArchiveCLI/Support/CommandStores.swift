@@ -1,0 +1,29 @@
+import Foundation
+import PFCore
+import PFCoreData
+import PFPostgresStore
+import PFSQLiteStore
+import PFStores
+
+extension StoreOpeners {
+    /// Every store the commands read and write: the standard file stores, pfarchive's SQLite
+    /// store and PostgreSQL; with `decodeBlobs`, Core Data stores decode the archives and
+    /// property lists in their Binary and Transformable attributes.
+    static func commands(readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, decodeBlobs: Bool = false) -> StoreOpeners {
+        var openers = StoreOpeners.standard(readerThreads: readerThreads)
+        SQLiteStore.register(in: &openers)
+        if decodeBlobs {
+            openers.register(
+                .coreData,
+                reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                    try CoreDataObjectStore(url: try StoreOpeners.existing(location), options: .init(decodeBlobs: true))
+                },
+                writer: nil)
+        }
+        openers.register(
+            .postgres,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in try PostgresStore.open(url: location.argument) })
+        return openers
+    }
+}
