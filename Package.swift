@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "PFKeyedArchiveTests",
             dependencies: [
-                "PFTestSupport", "PFCore", "PFCompression", "PFKeyedArchive",
+                "PFTestSupport", "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -343,7 +343,7 @@ let package = Package(
             name: "PFFormatsTests",
             dependencies: [
                 "PFTestSupport", "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR",
-                "PFKeyedArchive", "PFTypedStream", "PFParseExport", "PFFormats",
+                "PFKeyedArchive", "PFTypedStream", "PFParseExport", "PFFormats", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -395,7 +395,7 @@ let package = Package(
         .testTarget(
             name: "PFDiffTests",
             dependencies: [
-                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFParse", "PFFormats",
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFTypedStream", "PFParse", "PFFormats",
                 "PFStores", "PFSQLiteStore", "PFDiff",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -412,7 +412,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PFSerializationTests",
-            dependencies: ["PFTestSupport", "PFCore", "PFSerialization"]
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFSerialization", "PFCBOR", "PFCompression", "PFPropertyList",
+                "PFTypedStream", "PFKeyedArchive", "PFVersioning", "PFFormats", "PFStores",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,8 @@
 import Foundation
+import PFCompression
+import PFCore
+import PFJSON
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 

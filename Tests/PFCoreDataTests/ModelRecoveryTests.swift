@@ -1,5 +1,7 @@
 import Foundation
+import PFCore
 import PFCoreData
+import PFPropertyList
 import Testing
 
 /// The ground truth: entities as an `.xcdatamodel` XML or a model dump lists them.

@@ -1,7 +1,10 @@
 import Foundation
 import OrderedCollections
+import PFCore
+import PFParse
 import PFSQLiteStore
-import PFTestSupport
+import PFStoreTestSupport
+import PFStores
 import PropertyBased
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import PFTestSupport
+import PFTypedStream
 import Testing
 
 @testable import PFDiff

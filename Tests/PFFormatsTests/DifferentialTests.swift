@@ -1,6 +1,7 @@
 import Foundation
 import PFCore
 import PFFormats
+import PFSerialization
 import PFTestSupport
 import PropertyBased
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PFCompression
 import PFCore
 import PFFormats
+import PFSerialization
 import Testing
 
 @Suite struct FormatDetectorTests {

@@ -6,6 +6,7 @@ import PFCore
 import PFFormats
 import PFJSON
 import PFParseExport
+import PFSerialization
 import PFTestSupport
 import PFTypedStream
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PFFormats
+import PFSerialization
 import PFTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PFCompression
 import PFCore
 import PFKeyedArchive
+import PFSerialization
 import Testing
 
 /// Keyed archives in JSON and CBOR containers. These need the real PFJSON and PFCBOR modules;

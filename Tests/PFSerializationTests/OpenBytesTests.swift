@@ -1,5 +1,15 @@
 import Foundation
+import PFCBOR
+import PFCompression
+import PFCore
+import PFFormats
+import PFKeyedArchive
+import PFPropertyList
+import PFSerialization
+import PFStores
 import PFTestSupport
+import PFTypedStream
+import PFVersioning
 import Testing
 
 /// One table of inputs and the format each holds, checked through every entry point that

@@ -1,9 +1,7 @@
 import Foundation
-import PFCore
-import PFCoreData
+import PFArchive
 import PFPostgresStore
 import PFSQLiteStore
-import PFStores
 
 extension StoreOpeners {
     /// Every store the commands read and write: the standard file stores, pfarchive's SQLite
