@@ -158,8 +158,8 @@ import Testing
                                       another.
               diff                    Compare two files or two stores structurally; exit 0
                                       when equal, 1 when different, 2 on trouble.
-              patch                   Apply an RFC 6902 JSON Patch to a file and write the
-                                      result.
+              patch                   Apply an RFC 6902 JSON Patch to a file or a store and
+                                      write the result.
 
               See 'pfarchive help <subcommand>' for detailed help.
 
