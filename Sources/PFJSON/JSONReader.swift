@@ -254,13 +254,15 @@ public struct JSONReader: Sendable {
         guard let session else {
             let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
                                            depthSeen: scan.maxDepthSeen)
-            defer { tree.release() }
             var keyCache = JSONKeyCache(forInputOf: bytes.count)
-            return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &keyCache)
+            return try tree.withRoot { root throws(PFError) in
+                try body(ParsedTree(root: root, scan: scan, nulStandIn: nil), &keyCache)
+            }
         }
         let tree = try JSONCTree.parse(bytes, from: scan.start, with: try session.tokener(), scanner: scanner)
-        defer { tree.release() }
-        return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &session.keyCache)
+        return try tree.withRoot { root throws(PFError) in
+            try body(ParsedTree(root: root, scan: scan, nulStandIn: nil), &session.keyCache)
+        }
     }
 
     /// Parses a document that json-c cannot be given as it is, through a rewritten copy:
@@ -311,11 +313,12 @@ public struct JSONReader: Sendable {
                 } catch {
                     throw Self.placedBack(error, shortened, in: bytes)
                 }
-                defer { tree.release() }
                 // A fresh cache: a U+0000 stand-in differs between documents, so keys built
                 // with it must not outlive this one.
                 var keyCache = JSONKeyCache(forInputOf: bytes.count)
-                return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: standIn), &keyCache)
+                return try tree.withRoot { root throws(PFError) in
+                    try body(ParsedTree(root: root, scan: scan, nulStandIn: standIn), &keyCache)
+                }
             }
         }
         return try result.get()
@@ -327,18 +330,7 @@ public struct JSONReader: Sendable {
     static func rawMangledPairs(_ text: [UInt8], shortened: inout [(at: Int, removed: Int)]) -> [UInt8] {
         func hex(_ k: Int) -> UInt32? {
             guard k + 4 <= text.count else { return nil }
-            var unit: UInt32 = 0
-            for d in text[k..<k + 4] {
-                let lower = d | 0x20
-                if d >= UInt8(ascii: "0"), d <= UInt8(ascii: "9") {
-                    unit = unit << 4 | UInt32(d - UInt8(ascii: "0"))
-                } else if lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "f") {
-                    unit = unit << 4 | UInt32(lower - UInt8(ascii: "a") + 10)
-                } else {
-                    return nil
-                }
-            }
-            return unit
+            return text.withUnsafeBufferPointer { b in b.baseAddress.flatMap { PFUTF8.hex4($0 + k) } }
         }
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
@@ -350,11 +342,11 @@ public struct JSONReader: Sendable {
                 i += 1
                 continue
             }
-            if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), high >= 0xD800, high <= 0xDBFF,
+            if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), PFUTF8.isHighSurrogate(high),
                 i + 7 < text.count, text[i + 6] == UInt8(ascii: "\\"), text[i + 7] == UInt8(ascii: "u"),
-                let low = hex(i + 8), low >= 0xDC00, low <= 0xDFFF, JSONScanner.jsonCMangles(high: high, low: low) {
+                let low = hex(i + 8), PFUTF8.isLowSurrogate(low), JSONScanner.jsonCMangles(high: high, low: low) {
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { utf8 in
-                    let n = PFUTF8.encode(JSONScanner.scalar(high: high, low: low), into: utf8.baseAddress!)
+                    let n = PFUTF8.encode(PFUTF8.scalar(high: high, low: low), into: utf8.baseAddress!)
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<n]))
                 }
                 i += 12

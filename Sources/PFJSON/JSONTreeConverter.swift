@@ -20,7 +20,7 @@ struct JSONTreeConverter {
     let objectOffsets: [Int]
     let input: UnsafeRawBufferPointer
     /// The noncharacter that stands for U+0000 in keys of this document, if any (see
-    /// ``JSONReader``'s `readWithNULKeys`).
+    /// ``JSONReader``'s `withRewrittenTree`).
     let nulStandIn: Unicode.Scalar?
     /// Whether some key has a byte or escape beyond ASCII: such keys may be distinct bytes
     /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
@@ -312,7 +312,7 @@ struct JSONKeyCache {
     /// through this small direct-mapped cache: a hit costs a few loads and compares instead of
     /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
     /// - Parameter nulStandIn: the noncharacter standing for U+0000 in this document's keys
-    ///   (see ``JSONReader``'s `readWithNULKeys`); a cache used with one must be fresh.
+    ///   (see ``JSONReader``'s `withRewrittenTree`); a cache used with one must be fresh.
     @inline(__always)
     mutating func key(_ entry: UnsafeMutablePointer<lh_entry>, nulStandIn: Unicode.Scalar?) -> String {
         // json-c keys are NUL-terminated C strings (it has no length for them).
