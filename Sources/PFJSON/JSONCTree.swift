@@ -5,7 +5,8 @@ import PFCore
 /// freed when its owner ends (`deinit`), on every path, and cannot be copied or freed twice.
 ///
 /// The tokener is freed before `parse` returns (on every path). The root pointer is valid
-/// while the owner lives: inside ``withRoot(_:)``, or up to the end of the owner's scope.
+/// while the owner lives, which may end at its last use: read the tree inside
+/// ``withRoot(_:)`` (or keep the owner alive with `withExtendedLifetime`).
 struct JSONCTree: ~Copyable {
     /// The root value; `nil` is JSON `null` (json-c returns a NULL pointer for it).
     let root: OpaquePointer?

@@ -372,8 +372,13 @@ final class JSONSplitJob: @unchecked Sendable {
                 let scanner = JSONScanner(bytes: text, base: text.baseAddress!, options: options)
                 parsed = try? JSONCTree.parse(text, from: 0, with: tokener, scanner: scanner)
             }
-            guard let tree = parsed else { return nil }  // freed when `run` returns
-            guard let root = tree.root else { return nil }
+            guard let tree = parsed else { return nil }
+            return tree.withRoot { root in convert(unit, root) }  // freed (deinit) after
+        }
+
+        /// Converts a unit's json-c tree.
+        private mutating func convert(_ unit: JSONSplitPlan.Unit, _ root: OpaquePointer?) -> JSONUnitResult? {
+            guard let root else { return nil }
             var result = JSONUnitResult()
             if unit.isObject {
                 guard json_object_get_type(root) == json_type_object else { return nil }
