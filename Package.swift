@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "PFPostgresStore",
             dependencies: [
-                "PFCore", "PFParse", "PFStores",
+                "PFCore", "PFJSON", "PFParse", "PFStores",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]

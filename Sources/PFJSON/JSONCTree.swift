@@ -1,17 +1,30 @@
 import CPFJSONC
 import PFCore
 
-/// A json-c tree parsed from bytes the pre-scan has already validated.
+/// A json-c tree parsed from bytes the pre-scan has already validated, owned: the tree is
+/// freed when its owner ends (`deinit`), on every path, and cannot be copied or freed twice.
 ///
-/// The tokener is freed before `parse` returns (on every path); the tree is freed by
-/// ``release()``, which ``JSONReader`` calls from a `defer` as soon as the conversion ends.
-struct JSONCTree {
+/// The tokener is freed before `parse` returns (on every path). The root pointer is valid
+/// while the owner lives, which may end at its last use: read the tree inside
+/// ``withRoot(_:)`` (or keep the owner alive with `withExtendedLifetime`).
+struct JSONCTree: ~Copyable {
     /// The root value; `nil` is JSON `null` (json-c returns a NULL pointer for it).
     let root: OpaquePointer?
 
-    /// Frees the tree.
-    func release() {
+    private init(root: OpaquePointer?) {
+        self.root = root
+    }
+
+    deinit {
         if let root { json_object_put(root) }
+    }
+
+    /// Calls `body` with the root, which stays valid until `body` returns.
+    /// - Parameter body: receives the root (`nil` for JSON `null`).
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    borrowing func withRoot<R, E: Error>(_ body: (OpaquePointer?) throws(E) -> R) throws(E) -> R {
+        try body(root)
     }
 
     /// Parses `bytes[start...]` with json-c.

@@ -1,3 +1,4 @@
+import Foundation
 import PFCore
 import PFDoubleFormatting
 
@@ -161,8 +162,21 @@ extension JSONNativeWriter {
         JSONText.appendUnsigned(value, into: &text)
     }
 
-    /// Writes a double (see ``JSONText/appendDouble(_:to:)``).
+    /// Writes a double (see ``JSONText/appendDouble(_:to:)``; for `jsonb`, one without a
+    /// fraction in full digits with `.0`, see ``JSONWriter/Options/jsonb``).
     mutating func writeDouble(_ value: Double) throws(PFError) {
+        if options.jsonb, value.isFinite, value.rounded(.towardZero) == value {
+            if abs(value) < 1e15, let i = Int64(exactly: value) {
+                if value.sign == .minus, i == 0 { text.append(UInt8(ascii: "-")) }
+                writeInteger(i)
+                text.append(UInt8(ascii: "."))
+                text.append(UInt8(ascii: "0"))
+            } else {
+                // Every digit of the integer (a double above 1e15 is a whole number).
+                for b in String(format: "%.1f", value).utf8 { text.append(b) }
+            }
+            return
+        }
         guard JSONText.appendDouble(value, into: &text) else { throw JSONWriterError.nonFinite(value) }
     }
 

@@ -23,7 +23,9 @@ struct JSONNativeWriter {
     /// Writes `value` and frees the text buffer (call once).
     mutating func writeDocument(_ value: PFValue) throws(PFError) {
         defer { text.deallocate() }
-        if try !writeInParallel(value) { try write(value, depth: 0) }
+        // jsonb text (small values, checked strings) is written on one thread.
+        let inParallel = options.jsonb ? false : try writeInParallel(value)
+        if !inParallel { try write(value, depth: 0) }
         if options.pretty { text.append(UInt8(ascii: "\n")) }
         out.append(contentsOf: text.bytes)
     }
@@ -37,7 +39,9 @@ struct JSONNativeWriter {
         case .int(let i): writeInteger(i)
         case .uint(let u): writeUnsigned(u)
         case .double(let d): try writeDouble(d)
-        case .string(let s): writeString(s)
+        case .string(let s):
+            if options.jsonb { try JSONWriterError.checkJSONB(s) }
+            writeString(s)
         case .array(let items): try writeArray(items, depth: depth)
         case .dictionary(let members): try writeObject(members, depth: depth)
         case .date(let date):
@@ -148,6 +152,7 @@ struct JSONNativeWriter {
             let key = members.keys[index]
             if position > range.lowerBound { text.append(UInt8(ascii: ",")) }
             newline(depth + 1)
+            if options.jsonb { try JSONWriterError.checkJSONB(key) }
             writeString(key)
             colon()
             do {
@@ -191,6 +196,13 @@ enum JSONWriterError {
     static func tooDeep(_ limit: Int) -> PFError {
         PFError(.limitExceeded, format: JSONError.format,
                 "value nests deeper than maxDepth (\(limit)); raise JSONWriter.Options.maxDepth (json-c engine: at most 512)")
+    }
+
+    /// Refuses U+0000 in a string of `jsonb` text (``JSONWriter/Options/jsonb``).
+    static func checkJSONB(_ s: String) throws(PFError) {
+        guard s.utf8.contains(0) else { return }
+        throw PFError(.unrepresentable, format: JSONError.format,
+                      "a string holds U+0000, which PostgreSQL text and jsonb cannot store")
     }
 
     static func nonFinite(_ d: Double) -> PFError {

@@ -422,62 +422,14 @@ final class JSONDocument {
         return keyCache.key(UnsafeRawPointer(tape.p + Int(e.start)), length: Int(e.end - e.start), nulStandIn: nil)
     }
 
-    /// A tape subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it.
-    ///
-    /// An object that may be typed (`__type` or `CF$UID` among its keys, with `typedValues`
-    /// on) is read again whole by the reader, so typed values follow exactly one code path.
+    /// A tape subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it: the one
+    /// value builder over the tape, typed values included (the tape is already checked, so
+    /// repeated keys merge here and are never rejected).
     func convert(tapeIndex index: Int) throws(PFError) -> PFValue {
-        let e = tape.entries[index]
-        switch e.kind {
-        case .null: return .null
-        case .bool: return .bool(e.flags & JSONTape.trueFlag != 0)
-        case .int: return .int(tape.int(index))
-        case .uint: return .uint(tape.uint(index))
-        case .double: return .double(tape.double(index))
-        case .string: return .string(tape.string(index))
-        case .array:
-            var items: [PFValue] = []
-            items.reserveCapacity(Int(e.count))
-            var j = index + 1
-            for k in 0..<Int(e.count) {
-                do {
-                    items.append(try convert(tapeIndex: j))
-                } catch {
-                    throw error.under(.index(k))
-                }
-                j = Int(tape.entries[j].next)
-            }
-            return .array(items)
-        case .object:
-            if options.typedValues, mayBeTyped(index) {
-                return try JSONReader(options: options).read(tape.text(index))
-            }
-            var members = OrderedDictionary<String, PFValue>()
-            members.reserveCapacity(Int(e.count))
-            var j = index + 1
-            for _ in 0..<Int(e.count) {
-                let key = tapeKey(j)
-                do {
-                    // A repeated key keeps its first position and takes the last value.
-                    members.updateValue(try convert(tapeIndex: j + 1), forKey: key)
-                } catch {
-                    throw error.under(.key(key))
-                }
-                j = Int(tape.entries[j + 1].next)
-            }
-            return .dictionary(members)
-        }
-    }
-
-    /// Whether an object has a `__type` or `CF$UID` key.
-    private func mayBeTyped(_ index: Int) -> Bool {
-        var j = index + 1
-        for _ in 0..<Int(tape.entries[index].count) {
-            let raw = tape.rawString(j)
-            if raw.count == 6, raw.elementsEqual("__type".utf8) || raw.elementsEqual("CF$UID".utf8) { return true }
-            j = Int(tape.entries[j + 1].next)
-        }
-        return false
+        var builder = JSONValueBuilder(source: tape, subtreeWith: options, nulStandIn: nil, keysNeedUniquing: false,
+                                       keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = builder.keyCache }
+        return try builder.convertRoot(index)
     }
 
     @inline(__always)

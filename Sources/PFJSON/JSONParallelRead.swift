@@ -367,13 +367,18 @@ final class JSONSplitJob: @unchecked Sendable {
             text.append(unit.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
             text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[unit.start..<unit.end]))
             text.append(unit.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-            let parsed = text.withUnsafeBytes { text -> JSONCTree? in
+            var parsed: JSONCTree?
+            text.withUnsafeBytes { text in
                 let scanner = JSONScanner(bytes: text, base: text.baseAddress!, options: options)
-                return try? JSONCTree.parse(text, from: 0, with: tokener, scanner: scanner)
+                parsed = try? JSONCTree.parse(text, from: 0, with: tokener, scanner: scanner)
             }
             guard let tree = parsed else { return nil }
-            defer { tree.release() }
-            guard let root = tree.root else { return nil }
+            return tree.withRoot { root in convert(unit, root) }  // freed (deinit) after
+        }
+
+        /// Converts a unit's json-c tree.
+        private mutating func convert(_ unit: JSONSplitPlan.Unit, _ root: OpaquePointer?) -> JSONUnitResult? {
+            guard let root else { return nil }
             var result = JSONUnitResult()
             if unit.isObject {
                 guard json_object_get_type(root) == json_type_object else { return nil }

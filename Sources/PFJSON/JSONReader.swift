@@ -56,6 +56,10 @@ public struct JSONReader: Sendable {
         /// read's; lenient reads and `rejectDuplicateKeys` always use one thread. See
         /// `Docs/JSON.md`.
         public var parallel: Bool = true
+        /// Whether an integer beyond 64 bits reads as the nearest double instead of being an
+        /// error (strict mode, one thread). For the PostgreSQL store, whose `jsonb` prints a
+        /// double written as `1e300` as a 301-digit integer. Default `false`.
+        package var wideIntegersAsDoubles = false
         /// The smallest input read in parallel: below it, waking a thread costs more than it
         /// saves. Tests lower it to read small documents both ways.
         var parallelThreshold = 256 * 1024
@@ -180,7 +184,7 @@ public struct JSONReader: Sendable {
         let scan = try scanner.scan(into: &builder)
         document.tape = JSONTape(entries: builder.entries, input: bytes)
         builder.entries = []
-        guard !scan.escapedKeys, !scan.nonASCIIKeys, scan.nulKeyEscapes.isEmpty else {
+        guard !scan.escapedKeys, !scan.nonASCIIKeys, scan.nulKeyEscapes.isEmpty, scan.wideIntegers.isEmpty else {
             document.tape.entries.removeAll(keepingCapacity: true)
             return nil
         }
@@ -199,7 +203,7 @@ public struct JSONReader: Sendable {
     /// Reads one document, with a session's tokener and key cache when given.
     func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
         var scanned: JSONScanResult?
-        if session == nil {
+        if session == nil, !options.wideIntegersAsDoubles {
             switch try readInParallel(bytes) {
             case .value(let value): return value
             case .oneThread(let scan): scanned = scan
@@ -248,19 +252,21 @@ public struct JSONReader: Sendable {
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
         let scan: JSONScanResult
         if let scanned { scan = scanned } else { scan = try scanner.scan() }
-        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs else {
+        guard scan.nulKeyEscapes.isEmpty, !scan.jsonCMangledPairs, scan.wideIntegers.isEmpty else {
             return try withRewrittenTree(bytes, scan: scan, body)
         }
         guard let session else {
             let tree = try JSONCTree.parse(bytes, from: scan.start, options: options, scanner: scanner,
                                            depthSeen: scan.maxDepthSeen)
-            defer { tree.release() }
             var keyCache = JSONKeyCache(forInputOf: bytes.count)
-            return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &keyCache)
+            return try tree.withRoot { root throws(PFError) in
+                try body(ParsedTree(root: root, scan: scan, nulStandIn: nil), &keyCache)
+            }
         }
         let tree = try JSONCTree.parse(bytes, from: scan.start, with: try session.tokener(), scanner: scanner)
-        defer { tree.release() }
-        return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: nil), &session.keyCache)
+        return try tree.withRoot { root throws(PFError) in
+            try body(ParsedTree(root: root, scan: scan, nulStandIn: nil), &session.keyCache)
+        }
     }
 
     /// Parses a document that json-c cannot be given as it is, through a rewritten copy:
@@ -296,6 +302,17 @@ public struct JSONReader: Sendable {
                 for k in 0..<4 { copy[offset + 2 + k] = digits[k] }
             }
         }
+        for token in scan.wideIntegers {
+            // Same length, so every offset is unchanged: the double's digits and exponent,
+            // then spaces (a 20-digit integer has at most 17 significant digits and a
+            // one-digit exponent). json-c reads it as a double, to the same value.
+            let spelled = Self.doubleSpelling(ofIntegerAt: token, in: bytes)
+            guard spelled.count <= token.count else {
+                throw JSONError.make(.unsupported, "integer beyond 64 bits cannot be read as a double", offset: token.lowerBound, in: bytes)
+            }
+            for k in token { copy[k] = UInt8(ascii: " ") }
+            for (k, b) in spelled.enumerated() { copy[token.lowerBound + k] = b }
+        }
         // Where the copy was shortened: (offset in the copy, bytes removed up to there).
         var shortened: [(at: Int, removed: Int)] = []
         if scan.jsonCMangledPairs { copy = Self.rawMangledPairs(copy, shortened: &shortened) }
@@ -311,14 +328,28 @@ public struct JSONReader: Sendable {
                 } catch {
                     throw Self.placedBack(error, shortened, in: bytes)
                 }
-                defer { tree.release() }
                 // A fresh cache: a U+0000 stand-in differs between documents, so keys built
                 // with it must not outlive this one.
                 var keyCache = JSONKeyCache(forInputOf: bytes.count)
-                return try body(ParsedTree(root: tree.root, scan: scan, nulStandIn: standIn), &keyCache)
+                return try tree.withRoot { root throws(PFError) in
+                    try body(ParsedTree(root: root, scan: scan, nulStandIn: standIn), &keyCache)
+                }
             }
         }
         return try result.get()
+    }
+
+    /// The integer token at `token` as the nearest double, spelled `<digits>e<exponent>`
+    /// (shortest round-trip digits, no point), for json-c to read as that double.
+    static func doubleSpelling(ofIntegerAt token: Range<Int>, in bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        let value = strtod(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[token]), as: UTF8.self), nil)
+        // Swift's text of a double this large is `-?d(.ddd)?e+x`.
+        let text = value.description
+        let parts = text.split(separator: "e", maxSplits: 1)
+        guard parts.count == 2, let exponent = Int(parts[1]) else { return Array(text.utf8) }
+        let mantissa = parts[0].split(separator: ".", maxSplits: 1)
+        let fraction = mantissa.count == 2 ? String(mantissa[1]) : ""
+        return Array((String(mantissa[0]) + fraction + "e" + String(exponent - fraction.count)).utf8)
     }
 
     /// `text` with every escaped surrogate pair json-c would decode as U+FFFD written as raw
@@ -327,18 +358,7 @@ public struct JSONReader: Sendable {
     static func rawMangledPairs(_ text: [UInt8], shortened: inout [(at: Int, removed: Int)]) -> [UInt8] {
         func hex(_ k: Int) -> UInt32? {
             guard k + 4 <= text.count else { return nil }
-            var unit: UInt32 = 0
-            for d in text[k..<k + 4] {
-                let lower = d | 0x20
-                if d >= UInt8(ascii: "0"), d <= UInt8(ascii: "9") {
-                    unit = unit << 4 | UInt32(d - UInt8(ascii: "0"))
-                } else if lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "f") {
-                    unit = unit << 4 | UInt32(lower - UInt8(ascii: "a") + 10)
-                } else {
-                    return nil
-                }
-            }
-            return unit
+            return text.withUnsafeBufferPointer { b in b.baseAddress.flatMap { PFUTF8.hex4($0 + k) } }
         }
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
@@ -350,11 +370,11 @@ public struct JSONReader: Sendable {
                 i += 1
                 continue
             }
-            if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), high >= 0xD800, high <= 0xDBFF,
+            if text[i + 1] == UInt8(ascii: "u"), let high = hex(i + 2), PFUTF8.isHighSurrogate(high),
                 i + 7 < text.count, text[i + 6] == UInt8(ascii: "\\"), text[i + 7] == UInt8(ascii: "u"),
-                let low = hex(i + 8), low >= 0xDC00, low <= 0xDFFF, JSONScanner.jsonCMangles(high: high, low: low) {
+                let low = hex(i + 8), PFUTF8.isLowSurrogate(low), JSONScanner.jsonCMangles(high: high, low: low) {
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { utf8 in
-                    let n = PFUTF8.encode(JSONScanner.scalar(high: high, low: low), into: utf8.baseAddress!)
+                    let n = PFUTF8.encode(PFUTF8.scalar(high: high, low: low), into: utf8.baseAddress!)
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<n]))
                 }
                 i += 12

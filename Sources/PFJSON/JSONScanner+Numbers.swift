@@ -93,7 +93,7 @@ extension JSONScanner {
         }
         if !isDouble {
             // 18 digits always fit; 19 or 20 need the exact check; more never fit.
-            if intDigits > 18 { try checkIntegerRange(i, digits: intStart..<j, negative: negative) }
+            if intDigits > 18, !wideIntegersAsDoubles { try checkIntegerRange(i, digits: intStart..<j, negative: negative) }
             return j
         }
         // Decimal exponent of the leading significant digit; only numbers near or past
@@ -168,6 +168,23 @@ extension JSONScanner {
             try checkFinite(i, j)
         }
         return j
+    }
+
+    /// Whether the strict number token `i..<end` is an integer beyond 64 bits (only asked
+    /// with ``JSONReader/Options/wideIntegersAsDoubles``); such an integer must still be a
+    /// finite double.
+    func isWideInteger(_ i: Int, _ end: Int) throws(PFError) -> Bool {
+        let negative = byte(i) == UInt8(ascii: "-")
+        let digits = (negative ? i + 1 : i)..<end
+        guard digits.count > 18 else { return false }
+        for k in digits where !isDigit(byte(k)) { return false }
+        do {
+            try checkIntegerRange(i, digits: digits, negative: negative)
+            return false
+        } catch {
+            try checkFinite(i, end)
+            return true
+        }
     }
 
     /// Converts the token `i..<end` exactly and fails when it overflows to ±infinity.

@@ -23,7 +23,7 @@ extension JSONScanner {
     /// would otherwise cost json-c its copy and the reader two more.
     func checkStringLength(_ open: Int, _ end: Int) throws(PFError) {
         var decoded = 0
-        walkDecodedString(open, end) { _ in decoded += 1 }
+        walkDecodedString(open, end) { decoded += $0.count }
         guard decoded <= maxStringBytes else {
             throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format, offset: open).at(path(to: open))
         }
@@ -49,13 +49,7 @@ extension JSONScanner {
     /// likewise in every plane above).
     @inline(__always)
     static func jsonCMangles(high: UInt32, low: UInt32) -> Bool {
-        scalar(high: high, low: low) & 0xF800 == 0xD800
-    }
-
-    /// The character a surrogate pair (`high` in D800…DBFF, `low` in DC00…DFFF) stands for.
-    @inline(__always)
-    static func scalar(high: UInt32, low: UInt32) -> UInt32 {
-        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        PFUTF8.scalar(high: high, low: low) & 0xF800 == 0xD800
     }
 
     /// Records `\u0000` escapes, noncharacters U+FDD0…U+FDEF and anything beyond ASCII in the
@@ -72,11 +66,7 @@ extension JSONScanner {
                     continue
                 }
                 var unit: UInt32 = 0
-                for k in (j + 2)..<(j + 6) {
-                    let d = byte(k)
-                    let v: UInt8 = d <= UInt8(ascii: "9") ? d &- UInt8(ascii: "0") : (d | 0x20) &- UInt8(ascii: "a") &+ 10
-                    unit = unit << 4 | UInt32(v & 0x0F)
-                }
+                for k in (j + 2)..<(j + 6) { unit = unit << 4 | (PFUTF8.hexDigit(byte(k)) ?? 0) }
                 if unit == 0 { notes.nulKeyEscapes.append(j) }
                 if unit >= 0x80 { notes.nonASCIIKeys = true }
                 if unit >= 0xFDD0, unit <= 0xFDEF { notes.keyNoncharacters |= 1 << (unit - 0xFDD0) }
@@ -183,11 +173,11 @@ extension JSONScanner {
             return j + 2
         case UInt8(ascii: "u"):
             let unit = try hex4(j + 2)
-            if unit >= 0xD800, unit <= 0xDBFF {
+            if PFUTF8.isHighSurrogate(unit) {
                 // A high surrogate must be followed by an escaped low surrogate.
                 if j + 7 < count, byte(j + 6) == UInt8(ascii: "\\"), byte(j + 7) == UInt8(ascii: "u") {
                     let low = try hex4(j + 8)
-                    if low >= 0xDC00, low <= 0xDFFF {
+                    if PFUTF8.isLowSurrogate(low) {
                         if JSONScanner.jsonCMangles(high: unit, low: low) { mangled = true }
                         return j + 12
                     }
@@ -199,7 +189,7 @@ extension JSONScanner {
                 }
                 return j + 6
             }
-            if unit >= 0xDC00, unit <= 0xDFFF, !lenient {
+            if PFUTF8.isLowSurrogate(unit), !lenient {
                 throw JSONError.make(
                     .invalidValue, "lone low surrogate escape; expected it after a high surrogate escape (\\uD800–\\uDBFF)",
                     offset: j, in: bytes)
@@ -217,15 +207,10 @@ extension JSONScanner {
         var value: UInt32 = 0
         for n in k..<(k + 4) {
             guard n < count else { throw JSONError.unexpected(at: n, in: bytes, expected: "four hex digits after \\u") }
-            let c = byte(n)
-            let digit: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c &- UInt8(ascii: "A") &+ 10
-            default: throw JSONError.unexpected(at: n, in: bytes, expected: "four hex digits after \\u")
+            guard let digit = PFUTF8.hexDigit(byte(n)) else {
+                throw JSONError.unexpected(at: n, in: bytes, expected: "four hex digits after \\u")
             }
-            value = value << 4 | UInt32(digit)
+            value = value << 4 | digit
         }
         return value
     }
@@ -235,56 +220,17 @@ extension JSONScanner {
     /// surrogate escapes (lenient mode) become U+FFFD, invalid UTF-8 stays as it is.
     func decodeString(_ open: Int, _ end: Int) -> [UInt8] {
         var out: [UInt8] = []
-        walkDecodedString(open, end) { out.append($0) }
+        walkDecodedString(open, end) { out.append(contentsOf: $0) }
         return out
     }
 
-    /// Hands each decoded byte of the string token `open..<end` to `sink`, as
-    /// ``decodeString(_:_:)`` builds them (so a length is counted without building the string).
-    func walkDecodedString(_ open: Int, _ end: Int, _ sink: (UInt8) -> Void) {
-        var j = open + 1
+    /// Hands the decoded bytes of the string token `open..<end` to `sink` in pieces
+    /// (``PFCore/PFUTF8/decodeJSONString(_:_:)``), so a length is counted without building the string.
+    func walkDecodedString(_ open: Int, _ end: Int, _ sink: (UnsafeRawBufferPointer) -> Void) {
+        let start = open + 1
         let stop = min(end - 1, count)
-        func append(_ scalar: UInt32) {
-            let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-            for byte in UTF8.encode(s).map({ Array($0) }) ?? [0xEF, 0xBF, 0xBD] { sink(byte) }
-        }
-        func hex(_ k: Int) -> UInt32? {
-            guard k + 4 <= stop else { return nil }
-            var value: UInt32 = 0
-            for n in k..<(k + 4) {
-                guard let digit = UInt32(String(Unicode.Scalar(byte(n))), radix: 16) else { return nil }
-                value = value << 4 | digit
-            }
-            return value
-        }
-        while j < stop {
-            let c = byte(j)
-            guard c == UInt8(ascii: "\\"), j + 1 < stop else {
-                sink(c)
-                j += 1
-                continue
-            }
-            let e = byte(j + 1)
-            j += 2
-            switch e {
-            case UInt8(ascii: "b"): sink(0x08)
-            case UInt8(ascii: "f"): sink(0x0C)
-            case UInt8(ascii: "n"): sink(0x0A)
-            case UInt8(ascii: "r"): sink(0x0D)
-            case UInt8(ascii: "t"): sink(0x09)
-            case UInt8(ascii: "u"):
-                guard let unit = hex(j) else { continue }
-                j += 4
-                if unit >= 0xD800, unit <= 0xDBFF, byte(j) == UInt8(ascii: "\\"), byte(j + 1) == UInt8(ascii: "u"),
-                    let low = hex(j + 2), low >= 0xDC00, low <= 0xDFFF {
-                    j += 6
-                    append(Self.scalar(high: unit, low: low))
-                } else {
-                    append(unit)  // a lone surrogate is no scalar: U+FFFD
-                }
-            default: sink(e)  // \" \\ \/ and lenient \'
-            }
-        }
+        guard start < stop else { return }
+        PFUTF8.decodeJSONString(UnsafeRawBufferPointer(start: p + start, count: stop - start), sink)
     }
 
     // MARK: - UTF-8

@@ -28,6 +28,10 @@ struct JSONScanResult {
     /// U+FFFD (a character whose low 16 bits are D800…DFFF, such as U+2D800 of CJK
     /// Extension F, written `\uD876\uDC00`): json-c then parses a copy in which those pairs are raw UTF-8.
     var jsonCMangledPairs: Bool
+    /// The integer tokens beyond 64 bits, kept only with
+    /// ``JSONReader/Options/wideIntegersAsDoubles`` (otherwise they are errors): json-c then
+    /// parses a copy in which each is spelled as a double of the same length.
+    var wideIntegers: [Range<Int>] = []
 }
 
 /// Finds the first key that repeats in one object, in a second pass of the scanner that
@@ -75,6 +79,8 @@ struct JSONScanner {
     /// Whether to record per-object member counts and offsets (only `rejectDuplicateKeys`
     /// needs them).
     let recordObjects: Bool
+    /// Whether an integer beyond 64 bits is kept (as a double) rather than refused.
+    let wideIntegersAsDoubles: Bool
 
     /// What the scan notes about keys (see ``JSONScanResult``). Kept in a local of `scan`
     /// and passed `inout` to the key path only, so the scanner itself stays immutable and
@@ -86,6 +92,8 @@ struct JSONScanner {
         var escapedKeys = false
         /// Set for an escaped surrogate pair json-c decodes wrongly, in a key or a value.
         var jsonCMangledPairs = false
+        /// See ``JSONScanResult/wideIntegers``.
+        var wideIntegers: [Range<Int>] = []
     }
     /// Set only for the second pass that names a repeated key.
     let finder: JSONRepeatedKeyFinder?
@@ -102,6 +110,7 @@ struct JSONScanner {
         self.maxNumberLength = options.maxNumberLength
         self.maxStringBytes = options.limits.maxStringBytes
         self.recordObjects = options.rejectDuplicateKeys || finder != nil
+        self.wideIntegersAsDoubles = options.wideIntegersAsDoubles && options.mode == .strict
         self.finder = finder
     }
 
@@ -227,6 +236,7 @@ struct JSONScanner {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = i
                 i = lenient ? try scanLenientNumber(i) : try scanNumber(i)
+                if wideIntegersAsDoubles, try isWideInteger(start, i) { notes.wideIntegers.append(start..<i) }
                 sink.number(start: start, end: i)
             case UInt8(ascii: "t"):
                 i = try scanLiteral(i, "true")
@@ -256,7 +266,8 @@ struct JSONScanner {
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
                                           nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
                                           nonASCIIKeys: notes.nonASCIIKeys, escapedKeys: notes.escapedKeys,
-                                          maxDepthSeen: maxDepthSeen, jsonCMangledPairs: notes.jsonCMangledPairs)
+                                          maxDepthSeen: maxDepthSeen, jsonCMangledPairs: notes.jsonCMangledPairs,
+                                          wideIntegers: notes.wideIntegers)
                 }
                 let top = slot >= 0
                 i = try skipSpace(i)

@@ -308,7 +308,7 @@ struct JSONTape {
         let raw = rawString(index)
         guard hasEscape(raw) else { return String(decoding: raw, as: UTF8.self) }
         // Escapes only shorten the text, so its length bounds the decoded bytes.
-        return String(unsafeUninitializedCapacity: raw.count) { Self.unescape(raw, into: $0) }
+        return String(unsafeUninitializedCapacity: raw.count) { PFUTF8.decodeJSONString(raw, into: $0) }
     }
 
     /// Calls `body` with a string's decoded bytes.
@@ -316,66 +316,10 @@ struct JSONTape {
         let raw = rawString(index)
         guard hasEscape(raw) else { return try body(raw) }
         let result: Result<R, E> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { buffer in
-            let n = Self.unescape(raw, into: buffer)
+            let n = PFUTF8.decodeJSONString(raw, into: buffer)
             return Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)) }
         }
         return try result.get()
-    }
-
-    /// Decodes the text of a strict string (the scanner checked every escape: complete, valid,
-    /// surrogates paired) into `out`, which holds at least `raw.count` bytes, as json-c decodes
-    /// it; runs between escapes are copied whole.
-    /// - Returns: the number of bytes written.
-    static func unescape(_ raw: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        guard let src = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), let dst = out.baseAddress else { return 0 }
-        let n = raw.count
-        var i = 0
-        var o = 0
-        @inline(__always) func hex(_ k: Int) -> UInt32 {
-            var v: UInt32 = 0
-            for j in k..<k + 4 {
-                let d = src[j]
-                v = v << 4 | UInt32(d <= UInt8(ascii: "9") ? d &- UInt8(ascii: "0") : (d | 0x20) &- UInt8(ascii: "a") &+ 10)
-            }
-            return v
-        }
-        while i < n {
-            // Copy the run up to the next backslash (or the end) in one go.
-            let rest = n - i
-            let stop = memchr(src + i, Int32(UInt8(ascii: "\\")), rest).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - src } ?? n
-            if stop > i {
-                (dst + o).update(from: src + i, count: stop - i)
-                o += stop - i
-                i = stop
-            }
-            guard i + 1 < n else { break }
-            let e = src[i + 1]
-            i += 2
-            var scalar: UInt32
-            switch e {
-            case UInt8(ascii: "b"): scalar = 0x08
-            case UInt8(ascii: "f"): scalar = 0x0C
-            case UInt8(ascii: "n"): scalar = 0x0A
-            case UInt8(ascii: "r"): scalar = 0x0D
-            case UInt8(ascii: "t"): scalar = 0x09
-            case UInt8(ascii: "u"):
-                guard i + 4 <= n else { return o }
-                scalar = hex(i)
-                i += 4
-                if scalar >= 0xD800, scalar <= 0xDBFF, i + 6 <= n, src[i] == UInt8(ascii: "\\"), src[i + 1] == UInt8(ascii: "u") {
-                    let low = hex(i + 2)
-                    if low >= 0xDC00, low <= 0xDFFF {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        i += 6
-                    }
-                }
-            default: scalar = UInt32(e)  // \" \\ \/
-            }
-            // UTF-8 (a lone surrogate cannot reach here: strict scanning refuses it). Every
-            // escape is at least as long as the bytes it stands for, so they fit.
-            o += PFUTF8.encode(scalar, into: dst + o)
-        }
-        return o
     }
 
     // MARK: Objects

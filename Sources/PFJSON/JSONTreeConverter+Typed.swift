@@ -1,66 +1,129 @@
-import CPFJSONC
 import Foundation
 import PFCore
 
 // MARK: - Typed JSON (Parse dates and bytes, keyed-archive UIDs)
 
-extension JSONTreeConverter {
+extension JSONValueBuilder {
     /// Recognises a typed object: `{"__type":"Date","iso":…}`, `{"__type":"Bytes","base64":…}`
-    /// (exactly those two keys, any order) or `{"CF$UID": N}` (exactly that key).
+    /// (exactly those two keys, any order) or `{"CF$UID": N}` (exactly that key), over either
+    /// source. An object whose source may repeat a key is judged by its distinct keys, each
+    /// with its last value, as json-c's tree holds it.
     /// - Returns: the typed value, or `nil` when the object is an ordinary dictionary.
     /// - Throws: in strict mode, `invalidValue` naming the key path when the object has a
     ///   typed shape but a bad payload (lenient mode keeps it as a dictionary).
-    func typedValue(_ object: OpaquePointer, count: Int) throws(PFError) -> PFValue? {
-        guard let first = pf_json_object_first_entry(object), let firstKey = pf_json_entry_key(first) else { return nil }
-        if count == 1 {
-            guard strcmp(firstKey, "CF$UID") == 0 else { return nil }
-            let member = pf_json_entry_value(first)
-            if let member, json_object_get_type(member) == json_type_int {
-                let value = json_object_get_int64(member)
-                if value >= 0, value <= Int64(UInt32.max) { return .uid(UInt64(value)) }
-            }
-            return try malformed("a CF$UID reference must be an integer 0…4294967295", key: "CF$UID")
+    func typedValue(_ object: Source.Value, count: Int) throws(PFError) -> PFValue? {
+        guard let first = source.firstMember(object) else { return nil }
+        guard source.mayRepeatKeys(object) else {
+            guard count == 2 else { return try typedValue(one: first) }
+            guard let second = source.nextMember(first, of: object) else { return nil }
+            return try typedValue(first, second)
         }
-        // Two members: one must be "__type" (checked by its first byte before strcmp, since
-        // nearly every two-member object is an ordinary one), the other the payload.
-        guard let second = pf_json_entry_next(first), let secondKey = pf_json_entry_key(second) else { return nil }
-        let typeEntry: UnsafeMutablePointer<lh_entry>
-        let payloadEntry: UnsafeMutablePointer<lh_entry>
-        if firstKey[0] == 0x5F /* _ */, strcmp(firstKey, "__type") == 0 {
-            (typeEntry, payloadEntry) = (first, second)
-        } else if secondKey[0] == 0x5F, strcmp(secondKey, "__type") == 0 {
-            (typeEntry, payloadEntry) = (second, first)
+        // Rare (the tape's objects with a repeated key): the distinct members, last values.
+        var members: [Source.Member] = []
+        var entry: Source.Member? = first
+        while let current = entry {
+            if let at = members.firstIndex(where: { sameKey($0, current) }) {
+                members[at] = current
+            } else {
+                guard members.count < 2 else { return nil }
+                members.append(current)
+            }
+            entry = source.nextMember(current, of: object)
+        }
+        return members.count == 1 ? try typedValue(one: members[0]) : try typedValue(members[0], members[1])
+    }
+
+    /// `{"CF$UID": N}`.
+    private func typedValue(one member: Source.Member) throws(PFError) -> PFValue? {
+        guard keyIs(member, "CF$UID") else { return nil }
+        let value = source.memberValue(member)
+        if source.kind(value) == .int {
+            let uid = source.int(value)
+            if uid >= 0, uid <= Int64(UInt32.max) { return .uid(UInt64(uid)) }
+        }
+        return try malformed("a CF$UID reference must be an integer 0…4294967295", key: "CF$UID")
+    }
+
+    /// `{"__type": "Date"|"Bytes", payload}` in either order.
+    private func typedValue(_ first: Source.Member, _ second: Source.Member) throws(PFError) -> PFValue? {
+        // One must be "__type" (checked by its first byte before the rest, since nearly every
+        // two-member object is an ordinary one), the other the payload.
+        let typeMember: Source.Member
+        let payloadMember: Source.Member
+        if keyIs(first, "__type") {
+            (typeMember, payloadMember) = (first, second)
+        } else if keyIs(second, "__type") {
+            (typeMember, payloadMember) = (second, first)
         } else {
             return nil
         }
-        guard let typeMember = pf_json_entry_value(typeEntry), json_object_get_type(typeMember) == json_type_string,
-            let typeName = json_object_get_string(typeMember), let payloadKey = pf_json_entry_key(payloadEntry)
-        else { return nil }
-        let payload = pf_json_entry_value(payloadEntry)
-        if strcmp(typeName, "Date") == 0 {
-            guard strcmp(payloadKey, "iso") == 0 else { return nil }
-            if let iso = payload, json_object_get_type(iso) == json_type_string, let date = Self.parseDate(iso) {
-                return .date(date)
-            }
+        let typeValue = source.memberValue(typeMember)
+        guard source.kind(typeValue) == .string else { return nil }
+        let payload = source.memberValue(payloadMember)
+        if stringIs(typeValue, "Date") {
+            guard keyIs(payloadMember, "iso") else { return nil }
+            if source.kind(payload) == .string, let date = Self.parseDate(string(payload)) { return .date(date) }
             return try malformed("a Date's iso must be ISO 8601 text such as 2011-06-10T18:33:42.123Z", key: "iso")
         }
-        if strcmp(typeName, "Bytes") == 0 {
-            guard strcmp(payloadKey, "base64") == 0 else { return nil }
-            if let text = payload, json_object_get_type(text) == json_type_string, let chars = json_object_get_string(text) {
-                let n = Int(json_object_get_string_len(text))
-                guard n / 4 * 3 <= maxStringBytes else {
-                    throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).under(.key("base64"))
-                }
-                do {
-                    return .data(try PFBase64.decode(UnsafeRawBufferPointer(start: chars, count: n), ignoringWhitespace: false))
-                } catch {
-                    return try malformed("a Bytes value's base64 is invalid (\(error.reason) at character \(error.offset))",
-                                         key: "base64")
+        if stringIs(typeValue, "Bytes") {
+            guard keyIs(payloadMember, "base64") else { return nil }
+            guard source.kind(payload) == .string else {
+                return try malformed("a Bytes value's base64 must be a string", key: "base64")
+            }
+            let decoded: Result<Data, PFBase64.Failure>
+            if let bytes = source.stringBytes(payload) {
+                guard bytes.count / 4 * 3 <= maxStringBytes else { throw base64TooLong() }
+                decoded = Result { () throws(PFBase64.Failure) -> Data in try PFBase64.decode(bytes, ignoringWhitespace: false) }
+            } else {
+                var text = source.string(payload)
+                guard text.utf8.count / 4 * 3 <= maxStringBytes else { throw base64TooLong() }
+                decoded = text.withUTF8 { utf8 in
+                    Result { () throws(PFBase64.Failure) -> Data in
+                        try PFBase64.decode(UnsafeRawBufferPointer(utf8), ignoringWhitespace: false)
+                    }
                 }
             }
-            return try malformed("a Bytes value's base64 must be a string", key: "base64")
+            switch decoded {
+            case .success(let data): return .data(data)
+            case .failure(let error):
+                return try malformed("a Bytes value's base64 is invalid (\(error.reason) at character \(error.offset))",
+                                     key: "base64")
+            }
         }
         return nil
+    }
+
+    private func base64TooLong() -> PFError {
+        PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).under(.key("base64"))
+    }
+
+    /// Whether a member's key is exactly `name` (ASCII).
+    @inline(__always)
+    private func keyIs(_ member: Source.Member, _ name: StaticString) -> Bool {
+        let key = source.keyBytes(member)
+        guard key.count == name.utf8CodeUnitCount, key.count > 0 else { return false }
+        // The first byte alone rules out nearly every key.
+        guard key.start.load(as: UInt8.self) == name.utf8Start[0] else { return false }
+        return memcmp(key.start, name.utf8Start, key.count) == 0
+    }
+
+    /// Whether two members' keys have the same bytes.
+    private func sameKey(_ a: Source.Member, _ b: Source.Member) -> Bool {
+        let ka = source.keyBytes(a)
+        let kb = source.keyBytes(b)
+        return ka.count == kb.count && memcmp(ka.start, kb.start, ka.count) == 0
+    }
+
+    /// Whether a string value is exactly `text` (ASCII).
+    private func stringIs(_ value: Source.Value, _ text: StaticString) -> Bool {
+        guard let bytes = source.stringBytes(value) else { return string(value).utf8.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        return bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A string value as a String.
+    private func string(_ value: Source.Value) -> String {
+        guard let bytes = source.stringBytes(value) else { return source.string(value) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func malformed(_ message: String, key: String) throws(PFError) -> PFValue? {
@@ -72,10 +135,7 @@ extension JSONTreeConverter {
 
     /// Parses a typed date, rounded to whole milliseconds (Parse's precision) so that a
     /// written date reads back bit for bit.
-    static func parseDate(_ iso: OpaquePointer) -> Date? {
-        guard let chars = json_object_get_string(iso) else { return nil }
-        let n = Int(json_object_get_string_len(iso))
-        let text = String(decoding: UnsafeRawBufferPointer(start: chars, count: n), as: UTF8.self)
+    static func parseDate(_ text: String) -> Date? {
         guard let date = PFDateFormat.parseISO8601(text) else { return nil }
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
         guard millis.isFinite else { return nil }

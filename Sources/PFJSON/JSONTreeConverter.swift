@@ -3,7 +3,10 @@ import Foundation
 import OrderedCollections
 import PFCore
 
-/// Turns a json-c tree into a ``PFValue`` in one walk.
+/// The `PFValue` builder of every JSON route: turns a checked document — json-c's tree for
+/// ``JSONReader/read(_:)-(Data)`` and its parallel batches, the scanner's tape for
+/// ``JSONNode/value()`` — into a ``PFValue`` in one walk, typed values included (see
+/// ``JSONValueSource``).
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
 /// (``PFError/under(_:)``). json-c's objects hold distinct keys (its hash table replaces the
@@ -11,7 +14,9 @@ import PFCore
 /// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
 /// their `{`, so the member counts it recorded line up with the objects here until the first
 /// duplicate, where the walk stops with an error.
-struct JSONTreeConverter {
+struct JSONValueBuilder<Source: JSONValueSource> {
+    /// The document.
+    let source: Source
     let strict: Bool
     let rejectDuplicates: Bool
     let typedValues: Bool
@@ -20,7 +25,7 @@ struct JSONTreeConverter {
     let objectOffsets: [Int]
     let input: UnsafeRawBufferPointer
     /// The noncharacter that stands for U+0000 in keys of this document, if any (see
-    /// ``JSONReader``'s `readWithNULKeys`).
+    /// ``JSONReader``'s `withRewrittenTree`).
     let nulStandIn: Unicode.Scalar?
     /// Whether some key has a byte or escape beyond ASCII: such keys may be distinct bytes
     /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
@@ -39,8 +44,9 @@ struct JSONTreeConverter {
     /// The keys of the object being converted, before they are known to match a template.
     private var scratchKeys: [String] = []
 
-    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?,
-         keyCache: JSONKeyCache) {
+    init(source: Source, options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer,
+         nulStandIn: Unicode.Scalar?, keyCache: JSONKeyCache) {
+        self.source = source
         self.keyCache = keyCache
         self.valueStrings = input.count >= 16384 ? JSONKeyCache(bits: 8, longest: 128) : .empty
         self.strict = options.mode == .strict
@@ -56,8 +62,9 @@ struct JSONTreeConverter {
 
     /// A converter for a subtree of a document already checked (``JSONTreeChecker``): no
     /// duplicate-key slots to line up, since the walk does not start at the root.
-    init(subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
+    init(source: Source, subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
          keyCache: JSONKeyCache) {
+        self.source = source
         self.keyCache = keyCache
         self.valueStrings = .empty
         self.strict = options.mode == .strict
@@ -71,48 +78,59 @@ struct JSONTreeConverter {
         self.keysNeedUniquing = keysNeedUniquing
     }
 
-    /// Converts the whole tree.
-    mutating func convertRoot(_ root: OpaquePointer?) throws(PFError) -> PFValue {
+    /// Converts the whole tree (or the subtree at `root`).
+    mutating func convertRoot(_ root: Source.Value) throws(PFError) -> PFValue {
         try convert(root)
     }
 
     // MARK: - Values
 
-    private mutating func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
-        guard let object else { return .null }
-        switch JSONC.kind(object) {
+    private mutating func convert(_ object: Source.Value) throws(PFError) -> PFValue {
+        switch source.kind(object) {
         case .string:
-            let n = try JSONC.checkedLength(object, maxBytes: maxStringBytes)
-            if n > 15, n <= valueStrings.longest, let chars = json_object_get_string(object) {
-                return .string(valueStrings.string(UnsafeRawPointer(chars), length: n))
+            guard let bytes = source.stringBytes(object) else {
+                // Decoded on demand (the tape's strings with escapes): never longer than the text.
+                let text = source.string(object)
+                guard text.utf8.count <= maxStringBytes else {
+                    throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format)
+                }
+                return .string(text)
             }
-            return .string(JSONC.string(object))
-        case .int: return .int(json_object_get_int64(object))
-        case .uint: return .uint(json_object_get_uint64(object))
-        case .double: return .double(json_object_get_double(object))
+            let n = bytes.count
+            guard n <= maxStringBytes else { throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format) }
+            if n > 15, n <= valueStrings.longest, let chars = bytes.baseAddress {
+                return .string(valueStrings.string(chars, length: n))
+            }
+            return .string(String(decoding: bytes, as: UTF8.self))
+        case .int: return .int(source.int(object))
+        case .uint: return .uint(source.uint(object))
+        case .double: return .double(source.double(object))
         case .object: return try convertObject(object)
         case .array:
-            let n = json_object_array_length(object)
+            let n = source.count(object)
             guard n > 0 else { return .array([]) }
             var items: [PFValue] = []
-            items.reserveCapacity(n)  // json-c's real length, not a claimed count
+            items.reserveCapacity(n)  // the document's real length, not a claimed count
+            var element: Source.Value?
             for k in 0..<n {
+                let current = source.element(object, k, after: element)
+                element = current
                 do {
-                    items.append(try convert(json_object_array_get_idx(object, k)))
+                    items.append(try convert(current))
                 } catch {
                     throw error.under(.index(k))
                 }
             }
             return .array(items)
-        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        case .bool: return .bool(source.bool(object))
         case .null: return .null
         }
     }
 
     // MARK: - Objects
 
-    private mutating func convertObject(_ object: OpaquePointer) throws(PFError) -> PFValue {
-        let n = Int(json_object_object_length(object))
+    private mutating func convertObject(_ object: Source.Value) throws(PFError) -> PFValue {
+        let n = source.count(object)
         // This object's slot in the pre-scan's counts (only recorded for rejectDuplicateKeys).
         var slot = -1
         if rejectDuplicates {
@@ -124,28 +142,28 @@ struct JSONTreeConverter {
                 throw duplicateKey(at: objectOffsets[slot], members: objectCounts[slot], distinct: n)
             }
         }
-        if typedValues, n == 1 || n == 2, let typed = try typedValue(object, count: n) {
+        if typedValues, n == 1 || n == 2 || source.mayRepeatKeys(object), let typed = try typedValue(object, count: n) {
             // A typed object's members hold no objects, so nothing in objectCounts is skipped
             // except when a malformed one is kept as a dictionary below.
             return typed
         }
-        if !keysNeedUniquing {
+        if !keysNeedUniquing, !source.mayRepeatKeys(object) {
             return try convertShaped(object, count: n)
         }
         var keys: [String] = []
         var values: [PFValue] = []
         keys.reserveCapacity(n)
         values.reserveCapacity(n)
-        var entry = pf_json_object_first_entry(object)
+        var entry = source.firstMember(object)
         while let current = entry {
-            let name = keyCache.key(current, nulStandIn: nulStandIn)
+            let name = key(current)
             do {
-                values.append(try convert(pf_json_entry_value(current)))
+                values.append(try convert(source.memberValue(current)))
             } catch {
                 throw error.under(.key(name))
             }
             keys.append(name)
-            entry = pf_json_entry_next(current)
+            entry = source.nextMember(current, of: object)
         }
         // Keys beyond ASCII: distinct bytes may still be equal Swift strings ("\u{E9}" and
         // "e\u{301}", or lenient U+FFFD repairs): the last value wins, unless duplicates are
@@ -165,32 +183,33 @@ struct JSONTreeConverter {
     /// one builds them, and later ones reuse that storage instead of an array of their own.
     /// Above 15 keys a dictionary also hashes its keys; there, later objects copy a template
     /// that holds the keys, their hash table and null values, and fill in their own values.
-    private mutating func convertShaped(_ object: OpaquePointer, count n: Int) throws(PFError) -> PFValue {
+    private mutating func convertShaped(_ object: Source.Value, count n: Int) throws(PFError) -> PFValue {
         guard n > 0 else { return .dictionary([:]) }
         // Pass 1: the keys, and a fingerprint of the sequence to find a template by.
-        let first = pf_json_object_first_entry(object)
+        let first = source.firstMember(object)
         var fingerprint = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
         var entry = first
         var k = 0
         while let current = entry {
-            let (name, mixed) = keyCache.keyAndFingerprint(current, nulStandIn: nulStandIn)
+            let raw = source.keyBytes(current)
+            let (name, mixed) = keyCache.keyAndFingerprint(raw.start, length: raw.count, nulStandIn: nulStandIn)
             if k < scratchKeys.count { scratchKeys[k] = name } else { scratchKeys.append(name) }
             k += 1
             fingerprint = (fingerprint ^ mixed) &* 0xBF58_476D_1CE4_E5B9
-            entry = pf_json_entry_next(current)
+            entry = source.nextMember(current, of: object)
         }
         guard k == n else { throw Self.inconsistentObject(count: n, entries: k) }
         let slot = Int(truncatingIfNeeded: fingerprint >> JSONShapeCache.shift)
         guard let template = shapes.template(slot, matching: scratchKeys, count: n) else {
             let keys = Array(scratchKeys[0..<n])
-            let values = try convertValues(from: first, count: n) { keys[$0] }
+            let values = try convertValues(of: object, from: first, count: n) { keys[$0] }
             let members = OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
             shapes.store(slot, members)
             return .dictionary(members)
         }
         guard n > JSONShapeCache.largestUnhashed else {
             // The new dictionary's keys are the template's array, shared.
-            let values = try convertValues(from: first, count: n) { template.keys[$0] }
+            let values = try convertValues(of: object, from: first, count: n) { template.keys[$0] }
             return .dictionary(OrderedDictionary(uncheckedUniqueKeys: template.keys, values: values))
         }
         // Pass 2: the values, straight into a copy of the template's (null) values.
@@ -201,13 +220,13 @@ struct JSONTreeConverter {
             var k = 0
             while let current = entry, k < slots.count {
                 do throws(PFError) {
-                    slots[k] = try convert(pf_json_entry_value(current))
+                    slots[k] = try convert(source.memberValue(current))
                 } catch {
                     failure = (k, error)
                     return
                 }
                 k += 1
-                entry = pf_json_entry_next(current)
+                entry = source.nextMember(current, of: object)
             }
         }
         if let failure { throw failure.error.under(.key(template.keys[failure.index])) }
@@ -216,26 +235,33 @@ struct JSONTreeConverter {
 
     /// The values of an object's `n` members, in order, from its first entry on.
     /// - Parameter keyAt: the key of member `k`, for the path of an error.
-    private mutating func convertValues(from first: UnsafeMutablePointer<lh_entry>?, count n: Int,
+    private mutating func convertValues(of object: Source.Value, from first: Source.Member?, count n: Int,
                                         keyAt: (Int) -> String) throws(PFError) -> [PFValue] {
         var values: [PFValue] = []
         values.reserveCapacity(n)
         var entry = first
         while let current = entry, values.count < n {
             do {
-                values.append(try convert(pf_json_entry_value(current)))
+                values.append(try convert(source.memberValue(current)))
             } catch {
                 throw error.under(.key(keyAt(values.count)))
             }
-            entry = pf_json_entry_next(current)
+            entry = source.nextMember(current, of: object)
         }
         guard values.count == n else { throw Self.inconsistentObject(count: n, entries: values.count) }
         return values
     }
 
+    /// A member's key as a String, through the key cache.
+    @inline(__always)
+    private mutating func key(_ member: Source.Member) -> String {
+        let raw = source.keyBytes(member)
+        return keyCache.key(raw.start, length: raw.count, nulStandIn: nulStandIn)
+    }
+
     /// json-c's member count and its list of entries disagree (never seen; checked so a
     /// dictionary is never built from keys and values of different counts).
-    private static func inconsistentObject(count: Int, entries: Int) -> PFError {
+    static func inconsistentObject(count: Int, entries: Int) -> PFError {
         PFError(.unsupported, format: JSONError.format,
                 "json-c reported an object of \(count) members but listed \(entries)")
     }
@@ -250,6 +276,24 @@ struct JSONTreeConverter {
             .invalidValue,
             "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
             offset: offset, in: input, path: .root)
+    }
+}
+
+/// The builder over json-c's tree (``JSONReader/read(_:)-(Data)``, parallel batches, node views
+/// over json-c).
+typealias JSONTreeConverter = JSONValueBuilder<JSONCSource>
+
+extension JSONValueBuilder where Source == JSONCSource {
+    init(options: JSONReader.Options, scan: JSONScanResult, input: UnsafeRawBufferPointer, nulStandIn: Unicode.Scalar?,
+         keyCache: JSONKeyCache) {
+        self.init(source: JSONCSource(), options: options, scan: scan, input: input, nulStandIn: nulStandIn,
+                  keyCache: keyCache)
+    }
+
+    init(subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
+         keyCache: JSONKeyCache) {
+        self.init(source: JSONCSource(), subtreeWith: options, nulStandIn: nulStandIn,
+                  keysNeedUniquing: keysNeedUniquing, keyCache: keyCache)
     }
 }
 
@@ -312,7 +356,7 @@ struct JSONKeyCache {
     /// through this small direct-mapped cache: a hit costs a few loads and compares instead of
     /// UTF-8 validation (and, above 15 bytes, an allocation), and equal keys share storage.
     /// - Parameter nulStandIn: the noncharacter standing for U+0000 in this document's keys
-    ///   (see ``JSONReader``'s `readWithNULKeys`); a cache used with one must be fresh.
+    ///   (see ``JSONReader``'s `withRewrittenTree`); a cache used with one must be fresh.
     @inline(__always)
     mutating func key(_ entry: UnsafeMutablePointer<lh_entry>, nulStandIn: Unicode.Scalar?) -> String {
         // json-c keys are NUL-terminated C strings (it has no length for them).
@@ -336,7 +380,7 @@ struct JSONKeyCache {
     }
 
     @inline(__always)
-    private mutating func keyAndFingerprint(_ raw: UnsafeRawPointer, length: Int,
+    mutating func keyAndFingerprint(_ raw: UnsafeRawPointer, length: Int,
                                             nulStandIn: Unicode.Scalar?) -> (name: String, fingerprint: UInt64) {
         var head: UInt64 = 0
         var tail: UInt64 = 0

@@ -45,6 +45,12 @@ public struct JSONWriter: Sendable {
         /// threads write side by side, and puts their text in place. Default `true`. The text
         /// and the errors are the one-thread write's. See `Docs/JSON.md`.
         public var parallel: Bool = true
+        /// Whether the text is for a PostgreSQL `jsonb` value: `jsonb` keeps numbers as
+        /// `numeric`, which keeps digits after the point but not an exponent, so a double
+        /// without a fraction is written with every integer digit and `.0`
+        /// (`100000000000000000000.0`, never `1e+20`), and `jsonb` cannot hold U+0000, so a
+        /// string or key holding it is `unrepresentable`. One thread only. Default `false`.
+        package var jsonb = false
         /// The least weight (about one per value; strings and data also by their length)
         /// written in parallel: about half a millisecond of writing, below which waking a
         /// thread costs more than it saves. Tests lower it to write small values both ways.

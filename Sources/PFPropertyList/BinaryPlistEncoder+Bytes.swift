@@ -169,9 +169,7 @@ extension BinaryPlistEncoder {
                     i += 4
                 }
                 if scalar >= 0x10000 {
-                    scalar -= 0x10000
-                    let high = 0xD800 + (scalar >> 10)
-                    let low = 0xDC00 + (scalar & 0x3FF)
+                    let (high, low) = PFUTF8.surrogates(of: scalar)
                     scalarBytes.append(UInt8(high >> 8))
                     scalarBytes.append(UInt8(high & 0xFF))
                     scalarBytes.append(UInt8(low >> 8))

@@ -180,7 +180,7 @@ extension BinaryPlistScanner {
                     let low = UInt32(UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: start + 2 * u, as: UInt16.self)))
                     guard low & 0xFC00 == 0xDC00 else { badUnit = u - 1; return 0 }
                     u += 1
-                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                    scalar = PFUTF8.scalar(high: unit, low: low)
                 }
                 // A unit gives at most three bytes and a surrogate pair four: within the capacity.
                 o += PFUTF8.encode(scalar, into: base + o)

@@ -308,3 +308,106 @@ import Testing
         #expect(agreeAccept + agreeReject > 0)
     }
 }
+
+// MARK: - The two JSON engines against each other
+
+/// JSON is read by two engines inside PFJSON: json-c's tree (`JSONReader.read`, primary for
+/// values, and the parallel read) and pfarchive's own scanner tape (node views, whose
+/// `value()` builds through the same `JSONValueBuilder`). Each is the other's oracle: every
+/// document must read to the same value, or fail with the same error, both ways.
+@Suite struct JSONEngineDifferentialTests {
+    enum Outcome: Equatable {
+        case value(PFValue)
+        case error(String)
+    }
+
+    static func outcome(_ body: () throws(PFError) -> PFValue) -> Outcome {
+        do throws(PFError) { return .value(try body()) } catch { return .error(error.description) }
+    }
+
+    /// Strict typed, untyped, rejecting, and one-thread readers.
+    static var readers: [JSONReader] {
+        var untyped = JSONReader.Options(typedValues: false)
+        untyped.parallel = false
+        var rejecting = JSONReader.Options()
+        rejecting.rejectDuplicateKeys = true
+        var oneThread = JSONReader.Options()
+        oneThread.parallel = false
+        return [JSONReader(), JSONReader(options: untyped), JSONReader(options: rejecting), JSONReader(options: oneThread)]
+    }
+
+    /// Expects json-c's route, the tape's route and a session to agree on `bytes`.
+    static func expectAgreement(_ bytes: Data, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for reader in readers {
+            let tree = outcome { () throws(PFError) -> PFValue in try reader.read(bytes) }
+            let view = outcome { () throws(PFError) -> PFValue in try reader.withDocument(bytes) { root throws(PFError) in try root.value() } }
+            let session = JSONReader.Session(reader: reader)
+            let sessionView = outcome { () throws(PFError) -> PFValue in
+                try session.withDocument(bytes) { root throws(PFError) in try root.value() }
+            }
+            #expect(view == tree, "\(label): node view vs read", sourceLocation: sourceLocation)
+            #expect(sessionView == tree, "\(label): session node view vs read", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func realFilesReadAlikeBothWays() throws {
+        var files = Fixtures.files(in: Fixtures.benchData) { $0.hasSuffix(".json") }
+        let enumerator = FileManager.default.enumerator(at: Fixtures.real, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension == "json" || url.pathExtension == "jsonl" { files.append(url) }
+        }
+        #expect(files.count > 40)
+        for file in files {
+            let bytes = try Fixtures.data(file)
+            if file.pathExtension == "jsonl" {
+                for line in bytes.split(separator: UInt8(ascii: "\n")) { Self.expectAgreement(Data(line), file.lastPathComponent) }
+            } else {
+                Self.expectAgreement(bytes, file.lastPathComponent)
+            }
+        }
+    }
+
+    /// Typed objects, repeated keys (also inside typed shapes), escapes, wide and edge numbers.
+    @Test func typedAndEdgeDocumentsReadAlikeBothWays() {
+        let documents = [
+            #"{"d":{"__type":"Date","iso":"2011-06-10T18:33:42.123Z"},"b":{"base64":"AAEC","__type":"Bytes"},"u":{"CF$UID":7}}"#,
+            #"[{"__type":"Date","iso":"bad","iso":"2011-06-10T18:33:42.123Z"},{"CF$UID":1,"CF$UID":2}]"#,
+            #"[{"CF$UID":"x","CF$UID":3},{"__type":"Date","__type":"Bytes","base64":"AA=="}]"#,
+            #"{"__type":"D\u0061te","iso":"2011-06-10T18:33:42Z"}"#,
+            #"{"__type":"Bytes","base64":"QU\u004a"}"#,
+            #"{"__type":"Date","iso":"not a date"}"#,
+            #"{"__type":"Bytes","base64":"!!"}"#,
+            #"{"CF$UID":4294967296}"#, #"{"CF$UID":-1}"#, #"{"CF$UID":18446744073709551615}"#,
+            #"{"__type":"Date","iso":"2011-06-10T18:33:42.123Z","x":1}"#, #"{"__type":"Other","iso":"x"}"#,
+            #"{"a":1,"b":{"c":[1,2,{"a":3,"a":4}]},"a":5}"#,
+            #"{"k":"\ud83d\ude00 \u00e9 \n\t\\\"","e":"","n":[-0,-0.0,1e-400,9223372036854775807,18446744073709551615,-9223372036854775808]}"#,
+            #"[1.5,2.0e10,0.1,123456789012345678,"x"]"#,
+        ]
+        for text in documents { Self.expectAgreement(Data(text.utf8), text) }
+    }
+
+    /// Random values with typed members, written by pfarchive and read back both ways.
+    @Test func randomTypedDocumentsReadAlikeBothWays() throws {
+        var generator = SystemRandomNumberGenerator()
+        func value(_ depth: Int) -> PFValue {
+            switch Int.random(in: 0..<(depth > 3 ? 7 : 9), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .int(Int64.random(in: .min ... .max, using: &generator))
+            case 3: return .double(Double(Int.random(in: -1_000_000...1_000_000, using: &generator)) / 64)
+            case 4: return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in "aé\"\\\n😀x/".randomElement(using: &generator)! }))
+            case 5: return .date(Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000_000, using: &generator)) / 1000))
+            case 6: return Bool.random(using: &generator) ? .data(Data((0..<Int.random(in: 0..<9, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })) : .uid(UInt64.random(in: 0...9, using: &generator))
+            case 7: return .array((0..<Int.random(in: 0..<5, using: &generator)).map { _ in value(depth + 1) })
+            default:
+                var members = OrderedDictionary<String, PFValue>()
+                for k in 0..<Int.random(in: 0..<6, using: &generator) { members["k\(k % 4)\(depth)"] = value(depth + 1) }
+                return .dictionary(members)
+            }
+        }
+        for _ in 0..<300 {
+            let text = try JSONWriter().write(value(0))
+            Self.expectAgreement(text, String(decoding: text, as: UTF8.self))
+        }
+    }
+}

@@ -172,6 +172,29 @@ enum Sample {
         #expect(throws: PFError.self) { try PostgresJSON.value("{\"a\":", what: "t") }
     }
 
+    @Test func jsonbTextIsPFJSONsWithJSONBNumbers() throws {
+        // The spellings of the store's former writer of its own, byte for byte.
+        let doubles: [(Double, String)] = [
+            (3.0, "3.0"), (-0.0, "-0.0"), (-7.0, "-7.0"), (123456789012345.0, "123456789012345.0"),
+            (1e15, "1000000000000000.0"), (1e20, "100000000000000000000.0"), (0.1, "0.1"), (1.5e-7, "1.5e-07"),
+            (-2.5, "-2.5"), (9007199254740993.0, "9007199254740992.0"),
+        ]
+        for (d, text) in doubles { #expect(try PostgresJSON.text(.double(d), what: "t") == text) }
+        #expect(try PostgresJSON.text(["k": "a\u{8}\n", "n": [1, .null, true]], what: "t") == #"{"k":"a\b\n","n":[1,null,true]}"#)
+        #expect(throws: PFError.self) { try PostgresJSON.text(["a\u{0}": 1], what: "t") }
+        #expect(throws: PFError.self) { try PostgresJSON.text(.date(Date(timeIntervalSince1970: 0)), what: "t") }
+        // Integers beyond 64 bits read as doubles, on the scanner's tape and where json-c
+        // parses (a key beyond ASCII, a U+0000 key); 64-bit ones stay integers.
+        let wide: PFValue = [.double(18446744073709551616), .double(-9223372036854775809), .int(-9223372036854775808),
+                             .uint(18446744073709551615), .double(1.2345678901234568e29)]
+        let text = "[18446744073709551616,-9223372036854775809,-9223372036854775808,18446744073709551615,123456789012345678901234567890]"
+        #expect(try PostgresJSON.value(text, what: "t") == wide)
+        #expect(try PostgresJSON.value(#"{"é":"# + text + "}", what: "t") == ["é": wide])
+        #expect(try PostgresJSON.value(#"{"a\u0000":"# + text + "}", what: "t") == ["a\u{0}": wide])
+        #expect(throws: PFError.self) { try PostgresJSON.value("1" + String(repeating: "0", count: 400), what: "t") }
+        #expect(throws: PFError.self) { try PostgresJSON.value("[1,]", what: "t") }
+    }
+
     @Test func numbersComeBackAsTheKindTheNoteSays() {
         #expect(RowReader.number(3, kind: .integer) == .int(3))
         #expect(RowReader.number(3, kind: .double) == .double(3))
