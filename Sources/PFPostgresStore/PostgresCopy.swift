@@ -33,33 +33,36 @@ final class PostgresCopyStream: @unchecked Sendable {
     /// The table the rows go to.
     let table: String
     private let continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation
-    private let slots: DispatchSemaphore
-    private let done: EventLoopFuture<Void>
-    private let lock = NSLock()
+    /// Room for buffers not yet taken by the connection, and whether the COPY has ended
+    /// (guarded by `condition`; a `DispatchSemaphore` may not be freed below its initial count,
+    /// which a COPY the server ended early leaves it at).
+    private let condition = NSCondition()
+    private var room: Int
     private var ended = false
+    private let done: EventLoopFuture<Void>
     private var closed = false
 
     /// Starts the COPY.
     /// - Parameters:
     ///   - connection: the session's connection (idle: no other statement may run until the COPY ends).
     ///   - table: a table name without double quotes (postgres-nio quotes it as it is).
+    ///   - columns: the columns in row order, names without double quotes; empty for all.
     ///   - inFlight: the buffers that may wait to be sent.
     ///   - logger: postgres-nio's logger.
-    init(connection: PostgresConnection, table: String, inFlight: Int, logger: Logger) {
+    init(connection: PostgresConnection, table: String, columns: [String], inFlight: Int, logger: Logger) {
         self.table = table
         let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
         self.continuation = continuation
-        let slots = DispatchSemaphore(value: max(1, inFlight))
-        self.slots = slots
+        room = max(1, inFlight)
         let loop = connection.eventLoop
         let promise = loop.makePromise(of: Void.self)
         done = promise.futureResult
         Task(executorPreference: EventLoopTaskExecutor(loop)) {
             do {
-                try await connection.copyFrom(table: table, format: .text(.init()), logger: logger) { writer in
+                try await connection.copyFrom(table: table, columns: columns, format: .text(.init()), logger: logger) { writer in
                     for try await buffer in stream {
                         try await writer.write(buffer)
-                        slots.signal()
+                        self.returnRoom()
                     }
                 }
                 promise.succeed(())
@@ -68,27 +71,31 @@ final class PostgresCopyStream: @unchecked Sendable {
             }
         }
         done.whenComplete { [self] _ in
-            lock.lock()
+            condition.lock()
             ended = true
-            lock.unlock()
             // Wakes a sender waiting for room; it finds the COPY ended.
-            slots.signal()
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
-    private var hasEnded: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return ended
+    private func returnRoom() {
+        condition.lock()
+        room += 1
+        condition.signal()
+        condition.unlock()
     }
 
     /// Queues a buffer of rows (complete lines of COPY text).
     /// - Throws: the error that ended the COPY early (the server refused a row sent before, or
     ///   the connection failed), as postgres-nio reports it.
     func send(_ buffer: ByteBuffer) throws {
-        slots.wait()
+        condition.lock()
+        while room == 0 && !ended { condition.wait() }
+        let hasEnded = ended
+        if !hasEnded { room -= 1 }
+        condition.unlock()
         if hasEnded {
-            slots.signal()
             try finish()
             // Ended without an error and not finished by us: cannot happen; say so.
             throw PFError(.io, format: StoreFormat.name, "COPY into \(table) ended before its rows were sent")

@@ -179,13 +179,15 @@ final class PostgresSession {
     /// statement may run on the session until the stream is finished or cancelled.
     /// - Parameters:
     ///   - table: a table name without double quotes.
+    ///   - columns: its columns in the order of the rows (names without double quotes), or
+    ///     empty for all of them.
     ///   - inFlight: the buffers of rows that may wait to be sent.
     /// - Throws: ``PFCore/PFError`` with code `usage` when the connection is closed.
-    func copy(into table: String, inFlight: Int) throws(PFError) -> PostgresCopyStream {
+    func copy(into table: String, columns: [String] = [], inFlight: Int) throws(PFError) -> PostgresCopyStream {
         guard let connection else {
             throw PFError(.usage, format: StoreFormat.name, "\(url): the connection is closed (copying into \(table))")
         }
-        return PostgresCopyStream(connection: connection, table: table, inFlight: inFlight, logger: logger)
+        return PostgresCopyStream(connection: connection, table: table, columns: columns, inFlight: inFlight, logger: logger)
     }
 
     /// Closes the connection and stops the event loop. Calling it twice does nothing.

@@ -31,16 +31,21 @@ enum WriteMethod: Sendable {
 }
 
 /// The COPY open in a transaction: rows of one class (or join table) on their way into a
-/// temporary staging table, merged into the real table by ``PostgresStore/finishCopy()``.
+/// temporary staging table, merged into the real table by ``PostgresStore/finishCopy()`` —
+/// or, ``direct``, straight into a class table that this transaction created, for objects
+/// whose objectId it has not written yet (nothing can be replaced: the table is invisible to
+/// everyone else until `COMMIT`, and empty but for this transaction's rows).
 final class CopySegment {
     /// The class or join table the rows are for.
     let target: String
-    /// The staging table (`pfarchive_copy_<n>`, temporary, dropped at the end of the transaction).
+    /// The table the COPY writes: a staging table (`pfarchive_copy_<n>`, temporary, dropped
+    /// at the end of the transaction), or `target` itself.
     let stage: String
     /// Its columns, in COPY order.
     let columns: OrderedDictionary<String, ColumnKind>
-    /// The statement that moves the staged rows into `target`.
-    let merge: String
+    /// The statement that moves the staged rows into `target`; `nil` for a direct COPY.
+    let merge: String?
+    var direct: Bool { merge == nil }
     let stream: PostgresCopyStream
     /// The objectIds staged, in order (line N of the COPY is `ids[N - 1]`), for messages and
     /// so that a staging table never holds one objectId twice (the merge could not replace a
@@ -49,7 +54,7 @@ final class CopySegment {
     var idSet: Set<String> = []
     var rows = 0
 
-    init(target: String, stage: String, columns: OrderedDictionary<String, ColumnKind>, merge: String, stream: PostgresCopyStream) {
+    init(target: String, stage: String, columns: OrderedDictionary<String, ColumnKind>, merge: String?, stream: PostgresCopyStream) {
         self.target = target
         self.stage = stage
         self.columns = columns
@@ -92,6 +97,7 @@ extension PostgresStore {
         try session.query("BEGIN", doing: "starting the transaction")
         transaction = WriteState()
         copying = nil
+        writtenIds = [:]
         try rollingBack { () throws(PFError) in
             try lockForWriting()
             try session.query(
@@ -190,6 +196,7 @@ extension PostgresStore {
             }
             try session.query("COMMIT", doing: "committing")
             encodedNames = state.tally
+            writtenIds = [:]
         }
         transaction = nil
     }
@@ -200,6 +207,7 @@ extension PostgresStore {
         // A COPY still open ends with CopyFail, so that the connection takes the ROLLBACK.
         copying?.stream.cancel()
         copying = nil
+        writtenIds = [:]
         _ = try? session.query("ROLLBACK", doing: "rolling back")
     }
 
@@ -404,9 +412,16 @@ extension PostgresStore {
         _ order: [String], _ byId: [String: ParseObject], className: String, columns: OrderedDictionary<String, ColumnKind>,
         layout: inout ClassLayout, mergeTail: String
     ) throws(PFError) {
+        // Into a table this transaction created, objects it has not written go in directly.
+        var direct = false
+        if transaction?.createdColumns[className]?.contains("objectId") == true {
+            let hashes = order.map(\.hashValue)
+            direct = !columns.keys.contains { $0.contains("\"") } && !hashes.contains(where: writtenIds[className, default: []].contains)
+            writtenIds[className, default: []].formUnion(hashes)
+        }
         if let open = copying,
-            open.target != className || open.columns != columns || open.rows + order.count > copySegmentRows
-                || order.contains(where: open.idSet.contains)
+            open.target != className || open.columns != columns || open.direct != direct
+                || open.rows + order.count > copySegmentRows || order.contains(where: open.idSet.contains)
         {
             try finishCopy()
         }
@@ -414,6 +429,11 @@ extension PostgresStore {
         let segment: CopySegment
         if let open = copying {
             segment = open
+        } else if direct {
+            segment = CopySegment(
+                target: className, stage: className, columns: columns, merge: nil,
+                stream: try session.copy(into: className, columns: Array(columns.keys), inFlight: copyBatchesInFlight))
+            copying = segment
         } else {
             segment = try startCopy(
                 target: className, columns: columns,
@@ -444,7 +464,7 @@ extension PostgresStore {
             buffer.writeInteger(CopyText.newline)
         }
         segment.ids.append(contentsOf: order)
-        segment.idSet.formUnion(order)
+        if !direct { segment.idSet.formUnion(order) }
         segment.rows += order.count
         try send(buffer, to: segment)
     }
@@ -480,7 +500,8 @@ extension PostgresStore {
         } catch {
             throw copyError(error, segment)
         }
-        try session.query(segment.merge, doing: "merging the staged rows into \(segment.target)")
+        guard let merge = segment.merge else { return }
+        try session.query(merge, doing: "merging the staged rows into \(segment.target)")
         try session.query("DROP TABLE \(quoted(segment.stage))", doing: "dropping \(segment.stage)")
     }
 

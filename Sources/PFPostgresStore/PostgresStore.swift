@@ -50,6 +50,9 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     var copying: CopySegment?
     /// Staging tables made so far by this store (their names are numbered).
     var stagingTables = 0
+    /// The hash values of the objectIds written in this transaction to each table it created
+    /// (``CopySegment/direct``): an id not among them cannot be in the table yet.
+    var writtenIds: [String: Set<Int>] = [:]
     /// Parse Server's naming and PostgreSQL's 63-byte identifiers: other names are encoded
     /// (``PFParse/ParseNameCoding``), their originals kept in `_SCHEMA`.
     public var namePolicy: ParseNamePolicy { .postgres }
