@@ -191,8 +191,16 @@ enum CopyText {
     /// as `… BC`. `nil` when the microseconds do not fit in 64 bits (PostgreSQL's range is
     /// far smaller: the server refuses what is outside it).
     static func timestamp(_ date: Date) -> String? {
+        var buffer = ByteBufferAllocator().buffer(capacity: 40)
+        guard appendTimestamp(date, to: &buffer) else { return nil }
+        return buffer.readString(length: buffer.readableBytes)
+    }
+
+    /// Appends ``timestamp(_:)``'s text (which needs no escaping); `false`, appending nothing,
+    /// when there is none.
+    static func appendTimestamp(_ date: Date, to buffer: inout ByteBuffer) -> Bool {
         let micros = date.timeIntervalSince(Date(timeIntervalSince1970: 946_684_800)) * 1_000_000
-        guard micros.isFinite, micros > -9.2e18, micros < 9.2e18 else { return nil }
+        guard micros.isFinite, micros > -9.2e18, micros < 9.2e18 else { return false }
         let us = Int64(micros)
         let perDay: Int64 = 86_400_000_000
         var days = us / perDay
@@ -214,11 +222,39 @@ enum CopyText {
         let bc = year <= 0
         if bc { year = 1 - year }
         let seconds = rest / 1_000_000
-        func pad(_ n: Int64, _ width: Int) -> String {
-            let s = String(n)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        func digits(_ n: Int64, _ width: Int) {
+            var n = n
+            var out: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &out) { bytes in
+                var i = bytes.count
+                repeat {
+                    i -= 1
+                    bytes[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+                    n /= 10
+                } while n > 0 && i > 0
+                while bytes.count - i < width && i > 0 {
+                    i -= 1
+                    bytes[i] = 0x30
+                }
+                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[i...]))
+            }
         }
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + " " + pad(seconds / 3_600, 2) + ":"
-            + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2) + "." + pad(rest % 1_000_000, 6) + "+00" + (bc ? " BC" : "")
+        digits(year, 4)
+        buffer.writeInteger(UInt8(ascii: "-"))
+        digits(month, 2)
+        buffer.writeInteger(UInt8(ascii: "-"))
+        digits(day, 2)
+        buffer.writeInteger(UInt8(ascii: " "))
+        digits(seconds / 3_600, 2)
+        buffer.writeInteger(UInt8(ascii: ":"))
+        digits(seconds / 60 % 60, 2)
+        buffer.writeInteger(UInt8(ascii: ":"))
+        digits(seconds % 60, 2)
+        buffer.writeInteger(UInt8(ascii: "."))
+        digits(rest % 1_000_000, 6)
+        buffer.writeStaticString("+00")
+        if bc { buffer.writeStaticString(" BC") }
+        return true
     }
 }

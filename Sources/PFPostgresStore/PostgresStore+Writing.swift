@@ -452,12 +452,11 @@ extension PostgresStore {
                 case .bool(let b): buffer.writeInteger(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
                 case .double(let d): buffer.writeString(Self.float(d))
                 case .timestamp(let d):
-                    guard let text = CopyText.timestamp(d) else {
+                    guard CopyText.appendTimestamp(d, to: &buffer) else {
                         throw PFError(
                             .invalidValue, format: StoreFormat.name,
                             "\(location): \(className) '\(id)' field \(column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
                     }
-                    CopyText.append(text, to: &buffer)
                 case .textArray(let a): CopyText.append(CopyText.arrayLiteral(a), to: &buffer)
                 }
             }

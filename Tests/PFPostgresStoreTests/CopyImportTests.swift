@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import PFArchive
 import PFTestSupport
+import PostgresNIO
 import Testing
 
 @testable import PFPostgresStore
@@ -255,5 +256,29 @@ struct CopyImportTests {
             try copy(MemoryStore(objects: [try ParseObject(className: "Odd", objectId: "odd10", fields: ["text": .string("fine")])]), into: store)
             #expect(try store.objects(in: "Odd").first { $0.objectId == "odd10" }?.fields["text"] == .string("fine"))
         }
+    }
+}
+
+/// COPY's text format, without a server.
+@Suite struct CopyTextTests {
+    @Test func timestampsAreTheMicrosecondsPostgresNIOSends() {
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 946_684_800)) == "2000-01-01 00:00:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1_400_000_000.123456)) == "2014-05-13 16:53:20.123456+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -0.000001)) == "1969-12-31 23:59:59.999999+00")
+        // 0001-01-01 and the day before it, 1 BC (PostgreSQL has no year 0).
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01 00:00:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800.5)) == "0001-12-31 23:59:59.500000+00 BC")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 327_000_000_000)) == "12332-03-21 05:20:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1e300)) == nil)
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: .nan)) == nil)
+    }
+
+    @Test func textIsEscapedAndArraysQuoted() {
+        var buffer = ByteBuffer()
+        CopyText.append("a\tb\nc\rd\\e 🎉", to: &buffer)
+        CopyText.appendNull(to: &buffer)
+        #expect(buffer.readString(length: buffer.readableBytes) == "a\\tb\\nc\\rd\\\\e 🎉\\N")
+        #expect(CopyText.arrayLiteral([]) == "{}")
+        #expect(CopyText.arrayLiteral(["*", "role:A\"b\\c", "NULL"]) == #"{"*","role:A\"b\\c","NULL"}"#)
     }
 }
