@@ -150,8 +150,10 @@ extension PostgresStore {
         // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
         // and the schema); reading adds them to every object again.
         let stored = try objects.map { (object) throws(PFError) -> ParseObject in
-            let fields = object.fields.filter { if case .relation = $0.value { return false } else { return true } }
-            let kept = fields.count == object.fields.count ? object : try object.replacingFields(fields)
+            // Most objects have no Relation field: no copy of their fields then.
+            let hasRelation = object.fields.values.contains { if case .relation = $0 { return true } else { return false } }
+            let kept = !hasRelation ? object : try object.replacingFields(
+                object.fields.filter { if case .relation = $0.value { return false } else { return true } })
             return ParseNameCoding.encode(kept, policy: namePolicy, tally: &tally)
         }
         transaction?.tally = tally
