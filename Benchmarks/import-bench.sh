@@ -3,6 +3,13 @@
 # objects/s and peak memory (/usr/bin/time -v). See Docs/Benchmarks.md, "Import".
 #
 # usage: Benchmarks/import-bench.sh [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep]
+#        Benchmarks/import-bench.sh --to postgres [--objects N[,N…]] [--postgres URL] [--jobs N] [--work DIR]
+#   --to postgres    imports into PostgreSQL instead (a new database per run, dropped afterwards),
+#                    then loads the very same rows (the imported table written out with
+#                    `psql \copy … TO`) into an identical new table with `psql \copy … FROM`, back
+#                    to back, and prints both rates and their ratio. Default --objects 100000,1000000.
+#                    --postgres URL: a server URL (postgres://user@host:port/db); default: the
+#                    server of scripts/postgres.sh (started, and stopped at the end, if none runs).
 #   --source export  a Parse export directory holding GameScore.json from
 #                    Benchmarks/data/gen_parse_export.py (1,000,000 objects: about 795 MB)
 #   --jobs N         threads parsing the export's rows (pfarchive import --jobs; default: its own, one less than the cores)
@@ -17,14 +24,18 @@ source=export
 work=/tmp/pfarchive-import-bench
 keep=no
 jobs=
+to=sqlite
+pgurl=
 while [ $# -gt 0 ]; do
     case "$1" in
-    --objects) objects=$2; shift 2 ;;
+    --to) to=$2; shift 2 ;;
+    --postgres) pgurl=$2; shift 2 ;;
+    --objects) objects=$2; objects_given=yes; shift 2 ;;
     --source) source=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --keep) keep=yes; shift ;;
-    *) echo "usage: $0 [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--objects N] [--source export|sqlite] [--jobs N] [--work DIR] [--keep] [--to sqlite|postgres] [--postgres URL]" >&2; exit 2 ;;
     esac
 done
 bin=${PFARCHIVE:-$root/.build-release/release/pfarchive}
@@ -33,6 +44,60 @@ if [ ! -x "$bin" ]; then
     exit 2
 fi
 mkdir -p "$work"
+
+if [ "$to" = postgres ]; then
+    [ "${objects_given:-no}" = yes ] || objects=100000,1000000
+    started=no
+    if [ -z "$pgurl" ]; then
+        pgurl=$(bash "$root/scripts/postgres.sh" url 2>/dev/null) && psql "$pgurl" -qAtc 'select 1' >/dev/null 2>&1 || {
+            pgurl=$(bash "$root/scripts/postgres.sh" start); started=yes; }
+    fi
+    base=${pgurl%/*}
+    cleanup() {
+        for db in pfbench_import pfbench_copy; do psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
+        rm -f "$work/rows.tsv" "$work/table.sql"
+        [ "$started" = no ] || bash "$root/scripts/postgres.sh" stop
+    }
+    trap cleanup EXIT
+    pg_dump=$(ls -d /usr/lib/postgresql/*/bin/pg_dump 2>/dev/null | sort -V | tail -n 1)
+    psql "$base/postgres" -qAtc 'select version()'
+    for n in $(echo "$objects" | tr ',' ' '); do
+        src="$work/export-$n"
+        if [ ! -s "$src/GameScore.json" ]; then
+            mkdir -p "$src"
+            python3 "$here/data/gen_parse_export.py" "$n" "$src/GameScore.json"
+        fi
+        for db in pfbench_import pfbench_copy; do
+            psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+        done
+        # 1. pfarchive import (a Parse export: reads and parses the JSON, checks, writes by COPY).
+        /usr/bin/time -v "$bin" import "$src" "$base/pfbench_import" ${jobs:+--jobs "$jobs"} --json \
+            > "$work/report.json" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
+        # 2. The very same rows, as PostgreSQL prints them, into an identical table by psql \copy.
+        psql "$base/pfbench_import" -qc '\copy "GameScore" TO '"'$work/rows.tsv'"
+        "$pg_dump" --schema-only --no-owner -t '"GameScore"' "$base/pfbench_import" > "$work/table.sql"
+        psql "$base/pfbench_copy" -q -v ON_ERROR_STOP=1 -f "$work/table.sql" >/dev/null
+        t0=$(date +%s.%N)
+        psql "$base/pfbench_copy" -q -v ON_ERROR_STOP=1 -c '\copy "GameScore" FROM '"'$work/rows.tsv'"
+        t1=$(date +%s.%N)
+        copied=$(psql "$base/pfbench_copy" -qAtc 'select count(*) from "GameScore"')
+        imported=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totalObjects'])" "$work/report.json")
+        python3 - "$imported" "$copied" "$t0" "$t1" "$work/time.txt" "$(du -sh "$src/GameScore.json" | cut -f1)" <<'PY'
+import re, sys
+n, copied, t0, t1, timefile, size = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
+text = open(timefile).read()
+wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).split(":")
+seconds = sum(float(p) * 60 ** i for i, p in enumerate(reversed(wall)))
+cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): (.*)", text))
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
+c = t1 - t0
+print(f"{n:,} GameScore objects ({size} export): pfarchive import {seconds:.2f} s = {n / seconds:,.0f} objects/s "
+      f"({cpu:.2f} CPU s, peak RSS {rss / 1024:.0f} MB); psql \\copy of the same {copied:,} rows {c:.2f} s = {copied / c:,.0f} rows/s; "
+      f"import/\\copy = {(n / seconds) / (copied / c):.2f}")
+PY
+    done
+    exit 0
+fi
 
 case "$source" in
 export)

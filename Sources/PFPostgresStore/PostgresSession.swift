@@ -175,6 +175,21 @@ final class PostgresSession {
         }
     }
 
+    /// Starts `COPY <table> FROM STDIN (FORMAT text)` (``PostgresCopyStream``). No other
+    /// statement may run on the session until the stream is finished or cancelled.
+    /// - Parameters:
+    ///   - table: a table name without double quotes.
+    ///   - columns: its columns in the order of the rows (names without double quotes), or
+    ///     empty for all of them.
+    ///   - inFlight: the buffers of rows that may wait to be sent.
+    /// - Throws: ``PFCore/PFError`` with code `usage` when the connection is closed.
+    func copy(into table: String, columns: [String] = [], inFlight: Int) throws(PFError) -> PostgresCopyStream {
+        guard let connection else {
+            throw PFError(.usage, format: StoreFormat.name, "\(url): the connection is closed (copying into \(table))")
+        }
+        return PostgresCopyStream(connection: connection, table: table, columns: columns, inFlight: inFlight, logger: logger)
+    }
+
     /// Closes the connection and stops the event loop. Calling it twice does nothing.
     func close() {
         guard let connection else { return }
@@ -199,6 +214,10 @@ final class PostgresSession {
                 text = message
                 if let detail = info[.detail] { text += " — \(detail)" }
                 if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
+                // Where a COPY failed: "COPY <table>, line N, column c: …".
+                if let context = info[.locationContext], context.hasPrefix("COPY ") {
+                    text += " at " + context.split(whereSeparator: \.isNewline).joined(separator: " ")
+                }
             } else if let underlying = psql.underlying {
                 text = "\(psql.code): \(underlying)"
             } else {

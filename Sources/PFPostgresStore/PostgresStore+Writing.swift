@@ -20,6 +20,54 @@ struct WriteState {
     var createdColumns: [String: Set<String>] = [:]
 }
 
+/// How a ``PostgresStore`` writes objects and join rows.
+enum WriteMethod: Sendable {
+    /// `COPY … FROM STDIN (FORMAT text)` into a temporary staging table, merged into the
+    /// class's table with `INSERT … SELECT … ON CONFLICT`.
+    case copy
+    /// Multi-row `INSERT … VALUES … ON CONFLICT`, one statement per 1000 rows (the tests'
+    /// oracle: what pfarchive wrote before COPY).
+    case insert
+}
+
+/// The COPY open in a transaction: rows of one class (or join table) on their way into a
+/// temporary staging table, merged into the real table by ``PostgresStore/finishCopy()`` —
+/// or, ``direct``, straight into a class table that this transaction created, for objects
+/// whose objectId it has not written yet (nothing can be replaced: the table is invisible to
+/// everyone else until `COMMIT`, and empty but for this transaction's rows).
+final class CopySegment {
+    /// The class or join table the rows are for.
+    let target: String
+    /// The table the COPY writes: a staging table (`pfarchive_copy_<n>`, temporary, dropped
+    /// at the end of the transaction), or `target` itself.
+    let stage: String
+    /// Its columns, in COPY order.
+    let columns: OrderedDictionary<String, ColumnKind>
+    /// The statement that moves the staged rows into `target`; `nil` for a direct COPY.
+    let merge: String?
+    var direct: Bool { merge == nil }
+    let stream: PostgresCopyStream
+    /// The objectIds staged, in order (line N of the COPY is `ids[N - 1]`), for messages and
+    /// so that a staging table never holds one objectId twice (the merge could not replace a
+    /// row twice in one statement).
+    var ids: [String] = []
+    var idSet: Set<String> = []
+    var rows = 0
+
+    init(target: String, stage: String, columns: OrderedDictionary<String, ColumnKind>, merge: String?, stream: PostgresCopyStream) {
+        self.target = target
+        self.stage = stage
+        self.columns = columns
+        self.merge = merge
+        self.stream = stream
+    }
+}
+
+/// One column's value of one row, as both write methods send it.
+enum CellValue {
+    case null, text(String), bool(Bool), double(Double), timestamp(Date), textArray([String])
+}
+
 extension PostgresStore {
     /// PostgreSQL takes at most 65535 parameters per statement.
     static let maxParameters = 65_535
@@ -48,6 +96,8 @@ extension PostgresStore {
         }
         try session.query("BEGIN", doing: "starting the transaction")
         transaction = WriteState()
+        copying = nil
+        writtenIds = [:]
         try rollingBack { () throws(PFError) in
             try lockForWriting()
             try session.query(
@@ -84,6 +134,7 @@ extension PostgresStore {
     public func extend(schema: ParseSchema) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in
+            try finishCopy()
             let schema = storedSchema(schema)
             for (className, fields) in schema.classes where !ParseRules.isJoinClassName(className) {
                 let known = transaction?.layouts[className]?.fields ?? [:]
@@ -99,8 +150,10 @@ extension PostgresStore {
         // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
         // and the schema); reading adds them to every object again.
         let stored = try objects.map { (object) throws(PFError) -> ParseObject in
-            let fields = object.fields.filter { if case .relation = $0.value { return false } else { return true } }
-            let kept = fields.count == object.fields.count ? object : try object.replacingFields(fields)
+            // Most objects have no Relation field: no copy of their fields then.
+            let hasRelation = object.fields.values.contains { if case .relation = $0 { return true } else { return false } }
+            let kept = !hasRelation ? object : try object.replacingFields(
+                object.fields.filter { if case .relation = $0.value { return false } else { return true } })
             return ParseNameCoding.encode(kept, policy: namePolicy, tally: &tally)
         }
         transaction?.tally = tally
@@ -116,8 +169,10 @@ extension PostgresStore {
     }
 
     public func commit() throws(PFError) {
-        guard let state = transaction else { throw notBegun() }
+        guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in
+            try finishCopy()
+            guard let state = transaction else { throw notBegun() }
             for var layout in state.layouts.values {
                 if let encoded = state.tally.classes[layout.className] {
                     var names = layout.originalNames ?? [:]
@@ -142,14 +197,19 @@ extension PostgresStore {
                     """#, binds, doing: "writing the _SCHEMA row of \(layout.className)")
             }
             try session.query("COMMIT", doing: "committing")
+            encodedNames = state.tally
+            writtenIds = [:]
         }
-        encodedNames = state.tally
         transaction = nil
     }
 
     public func abort() {
         guard transaction != nil else { return }
         transaction = nil
+        // A COPY still open ends with CopyFail, so that the connection takes the ROLLBACK.
+        copying?.stream.cancel()
+        copying = nil
+        writtenIds = [:]
         _ = try? session.query("ROLLBACK", doing: "rolling back")
     }
 
@@ -271,7 +331,11 @@ extension PostgresStore {
                 if let field = ParseSchema.fieldType(of: value) { newFields[name] = field }
             }
         }
-        if transaction?.layouts[className] == nil || !newFields.isEmpty { try prepareClass(className, fields: newFields) }
+        if transaction?.layouts[className] == nil || !newFields.isEmpty {
+            // The staged rows go in before the table changes, as they would have row by row.
+            try finishCopy()
+            try prepareClass(className, fields: newFields)
+        }
         guard var layout = transaction?.layouts[className] else { throw notBegun() }
         try settlePointerTargets(objects, layout: &layout)
 
@@ -300,8 +364,13 @@ extension PostgresStore {
         }
         let names = Array(columns.keys)
         let updates = names.dropFirst().map { "\(quoted($0)) = EXCLUDED.\(quoted($0))" }.joined(separator: ", ")
-        let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
         let tail = #" ON CONFLICT ("objectId") DO UPDATE SET \#(updates)"#
+        if writeMethod == .copy {
+            try copy(order, byId, className: className, columns: columns, layout: &layout, mergeTail: tail)
+            transaction?.layouts[className] = layout
+            return
+        }
+        let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
         let perStatement = max(1, min(Self.maxRowsPerInsert, Self.maxParameters / names.count))
 
         var start = 0
@@ -315,7 +384,14 @@ extension PostgresStore {
                 guard let object = byId[id] else { continue }
                 var placeholders: [String] = []
                 for (column, kind) in columns {
-                    try bind(object, column: column, kind: kind, layout: &layout, into: &binds)
+                    switch try cell(object, column: column, kind: kind, layout: &layout) {
+                    case .null: binds.appendNull()
+                    case .text(let s): binds.append(s)
+                    case .bool(let b): binds.append(b)
+                    case .double(let d): binds.append(d)
+                    case .timestamp(let d): binds.append(d)
+                    case .textArray(let a): binds.append(a)
+                    }
                     parameter += 1
                     placeholders.append("$\(parameter)\(kind.cast)")
                 }
@@ -329,24 +405,136 @@ extension PostgresStore {
         transaction?.layouts[className] = layout
     }
 
-    /// Appends the parameter of one column of one object.
-    private func bind(
-        _ object: ParseObject, column: String, kind: ColumnKind, layout: inout ClassLayout, into binds: inout PostgresBindings
+    // MARK: - COPY
+
+    /// Sends a class's objects (deduplicated, in order) to its COPY, opening one when none is
+    /// open for these columns; a staging table that is full, or already holds one of the
+    /// objectIds, is merged first.
+    private func copy(
+        _ order: [String], _ byId: [String: ParseObject], className: String, columns: OrderedDictionary<String, ColumnKind>,
+        layout: inout ClassLayout, mergeTail: String
     ) throws(PFError) {
+        // Into a table this transaction created, objects it has not written go in directly.
+        var direct = false
+        if transaction?.createdColumns[className]?.contains("objectId") == true {
+            let hashes = order.map(\.hashValue)
+            direct = !columns.keys.contains { $0.contains("\"") } && !hashes.contains(where: writtenIds[className, default: []].contains)
+            writtenIds[className, default: []].formUnion(hashes)
+        }
+        if let open = copying,
+            open.target != className || open.columns != columns || open.direct != direct
+                || open.rows + order.count > copySegmentRows || order.contains(where: open.idSet.contains)
+        {
+            try finishCopy()
+        }
+        let names = columns.keys.map(quoted).joined(separator: ", ")
+        let segment: CopySegment
+        if let open = copying {
+            segment = open
+        } else if direct {
+            segment = CopySegment(
+                target: className, stage: className, columns: columns, merge: nil,
+                stream: try session.copy(into: className, columns: Array(columns.keys), inFlight: copyBatchesInFlight))
+            copying = segment
+        } else {
+            segment = try startCopy(
+                target: className, columns: columns,
+                merge: "INSERT INTO \(quoted(className)) (\(names)) SELECT \(names) FROM %STAGE%" + mergeTail)
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: 256 * order.count)
+        for id in order {
+            guard let object = byId[id] else { continue }
+            var first = true
+            for (column, kind) in columns {
+                if !first { buffer.writeInteger(CopyText.tab) }
+                first = false
+                switch try cell(object, column: column, kind: kind, layout: &layout) {
+                case .null: CopyText.appendNull(to: &buffer)
+                case .text(let s): CopyText.append(s, to: &buffer)
+                case .bool(let b): buffer.writeInteger(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+                case .double(let d): buffer.writeString(Self.float(d))
+                case .timestamp(let d):
+                    guard CopyText.appendTimestamp(d, to: &buffer) else {
+                        throw PFError(
+                            .invalidValue, format: StoreFormat.name,
+                            "\(location): \(className) '\(id)' field \(column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
+                    }
+                case .textArray(let a): CopyText.append(CopyText.arrayLiteral(a), to: &buffer)
+                }
+            }
+            buffer.writeInteger(CopyText.newline)
+        }
+        segment.ids.append(contentsOf: order)
+        if !direct { segment.idSet.formUnion(order) }
+        segment.rows += order.count
+        try send(buffer, to: segment)
+    }
+
+    /// Creates a staging table like `columns` and starts its COPY.
+    private func startCopy(target: String, columns: OrderedDictionary<String, ColumnKind>, merge: String) throws(PFError) -> CopySegment {
+        stagingTables += 1
+        let stage = "pfarchive_copy_\(stagingTables)"
+        let definitions = columns.map { "\(quoted($0.key)) \($0.value.sqlType)" }.joined(separator: ", ")
+        try session.query(
+            "CREATE TEMPORARY TABLE \(quoted(stage)) (\(definitions)) ON COMMIT DROP", doing: "creating the staging table for \(target)")
+        let segment = CopySegment(
+            target: target, stage: stage, columns: columns, merge: merge.replacingOccurrences(of: "%STAGE%", with: quoted(stage)),
+            stream: try session.copy(into: stage, inFlight: copyBatchesInFlight))
+        copying = segment
+        return segment
+    }
+
+    private func send(_ buffer: ByteBuffer, to segment: CopySegment) throws(PFError) {
+        do {
+            try segment.stream.send(buffer)
+        } catch {
+            throw copyError(error, segment)
+        }
+    }
+
+    /// Ends the open COPY, if any, and merges its staging table into its table.
+    func finishCopy() throws(PFError) {
+        guard let segment = copying else { return }
+        copying = nil
+        do {
+            try segment.stream.finish()
+        } catch {
+            throw copyError(error, segment)
+        }
+        guard let merge = segment.merge else { return }
+        try session.query(merge, doing: "merging the staged rows into \(segment.target)")
+        try session.query("DROP TABLE \(quoted(segment.stage))", doing: "dropping \(segment.stage)")
+    }
+
+    /// A COPY's error, naming the object of the line the server refused.
+    private func copyError(_ error: any Error, _ segment: CopySegment) -> PFError {
+        let described = PostgresSession.describe(error, url: url, doing: "copying rows into \(segment.target)")
+        guard let at = described.message.range(of: "at COPY \(segment.stage), line "),
+            let line = Int(described.message[at.upperBound...].prefix { $0.isNumber }),
+            segment.ids.indices.contains(line - 1)
+        else { return described }
+        let object = segment.ids[line - 1]
+        return PFError(
+            described.code, format: StoreFormat.name,
+            "\(location): writing \(segment.target) '\(object)' failed: " + described.message.dropFirst("\(url): copying rows into \(segment.target) failed: ".count))
+    }
+
+    /// The value of one column of one object (noting the Number kinds written in `layout`).
+    private func cell(_ object: ParseObject, column: String, kind: ColumnKind, layout: inout ClassLayout) throws(PFError) -> CellValue {
         let id = object.objectId ?? ""
         func fail(_ problem: String) -> PFError {
             PFError(.invalidValue, format: StoreFormat.name, "\(location): \(layout.className) '\(id)' field \(column): \(problem)")
         }
         switch column {
-        case "objectId": binds.append(id); return
-        case "createdAt": binds.append(object.createdAt); return
-        case "updatedAt": binds.append(object.updatedAt); return
-        case "_rperm": binds.append(object.acl.map { acl in acl.entries.filter { $0.value.read }.map(\.key) }); return
-        case "_wperm": binds.append(object.acl.map { acl in acl.entries.filter { $0.value.write }.map(\.key) }); return
+        case "objectId": return .text(id)
+        case "createdAt": return object.createdAt.map(CellValue.timestamp) ?? .null
+        case "updatedAt": return object.updatedAt.map(CellValue.timestamp) ?? .null
+        case "_rperm": return object.acl.map { acl in .textArray(acl.entries.filter { $0.value.read }.map(\.key)) } ?? .null
+        case "_wperm": return object.acl.map { acl in .textArray(acl.entries.filter { $0.value.write }.map(\.key)) } ?? .null
         default: break
         }
         let fieldName = layout.isUser && column == ClassLayout.passwordColumn ? ClassLayout.passwordField : column
-        guard let value = object.fields[fieldName], value != .null else { binds.appendNull(); return }
+        guard let value = object.fields[fieldName], value != .null else { return .null }
         let type = layout.fields[fieldName]?.type ?? "String"
         guard value.schemaTypeName == type else {
             throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(type) (\(kind.sqlType))")
@@ -356,35 +544,34 @@ extension PostgresStore {
             return s
         }
         switch value {
-        case .string(let s): binds.append(try text(s))
-        case .bool(let b): binds.append(b)
+        case .string(let s): return .text(try text(s))
+        case .bool(let b): return .bool(b)
         case .int(let i):
-            binds.append(Double(i))
             layout.numberKinds[fieldName] = NumberKind.integer.merged(with: layout.numberKinds[fieldName])
+            return .double(Double(i))
         case .double(let d):
-            binds.append(d)
             layout.numberKinds[fieldName] = NumberKind.double.merged(with: layout.numberKinds[fieldName])
-        case .date(let d): binds.append(d)
+            return .double(d)
+        case .date(let d): return .timestamp(d)
         case .pointer, .embedded:
             guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
             if layout.multiClassPointers.contains(fieldName) {
                 let rest = ParseValue.pointer(pointer).restValue
-                binds.append(try PostgresJSON.text(rest, what: "\(location): \(layout.className) '\(id)' field \(column)"))
-                return
+                return .text(try PostgresJSON.text(rest, what: "\(location): \(layout.className) '\(id)' field \(column)"))
             }
             if let target = layout.fields[fieldName]?.targetClass, target != pointer.className {
                 throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
             }
-            binds.append(try text(pointer.objectId))
-        case .file(let f): binds.append(try text(f.name))
-        case .geoPoint(let g): binds.append("(\(Self.float(g.longitude)),\(Self.float(g.latitude)))")
+            return .text(try text(pointer.objectId))
+        case .file(let f): return .text(try text(f.name))
+        case .geoPoint(let g): return .text("(\(Self.float(g.longitude)),\(Self.float(g.latitude)))")
         case .polygon(let p):
             guard !p.coordinates.isEmpty else { throw fail("is a polygon without points") }
-            binds.append("(" + p.coordinates.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
+            return .text("(" + p.coordinates.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
         case .object, .array, .bytes:
-            binds.append(try PostgresJSON.text(value.restValue, what: "\(location): \(layout.className) '\(id)' field \(column)"))
+            return .text(try PostgresJSON.text(value.restValue, what: "\(location): \(layout.className) '\(id)' field \(column)"))
         case .relation, .null:
-            binds.appendNull()
+            return .null
         }
     }
 
@@ -411,6 +598,7 @@ extension PostgresStore {
                         .invalidValue, format: StoreFormat.name,
                         "\(location): \(layout.className) '\(object.objectId ?? "")' field \(name): points at \(pointer.className) but the column existed before this import as Pointer<\(target)>; parse-server keeps one target class per field, and pfarchive changes the type only of columns it creates (import into a new database)")
                 }
+                try finishCopy()
                 let literal = "'" + target.replacingOccurrences(of: "'", with: "''") + "'"
                 try session.query(
                     """
@@ -437,6 +625,7 @@ extension PostgresStore {
         guard var state = transaction else { throw notBegun() }
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
         if state.layouts[key.owningClass]?.fields[key.field]?.type != "Relation" {
+            try finishCopy()
             try prepareClass(key.owningClass, fields: [key.field: ParseSchema.Field("Relation", targetClass: relation.targetClass)])
             guard let updated = transaction else { throw notBegun() }
             state = updated
@@ -444,6 +633,36 @@ extension PostgresStore {
         try ensureJoinTable(key.joinClassName, state: &state)
         transaction = state
         guard !rows.isEmpty else { return }
+        if writeMethod == .copy {
+            let table = key.joinClassName
+            if let open = copying, open.target != table { try finishCopy() }
+            let columns: OrderedDictionary<String, ColumnKind> = ["relatedId": .varchar120, "owningId": .varchar120]
+            let segment: CopySegment
+            if let open = copying {
+                segment = open
+            } else {
+                segment = try startCopy(
+                    target: table, columns: columns,
+                    merge: #"INSERT INTO \#(quoted(table)) ("relatedId", "owningId") SELECT "relatedId", "owningId" FROM %STAGE% ON CONFLICT DO NOTHING"#)
+            }
+            var buffer = ByteBufferAllocator().buffer(capacity: 40 * rows.count)
+            for (i, row) in rows.enumerated() {
+                for id in [row.relatedId, row.owningId] {
+                    guard !id.isEmpty, id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+                        throw PFError(
+                            .invalidValue, format: StoreFormat.name,
+                            "\(location): \(table) row \(i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")
+                    }
+                }
+                CopyText.append(row.relatedId, to: &buffer)
+                buffer.writeInteger(CopyText.tab)
+                CopyText.append(row.owningId, to: &buffer)
+                buffer.writeInteger(CopyText.newline)
+            }
+            segment.rows += rows.count
+            try send(buffer, to: segment)
+            return
+        }
         let perStatement = min(Self.maxRowsPerInsert, Self.maxParameters / 2)
         var start = 0
         while start < rows.count {

@@ -17,9 +17,11 @@ import PostgresNIO
 ///
 /// Reading streams pages of rows in `objectId` order (keyset pagination, no `OFFSET`), so
 /// memory is bounded by a page of objects. Writing happens in one transaction from
-/// ``begin(schema:)`` to ``commit()``: tables for new classes are created inside it, objects go
-/// in with multi-row `INSERT … ON CONFLICT ("objectId") DO UPDATE`, and ``abort()`` rolls all of
-/// it back. See `Docs/Stores.md` ("Parse Server PostgreSQL") for the mapping and what it loses.
+/// ``begin(schema:)`` to ``commit()``: tables for new classes are created inside it, objects and
+/// join rows go in with `COPY … FROM STDIN` into temporary staging tables, merged into the class
+/// and join tables with `INSERT … SELECT … ON CONFLICT` (an object whose objectId is there is
+/// replaced), several batches on their way while the server loads earlier ones, and
+/// ``abort()`` rolls all of it back. See `Docs/Stores.md` ("Parse Server PostgreSQL") for the mapping and what it loses.
 ///
 /// The API is synchronous: every call blocks the calling thread on postgres-nio's future, on
 /// an event loop the store owns. Use one store from one thread at a time.
@@ -36,6 +38,21 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     var transaction: WriteState?
     /// The names the last write encoded.
     public internal(set) var encodedNames = ParseNameTally()
+    /// How objects and join rows go in: `COPY` into a staging table merged into the class's
+    /// table (the default), or the multi-row `INSERT … ON CONFLICT` of earlier versions, kept
+    /// as the tests' oracle for what COPY must produce.
+    var writeMethod = WriteMethod.copy
+    /// The rows a staging table takes before it is merged (and a new one started).
+    var copySegmentRows = 50_000
+    /// The batches of COPY rows that may be on their way to the server at once.
+    var copyBatchesInFlight = 4
+    /// The COPY open in the transaction (``CopySegment``).
+    var copying: CopySegment?
+    /// Staging tables made so far by this store (their names are numbered).
+    var stagingTables = 0
+    /// The hash values of the objectIds written in this transaction to each table it created
+    /// (``CopySegment/direct``): an id not among them cannot be in the table yet.
+    var writtenIds: [String: Set<Int>] = [:]
     /// Parse Server's naming and PostgreSQL's 63-byte identifiers: other names are encoded
     /// (``PFParse/ParseNameCoding``), their originals kept in `_SCHEMA`.
     public var namePolicy: ParseNamePolicy { .postgres }

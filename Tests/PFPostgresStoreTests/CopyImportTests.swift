@@ -1,0 +1,284 @@
+import Foundation
+import OrderedCollections
+import PFArchive
+import PFTestSupport
+import PostgresNIO
+import Testing
+
+@testable import PFPostgresStore
+
+/// Objects and join rows go into PostgreSQL by `COPY` into staging tables merged with
+/// `INSERT … SELECT … ON CONFLICT`. What that leaves in the database must be what the multi-row
+/// `INSERT … ON CONFLICT` of earlier versions left (`WriteMethod.insert`, kept as the oracle):
+/// the same imports are run both ways into two new databases and their
+/// `pg_dump --data-only` outputs compared byte for byte — rows in the tables' physical order,
+/// every column as PostgreSQL prints it, `_SCHEMA` included.
+@Suite(.serialized, .enabled(if: TestServer.available, TestServer.skipReason))
+struct CopyImportTests {
+    // MARK: - Helpers
+
+    /// `pg_dump` of the PostgreSQL installation scripts/postgres.sh uses (the newest under
+    /// /usr/lib/postgresql), or `PFARCHIVE_PG_DUMP`.
+    static let pgDump: String? = {
+        if let path = ProcessInfo.processInfo.environment["PFARCHIVE_PG_DUMP"], !path.isEmpty { return path }
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.sorted { $0.compare($1, options: .numeric) == .orderedAscending }.reversed()
+            .map { "\(root)/\($0)/bin/pg_dump" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// `pg_dump --data-only` of a database, without the `\restrict` lines that carry a random key.
+    static func dump(_ url: String) throws -> String {
+        let path = try #require(pgDump, "no pg_dump under /usr/lib/postgresql/*/bin (set PFARCHIVE_PG_DUMP)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--data-only", "--no-owner", "--dbname", url]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let problem = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PFError(.io, format: "test", "pg_dump failed: \(String(decoding: problem, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }.joined(separator: "\n")
+    }
+
+    /// Runs `imports` into a new database written by INSERT and into another written by COPY
+    /// (staging tables of `segmentRows` rows, so that several are merged), and returns both dumps.
+    static func dumps(segmentRows: Int = 4, _ imports: (PostgresStore) throws -> Void) throws -> (insert: String, copy: String) {
+        var results: [String] = []
+        for method in [WriteMethod.insert, .copy] {
+            results.append(
+                try TestServer.withDatabase { url in
+                    let store = try PostgresStore.open(url: url)
+                    defer { store.close() }
+                    store.writeMethod = method
+                    store.copySegmentRows = segmentRows
+                    store.copyBatchesInFlight = 2
+                    try imports(store)
+                    return try dump(url)
+                })
+        }
+        return (results[0], results[1])
+    }
+
+    /// The first line where two dumps differ, for the failure message.
+    static func firstDifference(_ a: String, _ b: String) -> String {
+        let x = a.split(separator: "\n", omittingEmptySubsequences: false)
+        let y = b.split(separator: "\n", omittingEmptySubsequences: false)
+        for i in 0..<max(x.count, y.count) where (i < x.count ? x[i] : nil) != (i < y.count ? y[i] : nil) {
+            return "line \(i + 1):\n  INSERT: \(i < x.count ? String(x[i]) : "<end>")\n  COPY:   \(i < y.count ? String(y[i]) : "<end>")"
+        }
+        return "none"
+    }
+
+    static func expectSame(_ dumps: (insert: String, copy: String), sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(dumps.insert.contains("COPY public."), "the dump holds no table data", sourceLocation: sourceLocation)
+        #expect(dumps.insert == dumps.copy, "\(firstDifference(dumps.insert, dumps.copy))", sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Data
+
+    /// Strings COPY's text format must escape or that PostgreSQL reads specially elsewhere.
+    static let oddStrings: [String] = [
+        "tab\there", "line\nfeed", "carriage\rreturn\r\n", "back\\slash \\N \\. \\\\", "\\N", "\\.", "NULL", "",
+        "\"quoted\" 'single'", "{braces,and,commas}", "(1,2)", "ünïcödé e\u{301} 北区 🎉 \u{10FFFF} \u{FEFF}\u{2028}\u{2029}",
+        "\u{1}\u{1F}\u{7F}\u{85}\u{A0}", String(repeating: "long ", count: 2_000),
+    ]
+
+    /// Every Parse type, with odd strings, names to encode, odd ACL keys, dates before year 1
+    /// and after 9999 and to the microsecond, huge, tiny and non-finite numbers.
+    static func oddStore() throws -> MemoryStore {
+        var objects: [ParseObject] = []
+        var acl = ParseACL()
+        acl.set(.init(read: true, write: true), for: "role:A\"b\\c")
+        acl.set(.init(read: true), for: "user,with,commas")
+        acl.set(.init(write: true), for: "{brace}")
+        acl.setPublic(.init(read: true))
+        let dates: [Double] = [
+            1_400_000_000.123456, -2_000_000_000.456789, -65_000_000_000, 327_000_000_000.5, 0, -0.000001, 946_684_800,
+            -62_135_596_800, -62_135_596_800.000001,
+        ]
+        let numbers: [ParseValue] = [
+            .int(.max), .int(.min), .int(9_007_199_254_740_993), .double(1e308), .double(-0.0),
+            .double(.leastNonzeroMagnitude), .double(.greatestFiniteMagnitude), .double(.infinity), .double(-.infinity),
+            .double(.nan), .double(0.1), .int(0),
+        ]
+        for (i, text) in oddStrings.enumerated() {
+            var fields: OrderedDictionary<String, ParseValue> = [
+                "text": .string(text),
+                "größe": .int(Int64(i)),
+                "$price": .double(Double(i) + 0.5),
+                "when": .date(Date(timeIntervalSince1970: dates[i % dates.count])),
+                "number": numbers[i % numbers.count],
+                "nested": .object([
+                    "text": .string(text), "a.b": .int(1), "$c": .array([.string(text), .double(2.5), .int(-3), .null]),
+                    "deep": .object(["d": .date(Date(timeIntervalSince1970: 1_500_000_000.25)), "big": .int(.min)]),
+                ]),
+                "list": .array([.string(text), .object(["k": .bool(true)]), .array([])]),
+                "blob": .bytes(Data((0...255).map { UInt8(($0 + i) % 256) })),
+                "photo": .file(ParseFile(name: "tfss-\(i)-\(text.prefix(8)).png")),
+                "place": .geoPoint(ParseGeoPoint(latitude: -90 + Double(i), longitude: 180 - Double(i) * 0.125)),
+                "area": .polygon(ParsePolygon(coordinates: [
+                    ParseGeoPoint(latitude: 0, longitude: -0.0), ParseGeoPoint(latitude: 1e-7, longitude: 179.99999999),
+                ])),
+                "owner": .pointer(ParsePointer(className: "_User", objectId: "u\(i % 2 + 1)")),
+                "flag": .bool(i % 2 == 0),
+            ]
+            if i % 3 == 0 { fields["text"] = .null }
+            if i % 4 == 1 { fields.removeValue(forKey: "nested") }
+            objects.append(
+                try ParseObject(
+                    className: "Odd", objectId: "odd\(i)", createdAt: Date(timeIntervalSince1970: dates[(i + 3) % dates.count]),
+                    updatedAt: i % 2 == 0 ? nil : Date(timeIntervalSince1970: dates[(i + 5) % dates.count]),
+                    acl: i % 3 == 2 ? nil : (i % 3 == 1 ? ParseACL() : acl), fields: fields, checkingNames: false))
+        }
+        let sample = try Sample.store()
+        var schema = try sample.schema()
+        schema.classes["Odd"] = ["tags": .init("Relation", targetClass: "Post")]
+        let tags = ParseRelationKey(owningClass: "Odd", field: "tags", targetClass: "Post")
+        var joinRows = try sample.relations().reduce(into: [ParseRelationKey: [ParseJoinRow]]()) { $0[$1] = try sample.joinRows(of: $1) }
+        joinRows[tags] = (0..<oddStrings.count).flatMap { i in
+            [ParseJoinRow(owningId: "odd\(i)", relatedId: "p1"), ParseJoinRow(owningId: "odd\(i)", relatedId: "p\(i % 2 + 1)")]
+        }
+        return MemoryStore(objects: try sample.objects(in: "_User") + sample.objects(in: "Post") + objects, joinRows: joinRows, schema: schema)
+    }
+
+    // MARK: - Tests
+
+    @Test func everyParseTypeAndOddValuesAsTheInsertImport() throws {
+        let source = try Self.oddStore()
+        let dumps = try Self.dumps { store in try copy(source, into: store, batch: 3) }
+        Self.expectSame(dumps)
+        // The data is really there: the odd strings escaped as pg_dump's COPY prints them.
+        #expect(dumps.copy.contains("line\\nfeed") && dumps.copy.contains("carriage\\rreturn\\r\\n"))
+        #expect(dumps.copy.contains(#"{"role:A\\"b\\\\c","user,with,commas",*}"#))
+        #expect(dumps.copy.contains("BC"))
+    }
+
+    @Test func upsertsAsTheInsertImport() throws {
+        let first = try Self.oddStore()
+        // Replaces some objects (fields changed, dropped and added; a new class; a Number
+        // field's kind becoming mixed) and keeps the others.
+        var replaced: [ParseObject] = []
+        for i in [1, 4, 7] {
+            replaced.append(
+                try ParseObject(
+                    className: "Odd", objectId: "odd\(i)", createdAt: Date(timeIntervalSince1970: 1_600_000_000),
+                    fields: ["text": .string("replaced \(i)\t\\"), "number": .double(Double(i) / 3), "added": .string("new column")]))
+        }
+        replaced.append(try ParseObject(className: "Odd", objectId: "odd-new", fields: ["added": .string("new row")]))
+        replaced.append(try ParseObject(className: "Fresh", objectId: "f1", fields: ["n": .int(1)]))
+        let second = MemoryStore(objects: replaced)
+        let dumps = try Self.dumps { store in
+            try copy(first, into: store, batch: 3)
+            try copy(first, into: store, batch: 5)
+            try copy(second, into: store, batch: 2)
+        }
+        Self.expectSame(dumps)
+        #expect(dumps.copy.contains("replaced 4"))
+    }
+
+    @Test func anObjectIdRepeatedInOneImportAsTheInsertImport() throws {
+        // The later row replaces the earlier, whether in the same batch, the next one or in
+        // another staging table.
+        let dumps = try Self.dumps(segmentRows: 3) { store in
+            try store.begin(schema: ParseSchema())
+            for round in 0..<4 {
+                let batch = try (0..<3).map { i in
+                    try ParseObject(className: "Again", objectId: "a\((i + round) % 4)", fields: ["round": .int(Int64(round)), "i": .int(Int64(i))])
+                }
+                try store.write(batch + [batch[0]], className: "Again")
+                try store.write([ParseJoinRow(owningId: "a1", relatedId: "x"), ParseJoinRow(owningId: "a1", relatedId: "x")],
+                    relation: ParseRelationKey(owningClass: "Again", field: "rel", targetClass: "Again"))
+            }
+            try store.commit()
+        }
+        Self.expectSame(dumps)
+    }
+
+    @Test func multiClassPointersAndRelationsAsTheInsertImport() throws {
+        let source = try MultiClassPointerTests.store()
+        Self.expectSame(try Self.dumps(segmentRows: 2) { store in try copy(source, into: store, batch: 2) })
+        Self.expectSame(try Self.dumps(segmentRows: 1_000) { store in try copy(source, into: store, batch: 2) })
+    }
+
+    @Test func generatedStoresAsTheInsertImport() async throws {
+        await propertyCheck(count: 6, input: StoreGen.store()) { generated in
+            let source = generated.memoryStore()
+            let dumps = try Self.dumps(segmentRows: 5) { store in try copy(source, into: store, batch: 3) }
+            #expect(dumps.insert == dumps.copy, "\(Self.firstDifference(dumps.insert, dumps.copy))\n\(generated)")
+        }
+    }
+
+    @Test func randomObjectsAsTheInsertImport() async throws {
+        await propertyCheck(count: 6, input: RandomParse.stores) { objects in
+            let source = MemoryStore(objects: objects)
+            let dumps = try Self.dumps(segmentRows: 7) { store in try copy(source, into: store, batch: 4) }
+            #expect(dumps.insert == dumps.copy, "\(Self.firstDifference(dumps.insert, dumps.copy))")
+        }
+    }
+
+    /// A row the server refuses in batch N of a COPY (a date before PostgreSQL's 4714 BC), or
+    /// one pfarchive refuses before sending it (U+0000 in a string), leaves the database
+    /// exactly as it was, whether the batches before it were still in the staging table or
+    /// already merged; the error names the object, and the store writes again afterwards.
+    @Test func aFailureMidCopyLeavesTheDatabaseExactlyAsBefore() throws {
+        try TestServer.withDatabase { url in
+            let store = try PostgresStore.open(url: url)
+            defer { store.close() }
+            try copy(try Self.oddStore(), into: store, batch: 4)
+            let before = try Self.dump(url)
+            let tooOld = Date(timeIntervalSince1970: -220_000_000_000)
+            for segmentRows in [1_000, 2] {
+                for (field, bad, what) in [("when", ParseValue.date(tooOld), "out of range"), ("text", .string("nul\u{0}here"), "U+0000")] {
+                    store.copySegmentRows = segmentRows
+                    var objects = try (0..<20).map { i in
+                        try ParseObject(className: "Odd", objectId: "odd\(i)", fields: ["text": .string("overwritten \(i)")])
+                    }
+                    objects.append(contentsOf: try (0..<20).map { i in try ParseObject(className: "Later", objectId: "l\(i)", fields: ["n": .int(Int64(i))]) })
+                    objects[10] = try ParseObject(className: "Odd", objectId: "odd10", fields: [field: bad])
+                    #expect {
+                        try copy(MemoryStore(objects: objects), into: store, batch: 3)
+                    } throws: { error in
+                        guard let e = error as? PFError else { return false }
+                        return e.message.contains("odd10") && e.message.contains(what) && !e.message.contains("\n")
+                    }
+                    #expect(try Self.dump(url) == before, "segments of \(segmentRows) rows, \(what)")
+                }
+            }
+            // The connection is usable again, and the same objects go in without the bad one.
+            try copy(MemoryStore(objects: [try ParseObject(className: "Odd", objectId: "odd10", fields: ["text": .string("fine")])]), into: store)
+            #expect(try store.objects(in: "Odd").first { $0.objectId == "odd10" }?.fields["text"] == .string("fine"))
+        }
+    }
+}
+
+/// COPY's text format, without a server.
+@Suite struct CopyTextTests {
+    @Test func timestampsAreTheMicrosecondsPostgresNIOSends() {
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 946_684_800)) == "2000-01-01 00:00:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1_400_000_000.123456)) == "2014-05-13 16:53:20.123456+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -0.000001)) == "1969-12-31 23:59:59.999999+00")
+        // 0001-01-01 and the day before it, 1 BC (PostgreSQL has no year 0).
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01 00:00:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800.5)) == "0001-12-31 23:59:59.500000+00 BC")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 327_000_000_000)) == "12332-03-21 05:20:00.000000+00")
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1e300)) == nil)
+        #expect(CopyText.timestamp(Date(timeIntervalSince1970: .nan)) == nil)
+    }
+
+    @Test func textIsEscapedAndArraysQuoted() {
+        var buffer = ByteBuffer()
+        CopyText.append("a\tb\nc\rd\\e 🎉", to: &buffer)
+        CopyText.appendNull(to: &buffer)
+        #expect(buffer.readString(length: buffer.readableBytes) == "a\\tb\\nc\\rd\\\\e 🎉\\N")
+        #expect(CopyText.arrayLiteral([]) == "{}")
+        #expect(CopyText.arrayLiteral(["*", "role:A\"b\\c", "NULL"]) == #"{"*","role:A\"b\\c","NULL"}"#)
+    }
+}
