@@ -89,6 +89,11 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Realm files (.realm), read from the file format itself (issue 25).
+        .target(
+            name: "PFRealm",
+            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         .target(
             name: "PFGraphCopy",
             dependencies: [
@@ -99,7 +104,7 @@ let package = Package(
         .target(
             name: "PFStores",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData",
+                "PFCore", "PFJSON", "PFCompression", "PFParse", "PFKeyedArchive", "PFCoreData", "PFRealm",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -146,7 +151,7 @@ let package = Package(
             name: "PFArchive",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
+                "PFParse", "PFVersioning", "PFCoreData", "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm",
             ]
         ),
 
@@ -212,6 +217,7 @@ let package = Package(
         .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFRealmTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),

@@ -13,3 +13,4 @@
 @_exported import PFGraphCopy
 @_exported import PFStores
 @_exported import PFDiff
+@_exported import PFRealm
