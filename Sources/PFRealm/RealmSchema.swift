@@ -56,8 +56,8 @@ public struct RealmColumn: Sendable {
     public var originProperty: String?
     /// The column's position among the cluster's leaves (the column key's low 16 bits).
     var leafIndex: Int
-    /// The table index of the link target, for link columns.
-    var targetTable: Int?
+    /// The position in ``RealmDatabase/tables`` of the link target, for link and backlink columns.
+    public internal(set) var targetTable: Int?
     /// The spec's enumerated-string key list, when the strings are enumerated.
     var enumKeysRef: Int64?
 }
