@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(name: "PFParseTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFVersioningTests", dependencies: ["PFTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PFCoreDataTests", dependencies: ["PFTestSupport"]),
-        .testTarget(name: "PFRealmTests", dependencies: ["PFTestSupport"]),
+        .testTarget(name: "PFRealmTests", dependencies: ["PFTestSupport", "PFSQLiteStore"]),
         .testTarget(name: "PFFormatsTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFGraphCopyTests", dependencies: ["PFTestSupport"]),
         .testTarget(name: "PFStoresTests", dependencies: ["PFTestSupport"]),
