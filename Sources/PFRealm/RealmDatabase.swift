@@ -139,7 +139,12 @@ public final class RealmDatabase {
         }
         let target = tables[table]
         if target.isEmbedded {
-            if let object = try embeddedObjects(table)[key] { return .embedded(target, object) }
+            if let object = try embeddedObjects(table)[key] {
+                // Inlining copies the object: counted, so links that share an embedded
+                // object many times over cannot expand without bound.
+                try file.spend(object.values.count + 1, at: 0)
+                return .embedded(target, object)
+            }
         } else if let id = try identities(table)[key] {
             return .object(target, id)
         }
