@@ -196,6 +196,7 @@ let package = Package(
         .executableTarget(name: "FuzzTypedStream", dependencies: ["PFFuzzSupport", "PFTypedStream"], path: "Fuzz/FuzzTypedStream"),
         .executableTarget(name: "FuzzParse", dependencies: ["PFFuzzSupport", "PFParse"], path: "Fuzz/FuzzParse"),
         .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCompression"], path: "Fuzz/FuzzCompression"),
+        .executableTarget(name: "FuzzRealm", dependencies: ["PFFuzzSupport", "PFRealm"], path: "Fuzz/FuzzRealm"),
 
         // MARK: - Tests
         .target(
