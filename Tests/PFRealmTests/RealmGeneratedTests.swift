@@ -192,3 +192,25 @@ import Testing
         }
     }
 }
+
+/// The speed check of issue 25: a format-23 file of 1,000,000 objects, written by the test
+/// writer, read back whole. Set PFARCHIVE_REALM_MILLION=1 to run it (it prints the rate).
+@Suite("Realm speed") struct RealmSpeedTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PFARCHIVE_REALM_MILLION"] != nil))
+    func aMillionObjectsReadBack() throws {
+        let (bytes, rows) = RealmGeneratedTests.makeFile(seed: 42, count: 1_000_000, streaming: false)
+        let start = Date()
+        let db = try RealmDatabase(RealmFile(bytes: bytes))
+        let table = try #require(db.table(named: "Item"))
+        var count = 0
+        var last: Int64 = -1
+        try db.forEachObject(of: table) { object in
+            count += 1
+            last = object.key
+        }
+        let seconds = Date().timeIntervalSince(start)
+        print("Realm: \(count) objects (\(bytes.count) bytes) read in \(String(format: "%.2f", seconds)) s, \(Int(Double(count) / seconds)) objects/s")
+        #expect(count == rows.count)
+        #expect(last == rows.last?.key)
+    }
+}
