@@ -124,6 +124,11 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Realm files (.realm), read from the file format itself (issue 25).
+        .target(
+            name: "PFRealm",
+            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         .target(
             name: "PFGraphCopy",
             dependencies: [
@@ -135,7 +140,7 @@ let package = Package(
             name: "PFStores",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFParse", "PFParseExport", "PFKeyedArchive", "PFCoreData",
-                "PFGraphCopy", "PFSerialization",
+                "PFGraphCopy", "PFSerialization", "PFRealm",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -184,7 +189,7 @@ let package = Package(
             dependencies: [
                 "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization",
                 "PFKeyedArchive", "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData",
-                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff",
+                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm",
             ]
         ),
 
@@ -229,6 +234,7 @@ let package = Package(
         .executableTarget(name: "FuzzTypedStream", dependencies: ["PFFuzzSupport", "PFCore", "PFTypedStream"], path: "Fuzz/FuzzTypedStream"),
         .executableTarget(name: "FuzzParse", dependencies: ["PFFuzzSupport", "PFCore", "PFParse", "PFParseExport"], path: "Fuzz/FuzzParse"),
         .executableTarget(name: "FuzzCompression", dependencies: ["PFFuzzSupport", "PFCore", "PFCompression"], path: "Fuzz/FuzzCompression"),
+        .executableTarget(name: "FuzzRealm", dependencies: ["PFFuzzSupport", "PFCore", "PFRealm"], path: "Fuzz/FuzzRealm"),
 
         // MARK: - Tests
         // Each test target depends on the modules it tests and on what it really uses; the test
@@ -416,6 +422,10 @@ let package = Package(
                 "PFTestSupport", "PFCore", "PFSerialization", "PFCBOR", "PFCompression", "PFPropertyList",
                 "PFTypedStream", "PFKeyedArchive", "PFVersioning", "PFFormats", "PFStores",
             ]
+        ),
+        .testTarget(
+            name: "PFRealmTests",
+            dependencies: ["PFTestSupport", "PFCore", "PFRealm", "PFSQLiteStore"]
         ),
     ],
     swiftLanguageModes: [.v6]

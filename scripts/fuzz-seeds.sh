@@ -31,6 +31,7 @@ seed FuzzKeyed $fx/conformance/hostile/ka_* $fx/real/keyed/*.bplist $fx/real/key
 seed FuzzTypedStream $fx/conformance/hostile/ts_* Tests/PFVersioningTests/Fixtures/classic/*.typedstream $fx/regressions/typedstream/*
 seed FuzzParse $fx/real/parse/*.json $fx/regressions/parse/*
 seed FuzzCompression $fx/conformance/hostile/zlib_* $fx/regressions/compression/* $fx/mutation/compression/*
+seed FuzzRealm $fx/real/realm/*.realm $fx/regressions/realm/*
 # CBOR has no fixture files of its own: hand-made items cover every major type.
 if [ -d "$out/FuzzCBOR" ]; then
 printf '\xa2\x61\x61\x01\x61\x62\x82\xf5\xf6' > "$out/FuzzCBOR/seed-map.cbor"

@@ -3,8 +3,8 @@
 #
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET…]
 #
-# Default: 30 seconds for each of the eight targets, one after another. Targets: FuzzJSON,
-# FuzzBinaryPlist, FuzzXMLPlist, FuzzCBOR, FuzzKeyed, FuzzTypedStream, FuzzParse,
+# Default: 30 seconds for each of the nine targets, one after another. Targets: FuzzJSON,
+# FuzzBinaryPlist, FuzzXMLPlist, FuzzCBOR, FuzzKeyed, FuzzTypedStream, FuzzParse, FuzzRealm,
 # FuzzCompression. Environment:
 #   FUZZ_JOBS=N        run N targets at a time (default 1)
 #   FUZZ_NICE=1        run under nice (a shared machine)
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
-all=(FuzzJSON FuzzBinaryPlist FuzzXMLPlist FuzzCBOR FuzzKeyed FuzzTypedStream FuzzParse FuzzCompression)
+all=(FuzzJSON FuzzBinaryPlist FuzzXMLPlist FuzzCBOR FuzzKeyed FuzzTypedStream FuzzParse FuzzCompression FuzzRealm)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 scratch=.build-fuzz

@@ -17,3 +17,4 @@
 @_exported import PFGraphCopy
 @_exported import PFStores
 @_exported import PFDiff
+@_exported import PFRealm

@@ -16,6 +16,8 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     case postgres
     /// A whole store in one keyed archive, `.archive`.
     case keyedArchive = "keyed-archive"
+    /// A Realm database file, `.realm` (read-only).
+    case realm
 
     /// A name for messages, such as "the SQLite store".
     public var description: String {
@@ -26,6 +28,7 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
         case .mongoShape: "the Mongo shape (.jsonl directory)"
         case .postgres: "the PostgreSQL store"
         case .keyedArchive: "a keyed-archive store"
+        case .realm: "a Realm file"
         }
     }
 }
@@ -36,7 +39,7 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
 /// `postgresql://…` are PostgreSQL; `.zip` is a Parse export; `.sqlite`, `.db` and
 /// `.sqlite3` are the SQLite store unless the file is a Core Data store (it has the
 /// `Z_PRIMARYKEY` and `Z_METADATA` tables); `.storedata` is Core Data; a `.jsonl` directory is
-/// the Mongo shape; `.archive` is a keyed archive; any other directory is a Parse export, and a
+/// the Mongo shape; `.archive` is a keyed archive; `.realm` is a Realm file; any other directory is a Parse export, and a
 /// path that does not exist yet with no known extension becomes a new Parse export directory.
 public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// The kind of store.
@@ -88,6 +91,7 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case "jsonl": kind = .mongoShape
         case "archive": kind = .keyedArchive
         case "storedata": kind = .coreData
+        case "realm": kind = .realm
         case "sqlite", "sqlite3", "db":
             // Told from the bytes, never by opening the file (see sqliteKind(of:)).
             kind = exists && !isDirectory.boolValue && sqliteKind(of: url) == .coreData ? .coreData : .sqlite
@@ -322,8 +326,8 @@ public struct StoreOpeners: Sendable {
     public init() {}
 
     /// The kinds this module implements: Parse exports (``ParseExportStore``), keyed
-    /// archives (``KeyedArchiveStore``), the Mongo shape (``MongoShapeStore``), and Core Data
-    /// stores (read-only, ``CoreDataObjectStore``). A source must exist; a destination need not.
+    /// archives (``KeyedArchiveStore``), the Mongo shape (``MongoShapeStore``), Core Data
+    /// stores (read-only, ``CoreDataObjectStore``) and Realm files (read-only, ``RealmObjectStore``). A source must exist; a destination need not.
     public static var standard: StoreOpeners { standard(readerThreads: ProcessInfo.processInfo.activeProcessorCount) }
 
     /// ``standard`` with the number of threads a Parse export parses its rows on
@@ -340,6 +344,12 @@ public struct StoreOpeners: Sendable {
             .coreData,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
                 try CoreDataObjectStore(url: try existing(location))
+            },
+            writer: nil)
+        openers.register(
+            .realm,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                try RealmObjectStore(url: try existing(location))
             },
             writer: nil)
         return openers
@@ -411,7 +421,9 @@ public struct StoreOpeners: Sendable {
     ///   this build (Core Data stores are read-only), or what the opener throws.
     public func writer(for location: StoreLocation) throws(PFError) -> any ObjectStoreWriter {
         guard let open = writers[location.kind] else {
-            let why = location.kind == .coreData ? "Core Data stores are read-only" : "writing \(location.kind) is not available in this build of pfarchive"
+            let why =
+                location.kind == .coreData ? "Core Data stores are read-only"
+                : location.kind == .realm ? "Realm files are read-only" : "writing \(location.kind) is not available in this build of pfarchive"
             throw PFError(.unsupported, format: StoreFailure.format, "\(location): \(why)")
         }
         return try open(location)

@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
-import PFArchive
+import PFCore
+import PFParse
+import PFStores
+import PFStoreTestSupport
 import PFTestSupport
 import PostgresNIO
 import Testing

@@ -22,6 +22,11 @@ struct Convert: ParsableCommand {
               pfarchive convert graph.json graph.archive --to keyed --container xmlplist
               pfarchive convert GameScore.json - --from parse --to parse --pretty
               pfarchive convert blob.archive - --from keyed --decode-blobs
+              pfarchive convert default.realm default.json --pretty
+
+            A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}: \
+            links as the target's primary key (or _key), embedded objects inline; see \
+            Docs/Realm.md.
 
             With --decode-blobs, data values that hold a property list, keyed archive, \
             typedstream, JSON or CBOR (perhaps compressed) are decoded too, recursively, within \
@@ -58,6 +63,9 @@ struct Convert: ParsableCommand {
     @Flag(name: .long, help: "Write deterministic CBOR (RFC 8949 core deterministic encoding).")
     var canonical = false
 
+    @Flag(name: .long, help: "For a Realm file: also write its internal and sync tables (metadata, pk, __*, flx_*, tables without the class_ prefix).")
+    var internalTables = false
+
     func validate() throws {
         if let container {
             guard to == .keyed || (to == nil && FormatDetector.infer(fromPath: output).format == .keyed) else {
@@ -83,6 +91,10 @@ struct Convert: ParsableCommand {
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
         }
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
+        if readOptions.format == nil && RealmInput.isRealm(input, bytes) {
+            try convertRealm(bytes, options: readOptions)
+            return
+        }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
         progress.begin("reading")
         let result: FormatIO.ReadResult

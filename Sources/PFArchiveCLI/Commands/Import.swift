@@ -13,8 +13,9 @@ struct Import: ParsableCommand {
             .sqlite or .db is pfarchive's SQLite store, or a Core Data store (read-only) when \
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
             directory is Parse Server's Mongo shape; postgres://… is a PostgreSQL server; \
-            .archive is a keyed archive. A DEST that does not exist and has no known \
-            extension becomes a new Parse export directory. Core Data stores are read-only.
+            .archive is a keyed archive; .realm is a Realm file (formats 20-24). A DEST that \
+            does not exist and has no known extension becomes a new Parse export directory. \
+            Core Data stores and Realm files are read-only.
 
             Objects are streamed class by class in batches, then the relation join rows, in \
             one transaction: a new DEST appears only when the import has finished, an \

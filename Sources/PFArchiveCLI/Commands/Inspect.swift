@@ -12,7 +12,9 @@ struct Inspect: ParsableCommand {
             format details (a binary property list's trailer, the CBOR tags seen, whether a \
             property list is a keyed archive) and the value as a tree, like `plutil -p`. \
             For a Core Data store: the recovered model, row counts, and what each Binary or \
-            Transformable column holds (such as "keyed archive ×12 (NSDictionary), bytes ×1").
+            Transformable column holds (such as "keyed archive ×12 (NSDictionary), bytes ×1"). \
+            For a Realm file: its format version, classes, properties (type, optional or \
+            required, primary key, link targets, embedded classes) and object counts.
 
             Examples:
               pfarchive inspect scores.bplist
@@ -23,6 +25,7 @@ struct Inspect: ParsableCommand {
               pfarchive inspect data.archive --from keyed --decode-blobs
               pfarchive inspect App.sqlite            # a Core Data store: model, row counts, blobs
               pfarchive inspect App.sqlite --graph    # its entity graph
+              pfarchive inspect default.realm         # a Realm file: format, schema, counts
             """
     )
 
@@ -61,6 +64,10 @@ struct Inspect: ParsableCommand {
             return
         }
         let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
+        if options.format == nil && !graphRequested && RealmInput.isRealm(input, bytes) {
+            try inspectRealm(bytes, options: options)
+            return
+        }
         if graphRequested {
             try drawGraph(bytes, options: options)
             return

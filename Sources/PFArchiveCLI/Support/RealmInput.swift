@@ -1,0 +1,81 @@
+import Foundation
+import PFArchive
+
+/// Reading a Realm file (`.realm`) given to `convert` or `inspect`.
+enum RealmInput {
+    /// Whether an input is a Realm file: its name ends in `.realm`, or its header has the
+    /// `T-DB` mark.
+    static func isRealm(_ path: String, _ bytes: Data) -> Bool {
+        path.lowercased().hasSuffix(".realm") || RealmFile.hasRealmHeader(bytes.prefix(24))
+    }
+
+    /// Opens a Realm file from its bytes.
+    /// - Parameters:
+    ///   - path: the input's name, for messages.
+    ///   - bytes: the whole file.
+    ///   - limits: the decoding limits.
+    /// - Throws: ``CLIFailure`` naming the file.
+    static func open(_ path: String, bytes: Data, limits: PFLimits) throws -> RealmDatabase {
+        do {
+            return try RealmDatabase(RealmFile(bytes: [UInt8](bytes), limits: limits))
+        } catch {
+            throw CLIFailure(file: path, error)
+        }
+    }
+}
+
+extension Convert {
+    /// Writes a Realm file as `{"Class": [objects…]}` in the output format.
+    func convertRealm(_ bytes: Data, options: FormatIO.ReadOptions) throws {
+        let db = try RealmInput.open(input, bytes: bytes, limits: options.limits)
+        let document: PFValue
+        do {
+            document = try db.document(includeInternal: internalTables)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        if db.unresolvedLinkCount > 0 {
+            let shown = db.unresolvedLinks.prefix(5).joined(separator: "; ")
+            FileHandle.standardError.write(
+                Data("pfarchive: \(input): \(db.unresolvedLinkCount) links to objects not in the file written as null: \(shown)\n".utf8))
+        }
+        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+        let writeOptions = FormatIO.WriteOptions(
+            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls, canonicalCBOR: canonical)
+        let out: Data
+        do {
+            out = try FormatIO.write(document, as: format, options: writeOptions)
+        } catch {
+            throw CLIFailure(file: output, error)
+        }
+        try FileIO.writeAtomically(out, to: output)
+    }
+}
+
+extension Inspect {
+    /// Prints a Realm file's format version, schema and object counts, as text or JSON.
+    func inspectRealm(_ bytes: Data, options: FormatIO.ReadOptions) throws {
+        let db = try RealmInput.open(input, bytes: bytes, limits: options.limits)
+        let summary: PFValue
+        do {
+            summary = try db.summary()
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        if json {
+            var members = summary.dictionaryValue ?? [:]
+            members.updateValue(.string(input), forKey: "file", insertingAt: 0)
+            members.updateValue("realm", forKey: "format", insertingAt: 1)
+            let text: Data
+            do {
+                text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(members))
+            } catch {
+                throw CLIFailure(file: input, error)
+            }
+            try StandardOutput.write(text.last == UInt8(ascii: "\n") ? text : text + Data("\n".utf8))
+        } else {
+            try StandardOutput.writeLines(RealmDatabase.summaryText(file: input, summary: summary))
+        }
+    }
+}

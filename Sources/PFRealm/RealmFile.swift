@@ -1,0 +1,145 @@
+import Foundation
+import PFCore
+
+/// A Realm database file (`.realm`) opened for reading, from the file format itself: no Realm
+/// SDK and no realm-core library.
+///
+/// The file's bytes are held in memory and never written; every node reference, size and
+/// count read from them is checked against the file before it is followed (see
+/// ``RealmNode``), so a damaged or hostile file fails with a ``PFCore/PFError`` instead of a
+/// crash, an unbounded allocation or an endless loop.
+///
+/// File format versions 20, 22, 23 and 24 are read (realm-core 10 and later: Realm Swift
+/// 10.x and later, realm-js 10 and later, Kotlin, .NET); any other version fails with an
+/// error naming the version found and the versions supported. Both the normal form (two top
+/// references, the header's flag choosing one) and the streaming form written by
+/// `writeCopy` and compaction (the top reference in a 16-byte footer) are read.
+public final class RealmFile {
+    /// The format name used in errors.
+    public static let format = "Realm"
+    /// The file format versions this reader understands.
+    public static let supportedVersions = [20, 22, 23, 24]
+    /// The streaming form's footer cookie (the footer's second 64-bit word).
+    static let footerCookie: UInt64 = 0x3034_1252_37E5_26C8
+
+    /// The file's bytes.
+    let bytes: [UInt8]
+    /// The file format version of the active top reference.
+    public let formatVersion: Int
+    /// Whether the file is in the streaming form (top reference in the footer).
+    public let isStreamingForm: Bool
+    /// The reference of the group's top array.
+    let topRef: Int
+    /// The budgets enforced while reading.
+    public let limits: PFLimits
+    /// Values left before ``PFCore/PFLimits/maxNodes`` is exceeded.
+    var nodeBudget: Int
+
+    /// Whether bytes start like a Realm file: the `T-DB` mark at byte 16 of the header.
+    /// - Parameter prefix: the first bytes of a file (at least 24 to say yes).
+    /// - Returns: whether the mark is there.
+    public static func hasRealmHeader<Bytes: Collection<UInt8>>(_ prefix: Bytes) -> Bool {
+        let head = Array(prefix.prefix(24))
+        return head.count == 24 && head[16] == 0x54 && head[17] == 0x2D && head[18] == 0x44 && head[19] == 0x42
+    }
+
+    /// Reads a Realm file.
+    /// - Parameters:
+    ///   - url: the `.realm` file (it is only read).
+    ///   - key: the 64-byte encryption key of an encrypted file, or `nil`.
+    ///   - limits: the budgets enforced (``PFCore/PFLimits/maxInputBytes`` caps the file).
+    /// - Throws: ``PFCore/PFError`` when the file cannot be read, is not a Realm file, is
+    ///   encrypted and no (or a wrong) key is given, or has an unsupported format version.
+    public convenience init(url: URL, key: [UInt8]? = nil, limits: PFLimits = .default) throws(PFError) {
+        let data: Data
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            if let size = attributes[.size] as? Int, size > limits.maxInputBytes {
+                throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: Self.format)
+            }
+            data = try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch let error as PFError {
+            throw error
+        } catch {
+            throw PFError(.io, format: Self.format, "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        try self.init(bytes: [UInt8](data), key: key, limits: limits)
+    }
+
+    /// Reads a Realm file from its bytes.
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - key: the 64-byte encryption key of an encrypted file, or `nil`.
+    ///   - limits: the budgets enforced.
+    /// - Throws: ``PFCore/PFError`` as ``init(url:key:limits:)``.
+    public init(bytes input: [UInt8], key: [UInt8]? = nil, limits: PFLimits = .default) throws(PFError) {
+        guard input.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: Self.format)
+        }
+        var bytes = input
+        if let key {
+            bytes = try RealmDecryption.decrypt(input, key: key)
+        }
+        guard bytes.count >= 24 else {
+            throw PFError(.truncated, format: Self.format, "not a Realm file: \(bytes.count) bytes, shorter than the 24-byte header")
+        }
+        guard Self.hasRealmHeader(bytes) else {
+            throw PFError(
+                .syntax, format: Self.format,
+                key == nil
+                    ? "not a Realm file, or an encrypted one (no T-DB mark at byte 16; give the key with --key)"
+                    : "not a Realm file after decryption (no T-DB mark at byte 16)", offset: 16)
+        }
+        let slot = Int(bytes[23] & 1)
+        let version = Int(bytes[20 + slot])
+        guard Self.supportedVersions.contains(version) else {
+            throw PFError(
+                .unsupported, format: Self.format,
+                "file format version \(version) is not supported; supported versions: 20, 22, 23 and 24 (Realm 10 and later)",
+                offset: 20 + slot)
+        }
+        var top = Self.uint64(bytes, at: slot * 8)
+        var streaming = false
+        if slot == 0 && top == UInt64.max {
+            streaming = true
+            guard bytes.count >= 24 + 16 else {
+                throw PFError(.truncated, format: Self.format, "streaming-form file without its 16-byte footer", offset: bytes.count)
+            }
+            let footer = bytes.count - 16
+            guard Self.uint64(bytes, at: footer + 8) == Self.footerCookie else {
+                throw PFError(.syntax, format: Self.format, "streaming-form file without its footer cookie (truncated?)", offset: footer + 8)
+            }
+            top = Self.uint64(bytes, at: footer)
+        }
+        guard top != 0 else {
+            throw PFError(.invalidValue, format: Self.format, "the file has no top reference (an empty, never committed file)", offset: slot * 8)
+        }
+        guard top < UInt64(bytes.count) else {
+            throw PFError(.truncated, format: Self.format, "top reference \(top) is past the end of the file (\(bytes.count) bytes)", offset: slot * 8)
+        }
+        self.bytes = bytes
+        self.formatVersion = version
+        self.isStreamingForm = streaming
+        self.topRef = Int(top)
+        self.limits = limits
+        self.nodeBudget = limits.maxNodes
+    }
+
+    /// A little-endian 64-bit word; the caller has checked `offset + 8 <= bytes.count`.
+    static func uint64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for i in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + i]) }
+        return value
+    }
+
+    /// Counts `n` values read against ``PFCore/PFLimits/maxNodes``.
+    func spend(_ n: Int, at offset: Int) throws(PFError) {
+        nodeBudget -= n
+        if nodeBudget < 0 { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: offset) }
+    }
+
+    /// An error about the node at `ref`.
+    func damaged(_ message: String, at ref: Int) -> PFError {
+        PFError(.syntax, format: Self.format, "damaged file: \(message)", offset: ref)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFRealm
+
+/// A Realm file (`.realm`) as a read-only source of Parse-like objects, so it can be
+/// imported into any other store.
+///
+/// Each top-level model class is a class (the model's name, without the file's `class_`
+/// prefix); internal and sync tables (`metadata`, `pk`, `__*`, `flx_*`) are left out.
+/// An object's objectId is its primary key as text where the class has one (an ObjectId as
+/// 24 hex digits, a UUID in lowercase), otherwise `<Class>-<object key>`. Links are Pointers
+/// (to that id), lists and sets of links arrays of Pointers in the list's order, embedded
+/// objects nested Objects, dictionaries Objects; a link whose target is not in the file is
+/// null (``RealmDatabase/unresolvedLinks`` lists them). Backlinks (inverse relationships)
+/// are not stored: they are the links seen from the other side.
+public final class RealmObjectStore: ObjectStoreReader {
+    /// The opened file.
+    public let database: RealmDatabase
+    /// The file's path.
+    public let url: URL
+
+    /// Opens a Realm file read-only (its bytes are read once; nothing is written or locked).
+    /// - Parameters:
+    ///   - url: the `.realm` file.
+    ///   - key: the 64-byte key of an encrypted file.
+    ///   - limits: the decoding limits.
+    /// - Throws: ``PFCore/PFError`` when the file is not a readable Realm file.
+    public init(url: URL, key: [UInt8]? = nil, limits: PFLimits = .default) throws(PFError) {
+        self.url = url
+        do {
+            database = try RealmDatabase(url: url, key: key, limits: limits)
+        } catch {
+            throw Self.located(error, url)
+        }
+    }
+
+    private static func located(_ error: PFError, _ url: URL) -> PFError {
+        var e = error
+        if !e.message.hasPrefix(url.lastPathComponent + ": ") { e.message = "\(url.lastPathComponent): \(e.message)" }
+        return e
+    }
+
+    public var location: String { url.path }
+
+    /// The top-level model classes, in the file's order.
+    public func classNames() throws(PFError) -> [String] { database.topLevelClasses.map(\.name) }
+
+    /// The schema from the file's specs: integers, floats and doubles → Number, bool →
+    /// Boolean, string, ObjectId, UUID and Decimal128 → String, data → Bytes, date → Date,
+    /// a link → Pointer to its class (Object for an embedded class), lists and sets → Array,
+    /// dictionaries → Object. Mixed properties have no one type and are typed by their values.
+    public func schema() throws(PFError) -> ParseSchema {
+        var schema = ParseSchema()
+        for table in database.topLevelClasses {
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            for column in table.columns {
+                guard let field = parseField(column) else { continue }
+                fields[Self.fieldName(column.name)] = field
+            }
+            schema.classes[table.name] = fields
+        }
+        return schema
+    }
+
+    func parseField(_ column: RealmColumn) -> ParseSchema.Field? {
+        switch column.collection {
+        case .list, .set: return ParseSchema.Field("Array")
+        case .dictionary: return ParseSchema.Field("Object")
+        case .none: break
+        }
+        switch column.type {
+        case .int, .float, .double: return ParseSchema.Field("Number")
+        case .bool: return ParseSchema.Field("Boolean")
+        case .string, .objectId, .uuid, .decimal: return ParseSchema.Field("String")
+        case .binary: return ParseSchema.Field("Bytes")
+        case .timestamp: return ParseSchema.Field("Date")
+        case .link, .linkList:
+            guard let i = column.targetTable, database.tables.indices.contains(i) else { return nil }
+            let target = database.tables[i]
+            return target.isEmbedded ? ParseSchema.Field("Object") : ParseSchema.Field("Pointer", targetClass: target.name)
+        case .mixed, .typedLink, .backlink: return nil
+        }
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? {
+        guard let table = database.table(named: className) else { return nil }
+        return try? database.objectCount(table)
+    }
+
+    /// Streams a class's objects in key order.
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        guard let table = database.table(named: className), table.isModelClass, !table.isEmbedded else {
+            throw PFError(.usage, format: RealmFile.format, "\(url.lastPathComponent): no class \(className)")
+        }
+        do {
+            try database.forEachObject(of: table) { (object) throws(PFError) in
+                var row = OrderedDictionary<String, PFValue>()
+                row["className"] = .string(table.name)
+                row["objectId"] = .string(Self.objectId(database.identity(of: object, in: table), key: object.key, table: table))
+                for (column, value) in zip(table.columns, object.values) {
+                    row[Self.fieldName(column.name)] = try parseValue(value, origin: "\(table.name).\(column.name)", depth: 0)
+                }
+                let parsed: ParseObject
+                do throws(PFError) {
+                    parsed = try ParseObject(rest: .dictionary(row), className: table.name, checkingNames: false)
+                } catch {
+                    var e = error
+                    e.format = RealmFile.format
+                    e.message = "\(table.name) \(row["objectId"]?.stringValue ?? "?"): \(e.message)"
+                    throw e
+                }
+                try body(parsed)
+            }
+        } catch {
+            throw Self.located(error, url)
+        }
+    }
+
+    /// The objectId of an object: its primary key as text, or `<Class>-<key>`.
+    static func objectId(_ identity: PFValue, key: Int64, table: RealmTable) -> String {
+        guard table.primaryKey != nil else { return "\(table.name)-\(key)" }
+        switch identity {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        case .null: return "\(table.name)-null"
+        default: return identity.description
+        }
+    }
+
+    /// A value in Parse's REST shape.
+    func parseValue(_ value: RealmValue, origin: String, depth: Int) throws(PFError) -> PFValue {
+        guard depth < 100 else { throw PFLimits.exceeded("maxDepth", 100, format: RealmFile.format) }
+        switch value {
+        case .link(let table, let key):
+            switch try database.resolve(table: table, key: key, from: origin) {
+            case .embedded(let t, let object)?:
+                var out = OrderedDictionary<String, PFValue>()
+                for (column, v) in zip(t.columns, object.values) {
+                    out[column.name] = try parseValue(v, origin: "\(t.name).\(column.name)", depth: depth + 1)
+                }
+                return .dictionary(out)
+            case .object(let t, let id)?:
+                return ["__type": "Pointer", "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
+            case nil:
+                return .null
+            }
+        case .typedLink:
+            return try database.json(value, origin: origin)
+        case .list(let a), .set(let a):
+            var out: [PFValue] = []
+            for element in a { out.append(try parseValue(element, origin: origin, depth: depth + 1)) }
+            return .array(out)
+        case .dictionary(let entries):
+            var out = OrderedDictionary<String, PFValue>()
+            for entry in entries { out[entry.key] = try parseValue(entry.value, origin: origin, depth: depth + 1) }
+            return .dictionary(out)
+        default:
+            return database.plain(value)
+        }
+    }
+
+    /// Lists of links are arrays of Pointers, so there are no join rows.
+    public func relations() throws(PFError) -> [ParseRelationKey] { [] }
+
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {}
+
+    /// Nothing to release: the file's bytes are held in memory.
+    public func close() {}
+
+    /// The field a property is read under: names Parse keeps for itself get `_realm`.
+    static func fieldName(_ name: String) -> String {
+        ["objectId", "className", "createdAt", "updatedAt", "ACL"].contains(name) ? name + "_realm" : name
+    }
+}

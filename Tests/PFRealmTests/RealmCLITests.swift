@@ -1,0 +1,82 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStores
+import PFStoreTestSupport
+import PFTestSupport
+import Testing
+
+/// `pfarchive convert`, `inspect` and `import` on Realm files.
+@Suite("Realm CLI") struct RealmCLITests {
+    @Test(arguments: RealmFixtures.readable)
+    func convertWritesTheDocument(_ name: String) throws {
+        let url = RealmFixtures.url(name)
+        let before = try Data(contentsOf: url)
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.json")
+        let result = try CLI.run(["convert", url.path, out.path, "--internal-tables"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try JSONReader().read(try Data(contentsOf: out))
+        let db = try RealmDatabase(url: url)
+        #expect(written == (try JSONReader().read(try JSONWriter().write(try db.document(includeInternal: true)))))
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).filter { $0.hasPrefix(name + ".realm.") }
+            == [name + ".realm.expected.json"], "nothing appears beside the source")
+    }
+
+    @Test func inspectShowsVersionSchemaAndCounts() throws {
+        let result = try CLI.run(["inspect", RealmFixtures.url("swift-template-default-v5").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdoutText
+        #expect(text.contains("Realm file format 20 (normal)"))
+        #expect(text.contains("Class Address (embedded) — 1 objects"))
+        #expect(text.contains("Class Person — 3 objects"))
+        #expect(text.contains("  pets: list<Pet> (required)"))
+        #expect(text.contains("  address: Address? (optional)"))
+        let simple = try CLI.run(["inspect", RealmFixtures.url("js-simple").path, "--json"])
+        #expect(simple.status == 0, "\(simple.stderr)")
+        let report = try JSONReader().read(simple.stdout)
+        #expect(report["format"] == "realm")
+        #expect(report["formatVersion"] == 23)
+        #expect(report["classes"]?["Person"]?["primaryKey"] == "name")
+        #expect(report["classes"]?["Person"]?["objects"] == 3)
+        #expect(report["classes"]?["Person"]?["properties"]?["bestFriend"]?["target"] == "Person")
+    }
+
+    @Test func refusedFilesFailWithOneLine() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let truncated = dir.appendingPathComponent("cut.realm")
+        try Data(try Data(contentsOf: RealmFixtures.url("core-upgrade_4_23")).prefix(9000)).write(to: truncated)
+        let cases: [(URL, String)] = [
+            (RealmFixtures.url("old-format-10"), "file format version 10 is not supported; supported versions: 20, 22, 23 and 24"),
+            (RealmFixtures.url("java-ios-alltypes-default-encrypted"), "encrypted"),
+            (truncated, "footer"),
+        ]
+        for (url, message) in cases {
+            let out = dir.appendingPathComponent("out.json")
+            for arguments in [["convert", url.path, out.path], ["inspect", url.path]] {
+                let result = try CLI.run(arguments)
+                #expect(result.status == 1, "\(arguments)")
+                #expect(result.stderr.contains(message), "\(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
+    @Test func importReadsARealmFileAndRefusesToWriteOne() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export")
+        let result = try CLI.run(["import", RealmFixtures.url("js-tools-default").path, export.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = ParseExportStore(url: export)
+        #expect(try store.objects(in: "Parent").count == 5)
+        #expect(try store.objects(in: "Child").count == 6)
+        let refused = try CLI.run(["import", export.path, dir.appendingPathComponent("new.realm").path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("Realm files are read-only"), "\(refused.stderr)")
+    }
+}

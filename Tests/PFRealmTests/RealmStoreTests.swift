@@ -1,0 +1,83 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStores
+import PFStoreTestSupport
+import PFSQLiteStore
+import PFTestSupport
+import Testing
+
+/// The Realm fixtures through the store interface: into every file-based destination and
+/// read back unchanged.
+@Suite("Realm store") struct RealmStoreTests {
+    static func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfrealm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test(arguments: RealmFixtures.readable)
+    func objectsMatchTheFileAndSurviveEveryDestination(_ name: String) throws {
+        let url = RealmFixtures.url(name)
+        let before = try Data(contentsOf: url)
+        let source = try RealmObjectStore(url: url)
+        let classes = try source.classNames()
+        let schema = try source.schema()
+        #expect(Array(schema.classes.keys) == classes)
+        for className in classes {
+            let table = try #require(source.database.table(named: className))
+            let objects = try source.objects(in: className)
+            #expect(objects.count == (try source.database.objectCount(table)))
+            #expect(Set(objects.compactMap(\.objectId)).count == objects.count, "\(name).\(className): ids are unique")
+        }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let destinations: [(String, () -> any ObjectStoreReader & ObjectStoreWriter)] = [
+            ("parse export", { ParseExportStore(url: dir.appendingPathComponent("export")) }),
+            ("keyed archive", { KeyedArchiveStore(url: dir.appendingPathComponent("store.archive")) }),
+            ("mongo shape", { MongoShapeStore(directory: dir.appendingPathComponent("store.jsonl")) }),
+            ("sqlite", { SQLiteStore(url: dir.appendingPathComponent("store.sqlite")) }),
+        ]
+        for (kind, make) in destinations {
+            let writer = make()
+            try StoreTransfer.copy(from: source, to: writer)
+            let readBack = make()
+            defer { readBack.close() }
+            let diff = try StoreComparison.firstDifference(expected: source, actual: readBack, schema: .covers)
+            #expect(diff == nil, "\(name) → \(kind): \(diff ?? "")")
+            // And on to a Parse export, which must hold the same again.
+            let export = ParseExportStore(url: dir.appendingPathComponent("back-\(kind.replacingOccurrences(of: " ", with: "-"))"))
+            try StoreTransfer.copy(from: readBack, to: export)
+            let exportDiff = try StoreComparison.firstDifference(expected: source, actual: ParseExportStore(url: export.url), schema: .covers)
+            #expect(exportDiff == nil, "\(name) → \(kind) → parse export: \(exportDiff ?? "")")
+        }
+        #expect(try Data(contentsOf: url) == before, "the source is never written")
+    }
+
+    @Test func linksArePointersToThePrimaryKeyOrTheKeyId() throws {
+        let simple = try RealmObjectStore(url: RealmFixtures.url("js-simple"))
+        let alice = try #require(try simple.objects(in: "Person").first { $0.objectId == "Alice" })
+        #expect(alice.fields["bestFriend"]?.restValue == ["__type": "Pointer", "className": "Person", "objectId": "Bob"])
+        let v5 = try RealmObjectStore(url: RealmFixtures.url("swift-template-default-v5"))
+        #expect(try v5.classNames() == ["Person", "Pet"], "the embedded Address is not a class of its own")
+        let john = try #require(try v5.objects(in: "Person").first { $0.objectId == "Person-0" })
+        #expect(john.fields["address"]?.restValue == ["street": "Broadway", "city": "New York"])
+        #expect(
+            john.fields["pets"]?.restValue
+                == [["__type": "Pointer", "className": "Pet", "objectId": "Pet-0"], ["__type": "Pointer", "className": "Pet", "objectId": "Pet-1"]])
+        let schema = try v5.schema()
+        #expect(schema.classes["Person"]?["address"]?.type == "Object")
+        #expect(schema.classes["Person"]?["pets"]?.type == "Array")
+    }
+
+    @Test func realmIsAReadOnlyStoreKind() throws {
+        let location = try StoreLocation.resolve(RealmFixtures.url("js-simple").path)
+        #expect(location.kind == .realm)
+        let openers = StoreOpeners.standard
+        #expect(openers.canRead(.realm))
+        #expect(!openers.canWrite(.realm))
+        #expect(throws: PFError.self) { try openers.writer(for: location) }
+        let reader = try openers.reader(for: location)
+        #expect(try reader.classNames() == ["Person"])
+    }
+}
