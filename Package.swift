@@ -425,7 +425,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PFRealmTests",
-            dependencies: ["PFTestSupport", "PFCore", "PFRealm", "PFSQLiteStore"]
+            dependencies: [
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFStores", "PFRealm",
+                "PFSQLiteStore", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

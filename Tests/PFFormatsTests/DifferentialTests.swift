@@ -1,6 +1,8 @@
 import Foundation
+import OrderedCollections
 import PFCore
 import PFFormats
+import PFJSON
 import PFSerialization
 import PFTestSupport
 import PropertyBased

@@ -2,10 +2,11 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFParse
-import PFStores
 import PFStoreTestSupport
+import PFStores
 import PFTestSupport
 import PostgresNIO
+import PropertyBased
 import Testing
 
 @testable import PFPostgresStore

@@ -1,8 +1,8 @@
 import Foundation
 import PFCore
-import PFParse
+import PFJSON
+import PFRealm
 import PFStores
-import PFStoreTestSupport
 import PFTestSupport
 import Testing
 
