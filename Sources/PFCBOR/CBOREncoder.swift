@@ -5,7 +5,7 @@ import PFCore
 
 /// The writer's engine: appends encoded items to a scratch byte buffer.
 struct CBOREncoder {
-    static let format = "CBOR"
+    static let format: PFError.Format = .cbor
 
     var bytes: [UInt8] = []
     let canonical: Bool

@@ -203,12 +203,3 @@ func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789abcdef")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
-
-extension PFError {
-    /// The error with `component` put in front of its path, as it leaves a container.
-    func prefixed(_ component: PFKeyPath.Component) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath([component] + (path?.components ?? []))
-        return copy
-    }
-}

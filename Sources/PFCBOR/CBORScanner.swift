@@ -11,7 +11,7 @@ import PFCore
 /// Errors carry the offset of the item at fault; containers add their index or key to the
 /// error's path as it propagates, so the happy path never builds a path.
 struct CBORScanner {
-    static let format = "CBOR"
+    static let format: PFError.Format = .cbor
 
     let base: UnsafeRawPointer
     let end: Int

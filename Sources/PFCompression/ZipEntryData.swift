@@ -36,7 +36,7 @@ public struct ZipEntryData {
     /// The central directory's records, in order.
     public let records: [Record]
     private let read: Reader
-    private let format: String
+    private let format: PFError.Format
 
     /// Reads the central directory (through ZIP64's end record when the archive has one).
     /// - Parameters:
@@ -46,7 +46,7 @@ public struct ZipEntryData {
     ///   - read: reads bytes of the archive.
     /// - Throws: ``PFCore/PFError`` `syntax` when the directory is malformed or cut short,
     ///   `limitExceeded` past `maxRecords`.
-    public init(size: UInt64, format: String, maxRecords: Int, read: @escaping Reader) throws(PFError) {
+    public init(size: UInt64, format: PFError.Format, maxRecords: Int, read: @escaping Reader) throws(PFError) {
         self.read = read
         self.format = format
         func corrupt(_ what: String) -> PFError { PFError(.syntax, format: format, "the zip's central directory is malformed: \(what)") }

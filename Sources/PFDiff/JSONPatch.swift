@@ -54,11 +54,11 @@ public struct JSONPatch: Sendable, Equatable {
     ///   is not an object, has an unknown `op`, or lacks `path`, `value` or `from`.
     public init(json: PFValue) throws(PFError) {
         guard case .array(let entries) = json else {
-            throw PFError(.invalidValue, format: "JSON Patch", "a patch is an array of operations, not \(json.kind.rawValue == "dictionary" ? "an object" : "a \(json.kind.rawValue)")")
+            throw PFError(.invalidValue, format: .jsonPatch, "a patch is an array of operations, not \(json.kind.rawValue == "dictionary" ? "an object" : "a \(json.kind.rawValue)")")
         }
         var out: [Operation] = []
         for (index, entry) in entries.enumerated() {
-            func fail(_ why: String) -> PFError { PFError(.invalidValue, format: "JSON Patch", "operation \(index): \(why)") }
+            func fail(_ why: String) -> PFError { PFError(.invalidValue, format: .jsonPatch, "operation \(index): \(why)") }
             guard case .dictionary(let m) = entry else { throw fail("not an object") }
             guard let name = m["op"]?.stringValue else { throw fail("no \"op\"") }
             guard let kind = Operation.Kind(rawValue: name) else { throw fail("unknown op \"\(name)\"") }
@@ -92,7 +92,7 @@ public struct JSONPatch: Sendable, Equatable {
             do {
                 try JSONPatch.apply(operation, to: &value)
             } catch {
-                throw PFError(.invalidValue, format: "JSON Patch", "operation \(index) (\(operation.kind.rawValue) \(operation.path.description.isEmpty ? "\"\"" : operation.path.description)): \(error.message)")
+                throw PFError(.invalidValue, format: .jsonPatch, "operation \(index) (\(operation.kind.rawValue) \(operation.path.description.isEmpty ? "\"\"" : operation.path.description)): \(error.message)")
             }
         }
         return value
@@ -134,7 +134,7 @@ public struct JSONPatch: Sendable, Equatable {
         return o
     }
 
-    static func problem(_ message: String) -> PFError { PFError(.invalidValue, format: "JSON Patch", message) }
+    static func problem(_ message: String) -> PFError { PFError(.invalidValue, format: .jsonPatch, message) }
 
     static func get(_ tokens: ArraySlice<String>, in value: PFValue) -> PFValue? {
         var current = value

@@ -363,7 +363,7 @@ extension EmbeddedPayload {
                     tree = try CBORReader(options: .init(limits: limits)).read(bytes)
                 case .json:
                     tree = try JSONReader(options: .init(mode: .strict, typedValues: true, limits: limits)).read(bytes)
-                    guard tree.isContainer else { throw PFError(.invalidValue, format: "JSON", "a scalar, not a payload") }
+                    guard tree.isContainer else { throw PFError(.invalidValue, format: .json, "a scalar, not a payload") }
                 }
             } catch {
                 throw LevelError(message: error.message, code: error.code, keyedClaim: false)

@@ -116,7 +116,7 @@ public enum FormatIO {
     ///   format can be detected; `limitExceeded` for input over `limits.maxInputBytes`.
     public static func read(_ bytes: Data, options: ReadOptions = ReadOptions()) throws(PFError) -> ReadResult {
         guard bytes.count <= options.limits.maxInputBytes else {
-            throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: "input")
+            throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: .input)
         }
         let decoded: Data
         let compression: CompressionFormat?
@@ -140,13 +140,13 @@ public enum FormatIO {
             // download). A format asked for decides for itself (an empty Parse class file is
             // a class without rows).
             throw PFError(
-                .truncated, format: "input",
+                .truncated, format: .input,
                 "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
                 offset: 0)
         }
         guard let format = options.format ?? FormatDetector.detect(decoded) else {
             throw PFError(
-                .syntax, format: "input",
+                .syntax, format: .input,
                 "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
                 offset: 0)
         }

@@ -443,7 +443,7 @@ final class JSONDocument {
                 do {
                     items.append(try convert(tapeIndex: j))
                 } catch {
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
                 j = Int(tape.entries[j].next)
             }
@@ -461,7 +461,7 @@ final class JSONDocument {
                     // A repeated key keeps its first position and takes the last value.
                     members.updateValue(try convert(tapeIndex: j + 1), forKey: key)
                 } catch {
-                    throw error.under(.key(key))
+                    throw error.prefixed(.key(key))
                 }
                 j = Int(tape.entries[j + 1].next)
             }
@@ -550,7 +550,7 @@ struct JSONTreeChecker {
                 do {
                     try check(json_object_array_get_idx(object, k))
                 } catch {
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
             }
         } else if type == json_type_object {
@@ -576,7 +576,7 @@ struct JSONTreeChecker {
             do {
                 try check(pf_json_entry_value(current))
             } catch {
-                throw error.under(.key(keyName(current)))
+                throw error.prefixed(.key(keyName(current)))
             }
             if rejectDuplicates, scan.nonASCIIKeys { keys.append(keyName(current)) }
             entry = pf_json_entry_next(current)

@@ -49,7 +49,7 @@ extension JSONTreeConverter {
             if let text = payload, json_object_get_type(text) == json_type_string, let chars = json_object_get_string(text) {
                 let n = Int(json_object_get_string_len(text))
                 guard n / 4 * 3 <= maxStringBytes else {
-                    throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).under(.key("base64"))
+                    throw PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).prefixed(.key("base64"))
                 }
                 do {
                     return .data(try PFBase64.decode(UnsafeRawBufferPointer(start: chars, count: n), ignoringWhitespace: false))

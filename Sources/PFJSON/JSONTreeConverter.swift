@@ -6,7 +6,7 @@ import PFCore
 /// Turns a json-c tree into a ``PFValue`` in one walk.
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
-/// (``PFError/under(_:)``). json-c's objects hold distinct keys (its hash table replaces the
+/// (``PFCore/PFError/prefixed(_:)``). json-c's objects hold distinct keys (its hash table replaces the
 /// value of a repeated key in place), so dictionaries are built without re-checking them.
 /// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
 /// their `{`, so the member counts it recorded line up with the objects here until the first
@@ -100,7 +100,7 @@ struct JSONTreeConverter {
                 do {
                     items.append(try convert(json_object_array_get_idx(object, k)))
                 } catch {
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
             }
             return .array(items)
@@ -142,7 +142,7 @@ struct JSONTreeConverter {
             do {
                 values.append(try convert(pf_json_entry_value(current)))
             } catch {
-                throw error.under(.key(name))
+                throw error.prefixed(.key(name))
             }
             keys.append(name)
             entry = pf_json_entry_next(current)
@@ -210,7 +210,7 @@ struct JSONTreeConverter {
                 entry = pf_json_entry_next(current)
             }
         }
-        if let failure { throw failure.error.under(.key(template.keys[failure.index])) }
+        if let failure { throw failure.error.prefixed(.key(template.keys[failure.index])) }
         return .dictionary(result)
     }
 
@@ -225,7 +225,7 @@ struct JSONTreeConverter {
             do {
                 values.append(try convert(pf_json_entry_value(current)))
             } catch {
-                throw error.under(.key(keyAt(values.count)))
+                throw error.prefixed(.key(keyAt(values.count)))
             }
             entry = pf_json_entry_next(current)
         }

@@ -158,28 +158,6 @@ final class ArchiveEncodingState {
 protocol StringKeyedDictionaryMarker {}
 extension Dictionary: StringKeyedDictionaryMarker where Key == String {}
 
-extension PFKeyPath {
-    /// The path as `CodingKey`s, for `EncodingError`/`DecodingError`.
-    var codingKeys: [any CodingKey] {
-        components.map { component in
-            switch component {
-            case .key(let k): ArchiveCodingKey(stringValue: k)
-            case .index(let i): ArchiveCodingKey(intValue: i)
-            }
-        }
-    }
-}
-
-struct ArchiveCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        stringValue = "Index \(intValue)"
-        self.intValue = intValue
-    }
-}
-
 // MARK: - The encoder
 
 /// A container's contents while it is being written. Boxes are classes so a nested container

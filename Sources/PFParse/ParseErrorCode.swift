@@ -55,7 +55,7 @@ public enum ParseErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible
 /// Builds this module's errors in one place so every message has the same shape:
 /// `<Class> <objectId>: <what>; <expected> (Parse error N Name)`.
 enum ParseFailure {
-    static let format = "Parse"
+    static let format: PFError.Format = .parse
 
     /// An error with a Parse code.
     static func make(

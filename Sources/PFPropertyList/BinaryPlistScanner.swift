@@ -353,15 +353,3 @@ struct BinaryPlistScanner {
         }
     }
 }
-
-// MARK: - Error paths
-
-extension PFError {
-    /// The error with `component` put in front of its path: readers add the step on the way
-    /// out of the recursion, so the happy path never builds a path.
-    func prefixed(_ component: PFKeyPath.Component) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath([component] + (path?.components ?? []))
-        return copy
-    }
-}

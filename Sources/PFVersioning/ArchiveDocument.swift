@@ -53,7 +53,7 @@ public struct ArchiveDocument: Sendable {
     /// - Returns: the document.
     /// - Throws: ``PFCore/PFError`` from the decompressor or the format's reader.
     public static func read(_ data: Data, limits: PFLimits = .default) throws(PFError) -> ArchiveDocument {
-        guard data.count <= limits.maxInputBytes else { throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: "input") }
+        guard data.count <= limits.maxInputBytes else { throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .input) }
         let (plain, compression) = try Compression.decompressIfCompressed(data, limits: limits)
         if TypedStream.hasMagic(plain) {
             return ArchiveDocument(kind: .typedstream, tree: try TypedStream.decodeValue(plain, limits: limits), compression: compression)

@@ -83,7 +83,7 @@ struct CBORMalformedTests {
     func failsWithCodeOffsetAndPath(_ c: Case) {
         let error = readError(hexBytes(c.hex))
         #expect(error?.code == c.code, "\(String(describing: error))")
-        #expect(error?.format == "CBOR")
+        #expect(error?.format == .cbor)
         #expect(error?.location?.offset == c.offset, "\(String(describing: error))")
         if let path = c.path { #expect(error?.path == path, "\(String(describing: error))") }
         if let message = c.message {
@@ -239,7 +239,7 @@ struct CBORMutationTests {
                         #expect(try CBORReader().read(CBORWriter().write(read)) == read)
                     case .failure(let error):
                         outcomes.failed += 1
-                        #expect(error.format == "CBOR")
+                        #expect(error.format == .cbor)
                         #expect(error.location != nil)
                     }
                 }

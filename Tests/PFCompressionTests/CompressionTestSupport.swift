@@ -36,7 +36,7 @@ func pythonPeer(_ script: String, _ arguments: [String] = [], input: Data? = nil
     }
     guard result.status == 0 else {
         Issue.record("Python peer failed with status \(result.status): \(result.stderr); run scripts/setup.sh")
-        throw PFError(.io, format: "python", "peer failed")
+        throw PFError(.io, format: .input, "peer failed")
     }
     return result.stdout
 }

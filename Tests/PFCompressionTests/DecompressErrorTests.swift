@@ -12,7 +12,7 @@ import Testing
         let error = expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes (1000)") {
             _ = try Compression.decompress(packed, from: format, limits: PFLimits(maxDecompressedBytes: 1000))
         }
-        #expect(error?.format == format.rawValue)
+        #expect(error?.format == format.errorName)
         // Exactly at the limit is allowed.
         let exact = try Compression.decompress(packed, from: format, limits: PFLimits(maxDecompressedBytes: 5000))
         #expect(exact == Self.zeros)
@@ -104,7 +104,7 @@ import Testing
         let error = expectPFError(.syntax, messageContains: "incorrect data check") {
             _ = try Compression.decompress(packed, from: .gzip)
         }
-        #expect(error?.format == "gzip")
+        #expect(error?.format == .gzip)
         #expect(error?.location != nil)
     }
 }

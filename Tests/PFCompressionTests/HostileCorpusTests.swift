@@ -38,7 +38,7 @@ import Testing
         let error = expectPFError(code, messageContains: message) {
             _ = try Compression.decompress(bytes, from: .zlib)
         }
-        #expect(error?.format == "zlib")
+        #expect(error?.format == .zlib)
         // The location is a byte offset inside the input.
         if let offset = error?.location?.offset {
             #expect((0...bytes.count).contains(offset))

@@ -53,7 +53,7 @@ import Testing
         expectPFError(.io, messageContains: "disk full") {
             try inflater.process(packed) { _ throws(PFError) in
                 calls += 1
-                throw PFError(.io, format: "test", "disk full")
+                throw PFError(.io, format: .output, "disk full")
             }
         }
         #expect(calls == 1)

@@ -136,7 +136,7 @@ import Testing
     func rejectsBadObjects(objects: [[UInt8]], code: PFError.Code, offset: Int, path: String) {
         let error = BPlist.error(BPlist.file(objects))
         #expect(error?.code == code)
-        #expect(error?.format == "bplist")
+        #expect(error?.format == .bplist)
         #expect(error?.location?.offset == offset)
         #expect(error?.path?.description ?? "(root)" == path)
         #expect(error?.message.isEmpty == false)

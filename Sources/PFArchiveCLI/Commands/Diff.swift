@@ -175,7 +175,7 @@ struct Diff: ParsableCommand {
             init(_ output: DiffOutput) { self.output = output }
         }
         let sink = Sink(DiffOutput(mode: json ? .json : brief ? .brief : .text, a: a, b: b))
-        let stop = PFError(.io, format: "diff", "stopped at the first difference")
+        let stop = PFError(.io, format: .diff, "stopped at the first difference")
         let summary: StoreDiff.Summary
         do {
             summary = try StoreDiff.compare(left, right, options: storeOptions) { (event: StoreDiff.Event) throws(PFError) in
