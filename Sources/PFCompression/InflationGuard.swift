@@ -61,8 +61,7 @@ public struct InflationGuard: Sendable {
         let (sum, overflow) = total.addingReportingOverflow(UInt64(max(0, count)))
         total = sum
         if overflow || total > declaredSize {
-            throw PFError(.invalidValue, format: format,
-                          "\(name) inflates past its declared size (\(declaredSize) bytes); the archive is corrupt or hostile",
+            throw PFError(CompressionFailure.entryTooLarge(entry: name, declaredSize: declaredSize), format: format,
                           offset: Int(clamping: declaredSize))
         }
         if total > UInt64(max(0, limits.maxDecompressedBytes)) { throw exceeded("maxDecompressedBytes", limits.maxDecompressedBytes) }
@@ -73,8 +72,6 @@ public struct InflationGuard: Sendable {
     }
 
     func exceeded(_ limit: String, _ value: Int) -> PFError {
-        var e = PFLimits.exceeded(limit, value, format: format)
-        e.message = "\(name): " + e.message
-        return e
+        PFError(CompressionFailure.entryLimitExceeded(entry: name, limit: limit, value: value), format: format)
     }
 }
