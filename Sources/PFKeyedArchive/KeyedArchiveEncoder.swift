@@ -62,7 +62,8 @@ public struct KeyedArchiveEncoder: Sendable {
 
     /// Encodes a value as an archive with the value at `$top.root`.
     /// - Throws: `EncodingError.invalidValue` with the coding path for what an archive cannot
-    ///   hold, or ``PFError`` `limitExceeded`.
+    ///   hold, carrying the ``PFCore/PFError`` as its `underlyingError`, or ``PFError`` itself
+    ///   from the object table.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         try KeyedArchive.write(encodeTable(value), container: options.container)
     }
@@ -139,9 +140,8 @@ final class ArchiveEncodingState {
             reserved = uid
         }
         guard depth < options.limits.maxDepth else {
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: path.keyPath.codingKeys,
-                debugDescription: "Values nest deeper than maxDepth (\(options.limits.maxDepth))."))
+            throw PFError(KeyedArchiveFailure.tooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive,
+                          path: path.keyPath).encodingError(value)
         }
         depth += 1
         defer { depth -= 1 }

@@ -200,6 +200,6 @@ import Testing
         #expect(BPlist.error(file, limits: PFLimits(maxNodes: 2047)) == nil)
         let error = BPlist.error(file, limits: PFLimits(maxNodes: 2046))
         #expect(error?.code == .limitExceeded)
-        #expect(error?.message.contains("maxNodes") == true)
+        #expect(error?.failure(as: PFCoreFailure.self) == .limitExceeded(limit: "maxNodes", value: 2046))
     }
 }
