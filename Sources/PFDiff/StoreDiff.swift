@@ -263,7 +263,7 @@ struct Partitioner {
                 _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("\(i).jsonl").path, contents: nil)
             }
         } catch {
-            throw PFError(.io, format: .diff, "cannot make spill files in \(base.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillDirectory(path: base.path, reason: error.localizedDescription), format: .diff)
         }
         directory = dir
         buffers = Array(repeating: [], count: max(1, options.partitions))
@@ -288,7 +288,7 @@ struct Partitioner {
             try handle.seekToEnd()
             try handle.write(contentsOf: buffers[p])
         } catch {
-            throw PFError(.io, format: .diff, "cannot write spill file \(url.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillWrite(path: url.path, reason: error.localizedDescription), format: .diff)
         }
         buffers[p].removeAll(keepingCapacity: true)
     }
@@ -300,7 +300,7 @@ struct Partitioner {
         let url = directory.appendingPathComponent("\(p).jsonl")
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw PFError(.io, format: .diff, "cannot read spill file \(url.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillRead(path: url.path, reason: error.localizedDescription), format: .diff)
         }
         var out: [String: PFValue] = [:]
         for line in data.split(separator: 0x0A) where !line.isEmpty {
