@@ -5,7 +5,7 @@ import PFCore
 
 /// The writer's engine: appends encoded items to a scratch byte buffer.
 struct CBOREncoder {
-    static let format = "CBOR"
+    static let format: PFError.Format = .cbor
 
     var bytes: [UInt8] = []
     let canonical: Bool
@@ -187,9 +187,7 @@ struct CBOREncoder {
     @inline(__always)
     func enter(_ depth: Int) throws(PFError) -> Int {
         guard depth < maxDepth else {
-            throw PFError(
-                .limitExceeded, format: Self.format,
-                "value nests deeper than maxDepth (\(maxDepth)); readers would refuse it")
+            throw PFError(CBORFailure.tooDeep(maxDepth: maxDepth), format: .cbor)
         }
         return depth + 1
     }

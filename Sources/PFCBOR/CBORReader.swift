@@ -120,12 +120,12 @@ public struct CBORReader: Sendable {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: CBORScanner.format, offset: 0)
         }
         guard !bytes.isEmpty else {
-            throw PFError(.truncated, format: CBORScanner.format, "empty input; expected a CBOR data item", offset: 0)
+            throw PFError(CBORFailure.emptyInput, offset: 0)
         }
         let result: Result<T, PFError> = bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else {
                 return .failure(
-                    PFError(.truncated, format: CBORScanner.format, "empty input; expected a CBOR data item", offset: 0))
+                    PFError(CBORFailure.emptyInput, offset: 0))
             }
             var scanner = CBORScanner(base: base, count: raw.count, limits: limits)
             do throws(PFError) {

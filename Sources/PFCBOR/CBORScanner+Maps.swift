@@ -51,9 +51,7 @@ extension CBORScanner {
         }
         if let duplicate = firstDuplicate(keys) {
             let key = keys[duplicate]
-            throw PFError(
-                .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
-                offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
+            throw PFError(CBORFailure.duplicateKey(key), offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
         }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
     }
@@ -117,9 +115,7 @@ extension CBORScanner {
             let keyStart = pos
             let key = try key(depth: depth)
             for earlier in keys where earlier == key {
-                throw PFError(
-                    .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
-                    offset: keyStart, path: PFKeyPath([.key(key)]))
+                throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
             }
             do throws(PFError) {
                 values.append(try value(depth: depth))
@@ -143,9 +139,7 @@ extension CBORScanner {
             throw error.prefixed(.key(key))
         }
         if members.updateValue(value, forKey: key) != nil {
-            throw PFError(
-                .invalidValue, format: Self.format, "duplicate map key \"\(key)\"; expected each key once",
-                offset: keyStart, path: PFKeyPath([.key(key)]))
+            throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
         }
     }
 
@@ -154,7 +148,7 @@ extension CBORScanner {
     mutating func key(depth: Int) throws(PFError) -> String {
         let start = pos
         guard pos < end else {
-            throw PFError(.truncated, format: Self.format, "unexpected end of input; expected a map key", offset: pos)
+            throw PFError(CBORFailure.expectedMapKey, offset: pos)
         }
         let initial = byte(at: pos)
         if initial >> 5 == 3, initial & 0x1F != 31 {
@@ -173,17 +167,11 @@ extension CBORScanner {
         var look = pos
         while look < end, byte(at: look) >> 5 == 6 { look = try skipTagHead(at: look) }
         if look < end, byte(at: look) >> 5 == 4 || byte(at: look) >> 5 == 5 {
-            throw PFError(
-                .unsupported, format: Self.format,
-                "map key is \(byte(at: look) >> 5 == 4 ? "an array" : "a map"), not a text string; pfarchive reads only text-string keys",
-                offset: start)
+            throw PFError(CBORFailure.nonTextKey(byte(at: look) >> 5 == 4 ? "an array" : "a map"), offset: start)
         }
         let key = try value(depth: depth)
         guard case .string(let text) = key else {
-            throw PFError(
-                .unsupported, format: Self.format,
-                "map key is \(Self.describe(key)), not a text string; pfarchive reads only text-string keys",
-                offset: start)
+            throw PFError(CBORFailure.nonTextKey(Self.describe(key)), offset: start)
         }
         return text
     }
@@ -199,10 +187,10 @@ extension CBORScanner {
         case 25: size = 2
         case 26: size = 4
         case 27: size = 8
-        default: throw PFError(.syntax, format: Self.format, "tag with additional information \(ai); expected 0 through 27", offset: offset)
+        default: throw PFError(CBORFailure.tagAdditionalInfo(ai), offset: offset)
         }
         guard end - offset > size else {
-            throw PFError(.truncated, format: Self.format, "unexpected end of input in a tag head", offset: offset)
+            throw PFError(CBORFailure.truncatedTagHead, offset: offset)
         }
         return offset + 1 + size
     }

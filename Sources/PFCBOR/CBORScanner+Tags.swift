@@ -18,10 +18,7 @@ extension CBORScanner {
                 throw tagContent(tag, "a text string", got: content, start)
             }
             guard let date = PFDateFormat.parseISO8601(text) else {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "tag 0 date \"\(text)\" is not an RFC 3339 date/time; expected text like 2013-03-21T20:04:00Z",
-                    offset: start)
+                throw PFError(CBORFailure.badDate(text), offset: start)
             }
             return .date(date)
         case CBORTag.epochDateTime:
@@ -48,9 +45,7 @@ extension CBORScanner {
             default: throw tagContent(tag, "an unsigned integer (a keyed-archive UID)", got: content, start)
             }
         case CBORTag.stringReference, CBORTag.stringReferenceNamespace:
-            throw PFError(
-                .unsupported, format: Self.format,
-                "tag \(tag) (string references) is not supported; re-encode without string referencing", offset: start)
+            throw PFError(CBORFailure.stringReferences(tag: tag), offset: start)
         default:
             // Unknown tags keep their content; info() reports them.
             return try value(depth: inner)
@@ -65,17 +60,13 @@ extension CBORScanner {
             if significant == 0 && b == 0 { continue }
             significant += 1
             guard significant <= 8 else {
-                throw PFError(
-                    .unsupported, format: Self.format,
-                    "bignum wider than 64 bits; pfarchive integers hold Int64.min through UInt64.max", offset: start)
+                throw PFError(CBORFailure.bignumTooWide, offset: start)
             }
             magnitude = magnitude << 8 | UInt64(b)
         }
         if !negative { return magnitude <= UInt64(Int64.max) ? .int(Int64(magnitude)) : .uint(magnitude) }
         guard magnitude <= UInt64(Int64.max) else {
-            throw PFError(
-                .unsupported, format: Self.format,
-                "negative bignum below Int64.min; pfarchive integers hold Int64.min through UInt64.max", offset: start)
+            throw PFError(CBORFailure.negativeBignumTooSmall, offset: start)
         }
         return .int(-1 - Int64(magnitude))
     }
@@ -108,17 +99,11 @@ extension CBORScanner {
         default: throw tagContent(CBORTag.sharedReference, "an unsigned integer", got: content, start)
         }
         guard index < UInt64(shareables.count) else {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "shared reference \(index) names no shareable value (\(shareables.count) marked with tag 28 so far)",
-                offset: start)
+            throw PFError(CBORFailure.unknownSharedReference(index: index, marked: shareables.count), offset: start)
         }
         switch shareables[Int(index)] {
         case .pending:
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "cyclic shared reference not representable: reference \(index) points into the value that contains it",
-                offset: start)
+            throw PFError(CBORFailure.cyclicSharedReference(index: index), offset: start)
         case .ready(let shared, let sharedNodes, let height):
             // The copy counts its nodes again (minus the index just counted), so a chain of
             // references that doubles at every level ("billion laughs") stops at maxNodes.
@@ -141,22 +126,12 @@ extension CBORScanner {
 // MARK: - Errors
 
 extension CBORScanner {
-    func syntax(_ message: String, at offset: Int) -> PFError {
-        PFError(.syntax, format: Self.format, message, offset: offset)
-    }
-
     func truncatedHead(_ start: Int) -> PFError {
-        PFError(
-            .truncated, format: Self.format,
-            "unexpected end of input in the head of the data item at byte \(start); expected its argument bytes",
-            offset: start)
+        PFError(CBORFailure.truncatedHead(start: start), offset: start)
     }
 
     func missingBreak(_ what: String, _ start: Int) -> PFError {
-        PFError(
-            .truncated, format: Self.format,
-            "unexpected end of input: the indefinite-length \(what) at byte \(start) has no break (0xff)",
-            offset: end)
+        PFError(CBORFailure.missingBreak(what: what, start: start), offset: end)
     }
 
     func collectionLimit(_ start: Int) -> PFError {
@@ -164,22 +139,15 @@ extension CBORScanner {
     }
 
     func indefiniteNotAllowed(_ initial: UInt8, at start: Int) -> PFError {
-        syntax(
-            "initial byte 0x\(hex(initial)) asks for an indefinite length, which major type \(initial >> 5) does not allow",
-            at: start)
+        PFError(CBORFailure.indefiniteNotAllowed(initial: initial), offset: start)
     }
 
     func unassignedSimple(_ value: UInt8, _ start: Int) -> PFError {
-        PFError(
-            .unsupported, format: Self.format,
-            "simple value \(value) has no meaning in pfarchive; expected false, true, null, undefined or a float",
-            offset: start)
+        PFError(CBORFailure.unassignedSimple(value), offset: start)
     }
 
     func tagContent(_ tag: UInt64, _ expected: String, got: PFValue, _ start: Int) -> PFError {
-        PFError(
-            .invalidValue, format: Self.format, "tag \(tag) encloses \(Self.describe(got)); expected \(expected)",
-            offset: start)
+        PFError(CBORFailure.tagContent(tag: tag, expected: expected, found: Self.describe(got)), offset: start)
     }
 
     static func describe(_ value: PFValue) -> String {
@@ -202,13 +170,4 @@ extension CBORScanner {
 func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789abcdef")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-}
-
-extension PFError {
-    /// The error with `component` put in front of its path, as it leaves a container.
-    func prefixed(_ component: PFKeyPath.Component) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath([component] + (path?.components ?? []))
-        return copy
-    }
 }

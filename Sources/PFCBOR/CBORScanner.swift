@@ -11,7 +11,7 @@ import PFCore
 /// Errors carry the offset of the item at fault; containers add their index or key to the
 /// error's path as it propagates, so the happy path never builds a path.
 struct CBORScanner {
-    static let format = "CBOR"
+    static let format: PFError.Format = .cbor
 
     let base: UnsafeRawPointer
     let end: Int
@@ -68,9 +68,7 @@ struct CBORScanner {
         let value = try value(depth: 0)
         guard pos == end else {
             let extra = end - pos
-            throw syntax(
-                "\(extra) trailing byte\(extra == 1 ? "" : "s") after the top-level data item; expected the end of input",
-                at: pos)
+            throw PFError(CBORFailure.trailingBytes(extra), offset: pos)
         }
         return value
     }
@@ -109,9 +107,7 @@ struct CBORScanner {
             pos += 8
             return v
         default:
-            throw syntax(
-                "reserved additional information \(ai) in initial byte 0x\(hex(byte(at: itemStart))); expected 0–27 or 31",
-                at: itemStart)
+            throw PFError(CBORFailure.reservedAdditionalInfo(ai, initial: byte(at: itemStart)), offset: itemStart)
         }
     }
 
@@ -125,8 +121,7 @@ struct CBORScanner {
         let count = Int(length)
         guard count <= end - pos else {
             throw PFError(
-                .truncated, format: Self.format,
-                "unexpected end of input: the \(what) at byte \(itemStart) declares \(count) bytes, only \(end - pos) remain",
+                CBORFailure.truncatedPayload(what: what, start: itemStart, declared: count, remaining: end - pos),
                 offset: itemStart)
         }
         let start = pos
@@ -150,10 +145,7 @@ struct CBORScanner {
         }
         if exact { return string }
         let bad = UTF8Check.firstInvalid(p, count: count) ?? 0
-        throw PFError(
-            .invalidValue, format: Self.format,
-            "invalid UTF-8 at byte \(offset + bad) in the text string at byte \(itemStart); expected UTF-8 text",
-            offset: offset + bad)
+        throw PFError(CBORFailure.invalidUTF8(at: offset + bad, string: itemStart), offset: offset + bad)
     }
 
     // MARK: - Items
@@ -162,7 +154,7 @@ struct CBORScanner {
     mutating func value(depth: Int) throws(PFError) -> PFValue {
         let start = pos
         guard pos < end else {
-            throw PFError(.truncated, format: Self.format, "unexpected end of input; expected a data item", offset: pos)
+            throw PFError(CBORFailure.expectedItem, offset: pos)
         }
         let initial = byte(at: pos)
         pos += 1
@@ -181,10 +173,7 @@ struct CBORScanner {
             guard ai != 31 else { throw indefiniteNotAllowed(initial, at: start) }
             let v = try argument(ai, itemStart: start)
             guard v <= UInt64(Int64.max) else {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "negative integer below Int64.min (-1 - \(v)); expected a value pfarchive's integers can hold",
-                    offset: start)
+                throw PFError(CBORFailure.negativeTooSmall(v), offset: start)
             }
             return .int(-1 - Int64(v))
         case 2:
@@ -272,9 +261,7 @@ struct CBORScanner {
             }
             let chunkStart = pos
             guard initial >> 5 == major, initial & 0x1F != 31 else {
-                throw syntax(
-                    "chunk with initial byte 0x\(hex(initial)) inside the indefinite-length \(what) at byte \(start); expected a definite-length \(what) or a break",
-                    at: chunkStart)
+                throw PFError(CBORFailure.badChunk(initial: initial, what: what, start: start), offset: chunkStart)
             }
             pos += 1
             let n = try argument(initial & 0x1F, itemStart: chunkStart)
@@ -285,10 +272,7 @@ struct CBORScanner {
             if major == 3, let bad = UTF8Check.firstInvalid(
                 (base + p).assumingMemoryBound(to: UInt8.self), count: Int(n))
             {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "invalid UTF-8 at byte \(p + bad) in the chunk at byte \(chunkStart); expected UTF-8 text (a chunk may not split a character)",
-                    offset: p + bad)
+                throw PFError(CBORFailure.invalidUTF8InChunk(at: p + bad, chunk: chunkStart), offset: p + bad)
             }
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: base + p, count: Int(n)))
         }
@@ -306,7 +290,7 @@ struct CBORScanner {
             let v = byte(at: pos)
             pos += 1
             guard v >= 32 else {
-                throw syntax("simple value \(v) encoded in two bytes; expected values below 32 in the initial byte", at: start)
+                throw PFError(CBORFailure.twoByteSimple(v), offset: start)
             }
             throw unassignedSimple(v, start)
         case 25:
@@ -325,9 +309,9 @@ struct CBORScanner {
             pos += 8
             return .double(Double(bitPattern: bits))
         case 28, 29, 30:
-            throw syntax("reserved additional information \(ai) in initial byte 0x\(hex(0xE0 | ai)); expected 0–27 or 31", at: start)
+            throw PFError(CBORFailure.reservedAdditionalInfo(ai, initial: 0xE0 | ai), offset: start)
         case 31:
-            throw syntax("break (0xff) outside an indefinite-length item; expected a data item", at: start)
+            throw PFError(CBORFailure.strayBreak, offset: start)
         default:
             throw unassignedSimple(ai, start)
         }

@@ -1,4 +1,5 @@
 import CPFZlib
+import PFCore
 
 /// A wrapper around a deflate stream (RFC 1951) that pfarchive reads and writes.
 public enum CompressionFormat: String, Sendable, CaseIterable {
@@ -25,5 +26,11 @@ extension CompressionFormat {
     }
 
     /// The name errors carry in ``PFError/format``.
-    var errorName: String { rawValue }
+    public var errorName: PFError.Format {
+        switch self {
+        case .zlib: .zlib
+        case .gzip: .gzip
+        case .deflate: .deflate
+        }
+    }
 }

@@ -38,7 +38,7 @@ public final class Deflater {
     /// - Throws: ``PFError/Code/usage`` when `level` is outside -1...9;
     ///   ``PFError/Code/limitExceeded`` when zlib cannot allocate its state.
     public init(format: CompressionFormat, level: Int = 6) throws(PFError) {
-        guard (-1...9).contains(level) else { throw CompressionErrors.badLevel(format, level: level) }
+        guard (-1...9).contains(level) else { throw PFError(.badLevel(level), format) }
         self.format = format
         self.level = level
         self.stream = try ZStream(deflating: format, level: Int32(level))
@@ -132,10 +132,10 @@ public final class Deflater {
                 if !finishing && remaining == 0 && produced < room { return }
                 if consumed == 0 && produced == 0 {
                     if !finishing && remaining == 0 { return }
-                    throw CompressionErrors.unexpected(format, status: status, message: stream.message, offset: bytesIn)
+                    throw PFError(.unexpectedStatus(status, zlibMessage: stream.message), format, offset: bytesIn)
                 }
             default:
-                throw CompressionErrors.unexpected(format, status: status, message: stream.message, offset: bytesIn)
+                throw PFError(.unexpectedStatus(status, zlibMessage: stream.message), format, offset: bytesIn)
             }
         }
     }

@@ -108,9 +108,11 @@ public final class Inflater {
         case .ended, .betweenMembers(magicSeen: 0):
             return
         case .betweenMembers(let seen):
-            throw CompressionErrors.truncatedMemberHeader(offset: bytesIn - seen)
+            throw PFError(.truncatedMemberHeader, .gzip, offset: bytesIn - seen)
         case .inMember:
-            throw CompressionErrors.truncated(format, consumed: bytesIn)
+            throw bytesIn == 0
+                ? PFError(.emptyInput(format), format, offset: 0)
+                : PFError(.truncated(format, consumed: bytesIn), format, offset: bytesIn)
         }
     }
 
@@ -146,7 +148,7 @@ public final class Inflater {
             switch state {
             case .ended:
                 guard remaining == 0 else {
-                    throw CompressionErrors.trailing(format, count: remaining, wholeInput: wholeInput, offset: bytesIn)
+                    throw PFError(.trailing(format, count: remaining, exact: wholeInput), format, offset: bytesIn)
                 }
                 return
             case .betweenMembers(let seen):
@@ -154,8 +156,8 @@ public final class Inflater {
                 // Only a further gzip member may follow one; anything else is trailing garbage.
                 let n = min(Inflater.gzipMagic.count - seen, remaining)
                 for i in 0..<n where p.load(fromByteOffset: i, as: UInt8.self) != Inflater.gzipMagic[seen + i] {
-                    throw CompressionErrors.trailing(
-                        format, count: remaining + seen, wholeInput: wholeInput, offset: bytesIn - seen)
+                    throw PFError(
+                        .trailing(format, count: remaining + seen, exact: wholeInput), format, offset: bytesIn - seen)
                 }
                 state = seen + n == Inflater.gzipMagic.count ? .inMember : .betweenMembers(magicSeen: seen + n)
             case .inMember:
@@ -197,16 +199,16 @@ public final class Inflater {
                 // finish() whether that is truncation) or something is wrong with the loop.
                 if remaining == 0 { return }
                 if consumed == 0 && produced == 0 {
-                    throw CompressionErrors.unexpected(format, status: status, message: stream.message, offset: bytesIn)
+                    throw PFError(.unexpectedStatus(status, zlibMessage: stream.message), format, offset: bytesIn)
                 }
             case Z_NEED_DICT:
-                throw CompressionErrors.presetDictionary(format, offset: bytesIn)
+                throw PFError(.presetDictionary, format, offset: bytesIn)
             case Z_DATA_ERROR:
-                throw CompressionErrors.corrupt(format, message: stream.message, offset: bytesIn)
+                throw PFError(.corrupt(format, zlibMessage: stream.message), format, offset: bytesIn)
             case Z_MEM_ERROR:
-                throw CompressionErrors.outOfMemory(format, offset: bytesIn)
+                throw PFError(.outOfMemory, format, offset: bytesIn)
             default:
-                throw CompressionErrors.unexpected(format, status: status, message: stream.message, offset: bytesIn)
+                throw PFError(.unexpectedStatus(status, zlibMessage: stream.message), format, offset: bytesIn)
             }
         }
     }
@@ -216,16 +218,16 @@ public final class Inflater {
         // Both terms are at most maxDecompressedBytes + chunkSize, so the sum cannot overflow.
         let total = bytesOut + produced
         if total > limits.maxDecompressedBytes {
-            throw CompressionErrors.limit(
-                format, name: "maxDecompressedBytes", value: limits.maxDecompressedBytes, produced: total,
-                consumed: bytesIn)
+            throw PFError(
+                .limitExceeded(limit: "maxDecompressedBytes", value: limits.maxDecompressedBytes, produced: total,
+                               consumed: bytesIn), format, offset: bytesIn)
         }
         if total > Inflater.ratioCheckThreshold {
             let allowed = bytesIn.multipliedReportingOverflow(by: limits.maxCompressionRatio)
             if !allowed.overflow && total > allowed.partialValue {
-                throw CompressionErrors.limit(
-                    format, name: "maxCompressionRatio", value: limits.maxCompressionRatio, produced: total,
-                    consumed: bytesIn)
+                throw PFError(
+                    .limitExceeded(limit: "maxCompressionRatio", value: limits.maxCompressionRatio, produced: total,
+                                   consumed: bytesIn), format, offset: bytesIn)
             }
         }
         bytesOut = total

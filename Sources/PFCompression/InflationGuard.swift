@@ -8,7 +8,7 @@ import PFCore
 ///
 /// ```swift
 /// var guard_ = InflationGuard(name: "GameScore.json", declaredSize: entry.uncompressedSize,
-///                             compressedSize: entry.compressedSize, limits: limits, format: "zip")
+///                             compressedSize: entry.compressedSize, limits: limits, format: .zip)
 /// try archive.extract(entry) { chunk in try guard_.consume(chunk.count); … }
 /// ```
 public struct InflationGuard: Sendable {
@@ -21,7 +21,7 @@ public struct InflationGuard: Sendable {
     /// The budgets.
     public let limits: PFLimits
     /// The format named in errors.
-    public let format: String
+    public let format: PFError.Format
     /// Bytes inflated so far.
     public private(set) var total: UInt64 = 0
 
@@ -32,7 +32,7 @@ public struct InflationGuard: Sendable {
     ///   - compressedSize: its compressed size.
     ///   - limits: budgets.
     ///   - format: the format named in errors, such as `zip`.
-    public init(name: String, declaredSize: UInt64, compressedSize: UInt64, limits: PFLimits, format: String) {
+    public init(name: String, declaredSize: UInt64, compressedSize: UInt64, limits: PFLimits, format: PFError.Format) {
         self.name = name
         self.declaredSize = declaredSize
         self.compressedSize = compressedSize
@@ -61,8 +61,7 @@ public struct InflationGuard: Sendable {
         let (sum, overflow) = total.addingReportingOverflow(UInt64(max(0, count)))
         total = sum
         if overflow || total > declaredSize {
-            throw PFError(.invalidValue, format: format,
-                          "\(name) inflates past its declared size (\(declaredSize) bytes); the archive is corrupt or hostile",
+            throw PFError(CompressionFailure.entryTooLarge(entry: name, declaredSize: declaredSize), format: format,
                           offset: Int(clamping: declaredSize))
         }
         if total > UInt64(max(0, limits.maxDecompressedBytes)) { throw exceeded("maxDecompressedBytes", limits.maxDecompressedBytes) }
@@ -73,8 +72,6 @@ public struct InflationGuard: Sendable {
     }
 
     func exceeded(_ limit: String, _ value: Int) -> PFError {
-        var e = PFLimits.exceeded(limit, value, format: format)
-        e.message = "\(name): " + e.message
-        return e
+        PFError(CompressionFailure.entryLimitExceeded(entry: name, limit: limit, value: value), format: format)
     }
 }

@@ -19,7 +19,7 @@ final class OutputBuffer {
         self.format = format
         self.capacity = max(capacity, 1)
         guard let memory = malloc(self.capacity) else {
-            throw CompressionErrors.bufferAllocation(format, bytes: self.capacity)
+            throw PFError(.bufferAllocation(bytes: self.capacity), format)
         }
         base = memory
     }
@@ -36,19 +36,19 @@ final class OutputBuffer {
     /// - Throws: ``PFError/Code/limitExceeded`` when the buffer cannot grow.
     func window(_ size: Int, cap: Int = .max) throws(PFError) -> UnsafeMutableRawBufferPointer {
         let (needed, overflow) = count.addingReportingOverflow(size)
-        guard !overflow else { throw CompressionErrors.bufferAllocation(format, bytes: .max) }
+        guard !overflow else { throw PFError(.bufferAllocation(bytes: .max), format) }
         if needed > capacity {
             let doubled = capacity.multipliedReportingOverflow(by: 2)
             var newCapacity = doubled.overflow ? needed : max(needed, doubled.partialValue)
             newCapacity = min(newCapacity, max(needed, cap))
             guard let grown = realloc(base, newCapacity) else {
-                throw CompressionErrors.bufferAllocation(format, bytes: newCapacity)
+                throw PFError(.bufferAllocation(bytes: newCapacity), format)
             }
             base = grown
             capacity = newCapacity
         }
         // `base` is non-nil from init on; the fallback only satisfies the type checker.
-        guard let base else { throw CompressionErrors.bufferAllocation(format, bytes: needed) }
+        guard let base else { throw PFError(.bufferAllocation(bytes: needed), format) }
         return UnsafeMutableRawBufferPointer(start: base + count, count: size)
     }
 

@@ -60,8 +60,8 @@ final class ZStream {
 
     private static func initError(_ status: Int32, format: CompressionFormat) -> PFError {
         if status == Z_MEM_ERROR {
-            return PFError(.limitExceeded, format: format.errorName, "zlib could not allocate its stream state")
+            return PFError(.streamStateAllocation, format)
         }
-        return PFError(.invalidValue, format: format.errorName, "zlib refused to start a stream (status \(status))")
+        return PFError(.streamRefused(status: status), format)
     }
 }

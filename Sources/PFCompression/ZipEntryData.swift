@@ -36,7 +36,7 @@ public struct ZipEntryData {
     /// The central directory's records, in order.
     public let records: [Record]
     private let read: Reader
-    private let format: String
+    private let format: PFError.Format
 
     /// Reads the central directory (through ZIP64's end record when the archive has one).
     /// - Parameters:
@@ -46,10 +46,10 @@ public struct ZipEntryData {
     ///   - read: reads bytes of the archive.
     /// - Throws: ``PFCore/PFError`` `syntax` when the directory is malformed or cut short,
     ///   `limitExceeded` past `maxRecords`.
-    public init(size: UInt64, format: String, maxRecords: Int, read: @escaping Reader) throws(PFError) {
+    public init(size: UInt64, format: PFError.Format, maxRecords: Int, read: @escaping Reader) throws(PFError) {
         self.read = read
         self.format = format
-        func corrupt(_ what: String) -> PFError { PFError(.syntax, format: format, "the zip's central directory is malformed: \(what)") }
+        func corrupt(_ what: String) -> PFError { PFError(CompressionFailure.zipDirectoryMalformed(what), format: format) }
         // The end-of-central-directory record: its signature in the last 64 KiB + 22 bytes.
         let tailCount = Int(min(size, 65_557))
         let tail = [UInt8](try read(size - UInt64(tailCount), tailCount))
@@ -126,15 +126,15 @@ public struct ZipEntryData {
         _ index: Int, budget: inout InflationGuard, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void
     ) throws(PFError) {
         guard records.indices.contains(index) else {
-            throw PFError(.invalidValue, format: format, "\(budget.name): no such entry in the zip's central directory")
+            throw PFError(CompressionFailure.zipNoSuchEntry(budget.name), format: format)
         }
         let record = records[index]
         let header = [UInt8](try read(record.localHeaderOffset, 30))
         guard header.count == 30, Self.u32(header, 0) == 0x0403_4B50 else {
-            throw PFError(.invalidValue, format: format, "\(budget.name): its local header is missing (the zip is corrupt)")
+            throw PFError(CompressionFailure.zipLocalHeaderMissing(budget.name), format: format)
         }
         let (start, overflow) = record.localHeaderOffset.addingReportingOverflow(30 + UInt64(Self.u16(header, 26)) + UInt64(Self.u16(header, 28)))
-        guard !overflow else { throw PFError(.invalidValue, format: format, "\(budget.name): its data lies outside the archive") }
+        guard !overflow else { throw PFError(CompressionFailure.zipDataOutside(budget.name), format: format) }
         var crc = CPFZlib.crc32(0, nil, 0)
         func deliver(_ chunk: UnsafeRawBufferPointer, compressedSoFar: UInt64) throws(PFError) {
             guard chunk.count > 0 else { return }
@@ -148,7 +148,7 @@ public struct ZipEntryData {
         case 0: inflater = nil
         case 8: inflater = try Inflater(format: .deflate, limits: PFLimits(maxDecompressedBytes: .max, maxCompressionRatio: .max))
         default:
-            throw PFError(.unsupported, format: format, "\(budget.name): compression method \(record.method) is not supported (only stored and deflate)")
+            throw PFError(CompressionFailure.zipMethod(budget.name, method: record.method), format: format)
         }
         var offset: UInt64 = 0
         let step = max(1, chunkSize)
@@ -156,7 +156,7 @@ public struct ZipEntryData {
             let count = Int(min(UInt64(step), record.compressedSize - offset))
             let data = try read(start + offset, count)
             guard data.count == count else {
-                throw PFError(.truncated, format: format, "\(budget.name): the zip ends inside its data (the zip is cut short)")
+                throw PFError(CompressionFailure.zipEntryTruncated(budget.name), format: format)
             }
             offset += UInt64(count)
             try data.withBytes { (raw: UnsafeRawBufferPointer) throws(PFError) in
@@ -168,11 +168,11 @@ public struct ZipEntryData {
         }
         if let inflater {
             do { try inflater.finish() } catch {
-                throw PFError(.invalidValue, format: format, "\(budget.name): its deflate data is cut short (the zip is corrupt)")
+                throw PFError(CompressionFailure.zipDeflateCutShort(budget.name), format: format)
             }
         }
         guard UInt32(truncatingIfNeeded: crc) == record.crc32, budget.total == record.uncompressedSize else {
-            throw PFError(.invalidValue, format: format, "\(budget.name): CRC-32 or size mismatch (the zip is corrupt)")
+            throw PFError(CompressionFailure.zipChecksumMismatch(budget.name), format: format)
         }
     }
 

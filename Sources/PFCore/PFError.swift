@@ -5,6 +5,10 @@
 /// formats); an error about a value carries the ``path`` of that value in the tree. The
 /// ``description`` is one line, ready for a command line:
 /// `JSON: unexpected character 'x' at line 1, column 5 (byte 4); expected a value`.
+///
+/// An error made from a module's failure case (a ``PFFailure``) carries that case in
+/// ``failure``, so code and tests can match what went wrong without reading the text:
+/// `error.failure(as: PlistFailure.self) == .badTrailer`.
 public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The class of failure.
     public enum Code: String, Sendable {
@@ -26,6 +30,81 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// The caller asked for something that makes no sense (a bad key path, option, …).
         case usage
+    }
+
+    /// The format or component that failed. Its ``description`` is the name every message
+    /// starts with, such as `JSON` or `bplist`.
+    public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
+        // Serialization formats.
+        /// JSON text.
+        case json = "JSON"
+        /// A binary property list.
+        case bplist
+        /// An XML property list.
+        case xmlPlist = "XML plist"
+        /// CBOR (RFC 8949).
+        case cbor = "CBOR"
+        /// NeXTSTEP/Apple typedstream.
+        case typedstream
+        /// An `NSKeyedArchiver` archive.
+        case keyedArchive = "keyed archive"
+        /// The JSON form of a keyed archive's object graph.
+        case keyedJSON = "keyed JSON"
+        /// A zip archive.
+        case zip
+        /// A zlib stream.
+        case zlib
+        /// A gzip file.
+        case gzip
+        /// Raw deflate data.
+        case deflate
+        // Components.
+        /// The bytes given to a reader, before any format is chosen.
+        case input
+        /// A file being written.
+        case output
+        /// A key path's text form (``PFKeyPath``).
+        case keyPath = "key path"
+        /// A JSON Pointer (RFC 6901).
+        case jsonPointer = "JSON Pointer"
+        /// A JSON Patch (RFC 6902).
+        case jsonPatch = "JSON Patch"
+        /// Comparing two values or stores.
+        case diff
+        /// A versioned document's migration.
+        case migration
+        /// A versioned document's schema file.
+        case schema
+        /// A Core Data SQLite store.
+        case coreData = "Core Data"
+        /// A Core Data model (`.mom`, `.momd`, `.xcdatamodeld`).
+        case coreDataModel = "Core Data model"
+        /// The Parse object model and its adapter.
+        case parse = "Parse"
+        /// A graph of Parse objects being copied.
+        case parseGraph = "parse"
+        /// Copying an object graph between stores.
+        case graphCopy = "graph copy"
+        /// A copy rules file.
+        case copyRules = "copy rules"
+        // Stores.
+        /// Any store (the store protocols and the in-memory store).
+        case store
+        /// A store written as a keyed archive.
+        case storeArchive = "store archive"
+        /// A Parse export (a directory or zip of JSON files).
+        case parseExport = "Parse export"
+        /// A MongoDB-shaped export.
+        case mongoShape = "Mongo shape"
+        /// A SQLite store.
+        case sqlite = "SQLite"
+        /// A PostgreSQL store.
+        case postgres
+        /// A Realm file.
+        case realm = "Realm"
+
+        /// The name messages use.
+        public var description: String { rawValue }
     }
 
     /// A position in the input.
@@ -53,13 +132,16 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The class of failure.
     public var code: Code
     /// The format or component that failed, such as `JSON`, `bplist` or `gzip`.
-    public var format: String
+    public var format: Format
     /// What went wrong and, where it helps, what was expected.
     public var message: String
     /// Where in the input, when the error is about bytes.
     public var location: Location?
     /// Which value, when the error is about a value in a tree.
     public var path: PFKeyPath?
+    /// The module's failure case this error was made from, if it was made from one; match
+    /// it with ``failure(as:)``.
+    public var failure: (any PFFailure)?
 
     /// Makes an error.
     /// - Parameters:
@@ -68,7 +150,7 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - message: what went wrong and what was expected.
     ///   - location: where in the input.
     ///   - path: which value.
-    public init(_ code: Code, format: String, _ message: String, location: Location? = nil, path: PFKeyPath? = nil) {
+    public init(_ code: Code, format: Format, _ message: String, location: Location? = nil, path: PFKeyPath? = nil) {
         self.code = code
         self.format = format
         self.message = message
@@ -77,8 +159,40 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Makes an error at a byte offset.
-    public init(_ code: Code, format: String, _ message: String, offset: Int, path: PFKeyPath? = nil) {
+    public init(_ code: Code, format: Format, _ message: String, offset: Int, path: PFKeyPath? = nil) {
         self.init(code, format: format, message, location: Location(offset: offset), path: path)
+    }
+
+    /// Makes an error from a module's failure case, which gives its code and message.
+    /// - Parameters:
+    ///   - failure: what went wrong.
+    ///   - format: the format or component that failed.
+    ///   - location: where in the input.
+    ///   - path: which value.
+    public init(_ failure: some PFFailure, format: Format, location: Location? = nil, path: PFKeyPath? = nil) {
+        self.init(failure.code, format: format, failure.message, location: location, path: path)
+        self.failure = failure
+    }
+
+    /// Makes an error from a module's failure case at a byte offset.
+    public init(_ failure: some PFFailure, format: Format, offset: Int, path: PFKeyPath? = nil) {
+        self.init(failure, format: format, location: Location(offset: offset), path: path)
+    }
+
+    /// The failure case this error was made from, if it is of type `type`.
+    /// - Parameter type: a module's failure enum, such as `CompressionFailure`.
+    /// - Returns: the case, or `nil` when the error was made from another type or from text.
+    public func failure<F: PFFailure>(as type: F.Type) -> F? { failure as? F }
+
+    public static func == (lhs: PFError, rhs: PFError) -> Bool {
+        guard lhs.code == rhs.code, lhs.format == rhs.format, lhs.message == rhs.message,
+            lhs.location == rhs.location, lhs.path == rhs.path
+        else { return false }
+        switch (lhs.failure, rhs.failure) {
+        case (nil, nil): return true
+        case (let l?, let r?): return l.isEqual(to: r)
+        default: return false
+        }
     }
 
     public var description: String {
@@ -92,6 +206,22 @@ public struct PFError: Error, Sendable, Equatable, CustomStringConvertible {
     public func at(_ path: PFKeyPath) -> PFError {
         var copy = self
         if copy.path == nil || copy.path?.isRoot == true { copy.path = path }
+        return copy
+    }
+
+    /// The same error with `component` put in front of its path: readers and writers call
+    /// this while an error unwinds through a tree walk, so a path costs nothing until
+    /// something fails.
+    public func prefixed(_ component: PFKeyPath.Component) -> PFError {
+        var copy = self
+        copy.path = PFKeyPath([component] + (path?.components ?? []))
+        return copy
+    }
+
+    /// The same error with `prefix` put in front of its path.
+    public func prefixed(by prefix: PFKeyPath) -> PFError {
+        var copy = self
+        copy.path = PFKeyPath(prefix.components + (path?.components ?? []))
         return copy
     }
 }

@@ -78,7 +78,7 @@ public struct PFKeyPath: Hashable, Sendable, CustomStringConvertible, Expressibl
         var components: [Component] = []
         var i = 0
         func fail(_ why: String) -> PFError {
-            PFError(.usage, format: "key path", "\(why) in key path '\(text)'", offset: i)
+            PFError(PFCoreFailure.badKeyPath(why, text: text), format: .keyPath, offset: i)
         }
         if bytes == [UInt8(ascii: ".")] { return [] }
         var expectKey = true  // at start or after '.'

@@ -49,9 +49,9 @@ public struct PFLimits: Sendable, Equatable {
     ///   - value: the configured value.
     ///   - format: the reader.
     ///   - offset: where in the input, when known.
-    public static func exceeded(_ name: String, _ value: Int, format: String, offset: Int? = nil) -> PFError {
+    public static func exceeded(_ name: String, _ value: Int, format: PFError.Format, offset: Int? = nil) -> PFError {
         PFError(
-            .limitExceeded, format: format, "input exceeds \(name) (\(value)); raise the limit only for trusted input",
+            PFCoreFailure.limitExceeded(limit: name, value: value), format: format,
             location: offset.map { PFError.Location(offset: $0) })
     }
 }

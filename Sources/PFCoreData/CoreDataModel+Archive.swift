@@ -44,7 +44,7 @@ struct ModelArchiveReader {
     init(graph: KeyedGraph) { self.graph = graph }
 
     static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: "Core Data model", message, path: path)
+        PFError(.invalidValue, format: .coreDataModel, message, path: path)
     }
 
     mutating func model(source: CoreDataModel.Source) throws(PFError) -> CoreDataModel {

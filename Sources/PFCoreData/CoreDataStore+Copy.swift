@@ -28,7 +28,7 @@ package struct StoreCopy: Sendable {
     /// - Parameters:
     ///   - source: the database file.
     ///   - format: the format named in errors ("Core Data", "SQLite").
-    package static func make(of source: URL, format: String = "Core Data") throws(PFError) -> StoreCopy {
+    package static func make(of source: URL, format: PFError.Format = .coreData) throws(PFError) -> StoreCopy {
         let path = source.path
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -73,7 +73,7 @@ package struct StoreCopy: Sendable {
 
     /// Checks the 100-byte SQLite header: the magic string, and (without a `-wal`, which may
     /// hold pages the main file lacks) that the file is as long as its page count says.
-    static func checkHeader(_ header: Data, fileSize: Int, path: String, hasWAL: Bool, format: String = "Core Data") throws(PFError) {
+    static func checkHeader(_ header: Data, fileSize: Int, path: String, hasWAL: Bool, format: PFError.Format = .coreData) throws(PFError) {
         guard header.count >= 16, header.prefix(16) == sqliteHeader else {
             throw PFError(
                 .syntax, format: format, "\(path): not an SQLite database; expected the header \"SQLite format 3\\0\"",

@@ -39,11 +39,11 @@ extension CoreDataStore {
     public func joinRows(entity: String, relationship name: String) throws(PFError) -> [CoreDataJoinRow] {
         let layout = try entityLayout(entity)
         guard let relationship = model.entity(named: entity)?.relationship(named: name), relationship.isToMany else {
-            throw PFError(.usage, format: "Core Data", "\(entity) has no to-many relationship \(name)")
+            throw PFError(.usage, format: .coreData, "\(entity) has no to-many relationship \(name)")
         }
         guard let mapping = layout.toMany[name] else {
             throw PFError(
-                .unsupported, format: "Core Data",
+                .unsupported, format: .coreData,
                 "\(entity).\(name) cannot be read: \(layout.unmapped[name] ?? "its storage was not found")")
         }
         guard let ownerID = layout.id, let ownerTable = layout.table else { return [] }

@@ -30,7 +30,7 @@ extension CoreDataStore {
     func entityLayout(_ entity: String) throws(PFError) -> CoreDataLayout.EntityLayout {
         guard let layout = layout.entities[entity] else {
             throw PFError(
-                .usage, format: "Core Data",
+                .usage, format: .coreData,
                 "\(url.lastPathComponent): no entity \(entity); the store has \(self.layout.entityOrder.joined(separator: ", "))")
         }
         return layout

@@ -85,7 +85,7 @@ final class SQLiteConnection: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let handle else {
-            throw PFError(.usage, format: "Core Data", "\(context()): the store is closed")
+            throw PFError(.usage, format: .coreData, "\(context()): the store is closed")
         }
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
@@ -142,8 +142,8 @@ final class SQLiteConnection: @unchecked Sendable {
 
     static func error(_ code: Int32, _ message: String, _ context: String) -> PFError {
         if corruptCodes.contains(code & 0xFF) {
-            return PFError(.syntax, format: "Core Data", "\(context): the SQLite file is corrupt (\(message))")
+            return PFError(.syntax, format: .coreData, "\(context): the SQLite file is corrupt (\(message))")
         }
-        return PFError(.invalidValue, format: "Core Data", "\(context): SQLite: \(message)")
+        return PFError(.invalidValue, format: .coreData, "\(context): SQLite: \(message)")
     }
 }

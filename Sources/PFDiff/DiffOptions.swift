@@ -44,7 +44,7 @@ public struct DiffPathPattern: Sendable, Hashable, CustomStringConvertible {
         do {
             path = try PFKeyPath(parsing: prepared)
         } catch {
-            throw PFError(.usage, format: "diff", "'\(text)' is not a key path (write keys as a.b, indices as [3], any key as *, any index as [*])")
+            throw PFError(DiffFailure.badFieldPath(text), format: .diff)
         }
         steps = path.components.map { component in
             switch component {

@@ -54,24 +54,28 @@ public struct JSONPatch: Sendable, Equatable {
     ///   is not an object, has an unknown `op`, or lacks `path`, `value` or `from`.
     public init(json: PFValue) throws(PFError) {
         guard case .array(let entries) = json else {
-            throw PFError(.invalidValue, format: "JSON Patch", "a patch is an array of operations, not \(json.kind.rawValue == "dictionary" ? "an object" : "a \(json.kind.rawValue)")")
+            throw Self.problem(.patchNotArray(kind: json.kind))
         }
         var out: [Operation] = []
         for (index, entry) in entries.enumerated() {
-            func fail(_ why: String) -> PFError { PFError(.invalidValue, format: "JSON Patch", "operation \(index): \(why)") }
-            guard case .dictionary(let m) = entry else { throw fail("not an object") }
-            guard let name = m["op"]?.stringValue else { throw fail("no \"op\"") }
-            guard let kind = Operation.Kind(rawValue: name) else { throw fail("unknown op \"\(name)\"") }
-            guard let pathText = m["path"]?.stringValue else { throw fail("no \"path\" string") }
+            /// A pointer's error as this entry's.
+            func badPointer(_ error: PFError) -> PFError {
+                guard let inner = error.failure(as: DiffFailure.self) else { return error }
+                return Self.problem(.entryBadPointer(index: index, inner))
+            }
+            guard case .dictionary(let m) = entry else { throw Self.problem(.entryNotObject(index: index)) }
+            guard let name = m["op"]?.stringValue else { throw Self.problem(.entryNoOp(index: index)) }
+            guard let kind = Operation.Kind(rawValue: name) else { throw Self.problem(.entryUnknownOp(index: index, op: name)) }
+            guard let pathText = m["path"]?.stringValue else { throw Self.problem(.entryNoPath(index: index)) }
             let path: JSONPointer
-            do { path = try JSONPointer(parsing: pathText) } catch { throw fail(error.message) }
+            do { path = try JSONPointer(parsing: pathText) } catch { throw badPointer(error) }
             var from: JSONPointer?
             if kind == .move || kind == .copy {
-                guard let fromText = m["from"]?.stringValue else { throw fail("\(name) needs a \"from\" string") }
-                do { from = try JSONPointer(parsing: fromText) } catch { throw fail(error.message) }
+                guard let fromText = m["from"]?.stringValue else { throw Self.problem(.entryNeedsFrom(index: index, op: name)) }
+                do { from = try JSONPointer(parsing: fromText) } catch { throw badPointer(error) }
             }
             let value = m["value"]
-            if [.add, .replace, .test].contains(kind), value == nil { throw fail("\(name) needs a \"value\"") }
+            if [.add, .replace, .test].contains(kind), value == nil { throw Self.problem(.entryNeedsValue(index: index, op: name)) }
             out.append(Operation(kind, pointer: path, value: [.add, .replace, .test].contains(kind) ? value : nil, from: from))
         }
         operations = out
@@ -92,7 +96,9 @@ public struct JSONPatch: Sendable, Equatable {
             do {
                 try JSONPatch.apply(operation, to: &value)
             } catch {
-                throw PFError(.invalidValue, format: "JSON Patch", "operation \(index) (\(operation.kind.rawValue) \(operation.path.description.isEmpty ? "\"\"" : operation.path.description)): \(error.message)")
+                guard let inner = error.failure(as: DiffFailure.self) else { throw error }
+                throw Self.problem(
+                    .operationFailed(index: index, op: operation.kind.rawValue, pointer: operation.path.description, inner))
             }
         }
         return value
@@ -105,24 +111,24 @@ public struct JSONPatch: Sendable, Equatable {
         case .remove:
             _ = try remove(at: operation.path.tokens[...], in: &document)
         case .replace:
-            guard get(operation.path.tokens[...], in: document) != nil else { throw problem("no value at the path to replace") }
+            guard get(operation.path.tokens[...], in: document) != nil else { throw problem(.noValueToReplace) }
             try replace(operation.value ?? .null, at: operation.path.tokens[...], in: &document)
         case .move:
             let from = operation.from ?? .root
             if from.tokens.count < operation.path.tokens.count, Array(operation.path.tokens.prefix(from.tokens.count)) == from.tokens {
-                throw problem("cannot move a value into one of its own children (from \(from))")
+                throw problem(.moveIntoChild(from: from.description))
             }
-            if from == operation.path { guard get(from.tokens[...], in: document) != nil else { throw problem("no value at from \(from)") }; return }
+            if from == operation.path { guard get(from.tokens[...], in: document) != nil else { throw problem(.noValueAtFrom(from.description)) }; return }
             let moved = try remove(at: from.tokens[...], in: &document)
             try add(moved, at: operation.path.tokens[...], in: &document)
         case .copy:
             let from = operation.from ?? .root
-            guard let copied = get(from.tokens[...], in: document) else { throw problem("no value at from \(from)") }
+            guard let copied = get(from.tokens[...], in: document) else { throw problem(.noValueAtFrom(from.description)) }
             try add(copied, at: operation.path.tokens[...], in: &document)
         case .test:
-            guard let found = get(operation.path.tokens[...], in: document) else { throw problem("no value at the path to test") }
+            guard let found = get(operation.path.tokens[...], in: document) else { throw problem(.noValueToTest) }
             guard ValueDiff.equal(found, operation.value ?? .null, options: testOptions) else {
-                throw problem("test failed: found \(found.scalarDescription), expected \((operation.value ?? .null).scalarDescription)")
+                throw problem(.testFailed(found: found.scalarDescription, expected: (operation.value ?? .null).scalarDescription))
             }
         }
     }
@@ -134,7 +140,7 @@ public struct JSONPatch: Sendable, Equatable {
         return o
     }
 
-    static func problem(_ message: String) -> PFError { PFError(.invalidValue, format: "JSON Patch", message) }
+    static func problem(_ failure: DiffFailure) -> PFError { PFError(failure, format: .jsonPatch) }
 
     static func get(_ tokens: ArraySlice<String>, in value: PFValue) -> PFValue? {
         var current = value
@@ -159,20 +165,20 @@ public struct JSONPatch: Sendable, Equatable {
         guard let first = tokens.first else { try body(&value); return }
         switch value {
         case .dictionary(var m):
-            guard var child = m[first] else { throw problem("no member \"\(first)\" on the way") }
+            guard var child = m[first] else { throw problem(.noMemberOnTheWay(first)) }
             value = .null
             m[first] = .null
             defer { m[first] = child; value = .dictionary(m) }
             try withParent(tokens.dropFirst(), in: &child, body)
         case .array(var a):
-            guard let i = JSONPointer.index(first), i < a.count else { throw problem("no index \(first) on the way (\(a.count) items)") }
+            guard let i = JSONPointer.index(first), i < a.count else { throw problem(.noIndexOnTheWay(first, count: a.count)) }
             var child = a[i]
             value = .null
             a[i] = .null
             defer { a[i] = child; value = .array(a) }
             try withParent(tokens.dropFirst(), in: &child, body)
         default:
-            throw problem("\"\(first)\" leads into a \(value.kind.rawValue), not an object or array")
+            throw problem(.leadsIntoScalar(first, kind: value.kind))
         }
     }
 
@@ -188,7 +194,7 @@ public struct JSONPatch: Sendable, Equatable {
                 let index: Int
                 if last == "-" { index = a.count } else {
                     guard let i = JSONPointer.index(last), i <= a.count else {
-                        throw problem("index \(last) is out of range for adding (\(a.count) items)")
+                        throw problem(.addIndexOutOfRange(last, count: a.count))
                     }
                     index = i
                 }
@@ -196,7 +202,7 @@ public struct JSONPatch: Sendable, Equatable {
                 a.insert(new, at: index)
                 parent = .array(a)
             default:
-                throw problem("the parent is a \(parent.kind.rawValue), not an object or array")
+                throw problem(.parentNotContainer(kind: parent.kind))
             }
         }
     }
@@ -211,36 +217,36 @@ public struct JSONPatch: Sendable, Equatable {
                 m[last] = new
                 parent = .dictionary(m)
             case .array(var a):
-                guard let i = JSONPointer.index(last), i < a.count else { throw problem("index \(last) is out of range (\(a.count) items)") }
+                guard let i = JSONPointer.index(last), i < a.count else { throw problem(.indexOutOfRange(last, count: a.count)) }
                 parent = .null
                 a[i] = new
                 parent = .array(a)
             default:
-                throw problem("the parent is a \(parent.kind.rawValue), not an object or array")
+                throw problem(.parentNotContainer(kind: parent.kind))
             }
         }
     }
 
     static func remove(at tokens: ArraySlice<String>, in document: inout PFValue) throws(PFError) -> PFValue {
-        guard let last = tokens.last else { throw problem("cannot remove the whole document") }
+        guard let last = tokens.last else { throw problem(.removeRoot) }
         var removed = PFValue.null
         try withParent(tokens.dropLast(), in: &document) { (parent: inout PFValue) throws(PFError) in
             switch parent {
             case .dictionary(var m):
-                guard let old = m[last] else { throw problem("no member \"\(last)\" to remove") }
+                guard let old = m[last] else { throw problem(.noMemberToRemove(last)) }
                 parent = .null
                 m.removeValue(forKey: last)
                 parent = .dictionary(m)
                 removed = old
             case .array(var a):
                 guard let i = JSONPointer.index(last), i < a.count else {
-                    throw problem("index \(last) is out of range (\(a.count) items)")
+                    throw problem(.indexOutOfRange(last, count: a.count))
                 }
                 parent = .null
                 removed = a.remove(at: i)
                 parent = .array(a)
             default:
-                throw problem("the parent is a \(parent.kind.rawValue), not an object or array")
+                throw problem(.parentNotContainer(kind: parent.kind))
             }
         }
         return removed

@@ -29,7 +29,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(PFError) {
         guard !text.isEmpty else { tokens = []; return }
         guard text.hasPrefix("/") else {
-            throw PFError(.syntax, format: "JSON Pointer", "'\(text)' does not start with '/'")
+            throw PFError(DiffFailure.pointerNoSlash(text), format: .jsonPointer)
         }
         var out: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
@@ -41,7 +41,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 switch iterator.next() {
                 case "0": token.append("~")
                 case "1": token.append("/")
-                default: throw PFError(.syntax, format: "JSON Pointer", "'\(text)' has a '~' not followed by 0 or 1")
+                default: throw PFError(DiffFailure.pointerBadTilde(text), format: .jsonPointer)
                 }
             }
             out.append(String(token))

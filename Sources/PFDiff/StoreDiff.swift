@@ -280,7 +280,7 @@ struct Partitioner {
                 _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("\(i).part").path, contents: nil)
             }
         } catch {
-            throw PFError(.io, format: "diff", "cannot make spill files in \(base.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillDirectory(path: base.path, reason: error.localizedDescription), format: .diff)
         }
         directory = dir
         buffers = Array(repeating: [], count: max(1, options.partitions))
@@ -295,7 +295,7 @@ struct Partitioner {
         let p = Partitioner.partition(of: key, count: buffers.count)
         for field in [Data(key.utf8), bytes] {
             guard let n = UInt32(exactly: field.count) else {
-                throw PFError(.limitExceeded, format: "diff", "an object of \(field.count) bytes is too large to compare")
+                throw PFError(.limitExceeded, format: .diff, "an object of \(field.count) bytes is too large to compare")
             }
             withUnsafeBytes(of: n.littleEndian) { buffers[p].append(contentsOf: $0) }
             buffers[p].append(contentsOf: field)
@@ -312,7 +312,7 @@ struct Partitioner {
             try handle.seekToEnd()
             try handle.write(contentsOf: buffers[p])
         } catch {
-            throw PFError(.io, format: "diff", "cannot write spill file \(url.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillWrite(path: url.path, reason: error.localizedDescription), format: .diff)
         }
         buffers[p].removeAll(keepingCapacity: true)
     }
@@ -324,17 +324,17 @@ struct Partitioner {
         let url = directory.appendingPathComponent("\(p).part")
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw PFError(.io, format: "diff", "cannot read spill file \(url.path): \(error.localizedDescription)")
+            throw PFError(DiffFailure.spillRead(path: url.path, reason: error.localizedDescription), format: .diff)
         }
         try? FileManager.default.removeItem(at: url)
         let bytes = [UInt8](data)
         var out: [String: Data] = [:]
         var i = 0
         func length() throws(PFError) -> Int {
-            guard bytes.count - i >= 4 else { throw PFError(.io, format: "diff", "spill file \(url.path) is cut short") }
+            guard bytes.count - i >= 4 else { throw PFError(.io, format: .diff, "spill file \(url.path) is cut short") }
             let n = Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
             i += 4
-            guard bytes.count - i >= n else { throw PFError(.io, format: "diff", "spill file \(url.path) is cut short") }
+            guard bytes.count - i >= n else { throw PFError(.io, format: .diff, "spill file \(url.path) is cut short") }
             return n
         }
         while i < bytes.count {

@@ -126,13 +126,13 @@ public enum FormatIO {
                 // download). A format asked for decides for itself (an empty Parse class file
                 // is a class without rows).
                 throw PFError(
-                    .truncated, format: "input",
+                    .truncated, format: .input,
                     "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
                     offset: 0)
             }
             guard let format = options.format ?? FormatDetector.detect(plain) else {
                 throw PFError(
-                    .syntax, format: "input",
+                    .syntax, format: .input,
                     "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
                     offset: 0)
             }

@@ -40,7 +40,7 @@ public struct ZipReader: Sendable {
     /// `maxCollectionCount` the entry count.
     public let limits: PFLimits
 
-    static let format = "zip"
+    static let format: PFError.Format = .zip
 
     /// Whether bytes start like a zip archive (`PK\u{3}\u{4}`, or `PK\u{5}\u{6}` when empty).
     /// - Parameter bytes: the file's first bytes.

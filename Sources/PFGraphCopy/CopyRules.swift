@@ -20,17 +20,17 @@ public struct CopyRules: Sendable {
             let segments = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard segments.count >= 2, segments.allSatisfy({ !$0.isEmpty }) else {
                 throw PFError(
-                    .invalidValue, format: "copy rules",
+                    .invalidValue, format: .copyRules,
                     "\"\(text)\" is not a rule selector; expected Type.key, *.key or a root path such as department.head")
             }
             if segments[0] == "*" {
                 guard segments.count == 2 else {
-                    throw PFError(.invalidValue, format: "copy rules", "\"\(text)\": *.key takes exactly one key")
+                    throw PFError(.invalidValue, format: .copyRules, "\"\(text)\": *.key takes exactly one key")
                 }
                 self = .anyKey(segments[1])
             } else if let first = segments[0].unicodeScalars.first, first == "_" || CharacterSet.uppercaseLetters.contains(first) {
                 guard segments.count == 2 else {
-                    throw PFError(.invalidValue, format: "copy rules", "\"\(text)\": Type.key takes exactly one key; paths start with a lowercase field")
+                    throw PFError(.invalidValue, format: .copyRules, "\"\(text)\": Type.key takes exactly one key; paths start with a lowercase field")
                 }
                 self = .typeKey(segments[0], segments[1])
             } else {
@@ -105,7 +105,7 @@ public struct CopyRules: Sendable {
     func check(_ selector: Selector, text: String, isEdge: Bool) throws(PFError) {
         guard !schema.types.isEmpty else { return }
         func unknown(_ what: String) -> PFError {
-            PFError(.invalidValue, format: "copy rules", "\"\(text)\": \(what)")
+            PFError(.invalidValue, format: .copyRules, "\"\(text)\": \(what)")
         }
         func checkKind(_ type: String, _ info: CopySchema.TypeInfo, _ key: String) throws(PFError) {
             if isEdge, info.edges[key] == nil, info.attributes.contains(key) {

@@ -82,7 +82,7 @@ extension CopyRulesFile {
         for site in sites {
             guard let selector = try? CopyRules.Selector(parsing: site.selector) else { continue }
             if let problem = Self.problem(selector, input: input, declared: schema) {
-                throw PFError(.invalidValue, format: "copy rules", problem, path: site.path)
+                throw PFError(.invalidValue, format: .copyRules, problem, path: site.path)
             }
         }
     }

@@ -177,16 +177,16 @@ public struct CopyRulesFile: Sendable {
     public func profile(named name: String) throws(PFError) -> CopyProfile {
         guard var profile = profiles[name] ?? CopyProfile.builtIn[name] else {
             let names = Array(profiles.keys) + CopyProfile.builtIn.keys.filter { profiles[$0] == nil }
-            throw PFError(.invalidValue, format: "copy rules", "unknown profile \(name); expected one of \(names.joined(separator: ", "))")
+            throw PFError(.invalidValue, format: .copyRules, "unknown profile \(name); expected one of \(names.joined(separator: ", "))")
         }
         for (selector, action) in sharedEdgeRules {
             do throws(PFError) { profile = try profile.edge(selector, action) } catch {
-                throw PFError(.invalidValue, format: "copy rules", error.message + " (rules.edges and profiles.\(name))", path: [.key("rules"), .key("edges"), .key(selector)])
+                throw PFError(.invalidValue, format: .copyRules, error.message + " (rules.edges and profiles.\(name))", path: [.key("rules"), .key("edges"), .key(selector)])
             }
         }
         for (selector, action) in sharedAttributeRules {
             do throws(PFError) { profile = try profile.attribute(selector, action) } catch {
-                throw PFError(.invalidValue, format: "copy rules", error.message + " (rules.attributes and profiles.\(name))", path: [.key("rules"), .key("attributes"), .key(selector)])
+                throw PFError(.invalidValue, format: .copyRules, error.message + " (rules.attributes and profiles.\(name))", path: [.key("rules"), .key("attributes"), .key(selector)])
             }
         }
         return profile
@@ -201,7 +201,7 @@ public struct CopyRulesFile: Sendable {
     // MARK: - Validation helpers
 
     static func invalid(_ message: String, at path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: "copy rules", message, path: path)
+        PFError(.invalidValue, format: .copyRules, message, path: path)
     }
 
     static func object(_ value: PFValue, at path: PFKeyPath, allowed: Set<String>?) throws(PFError) -> OrderedDictionary<String, PFValue> {

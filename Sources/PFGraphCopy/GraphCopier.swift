@@ -205,7 +205,7 @@ struct CopyWalk {
     mutating func allocate(_ node: Node) throws(PFError) -> Int {
         guard copiedCount < profile.maxObjects else {
             throw PFError(
-                .limitExceeded, format: "graph copy",
+                .limitExceeded, format: .graphCopy,
                 "the copy would create more than maxObjects (\(profile.maxObjects)) nodes; raise maxObjects or copy less")
         }
         copiedCount += 1
@@ -329,7 +329,7 @@ struct CopyWalk {
                 let edge = CopyReport.Edge(ownerType: ownerType, ownerNode: work.original, key: key)
                 if profile.onDepthExceeded == .error {
                     throw PFError(
-                        .limitExceeded, format: "graph copy",
+                        .limitExceeded, format: .graphCopy,
                         "copying \(edge) would go deeper than maxDepth (\(maxDepth)); raise maxDepth or use onDepthExceeded truncate")
                 }
                 report.truncatedEdgeCount += 1

@@ -46,7 +46,7 @@ struct JSONCWriter {
                     child = try build(item, depth: depth + 1)
                 } catch {
                     json_object_put(array)
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
                 json_object_array_add(array, child)
             }
@@ -92,7 +92,7 @@ struct JSONCWriter {
                 child = try build(value, depth: depth + 1)
             } catch {
                 json_object_put(object)
-                throw error.under(.key(key))
+                throw error.prefixed(.key(key))
             }
             json_object_object_add(object, key, child)
         }

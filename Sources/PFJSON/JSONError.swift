@@ -4,7 +4,7 @@ import PFCore
 /// message has the same shape: what went wrong, where, and what was expected.
 enum JSONError {
     /// The `format` of every JSON error.
-    static let format = "JSON"
+    static let format: PFError.Format = .json
 
     // MARK: - Positions
 
@@ -60,15 +60,5 @@ enum JSONError {
     /// Builds a path from components gathered innermost first while an error unwinds.
     static func path(_ reversed: [PFKeyPath.Component]) -> PFKeyPath {
         PFKeyPath(reversed.reversed())
-    }
-}
-
-extension PFError {
-    /// The same error with `component` put in front of its path, used while an error
-    /// unwinds through the tree walk so paths cost nothing until something fails.
-    func under(_ component: PFKeyPath.Component) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath([component] + (path?.components ?? []))
-        return copy
     }
 }

@@ -119,7 +119,7 @@ struct JSONNativeWriter {
             do {
                 try write(items[k], depth: depth + 1)
             } catch {
-                throw error.under(.index(k))
+                throw error.prefixed(.index(k))
             }
         }
     }
@@ -158,7 +158,7 @@ struct JSONNativeWriter {
             do {
                 try write(members.values[index], depth: depth + 1)
             } catch {
-                throw error.under(.key(key))
+                throw error.prefixed(.key(key))
             }
         }
     }

@@ -502,7 +502,7 @@ struct JSONTreeChecker {
                 do {
                     try check(json_object_array_get_idx(object, k))
                 } catch {
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
             }
         } else if type == json_type_object {
@@ -528,7 +528,7 @@ struct JSONTreeChecker {
             do {
                 try check(pf_json_entry_value(current))
             } catch {
-                throw error.under(.key(keyName(current)))
+                throw error.prefixed(.key(keyName(current)))
             }
             if rejectDuplicates, scan.nonASCIIKeys { keys.append(keyName(current)) }
             entry = pf_json_entry_next(current)

@@ -431,11 +431,11 @@ final class JSONSplitJob: @unchecked Sendable {
             for child in node.children {
                 switch child {
                 case .node(let m, _):
-                    do { items.append(try assemble(m)) } catch { throw error.under(.index(items.count)) }
+                    do { items.append(try assemble(m)) } catch { throw error.prefixed(.index(items.count)) }
                 case .unit(let u):
                     let result = take(u)
                     items.append(contentsOf: result.values)
-                    if let error = result.errors[result.values.count] { throw error.under(.index(items.count)) }
+                    if let error = result.errors[result.values.count] { throw error.prefixed(.index(items.count)) }
                 }
             }
             return .array(items)
@@ -464,9 +464,9 @@ final class JSONSplitJob: @unchecked Sendable {
         for (key, source) in members {
             switch source {
             case .node(let m):
-                do { values.append(try assemble(m)) } catch { throw error.under(.key(key)) }
+                do { values.append(try assemble(m)) } catch { throw error.prefixed(.key(key)) }
             case .member(let u, let index):
-                if let error = taken[u]?.errors[index] { throw error.under(.key(key)) }
+                if let error = taken[u]?.errors[index] { throw error.prefixed(.key(key)) }
                 values.append(taken[u]?.values[index] ?? .null)
             }
         }

@@ -344,9 +344,9 @@ final class JSONWriteJob: @unchecked Sendable {
                     let key = members.keys[node.order?[position] ?? position]
                     writer.writeString(key)
                     writer.colon()
-                    do { try assemble(m, into: &writer) } catch { throw error.under(.key(key)) }
+                    do { try assemble(m, into: &writer) } catch { throw error.prefixed(.key(key)) }
                 } else {
-                    do { try assemble(m, into: &writer) } catch { throw error.under(.index(position)) }
+                    do { try assemble(m, into: &writer) } catch { throw error.prefixed(.index(position)) }
                 }
                 position += 1
             }

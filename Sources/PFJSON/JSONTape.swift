@@ -426,7 +426,7 @@ struct JSONTape {
             if reject {
                 var error = JSONTreeConverter.duplicateKey(at: Int(entries[index].start), members: members,
                                                            distinct: distinct, in: input)
-                for component in path(to: index).reversed() { error = error.under(component) }
+                for component in path(to: index).reversed() { error = error.prefixed(component) }
                 throw error
             }
             entries[index].flags |= Self.duplicatesFlag

@@ -94,7 +94,7 @@ extension JSONValueBuilder {
     }
 
     private func base64TooLong() -> PFError {
-        PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).under(.key("base64"))
+        PFLimits.exceeded("maxStringBytes", maxStringBytes, format: JSONError.format).prefixed(.key("base64"))
     }
 
     /// Whether a member's key is exactly `name` (ASCII).

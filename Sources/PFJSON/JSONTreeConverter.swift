@@ -9,7 +9,7 @@ import PFCore
 /// ``JSONValueSource``).
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
-/// (``PFError/under(_:)``). json-c's objects hold distinct keys (its hash table replaces the
+/// (``PFCore/PFError/prefixed(_:)``). json-c's objects hold distinct keys (its hash table replaces the
 /// value of a repeated key in place), so dictionaries are built without re-checking them.
 /// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
 /// their `{`, so the member counts it recorded line up with the objects here until the first
@@ -118,7 +118,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
                 do {
                     items.append(try convert(current))
                 } catch {
-                    throw error.under(.index(k))
+                    throw error.prefixed(.index(k))
                 }
             }
             return .array(items)
@@ -160,7 +160,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
             do {
                 values.append(try convert(source.memberValue(current)))
             } catch {
-                throw error.under(.key(name))
+                throw error.prefixed(.key(name))
             }
             keys.append(name)
             entry = source.nextMember(current, of: object)
@@ -229,7 +229,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
                 entry = source.nextMember(current, of: object)
             }
         }
-        if let failure { throw failure.error.under(.key(template.keys[failure.index])) }
+        if let failure { throw failure.error.prefixed(.key(template.keys[failure.index])) }
         return .dictionary(result)
     }
 
@@ -244,7 +244,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
             do {
                 values.append(try convert(source.memberValue(current)))
             } catch {
-                throw error.under(.key(keyAt(values.count)))
+                throw error.prefixed(.key(keyAt(values.count)))
             }
             entry = source.nextMember(current, of: object)
         }

@@ -37,7 +37,9 @@ public struct KeyedArchiveDecoder: Sendable {
 
     /// Decodes the value at `$top.root` of an archive in any container.
     /// - Throws: `DecodingError` with the coding path (`typeMismatch`, `keyNotFound`,
-    ///   `valueNotFound`, `dataCorrupted`), or ``PFError`` for a malformed archive.
+    ///   `valueNotFound`, `dataCorrupted`); a `typeMismatch` or `dataCorrupted` carries the
+    ///   ``PFCore/PFError`` (a ``KeyedArchiveFailure`` or the table's error) as its
+    ///   `underlyingError`. ``PFError`` itself for a malformed archive container.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try decode(type, from: KeyedArchive.readTable(data, limits: options.limits).table)
     }
@@ -45,7 +47,7 @@ public struct KeyedArchiveDecoder: Sendable {
     /// Decodes the value at `$top.root` of an object table.
     public func decode<T: Decodable>(_ type: T.Type, from table: KeyedObjectTable) throws -> T {
         guard let root = table.top[KeyedObjectTable.rootKey] else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The archive's $top has no root."))
+            throw PFError(KeyedArchiveFailure.noRoot, format: .keyedArchive).decodingError(codingPath: [])
         }
         let state = ArchiveDecodingState(table: table, options: options)
         return try state.decode(type, from: .uid(root), path: .root)
@@ -69,12 +71,24 @@ final class ArchiveDecodingState {
         self.options = options
     }
 
-    func corrupted(_ message: String, _ path: PFCodingPath) -> DecodingError {
-        .dataCorrupted(.init(codingPath: path.keyPath.codingKeys, debugDescription: message))
+    /// A `DecodingError.dataCorrupted` at `path` carrying the failure's ``PFCore/PFError``.
+    func corrupted(_ failure: KeyedArchiveFailure, _ path: PFCodingPath) -> DecodingError {
+        corrupted(PFError(failure, format: .keyedArchive, path: path.keyPath), path)
     }
 
-    func mismatch(_ type: Any.Type, _ message: String, _ path: PFCodingPath) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: path.keyPath.codingKeys, debugDescription: message))
+    /// A `DecodingError.dataCorrupted` at `path` carrying `error`.
+    func corrupted(_ error: PFError, _ path: PFCodingPath) -> DecodingError {
+        error.at(path.keyPath).decodingError(codingPath: path.codingKeys)
+    }
+
+    /// A `DecodingError.typeMismatch` at `path` carrying the failure's ``PFCore/PFError``.
+    func mismatch(_ type: Any.Type, _ failure: KeyedArchiveFailure, _ path: PFCodingPath) -> DecodingError {
+        mismatch(type, PFError(failure, format: .keyedArchive, path: path.keyPath), path)
+    }
+
+    /// A `DecodingError.typeMismatch` at `path` carrying `error`.
+    func mismatch(_ type: Any.Type, _ error: PFError, _ path: PFCodingPath) -> DecodingError {
+        error.at(path.keyPath).typeMismatch(type, codingPath: path.codingKeys)
     }
 
     /// The object index a reference names; `nil` for `$null`.
@@ -84,7 +98,7 @@ final class ArchiveDecodingState {
         do {
             return try table.index(of: uid, at: path.keyPath)
         } catch {
-            throw corrupted(error.message, path)
+            throw corrupted(error, path)
         }
     }
 
@@ -95,7 +109,7 @@ final class ArchiveDecodingState {
             guard let index = try index(value, path) else { return .null }
             let object = table.objects[index]
             if case .null = object {
-                throw corrupted("object \(uid) is null", path)
+                throw corrupted(.nullObject(uid: uid), path)
             }
             if let scalar = KeyedGraph.Value(scalar: object) { return scalar }
             switch object {
@@ -106,11 +120,11 @@ final class ArchiveDecodingState {
                         return scalar
                     }
                 } catch {
-                    throw corrupted(error.description, path)
+                    throw corrupted(error, path)
                 }
                 return .node(index)
             default:
-                throw corrupted("object \(uid) is \(object.kind.rawValue)", path)
+                throw corrupted(.objectKind(uid: uid, kind: object.kind.rawValue), path)
             }
         case .array, .dictionary: return .node(-1)
         default: return KeyedGraph.Value(scalar: value) ?? .null
@@ -133,39 +147,39 @@ final class ArchiveDecodingState {
 
     func decode<T: Decodable>(_ type: T.Type, from value: PFValue, path: PFCodingPath) throws -> T {
         if T.self == String.self {
-            guard case .string(let s) = try scalar(value, path) else { throw mismatch(T.self, "expected a string", path) }
+            guard case .string(let s) = try scalar(value, path) else { throw mismatch(T.self, .expected("a string"), path) }
             return s as! T  // T is String here
         }
         if T.self == Data.self {
-            guard case .data(let d) = try scalar(value, path) else { throw mismatch(T.self, "expected data", path) }
+            guard case .data(let d) = try scalar(value, path) else { throw mismatch(T.self, .expected("data"), path) }
             return d as! T
         }
         if T.self == Date.self {
-            guard case .date(let d) = try scalar(value, path) else { throw mismatch(T.self, "expected an NSDate", path) }
+            guard case .date(let d) = try scalar(value, path) else { throw mismatch(T.self, .expected("an NSDate"), path) }
             return d as! T
         }
         if T.self == URL.self || T.self == UUID.self {
-            guard let index = try index(value, path) else { throw mismatch(T.self, "expected an object", path) }
+            guard let index = try index(value, path) else { throw mismatch(T.self, .expected("an object"), path) }
             let unarchiver = KeyedUnarchiver(table: table, registry: ArchiveClassRegistry())
             do {
                 if T.self == URL.self { return try URL.unarchive(from: unarchiver, objectAt: index) as! T }
                 return try UUID.unarchive(from: unarchiver, objectAt: index) as! T
             } catch let error as PFError {
-                throw corrupted(error.message, path)
+                throw corrupted(error, path)
             }
         }
         let objectIndex = try index(value, path)
         if let objectIndex, let instance = instances[objectIndex] {
             guard let typed = instance as? T else {
-                throw mismatch(T.self, "object \(objectIndex) was already decoded as \(Swift.type(of: instance))", path)
+                throw mismatch(T.self, .alreadyDecoded(index: objectIndex, type: "\(Swift.type(of: instance))"), path)
             }
             return typed
         }
         if let objectIndex, inProgress.contains(objectIndex) {
-            throw corrupted("object \(objectIndex) refers back to itself while it is being decoded; Codable cannot rebuild cycles, use ArchiveCoding", path)
+            throw corrupted(.cycle(index: objectIndex), path)
         }
         guard depth < options.limits.maxDepth else {
-            throw corrupted("values nest deeper than maxDepth (\(options.limits.maxDepth))", path)
+            throw corrupted(.tooDeep(maxDepth: options.limits.maxDepth), path)
         }
         depth += 1
         if let objectIndex { inProgress.insert(objectIndex) }
@@ -184,22 +198,22 @@ final class ArchiveDecodingState {
     func keyedMembers(_ value: PFValue, _ path: PFCodingPath) throws -> OrderedDictionary<String, PFValue> {
         if case .dictionary(let inline) = value { return inline }
         guard let index = try index(value, path), case .dictionary(let object) = table.objects[index] else {
-            throw mismatch([String: Any].self, "expected an object or a dictionary", path)
+            throw mismatch([String: Any].self, .expected("an object or a dictionary"), path)
         }
         let objectPath: PFKeyPath = [.key("$objects"), .index(index)]
         let archivedClass: ArchivedClass
-        do { archivedClass = try table.archivedClass(of: object, at: objectPath) } catch { throw corrupted(error.description, path) }
+        do { archivedClass = try table.archivedClass(of: object, at: objectPath) } catch { throw corrupted(error, path) }
         guard KeyedGraph.FoundationClass.dictionaries.contains(archivedClass.name) else {
             var fields = object
             fields.removeValue(forKey: "$class")
             return fields
         }
         guard case .array(let keys)? = object["NS.keys"], case .array(let values)? = object["NS.objects"], keys.count == values.count
-        else { throw corrupted("\(archivedClass.name) needs NS.keys and NS.objects of equal length", path) }
+        else { throw corrupted(.dictionaryLengths(className: archivedClass.name), path) }
         var members = OrderedDictionary<String, PFValue>()
         for (key, member) in zip(keys, values) {
             guard case .string(let name) = try scalar(key, path) else {
-                throw mismatch(String.self, "dictionary keys must be strings to decode into a keyed container", path)
+                throw mismatch(String.self, .nonStringDictionaryKey, path)
             }
             members[KeyedArchiver.escape(name)] = member
         }
@@ -209,12 +223,12 @@ final class ArchiveDecodingState {
     /// The elements of an unkeyed container.
     func unkeyedElements(_ value: PFValue, _ path: PFCodingPath) throws -> [PFValue] {
         if case .array(let inline) = value { return inline }
-        guard let index = try index(value, path) else { throw mismatch([Any].self, "expected an array, found nil", path) }
+        guard let index = try index(value, path) else { throw mismatch([Any].self, .expected("an array", found: "nil"), path) }
         let unarchiver = KeyedUnarchiver(table: table, registry: ArchiveClassRegistry())
         do {
             return try unarchiver.elementIndices(at: index, expected: "NSArray").map { .uid(UInt64($0)) }
         } catch let error as PFError {
-            throw mismatch([Any].self, error.message, path)
+            throw mismatch([Any].self, error, path)
         }
     }
 }
@@ -249,9 +263,9 @@ func archiveNumber<T: BinaryInteger>(_ type: T.Type, _ value: KeyedGraph.Value, 
     case .uint(let u): result = T(exactly: u)
     case .double(let d): result = d.isFinite ? T(exactly: d) : nil
     case .bool(let b): result = b ? 1 : 0
-    default: throw state.mismatch(T.self, "expected a number, found \(value)", path)
+    default: throw state.mismatch(T.self, .expected("a number", found: "\(value)"), path)
     }
-    guard let result else { throw state.mismatch(T.self, "\(value) does not fit \(T.self)", path) }
+    guard let result else { throw state.mismatch(T.self, .doesNotFit("\(value)", type: "\(T.self)"), path) }
     return result
 }
 
@@ -260,7 +274,7 @@ func archiveDouble(_ value: KeyedGraph.Value, state: ArchiveDecodingState, path:
     case .double(let d): return d
     case .int(let i): return Double(i)
     case .uint(let u): return Double(u)
-    default: throw state.mismatch(Double.self, "expected a number, found \(value)", path)
+    default: throw state.mismatch(Double.self, .expected("a number", found: "\(value)"), path)
     }
 }
 
@@ -269,7 +283,7 @@ func archiveBool(_ value: KeyedGraph.Value, state: ArchiveDecodingState, path: P
     case .bool(let b): return b
     case .int(0): return false
     case .int(1): return true
-    default: throw state.mismatch(Bool.self, "expected a boolean, found \(value)", path)
+    default: throw state.mismatch(Bool.self, .expected("a boolean", found: "\(value)"), path)
     }
 }
 

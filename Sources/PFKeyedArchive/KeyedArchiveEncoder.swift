@@ -63,7 +63,8 @@ public struct KeyedArchiveEncoder: Sendable {
 
     /// Encodes a value as an archive with the value at `$top.root`.
     /// - Throws: `EncodingError.invalidValue` with the coding path for what an archive cannot
-    ///   hold, or ``PFError`` `limitExceeded`.
+    ///   hold, carrying the ``PFCore/PFError`` as its `underlyingError`, or ``PFError`` itself
+    ///   from the object table.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         try KeyedArchive.write(encodeTable(value), container: options.container)
     }
@@ -140,9 +141,8 @@ final class ArchiveEncodingState {
             reserved = uid
         }
         guard depth < options.limits.maxDepth else {
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: path.keyPath.codingKeys,
-                debugDescription: "Values nest deeper than maxDepth (\(options.limits.maxDepth))."))
+            throw PFError(KeyedArchiveFailure.tooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive,
+                          path: path.keyPath).encodingError(value)
         }
         depth += 1
         defer { depth -= 1 }
@@ -158,28 +158,6 @@ final class ArchiveEncodingState {
 /// Swift dictionaries with string keys, which archive as `NSDictionary`.
 protocol StringKeyedDictionaryMarker {}
 extension Dictionary: StringKeyedDictionaryMarker where Key == String {}
-
-extension PFKeyPath {
-    /// The path as `CodingKey`s, for `EncodingError`/`DecodingError`.
-    var codingKeys: [any CodingKey] {
-        components.map { component in
-            switch component {
-            case .key(let k): ArchiveCodingKey(stringValue: k)
-            case .index(let i): ArchiveCodingKey(intValue: i)
-            }
-        }
-    }
-}
-
-struct ArchiveCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        stringValue = "Index \(intValue)"
-        self.intValue = intValue
-    }
-}
 
 // MARK: - The encoder
 

@@ -93,12 +93,12 @@ struct GraphDecoder {
             try check(archivedClass, at: objectPath)
             guard depth <= options.limits.maxDepth else {
                 throw PFError(
-                    .limitExceeded, format: "keyed archive",
+                    .limitExceeded, format: .keyedArchive,
                     "references nest deeper than maxDepth (\(options.limits.maxDepth)); raise the limit only for trusted input",
                     path: objectPath)
             }
             guard nodes.count < options.limits.maxNodes else {
-                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: "keyed archive")
+                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
             let slot = nodes.count
             nodes.append(.array(className: nil, items: []))
@@ -113,7 +113,7 @@ struct GraphDecoder {
         let name = archivedClass.name
         guard KeyedGraph.FoundationClass.all.contains(name) || allowed.contains(name) else {
             throw PFError(
-                .disallowed, format: "keyed archive",
+                .disallowed, format: .keyedArchive,
                 "class \(name) is not allowed; allow it explicitly to decode it", path: path)
         }
     }
@@ -191,7 +191,7 @@ struct GraphDecoder {
         case .array(let items):
             // In-place containers are bounded by the container format's own depth limit.
             guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
-                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: "keyed archive")
+                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
             let slot = nodes.count
             nodes.append(.array(className: nil, items: []))
@@ -204,7 +204,7 @@ struct GraphDecoder {
             return .node(slot)
         case .dictionary(let members):
             guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
-                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: "keyed archive")
+                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
             let slot = nodes.count
             nodes.append(.dictionary(className: nil, keys: [], values: []))

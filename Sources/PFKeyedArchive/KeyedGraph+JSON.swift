@@ -86,7 +86,7 @@ struct GraphRenderer {
         if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
         guard depth < limits.maxDepth else {
             throw PFError(
-                .limitExceeded, format: "keyed archive",
+                .limitExceeded, format: .keyedArchive,
                 "the object graph nests deeper than maxDepth (\(limits.maxDepth)); raise the limit only for trusted input")
         }
         var id: Int?
@@ -179,12 +179,12 @@ struct GraphBuilder {
     init(limits: PFLimits) { self.limits = limits }
 
     static func invalid(_ message: String, _ path: PFCodingPath) -> PFError {
-        PFError(.invalidValue, format: "keyed JSON", message, path: path.keyPath)
+        PFError(.invalidValue, format: .keyedJSON, message, path: path.keyPath)
     }
 
     mutating func newNode() throws(PFError) -> Int {
         guard nodes.count < limits.maxNodes else {
-            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: "keyed JSON")
+            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .keyedJSON)
         }
         nodes.append(.array(className: nil, items: []))
         return nodes.count - 1
@@ -209,7 +209,7 @@ struct GraphBuilder {
         -> KeyedGraph.Value
     {
         guard depth <= limits.maxDepth else {
-            throw PFError(.limitExceeded, format: "keyed JSON", "nesting deeper than maxDepth (\(limits.maxDepth))", path: path.keyPath)
+            throw PFError(.limitExceeded, format: .keyedJSON, "nesting deeper than maxDepth (\(limits.maxDepth))", path: path.keyPath)
         }
         switch json {
         case .null: return .null

@@ -181,7 +181,7 @@ public struct KeyedObjectTable: Sendable, Equatable {
     }
 
     static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: "keyed archive", message, path: path)
+        PFError(.invalidValue, format: .keyedArchive, message, path: path)
     }
 }
 

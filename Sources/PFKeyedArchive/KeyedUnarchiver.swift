@@ -76,11 +76,11 @@ public final class KeyedUnarchiver {
     /// - Throws: ``PFError`` `invalidValue` when `$top` has no such key.
     public func decodeTopLevel<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
         guard let uid = table.top[key] else {
-            throw PFError(.invalidValue, format: "keyed archive", "$top has no \"\(key)\"; it has \(table.top.keys.joined(separator: ", "))", path: [.key("$top")])
+            throw PFError(.invalidValue, format: .keyedArchive, "$top has no \"\(key)\"; it has \(table.top.keys.joined(separator: ", "))", path: [.key("$top")])
         }
         let path = PFCodingPath.root.appending(key: "$top").appending(key: key)
         guard uid != 0 else {
-            throw PFError(.invalidValue, format: "keyed archive", "$top.\(key) is nil, expected \(T.self)", path: path.keyPath)
+            throw PFError(.invalidValue, format: .keyedArchive, "$top.\(key) is nil, expected \(T.self)", path: path.keyPath)
         }
         let index = try table.index(of: uid, at: path.keyPath)
         let value = try decodeObject(T.self, at: index)
@@ -127,7 +127,7 @@ public final class KeyedUnarchiver {
     func error(_ message: String, key: String? = nil, code: PFError.Code = .invalidValue) -> PFError {
         var path = frames.last?.path ?? .root
         if let key { path = path.appending(key: key) }
-        return PFError(code, format: "keyed archive", message, path: path.keyPath)
+        return PFError(code, format: .keyedArchive, message, path: path.keyPath)
     }
 
     /// The error for a value of the wrong type, naming what was expected and what was found.
@@ -255,7 +255,7 @@ public final class KeyedUnarchiver {
         }
         guard let registered = registry.type(forClassName: archivedClass.name) else {
             throw PFError(
-                .disallowed, format: "keyed archive",
+                .disallowed, format: .keyedArchive,
                 "class \(archivedClass.name) is not allowed; register a type for it in the ArchiveClassRegistry to decode it",
                 path: objectPath)
         }
@@ -268,7 +268,7 @@ public final class KeyedUnarchiver {
         }
         guard frames.count < options.limits.maxDepth else {
             throw PFError(
-                .limitExceeded, format: "keyed archive",
+                .limitExceeded, format: .keyedArchive,
                 "objects nest deeper than maxDepth (\(options.limits.maxDepth)); decode long chains with decodeReference(_:forKey:assign:)",
                 path: objectPath)
         }

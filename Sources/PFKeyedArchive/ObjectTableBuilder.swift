@@ -35,7 +35,7 @@ public struct ObjectTableBuilder: Sendable {
     /// - Throws: ``PFError`` `limitExceeded` past `maxObjects`.
     public mutating func reserve() throws(PFError) -> UInt64 {
         guard objects.count < maxObjects else {
-            throw PFLimits.exceeded("maxNodes", maxObjects, format: "keyed archive")
+            throw PFLimits.exceeded("maxNodes", maxObjects, format: .keyedArchive)
         }
         objects.append(.string(KeyedObjectTable.nullMarker))
         return UInt64(objects.count - 1)

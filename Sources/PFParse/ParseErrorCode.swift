@@ -55,7 +55,7 @@ public enum ParseErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible
 /// Builds this module's errors in one place so every message has the same shape:
 /// `<Class> <objectId>: <what>; <expected> (Parse error N Name)`.
 package enum ParseFailure {
-    package static let format = "Parse"
+    package static let format: PFError.Format = .parse
 
     /// An error with a Parse code.
     package static func make(

@@ -290,7 +290,7 @@ public struct ParseAdapter: Sendable {
 
     /// Any error from `Codable` code as a ``PFError``.
     static func pfError(_ error: any Error) -> PFError {
-        if let pf = error as? PFError { return pf }
+        if let pf = PFError(unwrapping: error) { return pf }
         if let d = error as? DecodingError {
             switch d {
             case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):

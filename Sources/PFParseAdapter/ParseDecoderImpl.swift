@@ -4,28 +4,6 @@ import PFCore
 import PFJSON
 import PFParse
 
-/// A coding key made from a string or an index.
-struct ParseCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
-}
-
-extension PFCodingPath {
-    var codingKeys: [any CodingKey] {
-        keyPath.components.map { c in
-            switch c {
-            case .key(let k): ParseCodingKey(stringValue: k)
-            case .index(let i): ParseCodingKey(intValue: i)
-            }
-        }
-    }
-}
-
 /// The level a keyed container reads at.
 enum ParseLevel {
     /// A plain struct: keys through the adapter's strategy.

@@ -132,12 +132,3 @@ public enum ParseExport {
         }
     }
 }
-
-extension PFError {
-    /// The error with its path placed under a prefix path.
-    func prefixed(by prefix: PFKeyPath) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath(prefix.components + (path?.components ?? []))
-        return copy
-    }
-}

@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// What the stores put in `PFError.format`.
 enum StoreFormat {
-    static let name = "postgres"
+    static let name: PFError.Format = .postgres
 }
 
 // MARK: - URL

@@ -106,9 +106,7 @@ struct BinaryPlistEncoder {
         case .date(let date):
             let t = date.timeIntervalSinceReferenceDate
             guard t.isFinite else {
-                throw PFError(
-                    .unrepresentable, format: Self.format,
-                    "date is \(t) seconds since 2001-01-01; a binary property list date must be finite", path: .root)
+                throw PFError(BinaryPlistFailure.unwritableDate(t), path: .root)
             }
             let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.date)
@@ -121,9 +119,7 @@ struct BinaryPlistEncoder {
             return internScalar(from: start)
         case .uid(let uid):
             guard uid <= UInt64(UInt32.max) else {
-                throw PFError(
-                    .unrepresentable, format: Self.format,
-                    "UID \(uid) is above UInt32.max, which CoreFoundation cannot read", path: .root)
+                throw PFError(BinaryPlistFailure.unwritableUID(uid), path: .root)
             }
             let start = scalarBytes.count
             let size = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : 4
@@ -136,10 +132,7 @@ struct BinaryPlistEncoder {
             return entries.count - 1
         case .null:
             guard options.nullPolicy == .writeNullMarker else {
-                throw PFError(
-                    .unrepresentable, format: Self.format,
-                    "null has no binary property list form; drop the value or set BinaryPlistWriter.Options.nullPolicy to .drop or .writeNullMarker",
-                    path: .root)
+                throw PFError(BinaryPlistFailure.unwritableNull, path: .root)
             }
             let start = scalarBytes.count
             scalarBytes.append(BinaryPlistMarker.Byte.null)
@@ -155,10 +148,7 @@ struct BinaryPlistEncoder {
 
     private func checkDepth(_ depth: Int) throws(PFError) {
         guard depth <= options.maxDepth else {
-            throw PFError(
-                .limitExceeded, format: Self.format,
-                "nesting is deeper than maxDepth (\(options.maxDepth)); CoreFoundation reads at most 512 levels",
-                path: .root)
+            throw PFError(BinaryPlistFailure.tooDeep(maxDepth: options.maxDepth), path: .root)
         }
     }
 

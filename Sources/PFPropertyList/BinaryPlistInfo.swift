@@ -61,19 +61,14 @@ extension BinaryPlistInfo {
         let magic = BinaryPlistLayout.magic
         let magicPrefix = min(size, 6)
         for i in 0..<magicPrefix where buffer[i] != magic[i] {
-            throw PFError(.syntax, format: format, "not a binary property list; expected the magic \"bplist00\"", offset: i)
+            throw PFError(BinaryPlistFailure.notBinaryPlist, offset: i)
         }
         guard size >= BinaryPlistLayout.headerSize + BinaryPlistLayout.trailerSize + 2 else {
-            throw PFError(
-                .truncated, format: format,
-                "file is \(size) bytes; a binary property list needs at least 42 (8-byte magic, an object, an offset, a 32-byte trailer)",
-                offset: size)
+            throw PFError(BinaryPlistFailure.tooShort(size: size), offset: size)
         }
         guard buffer[6] == magic[6], buffer[7] == magic[7] else {
             let version = String(decoding: [buffer[6], buffer[7]], as: UTF8.self)
-            throw PFError(
-                .unsupported, format: format, "binary property list version \"\(version)\" is not supported; expected \"00\"",
-                offset: 6)
+            throw PFError(BinaryPlistFailure.version(version), offset: 6)
         }
         let t = size - BinaryPlistLayout.trailerSize
         let offsetIntSize = Int(buffer[t + 6])
@@ -83,43 +78,32 @@ extension BinaryPlistInfo {
         let rawTable = bigEndian(buffer, t + 24)
 
         guard (1...8).contains(offsetIntSize) else {
-            throw PFError(.syntax, format: format, "trailer offsetIntSize is \(offsetIntSize); expected 1 through 8", offset: t + 6)
+            throw PFError(BinaryPlistFailure.offsetIntSize(offsetIntSize), offset: t + 6)
         }
         guard (1...8).contains(objectRefSize) else {
-            throw PFError(.syntax, format: format, "trailer objectRefSize is \(objectRefSize); expected 1 through 8", offset: t + 7)
+            throw PFError(BinaryPlistFailure.objectRefSize(objectRefSize), offset: t + 7)
         }
         // Every count below is bounded by the file size, so anything larger is already wrong.
         guard rawCount >= 1, rawCount <= UInt64(size) else {
-            throw PFError(.syntax, format: format, "trailer numObjects is \(rawCount); expected 1 through the file size", offset: t + 8)
+            throw PFError(BinaryPlistFailure.numObjects(rawCount), offset: t + 8)
         }
         let numObjects = Int(rawCount)
         guard rawTop < rawCount else {
-            throw PFError(
-                .syntax, format: format, "trailer topObject is \(rawTop); expected an index below numObjects (\(numObjects))",
-                offset: t + 16)
+            throw PFError(BinaryPlistFailure.topObject(rawTop, numObjects: numObjects), offset: t + 16)
         }
         guard rawTable >= UInt64(BinaryPlistLayout.headerSize + 1), rawTable <= UInt64(t) else {
-            throw PFError(
-                .syntax, format: format,
-                "trailer offsetTableOffset is \(rawTable); expected 9 through \(t) (the trailer's start)", offset: t + 24)
+            throw PFError(BinaryPlistFailure.offsetTableOffset(rawTable, trailerStart: t), offset: t + 24)
         }
         let tableOffset = Int(rawTable)
         let (tableBytes, overflow) = numObjects.multipliedReportingOverflow(by: offsetIntSize)
         guard !overflow, tableBytes == t - tableOffset else {
-            throw PFError(
-                .syntax, format: format,
-                "offset table of \(numObjects) × \(offsetIntSize) bytes at \(tableOffset) does not end where the trailer starts (\(t))",
-                offset: t + 8)
+            throw PFError(BinaryPlistFailure.offsetTableEnd(numObjects: numObjects, offsetIntSize: offsetIntSize, tableOffset: tableOffset, trailerStart: t), offset: t + 8)
         }
         guard fits(numObjects, inBytes: objectRefSize) else {
-            throw PFError(
-                .syntax, format: format,
-                "trailer objectRefSize \(objectRefSize) is too small for \(numObjects) objects (CF requires numObjects < 2^(8 × objectRefSize))", offset: t + 7)
+            throw PFError(BinaryPlistFailure.objectRefSizeTooSmall(objectRefSize, numObjects: numObjects), offset: t + 7)
         }
         guard fits(tableOffset, inBytes: offsetIntSize) else {
-            throw PFError(
-                .syntax, format: format,
-                "trailer offsetIntSize \(offsetIntSize) cannot address offsets up to \(tableOffset)", offset: t + 6)
+            throw PFError(BinaryPlistFailure.offsetIntSizeTooSmall(offsetIntSize, tableOffset: tableOffset), offset: t + 6)
         }
         return BinaryPlistInfo(
             fileSize: size, sortVersion: buffer[t + 5], offsetIntSize: offsetIntSize, objectRefSize: objectRefSize,

@@ -1,3 +1,5 @@
+import PFCore
+
 // MARK: - Object markers
 
 /// The high nibble of an object's first byte in a `bplist00` file: the object's type.
@@ -64,5 +66,5 @@ enum BinaryPlistLayout {
     /// The length of the trailer.
     static let trailerSize = 32
     /// The format name in errors.
-    static let format = "bplist"
+    static let format: PFError.Format = .bplist
 }

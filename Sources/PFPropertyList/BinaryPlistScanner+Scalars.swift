@@ -18,22 +18,16 @@ extension BinaryPlistScanner {
                 try require(offset + 1, 8, "float64")
                 return .double(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
             default:
-                throw PFError(
-                    .syntax, format: Self.format,
-                    "real of \(1 << Int(marker & 0x0F)) bytes (marker 0x\(String(marker, radix: 16))); expected 4 or 8 bytes (0x22 or 0x23)",
-                    offset: offset)
+                throw PFError(BinaryPlistFailure.realWidth(marker), offset: offset)
             }
         case .date:
             guard marker == BinaryPlistMarker.Byte.date else {
-                throw PFError(
-                    .syntax, format: Self.format, "date marker 0x\(String(marker, radix: 16)); expected 0x33", offset: offset)
+                throw PFError(BinaryPlistFailure.dateMarker(marker), offset: offset)
             }
             try require(offset + 1, 8, "date")
             let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
             guard seconds.isFinite else {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "date is \(seconds) seconds since 2001-01-01; expected a finite number", offset: offset)
+                throw PFError(BinaryPlistFailure.dateNotFinite(seconds), offset: offset)
             }
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .data:
@@ -50,7 +44,7 @@ extension BinaryPlistScanner {
             let (units, start) = try lengthAndStart(at: offset)
             let (n, overflow) = units.multipliedReportingOverflow(by: 2)
             guard !overflow else {
-                throw PFError(.truncated, format: Self.format, "UTF-16 string of \(units) units is longer than the file", offset: offset)
+                throw PFError(BinaryPlistFailure.utf16TooLong(units: units), offset: offset)
             }
             try require(start, n, "UTF-16 string of \(units) units")
             try checkStringBytes(n, at: offset)
@@ -58,22 +52,17 @@ extension BinaryPlistScanner {
         case .uid:
             let size = Int(marker & 0x0F) + 1
             guard size <= 8 else {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "UID of \(size) bytes; expected at most 4 (UIDs are at most UInt32.max, as CF reads them)", offset: offset)
+                throw PFError(BinaryPlistFailure.uidWidth(size), offset: offset)
             }
             try require(offset + 1, size, "UID")
             let uid = readUInt(at: offset + 1, size: size)
             guard uid <= UInt64(UInt32.max) else {
-                throw PFError(
-                    .invalidValue, format: Self.format, "UID \(uid) is above UInt32.max, which CF rejects", offset: offset)
+                throw PFError(BinaryPlistFailure.uidTooLarge(uid), offset: offset)
             }
             return .uid(uid)
         case .utf8String, .orderedSet:
             throw PFError(
-                .unsupported, format: Self.format,
-                "marker 0x\(String(marker, radix: 16)) is a bplist v1x type (\(type == .utf8String ? "UTF-8 string" : "ordered set")); expected a bplist00 type",
-                offset: offset)
+                BinaryPlistFailure.newerType(marker, what: type == .utf8String ? "UTF-8 string" : "ordered set"), offset: offset)
         case .array, .set, .dictionary:
             preconditionFailure("Collections are decoded by decodeArray and decodeDictionary.")
         }
@@ -85,17 +74,11 @@ extension BinaryPlistScanner {
         case BinaryPlistMarker.Byte.falseValue: return .bool(false)
         case BinaryPlistMarker.Byte.trueValue: return .bool(true)
         case BinaryPlistMarker.Byte.fill:
-            throw PFError(.syntax, format: Self.format, "fill byte 0x0f where an object should start", offset: offset)
+            throw PFError(BinaryPlistFailure.fillByte, offset: offset)
         case 0x0C, 0x0D, 0x0E:
-            throw PFError(
-                .unsupported, format: Self.format,
-                "marker 0x\(String(marker, radix: 16)) is a bplist v1x type (URL or UUID); expected a bplist00 type",
-                offset: offset)
+            throw PFError(BinaryPlistFailure.newerType(marker, what: "URL or UUID"), offset: offset)
         default:
-            throw PFError(
-                .syntax, format: Self.format,
-                "unknown object marker 0x\(String(marker, radix: 16)); expected null (0x00), false (0x08) or true (0x09)",
-                offset: offset)
+            throw PFError(BinaryPlistFailure.unknownSimpleMarker(marker), offset: offset)
         }
     }
 
@@ -116,14 +99,9 @@ extension BinaryPlistScanner {
             let low = readUInt(at: offset + 9, size: 8)
             if high == 0 { return PFValue.integer(low) ?? .uint(low) }
             if high == UInt64.max, low >> 63 == 1 { return .int(Int64(bitPattern: low)) }
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "128-bit integer does not fit 64 bits; expected a value in Int64.min...UInt64.max", offset: offset)
+            throw PFError(BinaryPlistFailure.integerTooWide, offset: offset)
         default:
-            throw PFError(
-                .syntax, format: Self.format,
-                "integer of 2^\(marker & 0x0F) bytes (marker 0x\(String(marker, radix: 16))); expected 1, 2, 4, 8 or 16 bytes",
-                offset: offset)
+            throw PFError(BinaryPlistFailure.integerWidth(marker), offset: offset)
         }
     }
 
@@ -154,10 +132,7 @@ extension BinaryPlistScanner {
         }
         if high & 0x8080_8080_8080_8080 != 0 {
             let bad = bytes.firstIndex(where: { $0 >= 0x80 }) ?? 0
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "ASCII string holds byte 0x\(String(bytes[bad], radix: 16)); expected 7-bit ASCII (non-ASCII text is stored as UTF-16)",
-                offset: start + bad)
+            throw PFError(BinaryPlistFailure.nonASCII(bytes[bad]), offset: start + bad)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -188,9 +163,7 @@ extension BinaryPlistScanner {
             return o
         }
         if badUnit >= 0 {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "UTF-16 string has an unpaired surrogate at unit \(badUnit); expected valid UTF-16", offset: start + 2 * badUnit)
+            throw PFError(BinaryPlistFailure.unpairedSurrogate(unit: badUnit), offset: start + 2 * badUnit)
         }
         return string
     }

@@ -71,10 +71,7 @@ struct BinaryPlistScanner {
         if state > 0 { return (values[index], state) }
         let offset = try objectOffset(index)
         if state < 0 {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "object \(index) contains itself (a reference cycle in the object table); expected a tree or DAG",
-                offset: offset)
+            throw PFError(BinaryPlistFailure.cycle(index: index), offset: offset)
         }
         let marker = buffer[offset]
         let value: PFValue
@@ -88,9 +85,7 @@ struct BinaryPlistScanner {
             value = try decodeScalar(type, marker: marker, at: offset)
             count = 1
         case nil:
-            throw PFError(
-                .syntax, format: Self.format,
-                "unknown object marker 0x\(String(marker, radix: 16)); expected a bplist00 type", offset: offset)
+            throw PFError(BinaryPlistFailure.unknownMarker(marker), offset: offset)
         }
         values[index] = value
         nodeCounts[index] = count
@@ -104,9 +99,7 @@ struct BinaryPlistScanner {
         let entry = info.offsetTableOffset + index * size  // index < numObjects: inside the table
         let raw = readUInt(at: entry, size: size)
         guard raw >= UInt64(BinaryPlistLayout.headerSize), raw < UInt64(objectsEnd) else {
-            throw PFError(
-                .syntax, format: Self.format,
-                "offset table entry \(index) is \(raw); expected an object offset in [8, \(objectsEnd))", offset: entry)
+            throw PFError(BinaryPlistFailure.objectOffset(index: index, raw: raw, objectsEnd: objectsEnd), offset: entry)
         }
         return Int(raw)
     }
@@ -162,8 +155,7 @@ struct BinaryPlistScanner {
             let (keyValue, _) = try decode(keyRef, depth: depth)
             guard case .string(let key) = keyValue else {
                 throw PFError(
-                    .invalidValue, format: Self.format,
-                    "dictionary key \(i) is of kind \(keyValue.kind.rawValue); expected a string",
+                    BinaryPlistFailure.keyNotString(index: i, kind: keyValue.kind.rawValue),
                     offset: (try? objectOffset(keyRef)) ?? offset, path: .root)
             }
             let (value, valueNodes): (PFValue, Int)
@@ -259,8 +251,7 @@ struct BinaryPlistScanner {
         let (bytes, o2) = n.multipliedReportingOverflow(by: perElement)
         guard !o1, !o2, bytes <= objectsEnd - start else {
             throw PFError(
-                .truncated, format: Self.format,
-                "collection of \(n) elements needs \(o2 ? "more than Int.max" : String(bytes)) bytes of references; only \(objectsEnd - start) remain before the offset table",
+                BinaryPlistFailure.referencesTruncated(count: n, bytes: o2 ? nil : bytes, remaining: objectsEnd - start),
                 offset: offset)
         }
         guard n <= limits.maxCollectionCount else {
@@ -275,9 +266,7 @@ struct BinaryPlistScanner {
     private func objectRef(at p: Int) throws(PFError) -> Int {
         let raw = readUInt(at: p, size: info.objectRefSize)
         guard raw < UInt64(info.numObjects) else {
-            throw PFError(
-                .syntax, format: Self.format,
-                "object reference \(raw) is out of range; expected an index below numObjects (\(info.numObjects))", offset: p)
+            throw PFError(BinaryPlistFailure.objectReference(raw, numObjects: info.numObjects), offset: p)
         }
         return Int(raw)
     }
@@ -307,20 +296,17 @@ struct BinaryPlistScanner {
         guard nibble == BinaryPlistMarker.extendedCount else { return (Int(nibble), offset + 1) }
         let intOffset = offset + 1
         guard intOffset < objectsEnd else {
-            throw PFError(.truncated, format: Self.format, "object ends before its extended count", offset: intOffset)
+            throw PFError(BinaryPlistFailure.extendedCountMissing, offset: intOffset)
         }
         let intMarker = buffer[intOffset]
         guard intMarker >= BinaryPlistMarker.Byte.int8, intMarker <= BinaryPlistMarker.Byte.int64 else {
-            throw PFError(
-                .syntax, format: Self.format,
-                "extended count has marker 0x\(String(intMarker, radix: 16)); expected an integer marker 0x10 through 0x13",
-                offset: intOffset)
+            throw PFError(BinaryPlistFailure.extendedCountMarker(intMarker), offset: intOffset)
         }
         let size = 1 << Int(intMarker & 0x0F)
         try require(intOffset + 1, size, "extended count")
         let raw = readUInt(at: intOffset + 1, size: size)
         guard raw <= UInt64(Int.max) else {
-            throw PFError(.syntax, format: Self.format, "extended count \(raw) is negative or too large", offset: intOffset)
+            throw PFError(BinaryPlistFailure.extendedCountRange(raw), offset: intOffset)
         }
         return (Int(raw), intOffset + 1 + size)
     }
@@ -330,10 +316,7 @@ struct BinaryPlistScanner {
     @inline(__always)
     func require(_ start: Int, _ length: Int, _ what: @autoclosure () -> String) throws(PFError) {
         guard start <= objectsEnd, length <= objectsEnd - start else {
-            throw PFError(
-                .truncated, format: Self.format,
-                "\(what()) needs \(length) bytes at \(start); only \(max(0, objectsEnd - start)) remain before the offset table",
-                offset: start)
+            throw PFError(BinaryPlistFailure.objectTruncated(what: what(), length: length, start: start, remaining: max(0, objectsEnd - start)), offset: start)
         }
     }
 
@@ -351,17 +334,5 @@ struct BinaryPlistScanner {
             for i in p..<(p + size) { v = v << 8 | UInt64(buffer[i]) }
             return v
         }
-    }
-}
-
-// MARK: - Error paths
-
-extension PFError {
-    /// The error with `component` put in front of its path: readers add the step on the way
-    /// out of the recursion, so the happy path never builds a path.
-    func prefixed(_ component: PFKeyPath.Component) -> PFError {
-        var copy = self
-        copy.path = PFKeyPath([component] + (path?.components ?? []))
-        return copy
     }
 }

@@ -137,7 +137,7 @@ final class XMLPlistScratch {
 ///
 /// Every read of `bytes[i]` is preceded by a check that `i < count`.
 struct XMLPlistScanner {
-    static let formatName = "XML plist"
+    static let formatName: PFError.Format = .xmlPlist
 
     let bytes: UnsafeRawBufferPointer
     let count: Int

@@ -89,14 +89,6 @@ struct XMLPlistEmitter {
         PFError(.unrepresentable, format: XMLPlistScanner.formatName, message, path: .root)
     }
 
-    /// The error with one more step at the front of its path (errors gain their path as they
-    /// unwind, so the happy path builds none).
-    static func prefixed(_ error: PFError, _ component: PFKeyPath.Component) -> PFError {
-        var error = error
-        error.path = PFKeyPath([component] + (error.path?.components ?? []))
-        return error
-    }
-
     // MARK: Values
 
     mutating func write(_ value: PFValue, indent: Int) throws(PFError) {
@@ -159,7 +151,7 @@ struct XMLPlistEmitter {
                 do {
                     try write(item, indent: indent + 1)
                 } catch {
-                    throw Self.prefixed(error, .index(index))
+                    throw error.prefixed(.index(index))
                 }
             }
             appendTabs(indent)
@@ -181,7 +173,7 @@ struct XMLPlistEmitter {
                     out.append(contentsOf: "</key>\n".utf8)
                     try write(member, indent: indent + 1)
                 } catch {
-                    throw Self.prefixed(error, .key(key))
+                    throw error.prefixed(.key(key))
                 }
             }
             appendTabs(indent)

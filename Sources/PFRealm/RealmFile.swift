@@ -16,7 +16,7 @@ import PFCore
 /// `writeCopy` and compaction (the top reference in a 16-byte footer) are read.
 public final class RealmFile {
     /// The format name used in errors.
-    public static let format = "Realm"
+    public static let format: PFError.Format = .realm
     /// The file format versions this reader understands.
     public static let supportedVersions = [20, 22, 23, 24]
     /// The streaming form's footer cookie (the footer's second 64-bit word).

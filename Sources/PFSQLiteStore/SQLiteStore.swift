@@ -28,7 +28,7 @@ import PFStores
 /// is not pfarchive's, or holds tables that are not the store's, is refused.
 public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
-    public static let format = "SQLite"
+    public static let format: PFError.Format = .sqlite
 
     /// The path, for messages.
     public let location: String

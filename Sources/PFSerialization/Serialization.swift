@@ -108,7 +108,7 @@ public enum Serialization {
         read: (_ plain: Data, _ compression: CompressionFormat?) throws(PFError) -> Value
     ) throws(PFError) -> Opened<Value> {
         guard bytes.count <= limits.maxInputBytes else {
-            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: "input")
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .input)
         }
         guard decompress, let compression = Compression.detect(bytes) else {
             return Opened(value: try read(bytes, nil), compression: nil, plain: bytes)
@@ -193,7 +193,7 @@ public enum Serialization {
     /// - Returns: the bytes.
     /// - Throws: ``PFCore/PFError`` — `limitExceeded` past `maxInputBytes`; `io` when the file
     ///   is missing, a directory, or cannot be read.
-    public static func readFile(_ url: URL, limits: PFLimits, format: String) throws(PFError) -> Data {
+    public static func readFile(_ url: URL, limits: PFLimits, format: PFError.Format) throws(PFError) -> Data {
         let path = url.path
         func failure(_ reason: String) -> PFError { PFError(.io, format: format, "cannot read \(path): \(reason)") }
         var info = stat()

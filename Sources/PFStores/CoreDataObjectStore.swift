@@ -81,7 +81,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
                 // The source is Core Data: Parse's rules judged the value, but the failure is
                 // the store's, so it is not reported under Parse's name.
                 var e = error
-                e.format = "Core Data"
+                e.format = .coreData
                 let id = row["objectId"]?.stringValue ?? "?"
                 // ParseObject's message may already start with the class and id: say them once.
                 let object = "\(className) \(id): "

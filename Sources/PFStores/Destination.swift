@@ -41,11 +41,11 @@ public final class Destination {
     /// The destination, standardized (no `.` or `..` components).
     public let url: URL
     /// The format name for errors.
-    public let format: String
+    public let format: PFError.Format
     private var lockFD: Int32 = -1
     private var lockIdentity: (dev: UInt64, ino: UInt64)?
 
-    private init(url: URL, format: String) {
+    private init(url: URL, format: PFError.Format) {
         self.url = url
         self.format = format
     }
@@ -108,7 +108,7 @@ public final class Destination {
     /// - Returns: the claim; it is released by ``release()`` or when it goes away.
     /// - Throws: ``PFCore/PFError`` with code `io` when another process holds the lock ("… is
     ///   being written by pfarchive pid N"), or the directory does not exist or cannot be written.
-    public static func claim(_ url: URL, format: String) throws(PFError) -> Destination {
+    public static func claim(_ url: URL, format: PFError.Format) throws(PFError) -> Destination {
         let destination = Destination(url: url.standardizedFileURL, format: format)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: destination.parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -275,7 +275,7 @@ public final class Destination {
 
     /// The entries of a directory, sorted, with their `lstat` (no symlink followed).
     /// - Throws: ``PFCore/PFError`` with code `io` when it cannot be listed.
-    public static func entries(of directory: URL, format: String) throws(PFError) -> [(name: String, status: stat)] {
+    public static func entries(of directory: URL, format: PFError.Format) throws(PFError) -> [(name: String, status: stat)] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
             throw PFError(.io, format: format, "cannot list \(directory.path): \(error.localizedDescription)")
@@ -390,7 +390,7 @@ public final class Destination {
     ///   - staged: the staged file or directory.
     ///   - existing: what it will replace, or `nil`.
     /// - Throws: ``PFCore/PFError`` with code `io` when the mode cannot be set or the sync fails.
-    public static func settle(_ staged: URL, like existing: URL?, format: String) throws(PFError) {
+    public static func settle(_ staged: URL, like existing: URL?, format: PFError.Format) throws(PFError) {
         var mine = stat()
         guard lstat(staged.path, &mine) == 0 else {
             throw PFError(.io, format: format, "cannot read \(staged.path): \(POSIX.errorText())")
@@ -415,7 +415,7 @@ public final class Destination {
     /// Settles the files of a staged directory (each like the file of the same name in
     /// `existing`), then the directory itself. Entries named in `skipping` (carried over
     /// untouched) are left alone.
-    public static func settleDirectory(_ staged: URL, like existing: URL?, skipping: Set<String> = [], format: String) throws(PFError) {
+    public static func settleDirectory(_ staged: URL, like existing: URL?, skipping: Set<String> = [], format: PFError.Format) throws(PFError) {
         for entry in try entries(of: staged, format: format) where isRegularFile(entry.status) && !skipping.contains(entry.name) {
             let old = existing?.appendingPathComponent(entry.name)
             try settle(staged.appendingPathComponent(entry.name), like: old.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }, format: format)
@@ -424,7 +424,7 @@ public final class Destination {
     }
 
     /// `fsync` of a file or directory.
-    public static func sync(_ url: URL, format: String) throws(PFError) {
+    public static func sync(_ url: URL, format: PFError.Format) throws(PFError) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw PFError(.io, format: format, "cannot open \(url.path) to sync it: \(POSIX.errorText())") }
         defer { _ = POSIX.close(fd) }
@@ -506,7 +506,7 @@ public final class Destination {
     ///   - url: the destination file.
     ///   - format: the format name for errors.
     /// - Throws: ``PFCore/PFError`` with code `io`.
-    public static func writeFile(_ data: Data, to url: URL, format: String, name: String? = nil) throws(PFError) {
+    public static func writeFile(_ data: Data, to url: URL, format: PFError.Format, name: String? = nil) throws(PFError) {
         let url = url.standardizedFileURL
         let shown = name ?? url.path
         try removeStaleSiblings(of: url, locked: false)

@@ -45,7 +45,7 @@ import Darwin
 /// file that is not a pfarchive store archive is refused, never overwritten.
 public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
-    public static let format = "store archive"
+    public static let format: PFError.Format = .storeArchive
     /// The value of the root's `format` key.
     public static let formatTag = "pfarchive-store"
     /// The archived shape's version.

@@ -141,5 +141,5 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
 /// Errors of the stores.
 public enum StoreFailure {
     /// The format name stores put in their errors.
-    public static let format = "store"
+    public static let format: PFError.Format = .store
 }

@@ -30,7 +30,7 @@ import PFParse
 /// in `Docs/Stores.md`, "Parse Server MongoDB shape".
 public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     /// The component name in this store's errors.
-    public static let format = "Mongo shape"
+    public static let format: PFError.Format = .mongoShape
 
     /// Settings.
     public struct Options: Sendable {

@@ -23,7 +23,7 @@ import PFParseExport
 /// export is refused unless ``foreignEntries`` keeps it. See `ParseExportStore+Writing.swift`.
 public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     /// The format name in errors.
-    public static let format = "Parse export"
+    public static let format: PFError.Format = .parseExport
     /// The schema file's name.
     public static let schemaFileName = "_SCHEMA.json"
 

@@ -98,7 +98,7 @@ public final class ClassicArchiver {
     /// - Throws: ``PFError`` `unrepresentable` when longer than `Int32.max` bytes.
     public func encodeDataObject(_ data: Data) throws {
         guard let length = Int32(exactly: data.count) else {
-            throw PFError(.unrepresentable, format: "typedstream", "data of \(data.count) bytes is longer than a typedstream length (Int32.max)")
+            throw PFError(.unrepresentable, format: .typedstream, "data of \(data.count) bytes is longer than a typedstream length (Int32.max)")
         }
         encode(length)
         writer.writeEncodings([.byteArray(data.count)])
@@ -117,7 +117,7 @@ public final class ClassicArchiver {
         guard let string else { return writer.writeNil() }
         let bytes = Array(string.utf8)
         guard !bytes.contains(0) else {
-            throw PFError(.unrepresentable, format: "typedstream", "a C string cannot contain U+0000")
+            throw PFError(.unrepresentable, format: .typedstream, "a C string cannot contain U+0000")
         }
         writer.writeCString(bytes)
     }
@@ -131,7 +131,7 @@ public final class ClassicArchiver {
     /// - Throws: ``PFError`` `usage` when a value does not fit its type or is an object.
     public func encodeValues(ofTypes types: [TypeEncoding], _ values: [TypedStreamValue]) throws {
         guard types.count == values.count, !types.isEmpty else {
-            throw PFError(.usage, format: "typedstream", "\(types.count) types for \(values.count) values; give one type per value")
+            throw PFError(.usage, format: .typedstream, "\(types.count) types for \(values.count) values; give one type per value")
         }
         writer.writeEncodings(types)
         for (type, value) in zip(types, values) { try writeValue(value, as: type) }
@@ -148,7 +148,7 @@ public final class ClassicArchiver {
 
     func writeValue(_ value: TypedStreamValue, as type: TypeEncoding) throws {
         func mismatch() -> PFError {
-            PFError(.usage, format: "typedstream", "value \(value) does not fit type \(type)")
+            PFError(.usage, format: .typedstream, "value \(value) does not fit type \(type)")
         }
         switch (type, value) {
         case (.scalar(let c), _):
@@ -210,7 +210,7 @@ public final class ClassicArchiver {
             return writer.writeReference(number)
         }
         guard depth < maxDepth else {
-            throw PFLimits.exceeded("maxDepth", maxDepth, format: "typedstream")
+            throw PFLimits.exceeded("maxDepth", maxDepth, format: .typedstream)
         }
         let number = writer.beginObject()
         if let identity {

@@ -164,7 +164,7 @@ extension URL: ClassicRepresentable {
 extension Array: ClassicRepresentable where Element: ClassicRepresentable {
     public func classicWrite(to archiver: ClassicArchiver) throws {
         guard let count = Int32(exactly: self.count) else {
-            throw PFError(.unrepresentable, format: "typedstream", "an array of \(self.count) elements exceeds Int32.max")
+            throw PFError(.unrepresentable, format: .typedstream, "an array of \(self.count) elements exceeds Int32.max")
         }
         try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
             a.encode(count)
@@ -190,7 +190,7 @@ extension Array: ClassicRepresentable where Element: ClassicRepresentable {
 extension Dictionary: ClassicRepresentable where Key == String, Value: ClassicRepresentable {
     public func classicWrite(to archiver: ClassicArchiver) throws {
         guard let count = Int32(exactly: self.count) else {
-            throw PFError(.unrepresentable, format: "typedstream", "a dictionary of \(self.count) entries exceeds Int32.max")
+            throw PFError(.unrepresentable, format: .typedstream, "a dictionary of \(self.count) entries exceeds Int32.max")
         }
         try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
             a.encode(count)
@@ -307,7 +307,7 @@ public struct ClassicAttributedString<Attributes: ClassicRepresentable>: Classic
     public func classicWrite(to archiver: ClassicArchiver) throws {
         let total = runs.reduce(0) { $0 + $1.length }
         guard total == string.utf16.count, runs.allSatisfy({ $0.length >= 0 && $0.length <= Int(Int32.max) }) else {
-            throw PFError(.unrepresentable, format: "typedstream", "attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
+            throw PFError(.unrepresentable, format: .typedstream, "attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
         }
         var chain = ClassicClassVersion.nsAttributedString
         if mutable { chain.insert(ClassicClassVersion("NSMutableAttributedString"), at: 0) }
@@ -360,7 +360,7 @@ public struct ClassicGenericObject: ClassicRepresentable, Sendable, Equatable {
     public var groups: [TypedStreamGroup]
 
     public func classicWrite(to archiver: ClassicArchiver) throws {
-        throw PFError(.unsupported, format: "typedstream", "a generic object refers to its stream's object table and cannot be re-archived; convert it with TypedStream.decodeValue instead")
+        throw PFError(.unsupported, format: .typedstream, "a generic object refers to its stream's object table and cannot be re-archived; convert it with TypedStream.decodeValue instead")
     }
 
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicGenericObject {
@@ -390,7 +390,7 @@ extension PFValue: ClassicRepresentable {
         case .date(let d): try d.classicWrite(to: archiver)
         case .array(let items):
             guard let count = Int32(exactly: items.count) else {
-                throw PFError(.unrepresentable, format: "typedstream", "an array of \(items.count) elements exceeds Int32.max")
+                throw PFError(.unrepresentable, format: .typedstream, "an array of \(items.count) elements exceeds Int32.max")
             }
             try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
                 a.encode(count)
@@ -400,7 +400,7 @@ extension PFValue: ClassicRepresentable {
             // `$class`/`$values` objects and `$id`/`$ref` sharing, as decodeValue writes them.
             if try archiver.writeTreeObject(members) { return }
             guard let count = Int32(exactly: members.count) else {
-                throw PFError(.unrepresentable, format: "typedstream", "a dictionary of \(members.count) entries exceeds Int32.max")
+                throw PFError(.unrepresentable, format: .typedstream, "a dictionary of \(members.count) entries exceeds Int32.max")
             }
             try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
                 a.encode(count)
@@ -410,7 +410,7 @@ extension PFValue: ClassicRepresentable {
                 }
             }
         case .uid(let u):
-            throw PFError(.unrepresentable, format: "typedstream", "a keyed-archive UID (\(u)) has no meaning in a typedstream")
+            throw PFError(.unrepresentable, format: .typedstream, "a keyed-archive UID (\(u)) has no meaning in a typedstream")
         }
     }
 

@@ -58,7 +58,7 @@ public final class ClassicUnarchiver {
         let document = try TypedStreamReader.read(data, limits: limits)
         let unarchiver = ClassicUnarchiver(document: document, registry: registry, limits: limits)
         guard let value = try unarchiver.decode(type) else {
-            throw PFError(.invalidValue, format: "typedstream", "the root object is nil; expected \(T.self)", offset: document.roots.first?.offset ?? 0)
+            throw PFError(.invalidValue, format: .typedstream, "the root object is nil; expected \(T.self)", offset: document.roots.first?.offset ?? 0)
         }
         try unarchiver.finish()
         return value
@@ -118,7 +118,7 @@ public final class ClassicUnarchiver {
         }
         var path = PFKeyPath.root
         for f in frames.dropFirst() { path = path.appending(key: "\(f.className)#\(f.objectIndex ?? 0)") }
-        return PFError(code, format: "typedstream", message, offset: at, path: path)
+        return PFError(code, format: .typedstream, message, offset: at, path: path)
     }
 
     /// Consumes the next group, which must have exactly these encodings.
@@ -353,7 +353,7 @@ public final class ClassicUnarchiver {
             throw failure("object #\(index) (\(name)) refers back to itself while it is being decoded; decode that field with decodeReference(_:assign:)", offset: object.offset)
         }
         guard frames.count <= limits.maxDepth else {
-            throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: object.offset)
+            throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: object.offset)
         }
         inProgress.insert(index)
         let end = object.groups.last?.offset ?? object.offset
@@ -375,7 +375,7 @@ public final class ClassicUnarchiver {
         let name = document.classEntry(object.classIndex)?.name ?? "?"
         guard let registered = registry.type(forClassName: name) else {
             throw PFError(
-                .disallowed, format: "typedstream",
+                .disallowed, format: .typedstream,
                 "class \(name) is not allowed; register a type for it in the ClassicClassRegistry to decode it", offset: object.offset)
         }
         guard let concrete = registered as? T.Type else {

@@ -99,7 +99,7 @@ extension TypeEncoding {
     public static func parse(_ text: String) throws(PFError) -> TypeEncoding {
         let list = try parseList(Array(text.utf8))
         guard list.count == 1, let only = list.first else {
-            throw PFError(.syntax, format: "typedstream", "type encoding \"\(text)\" holds \(list.count) types; expected one")
+            throw PFError(.syntax, format: .typedstream, "type encoding \"\(text)\" holds \(list.count) types; expected one")
         }
         return only
     }
@@ -119,12 +119,12 @@ struct EncodingParser {
 
     func error(_ code: PFError.Code, _ message: String) -> PFError {
         PFError(
-            code, format: "typedstream",
+            code, format: .typedstream,
             "\(message) in type encoding \"\(String(decoding: text.prefix(64), as: UTF8.self))\"", offset: offset)
     }
 
     mutating func parseOne(depth: Int) throws(PFError) -> TypeEncoding {
-        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: offset) }
+        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: offset) }
         guard index < text.count else { throw error(.syntax, "type encoding ends early") }
         let c = text[index]
         index += 1
@@ -136,7 +136,7 @@ struct EncodingParser {
                 let (times, o1) = count.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = times.addingReportingOverflow(Int(text[index] - UInt8(ascii: "0")))
                 guard !o1, !o2, sum <= limits.maxCollectionCount else {
-                    throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: "typedstream", offset: offset)
+                    throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: .typedstream, offset: offset)
                 }
                 count = sum
                 digits += 1

@@ -94,13 +94,13 @@ struct TypedStreamValueConverter {
 
     mutating func node(_ offset: Int) throws(PFError) {
         nodes += 1
-        guard nodes <= limits.maxNodes else { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: "typedstream", offset: offset) }
+        guard nodes <= limits.maxNodes else { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .typedstream, offset: offset) }
     }
 
     /// Checks an NSArray's or NSDictionary's element count against `maxCollectionCount`.
     func collection(_ count: Int, at offset: Int) throws(PFError) {
         guard count <= limits.maxCollectionCount else {
-            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: "typedstream", offset: offset)
+            throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: .typedstream, offset: offset)
         }
     }
 
@@ -131,7 +131,7 @@ struct TypedStreamValueConverter {
 
     mutating func object(_ index: Int, depth: Int) throws(PFError) -> PFValue {
         guard let entry = document.objectEntry(index) else { return .null }
-        guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: entry.offset) }
+        guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: entry.offset) }
         try node(entry.offset)
         let foundation = document.foundationObject(at: index)
         // Scalars are always written in place.

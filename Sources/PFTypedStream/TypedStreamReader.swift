@@ -21,7 +21,7 @@ struct TypedStreamReader {
     /// Reads a document from bytes.
     static func read(_ data: Data, limits: PFLimits, headerOnly: Bool = false) throws(PFError) -> TypedStreamDocument {
         guard data.count <= limits.maxInputBytes else {
-            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: "typedstream", offset: 0)
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .typedstream, offset: 0)
         }
         let result: Result<TypedStreamDocument, PFError> = data.withUnsafeBytes { buffer in
             var reader = TypedStreamReader(bytes: buffer, limits: limits)
@@ -80,13 +80,13 @@ struct TypedStreamReader {
     mutating func count(_ n: Int = 1) throws(PFError) {
         nodes += n
         guard nodes <= limits.maxNodes else {
-            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: "typedstream", offset: scanner.offset)
+            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .typedstream, offset: scanner.offset)
         }
     }
 
     mutating func enter(at offset: Int) throws(PFError) {
         depth += 1
-        guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: offset) }
+        guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: offset) }
     }
 
     // MARK: - Shared strings and references
@@ -177,7 +177,7 @@ struct TypedStreamReader {
             let at = scanner.offset
             if case .scalar(let c) = element, c == UInt8(ascii: "c") || c == UInt8(ascii: "C") {
                 guard n <= limits.maxStringBytes else {
-                    throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: "typedstream", offset: at)
+                    throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: .typedstream, offset: at)
                 }
                 guard n <= scanner.remaining else {
                     throw error(.truncated, "byte array claims \(n) bytes but only \(scanner.remaining) remain", at: at)
@@ -265,7 +265,7 @@ struct TypedStreamReader {
         var chain: [Int] = []
         while head == TypedStreamTag.new {
             guard chain.count < limits.maxDepth else {
-                throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "typedstream", offset: at)
+                throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: at)
             }
             let nameAt = scanner.offset
             let nameHead = try scanner.byte("a class name")

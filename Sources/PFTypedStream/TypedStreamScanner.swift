@@ -17,7 +17,7 @@ struct TypedStreamScanner {
     var atEnd: Bool { offset >= bytes.count }
 
     static func error(_ code: PFError.Code, _ message: String, at offset: Int) -> PFError {
-        PFError(code, format: "typedstream", message, offset: offset)
+        PFError(code, format: .typedstream, message, offset: offset)
     }
 
     func truncated(_ what: String, need: Int) -> PFError {
@@ -127,7 +127,7 @@ struct TypedStreamScanner {
             throw Self.error(.truncated, "\(what) claims \(length) bytes but only \(remaining) remain", at: headOffset)
         }
         guard length <= UInt64(limits.maxStringBytes) else {
-            throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: "typedstream", offset: headOffset)
+            throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: .typedstream, offset: headOffset)
         }
         return try take(Int(length), what)
     }

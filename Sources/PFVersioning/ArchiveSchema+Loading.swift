@@ -45,7 +45,7 @@ struct SchemaLoader {
     let transforms: TransformRegistry
 
     func fail(_ message: String, _ path: PFCodingPath) -> PFError {
-        PFError(.invalidValue, format: "schema", "\(file): \(message)", path: path.keyPath)
+        PFError(.invalidValue, format: .schema, "\(file): \(message)", path: path.keyPath)
     }
 
     func object(_ value: PFValue, _ path: PFCodingPath, allowed: Set<String>, what: String) throws(PFError)

@@ -15,7 +15,7 @@ public enum ClassicLayout {
     }
 
     static func lift(_ value: PFValue, schema: ArchiveSchema, path: PFCodingPath, depth: Int, limits: PFLimits) throws(PFError) -> PFValue {
-        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "migration") }
+        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .migration) }
         switch value {
         case .array(let items):
             var out: [PFValue] = []
@@ -37,7 +37,7 @@ public enum ClassicLayout {
             let version = members["$version"]?.int64Value ?? 0
             guard values.count == layout.count else {
                 throw PFError(
-                    .invalidValue, format: "migration",
+                    .invalidValue, format: .migration,
                     "\(className) v\(version) holds \(values.count) values but the schema's classic layout for v\(version) names \(layout.count) (\(layout.joined(separator: ", ")))",
                     path: path.keyPath)
             }
@@ -70,7 +70,7 @@ public enum ClassicLayout {
     static func lower(
         _ value: PFValue, schema: ArchiveSchema, path: PFCodingPath, depth: Int, limits: PFLimits, dropped: inout [String]
     ) throws(PFError) -> PFValue {
-        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: "migration") }
+        guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .migration) }
         switch value {
         case .array(let items):
             var out: [PFValue] = []
@@ -91,7 +91,7 @@ public enum ClassicLayout {
             let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
             guard let layout = type.classicLayouts[version] else {
                 throw PFError(
-                    .invalidValue, format: "migration",
+                    .invalidValue, format: .migration,
                     "\(type.name) v\(version) has no classic layout in the schema; add \"classic\": {\"\(version)\": [field names]}",
                     path: path.keyPath)
             }
@@ -103,7 +103,7 @@ public enum ClassicLayout {
                 var item = members[name] ?? .null
                 if members[name] == nil, field?.optional != true {
                     throw PFError(
-                        .invalidValue, format: "migration", "\(type.name) v\(version) lacks \(name), which its classic layout needs",
+                        .invalidValue, format: .migration, "\(type.name) v\(version) lacks \(name), which its classic layout needs",
                         path: path.appending(key: name).keyPath)
                 }
                 item = try lower(item, schema: schema, path: path.appending(key: name), depth: depth + 1, limits: limits, dropped: &dropped)

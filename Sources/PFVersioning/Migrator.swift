@@ -161,7 +161,7 @@ struct MigrationEngine {
     mutating func run(_ tree: PFValue) throws(PFError) -> PFValue {
         let expected = options.rootType.map(FieldType.reference)
         if let rootType = options.rootType, schema.types[rootType] == nil {
-            throw PFError(.usage, format: "migration", "root type \(rootType) is not in the schema; it has \(schema.types.keys.joined(separator: ", "))")
+            throw PFError(.usage, format: .migration, "root type \(rootType) is not in the schema; it has \(schema.types.keys.joined(separator: ", "))")
         }
         return try visit(tree, expected: expected, path: .root, depth: 0)
     }
@@ -178,7 +178,7 @@ struct MigrationEngine {
 
     func depthCheck(_ depth: Int, _ path: PFCodingPath) throws(PFError) {
         guard depth < options.limits.maxDepth else {
-            throw PFError(.limitExceeded, format: "migration", "the tree nests deeper than maxDepth (\(options.limits.maxDepth))", path: path.keyPath)
+            throw PFError(.limitExceeded, format: .migration, "the tree nests deeper than maxDepth (\(options.limits.maxDepth))", path: path.keyPath)
         }
     }
 
@@ -221,12 +221,12 @@ struct MigrationEngine {
         _ members: OrderedDictionary<String, PFValue>, type: TypeSchema, path: PFCodingPath, depth: Int
     ) throws(PFError) -> PFValue {
         objects += 1
-        guard objects <= options.limits.maxNodes else { throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: "migration") }
+        guard objects <= options.limits.maxNodes else { throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .migration) }
         var written = options.writtenVersions[type.name] ?? 0
         if let recorded = members["$version"] {
             guard let v = recorded.int64Value, let small = Int(exactly: v), small >= 0 else {
                 try problem(
-                    PFError(.invalidValue, format: "migration", "$version of \(type.name) is \(recorded.scalarDescription), expected a non-negative integer",
+                    PFError(.invalidValue, format: .migration, "$version of \(type.name) is \(recorded.scalarDescription), expected a non-negative integer",
                             path: path.appending(key: "$version").keyPath), className: type.name)
                 return .dictionary(members)
             }
@@ -241,7 +241,7 @@ struct MigrationEngine {
         if written > type.version {
             let message = "archive has \(type.name) v\(written), this build knows v\(type.version)"
             if policies.newerVersions == .reject {
-                try problem(PFError(.unsupported, format: "migration", message + "; upgrade, or read it with newerVersions bestEffort", path: path.keyPath), className: type.name)
+                try problem(PFError(.unsupported, format: .migration, message + "; upgrade, or read it with newerVersions bestEffort", path: path.keyPath), className: type.name)
             } else {
                 notes.append("\(path.keyPath.isRoot ? "(root)" : path.keyPath.description): \(message); read best-effort, fields kept")
                 warning(message + "; read best-effort", path: path, className: type.name)
@@ -288,7 +288,7 @@ struct MigrationEngine {
             versions = "archive has \(context.type.name) v\(context.written), reading as v\(context.type.version)"
         }
         let path = field.map { context.path.appending(key: $0) } ?? context.path
-        return PFError(.invalidValue, format: "migration", "\(what) (\(versions)): \(message)", path: path.keyPath)
+        return PFError(.invalidValue, format: .migration, "\(what) (\(versions)): \(message)", path: path.keyPath)
     }
 
     /// Sets `$version` in place, or inserts it after `$class`/`$classes`; updates `$versions[0]`.

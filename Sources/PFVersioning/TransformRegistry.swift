@@ -29,7 +29,7 @@ public struct TransformRegistry: Sendable {
         public func failure(_ message: String) -> PFError {
             let what = field.map { "\(typeName).\($0)" } ?? typeName
             return PFError(
-                .invalidValue, format: "migration",
+                .invalidValue, format: .migration,
                 "\(what) (v\(fromVersion) → v\(fromVersion + 1)): \(message)", path: path)
         }
     }

@@ -14,7 +14,8 @@ struct CBORMalformedTests {
         var code: PFError.Code
         var offset: Int
         var path: PFKeyPath? = nil
-        var message: String? = nil
+        var failure: CBORFailure? = nil
+        var limit: String? = nil
         var description: String { hex }
     }
 
@@ -24,11 +25,11 @@ struct CBORMalformedTests {
         Case(hex: "18", code: .truncated, offset: 0),
         Case(hex: "1a0001", code: .truncated, offset: 0),
         Case(hex: "8218", code: .truncated, offset: 1, path: [.index(0)]),
-        Case(hex: "4401", code: .truncated, offset: 0, message: "declares 4 bytes, only 1 remain"),
+        Case(hex: "4401", code: .truncated, offset: 0, failure: .truncatedPayload(what: "byte string", start: 0, declared: 4, remaining: 1)),
         Case(hex: "fb3ff0", code: .truncated, offset: 0),
-        Case(hex: "9f01", code: .truncated, offset: 2, message: "has no break"),
+        Case(hex: "9f01", code: .truncated, offset: 2, failure: .missingBreak(what: "array", start: 0)),
         // Reserved additional information 28-30.
-        Case(hex: "1c", code: .syntax, offset: 0, message: "reserved additional information 28"),
+        Case(hex: "1c", code: .syntax, offset: 0, failure: .reservedAdditionalInfo(28, initial: 0x1C)),
         Case(hex: "813d", code: .syntax, offset: 1, path: [.index(0)]),
         Case(hex: "5e", code: .syntax, offset: 0),
         Case(hex: "fe", code: .syntax, offset: 0),
@@ -37,17 +38,17 @@ struct CBORMalformedTests {
         Case(hex: "3f", code: .syntax, offset: 0),
         Case(hex: "df00", code: .syntax, offset: 0),
         // Break outside an indefinite-length item.
-        Case(hex: "ff", code: .syntax, offset: 0, message: "break"),
+        Case(hex: "ff", code: .syntax, offset: 0, failure: .strayBreak),
         Case(hex: "81ff", code: .syntax, offset: 1, path: [.index(0)]),
         Case(hex: "a161615f4101ff00ff", code: .syntax, offset: 7),  // trailing after the map
         Case(hex: "bf6161ff", code: .syntax, offset: 3, path: [.key("a")]),
         // Indefinite-length strings with a wrong chunk.
-        Case(hex: "5f6161ff", code: .syntax, offset: 1, message: "chunk"),
+        Case(hex: "5f6161ff", code: .syntax, offset: 1, failure: .badChunk(initial: 0x61, what: "byte string", start: 0)),
         Case(hex: "7f4161ff", code: .syntax, offset: 1),
         Case(hex: "7f7f6161ffff", code: .syntax, offset: 1),
         Case(hex: "5f4101", code: .truncated, offset: 3),
         // Bad UTF-8: offset of the first bad byte.
-        Case(hex: "62c328", code: .invalidValue, offset: 1, message: "UTF-8"),
+        Case(hex: "62c328", code: .invalidValue, offset: 1, failure: .invalidUTF8(at: 1, string: 0)),
         Case(hex: "63eda080", code: .invalidValue, offset: 1),  // a surrogate
         Case(hex: "62c080", code: .invalidValue, offset: 1),  // overlong
         Case(hex: "6461f4908080", code: .invalidValue, offset: 2),  // above U+10FFFF
@@ -55,29 +56,29 @@ struct CBORMalformedTests {
         Case(hex: "a161616261ff", code: .invalidValue, offset: 5, path: [.key("a")]),
         Case(hex: "7f61c361bcff", code: .invalidValue, offset: 2),  // character split across chunks
         // Simple values.
-        Case(hex: "f818", code: .syntax, offset: 0, message: "two bytes"),
+        Case(hex: "f818", code: .syntax, offset: 0, failure: .twoByteSimple(24)),
         Case(hex: "f820", code: .unsupported, offset: 0),
         // Integers outside the model.
-        Case(hex: "3b8000000000000000", code: .invalidValue, offset: 0, message: "below Int64.min"),
+        Case(hex: "3b8000000000000000", code: .invalidValue, offset: 0, failure: .negativeTooSmall(0x8000_0000_0000_0000)),
         // Trailing bytes.
-        Case(hex: "0000", code: .syntax, offset: 1, message: "1 trailing byte"),
-        Case(hex: "80010203", code: .syntax, offset: 1, message: "3 trailing bytes"),
+        Case(hex: "0000", code: .syntax, offset: 1, failure: .trailingBytes(1)),
+        Case(hex: "80010203", code: .syntax, offset: 1, failure: .trailingBytes(3)),
         // Map keys.
-        Case(hex: "a16161a10102", code: .unsupported, offset: 4, path: [.key("a")], message: "text-string keys"),
-        Case(hex: "a2616101616102", code: .invalidValue, offset: 4, path: [.key("a")], message: "duplicate"),
+        Case(hex: "a16161a10102", code: .unsupported, offset: 4, path: [.key("a")], failure: .nonTextKey("an integer")),
+        Case(hex: "a2616101616102", code: .invalidValue, offset: 4, path: [.key("a")], failure: .duplicateKey("a")),
         // Tags with the wrong content.
-        Case(hex: "c16161", code: .invalidValue, offset: 0, message: "tag 1"),
-        Case(hex: "c06474657874", code: .invalidValue, offset: 0, message: "RFC 3339"),
+        Case(hex: "c16161", code: .invalidValue, offset: 0, failure: .tagContent(tag: 1, expected: "an integer or a float", found: "a text string")),
+        Case(hex: "c06474657874", code: .invalidValue, offset: 0, failure: .badDate("text")),
         Case(hex: "c201", code: .invalidValue, offset: 0),
         Case(hex: "da5046554920", code: .invalidValue, offset: 0),  // UID tag around -1
-        Case(hex: "d81900", code: .unsupported, offset: 0, message: "string references"),
+        Case(hex: "d81900", code: .unsupported, offset: 0, failure: .stringReferences(tag: 25)),
         // Value sharing.
-        Case(hex: "d81d00", code: .invalidValue, offset: 0, message: "names no shareable"),
-        Case(hex: "d81c81d81d00", code: .invalidValue, offset: 3, path: [.index(0)], message: "cyclic"),
+        Case(hex: "d81d00", code: .invalidValue, offset: 0, failure: .unknownSharedReference(index: 0, marked: 0)),
+        Case(hex: "d81c81d81d00", code: .invalidValue, offset: 3, path: [.index(0)], failure: .cyclicSharedReference(index: 0)),
         // Declared lengths far beyond the input: refused without allocating.
-        Case(hex: "5b7fffffffffffffff00", code: .limitExceeded, offset: 0, message: "maxStringBytes"),
+        Case(hex: "5b7fffffffffffffff00", code: .limitExceeded, offset: 0, limit: "maxStringBytes"),
         Case(hex: "5a0010000001", code: .truncated, offset: 0),
-        Case(hex: "9bffffffffffffffff00", code: .limitExceeded, offset: 0, message: "maxCollectionCount"),
+        Case(hex: "9bffffffffffffffff00", code: .limitExceeded, offset: 0, limit: "maxCollectionCount"),
         Case(hex: "9a000f000001", code: .truncated, offset: 6),
         Case(hex: "ba000f0000616101", code: .truncated, offset: 8),
     ]
@@ -86,12 +87,13 @@ struct CBORMalformedTests {
     func failsWithCodeOffsetAndPath(_ c: Case) {
         let error = readError(hexBytes(c.hex))
         #expect(error?.code == c.code, "\(String(describing: error))")
-        #expect(error?.format == "CBOR")
+        #expect(error?.format == .cbor)
         #expect(error?.location?.offset == c.offset, "\(String(describing: error))")
         if let path = c.path { #expect(error?.path == path, "\(String(describing: error))") }
-        if let message = c.message {
-            #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        if let failure = c.failure {
+            #expect(error?.failure(as: CBORFailure.self) == failure, "\(String(describing: error))")
         }
+        if let limit = c.limit { #expect(exceededLimit(error) == limit, "\(String(describing: error))") }
     }
 
     @Test func replacementCharacterInTheInputIsText() throws {
@@ -122,7 +124,7 @@ struct CBORMalformedTests {
             let bytes = Data(repeating: opener, count: 100_000) + Data([0x00])
             let error = readError(bytes)
             #expect(error?.code == .limitExceeded)
-            #expect(error?.message.contains("maxDepth") == true)
+            #expect(exceededLimit(error) == "maxDepth")
             #expect(error?.location?.offset == 512)
         }
         // Exactly the limit reads.
@@ -145,7 +147,7 @@ struct CBORMalformedTests {
         }
         let error = readError(bytes)
         #expect(error?.code == .limitExceeded)
-        #expect(error?.message.contains("maxNodes") == true)
+        #expect(exceededLimit(error) == "maxNodes")
         #expect(referenceOffsets.contains(error?.location?.offset ?? -1), "\(String(describing: error))")
         #expect(error?.path?.components.first != nil)
     }
@@ -157,7 +159,7 @@ struct CBORMalformedTests {
         for k in 1..<70 { bytes += hexBytes("d81c 82 d81d") + head(0, k - 1) + hexBytes("d81d") + head(0, k - 1) }
         let error = readError(bytes, limits: PFLimits(maxNodes: Int.max))
         #expect(error?.code == .limitExceeded)
-        #expect(error?.message.contains("maxNodes") == true)
+        #expect(exceededLimit(error) == "maxNodes")
     }
 
     @Test func duplicateKeysInLargeMapsAreFound() {
@@ -195,14 +197,14 @@ struct CBORMalformedTests {
         #expect(depth == 99)
         let error = readError(chain(600))
         #expect(error?.code == .limitExceeded)
-        #expect(error?.message.contains("maxDepth") == true)
+        #expect(exceededLimit(error) == "maxDepth")
     }
 
     @Test func limitsAreConfigurable() {
         let limits = PFLimits(maxNodes: 3, maxCollectionCount: 2, maxStringBytes: 3)
-        #expect(readError(hexBytes("83010203"), limits: limits)?.message.contains("maxCollectionCount") == true)
+        #expect(exceededLimit(readError(hexBytes("83010203"), limits: limits)) == "maxCollectionCount")
         #expect(readError(hexBytes("8201820203"), limits: limits)?.location?.offset == 3)  // the fourth node
-        #expect(readError(hexBytes("6461626364"), limits: limits)?.message.contains("maxStringBytes") == true)
+        #expect(exceededLimit(readError(hexBytes("6461626364"), limits: limits)) == "maxStringBytes")
         #expect(readError(hexBytes("7f626162626364ff"), limits: limits)?.code == .limitExceeded)
         #expect(readError(hexBytes("00"), limits: PFLimits(maxInputBytes: 0))?.code == .limitExceeded)
     }
@@ -242,7 +244,7 @@ struct CBORMutationTests {
                         #expect(try CBORReader().read(CBORWriter().write(read)) == read)
                     case .failure(let error):
                         outcomes.failed += 1
-                        #expect(error.format == "CBOR")
+                        #expect(error.format == .cbor)
                         #expect(error.location != nil)
                     }
                 }

@@ -129,3 +129,9 @@ func canonicallyOrdered(_ value: PFValue) -> PFValue {
         return value
     }
 }
+
+/// The limit a limit error names (`maxDepth`, `maxNodes`, …), or `nil` for other errors.
+func exceededLimit(_ error: PFError?) -> String? {
+    guard case .limitExceeded(let limit, _)? = error?.failure(as: PFCoreFailure.self) else { return nil }
+    return limit
+}

@@ -4,10 +4,11 @@ import PFCore
 import PFTestSupport
 import Testing
 
-/// Runs `body`, expects it to throw a ``PFError`` with `code`, and returns the error.
+/// Runs `body`, expects it to throw a ``PFError`` with `code` (made from `failure`, or
+/// naming `limit` and, when given, `limitValue`), and returns the error.
 @discardableResult
 func expectPFError(
-    _ code: PFError.Code, messageContains fragment: String? = nil,
+    _ code: PFError.Code, failure expected: CompressionFailure? = nil, limit: String? = nil, limitValue: Int? = nil,
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
 ) -> PFError? {
     do {
@@ -16,13 +17,32 @@ func expectPFError(
         return nil
     } catch let error as PFError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        if let fragment {
-            #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
+        if let expected {
+            #expect(error.failure(as: CompressionFailure.self) == expected, "\(error)", sourceLocation: sourceLocation)
+        }
+        if let limit {
+            #expect(error.exceededLimit?.limit == limit, "\(error)", sourceLocation: sourceLocation)
+        }
+        if let limitValue {
+            #expect(error.exceededLimit?.value == limitValue, "\(error)", sourceLocation: sourceLocation)
         }
         return error
     } catch {
         Issue.record("expected a PFError, got \(error)", sourceLocation: sourceLocation)
         return nil
+    }
+}
+
+extension PFError {
+    /// The limit a limit error names, whether PFCore or PFCompression reported it.
+    var exceededLimit: (limit: String, value: Int)? {
+        if case .limitExceeded(let limit, let value)? = failure(as: PFCoreFailure.self) { return (limit, value) }
+        switch failure(as: CompressionFailure.self) {
+        case .limitExceeded(let limit, let value, _, _)?, .entryLimitExceeded(_, let limit, let value)?:
+            return (limit, value)
+        default:
+            return nil
+        }
     }
 }
 
@@ -38,7 +58,7 @@ func pythonPeer(_ script: String, _ arguments: [String] = [], input: Data? = nil
     }
     guard result.status == 0 else {
         Issue.record("Python peer failed with status \(result.status): \(result.stderr); run scripts/setup.sh")
-        throw PFError(.io, format: "python", "peer failed")
+        throw PFError(.io, format: .input, "peer failed")
     }
     return result.stdout
 }

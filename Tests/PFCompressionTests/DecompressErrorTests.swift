@@ -10,10 +10,10 @@ import Testing
     @Test(arguments: CompressionFormat.allCases)
     func sizeCapStopsSmallOutputs(format: CompressionFormat) throws {
         let packed = try Compression.compress(Self.zeros, as: format)
-        let error = expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes (1000)") {
+        let error = expectPFError(.limitExceeded, limit: "maxDecompressedBytes", limitValue: 1000) {
             _ = try Compression.decompress(packed, from: format, limits: PFLimits(maxDecompressedBytes: 1000))
         }
-        #expect(error?.format == format.rawValue)
+        #expect(error?.format == format.errorName)
         // Exactly at the limit is allowed.
         let exact = try Compression.decompress(packed, from: format, limits: PFLimits(maxDecompressedBytes: 5000))
         #expect(exact == Self.zeros)
@@ -24,14 +24,14 @@ import Testing
         let strict = PFLimits(maxCompressionRatio: 2)
         #expect(try Compression.decompress(small, from: .zlib, limits: strict).count == 1 << 20)
         let large = try Compression.compress(Data(repeating: 0, count: (1 << 20) + 100_000), as: .zlib)
-        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio (2)") {
+        expectPFError(.limitExceeded, limit: "maxCompressionRatio", limitValue: 2) {
             _ = try Compression.decompress(large, from: .zlib, limits: strict)
         }
     }
 
     @Test func inputSizeLimitApplies() throws {
         let packed = try Compression.compress(Self.zeros, as: .gzip)
-        expectPFError(.limitExceeded, messageContains: "maxInputBytes") {
+        expectPFError(.limitExceeded, limit: "maxInputBytes") {
             _ = try Compression.decompress(packed, from: .gzip, limits: PFLimits(maxInputBytes: 10))
         }
     }
@@ -39,10 +39,10 @@ import Testing
     @Test func onlyTheRequestedWrapperIsAccepted() throws {
         let zlib = try Compression.compress(Self.zeros, as: .zlib)
         let gzip = try Compression.compress(Self.zeros, as: .gzip)
-        expectPFError(.syntax, messageContains: "incorrect header check") {
+        expectPFError(.syntax, failure: .corrupt(.zlib, zlibMessage: "incorrect header check")) {
             _ = try Compression.decompress(gzip, from: .zlib)
         }
-        expectPFError(.syntax, messageContains: "incorrect header check") {
+        expectPFError(.syntax, failure: .corrupt(.gzip, zlibMessage: "incorrect header check")) {
             _ = try Compression.decompress(zlib, from: .gzip)
         }
         #expect(throws: PFError.self) { try Compression.decompress(zlib, from: .deflate) }
@@ -50,7 +50,7 @@ import Testing
 
     @Test(arguments: CompressionFormat.allCases)
     func emptyInputIsTruncated(format: CompressionFormat) {
-        let error = expectPFError(.truncated, messageContains: "empty input") {
+        let error = expectPFError(.truncated, failure: .emptyInput(format)) {
             _ = try Compression.decompress(Data(), from: format)
         }
         #expect(error?.location?.offset == 0)
@@ -67,7 +67,7 @@ import Testing
     @Test(arguments: [CompressionFormat.zlib, .deflate])
     func trailingBytesAreRejected(format: CompressionFormat) throws {
         let packed = try Compression.compress(Self.zeros, as: format)
-        let error = expectPFError(.syntax, messageContains: "3 trailing bytes after the compressed stream") {
+        let error = expectPFError(.syntax, failure: .trailing(format, count: 3, exact: true)) {
             _ = try Compression.decompress(packed + Data([1, 2, 3]), from: format)
         }
         #expect(error?.location?.offset == packed.count)
@@ -86,12 +86,12 @@ import Testing
 
     @Test func bytesAfterAGzipMemberMustStartAnotherMember() throws {
         let member = try Compression.compress(Self.zeros, as: .gzip)
-        let error = expectPFError(.syntax, messageContains: "4 trailing bytes") {
+        let error = expectPFError(.syntax, failure: .trailing(.gzip, count: 4, exact: true)) {
             _ = try Compression.decompress(member + Data([0, 0, 0, 0]), from: .gzip)
         }
         #expect(error?.location?.offset == member.count)
         // Two bytes of magic and then the end: a cut-short member header.
-        expectPFError(.truncated, messageContains: "header of a further gzip member") {
+        expectPFError(.truncated, failure: .truncatedMemberHeader) {
             _ = try Compression.decompress(member + Data([0x1F, 0x8B]), from: .gzip)
         }
         // A second member cut short.
@@ -102,10 +102,10 @@ import Testing
         var packed = try Compression.compress(Self.zeros, as: .gzip)
         let crcIndex = packed.count - 8
         packed[crcIndex] ^= 0xFF
-        let error = expectPFError(.syntax, messageContains: "incorrect data check") {
+        let error = expectPFError(.syntax, failure: .corrupt(.gzip, zlibMessage: "incorrect data check")) {
             _ = try Compression.decompress(packed, from: .gzip)
         }
-        #expect(error?.format == "gzip")
+        #expect(error?.format == .gzip)
         #expect(error?.location != nil)
     }
 }

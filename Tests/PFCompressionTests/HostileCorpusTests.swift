@@ -6,23 +6,23 @@ import Testing
 
 /// Every `zlib_*` file of the hostile corpus gets the outcome its MANIFEST names.
 @Suite struct HostileCorpusTests {
-    /// Files that must fail with default limits, the code, and a fragment of the message.
+    /// Files that must fail with default limits, the code, and the failure.
     struct Case: Sendable, CustomTestStringConvertible {
         var file: String
         var code: PFError.Code
-        var message: String
+        var failure: CompressionFailure
         var testDescription: String { file }
     }
 
     static let failures: [Case] = [
-        Case(file: "zlib_bad_adler32.zlib", code: .syntax, message: "incorrect data check"),
-        Case(file: "zlib_bad_header.zlib", code: .syntax, message: "incorrect header check"),
-        Case(file: "zlib_distance_too_far_back.zlib", code: .syntax, message: "invalid distance too far back"),
-        Case(file: "zlib_empty.zlib", code: .truncated, message: "empty input"),
-        Case(file: "zlib_needs_preset_dict.zlib", code: .unsupported, message: "preset dictionary not supported"),
-        Case(file: "zlib_stored_block_len_mismatch.zlib", code: .syntax, message: "invalid stored block lengths"),
-        Case(file: "zlib_trailing_garbage.zlib", code: .syntax, message: "7 trailing bytes after the compressed stream"),
-        Case(file: "zlib_truncated.zlib", code: .truncated, message: "ends after 15 bytes"),
+        Case(file: "zlib_bad_adler32.zlib", code: .syntax, failure: .corrupt(.zlib, zlibMessage: "incorrect data check")),
+        Case(file: "zlib_bad_header.zlib", code: .syntax, failure: .corrupt(.zlib, zlibMessage: "incorrect header check")),
+        Case(file: "zlib_distance_too_far_back.zlib", code: .syntax, failure: .corrupt(.zlib, zlibMessage: "invalid distance too far back")),
+        Case(file: "zlib_empty.zlib", code: .truncated, failure: .emptyInput(.zlib)),
+        Case(file: "zlib_needs_preset_dict.zlib", code: .unsupported, failure: .presetDictionary),
+        Case(file: "zlib_stored_block_len_mismatch.zlib", code: .syntax, failure: .corrupt(.zlib, zlibMessage: "invalid stored block lengths")),
+        Case(file: "zlib_trailing_garbage.zlib", code: .syntax, failure: .trailing(.zlib, count: 7, exact: true)),
+        Case(file: "zlib_truncated.zlib", code: .truncated, failure: .truncated(.zlib, consumed: 15)),
     ]
     /// Files with their own tests below.
     static let bombs = ["zlib_bomb_256MiB_zeros.zlib", "zlib_nested_bomb_4GiB.zlib"]
@@ -35,12 +35,12 @@ import Testing
 
     @Test(arguments: failures)
     func failsCleanly(_ testCase: Case) throws {
-        let (code, message) = (testCase.code, testCase.message)
+        let (code, failure) = (testCase.code, testCase.failure)
         let bytes = try hostile(testCase.file)
-        let error = expectPFError(code, messageContains: message) {
+        let error = expectPFError(code, failure: failure) {
             _ = try Compression.decompress(bytes, from: .zlib)
         }
-        #expect(error?.format == "zlib")
+        #expect(error?.format == .zlib)
         // The location is a byte offset inside the input.
         if let offset = error?.location?.offset {
             #expect((0...bytes.count).contains(offset))
@@ -48,7 +48,9 @@ import Testing
             Issue.record("no byte offset in \(String(describing: error))")
         }
         // Streaming byte by byte reaches the same verdict (it sees trailing bytes one at a time).
-        expectPFError(code, messageContains: message.replacingOccurrences(of: "7 trailing bytes", with: "at least 1 trailing byte")) {
+        let streamed: CompressionFailure =
+            if case .trailing = failure { .trailing(.zlib, count: 1, exact: false) } else { failure }
+        expectPFError(code, failure: streamed) {
             _ = try streamInflate(bytes, format: .zlib, pieceSize: 1)
         }
     }
@@ -63,14 +65,14 @@ import Testing
         let bytes = try hostile("zlib_bomb_256MiB_zeros.zlib")
         // The ratio cap is lifted so the size cap is what stops it.
         let limits = PFLimits(maxDecompressedBytes: 8 << 20, maxCompressionRatio: .max)
-        expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes") {
+        expectPFError(.limitExceeded, limit: "maxDecompressedBytes") {
             _ = try Compression.decompress(bytes, from: .zlib, limits: limits)
         }
         // Streaming: never more than the limit delivered, never more than 64 KiB at once.
         let inflater = try Inflater(format: .zlib, limits: limits)
         var delivered = 0
         var largest = 0
-        expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes") {
+        expectPFError(.limitExceeded, limit: "maxDecompressedBytes") {
             try inflater.process(bytes) { chunk in
                 delivered += chunk.count
                 largest = max(largest, chunk.count)
@@ -87,7 +89,7 @@ import Testing
         let bytes = try hostile("zlib_bomb_256MiB_zeros.zlib")
         let inflater = try Inflater(format: .zlib, limits: PFLimits(maxCompressionRatio: 200))
         var delivered = 0
-        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio") {
+        expectPFError(.limitExceeded, limit: "maxCompressionRatio") {
             try inflater.process(bytes) { delivered += $0.count }
         }
         #expect(delivered >= 1 << 20)
@@ -96,10 +98,10 @@ import Testing
 
     @Test func bombFailsWithDefaultLimits() throws {
         let bytes = try hostile("zlib_bomb_256MiB_zeros.zlib")
-        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio (1000)") {
+        expectPFError(.limitExceeded, limit: "maxCompressionRatio", limitValue: 1000) {
             _ = try Compression.decompress(bytes, from: .zlib)
         }
-        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio") {
+        expectPFError(.limitExceeded, limit: "maxCompressionRatio") {
             _ = try Compression.decompressIfCompressed(bytes)
         }
     }
@@ -112,7 +114,7 @@ import Testing
         // The payload is itself zlib, returned as it is.
         #expect(Compression.detect(outer) == .zlib)
         // Inflating it again is a separate decision with its own budget, which it exceeds.
-        expectPFError(.limitExceeded, messageContains: "maxDecompressedBytes") {
+        expectPFError(.limitExceeded, limit: "maxDecompressedBytes") {
             _ = try Compression.decompress(
                 outer, from: .zlib, limits: PFLimits(maxDecompressedBytes: 16 << 20, maxCompressionRatio: .max))
         }
@@ -122,7 +124,7 @@ import Testing
         let outer = try Compression.decompress(try hostile("zlib_nested_bomb_4GiB.zlib"), from: .zlib)
         let inflater = try Inflater(format: .zlib)
         var delivered = 0
-        expectPFError(.limitExceeded, messageContains: "maxCompressionRatio (1000)") {
+        expectPFError(.limitExceeded, limit: "maxCompressionRatio", limitValue: 1000) {
             try inflater.process(outer) { delivered += $0.count }
         }
         #expect(delivered < 2 << 20)

@@ -15,7 +15,7 @@ import Testing
             _ = try Compression.decompress(bytes, from: format, limits: PFLimits(maxDecompressedBytes: 1 << 20))
         } catch {
             #expect(expectedCodes.contains(error.code), "\(error)")
-            #expect(error.format == format.rawValue)
+            #expect(error.format == format.errorName)
             if let offset = error.location?.offset {
                 #expect((0...bytes.count).contains(offset), "\(error)")
             } else {

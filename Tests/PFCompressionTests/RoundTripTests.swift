@@ -64,7 +64,7 @@ import Testing
 
     @Test(arguments: [-2, 10, 100])
     func levelsOutsideTheRangeAreUsageErrors(level: Int) {
-        expectPFError(.usage, messageContains: "compression level \(level)") {
+        expectPFError(.usage, failure: .badLevel(level)) {
             _ = try Compression.compress(Data(), as: .zlib, level: level)
         }
         expectPFError(.usage) { _ = try Deflater(format: .gzip, level: level) }

@@ -131,7 +131,7 @@ public enum CoreDataStoreBuilder {
         }
     }
 
-    static func failure(_ message: String) -> PFError { PFError(.usage, format: "CoreDataStoreBuilder", message) }
+    static func failure(_ message: String) -> PFError { PFError(.usage, format: .coreData, message) }
 
     static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
@@ -450,7 +450,7 @@ public enum CoreDataStoreBuilder {
     public static func sqlite3(_ url: URL, _ sql: String) throws -> String {
         let result = try Peers.run("/usr/bin/env", ["sqlite3", url.path], input: Data(sql.utf8))
         guard result.status == 0 else {
-            throw PFError(.io, format: "sqlite3", "sqlite3 \(url.lastPathComponent) failed (\(result.status)): \(result.stderr)")
+            throw PFError(.io, format: .sqlite, "sqlite3 \(url.lastPathComponent) failed (\(result.status)): \(result.stderr)")
         }
         return result.stdoutText
     }

@@ -81,7 +81,7 @@ import Testing
             let notAModel = try Compression.compress(Data("bplist00 but not really".utf8), as: .deflate)
             let hex = notAModel.map { String(format: "%02X", $0) }.joined()
             try CoreDataFixtures.sqlite(url, ["UPDATE Z_MODELCACHE SET Z_CONTENT = x'\(hex)';"])
-            #expect(openError(url, options: .init(requireModel: true))?.format == "Core Data")
+            #expect(openError(url, options: .init(requireModel: true))?.format == .coreData)
         }
     }
 

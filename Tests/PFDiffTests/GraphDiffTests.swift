@@ -26,7 +26,7 @@ import Testing
     static func renumbered(_ archive: Data, seed: UInt64) throws -> Data {
         guard case .dictionary(var top) = try FormatIO.read(archive, options: .init(format: .bplist)).value,
             case .array(let objects) = top["$objects"]
-        else { throw PFError(.invalidValue, format: "test", "not a keyed archive") }
+        else { throw PFError(.invalidValue, format: .diff, "not a keyed archive") }
         var order = Array(1..<objects.count)
         var rng = SplitMix(seed: seed)
         order.shuffle(using: &rng)

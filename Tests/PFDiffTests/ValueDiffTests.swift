@@ -178,24 +178,31 @@ import Testing
     }
 
     @Test func patchErrorsNameTheOperation() throws {
-        func failure(_ text: String) -> String {
+        func error(_ text: String) -> PFError? {
             do {
                 let patch = try JSONPatch(json: try FormatIO.read(Data(text.utf8)).value)
                 _ = try patch.apply(to: ["a": [1, 2], "s": "x"])
-                return "no error"
+                return nil
             } catch {
-                return error.description
+                return error as? PFError
             }
         }
-        #expect(failure(#"[{"op":"remove","path":"/a/5"}]"#) == "JSON Patch: operation 0 (remove /a/5): index 5 is out of range (2 items)")
+        func failure(_ text: String) -> DiffFailure? { error(text)?.failure(as: DiffFailure.self) }
+        // The one-line message the CLI prints.
+        #expect(error(#"[{"op":"remove","path":"/a/5"}]"#)?.description == "JSON Patch: operation 0 (remove /a/5): index 5 is out of range (2 items)")
+        #expect(failure(#"[{"op":"remove","path":"/a/5"}]"#)
+            == .operationFailed(index: 0, op: "remove", pointer: "/a/5", .indexOutOfRange("5", count: 2)))
         #expect(failure(#"[{"op":"test","path":"/s","value":"x"},{"op":"test","path":"/s","value":"y"}]"#)
-            == "JSON Patch: operation 1 (test /s): test failed: found \"x\", expected \"y\"")
-        #expect(failure(#"[{"op":"move","from":"/a","path":"/a/0"}]"#).hasPrefix("JSON Patch: operation 0 (move /a/0): cannot move"))
-        #expect(failure(#"[{"op":"frob","path":""}]"#) == "JSON Patch: operation 0: unknown op \"frob\"")
-        #expect(failure(#"[{"op":"add","path":"/a"}]"#) == "JSON Patch: operation 0: add needs a \"value\"")
-        #expect(failure(#"[{"op":"add","path":"a","value":1}]"#) == "JSON Patch: operation 0: 'a' does not start with '/'")
-        #expect(failure(#"[{"op":"add","path":"/a/01","value":1}]"#).contains("out of range"))
-        #expect(failure(#"[{"op":"replace","path":"/s/x","value":1}]"#).contains("operation 0 (replace /s/x)"))
+            == .operationFailed(index: 1, op: "test", pointer: "/s", .testFailed(found: "\"x\"", expected: "\"y\"")))
+        #expect(failure(#"[{"op":"move","from":"/a","path":"/a/0"}]"#)
+            == .operationFailed(index: 0, op: "move", pointer: "/a/0", .moveIntoChild(from: "/a")))
+        #expect(failure(#"[{"op":"frob","path":""}]"#) == .entryUnknownOp(index: 0, op: "frob"))
+        #expect(failure(#"[{"op":"add","path":"/a"}]"#) == .entryNeedsValue(index: 0, op: "add"))
+        #expect(failure(#"[{"op":"add","path":"a","value":1}]"#) == .entryBadPointer(index: 0, .pointerNoSlash("a")))
+        #expect(failure(#"[{"op":"add","path":"/a/01","value":1}]"#)
+            == .operationFailed(index: 0, op: "add", pointer: "/a/01", .addIndexOutOfRange("01", count: 2)))
+        #expect(failure(#"[{"op":"replace","path":"/s/x","value":1}]"#)
+            == .operationFailed(index: 0, op: "replace", pointer: "/s/x", .noValueToReplace))
         #expect(throws: PFError.self) { try JSONPointer(parsing: "/a~2") }
         #expect(JSONPointer(tokens: ["a/b", "~"]).description == "/a~1b/~0")
         // A combining mark after an escape (found by the property test).

@@ -55,7 +55,7 @@ import Testing
                 // Only a cut inside the trailing comment could read cleanly; there is none.
                 Issue.record("a zip cut to \(length) of \(bytes.count) bytes read cleanly")
             case .failure(let error):
-                #expect(error.format == "zip", "\(error)")
+                #expect(error.format == .zip, "\(error)")
             }
         }
     }

@@ -320,7 +320,7 @@ import Testing
 
     /// Errors thrown by the closure come out unchanged.
     @Test func closureErrorsPassThrough() {
-        let mine = PFError(.invalidValue, format: "test", "mine")
+        let mine = PFError(.invalidValue, format: .json, "mine")
         #expect(throws: mine) {
             try JSONReader.Session().withDocument(Data("[]".utf8)) { _ throws(PFError) in throw mine }
         }

@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: cases) func malformedInputReportsWhere(_ c: Case) {
         let error = JSONTest.error(c.text)
         #expect(error?.code == c.code, "\(String(describing: error))")
-        #expect(error?.format == "JSON")
+        #expect(error?.format == .json)
         #expect(error?.location == PFError.Location(offset: c.offset, line: c.line, column: c.column),
                 "\(String(describing: error))")
     }

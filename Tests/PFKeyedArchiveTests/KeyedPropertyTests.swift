@@ -218,6 +218,28 @@ struct TwoRefs: Codable {
             Issue.record("unexpected keyNotFound \(key) \(context)")
         } catch let DecodingError.typeMismatch(_, context) {
             #expect(context.codingPath.map(\.stringValue).starts(with: ["outer"]), "\(context)")
+            // The bridge's policy: the PFError rides along as the underlying error.
+            let error = try #require(context.underlyingError as? PFError, "\(context)")
+            #expect(error.format == .keyedArchive)
+            #expect(error.path == PFKeyPath(codingPath: context.codingPath))
+            let isExpected = if case .expected? = error.failure(as: KeyedArchiveFailure.self) { true } else { false }
+            #expect(isExpected, "\(error)")
+        }
+    }
+
+    @Test func codableBridgeEncodingErrorsCarryThePFError() throws {
+        struct Nest: Encodable {
+            var next: [Nest]
+            static func deep(_ n: Int) -> Nest { n == 0 ? Nest(next: []) : Nest(next: [deep(n - 1)]) }
+        }
+        let encoder = KeyedArchiveEncoder(options: .init(limits: PFLimits(maxDepth: 4)))
+        do {
+            _ = try encoder.encode(Nest.deep(10))
+            Issue.record("encoded")
+        } catch let EncodingError.invalidValue(_, context) {
+            let error = try #require(PFError(unwrapping: EncodingError.invalidValue(0, context)), "\(context)")
+            #expect(error.failure(as: KeyedArchiveFailure.self) == .tooDeep(maxDepth: 4))
+            #expect(error.code == .limitExceeded)
         }
     }
 }

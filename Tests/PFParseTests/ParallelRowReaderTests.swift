@@ -115,7 +115,7 @@ import Testing
                 try cutter.finish(add)
             }) { object throws(PFError) in
                 seen += 1
-                if object.objectId == "id500" { throw PFError(.usage, format: "test", "stop at 500") }
+                if object.objectId == "id500" { throw PFError(.usage, format: .parse, "stop at 500") }
             }
             Issue.record("expected the deliver error")
         } catch {

@@ -46,7 +46,7 @@ struct CopyImportTests {
         let problem = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PFError(.io, format: "test", "pg_dump failed: \(String(decoding: problem, as: UTF8.self))")
+            throw PFError(.io, format: .postgres, "pg_dump failed: \(String(decoding: problem, as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }.joined(separator: "\n")

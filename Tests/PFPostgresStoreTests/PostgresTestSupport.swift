@@ -34,7 +34,7 @@ enum TestServer {
 
     /// Runs `body` with the URL of a new, empty database that is dropped afterwards.
     static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
-        guard let server = url else { throw PFError(.usage, format: "test", "\(skipReason)") }
+        guard let server = url else { throw PFError(.usage, format: .postgres, "\(skipReason)") }
         let name = "pfa_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try PostgresStore.createDatabase(named: name, serverURL: server)
         defer { try? PostgresStore.dropDatabase(named: name, serverURL: server) }

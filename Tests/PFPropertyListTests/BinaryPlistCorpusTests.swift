@@ -77,7 +77,7 @@ import Testing
         case (.reject(let code, let offset), .failure(let error)):
             #expect(error.code == code, "\(error)")
             #expect(error.location?.offset == offset, "\(error)")
-            #expect(error.format == "bplist")
+            #expect(error.format == .bplist)
         default:
             Issue.record("\(name): expected \(outcome), got \(result)")
         }

@@ -137,7 +137,7 @@ import Testing
     func rejectsBadObjects(objects: [[UInt8]], code: PFError.Code, offset: Int, path: String) {
         let error = BPlist.error(BPlist.file(objects))
         #expect(error?.code == code)
-        #expect(error?.format == "bplist")
+        #expect(error?.format == .bplist)
         #expect(error?.location?.offset == offset)
         #expect(error?.path?.description ?? "(root)" == path)
         #expect(error?.message.isEmpty == false)
@@ -201,6 +201,6 @@ import Testing
         #expect(BPlist.error(file, limits: PFLimits(maxNodes: 2047)) == nil)
         let error = BPlist.error(file, limits: PFLimits(maxNodes: 2046))
         #expect(error?.code == .limitExceeded)
-        #expect(error?.message.contains("maxNodes") == true)
+        #expect(error?.failure(as: PFCoreFailure.self) == .limitExceeded(limit: "maxNodes", value: 2046))
     }
 }

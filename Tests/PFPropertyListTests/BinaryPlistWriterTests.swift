@@ -98,7 +98,7 @@ import Testing
         } catch {
             #expect(error.code == .unrepresentable)
             #expect(error.path?.description == "a[1].b")
-            #expect(error.message.contains("nullPolicy"))
+            #expect(error.failure(as: BinaryPlistFailure.self) == .unwritableNull)
         }
     }
 

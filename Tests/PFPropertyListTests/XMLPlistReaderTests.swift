@@ -29,7 +29,7 @@ import Testing
             Issue.record("expected \(code), read \(value.scalarDescription)", sourceLocation: sourceLocation)
         } catch {
             #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.format == "XML plist", sourceLocation: sourceLocation)
+            #expect(error.format == .xmlPlist, sourceLocation: sourceLocation)
             #expect(error.location?.line == line, "\(error)", sourceLocation: sourceLocation)
             #expect(error.location?.column == column, "\(error)", sourceLocation: sourceLocation)
             if let path { #expect(error.path == path, "\(error)", sourceLocation: sourceLocation) }

@@ -78,7 +78,7 @@ import Testing
             } catch {
                 failures += 1
                 #expect(error.location?.line != nil && error.location?.column != nil, "\(error)")
-                #expect(error.format == "XML plist")
+                #expect(error.format == .xmlPlist)
             }
         }
         #expect(failures > 1000)

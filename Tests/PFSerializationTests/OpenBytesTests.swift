@@ -143,7 +143,7 @@ import Testing
             }
             Issue.record("expected the inflate error")
         } catch {
-            #expect(error.format == "zlib", "\(error)")
+            #expect(error.format == .zlib, "\(error)")
         }
     }
 
@@ -168,7 +168,7 @@ import Testing
                 _ = try KeyedArchive.readTable(bytes)
                 Issue.record("expected an error")
             } catch {
-                #expect(error.format == "zlib", "\(error)")
+                #expect(error.format == .zlib, "\(error)")
             }
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-lookalike-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -194,7 +194,7 @@ import Testing
         do { _ = try KeyedArchive.readTable(truncated) } catch { errors.append(error) }
         do { _ = try ArchiveDocument.read(truncated) } catch { errors.append(error) }
         #expect(errors.count == 3)
-        for error in errors { #expect(error.format == "zlib" && error.code != .limitExceeded, "\(error)") }
+        for error in errors { #expect(error.format == .zlib && error.code != .limitExceeded, "\(error)") }
     }
 
     @Test func theCallersLimitsBoundEveryOpen() throws {
@@ -218,17 +218,17 @@ import Testing
         try Data(repeating: 0x20, count: 100).write(to: file)
         var limits = PFLimits.default
         limits.maxInputBytes = 100
-        #expect(try Serialization.readFile(file, limits: limits, format: "test").count == 100)
+        #expect(try Serialization.readFile(file, limits: limits, format: .input).count == 100)
         limits.maxInputBytes = 99
         do {
-            _ = try Serialization.readFile(file, limits: limits, format: "test")
+            _ = try Serialization.readFile(file, limits: limits, format: .input)
             Issue.record("expected maxInputBytes")
         } catch {
-            #expect(error.code == .limitExceeded && error.format == "test")
+            #expect(error.code == .limitExceeded && error.format == .input)
         }
         for missing in [dir.appendingPathComponent("none"), dir] {
             do {
-                _ = try Serialization.readFile(missing, limits: .default, format: "test")
+                _ = try Serialization.readFile(missing, limits: .default, format: .input)
                 Issue.record("expected io")
             } catch {
                 #expect(error.code == .io && error.message.contains(missing.path))

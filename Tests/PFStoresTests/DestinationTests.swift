@@ -276,10 +276,10 @@ import Darwin
     @Test func writeFileKeepsTheModeAndLeavesNoTemporaryFile() throws {
         let scratch = try Scratch()
         let out = scratch.path("out.json")
-        try Destination.writeFile(Data("1".utf8), to: out, format: "test")
+        try Destination.writeFile(Data("1".utf8), to: out, format: .output)
         #expect(Self.mode(out) == Destination.newFileMode)
         _ = chmod(out.path, 0o600)
-        try Destination.writeFile(Data("2".utf8), to: out, format: "test")
+        try Destination.writeFile(Data("2".utf8), to: out, format: .output)
         #expect(Self.mode(out) == 0o600)
         #expect(try Data(contentsOf: out) == Data("2".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["out.json"])

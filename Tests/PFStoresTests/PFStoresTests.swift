@@ -176,7 +176,7 @@ import Testing
         func estimatedObjectCount(in className: String) -> Int? { nil }
         func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
             for _ in 0..<passes { try inner.forEachObject(in: className, body) }
-            if className == failAfter { throw PFError(.syntax, format: "JSON", "unexpected character", offset: 17) }
+            if className == failAfter { throw PFError(.syntax, format: .json, "unexpected character", offset: 17) }
         }
         func relations() throws(PFError) -> [ParseRelationKey] { try inner.relations() }
         func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {

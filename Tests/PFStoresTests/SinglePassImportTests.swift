@@ -126,7 +126,7 @@ final class FailingWriter: ObjectStoreWriter {
     func extend(schema: ParseSchema) throws(PFError) { try base.extend(schema: schema) }
     func write(_ objects: [ParseObject], className: String) throws(PFError) {
         batches += 1
-        if batches == failAt { throw PFError(.io, format: "test", "disk full at batch \(batches)") }
+        if batches == failAt { throw PFError(.io, format: .store, "disk full at batch \(batches)") }
         try base.write(objects, className: className)
     }
     func write(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) { try base.write(rows, relation: relation) }

@@ -68,7 +68,7 @@ import ZIPFoundation
         } throws: { error in
             guard let e = error as? PFError else { return false }
             let text = e.description
-            return e.format == "Core Data" && !text.hasPrefix("Parse")
+            return e.format == .coreData && !text.hasPrefix("Parse")
                 && text.hasPrefix("Core Data: App.sqlite: Page Page-") && text.components(separatedBy: "Page Page-").count == 2
                 && text.contains("malformed Pointer")
         }

@@ -22,7 +22,7 @@ import Testing
         } catch {
             #expect(error.code == code, "\(name): \(error)", sourceLocation: sourceLocation)
             #expect(error.location?.offset == offset, "\(name): \(error)", sourceLocation: sourceLocation)
-            #expect(error.format == "typedstream", sourceLocation: sourceLocation)
+            #expect(error.format == .typedstream, sourceLocation: sourceLocation)
         }
     }
 

@@ -16,7 +16,7 @@ import Testing
         let check = try Peers.python("import typedstream; print(typedstream.__name__)")
         guard check.status == 0 else {
             Issue.record("pytypedstream is not importable with \(Peers.python): run scripts/setup.sh (and set PFARCHIVE_PYTHON). \(check.stderr)")
-            throw PFError(.io, format: "peer", "run scripts/setup.sh")
+            throw PFError(.io, format: .typedstream, "run scripts/setup.sh")
         }
     }
 
@@ -24,7 +24,7 @@ import Testing
         let files = Fixtures.files(in: sdistData) { !$0.hasPrefix(".") }
         guard files.count == 3 else {
             Issue.record("pytypedstream's real sample files are missing from \(sdistData.path): run scripts/setup.sh")
-            throw PFError(.io, format: "peer", "run scripts/setup.sh")
+            throw PFError(.io, format: .typedstream, "run scripts/setup.sh")
         }
         return files
     }

@@ -25,7 +25,7 @@ import Testing
     @Test func readerOnlyFieldWithoutDefaultFailsNamingFieldAndVersions() throws {
         let schema = Self.schema(fields: [FieldSchema("name", .string), FieldSchema("count", .int64)])
         let error = try #require(throws: PFError.self) { try migrate(["items": [["$class": "Item", "$version": 1, "name": "a"]]], schema) }
-        #expect(error.format == "migration")
+        #expect(error.format == .migration)
         #expect(error.path == [.key("items"), .index(0), .key("count")])
         #expect(error.message.contains("Item.count"))
         #expect(error.message.contains("archive has Item v1, reading as v2"))

@@ -51,7 +51,7 @@ import Testing
     func badSchemasFailWithTheirPath(index: Int) throws {
         let (text, message, path) = Self.bad[index]
         let error = try #require(throws: PFError.self) { try load(text) }
-        #expect(error.format == "schema")
+        #expect(error.format == .schema)
         #expect(error.message.hasPrefix("s.json: "))
         #expect(error.message.contains(message), "\(error.message)")
         #expect(error.path == path)

@@ -170,7 +170,7 @@ struct Diff: ParsableCommand {
             init(_ output: DiffOutput) { self.output = output }
         }
         let sink = Sink(DiffOutput(mode: json ? .json : brief ? .brief : .text, a: a, b: b))
-        let stop = PFError(.io, format: "diff", "stopped at the first difference")
+        let stop = PFError(.io, format: .diff, "stopped at the first difference")
         let summary: StoreDiff.Summary
         do {
             summary = try StoreDiff.compare(left, right, options: storeOptions) { (event: StoreDiff.Event) throws(PFError) in
@@ -382,7 +382,7 @@ extension Patch {
         do {
             patched = try StorePatch.apply(operations, to: reader)
         } catch {
-            if error.format == "JSON Patch" { throw CLIFailure(file: patch, error) }
+            if error.format == .jsonPatch { throw CLIFailure(file: patch, error) }
             throw CLIFailure(file: source.description, error)
         }
         let writer: any ObjectStoreWriter

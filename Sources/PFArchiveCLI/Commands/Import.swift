@@ -159,7 +159,7 @@ struct Import: ParsableCommand {
         } catch {
             bar.clear()
             if error.code == .usage { throw ValidationError(error.message) }
-            if error.format == "copy rules", let rules {
+            if error.format == .copyRules, let rules {
                 throw CLIFailure("\(rules): \(error.path.map { "\($0): " } ?? "")\(error.message)")
             }
             let files = [sourceLocation, destLocation].compactMap { $0.url == nil ? nil : $0.argument }

@@ -30,7 +30,7 @@ enum FileIO {
             return try readStream(handle, name: path, limit: limit)
         }
         if Int(info.st_size) > limit {
-            throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: "input"))
+            throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: .input))
         }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
@@ -46,7 +46,7 @@ enum FileIO {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 data.append(chunk)
                 if data.count > limit {
-                    throw CLIFailure(file: name, PFLimits.exceeded("maxInputBytes", limit, format: "input"))
+                    throw CLIFailure(file: name, PFLimits.exceeded("maxInputBytes", limit, format: .input))
                 }
             }
         } catch let failure as CLIFailure {
@@ -67,7 +67,7 @@ enum FileIO {
         }
         let url = try outputFile(path)
         do {
-            try Destination.writeFile(data, to: url, format: "output", name: path)
+            try Destination.writeFile(data, to: url, format: .output, name: path)
         } catch {
             throw CLIFailure(error.message)
         }
@@ -139,9 +139,9 @@ extension FileIO {
             for (name, data) in files {
                 let file = temporary.appendingPathComponent(name)
                 try data.write(to: file)
-                try Destination.settle(file, like: nil, format: "output")
+                try Destination.settle(file, like: nil, format: .output)
             }
-            try Destination.settle(temporary, like: existing, format: "output")
+            try Destination.settle(temporary, like: existing, format: .output)
             if existing != nil { try manager.removeItem(at: url) }
             guard rename(temporary.path, url.path) == 0 else {
                 let reason = String(cString: strerror(errno))
