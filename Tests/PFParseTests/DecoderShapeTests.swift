@@ -38,7 +38,7 @@ import Testing
          "date":{"__type":"Date","iso":"2023-11-14T22:13:20.000Z"},
          "data":{"__type":"Bytes","base64":"AQID"},
          "url":"https://example.com/x","uuid":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
-         "acl":{"*":{"read":true},"u1":{"read":true,"write":true}},
+         "ACL":{"*":{"read":true},"u1":{"read":true,"write":true}},
          "ptr":{"__type":"Pointer","className":"Address","objectId":"p1"},
          "file":{"__type":"File","name":"f.png","url":"https://example.com/f.png"},
          "geo":{"__type":"GeoPoint","latitude":59.9,"longitude":10.7},
