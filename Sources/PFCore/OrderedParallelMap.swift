@@ -161,7 +161,8 @@ package final class OrderedParallelMap<Input: Sendable, Output: Sendable, Failur
 
     /// The same transform over every element of a collection, outputs in order: on the
     /// calling thread alone when `workers` is 1 or there is one element (the one-thread
-    /// fallback), else as ``submit(_:deliver:)`` and ``finish(deliver:)`` do.
+    /// fallback), else as ``submit(_:deliver:)`` and ``finish(deliver:)`` do, with every
+    /// element queued at once.
     /// - Parameters:
     ///   - inputs: the inputs.
     ///   - workers: how many transforms run at once, at most.
@@ -180,7 +181,9 @@ package final class OrderedParallelMap<Input: Sendable, Output: Sendable, Failur
             for input in inputs { outputs.append(try transform(&mine, input)) }
             return outputs
         }
-        let map = OrderedParallelMap(workers: workers, state: state, transform: transform)
+        // Every input is queued at once: the outputs are all kept anyway, and a thread whose
+        // queue never runs dry keeps its state (a tokener, caches) to the end.
+        let map = OrderedParallelMap(workers: workers, window: inputs.count, state: state, transform: transform)
         for input in inputs { try map.submit(input) { outputs.append($0) } }
         try map.finish { outputs.append($0) }
         return outputs
