@@ -6,7 +6,7 @@ import PackageDescription
 // like a library module up to case, so nothing collides on a case-insensitive disk.
 let package = Package(
     name: "pfarchive",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "PFArchive", targets: ["PFArchive"]),
         // The two server-side stores are products of their own, outside the umbrella: a library

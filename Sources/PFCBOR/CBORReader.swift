@@ -122,18 +122,12 @@ public struct CBORReader: Sendable {
         guard !bytes.isEmpty else {
             throw PFError(CBORFailure.emptyInput, offset: 0)
         }
-        let result: Result<T, PFError> = bytes.withUnsafeBytes { raw in
+        return try bytes.withBytes { raw throws(PFError) -> T in
             guard let base = raw.baseAddress else {
-                return .failure(
-                    PFError(CBORFailure.emptyInput, offset: 0))
+                throw PFError(CBORFailure.emptyInput, offset: 0)
             }
             var scanner = CBORScanner(base: base, count: raw.count, limits: limits)
-            do throws(PFError) {
-                return .success(try body(&scanner))
-            } catch {
-                return .failure(error)
-            }
+            return try body(&scanner)
         }
-        return try result.get()
     }
 }

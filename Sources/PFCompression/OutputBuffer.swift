@@ -66,20 +66,3 @@ final class OutputBuffer {
         return data
     }
 }
-
-// MARK: - Typed-throws access to Data's bytes
-
-extension Data {
-    /// Calls `body` with the bytes, keeping the closure's typed error (`withUnsafeBytes`
-    /// only rethrows `any Error`).
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(PFError) -> R) throws(PFError) -> R {
-        let result: Result<R, PFError> = withUnsafeBytes { raw in
-            do throws(PFError) {
-                return .success(try body(raw))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-}

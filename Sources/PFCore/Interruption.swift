@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,46 +15,49 @@ import Darwin
 /// (a destination's staging siblings and lock, a source's private copy). Handlers are
 /// installed only once ``install()`` was called and something is in use
 /// (`Destination.removeTemporariesOnSignals()` in PFStores).
-package final class Interruption: @unchecked Sendable {
+package final class Interruption: Sendable {
     /// The process's one registry.
     package static let shared = Interruption()
-    private let lock = NSLock()
-    private var paths: Set<String> = []
-    private var locks: Set<String> = []
-    private var sources: [DispatchSourceSignal] = []
-    private var interrupted = false
 
-    package var isInterrupted: Bool { lock.withLock { interrupted } }
+    private struct State {
+        var paths: Set<String> = []
+        var locks: Set<String> = []
+        var sources: [DispatchSourceSignal] = []
+        var interrupted = false
+        /// Whether the handlers are wanted: they are installed when the first file is added,
+        /// so a command that writes nothing (and the children it may start) keeps the default
+        /// dispositions.
+        var wanted = false
+    }
 
-    /// Whether the handlers are wanted: they are installed when the first file is added, so
-    /// a command that writes nothing (and the children it may start) keeps the default
-    /// dispositions.
-    private var wanted = false
+    private let state = Mutex(State())
+
+    package var isInterrupted: Bool { state.withLock { $0.interrupted } }
 
     package func add(_ path: String, lock isLock: Bool = false) {
-        lock.withLock {
-            _ = isLock ? locks.insert(path) : paths.insert(path)
-            if wanted, sources.isEmpty { installHandlers() }
+        state.withLock { state in
+            _ = isLock ? state.locks.insert(path) : state.paths.insert(path)
+            if state.wanted, state.sources.isEmpty { installHandlers(&state) }
         }
     }
 
     package func remove(_ path: String) {
-        lock.withLock {
-            paths.remove(path)
-            locks.remove(path)
+        state.withLock { state in
+            state.paths.remove(path)
+            state.locks.remove(path)
         }
     }
 
     package func install() {
-        lock.withLock {
-            wanted = true
-            if !paths.isEmpty || !locks.isEmpty { installHandlers() }
+        state.withLock { state in
+            state.wanted = true
+            if !state.paths.isEmpty || !state.locks.isEmpty { installHandlers(&state) }
         }
     }
 
-    /// Called with `lock` held.
-    private func installHandlers() {
-        guard sources.isEmpty else { return }
+    /// Called with the mutex held.
+    private func installHandlers(_ state: inout State) {
+        guard state.sources.isEmpty else { return }
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -69,14 +73,14 @@ package final class Interruption: @unchecked Sendable {
                 raise(number)
             }
             source.resume()
-            sources.append(source)
+            state.sources.append(source)
         }
     }
 
     private func cleanUp() {
-        let (files, lockFiles) = lock.withLock {
-            interrupted = true
-            return (paths, locks)
+        let (files, lockFiles) = state.withLock { state in
+            state.interrupted = true
+            return (state.paths, state.locks)
         }
         for path in files {
             // Renamed first, in one step: the work may be renaming the same staging into

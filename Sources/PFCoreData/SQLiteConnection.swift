@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDBSQLite
 import PFCore
+import Synchronization
 
 /// One SQLite value, by storage class.
 enum SQLiteValue: Sendable, Equatable, CustomStringConvertible {
@@ -44,10 +45,10 @@ enum SQLiteValue: Sendable, Equatable, CustomStringConvertible {
 /// Swift layer: importing GRDB into a library module makes its many operator overloads
 /// (`==`, `+`, `<=` on SQL expressions, with `Int` conforming) visible to every client module,
 /// which pushed unrelated test expressions past the type checker's limits. Every call is
-/// serialized by a lock.
-final class SQLiteConnection: @unchecked Sendable {
-    private var handle: OpaquePointer?
-    private let lock = NSLock()
+/// serialized by the mutex that holds the handle.
+final class SQLiteConnection: Sendable {
+    /// The connection; `nil` once closed.
+    private let handle: Mutex<OpaquePointer?>
     let path: String
 
     /// SQLite's result codes for a damaged file.
@@ -62,16 +63,16 @@ final class SQLiteConnection: @unchecked Sendable {
             if let db { sqlite3_close_v2(db) }
             throw Self.error(code, message, "SQLite cannot open the file")
         }
-        handle = db
+        handle = Mutex(db)
     }
 
     deinit { close() }
 
     func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        if let handle { sqlite3_close_v2(handle) }
-        handle = nil
+        handle.withLock { handle in
+            if let open = handle { sqlite3_close_v2(open) }
+            handle = nil
+        }
     }
 
     /// Runs one statement and returns all its rows (callers keep result sets small, for
@@ -82,15 +83,32 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   - context: what is being read, for the error.
     /// - Throws: ``PFError`` `syntax` for a corrupt file, else `invalidValue`, with SQLite's message.
     func rows(_ sql: String, _ arguments: [SQLiteValue] = [], context: @autoclosure () -> String) throws(PFError) -> [[SQLiteValue]] {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let handle else {
-            throw PFError(.usage, format: .coreData, "\(context()): the store is closed")
+        let result = handle.withLock { handle in
+            Result { () throws(Failure) in try Self.rows(on: handle, sql, arguments) }
         }
+        switch result {
+        case .success(let rows):
+            return rows
+        case .failure(.closed):
+            throw PFError(.usage, format: .coreData, "\(context()): the store is closed")
+        case .failure(.sqlite(let code, let message)):
+            throw Self.error(code, message, context())
+        }
+    }
+
+    /// Why ``rows(on:_:_:)`` failed (the caller adds what was being read).
+    private enum Failure: Error {
+        case closed
+        case sqlite(Int32, String)
+    }
+
+    /// ``rows(_:_:context:)`` with the mutex held.
+    private static func rows(on handle: OpaquePointer?, _ sql: String, _ arguments: [SQLiteValue]) throws(Failure) -> [[SQLiteValue]] {
+        guard let handle else { throw .closed }
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else {
-            throw Self.error(code, String(cString: sqlite3_errmsg(handle)), context())
+            throw .sqlite(code, String(cString: sqlite3_errmsg(handle)))
         }
         defer { sqlite3_finalize(statement) }
         for (offset, argument) in arguments.enumerated() {
@@ -108,7 +126,7 @@ final class SQLiteConnection: @unchecked Sendable {
             code = sqlite3_step(statement)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
-                throw Self.error(code, String(cString: sqlite3_errmsg(handle)), context())
+                throw .sqlite(code, String(cString: sqlite3_errmsg(handle)))
             }
             var row: [SQLiteValue] = []
             row.reserveCapacity(Int(count))

@@ -89,12 +89,11 @@ public struct StoreDiff {
 
     /// Compares two stores and collects every difference (for tests and small stores).
     public static func differences(_ a: any ObjectStoreReader, _ b: any ObjectStoreReader, options: Options = Options()) throws(PFError) -> [Difference] {
-        final class Box: @unchecked Sendable { var all: [Difference] = [] }
-        let box = Box()
+        var all: [Difference] = []
         _ = try compare(a, b, options: options) { event in
-            if case .difference(let d) = event { box.all.append(d) }
+            if case .difference(let d) = event { all.append(d) }
         }
-        return box.all
+        return all
     }
 
     mutating func emit(_ d: Difference, _ ops: [JSONPatch.Operation]) throws(PFError) {

@@ -11,9 +11,9 @@ import PFCore
 // 2. ``JSONSplitPlan`` cuts it: the containers larger than one piece of work form a skeleton;
 //    their other children are grouped into units, runs of consecutive elements or members
 //    that json-c parses as an array or object of their own.
-// 3. The calling thread and pool threads take batches of units in turn (``JSONBatches``);
-//    each parses its units with its own json-c tokener, converts them, and frees json-c's
-//    trees itself (``JSONSplitJob``).
+// 3. The calling thread and pool threads take batches of units in turn
+//    (``PFCore/OrderedParallelMap``); each parses its units with its own json-c tokener,
+//    converts them, and frees json-c's trees itself (``JSONSplitJob``).
 // 4. The caller builds the skeleton around the units' values, in the order the one-thread
 //    read walks the document, so the value, and the first error with its key path, are the
 //    one-thread read's.
@@ -279,67 +279,46 @@ struct JSONUnitResult {
     var errors: [Int: PFError] = [:]
 }
 
-/// The work of one parallel read: the threads of ``JSONBatches/run(_:)`` take its batches in
-/// turn, each parsing and converting units with a tokener and converter of its own.
-final class JSONSplitJob: @unchecked Sendable {
+/// The work of one parallel read: ``PFCore/OrderedParallelMap`` runs its batches on several
+/// threads, each parsing and converting units with a tokener and converter of its own.
+struct JSONSplitJob {
     let plan: JSONSplitPlan
-    /// Valid while ``JSONReader/readInParallel(_:)`` runs, which returns only after every
-    /// thread is done with the job.
-    private let bytes: UnsafeRawBufferPointer
-    private let options: JSONReader.Options
-    private let scan: JSONScanResult
-    /// One per unit; each written by the thread that took its batch.
-    private let results: UnsafeMutableBufferPointer<JSONUnitResult>
-    private let lock = NSLock()
-    /// Whether json-c failed on a unit the pre-scan accepted (never expected): the document
-    /// is then read on one thread, for the one-thread read's outcome.
-    private var jsonCFailed = false
+    /// One per unit, in unit order.
+    private var results: [JSONUnitResult] = []
 
-    init(plan: JSONSplitPlan, bytes: UnsafeRawBufferPointer, options: JSONReader.Options, scan: JSONScanResult) {
+    /// json-c failed on a unit the pre-scan accepted (never expected): the document is then
+    /// read on one thread, for the one-thread read's outcome.
+    struct JSONCFailed: Error {}
+
+    /// Parses and converts every unit; `nil` when json-c failed on one.
+    init?(plan: JSONSplitPlan, bytes: UnsafeRawBufferPointer, options: JSONReader.Options, scan: JSONScanResult) {
         self.plan = plan
-        self.bytes = bytes
-        self.options = options
-        self.scan = scan
-        results = .allocate(capacity: plan.units.count)
-        results.initialize(repeating: JSONUnitResult())
+        // Raw pointers are not Sendable: these bytes are only read, and stay valid while
+        // ``JSONReader/readInParallel(_:)`` runs; the map returns only after every thread
+        // is done with them.
+        nonisolated(unsafe) let bytes = bytes
+        let units = plan.units
+        let batches = try? OrderedParallelMap<Range<Int>, [JSONUnitResult], JSONCFailed>.map(
+            plan.batches, workers: JSONBatches.threads,
+            state: { Worker(options: options, scan: scan, input: bytes) },
+            transform: { worker, batch throws(JSONCFailed) in
+                guard let worker else { throw JSONCFailed() }
+                var results: [JSONUnitResult] = []
+                results.reserveCapacity(batch.count)
+                for u in batch {
+                    guard let result = worker.run(units[u], in: bytes) else { throw JSONCFailed() }
+                    results.append(result)
+                }
+                return results
+            })
+        guard let batches else { return nil }
+        results.reserveCapacity(units.count)
+        for batch in batches { results.append(contentsOf: batch) }
     }
 
-    deinit {
-        results.deinitialize()
-        results.deallocate()
-    }
-
-    /// Parses and converts every unit; `false` when json-c failed on one.
-    func run() -> Bool {
-        let batches = JSONBatches(count: plan.batches.count)
-        batches.run { batches in work(batches) }
-        return !jsonCFailed
-    }
-
-    /// Takes and works batches until none is left.
-    private func work(_ batches: JSONBatches) {
-        guard var batch = batches.take() else { return }
-        guard var worker = Worker(options: options, scan: scan, input: bytes) else { return fail(batches) }
-        defer { worker.close() }
-        while true {
-            for u in plan.batches[batch] {
-                guard let result = worker.run(plan.units[u], in: bytes) else { return fail(batches) }
-                results[u] = result
-            }
-            guard let next = batches.take() else { return }
-            batch = next
-        }
-    }
-
-    private func fail(_ batches: JSONBatches) {
-        batches.stop()
-        lock.lock()
-        jsonCFailed = true
-        lock.unlock()
-    }
-
-    /// One thread's tokener, converter (with its own key and string caches) and buffer.
-    private struct Worker {
+    /// One thread's tokener (freed with it), converter (with its own key and string caches)
+    /// and buffer.
+    private final class Worker {
         let tokener: UnsafeMutablePointer<json_tokener>
         var converter: JSONTreeConverter
         let options: JSONReader.Options
@@ -356,13 +335,13 @@ final class JSONSplitJob: @unchecked Sendable {
                                           keyCache: JSONKeyCache(forInputOf: input.count))
         }
 
-        func close() {
+        deinit {
             json_tokener_free(tokener)
         }
 
         /// Parses and converts one unit (as an array or object of its own, in a copy
         /// bracketed with `[` `]` or `{` `}`); `nil` when json-c fails on it.
-        mutating func run(_ unit: JSONSplitPlan.Unit, in bytes: UnsafeRawBufferPointer) -> JSONUnitResult? {
+        func run(_ unit: JSONSplitPlan.Unit, in bytes: UnsafeRawBufferPointer) -> JSONUnitResult? {
             text.removeAll(keepingCapacity: true)
             text.append(unit.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
             text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[unit.start..<unit.end]))
@@ -377,7 +356,7 @@ final class JSONSplitJob: @unchecked Sendable {
         }
 
         /// Converts a unit's json-c tree.
-        private mutating func convert(_ unit: JSONSplitPlan.Unit, _ root: OpaquePointer?) -> JSONUnitResult? {
+        private func convert(_ unit: JSONSplitPlan.Unit, _ root: OpaquePointer?) -> JSONUnitResult? {
             guard let root else { return nil }
             var result = JSONUnitResult()
             if unit.isObject {
@@ -415,11 +394,11 @@ final class JSONSplitJob: @unchecked Sendable {
 
     /// Builds the document's value from the skeleton and the units' values, throwing the
     /// first error in the order the one-thread read converts the document.
-    func assemble() throws(PFError) -> PFValue {
+    mutating func assemble() throws(PFError) -> PFValue {
         try assemble(0)
     }
 
-    private func assemble(_ n: Int) throws(PFError) -> PFValue {
+    private mutating func assemble(_ n: Int) throws(PFError) -> PFValue {
         let node = plan.nodes[n]
         guard node.isObject else {
             var items: [PFValue] = []
@@ -474,7 +453,7 @@ final class JSONSplitJob: @unchecked Sendable {
     }
 
     /// Moves unit `u`'s result out.
-    private func take(_ u: Int) -> JSONUnitResult {
+    private mutating func take(_ u: Int) -> JSONUnitResult {
         var result = JSONUnitResult()
         swap(&result, &results[u])
         return result
@@ -506,8 +485,7 @@ extension JSONReader {
                                      batchBytes: bytes.count / max(options.parallelBatches, 1),
                                      typedValues: options.typedValues)
         else { return .oneThread(scan) }
-        let job = JSONSplitJob(plan: plan, bytes: bytes, options: options, scan: scan)
-        guard job.run() else { return .oneThread(scan) }
+        guard var job = JSONSplitJob(plan: plan, bytes: bytes, options: options, scan: scan) else { return .oneThread(scan) }
         return .value(try job.assemble())
     }
 }

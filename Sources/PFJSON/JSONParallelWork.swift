@@ -1,9 +1,8 @@
-import Dispatch
 import Foundation
 
-/// Hands out the batches of a parallel read or write (``JSONSplitJob``, ``JSONWriteJob``) to
-/// the threads that work them: each thread takes the next batch until none is left.
-final class JSONBatches: @unchecked Sendable {
+/// How a parallel read or write (``JSONSplitJob``, ``JSONWriteJob``) cuts its work into
+/// batches and how many threads work them (through ``PFCore/OrderedParallelMap``).
+enum JSONBatches {
     /// How many threads, the caller's included, a parallel read or write uses at most.
     static let threads = min(ProcessInfo.processInfo.activeProcessorCount, 8)
 
@@ -13,23 +12,6 @@ final class JSONBatches: @unchecked Sendable {
     /// takes about 1.3 KiB a level), so this is half of that. A deeper document is read on
     /// the caller's thread; a deeper part of a value is written by the caller.
     static let maximumDepth = 128
-
-    let count: Int
-    private let lock = NSLock()
-    private var next = 0
-
-    init(count: Int) {
-        self.count = count
-    }
-
-    /// The next batch, or `nil` when none is left (or ``stop()`` was called).
-    func take() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < count else { return nil }
-        next += 1
-        return next - 1
-    }
 
     /// Groups consecutive units into batches of at least `size` each (the last may be
     /// smaller), by the units' sizes in order.
@@ -49,21 +31,5 @@ final class JSONBatches: @unchecked Sendable {
         }
         if first < count { batches.append(first..<count) }
         return batches
-    }
-
-    /// Hands out no more batches.
-    func stop() {
-        lock.lock()
-        next = count
-        lock.unlock()
-    }
-
-    /// Runs `work` on up to ``threads`` threads, the caller's included, and returns when
-    /// every run has returned. The runs a busy pool does not start are run by the caller,
-    /// so this never waits for a thread that cannot start.
-    func run(_ work: @Sendable (JSONBatches) -> Void) {
-        let threads = min(Self.threads, count)
-        guard threads > 1 else { return work(self) }
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in work(self) }
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import OrderedCollections
 import PFCore
@@ -9,8 +8,9 @@ import PFCore
 // 1. ``JSONWritePlan`` weighs the tree (a node each, strings and data by their length too)
 //    and cuts it: the containers heavier than one batch form a skeleton; the other children
 //    of a skeleton container are grouped into units, runs of consecutive elements or members.
-// 2. The calling thread and helper threads take batches of units in turn and write each with
-//    a writer of their own, into a buffer of their own (``JSONWriteJob``).
+// 2. The calling thread and helper threads take batches of units in turn
+//    (``PFCore/OrderedParallelMap``) and write each with a writer of their own, into a
+//    buffer of its own (``JSONWriteJob``).
 // 3. The caller writes the skeleton, copying the units' text into place in the order the
 //    one-thread write takes, so the text, and the first error with its key path, are the
 //    one-thread write's.
@@ -214,77 +214,68 @@ struct JSONWritePlan {
     }
 }
 
-/// The work of one parallel write: the threads of ``JSONBatches/run(_:)`` take its batches in
-/// turn, each writing units with a writer of its own into a buffer of its own.
-final class JSONWriteJob: @unchecked Sendable {
+/// The work of one parallel write: ``PFCore/OrderedParallelMap`` runs its batches on several
+/// threads, each writing a batch's units with a writer of its own.
+struct JSONWriteJob {
     let plan: JSONWritePlan
     private let options: JSONWriter.Options
 
-    /// Where a unit's text is: which thread's buffer, and the byte range in it; or the
-    /// unit's error.
+    /// Where a unit's text is: which batch's text, and the byte range in it; or the unit's
+    /// error.
     private enum Written {
         case pending
-        case text(buffer: Int, range: Range<Int>)
+        case text(batch: Int, range: Range<Int>)
         case failed(PFError)
         /// Nested deeper than a pool thread writes: the caller writes it.
         case tooDeep
     }
 
-    /// One per unit; each set by the thread that took its batch.
-    private let written: UnsafeMutableBufferPointer<Written>
-    private let lock = NSLock()
-    /// The text of each thread that took a batch.
-    private var buffers: [JSONByteBuffer] = []
+    /// What one batch wrote: its text, and each unit's part of it.
+    private struct WrittenBatch {
+        var text: [UInt8]
+        var units: [Written]
+    }
 
+    /// One per unit.
+    private var written: [Written] = []
+    /// The text of each batch.
+    private var texts: [[UInt8]] = []
+
+    /// Writes every unit.
     init(plan: JSONWritePlan, options: JSONWriter.Options) {
         self.plan = plan
         self.options = options
-        written = .allocate(capacity: plan.units.count)
-        written.initialize(repeating: .pending)
+        let job = self
+        let batches = OrderedParallelMap<Int, WrittenBatch, Never>.map(plan.batches.indices, workers: JSONBatches.threads) { b in
+            job.write(batch: b)
+        }
+        written.reserveCapacity(plan.units.count)
+        for batch in batches {
+            texts.append(batch.text)
+            written.append(contentsOf: batch.units)
+        }
     }
 
-    deinit {
-        for buffer in buffers { buffer.deallocate() }
-        written.deinitialize()
-        written.deallocate()
-    }
-
-    /// Writes every unit.
-    func run() {
-        let batches = JSONBatches(count: plan.batches.count)
-        batches.run { batches in work(batches) }
-    }
-
-    /// Takes and writes batches until none is left, then hands its text in.
-    private func work(_ batches: JSONBatches) {
-        guard var batch = batches.take() else { return }
-        lock.lock()
-        let bufferIndex = buffers.count
-        buffers.append(JSONByteBuffer(capacity: 0))  // this thread's, once it is done
-        lock.unlock()
+    /// Writes batch `b`'s units with a writer of its own.
+    private func write(batch b: Int) -> WrittenBatch {
         // Units are written on pool threads, whose stacks may be small: a unit nested deeper
         // than JSONBatches.maximumDepth stops there and is written by the caller.
         var capped = options
         capped.maxDepth = min(options.maxDepth, JSONBatches.maximumDepth)
         var writer = JSONNativeWriter(options: capped, out: [])
-        while true {
-            for u in plan.batches[batch] {
-                let start = writer.text.count
-                do throws(PFError) {
-                    try writeUnit(u, with: &writer)
-                    written[u] = .text(buffer: bufferIndex, range: start..<writer.text.count)
-                } catch {
-                    let cut = error.code == .limitExceeded && capped.maxDepth < options.maxDepth
-                    written[u] = cut ? .tooDeep : .failed(error)
-                }
+        defer { writer.text.deallocate() }
+        var units: [Written] = []
+        for u in plan.batches[b] {
+            let start = writer.text.count
+            do throws(PFError) {
+                try writeUnit(u, with: &writer)
+                units.append(.text(batch: b, range: start..<writer.text.count))
+            } catch {
+                let cut = error.code == .limitExceeded && capped.maxDepth < options.maxDepth
+                units.append(cut ? .tooDeep : .failed(error))
             }
-            guard let next = batches.take() else { break }
-            batch = next
         }
-        lock.lock()
-        buffers[bufferIndex].deallocate()
-        buffers[bufferIndex] = writer.text
-        lock.unlock()
+        return WrittenBatch(text: Array(writer.text.bytes), units: units)
     }
 
     /// Writes unit `u`'s elements or members.
@@ -328,8 +319,8 @@ final class JSONWriteJob: @unchecked Sendable {
             switch child {
             case .unit(let u):
                 switch written[u] {
-                case .text(let buffer, let range):
-                    writer.text.appendBytes(UnsafeBufferPointer(rebasing: buffers[buffer].bytes[range]))
+                case .text(let batch, let range):
+                    texts[batch].withUnsafeBufferPointer { writer.text.appendBytes(UnsafeBufferPointer(rebasing: $0[range])) }
                 case .failed(let error):
                     throw error
                 case .tooDeep:
@@ -367,7 +358,6 @@ extension JSONNativeWriter {
                                      sortedKeys: options.sortedKeys)
         else { return false }
         let job = JSONWriteJob(plan: plan, options: options)
-        job.run()
         try job.assemble(plan.root, into: &self)
         return true
     }

@@ -102,10 +102,7 @@ public struct JSONReader: Sendable {
     ///   (inputs of 2 GiB or more) or `limitExceeded` (a ``PFLimits`` budget or the number
     ///   length).
     public func read(_ bytes: Data) throws(PFError) -> PFValue {
-        let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(PFError) -> PFValue in try read(buffer) }
-        }
-        return try result.get()
+        try bytes.withBytes { buffer throws(PFError) in try read(buffer) }
     }
 
     /// Reads one JSON document from raw bytes.
@@ -139,10 +136,7 @@ public struct JSONReader: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: ``PFError`` as ``read(_:)-(Data)`` does, or what `body` throws.
     public func withDocument<R>(_ bytes: Data, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
-        let result: Result<R, PFError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(PFError) -> R in try withDocument(buffer, body) }
-        }
-        return try result.get()
+        try bytes.withBytes { buffer throws(PFError) in try withDocument(buffer, body) }
     }
 
     func withDocument<R>(_ bytes: UnsafeRawBufferPointer, session: Session?, document: JSONDocument,
@@ -467,10 +461,7 @@ extension JSONReader {
         /// - Returns: what `body` returns.
         /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does, or what `body` throws.
         public func withDocument<R>(_ bytes: Data, _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
-            let result: Result<R, PFError> = bytes.withUnsafeBytes { buffer in
-                Result { () throws(PFError) -> R in try withDocument(buffer, body) }
-            }
-            return try result.get()
+            try bytes.withBytes { buffer throws(PFError) in try withDocument(buffer, body) }
         }
 
         /// Reads one JSON document, as ``JSONReader/read(_:)-(Data)`` does.
@@ -478,10 +469,7 @@ extension JSONReader {
         /// - Returns: the value tree.
         /// - Throws: ``PFError`` as ``JSONReader/read(_:)-(Data)`` does.
         public func read(_ bytes: Data) throws(PFError) -> PFValue {
-            let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
-                Result { () throws(PFError) -> PFValue in try read(buffer) }
-            }
-            return try result.get()
+            try bytes.withBytes { buffer throws(PFError) in try read(buffer) }
         }
 
         /// The session's tokener, made on first use with the deepest stack any read accepts

@@ -393,15 +393,15 @@ enum ParseScalars {
         }
         switch value {
         case .string(let s):
-            // Each unsafeBitCast is exact: T is the payload's type.
-            if T.self == String.self { return unsafeBitCast(s, to: T.self) }
+            // Each cast is exact: T is the payload's type.
+            if T.self == String.self { return exactCast(s, to: T.self) }
         case .int(let i):
-            if T.self == Int.self, let x = Int(exactly: i) { return unsafeBitCast(x, to: T.self) }
-            if !stringsAndIntegersOnly, T.self == Double.self { return unsafeBitCast(Double(i), to: T.self) }
+            if T.self == Int.self, let x = Int(exactly: i) { return exactCast(x, to: T.self) }
+            if !stringsAndIntegersOnly, T.self == Double.self { return exactCast(Double(i), to: T.self) }
         case .bool(let b):
-            if !stringsAndIntegersOnly, T.self == Bool.self { return unsafeBitCast(b, to: T.self) }
+            if !stringsAndIntegersOnly, T.self == Bool.self { return exactCast(b, to: T.self) }
         case .double(let d):
-            if !stringsAndIntegersOnly, T.self == Double.self { return unsafeBitCast(d, to: T.self) }
+            if !stringsAndIntegersOnly, T.self == Double.self { return exactCast(d, to: T.self) }
         default: break
         }
         return try otherwise()
@@ -412,18 +412,18 @@ enum ParseScalars {
     static func read<T>(_ type: T.Type, _ node: JSONNode, stringsAndIntegersOnly: Bool,
                         otherwise: () throws -> T) rethrows -> T {
         if T.self == String.self {
-            if let s = node.stringValue { return unsafeBitCast(s, to: T.self) }
+            if let s = node.stringValue { return exactCast(s, to: T.self) }
         } else if T.self == Int.self {
-            if let i = node.intValue, let x = Int(exactly: i) { return unsafeBitCast(x, to: T.self) }
+            if let i = node.intValue, let x = Int(exactly: i) { return exactCast(x, to: T.self) }
         } else if !stringsAndIntegersOnly {
             if T.self == Double.self {
                 switch node.kind {
                 case .double, .int:
-                    if let d = node.doubleValue { return unsafeBitCast(d, to: T.self) }
+                    if let d = node.doubleValue { return exactCast(d, to: T.self) }
                 default: break
                 }
             } else if T.self == Bool.self {
-                if let b = node.boolValue { return unsafeBitCast(b, to: T.self) }
+                if let b = node.boolValue { return exactCast(b, to: T.self) }
             }
         }
         return try otherwise()

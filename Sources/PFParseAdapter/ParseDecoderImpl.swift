@@ -172,43 +172,43 @@ final class ParseDecoderImpl: Decoder {
     /// Parse's own types, dates, data, URLs and UUIDs (the types of
     /// ``ParseSpecialType/isSpecial(_:)``), read without going through `init(from:)`. Each is
     /// read by a helper that is not generic (so the REST reader is specialized for both
-    /// inputs) and handed back with an exact bit cast: no `as? T`, whose `Optional<T>` costs a
-    /// metadata lookup in unspecialized code.
+    /// inputs) and handed back with ``PFCore/exactCast(_:to:)``: no `as? T`, whose
+    /// `Optional<T>` costs a metadata lookup in unspecialized code.
     @inline(never)
     func decodeSpecial<T>(_ type: T.Type, _ v: ParseWire, _ at: PFCodingPath) throws(PFError) -> T {
-        // Each unsafeBitCast is exact: T is the type just compared.
-        if T.self == Date.self { return unsafeBitCast(try date(v, at), to: T.self) }
-        if T.self == Data.self { return unsafeBitCast(try bytes(v, at), to: T.self) }
+        // Each cast is exact: T is the type just compared.
+        if T.self == Date.self { return exactCast(try date(v, at), to: T.self) }
+        if T.self == Data.self { return exactCast(try bytes(v, at), to: T.self) }
         if T.self == URL.self {
             guard case .string(let s) = v.restCase, let url = URL(string: s) else { throw mismatch("a URL string", v, at) }
-            return unsafeBitCast(url, to: T.self)
+            return exactCast(url, to: T.self)
         }
         if T.self == UUID.self {
             guard case .string(let s) = v.restCase, let uuid = UUID(uuidString: s) else { throw mismatch("a UUID string", v, at) }
-            return unsafeBitCast(uuid, to: T.self)
+            return exactCast(uuid, to: T.self)
         }
-        if T.self == PFValue.self { return unsafeBitCast(try v.materialized(), to: T.self) }
-        if T.self == ParseValue.self { return unsafeBitCast(try v.parseValue(path: at, context: context), to: T.self) }
-        if T.self == ParseACL.self { return unsafeBitCast(try v.acl(path: at, context: context), to: T.self) }
+        if T.self == PFValue.self { return exactCast(try v.materialized(), to: T.self) }
+        if T.self == ParseValue.self { return exactCast(try v.parseValue(path: at, context: context), to: T.self) }
+        if T.self == ParseACL.self { return exactCast(try v.acl(path: at, context: context), to: T.self) }
         if T.self == ParsePointer.self {
             guard let p = try v.parseValue(path: at, context: context).pointerValue else { throw mismatch("a Pointer", v, at) }
-            return unsafeBitCast(p, to: T.self)
+            return exactCast(p, to: T.self)
         }
         if T.self == ParseFile.self {
             guard case .file(let f) = try v.parseValue(path: at, context: context) else { throw mismatch("a File", v, at) }
-            return unsafeBitCast(f, to: T.self)
+            return exactCast(f, to: T.self)
         }
         if T.self == ParseGeoPoint.self {
             guard case .geoPoint(let g) = try v.parseValue(path: at, context: context) else { throw mismatch("a GeoPoint", v, at) }
-            return unsafeBitCast(g, to: T.self)
+            return exactCast(g, to: T.self)
         }
         if T.self == ParsePolygon.self {
             guard case .polygon(let p) = try v.parseValue(path: at, context: context) else { throw mismatch("a Polygon", v, at) }
-            return unsafeBitCast(p, to: T.self)
+            return exactCast(p, to: T.self)
         }
         if T.self == ParseObject.self {
             guard case .embedded(let o) = try v.parseValue(path: at, context: context) else { throw mismatch("an embedded Object", v, at) }
-            return unsafeBitCast(o, to: T.self)
+            return exactCast(o, to: T.self)
         }
         // Not reached: callers check isSpecial first.
         throw ParseFailure.plain(.usage, "\(T.self) is not one of Parse's own types", path: at, context: context)
@@ -407,7 +407,7 @@ enum ParseScalarArrays {
                 guard case .string(let s) = item else { return nil }
                 out.append(s)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Int].self {
             var out: [Int] = []
@@ -416,7 +416,7 @@ enum ParseScalarArrays {
                 guard case .int(let i) = item, let x = Int(exactly: i) else { return nil }
                 out.append(x)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Double].self {
             var out: [Double] = []
@@ -428,7 +428,7 @@ enum ParseScalarArrays {
                 default: return nil
                 }
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Bool].self {
             var out: [Bool] = []
@@ -437,7 +437,7 @@ enum ParseScalarArrays {
                 guard case .bool(let b) = item else { return nil }
                 out.append(b)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         return nil
     }
@@ -454,7 +454,7 @@ enum ParseScalarArrays {
                 guard let s = node.element(at: k)?.stringValue else { return nil }
                 out.append(s)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Int].self {
             var out: [Int] = []
@@ -463,7 +463,7 @@ enum ParseScalarArrays {
                 guard let i = node.element(at: k)?.intValue, let x = Int(exactly: i) else { return nil }
                 out.append(x)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Double].self {
             var out: [Double] = []
@@ -477,7 +477,7 @@ enum ParseScalarArrays {
                 default: return nil
                 }
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         if T.self == [Bool].self {
             var out: [Bool] = []
@@ -486,7 +486,7 @@ enum ParseScalarArrays {
                 guard let b = node.element(at: k)?.boolValue else { return nil }
                 out.append(b)
             }
-            return unsafeBitCast(out, to: T.self)  // exact: T is this array type
+            return exactCast(out, to: T.self)
         }
         return nil
     }

@@ -2,9 +2,10 @@ import Foundation
 import OrderedCollections
 import PFCore
 import PFParse
+import Synchronization
 
 /// What the adapter knows about one model type, computed once per adapter.
-final class ParseModelInfo: @unchecked Sendable {
+final class ParseModelInfo: Sendable {
     let className: String
     let keyMap: ParseKeyMap
     let transformers: ParseTransformers
@@ -15,9 +16,8 @@ final class ParseModelInfo: @unchecked Sendable {
     let strategy: ParseKeyMap.KeyStrategy
     /// Key → property, for `allKeys` (explicit single-key mappings only).
     let propertyByKey: [String: String]
-    // Snake-case conversions are cached; reads and writes go through the lock.
-    private let lock = NSLock()
-    private var converted: [String: ParseKeyMap.Mapping] = [:]
+    /// Snake-case conversions, cached.
+    private let converted = Mutex<[String: ParseKeyMap.Mapping]>([:])
 
     init(_ type: any ParseModel.Type, adapterStrategy: ParseKeyMap.KeyStrategy) {
         className = type.parseClassName
@@ -40,12 +40,13 @@ final class ParseModelInfo: @unchecked Sendable {
         if strategy == .useDefaultKeys {
             return .key(ParseKeyMap.key(for: property, strategy: .useDefaultKeys))
         }
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached = converted[property] { return cached }
-        let mapping = ParseKeyMap.Mapping.key(ParseKeyMap.key(for: property, strategy: strategy))
-        converted[property] = mapping
-        return mapping
+        let strategy = self.strategy
+        return converted.withLock { converted in
+            if let cached = converted[property] { return cached }
+            let mapping = ParseKeyMap.Mapping.key(ParseKeyMap.key(for: property, strategy: strategy))
+            converted[property] = mapping
+            return mapping
+        }
     }
 
     /// The property a top-level key belongs to (for `allKeys`).
@@ -57,27 +58,22 @@ final class ParseModelInfo: @unchecked Sendable {
 }
 
 /// The adapter's per-type cache.
-final class ParseModelCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var infos: [ObjectIdentifier: ParseModelInfo] = [:]
+final class ParseModelCache: Sendable {
+    private let infos = Mutex<[ObjectIdentifier: ParseModelInfo]>([:])
     let strategy: ParseKeyMap.KeyStrategy
 
     init(strategy: ParseKeyMap.KeyStrategy) { self.strategy = strategy }
 
     func info(_ type: any ParseModel.Type) -> ParseModelInfo {
         let id = ObjectIdentifier(type)
-        lock.lock()
-        if let found = infos[id] {
-            lock.unlock()
-            return found
-        }
-        lock.unlock()
+        if let found = infos.withLock({ $0[id] }) { return found }
+        // Made outside the mutex (it runs the model's static members); a racing thread's wins.
         let made = ParseModelInfo(type, adapterStrategy: strategy)
-        lock.lock()
-        defer { lock.unlock() }
-        if let raced = infos[id] { return raced }
-        infos[id] = made
-        return made
+        return infos.withLock { infos in
+            if let raced = infos[id] { return raced }
+            infos[id] = made
+            return made
+        }
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import PFCore
 import PFJSON
@@ -111,33 +110,29 @@ extension ParallelRowReader {
         var spans: [Span] = []
     }
 
-    /// A batch being read. The worker writes `outputs` and `error` and then signals `done`;
-    /// the consumer reads them only after waiting on `done`, so the semaphore orders every
-    /// access and no lock is needed.
-    final class Slot: @unchecked Sendable {
+    /// A batch that failed: the outputs of its rows before the failing one, and the error
+    /// (or an error of `deliver`, with no outputs).
+    struct BatchFailure: Error {
         var outputs: [Output] = []
-        var error: PFError?
-        let done = DispatchSemaphore(value: 0)
+        var error: PFError
     }
 
-    /// Tells workers to stop early once the consumer has given up.
-    final class Cancellation: @unchecked Sendable {
-        private let lock = NSLock()
-        private var cancelled = false
-        var isCancelled: Bool { lock.withLock { cancelled } }
-        func cancel() { lock.withLock { cancelled = true } }
-    }
-
-    /// The state of one ``read(rows:deliver:)``: the batch being filled and those in flight.
+    /// The state of one ``read(rows:deliver:)``: the batch being filled, and the map reading
+    /// batches on worker threads (``PFCore/OrderedParallelMap``: outputs in row order, at
+    /// most twice as many batches as workers in flight).
     final class Run {
         let reader: ParallelRowReader
         var current = Batch()
-        var inFlight: [Slot] = []
         var stopped = false
-        let cancellation = Cancellation()
+        let map: OrderedParallelMap<Batch, [Output], BatchFailure>
 
         init(reader: ParallelRowReader) {
             self.reader = reader
+            let transform = reader.transform
+            let limits = reader.limits
+            map = OrderedParallelMap(workers: reader.workers, window: 2 * reader.workers) { batch throws(BatchFailure) in
+                try Self.work(batch, transform, limits)
+            }
         }
 
         func add(_ row: ParseExportRow, _ deliver: (Output) throws(PFError) -> Void) throws(PFError) {
@@ -149,70 +144,72 @@ extension ParallelRowReader {
             }
         }
 
-        /// Sends the current batch to a worker, first delivering the oldest batch when enough
-        /// are in flight.
+        /// Sends the current batch to the map, which first delivers the oldest batches when
+        /// enough are in flight.
         func launch(_ deliver: (Output) throws(PFError) -> Void) throws(PFError) {
             guard !current.spans.isEmpty else { return }
-            while inFlight.count >= 2 * reader.workers {
-                try deliverOldest(deliver)
-            }
             let batch = current
             current = Batch()
             current.bytes.reserveCapacity(batch.bytes.count)
-            let slot = Slot()
-            inFlight.append(slot)
-            let transform = reader.transform
-            let limits = reader.limits
-            let cancellation = self.cancellation
-            DispatchQueue.global().async {
-                Self.work(batch, slot, transform, limits, cancellation)
+            try unwrap(deliver) { () throws(BatchFailure) in
+                try map.submit(batch) { outputs throws(BatchFailure) in try Self.deliverAll(outputs, deliver) }
             }
         }
 
-        static func work(_ batch: Batch, _ slot: Slot, _ transform: Transform, _ limits: PFLimits, _ cancellation: Cancellation) {
-            defer { slot.done.signal() }
-            guard !cancellation.isCancelled else { return }
+        /// Reads one batch with a JSON session of its own, stopping at its first failing row.
+        static func work(_ batch: Batch, _ transform: Transform, _ limits: PFLimits) throws(BatchFailure) -> [Output] {
             let session = ParseExportRow.session(limits: limits)
-            slot.outputs.reserveCapacity(batch.spans.count)
-            batch.bytes.withUnsafeBytes { raw in
+            var outputs: [Output] = []
+            outputs.reserveCapacity(batch.spans.count)
+            let failure: PFError? = batch.bytes.withUnsafeBytes { raw in
                 for span in batch.spans {
                     let row = ParseExportRow(
                         bytes: UnsafeRawBufferPointer(rebasing: raw[span.start..<span.end]), index: span.index,
                         offset: span.offset, shape: span.shape)
                     do throws(PFError) {
-                        slot.outputs.append(try transform(row, session))
+                        outputs.append(try transform(row, session))
                     } catch {
-                        slot.error = error
-                        return
+                        return error
                     }
                 }
+                return nil
+            }
+            if let failure { throw BatchFailure(outputs: outputs, error: failure) }
+            return outputs
+        }
+
+        static func deliverAll(_ outputs: [Output], _ deliver: (Output) throws(PFError) -> Void) throws(BatchFailure) {
+            do throws(PFError) {
+                for output in outputs { try deliver(output) }
+            } catch {
+                throw BatchFailure(error: error)
             }
         }
 
-        func deliverOldest(_ deliver: (Output) throws(PFError) -> Void) throws(PFError) {
-            let slot = inFlight.removeFirst()
-            slot.done.wait()
-            do throws(PFError) {
-                for output in slot.outputs { try deliver(output) }
-                if let error = slot.error { throw error }
+        /// Runs a step of the map; when it fails, delivers the failing batch's outputs before
+        /// its failing row and throws the row's error (or `deliver`'s). The map has stopped by
+        /// then.
+        func unwrap(_ deliver: (Output) throws(PFError) -> Void, _ step: () throws(BatchFailure) -> Void) throws(PFError) {
+            do throws(BatchFailure) {
+                try step()
             } catch {
                 stopped = true
-                abandon()
-                throw error
+                for output in error.outputs { try deliver(output) }
+                throw error.error
             }
         }
 
         /// Reads what is left and delivers every batch in order.
         func drain(_ deliver: (Output) throws(PFError) -> Void) throws(PFError) {
             try launch(deliver)
-            while !inFlight.isEmpty { try deliverOldest(deliver) }
+            try unwrap(deliver) { () throws(BatchFailure) in
+                try map.finish { outputs throws(BatchFailure) in try Self.deliverAll(outputs, deliver) }
+            }
         }
 
         /// Stops the workers and waits for them, delivering nothing more.
         func abandon() {
-            cancellation.cancel()
-            for slot in inFlight { slot.done.wait() }
-            inFlight = []
+            map.cancel()
             current = Batch()
         }
     }

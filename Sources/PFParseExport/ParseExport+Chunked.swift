@@ -267,10 +267,9 @@ public struct ParseExportRowCutter {
         let row = carry
         // A huge row's buffer is not kept for the rest of the file.
         if carry.capacity > 4 << 20 { carry = [] } else { carry.removeAll(keepingCapacity: true) }
-        let result: Result<Void, PFError> = row.withUnsafeBytes { bytes in
-            Result { () throws(PFError) in try body(ParseExportRow(bytes: bytes, index: index, offset: rowStart, shape: shape ?? .array)) }
+        try row.withBytes { bytes throws(PFError) in
+            try body(ParseExportRow(bytes: bytes, index: index, offset: rowStart, shape: shape ?? .array))
         }
-        try result.get()
     }
 
     private func rowTooLarge() -> PFError {
@@ -317,10 +316,7 @@ public struct ParseExportRowCutter {
             let offset = bytesFed - rest.count
             // Feed the rest as if it had just arrived (bytesFed already counts it).
             bytesFed = offset
-            let result: Result<Void, PFError> = rest.withUnsafeBytes { bytes in
-                Result { () throws(PFError) in try feed(bytes, body) }
-            }
-            try result.get()
+            try rest.withBytes { bytes throws(PFError) in try feed(bytes, body) }
         }
     }
 
@@ -346,28 +342,25 @@ public struct ParseExportRowCutter {
         let tail = carry
         carry = []
         guard let shape else { return }
-        let result: Result<Void, PFError> = tail.withUnsafeBytes { raw in
-            Result { () throws(PFError) in
-                var scanner = RowScanner(bytes: raw)
-                do throws(PFError) {
-                    guard let rest = try scanner.closeRows(shape) else { return }
-                    var members = Data("{".utf8)
-                    members.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
-                    let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(members)
-                    if case .dictionary(let d) = value {
-                        if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
-                        if d["objectId"] != nil || d["__type"] != nil {
-                            throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
-                        }
+        try tail.withBytes { raw throws(PFError) in
+            var scanner = RowScanner(bytes: raw)
+            do throws(PFError) {
+                guard let rest = try scanner.closeRows(shape) else { return }
+                var members = Data("{".utf8)
+                members.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
+                let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(members)
+                if case .dictionary(let d) = value {
+                    if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
+                    if d["objectId"] != nil || d["__type"] != nil {
+                        throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
                     }
-                } catch {
-                    var moved = error
-                    moved.location = PFError.Location(offset: tailStart + (error.location?.offset ?? 0))
-                    throw moved
                 }
+            } catch {
+                var moved = error
+                moved.location = PFError.Location(offset: tailStart + (error.location?.offset ?? 0))
+                throw moved
             }
         }
-        try result.get()
     }
 
     private mutating func finishWhole(_ body: RowHandler) throws(PFError) {
@@ -380,20 +373,16 @@ public struct ParseExportRowCutter {
         if shape == .single {
             // The file is the row.
             rowCount = 1
-            let result: Result<Void, PFError> = bytes.withUnsafeBytes { raw in
-                Result { () throws(PFError) in try body(ParseExportRow(bytes: raw, index: 0, offset: 0, shape: .single)) }
+            return try bytes.withBytes { raw throws(PFError) in
+                try body(ParseExportRow(bytes: raw, index: 0, offset: 0, shape: .single))
             }
-            return try result.get()
         }
         // `{"count":…,"results":[…]}` with `results` not first: the rows are values already;
         // each is handed over as its own compact JSON so the caller reads every row alike.
         for (i, row) in rows.enumerated() {
             let text = try JSONWriter().write(row)
             rowCount += 1
-            let result: Result<Void, PFError> = text.withUnsafeBytes { raw in
-                Result { () throws(PFError) in try body(ParseExportRow(bytes: raw, index: i, offset: 0, shape: shape)) }
-            }
-            try result.get()
+            try text.withBytes { raw throws(PFError) in try body(ParseExportRow(bytes: raw, index: i, offset: 0, shape: shape)) }
         }
     }
 

@@ -75,39 +75,36 @@ extension ParseExport {
         }
         // Rows share one tokener and one key cache: every row repeats the same keys.
         let session = JSONReader.Session(reader: reader)
-        let result: Result<Void, PFError> = bytes.withUnsafeBytes { raw in
-            Result { () throws(PFError) in
-                var scanner = RowScanner(bytes: raw)
-                guard let shape = scanner.openRows() else {
-                    // Not a results wrapper or an array: one object, or an error worth the
-                    // full reader's message.
-                    let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
-                    for (i, value) in rows.enumerated() {
-                        let row: Row
-                        do throws(PFError) {
-                            row = try whole(value)
-                        } catch {
-                            throw error.prefixed(by: rowPath(i, shape: shape))
-                        }
-                        try body(row, i, shape)
-                    }
-                    return
-                }
-                var index = 0
-                while let range = try scanner.nextRow() {
+        try bytes.withBytes { raw throws(PFError) in
+            var scanner = RowScanner(bytes: raw)
+            guard let shape = scanner.openRows() else {
+                // Not a results wrapper or an array: one object, or an error worth the
+                // full reader's message.
+                let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
+                for (i, value) in rows.enumerated() {
                     let row: Row
                     do throws(PFError) {
-                        row = try read(session, UnsafeRawBufferPointer(rebasing: raw[range]))
+                        row = try whole(value)
                     } catch {
-                        throw error.prefixed(by: rowPath(index, shape: shape))
+                        throw error.prefixed(by: rowPath(i, shape: shape))
                     }
-                    try body(row, index, shape)
-                    index += 1
+                    try body(row, i, shape)
                 }
-                try finishRows(&scanner, shape: shape, reader: reader)
+                return
             }
+            var index = 0
+            while let range = try scanner.nextRow() {
+                let row: Row
+                do throws(PFError) {
+                    row = try read(session, UnsafeRawBufferPointer(rebasing: raw[range]))
+                } catch {
+                    throw error.prefixed(by: rowPath(index, shape: shape))
+                }
+                try body(row, index, shape)
+                index += 1
+            }
+            try finishRows(&scanner, shape: shape, reader: reader)
         }
-        try result.get()
     }
 
     /// Checks what follows the last row (``RowScanner/closeRows(_:)``), reading a results
@@ -300,7 +297,7 @@ extension ParseAdapter {
         parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
     ) throws(PFError) -> [M] {
         let reader = JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits))
-        if parallelism > 1, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *),
+        if parallelism > 1,
             let models = try decodeExportInSlices(M.self, fromJSON: bytes, limits: limits, reader: reader,
                                                   parallelism: parallelism) {
             return models
@@ -347,7 +344,6 @@ extension ParseAdapter {
     /// The parallel decode: cuts the rows, decodes slices on `parallelism` threads and joins
     /// them; `nil` when the file is not a row list or holds at most one slice (the caller
     /// then decodes it serially).
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     private func decodeExportInSlices<M: ParseModel & Sendable>(
         _ type: M.Type, fromJSON bytes: Data, limits: PFLimits, reader: JSONReader, parallelism: Int
     ) throws(PFError) -> [M]? {
@@ -372,28 +368,24 @@ extension ParseAdapter {
         guard let (ranges, shape) = cut, ranges.count > Self.exportSliceRows else { return nil }
         let rows = ranges.count
         let sliceCount = (rows + Self.exportSliceRows - 1) / Self.exportSliceRows
-        let state = Mutex(ExportSlices<M>(count: sliceCount))
         let adapter = self
-        DispatchQueue.concurrentPerform(iterations: min(parallelism, sliceCount)) { _ in
-            while let slice = state.withLock({ $0.take() }) {
-                let lower = slice * Self.exportSliceRows
-                let upper = min(rows, lower + Self.exportSliceRows)
-                let (models, failure): ([M], (row: Int, error: PFError)?) =
-                    adapter.decodeRows(bytes, ranges[lower..<upper], shape: shape, reader: reader)
-                state.withLock { $0.finish(slice, models: models, failure: failure) }
-            }
-        }
-        return try state.withLock { slices throws(PFError) -> [M] in
-            if let (_, error) = slices.failure { throw error }
-            if let scanError { throw scanError }
-            var models: [M] = []
-            models.reserveCapacity(rows)
-            for k in slices.results.indices {
-                models.append(contentsOf: slices.results[k])
-                slices.results[k] = []  // freed as it goes, so the peak is one copy plus a slice
-            }
+        // The first failing slice in row order holds the first failing row.
+        var slices = try OrderedParallelMap<Int, [M], PFError>.map(0..<sliceCount, workers: parallelism) { slice throws(PFError) in
+            let lower = slice * Self.exportSliceRows
+            let upper = min(rows, lower + Self.exportSliceRows)
+            let (models, failure): ([M], (row: Int, error: PFError)?) =
+                adapter.decodeRows(bytes, ranges[lower..<upper], shape: shape, reader: reader)
+            if let (_, error) = failure { throw error }
             return models
         }
+        if let scanError { throw scanError }
+        var models: [M] = []
+        models.reserveCapacity(rows)
+        for k in slices.indices {
+            models.append(contentsOf: slices[k])
+            slices[k] = []  // freed as it goes, so the peak is one copy plus a slice
+        }
+        return models
     }
 
     /// Decodes a run of rows with a session and decoder of its own; stops at the first
@@ -419,32 +411,5 @@ extension ParseAdapter {
             return nil
         }
         return (models, failure)
-    }
-}
-
-/// The shared state of a parallel export decode: the next slice to hand out, each slice's
-/// models, and the failure of the lowest failing row.
-private struct ExportSlices<M: Sendable>: Sendable {
-    var next = 0
-    var results: [[M]]
-    var failure: (row: Int, error: PFError)?
-    /// The slice of `failure`: slices after it are not handed out (their rows cannot fail
-    /// first, since every slice before it was handed out earlier).
-    var failedSlice = Int.max
-
-    init(count: Int) { results = Array(repeating: [], count: count) }
-
-    mutating func take() -> Int? {
-        guard next < results.count, next < failedSlice else { return nil }
-        defer { next += 1 }
-        return next
-    }
-
-    mutating func finish(_ slice: Int, models: consuming [M], failure sliceFailure: (row: Int, error: PFError)?) {
-        results[slice] = models
-        if let sliceFailure, sliceFailure.row < (failure?.row ?? Int.max) {
-            failure = sliceFailure
-            failedSlice = slice
-        }
     }
 }

@@ -56,17 +56,11 @@ public struct BinaryPlistReader: Sendable {
         guard bytes.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: BinaryPlistLayout.format, offset: 0)
         }
-        let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { buffer in
-            do throws(PFError) {
-                let info = try BinaryPlistInfo.parse(buffer)
-                var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits)
-                defer { scanner.deallocate() }
-                return .success(try scanner.decode(info.topObject, depth: 0).0)
-            } catch {
-                return .failure(error)
-            }
+        return try bytes.withBytes { buffer throws(PFError) -> PFValue in
+            let info = try BinaryPlistInfo.parse(buffer)
+            var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits)
+            return try scanner.decode(info.topObject, depth: 0).0
         }
-        return try result.get()
     }
 
     /// Reads and validates the header and the 32-byte trailer without decoding any object.
@@ -79,14 +73,7 @@ public struct BinaryPlistReader: Sendable {
     ///   binary property list, or an inconsistent trailer), ``PFError/Code/truncated``
     ///   (shorter than 42 bytes) or ``PFError/Code/unsupported`` (a version other than `00`).
     public static func info(_ bytes: Data) throws(PFError) -> BinaryPlistInfo {
-        let result: Result<BinaryPlistInfo, PFError> = bytes.withUnsafeBytes { buffer in
-            do throws(PFError) {
-                return .success(try BinaryPlistInfo.parse(buffer))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try bytes.withBytes { buffer throws(PFError) in try BinaryPlistInfo.parse(buffer) }
     }
 
     /// Whether the bytes start with the magic `bplist00`.

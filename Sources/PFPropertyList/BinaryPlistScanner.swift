@@ -11,7 +11,9 @@ import PFCore
 /// many nodes its expanded subtree has, and a read fails with `limitExceeded` as soon as the
 /// root's expansion would pass ``PFLimits/maxNodes``. An object that is reached again while
 /// it is still being decoded is a cycle, and an error.
-struct BinaryPlistScanner {
+///
+/// The scanner owns its tables and frees them when it goes away, so it cannot be copied.
+struct BinaryPlistScanner: ~Copyable {
     let buffer: UnsafeRawBufferPointer
     let info: BinaryPlistInfo
     let limits: PFLimits
@@ -20,7 +22,7 @@ struct BinaryPlistScanner {
     /// Decoded objects by index; meaningful where `nodeCounts[index] > 0`.
     ///
     /// This and the next two tables are flat buffers of `numObjects` entries, allocated in
-    /// `init` and freed by ``deallocate()``. Every index used with them is an object index
+    /// `init` and freed by `deinit`. Every index used with them is an object index
     /// that `objectRef(at:)` (or `BinaryPlistInfo.parse`, for the top object) checked to be
     /// below `numObjects`, so each access is in bounds by construction; plain buffers spare
     /// the per-access uniqueness and bounds checks of arrays held in a mutating struct.
@@ -52,8 +54,7 @@ struct BinaryPlistScanner {
         keyHashes.initialize(repeating: 0, count: n)
     }
 
-    /// Frees the tables; the scanner must not be used afterwards.
-    func deallocate() {
+    deinit {
         values.deinitialize(count: info.numObjects)
         values.deallocate()
         nodeCounts.deallocate()

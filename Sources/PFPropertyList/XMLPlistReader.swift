@@ -57,15 +57,14 @@ public struct XMLPlistReader: Sendable {
         guard bytes.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: XMLPlistScanner.formatName, offset: 0)
         }
-        let result: Result<PFValue, PFError> = bytes.withUnsafeBytes { raw in
+        return try bytes.withBytes { raw throws(PFError) -> PFValue in
             var scanner = XMLPlistScanner(raw, limits: limits)
             do throws(PFError) {
-                return .success(try scanner.readDocument())
+                return try scanner.readDocument()
             } catch {
-                return .failure(scanner.locate(error))
+                throw scanner.locate(error)
             }
         }
-        return try result.get()
     }
 
     /// Whether the bytes look like an XML property list: after an optional UTF-8 byte order

@@ -81,8 +81,8 @@ struct MongoLineReader {
                 location: PFError.Location(offset: offset, line: lineNumber, column: 1))
         }
         let line = Line(number: lineNumber, offset: offset + (from - start))
-        let result: Result<Void, PFError> = buffer.withUnsafeBytes { raw in
-            Result { () throws(PFError) in try body(UnsafeRawBufferPointer(rebasing: raw[from..<stop]), line) }
+        let result = Result { () throws(PFError) in
+            try buffer.withBytes { raw throws(PFError) in try body(UnsafeRawBufferPointer(rebasing: raw[from..<stop]), line) }
         }
         offset += consumed - start
         start = consumed

@@ -421,14 +421,12 @@ private struct ImportState {
         let count = batch.count
         if let writeBehind {
             let destination = Handoff(value: writer)
-            let objects = Handover(batch)
+            let objects = batch
             batch = []
             batch.reserveCapacity(options.batchSize)
-            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
-                guard let written = objects.take() else { return nil }
-                try destination.value.write(written, className: className)
-                // Released on the importing thread, which built the objects (with --jobs 1).
-                return Handoff(value: written)
+            // Released on the importing thread, which built the objects (with --jobs 1).
+            try writeBehind.submit(objects) { objects throws(PFError) in
+                try destination.value.write(objects, className: className)
             }
         } else {
             try writer.write(batch, className: className)
@@ -446,11 +444,11 @@ private struct ImportState {
         guard !rows.isEmpty else { return }
         let count = rows.count
         if let writeBehind {
-            let work = Handoff(value: (writer, rows))
+            let destination = Handoff(value: writer)
+            let written = rows
             rows = []
-            try writeBehind.submit { () throws(PFError) -> (any Sendable)? in
-                try work.value.0.write(work.value.1, relation: relation)
-                return nil
+            try writeBehind.submit(written) { rows throws(PFError) in
+                try destination.value.write(rows, relation: relation)
             }
         } else {
             try writer.write(rows, relation: relation)

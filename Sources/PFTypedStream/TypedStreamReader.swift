@@ -23,17 +23,12 @@ struct TypedStreamReader {
         guard data.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .typedstream, offset: 0)
         }
-        let result: Result<TypedStreamDocument, PFError> = data.withUnsafeBytes { buffer in
+        return try data.withBytes { buffer throws(PFError) -> TypedStreamDocument in
             var reader = TypedStreamReader(bytes: buffer, limits: limits)
-            do throws(PFError) {
-                let header = try reader.readHeader()
-                if headerOnly { return .success(TypedStreamDocument(header: header, entries: [], roots: [])) }
-                return .success(try reader.readBody(header))
-            } catch {
-                return .failure(error)
-            }
+            let header = try reader.readHeader()
+            if headerOnly { return TypedStreamDocument(header: header, entries: [], roots: []) }
+            return try reader.readBody(header)
         }
-        return try result.get()
     }
 
     func error(_ code: PFError.Code, _ message: String, at offset: Int? = nil) -> PFError {

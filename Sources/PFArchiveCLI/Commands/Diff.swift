@@ -164,7 +164,7 @@ struct Diff: ParsableCommand {
         storeOptions.values.ignore = options.ignore
         storeOptions.values.unordered = options.unordered
         storeOptions.compareSchemas = !noSchema
-        final class Sink: @unchecked Sendable {
+        final class Sink {
             var output: DiffOutput
             var failure: Error?
             init(_ output: DiffOutput) { self.output = output }
