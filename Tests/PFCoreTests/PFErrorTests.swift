@@ -15,7 +15,7 @@ import Testing
             .jsonPatch: "JSON Patch", .diff: "diff", .migration: "migration", .schema: "schema",
             .coreData: "Core Data", .coreDataModel: "Core Data model", .parse: "Parse", .parseGraph: "parse",
             .graphCopy: "graph copy", .copyRules: "copy rules", .store: "store", .storeArchive: "store archive",
-            .parseExport: "Parse export", .mongoShape: "Mongo shape", .sqlite: "SQLite", .postgres: "postgres",
+            .parseExport: "Parse export", .mongoShape: "Mongo shape", .sqlite: "SQLite", .postgres: "postgres", .realm: "Realm",
         ]
         #expect(Set(names.keys) == Set(PFError.Format.allCases))
         for (format, name) in names { #expect(format.description == name) }
