@@ -15,28 +15,14 @@ import argparse
 import json
 import os
 import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_parse_export import iso_at  # noqa: E402 (the one ISO-8601 formatter of the generators)
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 NAMES = ["José", "Zoë", "Ana", "Łukasz", "Søren", "Ольга", "李雷", "Ayşe", "Chloé", "Kenji"]
 TAGS = ["ranked", "daily", "casual", "pro", "event-🎉", "coop", "solo"]
-
-
-def iso(t, ms):
-    days, rem = divmod(t, 86400)
-    hh, rem = divmod(rem, 3600)
-    mm, ss = divmod(rem, 60)
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    y = yoe + era * 400
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    if m <= 2:
-        y += 1
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (y, m, d, hh, mm, ss, ms)
 
 
 def main():
@@ -59,8 +45,8 @@ def main():
             t = 1_577_836_800 + r.randrange(4 * 365 * 86400)
             obj = {
                 "objectId": "".join(r.choice(ALNUM) for _ in range(10)),
-                "createdAt": iso(t, r.randrange(1000)),
-                "updatedAt": iso(t + r.randrange(86400), r.randrange(1000)),
+                "createdAt": iso_at(t, r.randrange(1000)),
+                "updatedAt": iso_at(t + r.randrange(86400), r.randrange(1000)),
                 "score": r.randrange(100000),
                 "playerName": r.choice(NAMES),
                 "cheatMode": r.random() < 0.1,
