@@ -87,7 +87,7 @@ public final class RealmFile {
             throw PFError(
                 .syntax, format: Self.format,
                 key == nil
-                    ? "not a Realm file, or an encrypted one (no T-DB mark at byte 16; give the key with --key)"
+                    ? "not a Realm file, or an encrypted one (no T-DB mark at byte 16; encrypted Realm files are not read yet)"
                     : "not a Realm file after decryption (no T-DB mark at byte 16)", offset: 16)
         }
         let slot = Int(bytes[23] & 1)

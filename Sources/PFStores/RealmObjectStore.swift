@@ -97,7 +97,6 @@ public final class RealmObjectStore: ObjectStoreReader {
         do {
             try database.forEachObject(of: table) { (object) throws(PFError) in
                 var row = OrderedDictionary<String, PFValue>()
-                row["className"] = .string(table.name)
                 row["objectId"] = .string(Self.objectId(database.identity(of: object, in: table), key: object.key, table: table))
                 for (column, value) in zip(table.columns, object.values) {
                     row[Self.fieldName(column.name)] = try parseValue(value, origin: "\(table.name).\(column.name)", depth: 0)

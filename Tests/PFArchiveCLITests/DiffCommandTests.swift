@@ -184,4 +184,16 @@ import Testing
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("never.sqlite").path))
     }
+
+    /// A Realm file is a store: diff compares it with its import, object by object.
+    @Test func realmFilesCompareWithTheirImport() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let realm = Fixtures.real.appendingPathComponent("realm/js-simple.realm").path
+        let store = dir.appendingPathComponent("s.sqlite").path
+        #expect(try CLI.run(["import", realm, store]).status == 0)
+        let same = try CLI.run(["diff", realm, store])
+        #expect(same.status == 0, "\(same.stdoutText)\(same.stderr)")
+        #expect(same.stdoutText.hasPrefix("no differences ("))
+    }
 }

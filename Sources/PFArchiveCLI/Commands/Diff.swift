@@ -104,7 +104,7 @@ struct Diff: ParsableCommand {
         let lower = argument.lowercased()
         if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") { return true }
         if FileIO.namesDirectory(argument) { return true }
-        return ["zip", "sqlite", "sqlite3", "db", "storedata"].contains(URL(fileURLWithPath: argument).pathExtension.lowercased())
+        return ["zip", "sqlite", "sqlite3", "db", "storedata", "realm"].contains(URL(fileURLWithPath: argument).pathExtension.lowercased())
     }
 
     /// Compares; returns whether A and B differ.
