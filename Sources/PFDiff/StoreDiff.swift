@@ -153,18 +153,8 @@ public struct StoreDiff {
         var sideA = Partitioner(options: options)
         var sideB = Partitioner(options: options)
         defer { sideA.discard(); sideB.discard() }
-        var counter = 0
-        try a.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
-            counter += 1
-            try sideA.add(key: object.objectId ?? "(no objectId #\(counter))", value: StoreDiff.value(of: object))
-        }
-        summary.objects.a += counter
-        counter = 0
-        try b.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
-            counter += 1
-            try sideB.add(key: object.objectId ?? "(no objectId #\(counter))", value: StoreDiff.value(of: object))
-        }
-        summary.objects.b += counter
+        summary.objects.a += try Self.read(className, of: a, into: &sideA)
+        summary.objects.b += try Self.read(className, of: b, into: &sideB)
         try Partitioner.pair(&sideA, &sideB) { (key: String, x: PFValue?, y: PFValue?) throws(PFError) in
             let subject = "\(className)/\(key)"
             let pointer = JSONPointer(tokens: [className, key])
@@ -193,6 +183,43 @@ public struct StoreDiff {
             default: break
             }
         }
+    }
+
+    /// Reads one class of a store into one side, each object encoded (``value(of:)``, then
+    /// ``Partitioner/encoded(_:)``) on the ordered parallel map in batches while the store
+    /// reads on; returns how many objects it held.
+    static func read(_ className: String, of store: any ObjectStoreReader, into side: inout Partitioner) throws(PFError) -> Int {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        let encoder = OrderedParallelMap<[ParseObject], [(String?, Data)], PFError>(workers: workers) { batch throws(PFError) in
+            var out: [(String?, Data)] = []
+            out.reserveCapacity(batch.count)
+            for object in batch { out.append((object.objectId, try Partitioner.encoded(value(of: object)))) }
+            return out
+        }
+        var counter = 0
+        func deliver(_ encoded: [(String?, Data)]) throws(PFError) {
+            for (id, bytes) in encoded {
+                counter += 1
+                try side.add(key: id ?? "(no objectId #\(counter))", bytes: bytes)
+            }
+        }
+        var batch: [ParseObject] = []
+        batch.reserveCapacity(512)
+        do {
+            try store.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
+                batch.append(object)
+                if batch.count == 512 {
+                    try encoder.submit(batch, deliver: deliver)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { try encoder.submit(batch, deliver: deliver) }
+            try encoder.finish(deliver: deliver)
+        } catch {
+            encoder.cancel()
+            throw error
+        }
+        return counter
     }
 
     /// An object's compared value: its typed JSON without `objectId` (the key already), fields
@@ -255,7 +282,11 @@ struct Partitioner {
     static func decoded(_ bytes: Data) throws(PFError) -> PFValue { try reader.read(bytes) }
 
     mutating func add(key: String, value: PFValue) throws(PFError) {
-        let bytes = try Self.encoded(value)
+        try add(key: key, bytes: try Self.encoded(value))
+    }
+
+    /// Keeps an object's bytes (``encoded(_:)`` of its value).
+    mutating func add(key: String, bytes: Data) throws(PFError) {
         if !spilled {
             memory[key] = bytes
             if memory.count > max(1, options.objectsInMemory) { try spill() }
