@@ -28,14 +28,16 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     ///   empty) or holds a `~` not followed by `0` or `1`.
     public init(parsing text: String) throws(PFError) {
         guard !text.isEmpty else { tokens = []; return }
-        guard text.hasPrefix("/") else {
+        // Unicode scalars, not Characters, throughout: a `/` or `~0` followed by a combining
+        // mark is still a separator or an escape (as one Character it would be neither).
+        let scalars = text.unicodeScalars
+        guard scalars.first == "/" else {
             throw PFError(DiffFailure.pointerNoSlash(text), format: .jsonPointer)
         }
         var out: [String] = []
-        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            // Unicode scalars, not Characters: "~0" followed by a combining mark is still an escape.
+        for raw in scalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             var token = String.UnicodeScalarView()
-            var iterator = raw.unicodeScalars.makeIterator()
+            var iterator = raw.makeIterator()
             while let c = iterator.next() {
                 guard c == "~" else { token.append(c); continue }
                 switch iterator.next() {

@@ -603,7 +603,7 @@ struct IDGenerator {
     var rng: SplitMix64?
     var issued = Set<String>()
 
-    init(seed: UInt64?) { rng = seed.map(SplitMix64.init) }
+    init(seed: UInt64?) { rng = seed.map { SplitMix64(seed: $0) } }
 
     mutating func next() -> UInt64 {
         guard var seeded = rng else { return UInt64.random(in: .min ... .max) }
@@ -638,18 +638,5 @@ struct IDGenerator {
         let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
         return uuid.uuidString
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

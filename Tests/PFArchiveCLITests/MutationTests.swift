@@ -1,6 +1,7 @@
 import Foundation
 import PFCBOR
 import PFCompression
+import PFCore
 import PFJSON
 import PFTestSupport
 import Testing
@@ -65,24 +66,11 @@ import Testing
         ]
     }()
 
-    /// SplitMix64: a small deterministic generator, one per mutation, so a run's inputs do
-    /// not depend on how the work was spread over the jobs.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let interesting: [UInt8] = [0x00, 0x01, 0x7f, 0x80, 0xff, 0x0a, 0x22, 0x5b, 0x7b, 0x3c, 0xd0, 0xdf, 0x9f, 0xbf]
 
     /// One to four random edits: flip a bit, set an interesting byte, insert or delete a
     /// run, duplicate a chunk, truncate.
-    static func mutate(_ input: Data, rng: inout SplitMix) -> Data {
+    static func mutate(_ input: Data, rng: inout SplitMix64) -> Data {
         var bytes = [UInt8](input)
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
@@ -138,7 +126,7 @@ import Testing
             let input = directory.appendingPathComponent(corpus.inputName)
             for index in stride(from: worker, to: count, by: jobs) {
                 let formatSalt = corpus.name.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
-                var rng = SplitMix(state: Self.seed ^ (UInt64(index) &* 0x100_0000_01B3) ^ (formatSalt << 32))
+                var rng = SplitMix64(seed: Self.seed ^ (UInt64(index) &* 0x100_0000_01B3) ^ (formatSalt << 32))
                 let seedInput = corpus.seeds[Int.random(in: 0..<corpus.seeds.count, using: &rng)]
                 let mutated = Self.mutate(seedInput, rng: &rng)
                 let outputName = Self.outputs[index % Self.outputs.count]

@@ -18,18 +18,6 @@ import Testing
         return x
     }
 
-    /// A small seeded generator (SplitMix64), so a failing round can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Counts what is running, the most at once, and what was started.
     final class Meter: Sendable {
         struct Counts {
@@ -206,7 +194,7 @@ import Testing
     /// are always a serial loop's.
     @Test func matchesASerialLoop() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         for round in 0..<60 {
             let count = Int.random(in: 0...300, using: &random)
             let workers = Int.random(in: 1...6, using: &random)

@@ -28,7 +28,7 @@ import Testing
             case .array(let objects) = top["$objects"]
         else { throw PFError(.invalidValue, format: .diff, "not a keyed archive") }
         var order = Array(1..<objects.count)
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         order.shuffle(using: &rng)
         var newIndex = [Int](repeating: 0, count: objects.count)
         for (position, old) in order.enumerated() { newIndex[old] = position + 1 }
@@ -46,18 +46,6 @@ import Testing
         top["$objects"] = .array(shuffled)
         top["$top"] = remap(top["$top"] ?? .null)
         return try FormatIO.write(.dictionary(top), as: .bplist)
-    }
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     static let sharedPlayer: PFValue = [

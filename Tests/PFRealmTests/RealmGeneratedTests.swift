@@ -17,7 +17,7 @@ import Testing
         var ratio: Double
     }
 
-    static func randomString(_ rng: inout SplitMix) -> String? {
+    static func randomString(_ rng: inout SplitMix64) -> String? {
         if Int.random(in: 0..<6, using: &rng) == 0 { return nil }
         let length = [0, 1, 3, 7, 15, 40, 70, 300][Int.random(in: 0..<8, using: &rng)]
         let alphabet = Array("abcXYZ 09é€😀\u{0}")
@@ -26,7 +26,7 @@ import Testing
 
     /// A file with one class `Item` of `count` random objects, its clusters split at 256.
     static func makeFile(seed: UInt64, count: Int, streaming: Bool) -> ([UInt8], [Row]) {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         var w = RealmTestWriter()
         var rows: [Row] = []
         let explicitOffsets = Bool.random(using: &rng)
@@ -99,7 +99,7 @@ import Testing
 
     @Test(arguments: 0..<40)
     func randomTreesReadBack(_ seed: Int) throws {
-        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        var rng = SplitMix64(seed: UInt64(seed) &* 7919)
         let count = [0, 1, 5, 255, 256, 257, 700][Int.random(in: 0..<7, using: &rng)]
         let (bytes, rows) = Self.makeFile(seed: UInt64(seed), count: count, streaming: seed % 2 == 1)
         let read = try Self.read(bytes)
@@ -178,7 +178,7 @@ import Testing
     @Test(arguments: allFixtures)
     func mutationsFailCleanlyOrRead(_ name: String) throws {
         let bytes = [UInt8](try Data(contentsOf: RealmFixtures.url(name)))
-        var rng = SplitMix(state: UInt64(bytes.count))
+        var rng = SplitMix64(seed: UInt64(bytes.count))
         for _ in 0..<400 {
             var b = bytes
             let n = Int.random(in: 1...4, using: &rng)
