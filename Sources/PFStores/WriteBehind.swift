@@ -49,8 +49,8 @@ final class WriteBehind {
     ///
     /// The batch is released later on the submitting thread, not on the write thread:
     /// glibc's malloc frees memory into the arena of the thread that allocated it, under that
-    /// arena's lock, so objects built on one thread and freed on another cost more (see
-    /// Docs/Benchmarks.md, "Import").
+    /// arena's lock, so objects built on one thread and freed on another cost more (`perf` of
+    /// an import with `--jobs 1`: 1,220 samples freeing on the write thread, 608 here).
     /// - Parameters:
     ///   - batch: what the write writes.
     ///   - write: the write, run on the write thread.
