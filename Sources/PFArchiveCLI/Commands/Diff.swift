@@ -363,16 +363,8 @@ extension Patch {
     /// Patches a store: reads INPUT whole into its document view, applies PATCH, and writes the
     /// result to OUTPUT as `import` writes a destination.
     func patchStore() throws {
-        let source: StoreLocation, dest: StoreLocation
-        do {
-            source = try StoreLocation.resolve(input)
-            dest = try StoreLocation.resolve(output)
-        } catch {
-            throw ValidationError(error.message)
-        }
-        if let s = source.url, let d = dest.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
-            throw ValidationError("INPUT and OUTPUT are the same store; write the patched store elsewhere.")
-        }
+        let (source, dest) = try StoreOpeners.resolve(
+            source: input, dest: output, sameStore: "INPUT and OUTPUT are the same store; write the patched store elsewhere.")
         let operations = try readOperations()
         let openers = StoreOpeners.commands()
         let reader: any ObjectStoreReader

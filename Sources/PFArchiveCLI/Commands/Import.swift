@@ -112,17 +112,8 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs)
-        let sourceLocation: StoreLocation
-        let destLocation: StoreLocation
-        do {
-            sourceLocation = try StoreLocation.resolve(source)
-            destLocation = try StoreLocation.resolve(dest)
-        } catch {
-            throw ValidationError(error.message)
-        }
-        if let s = sourceLocation.url, let d = destLocation.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
-            throw ValidationError("SOURCE and DEST are the same store.")
-        }
+        let (sourceLocation, destLocation) = try StoreOpeners.resolve(
+            source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader

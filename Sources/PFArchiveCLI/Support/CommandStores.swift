@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PFArchive
 import PFPostgresStore
@@ -23,5 +24,21 @@ extension StoreOpeners {
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
             writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in try PostgresStore.open(url: location.argument) })
         return openers
+    }
+
+    /// A command's source and destination resolved as store arguments; a usage error when one
+    /// cannot be resolved or both name the same store (`sameStore` says so in the command's
+    /// words).
+    static func resolve(source: String, dest: String, sameStore: String) throws -> (source: StoreLocation, dest: StoreLocation) {
+        let pair: (source: StoreLocation, dest: StoreLocation)
+        do {
+            pair = (try StoreLocation.resolve(source), try StoreLocation.resolve(dest))
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if let s = pair.source.url, let d = pair.dest.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
+            throw ValidationError(sameStore)
+        }
+        return pair
     }
 }
