@@ -195,7 +195,9 @@ public enum Serialization {
     ///   is missing, a directory, or cannot be read.
     public static func readFile(_ url: URL, limits: PFLimits, format: PFError.Format) throws(PFError) -> Data {
         let path = url.path
-        func failure(_ reason: String) -> PFError { PFError(.io, format: format, "cannot read \(path): \(reason)") }
+        func failure(_ reason: String) -> PFError {
+            PFError(SerializationFailure.cannotRead(path: path, reason: reason), format: format)
+        }
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure(String(cString: strerror(errno))) }
         switch info.st_mode & S_IFMT {
