@@ -363,7 +363,7 @@ extension EmbeddedPayload {
                     tree = try Serialization.readTree(bytes, as: .cbor, options: .init(limits: limits))
                 case .json:
                     tree = try Serialization.readTree(bytes, as: .json, options: .init(typedJSON: true, limits: limits))
-                    guard tree.isContainer else { throw PFError(.invalidValue, format: .json, "a scalar, not a payload") }
+                    guard tree.isContainer else { throw PFError(FormatsFailure.scalarPayload, format: .json) }
                 }
             } catch {
                 throw LevelError(message: error.message, code: error.code, keyedClaim: false)

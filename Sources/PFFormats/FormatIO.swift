@@ -125,16 +125,10 @@ public enum FormatIO {
                 // Not "unrecognised": there is nothing to recognise (an empty file, a failed
                 // download). A format asked for decides for itself (an empty Parse class file
                 // is a class without rows).
-                throw PFError(
-                    .truncated, format: .input,
-                    "the input is empty (0 bytes\(compression == nil ? "" : " after decompression")); expected JSON, a binary or XML property list, or CBOR",
-                    offset: 0)
+                throw PFError(FormatsFailure.emptyInput(afterDecompression: compression != nil), format: .input, offset: 0)
             }
             guard let format = options.format ?? FormatDetector.detect(plain) else {
-                throw PFError(
-                    .syntax, format: .input,
-                    "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)",
-                    offset: 0)
+                throw PFError(FormatsFailure.unrecognisedFormat, format: .input, offset: 0)
             }
             try options.memoryBudget?.check(format, inputBytes: plain.count)
             return (try readTree(plain, as: format, options: options), format)

@@ -81,14 +81,10 @@ public struct MemoryBudget: Sendable, Equatable {
         let need = Self.estimate(format, inputBytes: inputBytes)
         guard need <= maxBytes else {
             throw PFError(
-                .limitExceeded, format: .input,
-                "reading \(Self.megabytes(inputBytes)) of \(format.rawValue) as a whole tree needs about \(Self.megabytes(need)) of memory "
-                    + "(\(Self.bytesPerInputByte(format)) bytes per input byte), more than the memory budget (\(Self.megabytes(maxBytes)), "
-                    + "--max-memory); raise it only if the machine has the memory")
+                FormatsFailure.memoryBudget(
+                    format: format.rawValue, inputBytes: inputBytes, need: need,
+                    bytesPerInputByte: Self.bytesPerInputByte(format), budget: maxBytes),
+                format: .input)
         }
-    }
-
-    static func megabytes(_ bytes: Int) -> String {
-        bytes >= 10 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
     }
 }

@@ -83,7 +83,7 @@ public struct ZipReader: Sendable {
     ///   mismatch, an unsupported method or corrupt data.
     public func contents(of entry: Entry) throws(PFError) -> Data {
         guard let index = entries.firstIndex(where: { $0.name == entry.name }) else {
-            throw Self.error("'\(entry.name)' is not in the archive")
+            throw PFError(FormatsFailure.zipNoSuchEntry(entry.name), format: Self.format)
         }
         let found = entries[index]
         var budget = InflationGuard(name: "'\(entry.name)'", declaredSize: UInt64(found.uncompressedSize),
@@ -107,7 +107,7 @@ public struct ZipReader: Sendable {
             }
         } catch {
             var e = error
-            if e.code == .invalidValue, e.message.contains("CRC-32") { e.code = .syntax }
+            if case .zipChecksumMismatch? = e.failure(as: CompressionFailure.self) { e.code = .syntax }
             throw e
         }
         return data
@@ -119,16 +119,12 @@ public struct ZipReader: Sendable {
         do {
             return try Archive(data: bytes, accessMode: .read)
         } catch {
-            throw Self.error("not a readable zip archive (\(describe(error))): truncated, or not a zip")
+            throw PFError(FormatsFailure.zipUnreadable(detail: describe(error)), format: Self.format)
         }
     }
 
     static func describe(_ error: any Error) -> String {
         if let e = error as? Archive.ArchiveError { return "\(e)" }
         return error.localizedDescription
-    }
-
-    static func error(_ message: String, code: PFError.Code = .syntax) -> PFError {
-        PFError(code, format: format, message)
     }
 }

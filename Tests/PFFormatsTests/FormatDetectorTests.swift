@@ -65,7 +65,7 @@ import Testing
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .syntax)
-            #expect(error.message.contains("unrecognised format"))
+            #expect(error.failure(as: FormatsFailure.self) == .unrecognisedFormat)
         }
     }
 

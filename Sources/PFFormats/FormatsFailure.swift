@@ -1,0 +1,52 @@
+import PFCore
+
+/// Every failure PFFormats reports itself (the formats it reads report their own), with its
+/// class and message in one place.
+///
+/// Errors made from a case carry it in ``PFCore/PFError/failure``; match it with
+/// `error.failure(as: FormatsFailure.self)`.
+public enum FormatsFailure: PFFailure, Hashable {
+    /// The input is empty (`afterDecompression`: it inflated to nothing).
+    case emptyInput(afterDecompression: Bool)
+    /// No format was asked for and none was recognised.
+    case unrecognisedFormat
+    /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
+    /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
+    case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
+    /// A JSON payload inside data is a scalar, not a container.
+    case scalarPayload
+    /// A zip entry asked for is not in the archive.
+    case zipNoSuchEntry(String)
+    /// The bytes are not a zip archive ZIPFoundation can open (`detail` is its reason).
+    case zipUnreadable(detail: String)
+
+    public var code: PFError.Code {
+        switch self {
+        case .emptyInput: .truncated
+        case .unrecognisedFormat, .zipNoSuchEntry, .zipUnreadable: .syntax
+        case .memoryBudget: .limitExceeded
+        case .scalarPayload: .invalidValue
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .emptyInput(let afterDecompression):
+            "the input is empty (0 bytes\(afterDecompression ? " after decompression" : "")); expected JSON, a binary or XML property list, or CBOR"
+        case .unrecognisedFormat:
+            "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)"
+        case .memoryBudget(let format, let inputBytes, let need, let factor, let budget):
+            "reading \(Self.megabytes(inputBytes)) of \(format) as a whole tree needs about \(Self.megabytes(need)) of memory "
+                + "(\(factor) bytes per input byte), more than the memory budget (\(Self.megabytes(budget)), "
+                + "--max-memory); raise it only if the machine has the memory"
+        case .scalarPayload: "a scalar, not a payload"
+        case .zipNoSuchEntry(let name): "'\(name)' is not in the archive"
+        case .zipUnreadable(let detail): "not a readable zip archive (\(detail)): truncated, or not a zip"
+        }
+    }
+
+    /// A size for messages: whole MiB from 10 MiB up, bytes below.
+    static func megabytes(_ bytes: Int) -> String {
+        bytes >= 10 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+}
