@@ -44,41 +44,41 @@ struct SchemaLoader {
     let file: String
     let transforms: TransformRegistry
 
-    func fail(_ message: String, _ path: PFCodingPath) -> PFError {
-        PFError(.invalidValue, format: .schema, "\(file): \(message)", path: path.keyPath)
+    func fail(_ problem: VersioningFailure.SchemaProblem, _ path: PFCodingPath) -> PFError {
+        PFError(VersioningFailure.schema(file: file, problem), format: .schema, path: path.keyPath)
     }
 
     func object(_ value: PFValue, _ path: PFCodingPath, allowed: Set<String>, what: String) throws(PFError)
         -> OrderedDictionary<String, PFValue>
     {
         guard case .dictionary(let members) = value else {
-            throw fail("\(what) is \(value.kind.rawValue), expected an object", path)
+            throw fail(.wrongKind(what, found: value.kind.rawValue, expected: "an object"), path)
         }
         for key in members.keys where !allowed.contains(key) {
-            throw fail("unknown key \"\(key)\" in \(what); expected one of \(allowed.sorted().joined(separator: ", "))", path.appending(key: key))
+            throw fail(.unknownKey(key, in: what, allowed: allowed.sorted()), path.appending(key: key))
         }
         return members
     }
 
     func string(_ value: PFValue?, _ path: PFCodingPath, _ what: String) throws(PFError) -> String {
-        guard let value else { throw fail("missing \(what)", path) }
+        guard let value else { throw fail(.missing(what), path) }
         guard let s = value.stringValue, !s.isEmpty else {
-            throw fail("\(what) is \(value.kind.rawValue), expected a non-empty string", path)
+            throw fail(.wrongKind(what, found: value.kind.rawValue, expected: "a non-empty string"), path)
         }
         return s
     }
 
     func int(_ value: PFValue?, _ path: PFCodingPath, _ what: String) throws(PFError) -> Int {
-        guard let value else { throw fail("missing \(what)", path) }
+        guard let value else { throw fail(.missing(what), path) }
         guard let i = value.int64Value, let small = Int(exactly: i), small >= 0, small <= 1_000_000 else {
-            throw fail("\(what) is \(value.scalarDescription), expected an integer from 0 to 1000000", path)
+            throw fail(.wrongKind(what, found: value.scalarDescription, expected: "an integer from 0 to 1000000"), path)
         }
         return small
     }
 
     func strings(_ value: PFValue?, _ path: PFCodingPath, _ what: String) throws(PFError) -> [String] {
         guard let value else { return [] }
-        guard case .array(let items) = value else { throw fail("\(what) is \(value.kind.rawValue), expected an array of strings", path) }
+        guard case .array(let items) = value else { throw fail(.wrongKind(what, found: value.kind.rawValue, expected: "an array of strings"), path) }
         var out: [String] = []
         for (i, item) in items.enumerated() { out.append(try string(item, path.appending(index: i), what)) }
         return out
@@ -91,12 +91,12 @@ struct SchemaLoader {
         let formatVersion = root["schemaVersion"]?.int64Value
         guard formatVersion == ArchiveSchema.fileFormatVersion else {
             throw fail(
-                "schemaVersion is \(root["schemaVersion"]?.scalarDescription ?? "missing"), expected \(ArchiveSchema.fileFormatVersion)",
+                .schemaVersion(found: root["schemaVersion"]?.scalarDescription ?? "missing", expected: ArchiveSchema.fileFormatVersion),
                 PFCodingPath.root.appending(key: "schemaVersion"))
         }
         let typesPath = PFCodingPath.root.appending(key: "types")
         guard case .dictionary(let typeMembers)? = root["types"], !typeMembers.isEmpty else {
-            throw fail("types must be an object with at least one type", typesPath)
+            throw fail(.noTypes, typesPath)
         }
         var types: [TypeSchema] = []
         for (name, value) in typeMembers { types.append(try type(name, value, typesPath.appending(key: name))) }
@@ -106,13 +106,13 @@ struct SchemaLoader {
             let members = try object(value, path, allowed: ["unknownFields", "newerVersions"], what: "policies")
             if let v = members["unknownFields"] {
                 guard let policy = v.stringValue.flatMap(VersioningPolicies.UnknownFields.init(rawValue:)) else {
-                    throw fail("unknownFields is \(v.scalarDescription), expected preserve, drop or error", path.appending(key: "unknownFields"))
+                    throw fail(.wrongKind("unknownFields", found: v.scalarDescription, expected: "preserve, drop or error"), path.appending(key: "unknownFields"))
                 }
                 policies.unknownFields = policy
             }
             if let v = members["newerVersions"] {
                 guard let policy = v.stringValue.flatMap(VersioningPolicies.NewerVersions.init(rawValue:)) else {
-                    throw fail("newerVersions is \(v.scalarDescription), expected bestEffort or reject", path.appending(key: "newerVersions"))
+                    throw fail(.wrongKind("newerVersions", found: v.scalarDescription, expected: "bestEffort or reject"), path.appending(key: "newerVersions"))
                 }
                 policies.newerVersions = policy
             }
@@ -125,25 +125,25 @@ struct SchemaLoader {
             value, path, allowed: ["version", "aliases", "fields", "reserved", "classic", "migrations"], what: "type \(name)")
         let version = try int(members["version"], path.appending(key: "version"), "version")
         guard case .array(let fieldItems)? = members["fields"] else {
-            throw fail("fields must be an array", path.appending(key: "fields"))
+            throw fail(.fieldsNotArray, path.appending(key: "fields"))
         }
         var fields: [FieldSchema] = []
         for (i, item) in fieldItems.enumerated() { fields.append(try field(item, path.appending(key: "fields").appending(index: i))) }
         var layouts: [Int: [String]] = [:]
         if let classic = members["classic"] {
             guard case .dictionary(let entries) = classic else {
-                throw fail("classic must be an object of version → field names", path.appending(key: "classic"))
+                throw fail(.classicNotObject, path.appending(key: "classic"))
             }
             for (key, names) in entries {
                 guard let v = Int(key), v >= 0, v <= version else {
-                    throw fail("classic layout key \"\(key)\" is not a version from 0 to \(version)", path.appending(key: "classic").appending(key: key))
+                    throw fail(.classicKey(key, version: version), path.appending(key: "classic").appending(key: key))
                 }
                 layouts[v] = try strings(names, path.appending(key: "classic").appending(key: key), "a classic layout")
             }
         }
         var steps: [MigrationStep] = []
         if let migrations = members["migrations"] {
-            guard case .array(let items) = migrations else { throw fail("migrations must be an array", path.appending(key: "migrations")) }
+            guard case .array(let items) = migrations else { throw fail(.migrationsNotArray, path.appending(key: "migrations")) }
             for (i, item) in items.enumerated() { steps.append(try step(item, path.appending(key: "migrations").appending(index: i))) }
         }
         return TypeSchema(
@@ -156,10 +156,10 @@ struct SchemaLoader {
         let members = try object(
             value, path, allowed: ["name", "type", "default", "optional", "aliases", "unknownDefault"], what: "a field")
         let name = try string(members["name"], path.appending(key: "name"), "name")
-        guard let typeValue = members["type"] else { throw fail("field \(name) has no type", path) }
+        guard let typeValue = members["type"] else { throw fail(.fieldWithoutType(name), path) }
         var optional = false
         if let o = members["optional"] {
-            guard let b = o.boolValue else { throw fail("optional is \(o.kind.rawValue), expected true or false", path.appending(key: "optional")) }
+            guard let b = o.boolValue else { throw fail(.wrongKind("optional", found: o.kind.rawValue, expected: "true or false"), path.appending(key: "optional")) }
             optional = b
         }
         var unknownDefault: String?
@@ -170,24 +170,22 @@ struct SchemaLoader {
     }
 
     func fieldType(_ value: PFValue, _ path: PFCodingPath, depth: Int = 0) throws(PFError) -> FieldType {
-        guard depth < 32 else { throw fail("types nest deeper than 32", path) }
+        guard depth < 32 else { throw fail(.typesTooDeep, path) }
         if let name = value.stringValue {
             guard let type = FieldType.scalarNames[name] else {
-                throw fail(
-                    "unknown type \"\(name)\"; expected \(FieldType.scalarNames.keys.sorted().joined(separator: ", ")), or {\"enum\"|\"ref\"|\"array\"|\"map\": …}",
-                    path)
+                throw fail(.unknownType(name, known: FieldType.scalarNames.keys.sorted()), path)
             }
             return type
         }
         let members = try object(value, path, allowed: ["enum", "ref", "array", "map"], what: "a type")
         guard members.count == 1, let (key, inner) = members.elements.first else {
-            throw fail("a composite type has exactly one of enum, ref, array, map", path)
+            throw fail(.compositeType, path)
         }
         switch key {
         case "enum":
             let symbols = try strings(inner, path.appending(key: "enum"), "an enum symbol")
             guard !symbols.isEmpty, Set(symbols).count == symbols.count else {
-                throw fail("enum symbols must be a non-empty list without repeats", path.appending(key: "enum"))
+                throw fail(.enumSymbols, path.appending(key: "enum"))
             }
             return .enumeration(symbols)
         case "ref": return .reference(try string(inner, path.appending(key: "ref"), "ref"))
@@ -199,14 +197,14 @@ struct SchemaLoader {
     func step(_ value: PFValue, _ path: PFCodingPath) throws(PFError) -> MigrationStep {
         let members = try object(value, path, allowed: ["from", "ops"], what: "a migration step")
         let from = try int(members["from"], path.appending(key: "from"), "from")
-        guard case .array(let items)? = members["ops"] else { throw fail("ops must be an array", path.appending(key: "ops")) }
+        guard case .array(let items)? = members["ops"] else { throw fail(.opsNotArray, path.appending(key: "ops")) }
         var ops: [MigrationOp] = []
         for (i, item) in items.enumerated() { ops.append(try op(item, path.appending(key: "ops").appending(index: i))) }
         return MigrationStep(from: from, ops)
     }
 
     func op(_ value: PFValue, _ path: PFCodingPath) throws(PFError) -> MigrationOp {
-        guard let name = value["op"]?.stringValue else { throw fail("a step operation needs \"op\"", path) }
+        guard let name = value["op"]?.stringValue else { throw fail(.opWithoutName, path) }
         func keys(_ allowed: Set<String>) throws(PFError) -> OrderedDictionary<String, PFValue> {
             try object(value, path, allowed: allowed.union(["op"]), what: "\(name)")
         }
@@ -219,7 +217,7 @@ struct SchemaLoader {
             return .renameField(from: try str(m, "from"), to: try str(m, "to"))
         case "addField":
             let m = try keys(["name", "default"])
-            guard let value = m["default"] else { throw fail("addField needs a default", path) }
+            guard let value = m["default"] else { throw fail(.addFieldWithoutDefault, path) }
             return .addField(try str(m, "name"), default: value)
         case "removeField":
             return .removeField(try str(try keys(["name"]), "name"))
@@ -227,19 +225,17 @@ struct SchemaLoader {
             return .renameClass(from: try str(try keys(["from"]), "from"))
         case "changeType":
             let m = try keys(["field", "from", "to"])
-            guard let fromValue = m["from"], let toValue = m["to"] else { throw fail("changeType needs from and to types", path) }
+            guard let fromValue = m["from"], let toValue = m["to"] else { throw fail(.changeTypeWithoutTypes, path) }
             let from = try fieldType(fromValue, path.appending(key: "from"))
             let to = try fieldType(toValue, path.appending(key: "to"))
             guard from.converts(to: to) else {
-                throw fail(
-                    "changeType from \(from) to \(to) is not allowed; use a promotion (int32 → int64 → double, string ↔ data), int64 → int32 (checked), or a transform",
-                    path)
+                throw fail(.changeTypeNotAllowed(from: "\(from)", to: "\(to)"), path)
             }
             return .changeType(field: try str(m, "field"), from: from, to: to)
         case "mapValues", "mapEnum":
             let m = try keys(["field", "into", "map", "default"])
             guard case .dictionary(let table)? = m["map"], !table.isEmpty else {
-                throw fail("\(name) needs a non-empty \"map\" object", path.appending(key: "map"))
+                throw fail(.emptyMap(op: name), path.appending(key: "map"))
             }
             let into = try m["into"].map { v throws(PFError) in try string(v, path.appending(key: "into"), "into") }
             return .mapValues(field: try str(m, "field"), into: into, map: Dictionary(uniqueKeysWithValues: table.map { ($0.key, $0.value) }), fallback: m["default"])
@@ -247,24 +243,18 @@ struct SchemaLoader {
             let m = try keys(["field", "using", "into"])
             let using = try str(m, "using")
             guard transforms.fieldTransformNames.contains(using) else {
-                throw fail(
-                    "unknown field transform \"\(using)\"; registered: \(transforms.fieldTransformNames.joined(separator: ", "))",
-                    path.appending(key: "using"))
+                throw fail(.unknownFieldTransform(using, registered: transforms.fieldTransformNames), path.appending(key: "using"))
             }
             let into = try m["into"].map { v throws(PFError) in try string(v, path.appending(key: "into"), "into") }
             return .transform(field: try str(m, "field"), using: using, into: into)
         case "transformObject":
             let using = try str(try keys(["using"]), "using")
             guard transforms.objectTransformNames.contains(using) else {
-                throw fail(
-                    "unknown object transform \"\(using)\"; registered: \(transforms.objectTransformNames.joined(separator: ", "))",
-                    path.appending(key: "using"))
+                throw fail(.unknownObjectTransform(using, registered: transforms.objectTransformNames), path.appending(key: "using"))
             }
             return .transformObject(using: using)
         default:
-            throw fail(
-                "unknown op \"\(name)\"; expected renameField, addField, removeField, renameClass, changeType, mapValues, transform or transformObject",
-                path.appending(key: "op"))
+            throw fail(.unknownOp(name), path.appending(key: "op"))
         }
     }
 
@@ -275,7 +265,7 @@ struct SchemaLoader {
         for type in schema.types.values {
             for name in [type.name] + type.aliases {
                 if let other = classNames[name] {
-                    throw fail("class name \"\(name)\" means both \(other) and \(type.name)", PFCodingPath.root.appending(key: "types").appending(key: type.name))
+                    throw fail(.classNameTwice(name, first: other, second: type.name), PFCodingPath.root.appending(key: "types").appending(key: type.name))
                 }
                 classNames[name] = type.name
             }
@@ -286,18 +276,18 @@ struct SchemaLoader {
             for (i, field) in type.fields.enumerated() {
                 let fieldPath = path.appending(key: "fields").appending(index: i)
                 for name in [field.name] + field.aliases {
-                    guard seen.insert(name).inserted else { throw fail("field name or alias \"\(name)\" is used twice in \(type.name)", fieldPath) }
+                    guard seen.insert(name).inserted else { throw fail(.fieldNameTwice(name, type: type.name), fieldPath) }
                     guard !type.reserved.contains(name) else {
-                        throw fail("field \(type.name).\(name) reuses a reserved (removed) name; pick another name", fieldPath)
+                        throw fail(.reservedName(type: type.name, field: name), fieldPath)
                     }
                 }
                 try checkReferences(field.type, schema, fieldPath.appending(key: "type"))
                 if case .enumeration(let symbols) = field.type, let u = field.unknownDefault, !symbols.contains(u) {
-                    throw fail("unknownDefault \"\(u)\" is not one of the enum's symbols", fieldPath.appending(key: "unknownDefault"))
+                    throw fail(.unknownDefaultNotSymbol(u), fieldPath.appending(key: "unknownDefault"))
                 }
                 if let value = field.defaultValue {
                     if let problem = Resolver.defaultProblem(value, field.type, optional: field.optional) {
-                        throw fail("default of \(type.name).\(field.name) \(problem)", fieldPath.appending(key: "default"))
+                        throw fail(.badDefault(type: type.name, field: field.name, problem), fieldPath.appending(key: "default"))
                     }
                 }
             }
@@ -305,18 +295,18 @@ struct SchemaLoader {
             for (i, step) in type.migrations.enumerated() {
                 let stepPath = path.appending(key: "migrations").appending(index: i)
                 guard step.from < type.version else {
-                    throw fail("a step from v\(step.from) is not below the current version \(type.version)", stepPath.appending(key: "from"))
+                    throw fail(.stepNotBelowVersion(from: step.from, version: type.version), stepPath.appending(key: "from"))
                 }
-                guard froms.insert(step.from).inserted else { throw fail("two steps from v\(step.from)", stepPath.appending(key: "from")) }
+                guard froms.insert(step.from).inserted else { throw fail(.twoSteps(from: step.from), stepPath.appending(key: "from")) }
                 for (j, op) in step.ops.enumerated() {
                     if case .renameClass(let from) = op, classNames[from] != type.name {
-                        throw fail("renameClass from \"\(from)\" must also be listed in \(type.name)'s aliases", stepPath.appending(key: "ops").appending(index: j))
+                        throw fail(.renameClassNotAlias(from, type: type.name), stepPath.appending(key: "ops").appending(index: j))
                     }
                 }
             }
             if let layout = type.classicLayouts[type.version] {
                 for (i, name) in layout.enumerated() where type.fields.first(where: { $0.name == name }) == nil {
-                    throw fail("classic layout v\(type.version) names \"\(name)\", which is not a field of \(type.name)", path.appending(key: "classic").appending(key: "\(type.version)").appending(index: i))
+                    throw fail(.classicNamesNoField(name, type: type.name, version: type.version), path.appending(key: "classic").appending(key: "\(type.version)").appending(index: i))
                 }
             }
         }
@@ -325,7 +315,7 @@ struct SchemaLoader {
     func checkReferences(_ type: FieldType, _ schema: ArchiveSchema, _ path: PFCodingPath) throws(PFError) {
         switch type {
         case .reference(let name):
-            guard schema.types[name] != nil else { throw fail("ref \"\(name)\" names no type in the schema", path) }
+            guard schema.types[name] != nil else { throw fail(.unknownReference(name), path) }
         case .array(let inner), .map(let inner): try checkReferences(inner, schema, path)
         default: break
         }

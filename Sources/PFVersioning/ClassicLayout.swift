@@ -37,9 +37,8 @@ public enum ClassicLayout {
             let version = members["$version"]?.int64Value ?? 0
             guard values.count == layout.count else {
                 throw PFError(
-                    .invalidValue, format: .migration,
-                    "\(className) v\(version) holds \(values.count) values but the schema's classic layout for v\(version) names \(layout.count) (\(layout.joined(separator: ", ")))",
-                    path: path.keyPath)
+                    VersioningFailure.classicValueCount(className: className, version: version, values: values.count, layout: layout),
+                    format: .migration, path: path.keyPath)
             }
             var out = OrderedDictionary<String, PFValue>()
             for (key, item) in members where metadataKeys.contains(key) { out[key] = item }
@@ -90,10 +89,7 @@ public enum ClassicLayout {
             }
             let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
             guard let layout = type.classicLayouts[version] else {
-                throw PFError(
-                    .invalidValue, format: .migration,
-                    "\(type.name) v\(version) has no classic layout in the schema; add \"classic\": {\"\(version)\": [field names]}",
-                    path: path.keyPath)
+                throw PFError(VersioningFailure.noClassicLayout(type: type.name, version: version), format: .migration, path: path.keyPath)
             }
             var out = OrderedDictionary<String, PFValue>()
             for (key, item) in members where metadataKeys.contains(key) { out[key] = item }
@@ -103,7 +99,7 @@ public enum ClassicLayout {
                 var item = members[name] ?? .null
                 if members[name] == nil, field?.optional != true {
                     throw PFError(
-                        .invalidValue, format: .migration, "\(type.name) v\(version) lacks \(name), which its classic layout needs",
+                        VersioningFailure.classicFieldMissing(type: type.name, version: version, field: name), format: .migration,
                         path: path.appending(key: name).keyPath)
                 }
                 item = try lower(item, schema: schema, path: path.appending(key: name), depth: depth + 1, limits: limits, dropped: &dropped)

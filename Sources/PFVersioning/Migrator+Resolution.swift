@@ -30,7 +30,7 @@ extension MigrationEngine {
                 record(&context, "added field \(field.name) = \(value.compactDescription) (default)")
             } else if !field.optional {
                 try problem(
-                    failure(context, field: field.name, "missing, and the field has no default; expected \(field.type) (declare a default, make it optional, or add it in a migration step)"),
+                    failure(context, field: field.name, .missingField(type: "\(field.type)")),
                     className: type.name)
             }
         }
@@ -45,7 +45,7 @@ extension MigrationEngine {
                 record(&context, "dropped unknown field \(key)")
             case .error:
                 try problem(
-                    failure(context, field: key, "is not a field of \(type.name) v\(type.version) (unknownFields policy is error)"),
+                    failure(context, field: key, .unknownField(type: type.name, version: type.version)),
                     className: type.name)
             }
         }
@@ -56,19 +56,19 @@ extension MigrationEngine {
     }
 
     struct CoercionFailure: Error {
-        var message: String
+        var problem: VersioningFailure.MigrationProblem
     }
 
     mutating func coerce(
         _ value: PFValue, to type: FieldType, field: FieldSchema, path: PFCodingPath, depth: Int, context: inout ObjectContext
     ) throws(CoercionFailureOrPFError) -> PFValue {
         func mismatch() -> CoercionFailureOrPFError {
-            .coercion(CoercionFailure(message: "expected \(type), found \(value.kind.rawValue) \(value.compactDescription)"))
+            .coercion(CoercionFailure(problem: .typeMismatch(expected: "\(type)", found: value.kind.rawValue, value: value.compactDescription)))
         }
         if case .dictionary(let members) = value, members.count == 1, members["$ref"] != nil { return value }
         if value == .null {
             if field.optional || type == .any { return value }
-            throw .coercion(CoercionFailure(message: "is null; expected \(type) (make the field optional to allow null)"))
+            throw .coercion(CoercionFailure(problem: .nullNotOptional(expected: "\(type)")))
         }
         switch type {
         case .any:
@@ -84,13 +84,13 @@ extension MigrationEngine {
             switch value {
             case .int, .uint, .double:
                 if case .double = value, type != .double { throw mismatch() }
-                do { return try Conversion.convert(value, from: .int64, to: type) } catch { throw .coercion(CoercionFailure(message: error.message)) }
+                do { return try Conversion.convert(value, from: .int64, to: type) } catch { throw .coercion(CoercionFailure(problem: error.problem)) }
             default: throw mismatch()
             }
         case .string, .data:
             guard value.kind == .string || value.kind == .data else { throw mismatch() }
             do { return try Conversion.convert(value, from: value.kind == .string ? .string : .data, to: type) } catch {
-                throw .coercion(CoercionFailure(message: error.message))
+                throw .coercion(CoercionFailure(problem: error.problem))
             }
         case .date:
             guard case .date = value else { throw mismatch() }
@@ -102,7 +102,7 @@ extension MigrationEngine {
                 record(&context, "unknown \(field.name) symbol \"\(symbol)\" read as \"\(fallback)\" (unknownDefault)")
                 return .string(fallback)
             }
-            throw .coercion(CoercionFailure(message: "symbol \"\(symbol)\" is not one of \(symbols.joined(separator: ", ")) and the field has no unknownDefault"))
+            throw .coercion(CoercionFailure(problem: .unknownSymbol(symbol, symbols: symbols)))
         case .reference:
             guard case .dictionary = value else { throw mismatch() }
             return try wrap { () throws(PFError) in try visit(value, expected: type, path: path, depth: depth) }
@@ -157,7 +157,7 @@ extension MigrationEngine {
         } catch {
             switch error {
             case .coercion(let failure):
-                try problem(self.failure(context, field: field.name, failure.message), className: context.type.name)
+                try problem(self.failure(context, field: field.name, failure.problem), className: context.type.name)
                 return value
             case .pf(let inner):
                 throw inner
@@ -169,20 +169,20 @@ extension MigrationEngine {
 /// Checks on values outside a migration (schema defaults).
 enum Resolver {
     /// Why a default does not fit its field's type, or `nil` when it does.
-    static func defaultProblem(_ value: PFValue, _ type: FieldType, optional: Bool) -> String? {
-        if value == .null { return optional || type == .any ? nil : "is null but the field is not optional" }
+    static func defaultProblem(_ value: PFValue, _ type: FieldType, optional: Bool) -> VersioningFailure.DefaultProblem? {
+        if value == .null { return optional || type == .any ? nil : .nullNotOptional }
         switch (type, value) {
         case (.any, _): return nil
         case (.bool, .bool), (.string, .string), (.data, .data), (.date, .date), (.double, .double), (.double, .int): return nil
-        case (.int32, .int(let i)): return Int32(exactly: i) == nil ? "does not fit int32" : nil
+        case (.int32, .int(let i)): return Int32(exactly: i) == nil ? .doesNotFitInt32 : nil
         case (.int64, .int): return nil
-        case (.enumeration(let symbols), .string(let s)): return symbols.contains(s) ? nil : "\"\(s)\" is not one of the enum's symbols"
+        case (.enumeration(let symbols), .string(let s)): return symbols.contains(s) ? nil : .notASymbol(s)
         case (.array(let element), .array(let items)):
             return items.lazy.compactMap { defaultProblem($0, element, optional: false) }.first
         case (.map(let valueType), .dictionary(let members)):
             return members.values.lazy.compactMap { defaultProblem($0, valueType, optional: false) }.first
         case (.reference, .dictionary): return nil
-        default: return "is \(value.kind.rawValue), expected \(type)"
+        default: return .wrongKind(found: value.kind.rawValue, expected: "\(type)")
         }
     }
 }

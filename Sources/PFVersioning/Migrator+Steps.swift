@@ -28,7 +28,7 @@ extension MigrationEngine {
             do {
                 fields[field] = try Conversion.convert(value, from: from, to: to)
             } catch {
-                try problem(failure(context, field: field, error.message), className: context.type.name)
+                try problem(failure(context, field: field, error.problem), className: context.type.name)
                 return
             }
             record(&context, "changed type of \(field) \(from) → \(to)")
@@ -41,12 +41,12 @@ extension MigrationEngine {
             case .uint(let u): key = String(u)
             case .bool(let b): key = b ? "true" : "false"
             default:
-                try problem(failure(context, field: field, "mapValues expects a string, integer or boolean, found \(value.kind.rawValue)"), className: context.type.name)
+                try problem(failure(context, field: field, .mapValuesKind(found: value.kind.rawValue)), className: context.type.name)
                 return
             }
             guard let mapped = table[key] ?? fallback else {
                 try problem(
-                    failure(context, field: field, "value \(value.compactDescription) has no mapping and the step has no default; expected one of \(table.keys.sorted().joined(separator: ", "))"),
+                    failure(context, field: field, .noMapping(value.compactDescription, keys: table.keys.sorted())),
                     className: context.type.name)
                 return
             }
@@ -55,7 +55,7 @@ extension MigrationEngine {
         case .transform(let field, let name, let into):
             guard let value = fields[field] else { return }
             guard let transform = options.transforms.fieldTransforms[name] else {
-                try problem(failure(context, field: field, "transform \(name) is not registered"), className: context.type.name)
+                try problem(failure(context, field: field, .transformNotRegistered(name)), className: context.type.name)
                 return
             }
             let transformContext = TransformRegistry.Context(
@@ -68,11 +68,11 @@ extension MigrationEngine {
             } catch let error as PFError {
                 try problem(error, className: context.type.name)
             } catch {
-                try problem(failure(context, field: field, "transform \(name) failed: \(error)"), className: context.type.name)
+                try problem(failure(context, field: field, .transformFailed(name, error: "\(error)")), className: context.type.name)
             }
         case .transformObject(let name):
             guard let transform = options.transforms.objectTransforms[name] else {
-                try problem(failure(context, field: nil, "object transform \(name) is not registered"), className: context.type.name)
+                try problem(failure(context, field: nil, .objectTransformNotRegistered(name)), className: context.type.name)
                 return
             }
             let transformContext = TransformRegistry.Context(
@@ -83,7 +83,7 @@ extension MigrationEngine {
             } catch let error as PFError {
                 try problem(error, className: context.type.name)
             } catch {
-                try problem(failure(context, field: nil, "object transform \(name) failed: \(error)"), className: context.type.name)
+                try problem(failure(context, field: nil, .objectTransformFailed(name, error: "\(error)")), className: context.type.name)
             }
         }
     }
@@ -92,45 +92,45 @@ extension MigrationEngine {
 /// The value conversions `changeType` performs and resolution's promotions share.
 enum Conversion {
     struct Failure: Error {
-        var message: String
+        var problem: VersioningFailure.MigrationProblem
     }
 
     static func convert(_ value: PFValue, from: FieldType, to: FieldType) throws(Failure) -> PFValue {
         switch to {
         case .int32:
             guard let i = value.int64Value else {
-                if case .uint(let u) = value { throw Failure(message: "integer narrowing: \(u) does not fit int32") }
-                throw Failure(message: "expected an integer to convert to int32, found \(value.kind.rawValue)")
+                if case .uint(let u) = value { throw Failure(problem: .narrowing(value: "\(u)", type: "int32")) }
+                throw Failure(problem: .conversionInput(expected: "an integer", to: "int32", found: value.kind.rawValue))
             }
-            guard Int32(exactly: i) != nil else { throw Failure(message: "integer narrowing: \(i) does not fit int32") }
+            guard Int32(exactly: i) != nil else { throw Failure(problem: .narrowing(value: "\(i)", type: "int32")) }
             return .int(i)
         case .int64:
             guard let i = value.int64Value else {
-                if case .uint(let u) = value { throw Failure(message: "integer narrowing: \(u) does not fit int64") }
-                throw Failure(message: "expected an integer to convert to int64, found \(value.kind.rawValue)")
+                if case .uint(let u) = value { throw Failure(problem: .narrowing(value: "\(u)", type: "int64")) }
+                throw Failure(problem: .conversionInput(expected: "an integer", to: "int64", found: value.kind.rawValue))
             }
             return .int(i)
         case .double:
-            guard let d = value.doubleValue else { throw Failure(message: "expected a number to convert to double, found \(value.kind.rawValue)") }
+            guard let d = value.doubleValue else { throw Failure(problem: .conversionInput(expected: "a number", to: "double", found: value.kind.rawValue)) }
             return .double(d)
         case .data:
             if case .string(let s) = value { return .data(Data(s.utf8)) }
             if case .data = value { return value }
-            throw Failure(message: "expected a string to convert to data, found \(value.kind.rawValue)")
+            throw Failure(problem: .conversionInput(expected: "a string", to: "data", found: value.kind.rawValue))
         case .string:
             if case .data(let d) = value {
-                guard let s = String(validating: d, as: UTF8.self) else { throw Failure(message: "data is not UTF-8, so it cannot become a string") }
+                guard let s = String(validating: d, as: UTF8.self) else { throw Failure(problem: .dataNotUTF8) }
                 return .string(s)
             }
             if case .string = value { return value }
-            throw Failure(message: "expected data to convert to string, found \(value.kind.rawValue)")
+            throw Failure(problem: .conversionInput(expected: "data", to: "string", found: value.kind.rawValue))
         case .enumeration(let symbols):
             guard let s = value.stringValue, symbols.contains(s) else {
-                throw Failure(message: "\(value.compactDescription) is not one of \(symbols.joined(separator: ", "))")
+                throw Failure(problem: .notASymbol(value.compactDescription, symbols: symbols))
             }
             return value
         default:
-            guard from == to else { throw Failure(message: "cannot convert \(from) to \(to)") }
+            guard from == to else { throw Failure(problem: .cannotConvert(from: "\(from)", to: "\(to)")) }
             return value
         }
     }

@@ -161,7 +161,7 @@ struct MigrationEngine {
     mutating func run(_ tree: PFValue) throws(PFError) -> PFValue {
         let expected = options.rootType.map(FieldType.reference)
         if let rootType = options.rootType, schema.types[rootType] == nil {
-            throw PFError(.usage, format: .migration, "root type \(rootType) is not in the schema; it has \(schema.types.keys.joined(separator: ", "))")
+            throw PFError(VersioningFailure.unknownRootType(rootType, known: Array(schema.types.keys)), format: .migration)
         }
         return try visit(tree, expected: expected, path: .root, depth: 0)
     }
@@ -178,7 +178,7 @@ struct MigrationEngine {
 
     func depthCheck(_ depth: Int, _ path: PFCodingPath) throws(PFError) {
         guard depth < options.limits.maxDepth else {
-            throw PFError(.limitExceeded, format: .migration, "the tree nests deeper than maxDepth (\(options.limits.maxDepth))", path: path.keyPath)
+            throw PFError(VersioningFailure.tooDeep(maxDepth: options.limits.maxDepth), format: .migration, path: path.keyPath)
         }
     }
 
@@ -226,7 +226,7 @@ struct MigrationEngine {
         if let recorded = members["$version"] {
             guard let v = recorded.int64Value, let small = Int(exactly: v), small >= 0 else {
                 try problem(
-                    PFError(.invalidValue, format: .migration, "$version of \(type.name) is \(recorded.scalarDescription), expected a non-negative integer",
+                    PFError(VersioningFailure.badVersionNumber(type: type.name, found: recorded.scalarDescription), format: .migration,
                             path: path.appending(key: "$version").keyPath), className: type.name)
                 return .dictionary(members)
             }
@@ -241,7 +241,9 @@ struct MigrationEngine {
         if written > type.version {
             let message = "archive has \(type.name) v\(written), this build knows v\(type.version)"
             if policies.newerVersions == .reject {
-                try problem(PFError(.unsupported, format: .migration, message + "; upgrade, or read it with newerVersions bestEffort", path: path.keyPath), className: type.name)
+                try problem(
+                    PFError(VersioningFailure.newerVersion(type: type.name, written: written, known: type.version), format: .migration, path: path.keyPath),
+                    className: type.name)
             } else {
                 notes.append("\(path.keyPath.isRoot ? "(root)" : path.keyPath.description): \(message); read best-effort, fields kept")
                 warning(message + "; read best-effort", path: path, className: type.name)
@@ -277,7 +279,7 @@ struct MigrationEngine {
                             toVersion: context.target, change: change))
     }
 
-    func failure(_ context: ObjectContext, field: String?, _ message: String) -> PFError {
+    func failure(_ context: ObjectContext, field: String?, _ problem: VersioningFailure.MigrationProblem) -> PFError {
         let what = field.map { "\(context.type.name).\($0)" } ?? context.type.name
         let versions: String
         if let from = context.stepFrom {
@@ -288,7 +290,7 @@ struct MigrationEngine {
             versions = "archive has \(context.type.name) v\(context.written), reading as v\(context.type.version)"
         }
         let path = field.map { context.path.appending(key: $0) } ?? context.path
-        return PFError(.invalidValue, format: .migration, "\(what) (\(versions)): \(message)", path: path.keyPath)
+        return PFError(VersioningFailure.object(what: what, versions: versions, problem), format: .migration, path: path.keyPath)
     }
 
     /// Sets `$version` in place, or inserts it after `$class`/`$classes`; updates `$versions[0]`.

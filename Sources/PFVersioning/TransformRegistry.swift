@@ -28,9 +28,7 @@ public struct TransformRegistry: Sendable {
         /// - Parameter message: what was wrong and what was expected.
         public func failure(_ message: String) -> PFError {
             let what = field.map { "\(typeName).\($0)" } ?? typeName
-            return PFError(
-                .invalidValue, format: .migration,
-                "\(what) (v\(fromVersion) → v\(fromVersion + 1)): \(message)", path: path)
+            return PFError(VersioningFailure.transform(what: what, fromVersion: fromVersion, message: message), format: .migration, path: path)
         }
     }
 

@@ -22,38 +22,37 @@ import Testing
         #expect(schema.types["Employee"]?.classicLayouts[1]?.count == 5)
     }
 
-    static let bad: [(String, String, PFKeyPath)] = [
-        (#"{"schemaVersion": 1, "types": {}, "extra": 1}"#, "unknown key \"extra\"", [.key("extra")]),
-        (#"{"schemaVersion": 2, "types": {"Item": {"version": 1, "fields": []}}}"#, "schemaVersion is 2", [.key("schemaVersion")]),
-        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "string", "defualt": 1}]}"#), "unknown key \"defualt\"",
+    static let bad: [(String, VersioningFailure.SchemaProblem, PFKeyPath)] = [
+        (#"{"schemaVersion": 1, "types": {}, "extra": 1}"#, .unknownKey("extra", in: "the schema", allowed: ["policies", "schemaVersion", "types"]), [.key("extra")]),
+        (#"{"schemaVersion": 2, "types": {"Item": {"version": 1, "fields": []}}}"#, .schemaVersion(found: "2", expected: 1), [.key("schemaVersion")]),
+        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "string", "defualt": 1}]}"#), .unknownKey("defualt", in: "a field", allowed: ["aliases", "default", "name", "optional", "type", "unknownDefault"]),
          [.key("types"), .key("Item"), .key("fields"), .index(0), .key("defualt")]),
-        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "strng"}]}"#), "unknown type \"strng\"",
+        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "strng"}]}"#), .unknownType("strng", known: ["any", "bool", "data", "date", "double", "int32", "int64", "string"]),
          [.key("types"), .key("Item"), .key("fields"), .index(0), .key("type")]),
-        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "int32", "default": "x"}]}"#), "default of Item.a is string, expected int32",
+        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "int32", "default": "x"}]}"#), .badDefault(type: "Item", field: "a", .wrongKind(found: "string", expected: "int32")),
          [.key("types"), .key("Item"), .key("fields"), .index(0), .key("default")]),
-        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "int32"}], "reserved": ["a"]}"#), "reuses a reserved",
+        (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "int32"}], "reserved": ["a"]}"#), .reservedName(type: "Item", field: "a"),
          [.key("types"), .key("Item"), .key("fields"), .index(0)]),
         (wrap(#"{"version": 2, "fields": [], "migrations": [{"from": 1, "ops": [{"op": "renameFeild", "from": "a", "to": "b"}]}]}"#),
-         "unknown op \"renameFeild\"", [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0), .key("op")]),
+         .unknownOp("renameFeild"), [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0), .key("op")]),
         (wrap(#"{"version": 2, "fields": [], "migrations": [{"from": 1, "ops": [{"op": "changeType", "field": "a", "from": "double", "to": "int32"}]}]}"#),
-         "changeType from double to int32 is not allowed", [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0)]),
-        (wrap(#"{"version": 2, "fields": [], "migrations": [{"from": 2, "ops": []}]}"#), "not below the current version",
+         .changeTypeNotAllowed(from: "double", to: "int32"), [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0)]),
+        (wrap(#"{"version": 2, "fields": [], "migrations": [{"from": 2, "ops": []}]}"#), .stepNotBelowVersion(from: 2, version: 2),
          [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("from")]),
         (wrap(#"{"version": 2, "fields": [], "migrations": [{"from": 1, "ops": [{"op": "transform", "field": "a", "using": "nope"}]}]}"#),
-         "unknown field transform \"nope\"", [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0), .key("using")]),
-        (wrap(#"{"version": 1, "fields": [{"name": "d", "type": {"ref": "Nowhere"}}]}"#), "ref \"Nowhere\" names no type",
+         .unknownFieldTransform("nope", registered: TransformRegistry.standard.fieldTransformNames), [.key("types"), .key("Item"), .key("migrations"), .index(0), .key("ops"), .index(0), .key("using")]),
+        (wrap(#"{"version": 1, "fields": [{"name": "d", "type": {"ref": "Nowhere"}}]}"#), .unknownReference("Nowhere"),
          [.key("types"), .key("Item"), .key("fields"), .index(0), .key("type")]),
         (wrap(#"{"version": 1, "fields": [{"name": "a", "type": "string"}, {"name": "b", "type": "string", "aliases": ["a"]}]}"#),
-         "\"a\" is used twice", [.key("types"), .key("Item"), .key("fields"), .index(1)]),
+         .fieldNameTwice("a", type: "Item"), [.key("types"), .key("Item"), .key("fields"), .index(1)]),
     ]
 
     @Test(arguments: 0..<bad.count)
     func badSchemasFailWithTheirPath(index: Int) throws {
-        let (text, message, path) = Self.bad[index]
+        let (text, problem, path) = Self.bad[index]
         let error = try #require(throws: PFError.self) { try load(text) }
         #expect(error.format == .schema)
-        #expect(error.message.hasPrefix("s.json: "))
-        #expect(error.message.contains(message), "\(error.message)")
+        #expect(error.failure(as: VersioningFailure.self) == .schema(file: "s.json", problem), "\(error.message)")
         #expect(error.path == path)
     }
 
