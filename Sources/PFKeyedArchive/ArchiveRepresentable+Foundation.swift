@@ -340,7 +340,7 @@ extension PFValue: ArchiveRepresentable {
         case .bool, .int, .uint, .double, .string, .data: return try archiver.builder.scalarReference(self)
         case .date(let d): return try archiver.builder.dateReference(d)
         case .uid:
-            throw PFError(.unrepresentable, format: .keyedArchive, "a CF$UID cannot be archived as an object", path: archiver.codingPath)
+            throw PFError(KeyedArchiveFailure.uidNotArchivable, format: .keyedArchive, path: archiver.codingPath)
         case .array(let items):
             return try items.archiveReference(in: archiver)
         case .dictionary(let members):

@@ -81,9 +81,7 @@ struct GraphDecoder {
         if let scalar = KeyedGraph.Value(scalar: table.objects[index]) { return scalar }
         switch table.objects[index] {
         case .null, .bool, .int, .uint, .double, .string, .data, .date, .uid, .array:
-            throw KeyedObjectTable.invalid(
-                "object is \(table.objects[index].kind.rawValue), expected a string, number, data or an object dictionary",
-                objectPath)
+            throw KeyedObjectTable.invalid(.graphObjectKind(found: table.objects[index].kind.rawValue), objectPath)
         case .dictionary(let object):
             let archivedClass = try table.archivedClass(of: object, at: objectPath)
             if let scalar = try table.foundationScalar(object, of: archivedClass, at: objectPath) {
@@ -92,10 +90,7 @@ struct GraphDecoder {
             }
             try check(archivedClass, at: objectPath)
             guard depth <= options.limits.maxDepth else {
-                throw PFError(
-                    .limitExceeded, format: .keyedArchive,
-                    "references nest deeper than maxDepth (\(options.limits.maxDepth)); raise the limit only for trusted input",
-                    path: objectPath)
+                throw PFError(KeyedArchiveFailure.referencesTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
             }
             guard nodes.count < options.limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
@@ -112,9 +107,7 @@ struct GraphDecoder {
         guard let allowed = options.allowedClasses else { return }
         let name = archivedClass.name
         guard KeyedGraph.FoundationClass.all.contains(name) || allowed.contains(name) else {
-            throw PFError(
-                .disallowed, format: .keyedArchive,
-                "class \(name) is not allowed; allow it explicitly to decode it", path: path)
+            throw PFError(KeyedArchiveFailure.classNotAllowed(name), format: .keyedArchive, path: path)
         }
     }
 
@@ -141,8 +134,7 @@ struct GraphDecoder {
             let keys = try references(object, "NS.keys", depth: depth, at: path)
             let values = try references(object, "NS.objects", depth: depth, at: path)
             guard keys.count == values.count else {
-                throw KeyedObjectTable.invalid(
-                    "\(name) has \(keys.count) NS.keys but \(values.count) NS.objects; expected as many of each", path)
+                throw KeyedObjectTable.invalid(.collectionLengths(className: name, keys: keys.count, values: values.count), path)
             }
             nodes[slot] = .dictionary(className: name, keys: keys, values: values)
         } else {
@@ -159,10 +151,10 @@ struct GraphDecoder {
         throws(PFError) -> [KeyedGraph.Value]
     {
         guard let list = object[key] else {
-            throw KeyedObjectTable.invalid("missing \(key)", path)
+            throw KeyedObjectTable.invalid(.missingKey(key), path)
         }
         guard case .array(let items) = list else {
-            throw KeyedObjectTable.invalid("\(key) is \(list.kind.rawValue), expected an array of object references", path.appending(key: key))
+            throw KeyedObjectTable.invalid(.referencesKind(key: key, found: list.kind.rawValue), path.appending(key: key))
         }
         var values: [KeyedGraph.Value] = []
         values.reserveCapacity(items.count)
@@ -176,7 +168,7 @@ struct GraphDecoder {
         -> KeyedGraph.Value
     {
         guard case .uid(let uid) = item else {
-            throw KeyedObjectTable.invalid("\(item.kind.rawValue) where an object reference was expected", path())
+            throw KeyedObjectTable.invalid(.notAReference(found: item.kind.rawValue), path())
         }
         return try value(forUID: uid, depth: depth + 1, at: path())
     }
@@ -237,19 +229,19 @@ extension KeyedObjectTable {
             if let s = object["NS.string"]?.stringValue { return .string(s) }
             if case .data(let bytes)? = object["NS.bytes"] {
                 guard let s = String(validating: bytes, as: UTF8.self) else {
-                    throw KeyedObjectTable.invalid("NS.bytes of \(name) is not UTF-8", path.appending(key: "NS.bytes"))
+                    throw KeyedObjectTable.invalid(.stringBytesNotUTF8(className: name), path.appending(key: "NS.bytes"))
                 }
                 return .string(s)
             }
-            throw KeyedObjectTable.invalid("\(name) has no NS.string", path)
+            throw KeyedObjectTable.invalid(.noString(className: name), path)
         }
         if F.data.contains(name) {
             if case .data(let bytes)? = object["NS.data"] ?? object["NS.bytes"] { return .data(bytes) }
-            throw KeyedObjectTable.invalid("\(name) has no NS.data", path)
+            throw KeyedObjectTable.invalid(.noData(className: name), path)
         }
         if F.dates.contains(name) {
             guard let time = object["NS.time"]?.doubleValue, time.isFinite else {
-                throw KeyedObjectTable.invalid("NSDate has no finite NS.time", path.appending(key: "NS.time"))
+                throw KeyedObjectTable.invalid(.dateNotFinite, path.appending(key: "NS.time"))
             }
             return .date(Date(timeIntervalSinceReferenceDate: time))
         }
@@ -257,7 +249,7 @@ extension KeyedObjectTable {
             // NSNumber is normally stored in place; a dictionary form carries NS.intval/NS.dblval.
             if let v = object["NS.intval"], let i = v.int64Value { return .int(i) }
             if let d = object["NS.dblval"]?.doubleValue { return .double(d) }
-            throw KeyedObjectTable.invalid("NSNumber has no value", path)
+            throw KeyedObjectTable.invalid(.numberWithoutValue, path)
         }
         return nil
     }

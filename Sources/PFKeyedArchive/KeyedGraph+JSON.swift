@@ -85,9 +85,7 @@ struct GraphRenderer {
         guard graph.nodes.indices.contains(index) else { return .null }
         if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
         guard depth < limits.maxDepth else {
-            throw PFError(
-                .limitExceeded, format: .keyedArchive,
-                "the object graph nests deeper than maxDepth (\(limits.maxDepth)); raise the limit only for trusted input")
+            throw PFError(KeyedArchiveFailure.graphTooDeep(maxDepth: limits.maxDepth), format: .keyedArchive)
         }
         var id: Int?
         if referenceCounts[index] > 1 {
@@ -178,8 +176,8 @@ struct GraphBuilder {
 
     init(limits: PFLimits) { self.limits = limits }
 
-    static func invalid(_ message: String, _ path: PFCodingPath) -> PFError {
-        PFError(.invalidValue, format: .keyedJSON, message, path: path.keyPath)
+    static func invalid(_ failure: KeyedArchiveFailure, _ path: PFCodingPath) -> PFError {
+        PFError(failure, format: .keyedJSON, path: path.keyPath)
     }
 
     mutating func newNode() throws(PFError) -> Int {
@@ -198,9 +196,9 @@ struct GraphBuilder {
     mutating func register(_ idValue: PFValue?, slot: Int, path: PFCodingPath) throws(PFError) {
         guard let idValue else { return }
         guard let id = idValue.int64Value else {
-            throw Self.invalid("$id is \(idValue.kind.rawValue), expected an integer", path.appending(key: "$id"))
+            throw Self.invalid(.idKind(found: idValue.kind.rawValue), path.appending(key: "$id"))
         }
-        guard ids[id] == nil else { throw Self.invalid("$id \(id) is defined twice", path.appending(key: "$id")) }
+        guard ids[id] == nil else { throw Self.invalid(.idTwice(id), path.appending(key: "$id")) }
         ids[id] = slot
     }
 
@@ -209,7 +207,7 @@ struct GraphBuilder {
         -> KeyedGraph.Value
     {
         guard depth <= limits.maxDepth else {
-            throw PFError(.limitExceeded, format: .keyedJSON, "nesting deeper than maxDepth (\(limits.maxDepth))", path: path.keyPath)
+            throw PFError(KeyedArchiveFailure.jsonTooDeep(maxDepth: limits.maxDepth), format: .keyedJSON, path: path.keyPath)
         }
         switch json {
         case .null: return .null
@@ -221,7 +219,7 @@ struct GraphBuilder {
         case .data(let d): return .data(d)
         case .date(let d): return .date(d)
         case .uid:
-            throw Self.invalid("a CF$UID reference has no meaning in a decoded graph; use $id and $ref", path)
+            throw Self.invalid(.uidInGraph, path)
         case .array(let items):
             let slot = try slot(preassigned)
             var values: [KeyedGraph.Value] = []
@@ -232,13 +230,13 @@ struct GraphBuilder {
         case .dictionary(let members):
             if members.count == 1, let reference = members["$ref"] {
                 guard let id = reference.int64Value, let slot = ids[id] else {
-                    throw Self.invalid("$ref \(reference.scalarDescription) names no earlier $id", path.appending(key: "$ref"))
+                    throw Self.invalid(.unknownReference(reference.scalarDescription), path.appending(key: "$ref"))
                 }
                 return .node(slot)
             }
             if members.count == 2, let inner = members["$value"], members["$id"] != nil {
                 guard inner.isContainer else {
-                    throw Self.invalid("$value is \(inner.kind.rawValue), expected an array or a dictionary", path.appending(key: "$value"))
+                    throw Self.invalid(.wrappedValueKind(found: inner.kind.rawValue), path.appending(key: "$value"))
                 }
                 let slot = try newNode()
                 try register(members["$id"], slot: slot, path: path)
@@ -267,21 +265,21 @@ struct GraphBuilder {
     ) throws(PFError) -> KeyedGraph.Value
     {
         guard let name = classValue.stringValue, !name.isEmpty else {
-            throw Self.invalid("$class is \(classValue.kind.rawValue), expected a class name", path.appending(key: "$class"))
+            throw Self.invalid(.classNameKind(found: classValue.kind.rawValue), path.appending(key: "$class"))
         }
         var chain: [String]?
         if let classes = members["$classes"] {
             guard case .array(let items) = classes, let names = Optional(items.compactMap(\.stringValue)),
                 names.count == items.count, names.first == name
             else {
-                throw Self.invalid("$classes must be an array of class names starting with \"\(name)\"", path.appending(key: "$classes"))
+                throw Self.invalid(.classesChain(startingWith: name), path.appending(key: "$classes"))
             }
             chain = names
         }
         var version: Int?
         if let recorded = members["$version"] {
             guard let number = recorded.int64Value, let small = Int(exactly: number), small >= 0 else {
-                throw Self.invalid("$version is \(recorded.scalarDescription), expected a non-negative integer", path.appending(key: "$version"))
+                throw Self.invalid(.versionKind(found: recorded.scalarDescription), path.appending(key: "$version"))
             }
             version = small
         }
@@ -296,7 +294,7 @@ struct GraphBuilder {
             case .array(_, let keyItems)? = node(keys), case .array(_, let valueItems)? = node(values)
         {
             guard keyItems.count == valueItems.count else {
-                throw Self.invalid("NS.keys and NS.objects differ in length", path)
+                throw Self.invalid(.keysAndObjectsLengths, path)
             }
             nodes[slot] = .dictionary(className: name, keys: keyItems, values: valueItems)
         } else if F.arrays.union(F.sets).union(F.orderedSets).contains(name), fields.count == 1,

@@ -38,38 +38,38 @@ public struct KeyedObjectTable: Sendable, Equatable {
     ///   not start with `$null`.
     public init(plist: PFValue) throws(PFError) {
         guard case .dictionary(let root) = plist else {
-            throw Self.invalid("the archive's root is \(plist.kind.rawValue), expected a dictionary with $archiver, $version, $top and $objects", .root)
+            throw Self.invalid(.rootNotDictionary(found: plist.kind.rawValue), .root)
         }
         guard let archiver = root["$archiver"] else {
-            throw Self.invalid("missing $archiver; this is not an NSKeyedArchiver archive", .root)
+            throw Self.invalid(.noArchiver, .root)
         }
         guard archiver.stringValue == Self.archiverName else {
-            throw Self.invalid("$archiver is \(archiver.scalarDescription), expected \"NSKeyedArchiver\"", [.key("$archiver")])
+            throw Self.invalid(.archiverName(found: archiver.scalarDescription), [.key("$archiver")])
         }
         guard let version = root["$version"], version.int64Value == Self.archiveVersion else {
-            throw Self.invalid("$version is \(root["$version"]?.scalarDescription ?? "missing"), expected 100000", [.key("$version")])
+            throw Self.invalid(.archiveVersion(found: root["$version"]?.scalarDescription ?? "missing"), [.key("$version")])
         }
         guard let topValue = root["$top"] else {
-            throw Self.invalid("missing $top; expected a dictionary of object references", .root)
+            throw Self.invalid(.noTop, .root)
         }
         guard case .dictionary(let topMembers) = topValue else {
-            throw Self.invalid("$top is \(topValue.kind.rawValue), expected a dictionary of object references", [.key("$top")])
+            throw Self.invalid(.topKind(found: topValue.kind.rawValue), [.key("$top")])
         }
         var top = OrderedDictionary<String, UInt64>()
         for (key, value) in topMembers {
             guard case .uid(let uid) = value else {
-                throw Self.invalid("$top.\(key) is \(value.kind.rawValue), expected an object reference (CF$UID)", [.key("$top"), .key(key)])
+                throw Self.invalid(.topEntryKind(key: key, found: value.kind.rawValue), [.key("$top"), .key(key)])
             }
             top[key] = uid
         }
         guard let objectsValue = root["$objects"] else {
-            throw Self.invalid("missing $objects; expected the object table", .root)
+            throw Self.invalid(.noObjects, .root)
         }
         guard case .array(let objects) = objectsValue else {
-            throw Self.invalid("$objects is \(objectsValue.kind.rawValue), expected an array", [.key("$objects")])
+            throw Self.invalid(.objectsKind(found: objectsValue.kind.rawValue), [.key("$objects")])
         }
         guard objects.first?.stringValue == Self.nullMarker else {
-            throw Self.invalid("$objects[0] must be \"$null\"", [.key("$objects"), .index(0)])
+            throw Self.invalid(.firstObjectNotNull, [.key("$objects"), .index(0)])
         }
         self.top = top
         self.objects = objects
@@ -101,7 +101,7 @@ public struct KeyedObjectTable: Sendable, Equatable {
     /// - Throws: ``PFError`` `invalidValue` when the reference is past the end of the table.
     public func index(of uid: UInt64, at path: @autoclosure () -> PFKeyPath) throws(PFError) -> Int {
         guard uid < UInt64(objects.count) else {
-            throw Self.invalid("object reference \(uid) is out of range; the archive has \(objects.count) objects", path())
+            throw Self.invalid(.referenceOutOfRange(uid, objects: objects.count), path())
         }
         return Int(uid)
     }
@@ -116,36 +116,34 @@ public struct KeyedObjectTable: Sendable, Equatable {
     ///   string and whose `$classes` (when present) is an array of strings starting with it.
     public func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError) -> ArchivedClass {
         guard let reference = object["$class"] else {
-            throw Self.invalid("object has no $class", path)
+            throw Self.invalid(.noClass, path)
         }
         guard case .uid(let uid) = reference else {
-            throw Self.invalid("$class is \(reference.kind.rawValue), expected an object reference", path.appending(key: "$class"))
+            throw Self.invalid(.classReferenceKind(found: reference.kind.rawValue), path.appending(key: "$class"))
         }
         let index = try index(of: uid, at: path.appending(key: "$class"))
         let classPath: PFKeyPath = [.key("$objects"), .index(index)]
         guard case .dictionary(let classDictionary) = objects[index] else {
-            throw Self.invalid("$class refers to \(objects[index].kind.rawValue), expected a class dictionary", classPath)
+            throw Self.invalid(.classTarget(found: objects[index].kind.rawValue), classPath)
         }
         guard let name = classDictionary["$classname"]?.stringValue, !name.isEmpty else {
-            throw Self.invalid("class dictionary has no $classname string", classPath)
+            throw Self.invalid(.noClassName, classPath)
         }
         var chain = [name]
         if let classes = classDictionary["$classes"] {
             guard case .array(let items) = classes else {
-                throw Self.invalid("$classes is \(classes.kind.rawValue), expected an array of class names", classPath.appending(key: "$classes"))
+                throw Self.invalid(.classesKind(found: classes.kind.rawValue), classPath.appending(key: "$classes"))
             }
             chain = []
             chain.reserveCapacity(items.count)
             for item in items {
                 guard let className = item.stringValue else {
-                    throw Self.invalid("$classes holds \(item.kind.rawValue), expected class names", classPath.appending(key: "$classes"))
+                    throw Self.invalid(.classesItem(found: item.kind.rawValue), classPath.appending(key: "$classes"))
                 }
                 chain.append(className)
             }
             guard chain.first == name else {
-                throw Self.invalid(
-                    "$classname \"\(name)\" disagrees with $classes[0] \"\(chain.first ?? "")\"; refusing a spoofed class chain",
-                    classPath)
+                throw Self.invalid(.spoofedClassChain(name: name, first: chain.first ?? ""), classPath)
             }
         }
         var hints: [String] = []
@@ -156,8 +154,7 @@ public struct KeyedObjectTable: Sendable, Equatable {
         if let recorded = classDictionary[Self.classVersionKey] {
             guard let number = recorded.int64Value, let small = Int(exactly: number), small >= 0 else {
                 throw Self.invalid(
-                    "\(Self.classVersionKey) is \(recorded.scalarDescription), expected a non-negative integer",
-                    classPath.appending(key: Self.classVersionKey))
+                    .classVersion(key: Self.classVersionKey, found: recorded.scalarDescription), classPath.appending(key: Self.classVersionKey))
             }
             version = small
         }
@@ -180,8 +177,8 @@ public struct KeyedObjectTable: Sendable, Equatable {
         return versions
     }
 
-    static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: .keyedArchive, message, path: path)
+    static func invalid(_ failure: KeyedArchiveFailure, _ path: PFKeyPath) -> PFError {
+        PFError(failure, format: .keyedArchive, path: path)
     }
 }
 

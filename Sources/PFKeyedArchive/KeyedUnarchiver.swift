@@ -76,11 +76,11 @@ public final class KeyedUnarchiver {
     /// - Throws: ``PFError`` `invalidValue` when `$top` has no such key.
     public func decodeTopLevel<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
         guard let uid = table.top[key] else {
-            throw PFError(.invalidValue, format: .keyedArchive, "$top has no \"\(key)\"; it has \(table.top.keys.joined(separator: ", "))", path: [.key("$top")])
+            throw PFError(KeyedArchiveFailure.noTopKey(key, keys: Array(table.top.keys)), format: .keyedArchive, path: [.key("$top")])
         }
         let path = PFCodingPath.root.appending(key: "$top").appending(key: key)
         guard uid != 0 else {
-            throw PFError(.invalidValue, format: .keyedArchive, "$top.\(key) is nil, expected \(T.self)", path: path.keyPath)
+            throw PFError(KeyedArchiveFailure.topNil(key: key, type: "\(T.self)"), format: .keyedArchive, path: path.keyPath)
         }
         let index = try table.index(of: uid, at: path.keyPath)
         let value = try decodeObject(T.self, at: index)
@@ -124,15 +124,15 @@ public final class KeyedUnarchiver {
     /// The path of the field being decoded: `Employee#3.manager`.
     public var codingPath: PFKeyPath { frames.last?.path.keyPath ?? .root }
 
-    func error(_ message: String, key: String? = nil, code: PFError.Code = .invalidValue) -> PFError {
+    func error(_ failure: KeyedArchiveFailure, key: String? = nil) -> PFError {
         var path = frames.last?.path ?? .root
         if let key { path = path.appending(key: key) }
-        return PFError(code, format: .keyedArchive, message, path: path.keyPath)
+        return PFError(failure, format: .keyedArchive, path: path.keyPath)
     }
 
     /// The error for a value of the wrong type, naming what was expected and what was found.
     public func typeMismatch(expected: String, found: String, key: String? = nil) -> PFError {
-        error("expected \(expected), found \(found)", key: key)
+        error(.expected(expected, found: found), key: key)
     }
 
     // MARK: - Fields
@@ -149,8 +149,8 @@ public final class KeyedUnarchiver {
     ///   value is nil or of another type; `disallowed` for a class outside the registry.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
         guard let value = try decodeIfPresent(type, forKey: key) else {
-            if containsValue(forKey: key) { throw error("value is nil, expected \(T.self)", key: key) }
-            throw error("no value for key \"\(key)\", expected \(T.self)", key: key)
+            if containsValue(forKey: key) { throw error(.valueNil(type: "\(T.self)"), key: key) }
+            throw error(.noValue(key: key, type: "\(T.self)"), key: key)
         }
         return value
     }
@@ -164,7 +164,7 @@ public final class KeyedUnarchiver {
 
     /// Decodes the next unkeyed value (`$0`, `$1`, …).
     public func decodeNext<T: ArchiveRepresentable>(_ type: T.Type) throws -> T? {
-        guard !frames.isEmpty else { throw error("unkeyed decoding outside an object") }
+        guard !frames.isEmpty else { throw error(.unkeyedOutsideObject) }
         let key = "$\(frames[frames.count - 1].nextGenericKey)"
         frames[frames.count - 1].nextGenericKey += 1
         guard let value = frames.last?.object[key] else { return nil }
@@ -254,23 +254,16 @@ public final class KeyedUnarchiver {
             throw typeMismatch(expected: T.archiveClassName, found: "\(table.objects[index].kind.rawValue) (object \(index))")
         }
         guard let registered = registry.type(forClassName: archivedClass.name) else {
-            throw PFError(
-                .disallowed, format: .keyedArchive,
-                "class \(archivedClass.name) is not allowed; register a type for it in the ArchiveClassRegistry to decode it",
-                path: objectPath)
+            throw PFError(KeyedArchiveFailure.classNotRegistered(archivedClass.name), format: .keyedArchive, path: objectPath)
         }
         guard let concrete = registered as? T.Type else {
             throw typeMismatch(expected: T.archiveClassName, found: "\(archivedClass.name) (object \(index))")
         }
         guard !inProgress.contains(index) else {
-            throw error(
-                "object \(index) (\(archivedClass.name)) refers back to itself while it is being decoded; decode that field with decodeReference(_:forKey:assign:)")
+            throw error(.selfReference(index: index, className: archivedClass.name))
         }
         guard frames.count < options.limits.maxDepth else {
-            throw PFError(
-                .limitExceeded, format: .keyedArchive,
-                "objects nest deeper than maxDepth (\(options.limits.maxDepth)); decode long chains with decodeReference(_:forKey:assign:)",
-                path: objectPath)
+            throw PFError(KeyedArchiveFailure.objectsTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
         }
         inProgress.insert(index)
         let parent = frames.last?.path ?? .root

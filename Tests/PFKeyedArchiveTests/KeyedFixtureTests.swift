@@ -177,7 +177,7 @@ import Testing
 
     @Test func missingTopIsAnError() throws {
         let error = expectPFError(.invalidValue) { _ = try KeyedArchive.decodeGraph(KeyedFixtures.data("dp-neg-missing_top.xml")) }
-        #expect(error?.message.contains("missing $top") == true)
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .noTop)
         #expect(error?.path == .root)
     }
 
@@ -185,7 +185,7 @@ import Testing
         let error = expectPFError(.invalidValue) {
             _ = try KeyedArchive.decodeGraph(KeyedFixtures.data("bpylist2-neg-invalid_uid_archive.bplist"))
         }
-        #expect(error?.message.contains("object reference 10 is out of range") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .referenceOutOfRange(10, objects: 3), "\(String(describing: error))")
         #expect(error?.path == [.key("$top"), .key("root")])
     }
 }

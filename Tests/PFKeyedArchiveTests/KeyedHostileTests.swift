@@ -83,7 +83,7 @@ final class HostileProbe: ArchiveCoding {
         let error = expectPFError(.disallowed) {
             _ = try KeyedUnarchiver.unarchivedObject(ofType: HostileProbe.self, from: bytes, registry: ArchiveClassRegistry([HostileProbe.self]))
         }
-        #expect(error?.message.contains("is not allowed") == true)
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .classNotRegistered("NSTask"))
         #expect(error?.path == [.key("$objects"), .index(1)])
         #expect(HostileProbe.created.count == before, "no instance was created")
         // Without an allowlist the graph keeps the object as data; nothing is instantiated.
@@ -106,7 +106,7 @@ final class HostileProbe: ArchiveCoding {
         #expect(try graph.jsonValue()["$id"] == 1)
         // Typed: [String] cannot hold an array: a clean mismatch, not a recursion.
         let error = expectPFError(.invalidValue) { _ = try KeyedUnarchiver.unarchivedObject(ofType: [String].self, from: bytes) }
-        #expect(error?.message.contains("String") == true)
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .expected("String", found: "dictionary (object 1)"))
     }
 
     @Test func exponentialDAGIsMemoised() throws {
@@ -123,7 +123,7 @@ final class HostileProbe: ArchiveCoding {
     @Test func deepNestingHitsTheDepthLimitNotTheStack() throws {
         let bytes = try KeyedFixtures.hostile("ka_deep_nesting_20k.bplist")
         let error = expectPFError(.limitExceeded) { _ = try KeyedArchive.decodeGraph(bytes) }
-        #expect(error?.message.contains("maxDepth") == true)
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .referencesTooDeep(maxDepth: PFLimits.default.maxDepth))
         expectPFError(.limitExceeded) { _ = try KeyedUnarchiver.unarchivedObject(ofType: PFValue.self, from: bytes) }
     }
 
@@ -140,7 +140,7 @@ final class HostileProbe: ArchiveCoding {
         if name == "ka_dag_exponential.bplist" {
             // A well-formed archive of nested arrays: decodes as nested arrays, not as a String.
             let error = expectPFError(.invalidValue) { _ = try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: bytes, registry: registry) }
-            #expect(error?.message.contains("expected String") == true)
+            #expect(error?.failure(as: KeyedArchiveFailure.self) == .expected("String", found: "dictionary (object 2)"))
             return
         }
         do {

@@ -159,7 +159,7 @@ final class Link: ArchiveCoding {
     @Test func missingKeyNamesTheKeyPath() throws {
         let data = try personArchive { try $0.encode("Ann", forKey: "name") }
         let error = expectPFError(.invalidValue) { _ = try KeyedUnarchiver.unarchivedObject(ofType: Person.self, from: data, registry: registry) }
-        #expect(error?.message.contains("no value for key \"age\"") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .noValue(key: "age", type: "Int"), "\(String(describing: error))")
         #expect(error?.path == [.key("Person#1"), .key("age")])
     }
 
@@ -168,7 +168,7 @@ final class Link: ArchiveCoding {
         let error = expectPFError(.invalidValue) {
             _ = try KeyedUnarchiver.unarchivedObject(ofType: WrongPerson.self, from: data, registry: ArchiveClassRegistry([WrongPerson.self]))
         }
-        #expect(error?.message.contains("expected Int") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .expected("Int", found: #"string("Ann")"#), "\(String(describing: error))")
         #expect(error?.path?.components.first == .key("Person#1"))
     }
 
@@ -177,7 +177,7 @@ final class Link: ArchiveCoding {
         let error = expectPFError(.invalidValue) {
             _ = try KeyedUnarchiver.unarchivedObject(ofType: SmallPerson.self, from: data, registry: ArchiveClassRegistry([SmallPerson.self]))
         }
-        #expect(error?.message.contains("Int8 (-128...127, whole)") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .expected("Int8 (-128...127, whole)", found: "int(300)"), "\(String(describing: error))")
         let fits = try personArchive { $0.encode(-128, forKey: "age") }
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: SmallPerson.self, from: fits, registry: ArchiveClassRegistry([SmallPerson.self])).age == -128)
     }
@@ -246,7 +246,7 @@ final class Link: ArchiveCoding {
         let error = expectPFError(.invalidValue) {
             _ = try KeyedUnarchiver.unarchivedObject(ofType: EagerRing.self, from: data, registry: ArchiveClassRegistry([EagerRing.self]))
         }
-        #expect(error?.message.contains("decodeReference") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: KeyedArchiveFailure.self) == .selfReference(index: 1, className: "Ring"), "\(String(describing: error))")
         #expect(error?.path?.components.last == .key("Ring#3"), "\(String(describing: error?.path))")
     }
 

@@ -85,7 +85,7 @@ struct VersionProbe: Decodable {
         table.objects[index] = .dictionary(dictionary)
         let error = try #require(throws: PFError.self) { try KeyedGraph(table: table) }
         #expect(error.path == [.key("$objects"), .index(index), .key("$classversion")])
-        #expect(error.message.contains("expected a non-negative integer"))
+        #expect(error.failure(as: KeyedArchiveFailure.self) == .classVersion(key: "$classversion", found: "\"two\""))
     }
 
     @Test func typedstreamTreesWriteBackAsTheSameObjects() throws {
