@@ -113,6 +113,6 @@ public struct CopyProfile: Sendable, Equatable {
     }
 
     static func conflict(_ selector: String, _ a: String, _ b: String) -> PFError {
-        PFError(.invalidValue, format: .copyRules, "conflicting rules for \"\(selector)\": \(a) and \(b) at the same level; keep one")
+        PFError(GraphCopyFailure.conflict(selector: selector, first: a, second: b), format: .copyRules)
     }
 }

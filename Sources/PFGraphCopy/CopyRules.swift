@@ -19,18 +19,16 @@ public struct CopyRules: Sendable {
         init(parsing text: String) throws(PFError) {
             let segments = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard segments.count >= 2, segments.allSatisfy({ !$0.isEmpty }) else {
-                throw PFError(
-                    .invalidValue, format: .copyRules,
-                    "\"\(text)\" is not a rule selector; expected Type.key, *.key or a root path such as department.head")
+                throw PFError(GraphCopyFailure.notASelector(text), format: .copyRules)
             }
             if segments[0] == "*" {
                 guard segments.count == 2 else {
-                    throw PFError(.invalidValue, format: .copyRules, "\"\(text)\": *.key takes exactly one key")
+                    throw PFError(GraphCopyFailure.anyKeyArity(text), format: .copyRules)
                 }
                 self = .anyKey(segments[1])
             } else if let first = segments[0].unicodeScalars.first, first == "_" || CharacterSet.uppercaseLetters.contains(first) {
                 guard segments.count == 2 else {
-                    throw PFError(.invalidValue, format: .copyRules, "\"\(text)\": Type.key takes exactly one key; paths start with a lowercase field")
+                    throw PFError(GraphCopyFailure.typeKeyArity(text), format: .copyRules)
                 }
                 self = .typeKey(segments[0], segments[1])
             } else {
@@ -104,26 +102,26 @@ public struct CopyRules: Sendable {
     /// Checks a selector against the schema (when it declares types).
     func check(_ selector: Selector, text: String, isEdge: Bool) throws(PFError) {
         guard !schema.types.isEmpty else { return }
-        func unknown(_ what: String) -> PFError {
-            PFError(.invalidValue, format: .copyRules, "\"\(text)\": \(what)")
+        func unknown(_ problem: GraphCopyFailure.SelectorProblem) -> PFError {
+            PFError(GraphCopyFailure.selector(text, problem), format: .copyRules)
         }
         func checkKind(_ type: String, _ info: CopySchema.TypeInfo, _ key: String) throws(PFError) {
             if isEdge, info.edges[key] == nil, info.attributes.contains(key) {
-                throw unknown("\(type).\(key) is an attribute; put its rule under attributes")
+                throw unknown(.isAttribute(type: type, key: key))
             }
             if !isEdge, info.edges[key] != nil, !info.attributes.contains(key) {
-                throw unknown("\(type).\(key) is an edge; put its rule under edges")
+                throw unknown(.isEdge(type: type, key: key))
             }
         }
         switch selector {
         case .typeKey(let type, let key):
             guard let info = schema.types[type] else {
-                throw unknown("unknown type \(type); the rules declare \(schema.types.keys.sorted().joined(separator: ", "))")
+                throw unknown(.unknownType(type, declared: schema.types.keys.sorted()))
             }
-            guard info.declares(key) else { throw unknown("unknown key \(key) for type \(type)") }
+            guard info.declares(key) else { throw unknown(.unknownKey(key, type: type)) }
             try checkKind(type, info, key)
         case .anyKey(let key):
-            guard schema.anyTypeDeclares(key) else { throw unknown("no declared type has the key \(key)") }
+            guard schema.anyTypeDeclares(key) else { throw unknown(.noTypeHasKey(key)) }
         case .path(let segments):
             // Each segment before the last must be an edge of some type (of the previous
             // segment's target type, when that is declared); the last any declared key.
@@ -132,14 +130,14 @@ public struct CopyRules: Sendable {
                 let last = i == segments.count - 1
                 let holders = current.filter { last ? $0.declares(segment) : $0.edges[segment] != nil }
                 guard !holders.isEmpty else {
-                    throw unknown(last ? "unknown key \(segment) at the end of the path" : "\(segment) is not a declared edge")
+                    throw unknown(last ? .unknownKeyAtEnd(segment) : .notAnEdge(segment))
                 }
                 if !last {
                     let targets = holders.compactMap { $0.edges[segment]?.target }
                     if targets.count == holders.count {
                         var next: [CopySchema.TypeInfo] = []
                         for target in targets {
-                            guard let info = schema.types[target] else { throw unknown("edge \(segment) targets unknown type \(target)") }
+                            guard let info = schema.types[target] else { throw unknown(.edgeTargetsUnknownType(edge: segment, target: target)) }
                             next.append(info)
                         }
                         current = next

@@ -82,26 +82,26 @@ extension CopyRulesFile {
         for site in sites {
             guard let selector = try? CopyRules.Selector(parsing: site.selector) else { continue }
             if let problem = Self.problem(selector, input: input, declared: schema) {
-                throw PFError(.invalidValue, format: .copyRules, problem, path: site.path)
+                throw PFError(problem, format: .copyRules, path: site.path)
             }
         }
     }
 
-    static func problem(_ selector: CopyRules.Selector, input: CopyInputShape, declared: CopySchema) -> String? {
+    static func problem(_ selector: CopyRules.Selector, input: CopyInputShape, declared: CopySchema) -> GraphCopyFailure? {
         switch selector {
         case .typeKey(let type, let key):
             if declared.types[type]?.declares(key) == true { return nil }
             guard let keys = input.classes[type] else {
-                return "the input has no class \(type) (known: \(CopyInputShape.known(input.classes.keys)))"
+                return .noInputClass(type, known: CopyInputShape.known(input.classes.keys))
             }
-            return keys.contains(key) ? nil : "\(type) has no key \(key) (known: \(CopyInputShape.known(keys)))"
+            return keys.contains(key) ? nil : .noInputKey(type: type, key: key, known: CopyInputShape.known(keys))
         case .anyKey(let key):
             if declared.anyTypeDeclares(key) { return nil }
-            return input.classes.values.contains { $0.contains(key) } ? nil : "no class of the input has a key \(key)"
+            return input.classes.values.contains { $0.contains(key) } ? nil : .noInputAnyKey(key)
         case .path(let segments):
             let all = input.allKeys
             for segment in segments where !all.contains(segment) && !declared.anyTypeDeclares(segment) {
-                return "no class of the input has a key \(segment) (in the path \(segments.joined(separator: ".")))"
+                return .noInputPathKey(segment, path: segments.joined(separator: "."))
             }
             return nil
         }

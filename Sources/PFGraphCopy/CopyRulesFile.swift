@@ -56,7 +56,7 @@ public struct CopyRulesFile: Sendable {
     public init(json: PFValue) throws(PFError) {
         let root = try Self.object(json, at: [], allowed: ["$schema", "rulesVersion", "types", "rules", "profiles"])
         if let version = root["rulesVersion"], version != .int(1) {
-            throw Self.invalid("rulesVersion must be 1", at: [.key("rulesVersion")])
+            throw Self.invalid(.rulesVersion, at: [.key("rulesVersion")])
         }
         schema = CopySchema()
         if let types = root["types"] {
@@ -71,19 +71,19 @@ public struct CopyRulesFile: Sendable {
                     var declared = CopySchema.Edge()
                     if let o = e["ownership"] { declared.ownership = try Self.enumValue(o, Ownership.self, at: edgeAt.appending(key: ("ownership"))) }
                     if let t = e["target"] { declared.target = try Self.string(t, at: edgeAt.appending(key: ("target"))) }
-                    if info.attributes.contains(key) { throw Self.invalid("\(key) is declared both as an attribute and as an edge", at: edgeAt) }
+                    if info.attributes.contains(key) { throw Self.invalid(.attributeAndEdge(key), at: edgeAt) }
                     info.edges[key] = declared
                 }
                 info.identity = try Self.strings(members["identity"], at: at.appending(key: ("identity")))
                 for (i, key) in info.identity.enumerated() where !info.attributes.contains(key) {
-                    throw Self.invalid("identity names \(key), which is not an attribute of \(name)", at: at.appending(key: ("identity")).appending(index: (i)))
+                    throw Self.invalid(.identityNotAttribute(key, type: name), at: at.appending(key: ("identity")).appending(index: (i)))
                 }
                 schema.types[name] = info
             }
             for (name, info) in schema.types {
                 for (key, edge) in info.edges {
                     if let target = edge.target, schema.types[target] == nil {
-                        throw Self.invalid("unknown target type \(target)", at: [.key("types"), .key(name), .key("edges"), .key(key), .key("target")])
+                        throw Self.invalid(.unknownTargetType(target), at: [.key("types"), .key(name), .key("edges"), .key(key), .key("target")])
                     }
                 }
             }
@@ -112,7 +112,7 @@ public struct CopyRulesFile: Sendable {
     mutating func resolve(_ name: String, bodies: OrderedDictionary<String, PFValue>, resolving: inout Set<String>) throws(PFError) {
         guard profiles[name] == nil, let body = bodies[name] else { return }
         let at: PFKeyPath = [.key("profiles"), .key(name)]
-        guard resolving.insert(name).inserted else { throw Self.invalid("profile \(name) extends itself (a cycle of extends)", at: at) }
+        guard resolving.insert(name).inserted else { throw Self.invalid(.profileCycle(name), at: at) }
         let members = try Self.object(
             body, at: at,
             allowed: ["extends", "defaultEdge", "valueEdge", "ownership", "maxDepth", "onDepthExceeded", "maxObjects", "regenerateIdentities", "edges", "attributes"])
@@ -123,15 +123,13 @@ public struct CopyRulesFile: Sendable {
             // A profile extending its own name (or "builtin:NAME") extends the built-in one.
             if bodies[baseName] != nil, baseName != name, base != .string("builtin:" + baseName) {
                 try resolve(baseName, bodies: bodies, resolving: &resolving)
-                guard let resolved = profiles[baseName] else { throw Self.invalid("profile \(baseName) could not be resolved", at: at.appending(key: ("extends"))) }
+                guard let resolved = profiles[baseName] else { throw Self.invalid(.profileUnresolved(baseName), at: at.appending(key: ("extends"))) }
                 profile = resolved
                 fileBases[name] = baseName
             } else if let builtIn = CopyProfile.builtIn[baseName] {
                 profile = builtIn
             } else {
-                throw Self.invalid(
-                    "unknown profile \(baseName); expected one of this file's profiles or \(CopyProfile.builtIn.keys.joined(separator: ", "))",
-                    at: at.appending(key: ("extends")))
+                throw Self.invalid(.unknownBaseProfile(baseName, builtIn: Array(CopyProfile.builtIn.keys)), at: at.appending(key: ("extends")))
             }
         } else {
             profile = .deep
@@ -150,7 +148,7 @@ public struct CopyRulesFile: Sendable {
         if let v = members["onDepthExceeded"] { profile.onDepthExceeded = try Self.enumValue(v, DepthOverflow.self, at: at.appending(key: ("onDepthExceeded"))) }
         if let v = members["maxObjects"] { profile.maxObjects = try Self.count(v, at: at.appending(key: ("maxObjects"))) }
         if let v = members["regenerateIdentities"] {
-            guard case .bool(let b) = v else { throw Self.invalid("expected true or false", at: at.appending(key: ("regenerateIdentities"))) }
+            guard case .bool(let b) = v else { throw Self.invalid(.expectedBool, at: at.appending(key: ("regenerateIdentities"))) }
             profile.regenerateIdentities = b
         }
         let edgesAt = at.appending(key: ("edges"))
@@ -177,16 +175,16 @@ public struct CopyRulesFile: Sendable {
     public func profile(named name: String) throws(PFError) -> CopyProfile {
         guard var profile = profiles[name] ?? CopyProfile.builtIn[name] else {
             let names = Array(profiles.keys) + CopyProfile.builtIn.keys.filter { profiles[$0] == nil }
-            throw PFError(.invalidValue, format: .copyRules, "unknown profile \(name); expected one of \(names.joined(separator: ", "))")
+            throw PFError(GraphCopyFailure.unknownProfile(name, known: names), format: .copyRules)
         }
         for (selector, action) in sharedEdgeRules {
             do throws(PFError) { profile = try profile.edge(selector, action) } catch {
-                throw PFError(.invalidValue, format: .copyRules, error.message + " (rules.edges and profiles.\(name))", path: [.key("rules"), .key("edges"), .key(selector)])
+                throw Self.shared(error, section: "edges", selector: selector, profile: name)
             }
         }
         for (selector, action) in sharedAttributeRules {
             do throws(PFError) { profile = try profile.attribute(selector, action) } catch {
-                throw PFError(.invalidValue, format: .copyRules, error.message + " (rules.attributes and profiles.\(name))", path: [.key("rules"), .key("attributes"), .key(selector)])
+                throw Self.shared(error, section: "attributes", selector: selector, profile: name)
             }
         }
         return profile
@@ -200,42 +198,49 @@ public struct CopyRulesFile: Sendable {
 
     // MARK: - Validation helpers
 
-    static func invalid(_ message: String, at path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: .copyRules, message, path: path)
+    static func invalid(_ failure: GraphCopyFailure, at path: PFKeyPath) -> PFError {
+        PFError(failure, format: .copyRules, path: path)
+    }
+
+    /// A shared rule's conflict with a profile's, at the shared rule's JSON path.
+    static func shared(_ error: PFError, section: String, selector: String, profile: String) -> PFError {
+        let path: PFKeyPath = [.key("rules"), .key(section), .key(selector)]
+        guard case .conflict(let selector, let first, let second)? = error.failure(as: GraphCopyFailure.self) else { return error.at(path) }
+        return invalid(.sharedConflict(selector: selector, first: first, second: second, section: section, profile: profile), at: path)
     }
 
     static func object(_ value: PFValue, at path: PFKeyPath, allowed: Set<String>?) throws(PFError) -> OrderedDictionary<String, PFValue> {
-        guard case .dictionary(let members) = value else { throw invalid("expected an object, found \(value.kind.rawValue)", at: path) }
+        guard case .dictionary(let members) = value else { throw invalid(.expectedObject(found: value.kind.rawValue), at: path) }
         if let allowed {
             for key in members.keys where !allowed.contains(key) {
-                throw invalid("unknown member \"\(key)\"; expected \(allowed.sorted().joined(separator: ", "))", at: path.appending(key: (key)))
+                throw invalid(.unknownMember(key, allowed: allowed.sorted()), at: path.appending(key: (key)))
             }
         }
         return members
     }
 
     static func string(_ value: PFValue, at path: PFKeyPath) throws(PFError) -> String {
-        guard case .string(let s) = value else { throw invalid("expected a string, found \(value.kind.rawValue)", at: path) }
+        guard case .string(let s) = value else { throw invalid(.expectedString(found: value.kind.rawValue), at: path) }
         return s
     }
 
     static func strings(_ value: PFValue?, at path: PFKeyPath) throws(PFError) -> [String] {
         guard let value else { return [] }
-        guard case .array(let items) = value else { throw invalid("expected an array of strings", at: path) }
+        guard case .array(let items) = value else { throw invalid(.expectedStringArray, at: path) }
         var out: [String] = []
         for (i, item) in items.enumerated() { out.append(try string(item, at: path.appending(index: (i)))) }
         return out
     }
 
     static func count(_ value: PFValue, at path: PFKeyPath) throws(PFError) -> Int {
-        guard case .int(let i) = value, i >= 0, i <= Int64(Int32.max) else { throw invalid("expected a whole number from 0 to \(Int32.max)", at: path) }
+        guard case .int(let i) = value, i >= 0, i <= Int64(Int32.max) else { throw invalid(.expectedWholeNumber, at: path) }
         return Int(i)
     }
 
     static func enumValue<E: RawRepresentable & CaseIterable>(_ value: PFValue, _: E.Type, at path: PFKeyPath) throws(PFError) -> E where E.RawValue == String {
         let text = try string(value, at: path)
         guard let result = E(rawValue: text) else {
-            throw invalid("unknown value \"\(text)\"; expected \(E.allCases.map(\.rawValue).joined(separator: ", "))", at: path)
+            throw invalid(.unknownValue(text, allowed: E.allCases.map(\.rawValue)), at: path)
         }
         return result
     }
@@ -260,7 +265,7 @@ public struct CopyRulesFile: Sendable {
                 name = s
             } else {
                 members = try object(rule, at: at, allowed: ["action", "generator", "value"])
-                guard let a = members["action"] else { throw invalid("missing \"action\"", at: at) }
+                guard let a = members["action"] else { throw invalid(.missingAction, at: at) }
                 name = try string(a, at: at.appending(key: ("action")))
             }
             switch name {
@@ -270,13 +275,13 @@ public struct CopyRulesFile: Sendable {
                 let generator = try members["generator"].map { (g) throws(PFError) in try enumValue(g, IdentityGenerator.self, at: at.appending(key: ("generator"))) } ?? .uuid
                 out[selector] = .regenerate(generator)
             case "set":
-                guard let constant = members["value"] else { throw invalid("a set rule needs \"value\"", at: at) }
+                guard let constant = members["value"] else { throw invalid(.setNeedsValue, at: at) }
                 out[selector] = .set(constant)
             default:
-                throw invalid("unknown attribute action \"\(name)\"; expected copy, omit, regenerate, set", at: members.isEmpty ? at : at.appending(key: ("action")))
+                throw invalid(.unknownAttributeAction(name), at: members.isEmpty ? at : at.appending(key: ("action")))
             }
-            if name != "regenerate", members["generator"] != nil { throw invalid("\"generator\" goes with regenerate only", at: at.appending(key: ("generator"))) }
-            if name != "set", members["value"] != nil { throw invalid("\"value\" goes with set only", at: at.appending(key: ("value"))) }
+            if name != "regenerate", members["generator"] != nil { throw invalid(.generatorOnlyWithRegenerate, at: at.appending(key: ("generator"))) }
+            if name != "set", members["value"] != nil { throw invalid(.valueOnlyWithSet, at: at.appending(key: ("value"))) }
         }
         return out
     }
@@ -287,16 +292,16 @@ public struct CopyRulesFile: Sendable {
             var one = profile
             one.edgeRules = [selector: action]
             one.attributeRules = [:]
-            do throws(PFError) { _ = try CopyRules(profile: one, schema: schema) } catch { throw invalid(error.message, at: edgesAt.appending(key: (selector))) }
+            do throws(PFError) { _ = try CopyRules(profile: one, schema: schema) } catch { throw error.at(edgesAt.appending(key: selector)) }
         }
         for (selector, action) in profile.attributeRules {
             if profile.edgeRules[selector] != nil {
-                throw invalid("\"\(selector)\" has both an edge and an attribute rule; keep one", at: attributesAt.appending(key: (selector)))
+                throw invalid(.edgeAndAttributeRule(selector), at: attributesAt.appending(key: (selector)))
             }
             var one = profile
             one.edgeRules = [:]
             one.attributeRules = [selector: action]
-            do throws(PFError) { _ = try CopyRules(profile: one, schema: schema) } catch { throw invalid(error.message, at: attributesAt.appending(key: (selector))) }
+            do throws(PFError) { _ = try CopyRules(profile: one, schema: schema) } catch { throw error.at(attributesAt.appending(key: selector)) }
         }
     }
 }

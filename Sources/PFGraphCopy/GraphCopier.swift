@@ -204,9 +204,7 @@ struct CopyWalk {
 
     mutating func allocate(_ node: Node) throws(PFError) -> Int {
         guard copiedCount < profile.maxObjects else {
-            throw PFError(
-                .limitExceeded, format: .graphCopy,
-                "the copy would create more than maxObjects (\(profile.maxObjects)) nodes; raise maxObjects or copy less")
+            throw PFError(GraphCopyFailure.tooManyNodes(maxObjects: profile.maxObjects), format: .graphCopy)
         }
         copiedCount += 1
         out.append(node)
@@ -328,9 +326,7 @@ struct CopyWalk {
             if typed, let maxDepth = profile.maxDepth, depth > maxDepth {
                 let edge = CopyReport.Edge(ownerType: ownerType, ownerNode: work.original, key: key)
                 if profile.onDepthExceeded == .error {
-                    throw PFError(
-                        .limitExceeded, format: .graphCopy,
-                        "copying \(edge) would go deeper than maxDepth (\(maxDepth)); raise maxDepth or use onDepthExceeded truncate")
+                    throw PFError(GraphCopyFailure.edgeTooDeep(edge: "\(edge)", maxDepth: maxDepth), format: .graphCopy)
                 }
                 report.truncatedEdgeCount += 1
                 if report.truncatedEdges.count < CopyReport.listLimit { report.truncatedEdges.append(edge) }

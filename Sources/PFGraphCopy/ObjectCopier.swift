@@ -62,7 +62,7 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
             if let max = rules.profile.maxDepth, depth + 1 > max {
                 let edge = CopyReport.Edge(ownerType: ownerType, ownerNode: 0, key: key)
                 if rules.profile.onDepthExceeded == .error {
-                    throw PFError(.limitExceeded, format: .graphCopy, "copying \(ownerType).\(key) would go deeper than maxDepth (\(max))", path: archiver.codingPath)
+                    throw PFError(GraphCopyFailure.keyTooDeep(owner: ownerType, key: key, maxDepth: max), format: .graphCopy, path: archiver.codingPath)
                 }
                 report.truncatedEdgeCount += 1
                 if report.truncatedEdges.count < CopyReport.listLimit { report.truncatedEdges.append(edge) }
@@ -70,7 +70,7 @@ public final class CopyArchivePolicy: KeyedArchiverEdgePolicy {
             }
             if states[targetID] == nil {
                 guard report.totalCopied < rules.profile.maxObjects else {
-                    throw PFError(.limitExceeded, format: .graphCopy, "the copy would hold more than maxObjects (\(rules.profile.maxObjects)) objects", path: archiver.codingPath)
+                    throw PFError(GraphCopyFailure.tooManyObjects(maxObjects: rules.profile.maxObjects), format: .graphCopy, path: archiver.codingPath)
                 }
                 states[targetID] = (depth + 1, rules.path(from: path, through: key))
                 report.copiedObjects[targetType, default: 0] += 1

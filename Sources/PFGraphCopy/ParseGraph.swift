@@ -99,7 +99,7 @@ public enum ParseGraph {
             guard let id = object.objectId else { continue }
             let pointer = ParsePointer(className: object.className, objectId: id)
             guard index.updateValue(i, forKey: pointer) == nil else {
-                throw PFError(.invalidValue, format: .parseGraph, "two objects are \(pointer); identities must be unique", path: [.index(i)])
+                throw PFError(GraphCopyFailure.duplicateIdentity("\(pointer)"), format: .parseGraph, path: [.index(i)])
             }
         }
         var members: [String: [String: [String]]] = [:]  // "Class\0field" → owningId → related ids
@@ -175,7 +175,7 @@ public enum ParseGraph {
                 nodes.append(.dictionary(className: nil, keys: members.keys.map { .string($0) }, values: values))
                 return .node(nodes.count - 1)
             default:
-                throw PFError(.unrepresentable, format: .parseGraph, "a \(value.kind.rawValue) cannot be part of a Parse object")
+                throw PFError(GraphCopyFailure.unrepresentable(kind: value.kind.rawValue), format: .parseGraph)
             }
         }
     }
@@ -226,7 +226,7 @@ public enum ParseGraph {
         switch graph.nodes[n] {
         case .object(let object):
             guard case .string(let id)? = object.fields["objectId"] else {
-                throw PFError(.invalidValue, format: .parseGraph, "a Pointer to a \(object.archivedClass.name) without an objectId", path: path)
+                throw PFError(GraphCopyFailure.pointerWithoutId(className: object.archivedClass.name), format: .parseGraph, path: path)
             }
             return ["__type": "Pointer", "className": .string(object.archivedClass.name), "objectId": .string(id)]
         case .array(_, let items), .set(_, let items), .orderedSet(_, let items):

@@ -17,25 +17,25 @@ import Testing
     }
 
     @Test func unknownNamesAreErrorsWithTheirPath() {
-        let cases: [(String, String, String)] = [
-            (#""profiles": {"p": {"edges": {"Manager.boss": "copy"}}}"#, #"profiles.p.edges["Manager.boss"]"#, "unknown type Manager"),
-            (#""profiles": {"p": {"edges": {"Employee.boss": "copy"}}}"#, #"profiles.p.edges["Employee.boss"]"#, "unknown key boss"),
-            (#""profiles": {"p": {"attributes": {"*.salary": "omit"}}}"#, #"profiles.p.attributes["*.salary"]"#, "no declared type has the key salary"),
-            (#""profiles": {"p": {"edges": {"department.boss": "omit"}}}"#, #"profiles.p.edges["department.boss"]"#, "unknown key boss"),
-            (#""profiles": {"p": {"edges": {"name.head": "omit"}}}"#, #"profiles.p.edges["name.head"]"#, "name is not a declared edge"),
-            (#""profiles": {"p": {"edges": {"Employee.name": "omit"}}}"#, #"profiles.p.edges["Employee.name"]"#, "is an attribute"),
-            (#""profiles": {"p": {"edges": {"Employee.manager": "clone"}}}"#, #"profiles.p.edges["Employee.manager"]"#, "unknown value \"clone\""),
-            (#""profiles": {"p": {"attributes": {"Employee.name": {"action": "regenerate", "generator": "sha"}}}}"#, #"profiles.p.attributes["Employee.name"].generator"#, "unknown value"),
-            (#""profiles": {"p": {"maxdepth": 3}}"#, "profiles.p.maxdepth", "unknown member"),
-            (#""profiles": {"p": {"extends": "deeper"}}"#, "profiles.p.extends", "unknown profile deeper"),
-            (#""profiles": {"p": {"extends": "q"}, "q": {"extends": "p"}}"#, "profiles.p", "cycle"),
-            (#""rules": {"edges": {"Employee.manager": "omit"}}, "profiles": {"p": {"edges": {"Employee.manager": "share"}}}"#, #"rules.edges["Employee.manager"]"#, "conflicting rules"),
-            (#""profiles": {"p": {"edges": {"Employee.manager": "omit"}, "attributes": {"Employee.manager": "omit"}}}"#, #"profiles.p.attributes["Employee.manager"]"#, "both an edge and an attribute rule"),
+        let cases: [(String, String, GraphCopyFailure)] = [
+            (#""profiles": {"p": {"edges": {"Manager.boss": "copy"}}}"#, #"profiles.p.edges["Manager.boss"]"#, .selector("Manager.boss", .unknownType("Manager", declared: ["Department", "Employee"]))),
+            (#""profiles": {"p": {"edges": {"Employee.boss": "copy"}}}"#, #"profiles.p.edges["Employee.boss"]"#, .selector("Employee.boss", .unknownKey("boss", type: "Employee"))),
+            (#""profiles": {"p": {"attributes": {"*.salary": "omit"}}}"#, #"profiles.p.attributes["*.salary"]"#, .selector("*.salary", .noTypeHasKey("salary"))),
+            (#""profiles": {"p": {"edges": {"department.boss": "omit"}}}"#, #"profiles.p.edges["department.boss"]"#, .selector("department.boss", .unknownKeyAtEnd("boss"))),
+            (#""profiles": {"p": {"edges": {"name.head": "omit"}}}"#, #"profiles.p.edges["name.head"]"#, .selector("name.head", .notAnEdge("name"))),
+            (#""profiles": {"p": {"edges": {"Employee.name": "omit"}}}"#, #"profiles.p.edges["Employee.name"]"#, .selector("Employee.name", .isAttribute(type: "Employee", key: "name"))),
+            (#""profiles": {"p": {"edges": {"Employee.manager": "clone"}}}"#, #"profiles.p.edges["Employee.manager"]"#, .unknownValue("clone", allowed: ["copy", "share", "omit", "conditional", "reference"])),
+            (#""profiles": {"p": {"attributes": {"Employee.name": {"action": "regenerate", "generator": "sha"}}}}"#, #"profiles.p.attributes["Employee.name"].generator"#, .unknownValue("sha", allowed: ["objectId", "uuid", "now"])),
+            (#""profiles": {"p": {"maxdepth": 3}}"#, "profiles.p.maxdepth", .unknownMember("maxdepth", allowed: ["attributes", "defaultEdge", "edges", "extends", "maxDepth", "maxObjects", "onDepthExceeded", "ownership", "regenerateIdentities", "valueEdge"])),
+            (#""profiles": {"p": {"extends": "deeper"}}"#, "profiles.p.extends", .unknownBaseProfile("deeper", builtIn: ["shallow", "pasteboard", "persistence", "deep", "duplicate"])),
+            (#""profiles": {"p": {"extends": "q"}, "q": {"extends": "p"}}"#, "profiles.p", .profileCycle("p")),
+            (#""rules": {"edges": {"Employee.manager": "omit"}}, "profiles": {"p": {"edges": {"Employee.manager": "share"}}}"#, #"rules.edges["Employee.manager"]"#, .sharedConflict(selector: "Employee.manager", first: "share", second: "omit", section: "edges", profile: "p")),
+            (#""profiles": {"p": {"edges": {"Employee.manager": "omit"}, "attributes": {"Employee.manager": "omit"}}}"#, #"profiles.p.attributes["Employee.manager"]"#, .edgeAndAttributeRule("Employee.manager")),
         ]
-        for (body, path, message) in cases {
+        for (body, path, expected) in cases {
             let error = failure(body)
             #expect(error?.path?.description == path, "\(body): \(String(describing: error))")
-            #expect(error?.message.contains(message) == true, "\(body): \(String(describing: error)) lacks \(message)")
+            #expect(error?.failure(as: GraphCopyFailure.self) == expected, "\(body): \(String(describing: error))")
         }
         // Types themselves are checked too.
         #expect(throws: PFError.self) { try CopyRulesFile.load(Data(#"{"types": {"A": {"edges": {"x": {"target": "B"}}}}}"#.utf8)) }
