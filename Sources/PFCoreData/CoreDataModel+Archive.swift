@@ -43,19 +43,19 @@ struct ModelArchiveReader {
 
     init(graph: KeyedGraph) { self.graph = graph }
 
-    static func invalid(_ message: String, _ path: PFKeyPath) -> PFError {
-        PFError(.invalidValue, format: .coreDataModel, message, path: path)
+    static func invalid(_ failure: CoreDataFailure, _ path: PFKeyPath) -> PFError {
+        PFError(failure, format: .coreDataModel, path: path)
     }
 
     mutating func model(source: CoreDataModel.Source) throws(PFError) -> CoreDataModel {
         guard let root = graph.root, case .object(let model)? = graph.node(root) else {
-            throw Self.invalid("the archive's root is not an object; expected NSManagedObjectModel", [.key("$top"), .key("root")])
+            throw Self.invalid(.modelRootNotObject, [.key("$top"), .key("root")])
         }
         guard model.archivedClass.chain.contains("NSManagedObjectModel") else {
-            throw Self.invalid("the archive's root is \(model.archivedClass.name), expected NSManagedObjectModel", [.key("$top"), .key("root")])
+            throw Self.invalid(.modelRootClass(model.archivedClass.name), [.key("$top"), .key("root")])
         }
         guard let entitiesValue = model.fields["NSEntities"], let entityEntries = entries(entitiesValue) else {
-            throw Self.invalid("NSManagedObjectModel has no NSEntities dictionary", [.key("root"), .key("NSEntities")])
+            throw Self.invalid(.noEntities, [.key("root"), .key("NSEntities")])
         }
         // First pass: names of every entity node, so superentities and destinations resolve.
         var entityNodes: [(index: Int, object: KeyedGraph.Object)] = []
@@ -64,10 +64,10 @@ struct ModelArchiveReader {
             guard case .node(let index) = entry.value, case .object(let object)? = graph.node(entry.value),
                 object.archivedClass.chain.contains("NSEntityDescription")
             else {
-                throw Self.invalid("NSEntities holds something other than an NSEntityDescription", path)
+                throw Self.invalid(.entitiesItem, path)
             }
             guard let name = string(object.fields["NSEntityName"]) ?? entry.key, !name.isEmpty else {
-                throw Self.invalid("entity has no NSEntityName", path)
+                throw Self.invalid(.entityWithoutName, path)
             }
             entityNames[index] = name
             entityNodes.append((index, object))
@@ -90,7 +90,7 @@ struct ModelArchiveReader {
                 // Inherited properties may be archived as proxies; they are taken from the parent.
                 if chain.contains(where: { $0.hasPrefix("_NSPropertyDescriptionProxy") }) { continue }
                 guard let propertyName = string(property.fields["NSPropertyName"]) ?? entry.key, !propertyName.isEmpty else {
-                    throw Self.invalid("property without NSPropertyName", path.appending(key: "NSProperties"))
+                    throw Self.invalid(.propertyWithoutName, path.appending(key: "NSProperties"))
                 }
                 if chain.contains("NSRelationshipDescription") {
                     entity.relationships.append(try relationship(propertyName, property, of: name, at: path.appending(key: propertyName)))
@@ -151,7 +151,7 @@ struct ModelArchiveReader {
         var destination = string(property.fields["_NSDestinationEntityName"])
         if case .node(let index)? = property.fields["NSDestinationEntity"], let named = entityNames[index] { destination = named }
         guard let destination else {
-            throw Self.invalid("relationship has no destination entity", path)
+            throw Self.invalid(.relationshipWithoutDestination, path)
         }
         var inverse = string(property.fields["_NSInverseRelationshipName"])
         if case .object(let object)? = property.fields["NSInverseRelationship"].flatMap(graph.node),

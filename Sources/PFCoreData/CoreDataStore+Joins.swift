@@ -39,12 +39,12 @@ extension CoreDataStore {
     public func joinRows(entity: String, relationship name: String) throws(PFError) -> [CoreDataJoinRow] {
         let layout = try entityLayout(entity)
         guard let relationship = model.entity(named: entity)?.relationship(named: name), relationship.isToMany else {
-            throw PFError(.usage, format: .coreData, "\(entity) has no to-many relationship \(name)")
+            throw PFError(CoreDataFailure.noToMany(entity: entity, relationship: name), format: .coreData)
         }
         guard let mapping = layout.toMany[name] else {
             throw PFError(
-                .unsupported, format: .coreData,
-                "\(entity).\(name) cannot be read: \(layout.unmapped[name] ?? "its storage was not found")")
+                CoreDataFailure.unmappedToMany(entity: entity, relationship: name, reason: layout.unmapped[name] ?? "its storage was not found"),
+                format: .coreData)
         }
         guard let ownerID = layout.id, let ownerTable = layout.table else { return [] }
         let q = Self.quote

@@ -30,8 +30,7 @@ extension CoreDataStore {
     func entityLayout(_ entity: String) throws(PFError) -> CoreDataLayout.EntityLayout {
         guard let layout = layout.entities[entity] else {
             throw PFError(
-                .usage, format: .coreData,
-                "\(url.lastPathComponent): no entity \(entity); the store has \(self.layout.entityOrder.joined(separator: ", "))")
+                CoreDataFailure.noEntity(entity, file: url.lastPathComponent, known: self.layout.entityOrder), format: .coreData)
         }
         return layout
     }

@@ -134,8 +134,7 @@ public final class CoreDataStore: Sendable {
         guard schema.tables["Z_PRIMARYKEY"] != nil, schema.tables["Z_METADATA"] != nil else {
             connection.close()
             throw PFError(
-                .invalidValue, format: .coreData,
-                "\(where_): not a Core Data store; expected the tables Z_PRIMARYKEY and Z_METADATA (found \(schema.tables.keys.sorted().prefix(8).joined(separator: ", ")))")
+                CoreDataFailure.notCoreData(file: where_, found: Array(schema.tables.keys.sorted().prefix(8))), format: .coreData)
         }
         let raw = try StoreTables(connection, schema: schema, context: "\(where_): reading Z_PRIMARYKEY, Z_METADATA and Z_MODELCACHE")
         var metadata: PFValue?
@@ -143,7 +142,7 @@ public final class CoreDataStore: Sendable {
             do {
                 metadata = try Serialization.readTree(plist, as: .bplist, options: .init(limits: options.limits))
             } catch {
-                throw PFError(error.code, format: .coreData, "\(where_): Z_METADATA.Z_PLIST is not a binary property list: \(error)")
+                throw PFError(CoreDataFailure.metadataNotPlist(file: where_, underlying: error), format: .coreData)
             }
         }
         self.metadata = metadata
@@ -159,9 +158,7 @@ public final class CoreDataStore: Sendable {
             do {
                 recovered = try CoreDataModel.decode(modelCache: cache, limits: options.limits)
             } catch {
-                let located = PFError(
-                    error.code, format: .coreData,
-                    "\(where_): Z_MODELCACHE.Z_CONTENT is not a usable model (\(error)); expected raw DEFLATE around a keyed archive of NSManagedObjectModel")
+                let located = PFError(CoreDataFailure.modelCacheUnusable(file: where_, underlying: error), format: .coreData)
                 if options.requireModel { throw located }
                 cacheError = located
             }
@@ -213,13 +210,13 @@ public final class CoreDataStore: Sendable {
                     current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
                 } catch {
                     guard error.code != .limitExceeded else {
-                        throw PFError(error.code, format: .coreData, "\(infoURL.path): \(error)")
+                        throw PFError(CoreDataFailure.versionInfo(path: infoURL.path, underlying: error), format: .coreData)
                     }
                 }
             }
             let moms = names.filter { $0.hasSuffix(".mom") }.sorted()
             guard let chosen = current.map({ $0 + ".mom" }).flatMap({ moms.contains($0) ? $0 : nil }) ?? (moms.count == 1 ? moms.first : nil) else {
-                throw PFError(.invalidValue, format: .coreData, "\(url.path): a .momd without VersionInfo.plist's current version and with \(moms.count) .mom files; pass the .mom itself")
+                throw PFError(CoreDataFailure.ambiguousMomd(path: url.path, moms: moms.count), format: .coreData)
             }
             file = url.appendingPathComponent(chosen)
         }
@@ -227,7 +224,7 @@ public final class CoreDataStore: Sendable {
         do {
             return try CoreDataModel.decode(archive: bytes, source: .compiledModel, limits: limits)
         } catch {
-            throw PFError(error.code, format: .coreData, "\(file.path): not a compiled Core Data model: \(error)")
+            throw PFError(CoreDataFailure.notCompiledModel(path: file.path, underlying: error), format: .coreData)
         }
     }
 
@@ -293,7 +290,7 @@ struct StoreTables: Sendable {
     init(_ connection: SQLiteConnection, schema: StoreSchema, context: @autoclosure () -> String) throws(PFError) {
         for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT", context: context()) {
             guard row.count == 3, let id = row[0].int64, let name = row[1].text else {
-                throw PFError(.invalidValue, format: .coreData, "\(context()): Z_PRIMARYKEY has a row without an integer Z_ENT and a text Z_NAME")
+                throw PFError(CoreDataFailure.primaryKeyRow(context: context()), format: .coreData)
             }
             primaryKeys.append(PrimaryKeyRow(id: id, name: name, superID: row[2].int64 ?? 0))
         }

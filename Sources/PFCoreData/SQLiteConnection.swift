@@ -90,7 +90,7 @@ final class SQLiteConnection: Sendable {
         case .success(let rows):
             return rows
         case .failure(.closed):
-            throw PFError(.usage, format: .coreData, "\(context()): the store is closed")
+            throw PFError(CoreDataFailure.closed(context: context()), format: .coreData)
         case .failure(.sqlite(let code, let message)):
             throw Self.error(code, message, context())
         }
@@ -160,8 +160,8 @@ final class SQLiteConnection: Sendable {
 
     static func error(_ code: Int32, _ message: String, _ context: String) -> PFError {
         if corruptCodes.contains(code & 0xFF) {
-            return PFError(.syntax, format: .coreData, "\(context): the SQLite file is corrupt (\(message))")
+            return PFError(CoreDataFailure.corrupt(context: context, message: message), format: .coreData)
         }
-        return PFError(.invalidValue, format: .coreData, "\(context): SQLite: \(message)")
+        return PFError(CoreDataFailure.sqlite(context: context, message: message), format: .coreData)
     }
 }

@@ -25,12 +25,12 @@ import Testing
         try withDirectory { directory in
             let missing = openError(directory.appendingPathComponent("absent.sqlite"))
             #expect(missing?.code == .io)
-            #expect(missing?.message.contains("no such file") == true)
+            #expect(missing?.failure(as: CoreDataFailure.self) == .noSuchFile(path: directory.appendingPathComponent("absent.sqlite").path))
             let json = directory.appendingPathComponent("scores.sqlite")
             try Data(#"{"results": []}"#.utf8).write(to: json)
             let notSQLite = openError(json)
             #expect(notSQLite?.code == .syntax)
-            #expect(notSQLite?.message.contains("not an SQLite database") == true)
+            #expect(notSQLite?.failure(as: CoreDataFailure.self) == .notSQLite(path: json.path))
             #expect(notSQLite?.location?.offset == 0)
             let empty = directory.appendingPathComponent("empty.sqlite")
             try Data().write(to: empty)
@@ -56,8 +56,7 @@ import Testing
             try CoreDataFixtures.sqlite(url, ["CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"])
             let error = openError(url)
             #expect(error?.code == .invalidValue)
-            #expect(error?.message.contains("not a Core Data store") == true)
-            #expect(error?.message.contains("Z_PRIMARYKEY") == true)
+            #expect(error?.failure(as: CoreDataFailure.self) == .notCoreData(file: "plain.sqlite", found: ["NOTES"]), "\(String(describing: error))")
         }
     }
 
@@ -66,7 +65,9 @@ import Testing
             let url = try CoreDataFixtures.copy("coredataplus/SampleModel_V1.sqlite", to: directory)
             try CoreDataFixtures.sqlite(url, ["UPDATE Z_MODELCACHE SET Z_CONTENT = x'DEADBEEF00112233';"])
             let strict = openError(url, options: .init(requireModel: true))
-            #expect(strict?.message.contains("Z_MODELCACHE.Z_CONTENT") == true, "\(String(describing: strict))")
+            #expect(
+                { if case .modelCacheUnusable(file: url.lastPathComponent, _)? = strict?.failure(as: CoreDataFailure.self) { true } else { false } }(),
+                "\(String(describing: strict))")
             let store = try CoreDataStore.open(url: url)
             defer { store.close() }
             #expect(store.model.source == .inferred)

@@ -193,7 +193,13 @@ enum GroundTruth {
             store.close()
             Issue.record("expected maxInputBytes")
         } catch {
-            #expect(error.code == .limitExceeded && error.message.contains("maxInputBytes") && error.message.contains("VersionInfo.plist"), "\(error)")
+            let failure = (error as? PFError)?.failure(as: CoreDataFailure.self)
+            guard case .versionInfo(let path, let underlying)? = failure else {
+                Issue.record("expected CoreDataFailure.versionInfo, got \(error)")
+                return
+            }
+            #expect(path.hasSuffix("VersionInfo.plist") && underlying.failure(as: PFCoreFailure.self) == .limitExceeded(limit: "maxInputBytes", value: 6000))
+            #expect((error as? PFError)?.code == .limitExceeded)
         }
         // Within the limits, VersionInfo.plist picks A.mom.
         let opened = try CoreDataStore.open(url: Self.store, model: momd)
