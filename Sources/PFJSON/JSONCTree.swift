@@ -45,7 +45,7 @@ struct JSONCTree: ~Copyable {
     /// A tokener for `options` whose depth stack holds `depth` levels (the caller frees it).
     static func makeTokener(depth: Int32, options: JSONReader.Options) throws(PFError) -> UnsafeMutablePointer<json_tokener> {
         guard let tokener = json_tokener_new_ex(depth) else {
-            throw PFError(.io, format: JSONError.format, "json-c could not allocate a tokener")
+            throw PFError(JSONFailure.tokenerAllocation, format: JSONError.format)
         }
         json_tokener_set_flags(tokener, options.mode == .strict ? JSON_TOKENER_STRICT : 0)
         return tokener
@@ -79,7 +79,7 @@ struct JSONCTree: ~Copyable {
             let what = json_tokener_error_desc(error).map { String(cString: $0) } ?? "parse error"
             let code: PFError.Code = error == json_tokener_error_depth ? .limitExceeded
                 : error == json_tokener_continue ? .truncated : .syntax
-            throw JSONError.make(code, "json-c: \(what)", offset: offset, in: bytes)
+            throw JSONError.make(.jsonC(what, code: code), offset: offset, in: bytes)
         }
         // json-c stops after the value; what follows must be what the pre-scan allowed.
         let rest = start + consumed
@@ -87,8 +87,7 @@ struct JSONCTree: ~Copyable {
             let end = (try? scanner.skipSpace(rest)) ?? rest
             if end != bytes.count {
                 if let root { json_object_put(root) }
-                throw JSONError.make(.syntax, "unexpected data after the top-level value; expected only whitespace",
-                                     offset: end, in: bytes)
+                throw JSONError.make(.trailingData(found: nil), offset: end, in: bytes)
             }
         }
         return JSONCTree(root: root)

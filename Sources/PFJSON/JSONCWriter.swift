@@ -18,7 +18,7 @@ struct JSONCWriter {
         if !options.escapeSlashes { flags |= JSON_C_TO_STRING_NOSLASHESCAPE }
         var length = 0
         guard let text = json_object_to_json_string_length(root, flags, &length) else {
-            throw PFError(.io, format: JSONError.format, "json-c could not serialize the tree")
+            throw PFError(JSONFailure.serializeFailed, format: JSONError.format)
         }
         buffer.append(contentsOf: UnsafeRawBufferPointer(start: text, count: length))
         if options.pretty { buffer.append(UInt8(ascii: "\n")) }
@@ -56,8 +56,7 @@ struct JSONCWriter {
         case .date(let date):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("a date") }
             guard let iso = JSONWriterError.isoText(date) else {
-                throw PFError(.unrepresentable, format: JSONError.format,
-                              "date \(date.timeIntervalSince1970) s since 1970 is outside years 1–9999; JSON typed dates cannot hold it")
+                throw PFError(JSONFailure.dateOutOfRange(secondsSince1970: date.timeIntervalSince1970), format: JSONError.format)
             }
             return try buildObject(["__type": "Date", "iso": .string(iso)], depth: depth)
         case .data(let data):
@@ -66,8 +65,7 @@ struct JSONCWriter {
         case .uid(let uid):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("a UID") }
             guard uid <= UInt64(UInt32.max) else {
-                throw PFError(.unrepresentable, format: JSONError.format,
-                              "UID \(uid) is above 4294967295; CF$UID references are 32-bit")
+                throw PFError(JSONFailure.uidTooLarge(uid), format: JSONError.format)
             }
             return try buildObject(["CF$UID": .int(Int64(uid))], depth: depth)
         }
@@ -83,9 +81,7 @@ struct JSONCWriter {
             guard let value = members[key] else { continue }
             if key.utf8.contains(0) {
                 json_object_put(object)
-                throw PFError(.unrepresentable, format: JSONError.format,
-                              "key contains U+0000, which json-c cannot hold; use the native engine",
-                              path: PFKeyPath([.key(key)]))
+                throw PFError(JSONFailure.nulKey, format: JSONError.format, path: PFKeyPath([.key(key)]))
             }
             let child: OpaquePointer?
             do {
@@ -110,6 +106,6 @@ struct JSONCWriter {
     }
 
     private func outOfMemory() -> PFError {
-        PFError(.io, format: JSONError.format, "json-c could not allocate a node")
+        PFError(JSONFailure.nodeAllocation, format: JSONError.format)
     }
 }

@@ -25,9 +25,9 @@ enum JSONError {
     }
 
     /// An error at a byte offset, with line and column.
-    static func make(_ code: PFError.Code, _ message: String, offset: Int, in bytes: UnsafeRawBufferPointer,
+    static func make(_ failure: JSONFailure, offset: Int, in bytes: UnsafeRawBufferPointer,
                      path: PFKeyPath? = nil) -> PFError {
-        PFError(code, format: format, message, location: location(offset, in: bytes), path: path)
+        PFError(failure, format: format, location: location(offset, in: bytes), path: path)
     }
 
     /// A limit error at a byte offset, with line and column.
@@ -49,10 +49,9 @@ enum JSONError {
     /// "unexpected X; expected Y" at `offset` (a `truncated` error at the end of input).
     static func unexpected(at offset: Int, in bytes: UnsafeRawBufferPointer, expected: String) -> PFError {
         if offset >= bytes.count {
-            return make(.truncated, "unexpected end of input; expected \(expected)", offset: offset, in: bytes)
+            return make(.unexpectedEnd(expected: expected), offset: offset, in: bytes)
         }
-        return make(.syntax, "unexpected \(describeByte(at: offset, in: bytes)); expected \(expected)",
-                    offset: offset, in: bytes)
+        return make(.unexpected(found: describeByte(at: offset, in: bytes), expected: expected), offset: offset, in: bytes)
     }
 
     // MARK: - Paths

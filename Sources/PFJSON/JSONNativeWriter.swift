@@ -47,8 +47,7 @@ struct JSONNativeWriter {
         case .date(let date):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("a date") }
             guard let iso = JSONWriterError.isoText(date) else {
-                throw PFError(.unrepresentable, format: JSONError.format,
-                              "date \(date.timeIntervalSince1970) s since 1970 is outside years 1–9999; JSON typed dates cannot hold it")
+                throw PFError(JSONFailure.dateOutOfRange(secondsSince1970: date.timeIntervalSince1970), format: JSONError.format)
             }
             try typedObject(depth: depth, typeName: "Date", key: "iso") { w in w.writeString(iso) }
         case .data(let data):
@@ -62,8 +61,7 @@ struct JSONNativeWriter {
         case .uid(let uid):
             guard options.typedValues else { throw JSONWriterError.typedValuesOff("a UID") }
             guard uid <= UInt64(UInt32.max) else {
-                throw PFError(.unrepresentable, format: JSONError.format,
-                              "UID \(uid) is above 4294967295; CF$UID references are 32-bit")
+                throw PFError(JSONFailure.uidTooLarge(uid), format: JSONError.format)
             }
             guard depth < options.maxDepth else { throw JSONWriterError.tooDeep(options.maxDepth) }
             text.append(UInt8(ascii: "{"))
@@ -189,25 +187,21 @@ struct JSONNativeWriter {
 /// Error factories shared by both writer engines.
 enum JSONWriterError {
     static func typedValuesOff(_ what: String) -> PFError {
-        PFError(.unrepresentable, format: JSONError.format,
-                "\(what) has no plain JSON form; use JSONWriter.Options(typedValues: true) to write it as a typed object")
+        PFError(JSONFailure.typedValuesOff(what), format: JSONError.format)
     }
 
     static func tooDeep(_ limit: Int) -> PFError {
-        PFError(.limitExceeded, format: JSONError.format,
-                "value nests deeper than maxDepth (\(limit)); raise JSONWriter.Options.maxDepth (json-c engine: at most 512)")
+        PFError(JSONFailure.tooDeep(maxDepth: limit), format: JSONError.format)
     }
 
     /// Refuses U+0000 in a string of `jsonb` text (``JSONWriter/Options/jsonb``).
     static func checkJSONB(_ s: String) throws(PFError) {
         guard s.utf8.contains(0) else { return }
-        throw PFError(.unrepresentable, format: JSONError.format,
-                      "a string holds U+0000, which PostgreSQL text and jsonb cannot store")
+        throw PFError(JSONFailure.nulInJSONB, format: JSONError.format)
     }
 
     static func nonFinite(_ d: Double) -> PFError {
-        PFError(.unrepresentable, format: JSONError.format,
-                "\(d) has no JSON form; replace NaN and infinities (for example with null or a string) before writing")
+        PFError(JSONFailure.nonFinite("\(d)"), format: JSONError.format)
     }
 
     /// The typed-date text, rounded to the nearest millisecond.

@@ -295,7 +295,7 @@ struct JSONWriteJob {
     // MARK: - The skeleton
 
     /// A unit with no text after every batch was written (never expected).
-    private static let lost = PFError(.io, format: JSONError.format, "a part of a parallel write went missing")
+    private static let lost = PFError(JSONFailure.partLost, format: JSONError.format)
 
     /// Writes the skeleton node `n` into `writer`, with the units' text in place, throwing the
     /// first error in the one-thread write's order.

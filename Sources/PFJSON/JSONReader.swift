@@ -238,7 +238,7 @@ public struct JSONReader: Sendable {
         }
         // json-c takes an `int` length.
         guard bytes.count < Int(Int32.max) else {
-            throw JSONError.make(.unsupported, "inputs of 2 GiB or more are not supported", offset: 0, in: bytes)
+            throw JSONError.make(.inputTooLarge, offset: 0, in: bytes)
         }
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw JSONError.unexpected(at: 0, in: bytes, expected: "a value")
@@ -282,10 +282,7 @@ public struct JSONReader: Sendable {
         if !scan.nulKeyEscapes.isEmpty {
             let free = ~scan.keyNoncharacters
             guard free != 0 else {
-                throw JSONError.make(
-                    .unsupported,
-                    "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c",
-                    offset: scan.nulKeyEscapes[0], in: bytes)
+                throw JSONError.make(.nulKeysExhausted, offset: scan.nulKeyEscapes[0], in: bytes)
             }
             let pick = UInt32(free.trailingZeroBitCount)  // 0…31
             nulStandIn = Unicode.Scalar(0xFDD0 + pick)
@@ -302,7 +299,7 @@ public struct JSONReader: Sendable {
             // one-digit exponent). json-c reads it as a double, to the same value.
             let spelled = Self.doubleSpelling(ofIntegerAt: token, in: bytes)
             guard spelled.count <= token.count else {
-                throw JSONError.make(.unsupported, "integer beyond 64 bits cannot be read as a double", offset: token.lowerBound, in: bytes)
+                throw JSONError.make(.integerTooWideForDouble, offset: token.lowerBound, in: bytes)
             }
             for k in token { copy[k] = UInt8(ascii: " ") }
             for (k, b) in spelled.enumerated() { copy[token.lowerBound + k] = b }

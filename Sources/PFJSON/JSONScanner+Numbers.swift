@@ -41,8 +41,7 @@ extension JSONScanner {
         if byte(j) == UInt8(ascii: "0") {
             j += 1
             if j < count, isDigit(byte(j)) {
-                throw JSONError.make(.syntax, "leading zero in a number; expected '.', 'e' or the end of the number",
-                                     offset: j - 1, in: bytes)
+                throw JSONError.make(.leadingZero, offset: j - 1, in: bytes)
             }
         } else {
             j = skipDigits(j)
@@ -196,16 +195,11 @@ extension JSONScanner {
         text.append(0)
         let value = strtod(text, nil)
         if value.isInfinite {
-            throw JSONError.make(
-                .invalidValue, "number overflows a 64-bit double (magnitude above 1.8e308); expected a finite number",
-                offset: i, in: bytes)
+            throw JSONError.make(.doubleOverflow, offset: i, in: bytes)
         }
     }
 
     private func integerOutOfRange(_ i: Int) -> PFError {
-        JSONError.make(
-            .invalidValue,
-            "integer out of 64-bit range; expected -9223372036854775808…18446744073709551615 (write it as a string or a double to keep it)",
-            offset: i, in: bytes)
+        JSONError.make(.integerOutOfRange, offset: i, in: bytes)
     }
 }

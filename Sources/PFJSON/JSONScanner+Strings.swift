@@ -115,8 +115,7 @@ extension JSONScanner {
                     c = p[j]
                     if c >= 0x20, c < 0x80, c != quote, c != UInt8(ascii: "\\") { j += 1 } else { break found }
                 }
-                throw JSONError.make(.truncated, "unexpected end of input inside the string that starts at byte \(i); expected a closing quote",
-                                     offset: count, in: bytes)
+                throw JSONError.make(.unterminatedString(start: i), offset: count, in: bytes)
             }
             if c == quote { return j + 1 }
             special = true
@@ -125,9 +124,7 @@ extension JSONScanner {
             } else if c < 0x20 {
                 // json-c would end a string at a raw NUL, so it is refused even in lenient mode.
                 guard lenient, c != 0 else {
-                    throw JSONError.make(
-                        .syntax, "raw control character \(JSONError.describeByte(at: j, in: bytes)) in a string; expected it escaped (\\n, \\t, \\u00XX)",
-                        offset: j, in: bytes)
+                    throw JSONError.make(.rawControlCharacter(found: JSONError.describeByte(at: j, in: bytes)), offset: j, in: bytes)
                 }
                 j += 1
             } else if lenient {
@@ -183,22 +180,16 @@ extension JSONScanner {
                     }
                 }
                 guard lenient else {
-                    throw JSONError.make(
-                        .invalidValue, "lone high surrogate escape; expected a low surrogate escape (\\uDC00–\\uDFFF) to follow",
-                        offset: j, in: bytes)
+                    throw JSONError.make(.loneHighSurrogate, offset: j, in: bytes)
                 }
                 return j + 6
             }
             if PFUTF8.isLowSurrogate(unit), !lenient {
-                throw JSONError.make(
-                    .invalidValue, "lone low surrogate escape; expected it after a high surrogate escape (\\uD800–\\uDBFF)",
-                    offset: j, in: bytes)
+                throw JSONError.make(.loneLowSurrogate, offset: j, in: bytes)
             }
             return j + 6
         default:
-            throw JSONError.make(
-                .syntax, "invalid escape \\\(JSONError.describeByte(at: j + 1, in: bytes)); expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
-                offset: j, in: bytes)
+            throw JSONError.make(.invalidEscape(found: JSONError.describeByte(at: j + 1, in: bytes)), offset: j, in: bytes)
         }
     }
 
@@ -252,24 +243,23 @@ extension JSONScanner {
         case 0xF1...0xF3: length = 4
         case 0xF4: length = 4; high = 0x8F
         default:
-            throw invalidUTF8(at: j, "is not a valid UTF-8 lead byte")
+            throw invalidUTF8(at: j, .notLeadByte)
         }
-        guard j + length <= count else { throw invalidUTF8(at: j, "starts a sequence the input truncates") }
+        guard j + length <= count else { throw invalidUTF8(at: j, .truncatedSequence) }
         let second = byte(j + 1)
         guard second >= low, second <= high else {
-            throw invalidUTF8(at: j, "starts an invalid sequence (overlong, surrogate or beyond U+10FFFF)")
+            throw invalidUTF8(at: j, .invalidSequence)
         }
         var k = 2
         while k < length {
             let next = byte(j + k)
-            guard next & 0xC0 == 0x80 else { throw invalidUTF8(at: j + k, "is not a continuation byte") }
+            guard next & 0xC0 == 0x80 else { throw invalidUTF8(at: j + k, .notContinuation) }
             k += 1
         }
         return j + length
     }
 
-    private func invalidUTF8(at j: Int, _ why: String) -> PFError {
-        JSONError.make(.syntax, "invalid UTF-8: \(JSONError.describeByte(at: j, in: bytes)) \(why); expected UTF-8 text",
-                       offset: j, in: bytes)
+    private func invalidUTF8(at j: Int, _ problem: JSONFailure.UTF8Problem) -> PFError {
+        JSONError.make(.invalidUTF8(found: JSONError.describeByte(at: j, in: bytes), problem), offset: j, in: bytes)
     }
 }

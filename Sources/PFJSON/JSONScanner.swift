@@ -163,8 +163,7 @@ struct JSONScanner {
         var start = 0
         if count >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF {
             guard lenient else {
-                throw JSONError.make(.syntax, "UTF-8 byte order mark; strict JSON must not start with one (lenient mode skips it)",
-                                     offset: 0, in: bytes)
+                throw JSONError.make(.byteOrderMark, offset: 0, in: bytes)
             }
             start = 3
         }
@@ -258,10 +257,7 @@ struct JSONScanner {
                 guard depth > 0 else {
                     let end = try skipSpace(i)
                     guard end == count else {
-                        throw JSONError.make(
-                            .syntax,
-                            "unexpected \(JSONError.describeByte(at: end, in: bytes)) after the top-level value; expected only whitespace",
-                            offset: end, in: bytes)
+                        throw JSONError.make(.trailingData(found: JSONError.describeByte(at: end, in: bytes)), offset: end, in: bytes)
                     }
                     return JSONScanResult(start: start, objectCounts: objectCounts, objectOffsets: objectOffsets,
                                           nulKeyEscapes: notes.nulKeyEscapes, keyNoncharacters: notes.keyNoncharacters,
@@ -390,7 +386,7 @@ struct JSONScanner {
                 if byte(j) == UInt8(ascii: "*"), byte(j + 1) == UInt8(ascii: "/") { return j + 2 }
                 j += 1
             }
-            throw JSONError.make(.truncated, "unterminated /* comment; expected '*/'", offset: count, in: bytes)
+            throw JSONError.make(.unterminatedComment, offset: count, in: bytes)
         }
         throw JSONError.unexpected(at: i, in: bytes, expected: "a value")
     }

@@ -41,7 +41,7 @@ extension JSONValueBuilder {
             let uid = source.int(value)
             if uid >= 0, uid <= Int64(UInt32.max) { return .uid(UInt64(uid)) }
         }
-        return try malformed("a CF$UID reference must be an integer 0…4294967295", key: "CF$UID")
+        return try malformed(.uid, key: "CF$UID")
     }
 
     /// `{"__type": "Date"|"Bytes", payload}` in either order.
@@ -63,12 +63,12 @@ extension JSONValueBuilder {
         if stringIs(typeValue, "Date") {
             guard keyIs(payloadMember, "iso") else { return nil }
             if source.kind(payload) == .string, let date = Self.parseDate(string(payload)) { return .date(date) }
-            return try malformed("a Date's iso must be ISO 8601 text such as 2011-06-10T18:33:42.123Z", key: "iso")
+            return try malformed(.dateISO, key: "iso")
         }
         if stringIs(typeValue, "Bytes") {
             guard keyIs(payloadMember, "base64") else { return nil }
             guard source.kind(payload) == .string else {
-                return try malformed("a Bytes value's base64 must be a string", key: "base64")
+                return try malformed(.base64NotString, key: "base64")
             }
             let decoded: Result<Data, PFBase64.Failure>
             if let bytes = source.stringBytes(payload) {
@@ -86,8 +86,7 @@ extension JSONValueBuilder {
             switch decoded {
             case .success(let data): return .data(data)
             case .failure(let error):
-                return try malformed("a Bytes value's base64 is invalid (\(error.reason) at character \(error.offset))",
-                                     key: "base64")
+                return try malformed(.base64Invalid(reason: error.reason, offset: error.offset), key: "base64")
             }
         }
         return nil
@@ -126,11 +125,9 @@ extension JSONValueBuilder {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func malformed(_ message: String, key: String) throws(PFError) -> PFValue? {
+    private func malformed(_ problem: JSONFailure.TypedValueProblem, key: String) throws(PFError) -> PFValue? {
         guard strict else { return nil }
-        throw PFError(.invalidValue, format: JSONError.format,
-                      message + " (read with typedValues off to keep such objects as dictionaries)",
-                      path: PFKeyPath([.key(key)]))
+        throw PFError(JSONFailure.malformedTyped(problem), format: JSONError.format, path: PFKeyPath([.key(key)]))
     }
 
     /// Parses a typed date, rounded to whole milliseconds (Parse's precision) so that a

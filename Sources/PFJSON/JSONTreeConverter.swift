@@ -262,8 +262,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
     /// json-c's member count and its list of entries disagree (never seen; checked so a
     /// dictionary is never built from keys and values of different counts).
     static func inconsistentObject(count: Int, entries: Int) -> PFError {
-        PFError(.unsupported, format: JSONError.format,
-                "json-c reported an object of \(count) members but listed \(entries)")
+        PFError(JSONFailure.inconsistentObject(count: count, entries: entries), format: JSONError.format)
     }
 
     private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
@@ -272,10 +271,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
 
     /// The error for an object with a repeated key (shared with the node view's check).
     static func duplicateKey(at offset: Int, members: Int, distinct: Int, in input: UnsafeRawBufferPointer) -> PFError {
-        JSONError.make(
-            .invalidValue,
-            "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
-            offset: offset, in: input, path: .root)
+        JSONError.make(.duplicateKey(members: members, distinct: distinct), offset: offset, in: input, path: .root)
     }
 }
 

@@ -60,13 +60,13 @@ import Testing
 
     @Test func writingTypedValuesWithTypedValuesOffIsUnrepresentable() {
         let writer = JSONWriter(options: .init(typedValues: false))
-        for value: PFValue in [["x": [.date(Self.date)]], ["x": [.data(Data([1]))]], ["x": [.uid(1)]]] {
+        for (value, what): (PFValue, String) in [(["x": [.date(Self.date)]], "a date"), (["x": [.data(Data([1]))]], "data"), (["x": [.uid(1)]], "a UID")] {
             #expect {
                 _ = try writer.write(value)
             } throws: { error in
                 let e = error as? PFError
                 return e?.code == .unrepresentable && e?.path == PFKeyPath([.key("x"), .index(0)])
-                    && e?.message.contains("typedValues") == true
+                    && e?.failure(as: JSONFailure.self) == .typedValuesOff(what)
             }
         }
     }
