@@ -106,15 +106,15 @@ public struct ParseExportRowCutter {
                 switch c {
                 case 0x20, 0x0A, 0x0D, 0x09: i += 1
                 case UInt8(ascii: "]"):
-                    if afterComma { throw malformed("a trailing comma before ']'", at: chunkOffset + i) }
+                    if afterComma { throw malformed(.trailingComma, at: chunkOffset + i) }
                     i += 1
                     phase = .tail
                 case UInt8(ascii: ","):
-                    if afterComma || rowCount == 0 { throw malformed("an empty row (a stray ',')", at: chunkOffset + i) }
+                    if afterComma || rowCount == 0 { throw malformed(.emptyRow, at: chunkOffset + i) }
                     i += 1
                     phase = .between(afterComma: true)
                 default:
-                    if rowCount > 0 && !afterComma { throw malformed("expected ',' or ']' after a row", at: chunkOffset + i) }
+                    if rowCount > 0 && !afterComma { throw malformed(.expectedCommaOrBracket, at: chunkOffset + i) }
                     rowStart = chunkOffset + i
                     carry.removeAll(keepingCapacity: true)
                     if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
@@ -148,7 +148,7 @@ public struct ParseExportRowCutter {
                 try gather(UnsafeRawBufferPointer(start: base + i, count: n - i))
                 i = n
             case .done:
-                throw PFError(.usage, format: ParseFailure.format, "feed(_:_:) after finish(_:)")
+                throw PFError(ParseExportFailure.feedAfterFinish, format: ParseFailure.format)
             }
         }
     }
@@ -171,10 +171,10 @@ public struct ParseExportRowCutter {
             // The header was complete after all: the rows are unfinished.
             return try finish(body)
         case .between, .row:
-            if case .row = phase { throw malformed("the file ends inside a row", at: bytesFed) }
-            throw malformed("the file ends inside the rows array", at: bytesFed)
+            if case .row = phase { throw malformed(.endsInsideRow, at: bytesFed) }
+            throw malformed(.endsInsideRows, at: bytesFed)
         case .scalarRow:
-            throw malformed("the file ends inside the rows array", at: bytesFed)
+            throw malformed(.endsInsideRows, at: bytesFed)
         case .tail:
             phase = .done
             try checkTail()
@@ -350,9 +350,9 @@ public struct ParseExportRowCutter {
                 members.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
                 let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(members)
                 if case .dictionary(let d) = value {
-                    if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
+                    if d["results"] != nil { throw PFError(ParseExportFailure.twoResults, format: ParseFailure.format) }
                     if d["objectId"] != nil || d["__type"] != nil {
-                        throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
+                        throw PFError(ParseExportFailure.ambiguousResults, format: ParseFailure.format)
                     }
                 }
             } catch {
@@ -386,9 +386,8 @@ public struct ParseExportRowCutter {
         }
     }
 
-    private func malformed(_ message: String, at offset: Int) -> PFError {
-        PFError(.syntax, format: ParseFailure.format, message + " (\(ParseErrorCode.invalidJSON))",
-                location: PFError.Location(offset: offset))
+    private func malformed(_ problem: ParseExportFailure.RowsProblem, at offset: Int) -> PFError {
+        PFError(ParseExportFailure.rows(problem), format: ParseFailure.format, offset: offset)
     }
 }
 

@@ -117,10 +117,10 @@ extension ParseExport {
         tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[rest]).dropFirst())
         let members = try reader.read(tail)
         if case .dictionary(let d) = members {
-            if d["results"] != nil { throw ParseFailure.make(.invalidJSON, "the export has two 'results' members") }
+            if d["results"] != nil { throw PFError(ParseExportFailure.twoResults, format: ParseFailure.format) }
             // The full reader takes such a document for one object: too ambiguous to stream.
             if d["objectId"] != nil || d["__type"] != nil {
-                throw ParseFailure.make(.invalidJSON, "an object with 'results' and 'objectId' or '__type' is neither one object nor an export")
+                throw PFError(ParseExportFailure.ambiguousResults, format: ParseFailure.format)
             }
         }
     }
@@ -168,21 +168,21 @@ struct RowScanner {
     /// between them, is an error (code 107), as in the full reader.
     mutating func nextRow() throws(PFError) -> Range<Int>? {
         skipSpace()
-        guard i < bytes.count else { throw malformed("the file ends inside the rows array") }
+        guard i < bytes.count else { throw malformed(.endsInsideRows) }
         if bytes[i] == UInt8(ascii: "]") {
-            guard !afterComma else { throw malformed("a trailing comma before ']'") }
+            guard !afterComma else { throw malformed(.trailingComma) }
             i += 1
             return nil
         }
         if rowsRead > 0 {
-            guard bytes[i] == UInt8(ascii: ",") else { throw malformed("expected ',' or ']' after a row") }
+            guard bytes[i] == UInt8(ascii: ",") else { throw malformed(.expectedCommaOrBracket) }
             i += 1
             afterComma = true
             skipSpace()
-            guard i < bytes.count else { throw malformed("the file ends inside the rows array") }
-            guard bytes[i] != UInt8(ascii: "]") else { throw malformed("a trailing comma before ']'") }
+            guard i < bytes.count else { throw malformed(.endsInsideRows) }
+            guard bytes[i] != UInt8(ascii: "]") else { throw malformed(.trailingComma) }
         }
-        guard bytes[i] != UInt8(ascii: ",") else { throw malformed("an empty row (a stray ',')") }
+        guard bytes[i] != UInt8(ascii: ",") else { throw malformed(.emptyRow) }
         afterComma = false
         rowsRead += 1
         let start = i
@@ -208,13 +208,13 @@ struct RowScanner {
             }
             i += 1
         }
-        throw malformed("the file ends inside a row")
+        throw malformed(.endsInsideRow)
     }
 
     /// The offset just past the closing quote of a string whose contents start at `from`.
     /// Plain bytes are skipped eight at a time: a word is searched for `"` and `\\` at once.
     func endOfString(after from: Int) throws(PFError) -> Int {
-        guard let base = bytes.baseAddress else { throw malformed("the file ends inside a row") }
+        guard let base = bytes.baseAddress else { throw malformed(.endsInsideRow) }
         let n = bytes.count
         var j = from
         while true {
@@ -239,8 +239,7 @@ struct RowScanner {
             j += c == UInt8(ascii: "\\") ? 2 : 1
         }
         // Past the end: the row is unterminated (i stays at the row for the message).
-        throw PFError(.syntax, format: ParseFailure.format, "the file ends inside a row (\(ParseErrorCode.invalidJSON))",
-                      location: PFError.Location(offset: n))
+        throw PFError(ParseExportFailure.rows(.endsInsideRow), format: ParseFailure.format, offset: n)
     }
 
     /// Checks what follows the rows: for a results wrapper, `}` or further members (a REST
@@ -255,17 +254,16 @@ struct RowScanner {
                 rest = i..<bytes.count
                 i = bytes.count
             } else {
-                guard expect("}") else { throw malformed("expected '}' after the results array") }
+                guard expect("}") else { throw malformed(.expectedClosingBrace) }
                 skipSpace()
             }
         }
-        guard i == bytes.count else { throw malformed("unexpected data after the rows") }
+        guard i == bytes.count else { throw malformed(.dataAfterRows) }
         return rest
     }
 
-    func malformed(_ message: String) -> PFError {
-        PFError(.syntax, format: ParseFailure.format, message + " (\(ParseErrorCode.invalidJSON))",
-                location: PFError.Location(offset: min(i, bytes.count)))
+    func malformed(_ problem: ParseExportFailure.RowsProblem) -> PFError {
+        PFError(ParseExportFailure.rows(problem), format: ParseFailure.format, offset: min(i, bytes.count))
     }
 }
 

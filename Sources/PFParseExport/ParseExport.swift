@@ -32,14 +32,13 @@ public enum ParseExport {
         case .dictionary(let d):
             if d["objectId"] == nil, d["__type"] == nil, let results = d["results"] {
                 guard case .array(let items) = results else {
-                    throw ParseFailure.make(.invalidJSON, "'results' must be an array of objects", path: PFCodingPath.root.appending(key: "results"))
+                    throw PFError(ParseExportFailure.resultsNotArray, format: ParseFailure.format, path: [.key("results")])
                 }
                 return (items, .results)
             }
             return ([document], .single)
         default:
-            throw ParseFailure.make(
-                .invalidJSON, "a Parse document must be an object, an array of objects or {\"results\":[…]}, not \(ParseFailure.describe(document))")
+            throw PFError(ParseExportFailure.notADocument(found: ParseFailure.describe(document)), format: ParseFailure.format)
         }
     }
 
@@ -118,7 +117,7 @@ public enum ParseExport {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw PFError(.io, format: ParseFailure.format, "cannot list \(directory.path): \(error.localizedDescription)")
+            throw PFError(ParseExportFailure.cannotList(path: directory.path, reason: error.localizedDescription), format: ParseFailure.format)
         }
         return names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
             .map { directory.appendingPathComponent($0) }

@@ -73,21 +73,29 @@ struct GeneratedScore: ParseModel, Equatable {
     }
 
     @Test(arguments: [
-        (#"[,{"a":1}]"#, "stray"),
-        (#"[{"a":1},,{"b":2}]"#, "stray"),
-        (#"[{"a":1},]"#, "trailing comma"),
-        (#"[{"a":1} {"b":2}]"#, "expected ','"),
-        (#"[1 2]"#, "expected ','"),
-        (#"{"results":[{"a":1}"#, "ends inside the rows"),
-        (#"{"results":[{"a":"1}]}"#, "ends inside a row"),
-        (#"{"results":[{"a":1}]} x"#, "unexpected data"),
-        (#"{"results":[{"a":1}] "#, "expected '}'"),
-        (#"{"results":[{"a":1}],"results":[]}"#, "two 'results'"),
+        (#"[,{"a":1}]"#, ParseExportFailure.RowsProblem.emptyRow),
+        (#"[{"a":1},,{"b":2}]"#, .emptyRow),
+        (#"[{"a":1},]"#, .trailingComma),
+        (#"[{"a":1} {"b":2}]"#, .expectedCommaOrBracket),
+        (#"[1 2]"#, .expectedCommaOrBracket),
+        (#"{"results":[{"a":1}"#, .endsInsideRows),
+        (#"{"results":[{"a":"1}]}"#, .endsInsideRow),
+        (#"{"results":[{"a":1}]} x"#, .dataAfterRows),
+        (#"{"results":[{"a":1}] "#, .expectedClosingBrace),
     ])
-    func malformedWrappersFail(text: String, message: String) {
+    func malformedWrappersFail(text: String, problem: ParseExportFailure.RowsProblem) {
         switch streamed(text) {
         case .success(let rows): Issue.record("accepted \(text) as \(rows)")
-        case .failure(let error): #expect(error.description.contains(message), "\(error)")
+        case .failure(let error): #expect(error.failure(as: ParseExportFailure.self) == .rows(problem), "\(error)")
+        }
+        #expect(throws: PFError.self) { try whole(text).get() }
+    }
+
+    @Test func twoResultsMembersFail() {
+        let text = #"{"results":[{"a":1}],"results":[]}"#
+        switch streamed(text) {
+        case .success(let rows): Issue.record("accepted \(text) as \(rows)")
+        case .failure(let error): #expect(error.failure(as: ParseExportFailure.self) == .twoResults, "\(error)")
         }
         #expect(throws: PFError.self) { try whole(text).get() }
     }
@@ -103,7 +111,7 @@ struct GeneratedScore: ParseModel, Equatable {
             return
         }
         #expect(error.parseErrorCode == .invalidJSON)
-        #expect(error.description.contains("neither one object nor an export"), "\(error)")
+        #expect(error.failure(as: ParseExportFailure.self) == .ambiguousResults, "\(error)")
     }
 
     @Test func aSyntaxErrorInARowNamesTheRow() throws {
