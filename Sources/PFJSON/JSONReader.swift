@@ -31,6 +31,19 @@ public struct JSONReader: Sendable {
         case lenient
     }
 
+    /// Which engine builds the value of a one-thread strict read.
+    public enum Engine: Sendable {
+        /// pfarchive's own (the default): the validating scanner records a tape of the
+        /// document as it checks it, and the value is built from the tape. A document whose
+        /// object keys have escapes or bytes beyond ASCII, hold U+0000 or that has integers
+        /// beyond 64 bits read as doubles goes through json-c instead.
+        case native
+        /// json-c's tokener builds its tree, which is converted (after the same pre-scan).
+        /// Lenient reads, the parallel read's batches and the documents above always use it;
+        /// tests check the two engines against each other.
+        case jsonC
+    }
+
     /// Reader settings, copied into each read.
     public struct Options: Sendable {
         /// Strict (default) or lenient syntax.
@@ -56,6 +69,9 @@ public struct JSONReader: Sendable {
         /// read's; lenient reads and `rejectDuplicateKeys` always use one thread. See
         /// `Docs/JSON.md`.
         public var parallel: Bool = true
+        /// The engine of a one-thread strict read. Default ``Engine/native``; the value and
+        /// the errors are the same with either.
+        public var engine: Engine = .native
         /// Whether an integer beyond 64 bits reads as the nearest double instead of being an
         /// error (strict mode, one thread). For the PostgreSQL store, whose `jsonb` prints a
         /// double written as `1e300` as a 301-digit integer. Default `false`.
@@ -167,6 +183,14 @@ public struct JSONReader: Sendable {
     /// Called only when no string can exceed `maxStringBytes` (the input is no longer), so
     /// the scanner's checks and the repeated-key check are every check a read makes.
     private func tapeDocument(_ bytes: UnsafeRawBufferPointer, document: JSONDocument) throws(PFError) -> Int? {
+        var scanned: JSONScanResult?
+        return try tapeDocument(bytes, document: document, scanned: &scanned)
+    }
+
+    /// ``tapeDocument(_:document:)``, leaving the scan's result in `scanned` when the document
+    /// needs json-c's tree (so the json-c route need not scan it again).
+    private func tapeDocument(_ bytes: UnsafeRawBufferPointer, document: JSONDocument,
+                              scanned: inout JSONScanResult?) throws(PFError) -> Int? {
         guard bytes.count <= options.limits.maxInputBytes, bytes.count < Int(Int32.max),
             let base = bytes.baseAddress, bytes.count > 0
         else { return nil }  // withTree reports these
@@ -180,6 +204,7 @@ public struct JSONReader: Sendable {
         builder.entries = []
         guard !scan.escapedKeys, !scan.nonASCIIKeys, scan.nulKeyEscapes.isEmpty, scan.wideIntegers.isEmpty else {
             document.tape.entries.removeAll(keepingCapacity: true)
+            scanned = scan
             return nil
         }
         try document.tape.markDuplicates(reject: options.rejectDuplicateKeys)
@@ -203,6 +228,15 @@ public struct JSONReader: Sendable {
             case .oneThread(let scan): scanned = scan
             }
         }
+        if scanned == nil, options.engine == .native, options.mode == .strict, !options.wideIntegersAsDoubles {
+            let document = session?.document ?? JSONDocument(options: options)
+            if let root = try tapeDocument(bytes, document: document, scanned: &scanned) {
+                defer { document.tape.entries.removeAll(keepingCapacity: true) }
+                if let session { return try buildFromTape(root, document: document, bytes: bytes, keyCache: &session.keyCache) }
+                var keyCache = JSONKeyCache(forInputOf: bytes.count)
+                return try buildFromTape(root, document: document, bytes: bytes, keyCache: &keyCache)
+            }
+        }
         return try withTree(bytes, session: session, scanned: scanned) { tree, keyCache throws(PFError) -> PFValue in
             // The cache moves into the walk and back (no copy), whatever happens.
             var converter = JSONTreeConverter(options: options, scan: tree.scan, input: bytes,
@@ -210,6 +244,16 @@ public struct JSONReader: Sendable {
             defer { keyCache = converter.keyCache }
             return try converter.convertRoot(tree.root)
         }
+    }
+
+    /// The value of a tape document (``tapeDocument(_:document:scanned:)``), built by the one
+    /// value builder with `keyCache`, which it hands back whatever happens.
+    private func buildFromTape(_ root: Int, document: JSONDocument, bytes: UnsafeRawBufferPointer,
+                               keyCache: inout JSONKeyCache) throws(PFError) -> PFValue {
+        var builder = JSONValueBuilder(source: document.tape, checkedWith: options, input: bytes,
+                                       keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = builder.keyCache }
+        return try builder.convertRoot(root)
     }
 
     /// A parsed document, valid while ``withTree(_:session:_:)``'s body runs.
@@ -415,8 +459,8 @@ extension JSONReader {
         var keyCache: JSONKeyCache
         /// Whether a ``withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` closure is running.
         private var isViewing = false
-        /// The node views' shared state, made once.
-        private lazy var document = JSONDocument(options: reader.options)
+        /// The node views' (and tape reads') shared state, made once.
+        lazy var document = JSONDocument(options: reader.options)
 
         /// Makes a session.
         /// - Parameter reader: the reader whose settings every read uses.

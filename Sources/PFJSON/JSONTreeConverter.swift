@@ -60,6 +60,15 @@ struct JSONValueBuilder<Source: JSONValueSource> {
         self.keysNeedUniquing = scan.nonASCIIKeys
     }
 
+    /// A builder for a whole document whose repeated keys are already checked (the tape's,
+    /// by ``JSONTape/markDuplicates(reject:)``): objects that repeat a key say so through
+    /// ``JSONValueSource/mayRepeatKeys(_:)`` and are merged, never rejected here.
+    init(source: Source, checkedWith options: JSONReader.Options, input: UnsafeRawBufferPointer,
+         keyCache: JSONKeyCache) {
+        self.init(source: source, subtreeWith: options, nulStandIn: nil, keysNeedUniquing: false, keyCache: keyCache)
+        if input.count >= 16384 { valueStrings = JSONKeyCache(bits: 8, longest: 128) }
+    }
+
     /// A converter for a subtree of a document already checked (``JSONTreeChecker``): no
     /// duplicate-key slots to line up, since the walk does not start at the root.
     init(source: Source, subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
