@@ -63,10 +63,12 @@ public struct JSONReader: Sendable {
         /// the position of the first occurrence, as json-c and Python do (RFC 8259 leaves
         /// duplicate names to the implementation).
         public var rejectDuplicateKeys: Bool = false
-        /// Whether a large strict document (256 KiB or more) is parsed and converted on
-        /// several threads when the machine has more than one processor: json-c parses pieces
-        /// of it side by side. Default `true`. The value and the errors are the one-thread
-        /// read's; lenient reads and `rejectDuplicateKeys` always use one thread. See
+        /// Whether a large strict document (256 KiB or more) read with the json-c
+        /// ``engine`` is parsed and converted on several threads when the machine has more
+        /// than one processor: json-c parses pieces of it side by side. Default `true`. The
+        /// value and the errors are the one-thread read's; lenient reads and
+        /// `rejectDuplicateKeys` always use one thread, and the native engine (the default),
+        /// faster on one thread than json-c's batches on two, does not split. See
         /// `Docs/JSON.md`.
         public var parallel: Bool = true
         /// The engine of a one-thread strict read. Default ``Engine/native``; the value and
@@ -222,7 +224,10 @@ public struct JSONReader: Sendable {
     /// Reads one document, with a session's tokener and key cache when given.
     func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
         var scanned: JSONScanResult?
-        if session == nil, !options.wideIntegersAsDoubles {
+        // The parallel read cuts the document into batches for json-c: with the native
+        // engine, which reads 2-3 times as fast on one thread, it no longer pays (see
+        // Docs/Benchmarks.md), so only the json-c engine takes it.
+        if session == nil, !options.wideIntegersAsDoubles, options.engine == .jsonC {
             switch try readInParallel(bytes) {
             case .value(let value): return value
             case .oneThread(let scan): scanned = scan
