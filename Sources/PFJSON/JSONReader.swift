@@ -169,7 +169,7 @@ public struct JSONReader: Sendable {
         }
         return try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> R in
             if JSONTreeChecker.isNeeded(options, inputCount: bytes.count) {
-                var checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
+                let checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
             }
             let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
@@ -243,6 +243,10 @@ public struct JSONReader: Sendable {
             }
         }
         return try withTree(bytes, session: session, scanned: scanned) { tree, keyCache throws(PFError) -> PFValue in
+            if options.rejectDuplicateKeys {
+                var duplicates = JSONDuplicateKeys(source: JSONCSource(scan: tree.scan, nulStandIn: tree.nulStandIn), input: bytes)
+                try duplicates.reject(tree.root)
+            }
             // The cache moves into the walk and back (no copy), whatever happens.
             var converter = JSONTreeConverter(options: options, scan: tree.scan, input: bytes,
                                               nulStandIn: tree.nulStandIn, keyCache: JSONKeyCache.take(&keyCache))
@@ -385,7 +389,8 @@ public struct JSONReader: Sendable {
     /// The integer token at `token` as the nearest double, spelled `<digits>e<exponent>`
     /// (shortest round-trip digits, no point), for json-c to read as that double.
     static func doubleSpelling(ofIntegerAt token: Range<Int>, in bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        let value = strtod(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[token]), as: UTF8.self), nil)
+        guard let base = bytes.baseAddress else { return [] }
+        let value = JSONNumber.strtodDouble(base.assumingMemoryBound(to: UInt8.self), token.lowerBound, token.upperBound)
         // Swift's text of a double this large is `-?d(.ddd)?e+x`.
         let text = value.description
         let parts = text.split(separator: "e", maxSplits: 1)
