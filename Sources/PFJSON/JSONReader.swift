@@ -172,10 +172,11 @@ public struct JSONReader: Sendable {
                 let checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
             }
-            let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
-                                           keysNeedUniquing: tree.scan.nonASCIIKeys)
-            defer { document.close(keyCache: &keyCache) }
-            return try body(JSONNode(tree.root, document, generation))
+            let nodes = document.treeNodes
+            let generation = nodes.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
+                                        keysNeedUniquing: tree.scan.nonASCIIKeys)
+            defer { nodes.close(keyCache: &keyCache) }
+            return try body(JSONNode(nodes, nodes.handle(tree.root), generation))
         }
     }
 
@@ -216,9 +217,10 @@ public struct JSONReader: Sendable {
     /// Opens a tape document and calls `body` with its root.
     private func viewTape<R>(root: Int, document: JSONDocument, keyCache: inout JSONKeyCache,
                              _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
-        let generation = document.openTape(keyCache: &keyCache)
-        defer { document.close(keyCache: &keyCache) }
-        return try body(JSONNode(tapeIndex: root, document, generation))
+        let nodes = document.tapeNodes
+        let generation = nodes.open(keyCache: &keyCache)
+        defer { nodes.close(keyCache: &keyCache) }
+        return try body(JSONNode(nodes, nodes.handle(root), generation))
     }
 
     /// Reads one document, with a session's tokener and key cache when given.
