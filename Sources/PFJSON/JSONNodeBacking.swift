@@ -33,12 +33,17 @@ protocol JSONNodeBacking: AnyObject {
     func nodeKind(_ handle: UInt) -> JSONNode.Kind
     func nodeContent(_ handle: UInt) -> JSONNode.Content
     func nodeScalar(_ handle: UInt, _ wanted: JSONNode.Kind) -> JSONNode.Content
-    func nodeStringBytes<R, E: Error>(_ handle: UInt, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R?
+    // The visits take plain closures (not generic over an error type), so each backing's
+    // operations are fully specialised; ``JSONNode`` carries its caller's typed error across.
+    /// Calls `body` with a string's bytes; `false` when the value is not a string.
+    func nodeStringBytes(_ handle: UInt, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool
     func nodeCount(_ handle: UInt) -> Int
     func nodeElement(_ handle: UInt, at index: Int) -> UInt?
-    func nodeForEachElement<E: Error>(_ handle: UInt, _ body: (Int, UInt) throws(E) -> Void) throws(E)
+    /// Calls `body` with each element until it returns `false`.
+    func nodeForEachElement(_ handle: UInt, _ body: (Int, UInt) -> Bool)
     func nodeMember(_ handle: UInt, _ name: String) -> UInt?
-    func nodeForEachMember<E: Error>(_ handle: UInt, _ body: (String, UInt) throws(E) -> Void) throws(E)
+    /// Calls `body` with each member until it returns `false`.
+    func nodeForEachMember(_ handle: UInt, _ body: (String, UInt) -> Bool)
     func nodeValue(_ handle: UInt) throws(PFError) -> PFValue
 }
 
@@ -67,10 +72,11 @@ extension JSONNodeBacking {
         return nodeContent(handle)
     }
 
-    func nodeStringBytes<R, E: Error>(_ handle: UInt, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
+    func nodeStringBytes(_ handle: UInt, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let v = value(handle)
-        guard source.kind(v) == .string else { return nil }
-        return try source.withStringBytes(v, body)
+        guard source.kind(v) == .string else { return false }
+        source.withStringBytes(v, body)
+        return true
     }
 
     func nodeCount(_ handle: UInt) -> Int {
@@ -88,15 +94,18 @@ extension JSONNodeBacking {
         return self.handle(source.element(v, at: index))
     }
 
-    func nodeForEachElement<E: Error>(_ handle: UInt, _ body: (Int, UInt) throws(E) -> Void) throws(E) {
+    func nodeForEachElement(_ handle: UInt, _ body: (Int, UInt) -> Bool) {
         let v = value(handle)
         let source = source
         guard source.kind(v) == .array else { return }
         var element: Source.Value?
-        for k in 0..<source.count(v) {
+        var k = 0
+        let n = source.count(v)
+        while k < n {
             let current = source.element(v, k, after: element)
             element = current
-            try body(k, self.handle(current))
+            guard body(k, self.handle(current)) else { return }
+            k += 1
         }
     }
 
@@ -115,17 +124,19 @@ extension JSONNodeBacking {
         return uniqueMembers(v)[name].map(self.handle)
     }
 
-    func nodeForEachMember<E: Error>(_ handle: UInt, _ body: (String, UInt) throws(E) -> Void) throws(E) {
+    func nodeForEachMember(_ handle: UInt, _ body: (String, UInt) -> Bool) {
         let v = value(handle)
         let source = source
         guard source.kind(v) == .object else { return }
         if mergesMembers(v) {
-            for (name, member) in uniqueMembers(v) { try body(name, self.handle(member)) }
+            for (name, member) in uniqueMembers(v) {
+                guard body(name, self.handle(member)) else { return }
+            }
             return
         }
         var entry = source.firstMember(v)
         while let current = entry {
-            try body(key(current), self.handle(source.memberValue(current)))
+            guard body(key(current), self.handle(source.memberValue(current))) else { return }
             entry = source.nextMember(current, of: v)
         }
     }
