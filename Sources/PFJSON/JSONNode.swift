@@ -144,11 +144,7 @@ public struct JSONNode {
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
     /// - Throws: what `body` throws.
     public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
-        var result: Result<R, E>?
-        guard live.nodeStringBytes(handle, { bytes in result = Result { () throws(E) -> R in try body(bytes) } }) else {
-            return nil
-        }
-        return try result?.get()
+        try live.nodeStringBytes(handle, body)
     }
 
     // MARK: - Containers
@@ -172,17 +168,9 @@ public struct JSONNode {
     public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
         let backing = live
         let generation = generation
-        var failure: E?
-        backing.nodeForEachElement(handle) { k, element in
-            do throws(E) {
-                try body(k, JSONNode(backing, element, generation))
-                return true
-            } catch {
-                failure = error
-                return false
-            }
+        try backing.nodeForEachElement(handle) { (k, element) throws(E) in
+            try body(k, JSONNode(backing, element, generation))
         }
-        if let failure { throw failure }
     }
 
     /// The member named `name` of an object, or `nil` when there is none or the value is not
@@ -202,17 +190,9 @@ public struct JSONNode {
     public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
         let backing = live
         let generation = generation
-        var failure: E?
-        backing.nodeForEachMember(handle) { key, value in
-            do throws(E) {
-                try body(key, JSONNode(backing, value, generation))
-                return true
-            } catch {
-                failure = error
-                return false
-            }
+        try backing.nodeForEachMember(handle) { (key, value) throws(E) in
+            try body(key, JSONNode(backing, value, generation))
         }
-        if let failure { throw failure }
     }
 
     // MARK: - Copying out

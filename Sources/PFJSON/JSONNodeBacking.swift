@@ -33,17 +33,12 @@ protocol JSONNodeBacking: AnyObject {
     func nodeKind(_ handle: UInt) -> JSONNode.Kind
     func nodeContent(_ handle: UInt) -> JSONNode.Content
     func nodeScalar(_ handle: UInt, _ wanted: JSONNode.Kind) -> JSONNode.Content
-    // The visits take plain closures (not generic over an error type), so each backing's
-    // operations are fully specialised; ``JSONNode`` carries its caller's typed error across.
-    /// Calls `body` with a string's bytes; `false` when the value is not a string.
-    func nodeStringBytes(_ handle: UInt, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool
+    func nodeStringBytes<R, E: Error>(_ handle: UInt, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R?
     func nodeCount(_ handle: UInt) -> Int
     func nodeElement(_ handle: UInt, at index: Int) -> UInt?
-    /// Calls `body` with each element until it returns `false`.
-    func nodeForEachElement(_ handle: UInt, _ body: (Int, UInt) -> Bool)
+    func nodeForEachElement<E: Error>(_ handle: UInt, _ body: (Int, UInt) throws(E) -> Void) throws(E)
     func nodeMember(_ handle: UInt, _ name: String) -> UInt?
-    /// Calls `body` with each member until it returns `false`.
-    func nodeForEachMember(_ handle: UInt, _ body: (String, UInt) -> Bool)
+    func nodeForEachMember<E: Error>(_ handle: UInt, _ body: (String, UInt) throws(E) -> Void) throws(E)
     func nodeValue(_ handle: UInt) throws(PFError) -> PFValue
 }
 
@@ -72,11 +67,10 @@ extension JSONNodeBacking {
         return nodeContent(handle)
     }
 
-    func nodeStringBytes(_ handle: UInt, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    func nodeStringBytes<R, E: Error>(_ handle: UInt, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
         let v = value(handle)
-        guard source.kind(v) == .string else { return false }
-        source.withStringBytes(v, body)
-        return true
+        guard source.kind(v) == .string else { return nil }
+        return try source.withStringBytes(v, body)
     }
 
     func nodeCount(_ handle: UInt) -> Int {
@@ -94,18 +88,15 @@ extension JSONNodeBacking {
         return self.handle(source.element(v, at: index))
     }
 
-    func nodeForEachElement(_ handle: UInt, _ body: (Int, UInt) -> Bool) {
+    func nodeForEachElement<E: Error>(_ handle: UInt, _ body: (Int, UInt) throws(E) -> Void) throws(E) {
         let v = value(handle)
         let source = source
         guard source.kind(v) == .array else { return }
         var element: Source.Value?
-        var k = 0
-        let n = source.count(v)
-        while k < n {
+        for k in 0..<source.count(v) {
             let current = source.element(v, k, after: element)
             element = current
-            guard body(k, self.handle(current)) else { return }
-            k += 1
+            try body(k, self.handle(current))
         }
     }
 
@@ -124,19 +115,17 @@ extension JSONNodeBacking {
         return uniqueMembers(v)[name].map(self.handle)
     }
 
-    func nodeForEachMember(_ handle: UInt, _ body: (String, UInt) -> Bool) {
+    func nodeForEachMember<E: Error>(_ handle: UInt, _ body: (String, UInt) throws(E) -> Void) throws(E) {
         let v = value(handle)
         let source = source
         guard source.kind(v) == .object else { return }
         if mergesMembers(v) {
-            for (name, member) in uniqueMembers(v) {
-                guard body(name, self.handle(member)) else { return }
-            }
+            for (name, member) in uniqueMembers(v) { try body(name, self.handle(member)) }
             return
         }
         var entry = source.firstMember(v)
         while let current = entry {
-            guard body(key(current), self.handle(source.memberValue(current))) else { return }
+            try body(key(current), self.handle(source.memberValue(current)))
             entry = source.nextMember(current, of: v)
         }
     }
