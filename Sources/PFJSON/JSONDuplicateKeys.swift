@@ -47,7 +47,6 @@ struct JSONDuplicateKeys<Source: JSONValueSource> {
             for k in 0..<source.count(value) {
                 let current = source.element(value, k, after: element)
                 element = current
-                guard Self.isContainer(source.kind(current)) else { continue }
                 do {
                     try visit(current, repeated)
                 } catch {
@@ -63,13 +62,8 @@ struct JSONDuplicateKeys<Source: JSONValueSource> {
             }
             var entry = source.firstMember(value)
             while let current = entry {
-                let member = source.memberValue(current)
-                guard Self.isContainer(source.kind(member)) else {
-                    entry = source.nextMember(current, of: value)
-                    continue
-                }
                 do {
-                    try visit(member, repeated)
+                    try visit(source.memberValue(current), repeated)
                 } catch {
                     let raw = source.keyBytes(current)
                     throw error.prefixed(.key(source.keyName(raw.start, raw.count)))
@@ -80,10 +74,6 @@ struct JSONDuplicateKeys<Source: JSONValueSource> {
             return
         }
     }
-
-    /// Whether a value of `kind` can hold objects (the walk skips scalars without a call).
-    @inline(__always)
-    private static func isContainer(_ kind: JSONNode.Kind) -> Bool { kind == .array || kind == .object }
 
     /// The error for an object with a repeated key.
     static func duplicateKey(at offset: Int, members: Int, distinct: Int, in input: UnsafeRawBufferPointer) -> PFError {

@@ -10,8 +10,7 @@ import PFCore
 /// rows, most JSON in practice) is viewed straight over the input bytes, through the record
 /// pfarchive's validating scanner makes as it goes; any other document (lenient mode, keys
 /// beyond ASCII or with escapes, a `maxStringBytes` budget below the input's size) over
-/// json-c's tree. Both show the same values, counts and errors: every accessor is written
-/// once, over the document's `JSONValueSource`.
+/// json-c's tree. Both show the same values, counts and errors.
 ///
 /// Nodes are handed out by ``JSONReader/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and
 /// ``JSONReader/Session/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and are valid **only
@@ -72,70 +71,151 @@ public struct JSONNode {
         case object
     }
 
-    /// The document's nodes (checked alive before each use).
-    private let backing: any JSONNodeBacking
-    /// The value, as the backing spells it.
-    private let handle: UInt
+    /// json-c's value (`nil` for `null` and for tape nodes).
+    private let object: OpaquePointer?
+    /// The value's entry in the document's tape, or -1 for a json-c node.
+    private let index: Int
+    private let document: JSONDocument
     private let generation: UInt64
 
-    init(_ backing: any JSONNodeBacking, _ handle: UInt, _ generation: UInt64) {
-        self.backing = backing
-        self.handle = handle
+    init(_ object: OpaquePointer?, _ document: JSONDocument, _ generation: UInt64) {
+        self.object = object
+        self.index = -1
+        self.document = document
         self.generation = generation
     }
 
-    /// The backing, once it is known the document is still open; stops the program otherwise.
-    @inline(__always)
-    private var live: any JSONNodeBacking {
-        precondition(backing.generation == generation,
-                     "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
-        return backing
+    init(tapeIndex index: Int, _ document: JSONDocument, _ generation: UInt64) {
+        self.object = nil
+        self.index = index
+        self.document = document
+        self.generation = generation
     }
+
+    /// Stops the program when the document has closed.
+    @inline(__always)
+    private func checkAlive() {
+        precondition(document.generation == generation,
+                     "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
+    }
+
+    /// json-c's value, once it is known the tree is still alive.
+    @inline(__always)
+    private var pointer: OpaquePointer? {
+        checkAlive()
+        return object
+    }
+
+    /// Whether the node is a tape node (checked alive).
+    @inline(__always)
+    private var onTape: Bool {
+        checkAlive()
+        return index >= 0
+    }
+
+    /// The tape entry of a tape node.
+    @inline(__always)
+    private var entry: JSONTapeEntry { document.tape.entries[index] }
+
+    @inline(__always)
+    private func child(_ object: OpaquePointer?) -> JSONNode { JSONNode(object, document, generation) }
+
+    @inline(__always)
+    private func child(tapeIndex: Int) -> JSONNode { JSONNode(tapeIndex: tapeIndex, document, generation) }
 
     // MARK: - Scalars
 
     /// The value's kind.
-    public var kind: Kind { live.nodeKind(handle) }
+    public var kind: Kind {
+        if onTape { return entry.kind }
+        guard let object = pointer else { return .null }
+        return JSONC.kind(object)
+    }
 
     /// The value's kind and, for a scalar, its payload (a string is built here, so read it once).
-    public var content: Content { live.nodeContent(handle) }
+    public var content: Content {
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .string: return .string(tape.string(index))
+            case .int: return .int(tape.int(index))
+            case .uint: return .uint(tape.uint(index))
+            case .double: return .double(tape.double(index))
+            case .bool: return .bool(tape.entries[index].flags & JSONTape.trueFlag != 0)
+            case .array: return .array
+            case .object: return .object
+            case .null: return .null
+            }
+        }
+        guard let object = pointer else { return .null }
+        switch JSONC.kind(object) {
+        case .string: return .string(JSONC.string(object))
+        case .int: return .int(json_object_get_int64(object))
+        case .uint: return .uint(json_object_get_uint64(object))
+        case .double: return .double(json_object_get_double(object))
+        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        case .array: return .array
+        case .object: return .object
+        case .null: return .null
+        }
+    }
 
     /// Whether the value is `null`.
-    public var isNull: Bool { live.nodeKind(handle) == .null }
+    public var isNull: Bool {
+        if onTape { return entry.kind == .null }
+        return pointer == nil
+    }
 
     /// The boolean, or `nil` for any other kind.
     public var boolValue: Bool? {
-        guard case .bool(let value) = live.nodeScalar(handle, .bool) else { return nil }
-        return value
+        if onTape {
+            let e = entry
+            return e.kind == .bool ? e.flags & JSONTape.trueFlag != 0 : nil
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_boolean else { return nil }
+        return json_object_get_boolean(object) != 0
     }
 
     /// The integer of an ``Kind/int``, or `nil` for any other kind.
     public var intValue: Int64? {
-        guard case .int(let value) = live.nodeScalar(handle, .int) else { return nil }
-        return value
+        if onTape { return entry.kind == .int ? document.tape.int(index) : nil }
+        guard let object = pointer, JSONC.kind(object) == .int else { return nil }
+        return json_object_get_int64(object)
     }
 
     /// The integer of a ``Kind/uint`` (above `Int64.max`), or `nil` for any other kind.
     public var uintValue: UInt64? {
-        guard case .uint(let value) = live.nodeScalar(handle, .uint) else { return nil }
-        return value
+        if onTape { return entry.kind == .uint ? document.tape.uint(index) : nil }
+        guard let object = pointer, JSONC.kind(object) == .uint else { return nil }
+        return json_object_get_uint64(object)
     }
 
     /// Any number as a `Double` (integers converted, as ``PFValue/doubleValue`` does), or
     /// `nil` for any other kind.
     public var doubleValue: Double? {
-        switch live.nodeScalar(handle, .double) {
-        case .double(let value): return value
-        case .int(let value): return Double(value)
-        case .uint(let value): return Double(value)
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .double: return tape.double(index)
+            case .int: return Double(tape.int(index))
+            case .uint: return Double(tape.uint(index))
+            default: return nil
+            }
+        }
+        guard let object = pointer else { return nil }
+        switch JSONC.kind(object) {
+        case .double: return json_object_get_double(object)
+        case .int: return Double(json_object_get_int64(object))
+        case .uint: return Double(json_object_get_uint64(object))
         default: return nil
         }
     }
 
     /// The string (built on each call; read it once), or `nil` for any other kind.
     public var stringValue: String? {
-        guard case .string(let value) = live.nodeScalar(handle, .string) else { return nil }
-        return value
+        if onTape { return entry.kind == .string ? document.tape.string(index) : nil }
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return JSONC.string(object)
     }
 
     /// Calls `body` with a string's UTF-8 bytes in place (no copy unless it has escapes; valid only inside
@@ -144,33 +224,66 @@ public struct JSONNode {
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
     /// - Throws: what `body` throws.
     public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
-        try live.nodeStringBytes(handle, body)
+        if onTape {
+            guard entry.kind == .string else { return nil }
+            return try document.tape.withStringBytes(index, body)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return try body(JSONC.stringBytes(object))
     }
 
     // MARK: - Containers
 
     /// The number of elements of an array or members of an object (a repeated key counted
     /// once); 0 for any other kind.
-    public var count: Int { live.nodeCount(handle) }
+    public var count: Int {
+        if onTape {
+            switch entry.kind {
+            case .array: return Int(entry.count)
+            case .object: return document.tape.memberCount(index)
+            default: return 0
+            }
+        }
+        guard let object = pointer else { return 0 }
+        let type = json_object_get_type(object)
+        if type == json_type_array { return json_object_array_length(object) }
+        guard type == json_type_object else { return 0 }
+        if document.keysNeedUniquing { return document.uniqueMembers(object).count }
+        return Int(json_object_object_length(object))
+    }
 
     /// The element at `index` of an array, or `nil` when the value is not an array or the
     /// index is out of range.
     /// - Parameter index: a zero-based index.
     /// - Returns: the element.
     public func element(at index: Int) -> JSONNode? {
-        let backing = live
-        return backing.nodeElement(handle, at: index).map { JSONNode(backing, $0, generation) }
+        if onTape {
+            guard entry.kind == .array, let found = document.tape.element(of: self.index, at: index) else { return nil }
+            return child(tapeIndex: found)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_array,
+            index >= 0, index < json_object_array_length(object)
+        else { return nil }
+        return child(json_object_array_get_idx(object, index))
     }
 
     /// Calls `body` with each element of an array in order (nothing for other kinds).
     /// - Parameter body: receives the index and the element.
     /// - Throws: what `body` throws.
     public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
-        let backing = live
-        let generation = generation
-        try backing.nodeForEachElement(handle) { (k, element) throws(E) in
-            try body(k, JSONNode(backing, element, generation))
+        if onTape {
+            let e = entry
+            guard e.kind == .array else { return }
+            var j = index + 1
+            for k in 0..<Int(e.count) {
+                try body(k, child(tapeIndex: j))
+                j = Int(document.tape.entries[j].next)
+            }
+            return
         }
+        guard let object = pointer, json_object_get_type(object) == json_type_array else { return }
+        let n = json_object_array_length(object)
+        for k in 0..<n { try body(k, child(json_object_array_get_idx(object, k))) }
     }
 
     /// The member named `name` of an object, or `nil` when there is none or the value is not
@@ -179,8 +292,36 @@ public struct JSONNode {
     /// - Parameter name: the key.
     /// - Returns: the member's value.
     public func member(_ name: String) -> JSONNode? {
-        let backing = live
-        return backing.nodeMember(handle, name).map { JSONNode(backing, $0, generation) }
+        if onTape {
+            guard entry.kind == .object else { return nil }
+            guard JSONC.isPlainASCII(name) else {
+                // Tape documents have plain ASCII keys, yet a few non-ASCII names equal one as
+                // Swift strings (U+212A KELVIN SIGN is canonically "K"): compare as strings.
+                var found: Int?
+                var j = index + 1
+                for _ in 0..<Int(entry.count) {
+                    if document.tapeKey(j) == name { found = j + 1 }
+                    j = Int(document.tape.entries[j + 1].next)
+                }
+                return found.map { child(tapeIndex: $0) }
+            }
+            // ASCII names and keys: equal strings are equal bytes.
+            var name = name
+            let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
+            guard let found else { return nil }
+            return child(tapeIndex: found)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return nil }
+        if !document.keysNeedUniquing, JSONC.isPlainASCII(name) {
+            // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
+            // so json-c's own hash lookup answers.
+            var found: OpaquePointer?
+            // withCString: no copy of a native string (passing `name` directly builds an array).
+            guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
+            return child(found)
+        }
+        guard let found = document.uniqueMembers(object)[name] else { return nil }
+        return child(found)
     }
 
     /// Calls `body` with each member of an object in document order (a repeated key once, at
@@ -188,10 +329,31 @@ public struct JSONNode {
     /// - Parameter body: receives the key and the value.
     /// - Throws: what `body` throws.
     public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
-        let backing = live
-        let generation = generation
-        try backing.nodeForEachMember(handle) { (key, value) throws(E) in
-            try body(key, JSONNode(backing, value, generation))
+        if onTape {
+            let e = entry
+            guard e.kind == .object else { return }
+            if e.flags & JSONTape.duplicatesFlag != 0 {
+                for (key, value) in document.tape.uniqueMembers(of: index) {
+                    try body(document.tapeKey(key), child(tapeIndex: value))
+                }
+                return
+            }
+            var j = index + 1
+            for _ in 0..<Int(e.count) {
+                try body(document.tapeKey(j), child(tapeIndex: j + 1))
+                j = Int(document.tape.entries[j + 1].next)
+            }
+            return
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return }
+        if document.keysNeedUniquing {
+            for (name, value) in document.uniqueMembers(object) { try body(name, child(value)) }
+            return
+        }
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            try body(document.key(current), child(pf_json_entry_value(current)))
+            entry = pf_json_entry_next(current)
         }
     }
 
@@ -203,7 +365,99 @@ public struct JSONNode {
     /// - Throws: ``PFError`` (`invalidValue`) for a malformed typed object in strict mode with
     ///   `typedValues` on, with the path below this node.
     public func value() throws(PFError) -> PFValue {
-        try live.nodeValue(handle)
+        if onTape { return try document.convert(tapeIndex: index) }
+        let object = pointer
+        return try document.convert(object)
+    }
+}
+
+// MARK: - The document behind the nodes
+
+/// What nodes of one document share: the generation that tells a live tree from a freed one,
+/// the key cache, and how keys are read. A session keeps one and reuses it.
+final class JSONDocument {
+    // Unchecked exclusivity: these are touched on every node access and key, and the
+    // runtime's dynamic check cost more than the rest of a member visit. Accesses never
+    // overlap: `key(_:)` and `convert(_:)` finish before any caller code runs.
+    /// Changes when a document opens and when it closes, so nodes of a closed one are caught.
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
+    @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
+    @exclusivity(unchecked) private(set) var keysNeedUniquing = false
+    /// The open document's tape (empty for a json-c document); its storage is reused.
+    @exclusivity(unchecked) var tape = JSONTape(entries: [], input: UnsafeRawBufferPointer(start: nil, count: 0))
+    /// The tape builder's stack of open containers, kept for reuse.
+    @exclusivity(unchecked) var openContainers: [UInt32] = []
+    private let options: JSONReader.Options
+
+    init(options: JSONReader.Options) {
+        self.options = options
+    }
+
+    /// Starts a document; returns the generation of its nodes.
+    func open(keyCache: inout JSONKeyCache, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) -> UInt64 {
+        self.keyCache = JSONKeyCache.take(&keyCache)
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = keysNeedUniquing
+        generation &+= 1
+        return generation
+    }
+
+    /// Starts a tape document (``tape`` is already filled); returns the generation of its nodes.
+    func openTape(keyCache: inout JSONKeyCache) -> UInt64 {
+        open(keyCache: &keyCache, nulStandIn: nil, keysNeedUniquing: false)
+    }
+
+    /// Ends the document: its nodes stop working and the key cache goes back.
+    func close(keyCache: inout JSONKeyCache) {
+        generation &+= 1
+        keyCache = JSONKeyCache.take(&self.keyCache)
+        tape.entries.removeAll(keepingCapacity: true)
+    }
+
+    /// The key at tape entry `index` (plain ASCII without escapes), through the key cache.
+    @inline(__always)
+    func tapeKey(_ index: Int) -> String {
+        let e = tape.entries[index]
+        return keyCache.key(UnsafeRawPointer(tape.p + Int(e.start)), length: Int(e.end - e.start), nulStandIn: nil)
+    }
+
+    /// A tape subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it: the one
+    /// value builder over the tape, typed values included (the tape is already checked, so
+    /// repeated keys merge here and are never rejected).
+    func convert(tapeIndex index: Int) throws(PFError) -> PFValue {
+        var builder = JSONValueBuilder(source: tape, subtreeWith: options, nulStandIn: nil, keysNeedUniquing: false,
+                                       keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = builder.keyCache }
+        return try builder.convertRoot(index)
+    }
+
+    @inline(__always)
+    func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        keyCache.key(entry, nulStandIn: nulStandIn)
+    }
+
+    /// An object's members with keys that are equal Swift strings merged, the last value at
+    /// the first position (only for documents with keys beyond ASCII: distinct bytes for
+    /// json-c may be equal strings, e.g. "\u{E9}" and "e\u{301}").
+    func uniqueMembers(_ object: OpaquePointer) -> OrderedDictionary<String, OpaquePointer?> {
+        var keys: [String] = []
+        var values: [OpaquePointer?] = []
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            keys.append(key(current))
+            values.append(pf_json_entry_value(current))
+            entry = pf_json_entry_next(current)
+        }
+        return OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+    }
+
+    /// A subtree as a ``PFValue``, with the document's key cache.
+    func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
+        var converter = JSONTreeConverter(subtreeWith: options, nulStandIn: nulStandIn,
+                                          keysNeedUniquing: keysNeedUniquing, keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = converter.keyCache }
+        return try converter.convertRoot(object)
     }
 }
 
@@ -279,7 +533,7 @@ struct JSONTreeChecker {
 
 // MARK: - json-c values
 
-/// Reading json-c values, shared by ``JSONCSource``, the checker and the parallel read.
+/// Reading json-c values, shared by the tree converter, the checker and ``JSONNode``.
 enum JSONC {
     /// The kind of a non-NULL json-c value.
     @inline(__always)
@@ -325,6 +579,13 @@ enum JSONC {
     @inline(__always)
     static func string(_ object: OpaquePointer) -> String {
         String(decoding: stringBytes(object), as: UTF8.self)
+    }
+
+    /// A string value as a String, within `maxStringBytes`.
+    @inline(__always)
+    static func string(_ object: OpaquePointer, maxBytes: Int) throws(PFError) -> String {
+        _ = try checkedLength(object, maxBytes: maxBytes)
+        return string(object)
     }
 
     /// Whether `name` is ASCII without U+0000 (so it compares with json-c's keys byte for byte).

@@ -172,11 +172,10 @@ public struct JSONReader: Sendable {
                 let checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
             }
-            let nodes = document.treeNodes
-            let generation = nodes.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
-                                        keysNeedUniquing: tree.scan.nonASCIIKeys)
-            defer { nodes.close(keyCache: &keyCache) }
-            return try body(JSONNode(nodes, nodes.handle(tree.root), generation))
+            let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
+                                           keysNeedUniquing: tree.scan.nonASCIIKeys)
+            defer { document.close(keyCache: &keyCache) }
+            return try body(JSONNode(tree.root, document, generation))
         }
     }
 
@@ -217,10 +216,9 @@ public struct JSONReader: Sendable {
     /// Opens a tape document and calls `body` with its root.
     private func viewTape<R>(root: Int, document: JSONDocument, keyCache: inout JSONKeyCache,
                              _ body: (JSONNode) throws(PFError) -> R) throws(PFError) -> R {
-        let nodes = document.tapeNodes
-        let generation = nodes.open(keyCache: &keyCache)
-        defer { nodes.close(keyCache: &keyCache) }
-        return try body(JSONNode(nodes, nodes.handle(root), generation))
+        let generation = document.openTape(keyCache: &keyCache)
+        defer { document.close(keyCache: &keyCache) }
+        return try body(JSONNode(tapeIndex: root, document, generation))
     }
 
     /// Reads one document, with a session's tokener and key cache when given.

@@ -50,15 +50,6 @@ protocol JSONValueSource {
     /// the last value at the first position).
     func mayRepeatKeys(_ object: Value) -> Bool
 
-    // For node views (``JSONNodeBacking``):
-    /// Calls `body` with a `.string`'s decoded bytes (valid only inside `body`).
-    func withStringBytes<R, E: Error>(_ value: Value, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R
-    /// Element `k` of an array (`0 <= k < count`), found directly.
-    func element(_ array: Value, at k: Int) -> Value
-    /// The value of the member of `object` whose key has exactly the bytes `name` (the last
-    /// value of a repeated key), or `nil`.
-    func member(_ object: Value, named name: UnsafeRawBufferPointer) -> Value?
-
     // For the repeated-key check (``JSONDuplicateKeys``):
     /// The members the object was written with, a repeated key counted each time; `slot` is
     /// its index among the document's objects in pre-order.
@@ -77,9 +68,6 @@ protocol JSONValueSource {
 /// member an entry of the object's hash table, in insertion order. json-c keeps one member per
 /// distinct key.
 struct JSONCSource: JSONValueSource {
-    typealias Value = OpaquePointer?
-    typealias Member = UnsafeMutablePointer<lh_entry>
-
     /// The pre-scan's member count and `{` offset of every object (recorded only with
     /// ``JSONReader/Options/rejectDuplicateKeys``).
     var objectCounts: [Int] = []
@@ -152,27 +140,6 @@ struct JSONCSource: JSONValueSource {
 
     @inline(__always) func mayRepeatKeys(_ object: OpaquePointer?) -> Bool { false }
 
-    func withStringBytes<R, E: Error>(_ value: OpaquePointer?, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(stringBytes(value) ?? UnsafeRawBufferPointer(start: nil, count: 0))
-    }
-
-    @inline(__always) func element(_ array: OpaquePointer?, at k: Int) -> OpaquePointer? {
-        json_object_array_get_idx(array, k)
-    }
-
-    func member(_ object: OpaquePointer?, named name: UnsafeRawBufferPointer) -> OpaquePointer?? {
-        // json-c's own hash lookup, by a NUL-terminated copy of the name (an ASCII name
-        // without U+0000: its bytes are the key's).
-        var found: OpaquePointer?
-        let hit = withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { chars -> Bool in
-            guard let base = chars.baseAddress else { return false }
-            if let bytes = name.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: bytes, byteCount: name.count) }
-            chars[name.count] = 0
-            return json_object_object_get_ex(object, base, &found) != 0
-        }
-        return hit ? .some(found) : nil
-    }
-
     func writtenMembers(_ object: OpaquePointer?, slot: Int) -> Int {
         slot < objectCounts.count ? objectCounts[slot] : count(object)
     }
@@ -239,9 +206,6 @@ extension JSONTape: JSONValueSource {
     @inline(__always) func memberValue(_ member: Int) -> Int { member + 1 }
 
     @inline(__always) func mayRepeatKeys(_ object: Int) -> Bool { entries[object].flags & Self.duplicatesFlag != 0 }
-
-    func element(_ array: Int, at k: Int) -> Int { element(of: array, at: k) ?? array }
-    func member(_ object: Int, named name: UnsafeRawBufferPointer) -> Int? { member(of: object, named: name) }
 
     func writtenMembers(_ object: Int, slot: Int) -> Int { Int(entries[object].count) }
     func objectOffset(_ object: Int, slot: Int) -> Int { Int(entries[object].start) }
