@@ -30,6 +30,11 @@ enum JSONBench {
                 try bench.measure("read pfarchive, one thread", group: group, bytes: input.count) {
                     _ = try serialReader.read(input)
                 }
+                oneThread.engine = .jsonC
+                let jsonCReader = JSONReader(options: oneThread)
+                try bench.measure("read pfarchive, one thread, json-c engine", group: group, bytes: input.count) {
+                    _ = try jsonCReader.read(input)
+                }
                 let terminated = nulTerminated(input)
                 bench.measure("parse raw json-c", group: group, bytes: input.count) {
                     json_object_put(parseTree(terminated))
@@ -80,7 +85,8 @@ enum JSONBench {
     }
 
     /// For `valgrind --tool=callgrind` and `perf record`: `PFBENCH_JSON_PROFILE=read:FILE:N`
-    /// (or `read1:FILE:N`, on one thread, or `jsonc:FILE:N`) runs only N reads of one file,
+    /// (or `read1:FILE:N`, on one thread, `read1c:FILE:N`, on one thread with the json-c
+    /// engine, or `jsonc:FILE:N`) runs only N reads of one file,
     /// pfarchive's or raw json-c's, so the
     /// instruction counts of the two compare directly; `write:FILE:N` and `jsonc-write:FILE:N`
     /// do the same for N serializations of the file's value (json-c's pre-parsed tree), and
@@ -88,7 +94,7 @@ enum JSONBench {
     static func profile(_ spec: String) {
         let parts = spec.split(separator: ":").map(String.init)
         guard parts.count == 3, let n = Int(parts[2]), benchFiles.contains(parts[1]) else {
-            FileHandle.standardError.write(Data("PFBENCH_JSON_PROFILE=read|read1|jsonc|write|jsonc-write|jsonc-built-write:FILE:N, FILE one of \(benchFiles)\n".utf8))
+            FileHandle.standardError.write(Data("PFBENCH_JSON_PROFILE=read|read1|read1c|jsonc|write|jsonc-write|jsonc-built-write:FILE:N, FILE one of \(benchFiles)\n".utf8))
             exit(2)
         }
         let input = benchInput(parts[1])
@@ -115,7 +121,8 @@ enum JSONBench {
         default:
             var oneThread = JSONReader.Options()
             oneThread.parallel = false
-            let chosen = parts[0] == "read1" ? JSONReader(options: oneThread) : reader
+            if parts[0] == "read1c" { oneThread.engine = .jsonC }
+            let chosen = parts[0].hasPrefix("read1") ? JSONReader(options: oneThread) : reader
             for _ in 0..<n {
                 if parts[0] == "jsonc" {
                     json_object_put(parseTree(terminated))

@@ -23,10 +23,17 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             var options = JSONReader.Options(mode: mode, limits: FuzzDriver.limits)
             options.parallelThreshold = 0
             options.parallelBatches = batches
+            options.engine = .jsonC  // the parallel read is json-c's: held to the native engine
             let parallel = Result { () throws(PFError) -> PFValue in try JSONReader(options: options).read(data) }
             if parallel != serial {
                 fatalError("parallel and one-thread reads disagree (\(mode), \(batches) batches): \(parallel) vs \(serial)")
             }
+        }
+        var jsonC = oneThread
+        jsonC.engine = .jsonC
+        let oracle = Result { () throws(PFError) -> PFValue in try JSONReader(options: jsonC).read(data) }
+        if oracle != serial {
+            fatalError("native and json-c engines disagree (\(mode)): \(serial) vs \(oracle)")
         }
         let read = try? serial.get()
         let viewed = try? reader.withDocument(data) { root throws(PFError) in try root.value() }

@@ -463,9 +463,9 @@ final class JSONDocument {
 
 // MARK: - Checks made before a view opens
 
-/// The checks ``JSONReader`` makes while converting a tree (repeated keys with
-/// `rejectDuplicateKeys`, `maxStringBytes`), made without building values and in the same
-/// order, so a node view fails exactly where a read would, before any node is seen.
+/// The checks ``JSONReader`` makes on json-c's tree before converting it (repeated keys with
+/// `rejectDuplicateKeys`, through ``JSONDuplicateKeys``; `maxStringBytes`), made without
+/// building values, so a node view fails exactly where a read would, before any node is seen.
 struct JSONTreeChecker {
     let rejectDuplicates: Bool
     let maxStringBytes: Int
@@ -474,7 +474,6 @@ struct JSONTreeChecker {
     let scan: JSONScanResult
     let input: UnsafeRawBufferPointer
     let nulStandIn: Unicode.Scalar?
-    private var objectIndex = 0
 
     /// Whether a document needs the walk at all: only with `rejectDuplicateKeys`, or when it
     /// is longer than `maxStringBytes` (json-c's strings are never longer than their text).
@@ -491,53 +490,37 @@ struct JSONTreeChecker {
         self.nulStandIn = nulStandIn
     }
 
-    mutating func check(_ object: OpaquePointer?) throws(PFError) {
+    func check(_ root: OpaquePointer?) throws(PFError) {
+        if rejectDuplicates {
+            var duplicates = JSONDuplicateKeys(source: JSONCSource(scan: scan, nulStandIn: nulStandIn), input: input)
+            try duplicates.reject(root)
+        }
+        if checkStrings { try checkStringLengths(root) }
+    }
+
+    private func checkStringLengths(_ object: OpaquePointer?) throws(PFError) {
         guard let object else { return }
         let type = json_object_get_type(object)
         if type == json_type_string {
-            if checkStrings { _ = try JSONC.checkedLength(object, maxBytes: maxStringBytes) }
+            _ = try JSONC.checkedLength(object, maxBytes: maxStringBytes)
         } else if type == json_type_array {
             let n = json_object_array_length(object)
             for k in 0..<n {
                 do {
-                    try check(json_object_array_get_idx(object, k))
+                    try checkStringLengths(json_object_array_get_idx(object, k))
                 } catch {
                     throw error.prefixed(.index(k))
                 }
             }
         } else if type == json_type_object {
-            try checkObject(object)
-        }
-    }
-
-    private mutating func checkObject(_ object: OpaquePointer) throws(PFError) {
-        let n = Int(json_object_object_length(object))
-        // Same pre-order slots as JSONTreeConverter.convertObject.
-        var slot = -1
-        if rejectDuplicates {
-            slot = objectIndex
-            objectIndex += 1
-            if slot < scan.objectCounts.count, scan.objectCounts[slot] != n {
-                throw JSONTreeConverter.duplicateKey(at: scan.objectOffsets[slot], members: scan.objectCounts[slot],
-                                                     distinct: n, in: input)
-            }
-        }
-        var keys: [String] = []
-        var entry = pf_json_object_first_entry(object)
-        while let current = entry {
-            do {
-                try check(pf_json_entry_value(current))
-            } catch {
-                throw error.prefixed(.key(keyName(current)))
-            }
-            if rejectDuplicates, scan.nonASCIIKeys { keys.append(keyName(current)) }
-            entry = pf_json_entry_next(current)
-        }
-        if rejectDuplicates, scan.nonASCIIKeys, slot >= 0, slot < scan.objectOffsets.count {
-            let distinct = Set(keys).count
-            if distinct < keys.count {
-                throw JSONTreeConverter.duplicateKey(at: scan.objectOffsets[slot], members: keys.count,
-                                                     distinct: distinct, in: input)
+            var entry = pf_json_object_first_entry(object)
+            while let current = entry {
+                do {
+                    try checkStringLengths(pf_json_entry_value(current))
+                } catch {
+                    throw error.prefixed(.key(keyName(current)))
+                }
+                entry = pf_json_entry_next(current)
             }
         }
     }

@@ -31,6 +31,19 @@ public struct JSONReader: Sendable {
         case lenient
     }
 
+    /// Which engine builds the value of a one-thread strict read.
+    public enum Engine: Sendable {
+        /// pfarchive's own (the default): the validating scanner records a tape of the
+        /// document as it checks it, and the value is built from the tape. A document whose
+        /// object keys have escapes or bytes beyond ASCII, hold U+0000 or that has integers
+        /// beyond 64 bits read as doubles goes through json-c instead.
+        case native
+        /// json-c's tokener builds its tree, which is converted (after the same pre-scan).
+        /// Lenient reads, the parallel read's batches and the documents above always use it;
+        /// tests check the two engines against each other.
+        case jsonC
+    }
+
     /// Reader settings, copied into each read.
     public struct Options: Sendable {
         /// Strict (default) or lenient syntax.
@@ -50,12 +63,17 @@ public struct JSONReader: Sendable {
         /// the position of the first occurrence, as json-c and Python do (RFC 8259 leaves
         /// duplicate names to the implementation).
         public var rejectDuplicateKeys: Bool = false
-        /// Whether a large strict document (256 KiB or more) is parsed and converted on
-        /// several threads when the machine has more than one processor: json-c parses pieces
-        /// of it side by side. Default `true`. The value and the errors are the one-thread
-        /// read's; lenient reads and `rejectDuplicateKeys` always use one thread. See
+        /// Whether a large strict document (256 KiB or more) read with the json-c
+        /// ``engine`` is parsed and converted on several threads when the machine has more
+        /// than one processor: json-c parses pieces of it side by side. Default `true`. The
+        /// value and the errors are the one-thread read's; lenient reads and
+        /// `rejectDuplicateKeys` always use one thread, and the native engine (the default),
+        /// faster on one thread than json-c's batches on two, does not split. See
         /// `Docs/JSON.md`.
         public var parallel: Bool = true
+        /// The engine of a one-thread strict read. Default ``Engine/native``; the value and
+        /// the errors are the same with either.
+        public var engine: Engine = .native
         /// Whether an integer beyond 64 bits reads as the nearest double instead of being an
         /// error (strict mode, one thread). For the PostgreSQL store, whose `jsonb` prints a
         /// double written as `1e300` as a 301-digit integer. Default `false`.
@@ -151,7 +169,7 @@ public struct JSONReader: Sendable {
         }
         return try withTree(bytes, session: session) { tree, keyCache throws(PFError) -> R in
             if JSONTreeChecker.isNeeded(options, inputCount: bytes.count) {
-                var checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
+                let checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
             }
             let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
@@ -167,6 +185,14 @@ public struct JSONReader: Sendable {
     /// Called only when no string can exceed `maxStringBytes` (the input is no longer), so
     /// the scanner's checks and the repeated-key check are every check a read makes.
     private func tapeDocument(_ bytes: UnsafeRawBufferPointer, document: JSONDocument) throws(PFError) -> Int? {
+        var scanned: JSONScanResult?
+        return try tapeDocument(bytes, document: document, scanned: &scanned)
+    }
+
+    /// ``tapeDocument(_:document:)``, leaving the scan's result in `scanned` when the document
+    /// needs json-c's tree (so the json-c route need not scan it again).
+    private func tapeDocument(_ bytes: UnsafeRawBufferPointer, document: JSONDocument,
+                              scanned: inout JSONScanResult?) throws(PFError) -> Int? {
         guard bytes.count <= options.limits.maxInputBytes, bytes.count < Int(Int32.max),
             let base = bytes.baseAddress, bytes.count > 0
         else { return nil }  // withTree reports these
@@ -180,6 +206,7 @@ public struct JSONReader: Sendable {
         builder.entries = []
         guard !scan.escapedKeys, !scan.nonASCIIKeys, scan.nulKeyEscapes.isEmpty, scan.wideIntegers.isEmpty else {
             document.tape.entries.removeAll(keepingCapacity: true)
+            scanned = scan
             return nil
         }
         try document.tape.markDuplicates(reject: options.rejectDuplicateKeys)
@@ -197,19 +224,45 @@ public struct JSONReader: Sendable {
     /// Reads one document, with a session's tokener and key cache when given.
     func read(_ bytes: UnsafeRawBufferPointer, session: Session?) throws(PFError) -> PFValue {
         var scanned: JSONScanResult?
-        if session == nil, !options.wideIntegersAsDoubles {
+        // The parallel read cuts the document into batches for json-c: with the native
+        // engine, which reads 2-3 times as fast on one thread, it no longer pays (see
+        // Docs/Benchmarks.md), so only the json-c engine takes it.
+        if session == nil, !options.wideIntegersAsDoubles, options.engine == .jsonC {
             switch try readInParallel(bytes) {
             case .value(let value): return value
             case .oneThread(let scan): scanned = scan
             }
         }
+        if scanned == nil, options.engine == .native, options.mode == .strict, !options.wideIntegersAsDoubles {
+            let document = session?.document ?? JSONDocument(options: options)
+            if let root = try tapeDocument(bytes, document: document, scanned: &scanned) {
+                defer { document.tape.entries.removeAll(keepingCapacity: true) }
+                if let session { return try buildFromTape(root, document: document, bytes: bytes, keyCache: &session.keyCache) }
+                var keyCache = JSONKeyCache(forInputOf: bytes.count)
+                return try buildFromTape(root, document: document, bytes: bytes, keyCache: &keyCache)
+            }
+        }
         return try withTree(bytes, session: session, scanned: scanned) { tree, keyCache throws(PFError) -> PFValue in
+            if options.rejectDuplicateKeys {
+                var duplicates = JSONDuplicateKeys(source: JSONCSource(scan: tree.scan, nulStandIn: tree.nulStandIn), input: bytes)
+                try duplicates.reject(tree.root)
+            }
             // The cache moves into the walk and back (no copy), whatever happens.
             var converter = JSONTreeConverter(options: options, scan: tree.scan, input: bytes,
                                               nulStandIn: tree.nulStandIn, keyCache: JSONKeyCache.take(&keyCache))
             defer { keyCache = converter.keyCache }
             return try converter.convertRoot(tree.root)
         }
+    }
+
+    /// The value of a tape document (``tapeDocument(_:document:scanned:)``), built by the one
+    /// value builder with `keyCache`, which it hands back whatever happens.
+    private func buildFromTape(_ root: Int, document: JSONDocument, bytes: UnsafeRawBufferPointer,
+                               keyCache: inout JSONKeyCache) throws(PFError) -> PFValue {
+        var builder = JSONValueBuilder(source: document.tape, checkedWith: options, input: bytes,
+                                       keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = builder.keyCache }
+        return try builder.convertRoot(root)
     }
 
     /// A parsed document, valid while ``withTree(_:session:_:)``'s body runs.
@@ -333,7 +386,8 @@ public struct JSONReader: Sendable {
     /// The integer token at `token` as the nearest double, spelled `<digits>e<exponent>`
     /// (shortest round-trip digits, no point), for json-c to read as that double.
     static func doubleSpelling(ofIntegerAt token: Range<Int>, in bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        let value = strtod(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[token]), as: UTF8.self), nil)
+        guard let base = bytes.baseAddress else { return [] }
+        let value = JSONNumber.strtodDouble(base.assumingMemoryBound(to: UInt8.self), token.lowerBound, token.upperBound)
         // Swift's text of a double this large is `-?d(.ddd)?e+x`.
         let text = value.description
         let parts = text.split(separator: "e", maxSplits: 1)
@@ -412,8 +466,8 @@ extension JSONReader {
         var keyCache: JSONKeyCache
         /// Whether a ``withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` closure is running.
         private var isViewing = false
-        /// The node views' shared state, made once.
-        private lazy var document = JSONDocument(options: reader.options)
+        /// The node views' (and tape reads') shared state, made once.
+        lazy var document = JSONDocument(options: reader.options)
 
         /// Makes a session.
         /// - Parameter reader: the reader whose settings every read uses.

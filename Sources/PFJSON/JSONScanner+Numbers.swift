@@ -112,13 +112,8 @@ extension JSONScanner {
     /// Fails when the integer with the decimal `digits` is outside `Int64.min…UInt64.max`.
     private func checkIntegerRange(_ i: Int, digits: Range<Int>, negative: Bool) throws(PFError) {
         guard digits.count <= 20 else { throw integerOutOfRange(i) }
-        var magnitude: UInt64 = 0
-        for k in digits {
-            let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(byte(k) &- UInt8(ascii: "0")))
-            if o1 || o2 { throw integerOutOfRange(i) }
-            magnitude = s
-        }
+        let (magnitude, overflow) = JSONNumber.checkedMagnitude(p, digits.lowerBound, digits.upperBound)
+        if overflow { throw integerOutOfRange(i) }
         if negative, magnitude > UInt64(Int64.max) + 1 { throw integerOutOfRange(i) }
     }
 
@@ -188,12 +183,8 @@ extension JSONScanner {
 
     /// Converts the token `i..<end` exactly and fails when it overflows to ±infinity.
     private func checkFinite(_ i: Int, _ end: Int) throws(PFError) {
-        // Rare (only huge magnitudes get here), so a small copy is fine.
-        var text = [CChar]()
-        text.reserveCapacity(end - i + 1)
-        for k in i..<end { text.append(CChar(bitPattern: byte(k))) }
-        text.append(0)
-        let value = strtod(text, nil)
+        // Rare (only huge magnitudes get here).
+        let value = JSONNumber.strtodDouble(p, i, end)
         if value.isInfinite {
             throw JSONError.make(.doubleOverflow, offset: i, in: bytes)
         }

@@ -158,7 +158,7 @@ struct JSONTapeBuilder: JSONScanSink {
         }
         // 19 digits or more may pass Int64.max (a negative one never becomes a uint).
         guard end - start >= 19, p[start] != UInt8(ascii: "-") else { return .int }
-        return JSONTape.magnitude(p, start, end) > UInt64(Int64.max) ? .uint : .int
+        return JSONNumber.magnitude(p, start, end) > UInt64(Int64.max) ? .uint : .int
     }
 }
 
@@ -186,107 +186,23 @@ struct JSONTape {
         self.p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? ("" as StaticString).utf8Start
     }
 
-    /// The magnitude of a validated integer token (a leading `-` skipped; the scanner checked
-    /// it fits 64 bits).
-    static func magnitude(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> UInt64 {
-        var k = start
-        if p[k] == UInt8(ascii: "-") { k += 1 }
-        var value: UInt64 = 0
-        while k < end {
-            value = value &* 10 &+ UInt64(p[k] &- UInt8(ascii: "0"))
-            k += 1
-        }
-        return value
-    }
-
     // MARK: Scalars
 
     func int(_ index: Int) -> Int64 {
         let e = entries[index]
-        let m = Self.magnitude(p, Int(e.start), Int(e.end))
+        let m = JSONNumber.magnitude(p, Int(e.start), Int(e.end))
         return p[Int(e.start)] == UInt8(ascii: "-") ? Int64(bitPattern: 0 &- m) : Int64(bitPattern: m)
     }
 
     func uint(_ index: Int) -> UInt64 {
         let e = entries[index]
-        return Self.magnitude(p, Int(e.start), Int(e.end))
+        return JSONNumber.magnitude(p, Int(e.start), Int(e.end))
     }
 
-    /// Exact powers of ten for ``double(_:)``'s fast path.
-    private static let powersOfTen: [Double] = (0...22).map { (k: Int) -> Double in
-        var value = 1.0
-        for _ in 0..<k { value *= 10 }
-        return value
-    }
-
-    /// A double token, converted as json-c converts it (`strtod`, correctly rounded).
-    ///
-    /// Most tokens take Clinger's fast path: a decimal mantissa of at most 2^53 and a power of
-    /// ten of at most 10^22 are both exact doubles, so one IEEE multiplication or division
-    /// rounds exactly as `strtod` does. Longer mantissas and larger exponents go to `strtod`
-    /// (the scanner bounded the token's length by `maxNumberLength`).
+    /// A double token, converted as json-c converts it (``JSONNumber/double(_:_:_:)``).
     func double(_ index: Int) -> Double {
         let e = entries[index]
-        if let value = Self.fastDouble(p, Int(e.start), Int(e.end)) { return value }
-        return strtodDouble(index)
-    }
-
-    /// Clinger's fast path over a validated number token, or `nil` when it does not apply.
-    @inline(__always)
-    static func fastDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
-        var k = start
-        let negative = p[k] == UInt8(ascii: "-")
-        if negative { k += 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0
-        var scale = 0  // the decimal exponent the fraction digits add
-        var seenPoint = false
-        while k < end {
-            let c = p[k]
-            if c == UInt8(ascii: ".") {
-                seenPoint = true
-            } else if c &- UInt8(ascii: "0") < 10 {
-                if mantissa != 0 || c != UInt8(ascii: "0") { digits += 1 }
-                guard digits <= 19 else { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(c &- UInt8(ascii: "0"))
-                if seenPoint { scale -= 1 }
-            } else {
-                break  // 'e' or 'E'
-            }
-            k += 1
-        }
-        var exponent = 0
-        if k < end {
-            k += 1  // past 'e'
-            var exponentNegative = false
-            if p[k] == UInt8(ascii: "+") || p[k] == UInt8(ascii: "-") {
-                exponentNegative = p[k] == UInt8(ascii: "-")
-                k += 1
-            }
-            while k < end {
-                exponent = exponent * 10 + Int(p[k] &- UInt8(ascii: "0"))
-                guard exponent <= 400 else { return nil }
-                k += 1
-            }
-            if exponentNegative { exponent = -exponent }
-        }
-        exponent += scale
-        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
-        var value = Double(mantissa)
-        value = exponent < 0 ? value / powersOfTen[-exponent] : value * powersOfTen[exponent]
-        return negative ? -value : value
-    }
-
-    /// A double token through `strtod`.
-    private func strtodDouble(_ index: Int) -> Double {
-        let e = entries[index]
-        let n = Int(e.end - e.start)
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer in
-            guard let base = buffer.baseAddress else { return .nan }  // (capacity ≥ 1: never nil)
-            UnsafeMutableRawPointer(base).copyMemory(from: p + Int(e.start), byteCount: n)
-            buffer[n] = 0
-            return strtod(base, nil)
-        }
+        return JSONNumber.double(p, Int(e.start), Int(e.end))
     }
 
     /// The raw text of a string (between its quotes).
@@ -375,7 +291,7 @@ struct JSONTape {
 
     /// The number of distinct keys of an object: pairwise for small objects, through a
     /// sort by a hash of each key's bytes for large ones (linear-logarithmic, whatever the input).
-    func distinctKeys(of object: Int) -> Int {
+    func distinctKeys(_ object: Int) -> Int {
         let n = Int(entries[object].count)
         if n <= 32 {
             // Each key against the keys before it, walking the tape (no allocation).
@@ -416,49 +332,21 @@ struct JSONTape {
         return h
     }
 
-    /// Marks every object with a repeated key, or throws at the first (in pre-order, as the
-    /// json-c path reports it) when `reject` is set.
+    /// Marks every object with a repeated key, or throws at the first (in pre-order, with
+    /// its key path) when `reject` is set: the one check, ``JSONDuplicateKeys``.
     mutating func markDuplicates(reject: Bool) throws(PFError) {
-        for index in entries.indices where entries[index].kind == .object && entries[index].count > 1 {
-            let distinct = distinctKeys(of: index)
-            let members = Int(entries[index].count)
-            guard distinct < members else { continue }
+        guard !entries.isEmpty else { return }
+        var repeating: [Int] = []
+        do {
+            // The check's copy of the tape is gone before the flags are set (no copy of entries).
+            var check = JSONDuplicateKeys(source: self, input: input)
             if reject {
-                var error = JSONTreeConverter.duplicateKey(at: Int(entries[index].start), members: members,
-                                                           distinct: distinct, in: input)
-                for component in path(to: index).reversed() { error = error.prefixed(component) }
-                throw error
+                try check.reject(0)
+                return
             }
-            entries[index].flags |= Self.duplicatesFlag
+            check.forEachRepeating(0) { repeating.append($0) }
         }
-    }
-
-    /// The key path from the root (entry 0) to the value at `target`, for messages.
-    func path(to target: Int) -> [PFKeyPath.Component] {
-        var out: [PFKeyPath.Component] = []
-        var at = 0
-        while at != target, at < entries.count {
-            let e = entries[at]
-            guard e.kind == .array || e.kind == .object else { break }
-            var j = at + 1
-            var found = false
-            for k in 0..<Int(e.count) {
-                let value = e.kind == .object ? j + 1 : j
-                if target >= value, target < Int(entries[value].next) {
-                    if e.kind == .object {
-                        out.append(.key(String(decoding: rawString(j), as: UTF8.self)))
-                    } else {
-                        out.append(.index(k))
-                    }
-                    at = value
-                    found = true
-                    break
-                }
-                j = Int(entries[value].next)
-            }
-            guard found else { break }
-        }
-        return out
+        for index in repeating { entries[index].flags |= Self.duplicatesFlag }
     }
 
     /// An object's members with repeated keys merged (the last value at the first position):

@@ -10,27 +10,22 @@ import PFCore
 ///
 /// Key paths cost nothing on the way down: an error collects its path while it unwinds
 /// (``PFCore/PFError/prefixed(_:)``). json-c's objects hold distinct keys (its hash table replaces the
-/// value of a repeated key in place), so dictionaries are built without re-checking them.
-/// With `rejectDuplicateKeys`, objects are visited in the same pre-order as the pre-scan saw
-/// their `{`, so the member counts it recorded line up with the objects here until the first
-/// duplicate, where the walk stops with an error.
+/// value of a repeated key in place), so dictionaries are built without re-checking them; the
+/// tape's objects that repeat a key say so (``JSONValueSource/mayRepeatKeys(_:)``) and are
+/// merged. Repeated keys are rejected (``JSONReader/Options/rejectDuplicateKeys``) before the
+/// walk, by ``JSONDuplicateKeys``.
 struct JSONValueBuilder<Source: JSONValueSource> {
     /// The document.
     let source: Source
     let strict: Bool
-    let rejectDuplicates: Bool
     let typedValues: Bool
     let maxStringBytes: Int
-    let objectCounts: [Int]
-    let objectOffsets: [Int]
-    let input: UnsafeRawBufferPointer
     /// The noncharacter that stands for U+0000 in keys of this document, if any (see
     /// ``JSONReader``'s `withRewrittenTree`).
     let nulStandIn: Unicode.Scalar?
     /// Whether some key has a byte or escape beyond ASCII: such keys may be distinct bytes
     /// for json-c yet equal Swift strings (canonical equivalence, lenient U+FFFD repair).
     let keysNeedUniquing: Bool
-    private var objectIndex = 0
     /// Recently built keys, direct-mapped by their bytes (see ``key(_:)``). A
     /// ``JSONReader/Session`` lends its cache for the walk and takes it back, so keys
     /// repeated across documents are built once.
@@ -50,30 +45,31 @@ struct JSONValueBuilder<Source: JSONValueSource> {
         self.keyCache = keyCache
         self.valueStrings = input.count >= 16384 ? JSONKeyCache(bits: 8, longest: 128) : .empty
         self.strict = options.mode == .strict
-        self.rejectDuplicates = options.rejectDuplicateKeys
         self.typedValues = options.typedValues
         self.maxStringBytes = options.limits.maxStringBytes
-        self.objectCounts = scan.objectCounts
-        self.objectOffsets = scan.objectOffsets
-        self.input = input
         self.nulStandIn = nulStandIn
         self.keysNeedUniquing = scan.nonASCIIKeys
     }
 
-    /// A converter for a subtree of a document already checked (``JSONTreeChecker``): no
-    /// duplicate-key slots to line up, since the walk does not start at the root.
+    /// A builder for a whole document whose repeated keys are already checked (the tape's,
+    /// by ``JSONTape/markDuplicates(reject:)``): objects that repeat a key say so through
+    /// ``JSONValueSource/mayRepeatKeys(_:)`` and are merged, never rejected here.
+    init(source: Source, checkedWith options: JSONReader.Options, input: UnsafeRawBufferPointer,
+         keyCache: JSONKeyCache) {
+        self.init(source: source, subtreeWith: options, nulStandIn: nil, keysNeedUniquing: false, keyCache: keyCache)
+        if input.count >= 16384 { valueStrings = JSONKeyCache(bits: 8, longest: 128) }
+    }
+
+    /// A converter for a subtree of a document already checked (``JSONTreeChecker``,
+    /// ``JSONDuplicateKeys``).
     init(source: Source, subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
          keyCache: JSONKeyCache) {
         self.source = source
         self.keyCache = keyCache
         self.valueStrings = .empty
         self.strict = options.mode == .strict
-        self.rejectDuplicates = false
         self.typedValues = options.typedValues
         self.maxStringBytes = options.limits.maxStringBytes
-        self.objectCounts = []
-        self.objectOffsets = []
-        self.input = UnsafeRawBufferPointer(start: nil, count: 0)
         self.nulStandIn = nulStandIn
         self.keysNeedUniquing = keysNeedUniquing
     }
@@ -131,20 +127,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
 
     private mutating func convertObject(_ object: Source.Value) throws(PFError) -> PFValue {
         let n = source.count(object)
-        // This object's slot in the pre-scan's counts (only recorded for rejectDuplicateKeys).
-        var slot = -1
-        if rejectDuplicates {
-            slot = objectIndex
-            objectIndex += 1
-            // json-c keeps one member per distinct key: fewer members than the pre-scan
-            // counted means a repeated key.
-            if slot < objectCounts.count, objectCounts[slot] != n {
-                throw duplicateKey(at: objectOffsets[slot], members: objectCounts[slot], distinct: n)
-            }
-        }
         if typedValues, n == 1 || n == 2 || source.mayRepeatKeys(object), let typed = try typedValue(object, count: n) {
-            // A typed object's members hold no objects, so nothing in objectCounts is skipped
-            // except when a malformed one is kept as a dictionary below.
             return typed
         }
         if !keysNeedUniquing, !source.mayRepeatKeys(object) {
@@ -166,13 +149,9 @@ struct JSONValueBuilder<Source: JSONValueSource> {
             entry = source.nextMember(current, of: object)
         }
         // Keys beyond ASCII: distinct bytes may still be equal Swift strings ("\u{E9}" and
-        // "e\u{301}", or lenient U+FFFD repairs): the last value wins, unless duplicates are
-        // errors.
-        let members = OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
-        if rejectDuplicates, members.count < keys.count, slot >= 0, slot < objectOffsets.count {
-            throw duplicateKey(at: objectOffsets[slot], members: keys.count, distinct: members.count)
-        }
-        return .dictionary(members)
+        // "e\u{301}", or lenient U+FFFD repairs), and the tape's repeated keys: the last value
+        // wins (rejectDuplicateKeys was checked before the walk).
+        return .dictionary(OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last }))
     }
 
     /// Converts an object whose keys are ASCII: json-c's hash table made them distinct bytes,
@@ -263,15 +242,6 @@ struct JSONValueBuilder<Source: JSONValueSource> {
     /// dictionary is never built from keys and values of different counts).
     static func inconsistentObject(count: Int, entries: Int) -> PFError {
         PFError(JSONFailure.inconsistentObject(count: count, entries: entries), format: JSONError.format)
-    }
-
-    private func duplicateKey(at offset: Int, members: Int, distinct: Int) -> PFError {
-        Self.duplicateKey(at: offset, members: members, distinct: distinct, in: input)
-    }
-
-    /// The error for an object with a repeated key (shared with the node view's check).
-    static func duplicateKey(at offset: Int, members: Int, distinct: Int, in input: UnsafeRawBufferPointer) -> PFError {
-        JSONError.make(.duplicateKey(members: members, distinct: distinct), offset: offset, in: input, path: .root)
     }
 }
 

@@ -49,6 +49,17 @@ protocol JSONValueSource {
     /// Whether the object may hold a key more than once (its members must then be merged,
     /// the last value at the first position).
     func mayRepeatKeys(_ object: Value) -> Bool
+
+    // For the repeated-key check (``JSONDuplicateKeys``):
+    /// The members the object was written with, a repeated key counted each time; `slot` is
+    /// its index among the document's objects in pre-order.
+    func writtenMembers(_ object: Value, slot: Int) -> Int
+    /// The object's distinct keys, as the keys of ``PFValue/dictionary(_:)`` tell them apart.
+    func distinctKeys(_ object: Value) -> Int
+    /// The offset of the object's `{` in the input.
+    func objectOffset(_ object: Value, slot: Int) -> Int
+    /// A key from ``keyBytes(_:)``, as a String (for key paths).
+    func keyName(_ start: UnsafeRawPointer, _ count: Int) -> String
 }
 
 // MARK: - json-c's tree
@@ -57,6 +68,25 @@ protocol JSONValueSource {
 /// member an entry of the object's hash table, in insertion order. json-c keeps one member per
 /// distinct key.
 struct JSONCSource: JSONValueSource {
+    /// The pre-scan's member count and `{` offset of every object (recorded only with
+    /// ``JSONReader/Options/rejectDuplicateKeys``).
+    var objectCounts: [Int] = []
+    var objectOffsets: [Int] = []
+    /// Whether some key is beyond ASCII (distinct bytes may then be equal strings).
+    var keysNeedUniquing = false
+    /// The noncharacter standing for U+0000 in this document's keys, if any.
+    var nulStandIn: Unicode.Scalar?
+
+    init() {}
+
+    /// The source of a document the pre-scan described in `scan`.
+    init(scan: JSONScanResult, nulStandIn: Unicode.Scalar?) {
+        objectCounts = scan.objectCounts
+        objectOffsets = scan.objectOffsets
+        keysNeedUniquing = scan.nonASCIIKeys
+        self.nulStandIn = nulStandIn
+    }
+
     @inline(__always) func kind(_ value: OpaquePointer?) -> JSONNode.Kind {
         guard let value else { return .null }
         return JSONC.kind(value)
@@ -110,6 +140,30 @@ struct JSONCSource: JSONValueSource {
 
     @inline(__always) func mayRepeatKeys(_ object: OpaquePointer?) -> Bool { false }
 
+    func writtenMembers(_ object: OpaquePointer?, slot: Int) -> Int {
+        slot < objectCounts.count ? objectCounts[slot] : count(object)
+    }
+
+    func distinctKeys(_ object: OpaquePointer?) -> Int {
+        guard keysNeedUniquing else { return count(object) }  // json-c's keys are distinct bytes
+        var keys = Set<String>()
+        var entry = firstMember(object)
+        while let current = entry {
+            let raw = keyBytes(current)
+            keys.insert(keyName(raw.start, raw.count))
+            entry = nextMember(current, of: object)
+        }
+        return keys.count
+    }
+
+    func objectOffset(_ object: OpaquePointer?, slot: Int) -> Int {
+        slot < objectOffsets.count ? objectOffsets[slot] : 0
+    }
+
+    func keyName(_ start: UnsafeRawPointer, _ count: Int) -> String {
+        JSONKeyCache.makeKey(start, count, nulStandIn)
+    }
+
     /// The bytes of an empty key (never read: its length is 0).
     static var emptyKey: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
 }
@@ -152,4 +206,10 @@ extension JSONTape: JSONValueSource {
     @inline(__always) func memberValue(_ member: Int) -> Int { member + 1 }
 
     @inline(__always) func mayRepeatKeys(_ object: Int) -> Bool { entries[object].flags & Self.duplicatesFlag != 0 }
+
+    func writtenMembers(_ object: Int, slot: Int) -> Int { Int(entries[object].count) }
+    func objectOffset(_ object: Int, slot: Int) -> Int { Int(entries[object].start) }
+    func keyName(_ start: UnsafeRawPointer, _ count: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    }
 }

@@ -338,10 +338,15 @@ import Testing
         return [JSONReader(), JSONReader(options: untyped), JSONReader(options: rejecting), JSONReader(options: oneThread)]
     }
 
-    /// Expects json-c's route, the tape's route and a session to agree on `bytes`.
+    /// Expects json-c's engine (the oracle), the native engine's read, the tape's node view
+    /// and a session's read and view to agree on `bytes`.
     static func expectAgreement(_ bytes: Data, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for reader in readers {
-            let tree = outcome { () throws(PFError) -> PFValue in try reader.read(bytes) }
+            var jsonCOptions = reader.options
+            jsonCOptions.engine = .jsonC
+            let tree = outcome { () throws(PFError) -> PFValue in try JSONReader(options: jsonCOptions).read(bytes) }
+            let native = outcome { () throws(PFError) -> PFValue in try reader.read(bytes) }
+            #expect(native == tree, "\(label): native engine vs json-c", sourceLocation: sourceLocation)
             let view = outcome { () throws(PFError) -> PFValue in try reader.withDocument(bytes) { root throws(PFError) in try root.value() } }
             let session = JSONReader.Session(reader: reader)
             let sessionView = outcome { () throws(PFError) -> PFValue in
@@ -349,6 +354,8 @@ import Testing
             }
             #expect(view == tree, "\(label): node view vs read", sourceLocation: sourceLocation)
             #expect(sessionView == tree, "\(label): session node view vs read", sourceLocation: sourceLocation)
+            let sessionRead = outcome { () throws(PFError) -> PFValue in try session.read(bytes) }
+            #expect(sessionRead == tree, "\(label): session read vs json-c", sourceLocation: sourceLocation)
         }
     }
 

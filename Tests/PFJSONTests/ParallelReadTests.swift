@@ -27,10 +27,12 @@ import Testing
     }()
 
     /// Readers that split any document into 2, 16 and 10,000 batches (the last puts nearly
-    /// every value in a batch of its own).
+    /// every value in a batch of its own). The parallel read is json-c's (the native engine
+    /// reads on one thread), so they are checked against the native one-thread read.
     static func parallelReaders(_ options: JSONReader.Options) -> [JSONReader] {
         [2, 16, 10_000].map { batches in
             var o = options
+            o.engine = .jsonC
             o.parallelThreshold = 0
             o.parallelBatches = batches
             return JSONReader(options: o)
