@@ -77,9 +77,6 @@ struct JSONDuplicateKeys<Source: JSONValueSource> {
 
     /// The error for an object with a repeated key.
     static func duplicateKey(at offset: Int, members: Int, distinct: Int, in input: UnsafeRawBufferPointer) -> PFError {
-        JSONError.make(
-            .invalidValue,
-            "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)",
-            offset: offset, in: input, path: .root)
+        JSONError.make(.duplicateKey(members: members, distinct: distinct), offset: offset, in: input, path: .root)
     }
 }
