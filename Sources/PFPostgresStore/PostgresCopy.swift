@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFParse
 import PostgresNIO
 
 // MARK: - COPY … FROM STDIN, used synchronously
@@ -247,6 +248,30 @@ enum CopyBinary {
         for item in items {
             buffer.writeInteger(Int32(truncatingIfNeeded: item.utf8.count))
             buffer.writeString(item)
+        }
+        return true
+    }
+
+    /// `_rperm` (`write` false) or `_wperm`: the keys of an ACL's entries that may read
+    /// (write), in order, as ``appendTextArray(_:to:)`` writes them.
+    static func appendACL(_ acl: ParseACL, write: Bool, to buffer: inout ByteBuffer) -> Bool {
+        var count = 0
+        var bytes = 0
+        for (key, access) in acl.entries where write ? access.write : access.read {
+            count += 1
+            bytes += key.utf8.count
+        }
+        guard count > 0 else { return appendTextArray([String](), to: &buffer) }
+        guard let total = Int32(exactly: 20 + 4 * count + bytes), total < 1 << 30, let items = Int32(exactly: count) else { return false }
+        buffer.writeInteger(total)
+        buffer.writeInteger(Int32(1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(UInt32(25))
+        buffer.writeInteger(items)
+        buffer.writeInteger(Int32(1))
+        for (key, access) in acl.entries where write ? access.write : access.read {
+            buffer.writeInteger(Int32(truncatingIfNeeded: key.utf8.count))
+            buffer.writeString(key)
         }
         return true
     }

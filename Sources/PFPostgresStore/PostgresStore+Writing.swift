@@ -523,11 +523,11 @@ extension PostgresStore {
         for id in order {
             guard let object = byId[id] else { continue }
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
-            for (i, plan) in plans.enumerated() {
+            for i in plans.indices {
                 func tooLong() -> PFError {
-                    PFError(.limitExceeded, format: StoreFormat.name, "\(location): \(className) '\(id)' field \(plan.column): the value is longer than PostgreSQL's 1 GB")
+                    PFError(.limitExceeded, format: StoreFormat.name, "\(location): \(className) '\(id)' field \(plans[i].column): the value is longer than PostgreSQL's 1 GB")
                 }
-                switch try cell(object, plan, numbers: &numbers[i], className: className) {
+                switch try cell(object, plans[i], numbers: &numbers[i], className: className) {
                 case .null: CopyBinary.appendNull(to: &buffer)
                 case .text(let s): guard CopyBinary.append(s, to: &buffer) else { throw tooLong() }
                 case .bool(let b): CopyBinary.append(b, to: &buffer)
@@ -536,15 +536,14 @@ extension PostgresStore {
                     guard let micros = CopyBinary.microseconds(d) else {
                         throw PFError(
                             .invalidValue, format: StoreFormat.name,
-                            "\(location): \(className) '\(id)' field \(plan.column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
+                            "\(location): \(className) '\(id)' field \(plans[i].column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
                     }
                     CopyBinary.appendTimestamp(micros, to: &buffer)
                 case .acl(let acl, let write):
-                    let keys = acl.entries.elements.lazy.filter { write ? $0.value.write : $0.value.read }.map(\.key)
-                    guard CopyBinary.appendTextArray(keys, to: &buffer) else { throw tooLong() }
+                    guard CopyBinary.appendACL(acl, write: write, to: &buffer) else { throw tooLong() }
                 case .json(let v):
                     json.removeAll(keepingCapacity: true)
-                    try PostgresJSON.write(v, into: &json, what: "\(location): \(className) '\(id)' field \(plan.column)")
+                    try PostgresJSON.write(v, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
                     guard CopyBinary.appendJSONB(json, to: &buffer) else { throw tooLong() }
                 case .point(let x, let y): CopyBinary.appendPoint(x: x, y: y, to: &buffer)
                 case .polygon(let p):

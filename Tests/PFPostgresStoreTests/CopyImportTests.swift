@@ -312,6 +312,25 @@ struct CopyImportTests {
                 == [0, 0, 0, 3, 1, 0x7B, 0x7D, 0, 0, 0, 16, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0])
     }
 
+    /// An ACL's readers and writers are the `text[]` of its keys that may read (write), in order.
+    @Test func aclsAreTheArraysOfTheirKeys() {
+        var acl = ParseACL()
+        acl.set(.init(read: true, write: true), for: "role:A\"b\\c")
+        acl.set(.init(read: true), for: "北区 🎉")
+        acl.set(.init(write: true), for: "{brace}")
+        acl.setPublic(.init(read: true))
+        for write in [false, true] {
+            var expected = ByteBuffer()
+            #expect(CopyBinary.appendTextArray(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key), to: &expected))
+            var buffer = ByteBuffer()
+            #expect(CopyBinary.appendACL(acl, write: write, to: &buffer))
+            #expect(buffer == expected)
+        }
+        var empty = ByteBuffer()
+        #expect(CopyBinary.appendACL(ParseACL(), write: false, to: &empty))
+        #expect(Array(empty.readableBytesView) == [0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25])
+    }
+
     /// The statement after postgres-nio's `COPY "`: names quoted whatever they hold, and
     /// postgres-nio's own ending commented out.
     @Test func theStatementQuotesNamesAndAsksForBinary() {
