@@ -8,6 +8,8 @@
 #                    then loads the very same rows (the imported table written out with
 #                    `psql \copy … TO`) into an identical new table with `psql \copy … FROM`, back
 #                    to back, and prints both rates and their ratio. Default --objects 100000,1000000.
+#                    With the server on this machine it also prints the CPU time of the server
+#                    process serving each load (its /proc/PID/stat, sampled every 0.1 s).
 #                    --postgres URL: a server URL (postgres://user@host:port/db); default: the
 #                    server of scripts/postgres.sh (started, and stopped at the end, if none runs).
 #   --source export  a Parse export directory holding GameScore.json from
@@ -55,11 +57,38 @@ if [ "$to" = postgres ]; then
     base=${pgurl%/*}
     cleanup() {
         for db in pfbench_import pfbench_copy; do psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
-        rm -f "$work/rows.tsv" "$work/table.sql"
+        rm -f "$work/rows.tsv" "$work/table.sql" "$work"/server-pfbench_*.txt*
         [ "$started" = no ] || bash "$root/scripts/postgres.sh" stop
     }
     trap cleanup EXIT
     pg_dump=$(ls -d /usr/lib/postgresql/*/bin/pg_dump 2>/dev/null | sort -V | tail -n 1)
+    # Writes to file $2, every 0.1 s until it is stopped, the CPU seconds so far of the server
+    # process serving database $1 (its /proc/PID/stat: only for a server on this machine).
+    sample_server_cpu() {
+        b=
+        while [ -z "$b" ]; do
+            b=$(psql "$base/postgres" -qAtc "select pid from pg_stat_activity where datname = '$1' and backend_type = 'client backend'" 2>/dev/null | head -n 1)
+            [ -n "$b" ] || sleep 0.05
+        done
+        hz=$(getconf CLK_TCK)
+        while awk -v hz="$hz" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$b/stat" > "$2.new" 2>/dev/null; do
+            mv "$2.new" "$2"
+            sleep 0.1
+        done
+    }
+    # Runs a load (the rest of the arguments) while sampling database $1's server process into
+    # $work/server-$1.txt.
+    sampled() {
+        db=$1; shift
+        echo "?" > "$work/server-$db.txt"
+        sample_server_cpu "$db" "$work/server-$db.txt" &
+        sampler=$!
+        status=0
+        "$@" || status=$?
+        kill "$sampler" 2>/dev/null || true
+        wait "$sampler" 2>/dev/null || true
+        return $status
+    }
     psql "$base/postgres" -qAtc 'select version()'
     for n in $(echo "$objects" | tr ',' ' '); do
         src="$work/export-$n"
@@ -71,20 +100,23 @@ if [ "$to" = postgres ]; then
             psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
         done
         # 1. pfarchive import (a Parse export: reads and parses the JSON, checks, writes by COPY).
-        /usr/bin/time -v "$bin" import "$src" "$base/pfbench_import" ${jobs:+--jobs "$jobs"} --json \
+        sampled pfbench_import /usr/bin/time -v "$bin" import "$src" "$base/pfbench_import" ${jobs:+--jobs "$jobs"} --json \
             > "$work/report.json" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
+        import_server=$(cat "$work/server-pfbench_import.txt")
         # 2. The very same rows, as PostgreSQL prints them, into an identical table by psql \copy.
         psql "$base/pfbench_import" -qc '\copy "GameScore" TO '"'$work/rows.tsv'"
         "$pg_dump" --schema-only --no-owner -t '"GameScore"' "$base/pfbench_import" > "$work/table.sql"
         psql "$base/pfbench_copy" -q -v ON_ERROR_STOP=1 -f "$work/table.sql" >/dev/null
         t0=$(date +%s.%N)
-        psql "$base/pfbench_copy" -q -v ON_ERROR_STOP=1 -c '\copy "GameScore" FROM '"'$work/rows.tsv'"
+        sampled pfbench_copy psql "$base/pfbench_copy" -q -v ON_ERROR_STOP=1 -c '\copy "GameScore" FROM '"'$work/rows.tsv'"
         t1=$(date +%s.%N)
+        copy_server=$(cat "$work/server-pfbench_copy.txt")
         copied=$(psql "$base/pfbench_copy" -qAtc 'select count(*) from "GameScore"')
         imported=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totalObjects'])" "$work/report.json")
-        python3 - "$imported" "$copied" "$t0" "$t1" "$work/time.txt" "$(du -sh "$src/GameScore.json" | cut -f1)" <<'PY'
+        python3 - "$imported" "$copied" "$t0" "$t1" "$work/time.txt" "$(du -sh "$src/GameScore.json" | cut -f1)" "$import_server" "$copy_server" <<'PY'
 import re, sys
 n, copied, t0, t1, timefile, size = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
+import_server, copy_server = sys.argv[7], sys.argv[8]
 text = open(timefile).read()
 wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).split(":")
 seconds = sum(float(p) * 60 ** i for i, p in enumerate(reversed(wall)))
@@ -92,8 +124,8 @@ cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): (.*)"
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
 c = t1 - t0
 print(f"{n:,} GameScore objects ({size} export): pfarchive import {seconds:.2f} s = {n / seconds:,.0f} objects/s "
-      f"({cpu:.2f} CPU s, peak RSS {rss / 1024:.0f} MB); psql \\copy of the same {copied:,} rows {c:.2f} s = {copied / c:,.0f} rows/s; "
-      f"import/\\copy = {(n / seconds) / (copied / c):.2f}")
+      f"({cpu:.2f} CPU s, peak RSS {rss / 1024:.0f} MB, server {import_server} CPU s); psql \\copy of the same {copied:,} rows "
+      f"{c:.2f} s = {copied / c:,.0f} rows/s (server {copy_server} CPU s); import/\\copy = {(n / seconds) / (copied / c):.2f}")
 PY
     done
     exit 0

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFParse
 import PostgresNIO
 
 // MARK: - COPY … FROM STDIN, used synchronously
@@ -21,7 +22,7 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// One open `COPY <table> FROM STDIN (FORMAT text)` on a session's connection.
+/// One open `COPY <table> (<columns>) FROM STDIN (FORMAT binary)` on a session's connection.
 ///
 /// ``send(_:)`` hands a buffer of rows over and returns at once while earlier buffers are still
 /// on their way or being loaded by the server: at most `inFlight` buffers wait, after that
@@ -29,6 +30,9 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
 /// server's verdict on the rows comes when the COPY ends, ``finish()``, or with the next
 /// ``send(_:)`` after the server refused a row. ``cancel()`` ends the COPY with `CopyFail`
 /// (the transaction is then failed, and must be rolled back).
+///
+/// The stream sends ``CopyBinary``'s file header before the first buffer and its trailer
+/// before `CopyDone`; the buffers hold whole rows.
 final class PostgresCopyStream: @unchecked Sendable {
     /// The table the rows go to.
     let table: String
@@ -45,8 +49,8 @@ final class PostgresCopyStream: @unchecked Sendable {
     /// Starts the COPY.
     /// - Parameters:
     ///   - connection: the session's connection (idle: no other statement may run until the COPY ends).
-    ///   - table: a table name without double quotes (postgres-nio quotes it as it is).
-    ///   - columns: the columns in row order, names without double quotes; empty for all.
+    ///   - table: the table's name (any characters: it is quoted here).
+    ///   - columns: the columns in row order (any characters), all of the table's when empty.
     ///   - inFlight: the buffers that may wait to be sent.
     ///   - logger: postgres-nio's logger.
     init(connection: PostgresConnection, table: String, columns: [String], inFlight: Int, logger: Logger) {
@@ -57,12 +61,17 @@ final class PostgresCopyStream: @unchecked Sendable {
         let loop = connection.eventLoop
         let promise = loop.makePromise(of: Void.self)
         done = promise.futureResult
+        let statement = Self.statementTail(table: table, columns: columns)
+        continuation.yield(CopyBinary.header())
         Task(executorPreference: EventLoopTaskExecutor(loop)) {
             do {
-                try await connection.copyFrom(table: table, columns: columns, format: .text(.init()), logger: logger) { writer in
+                try await connection.copyFrom(table: statement, columns: [], format: .text(.init()), logger: logger) { writer in
+                    var first = true
                     for try await buffer in stream {
                         try await writer.write(buffer)
-                        self.returnRoom()
+                        // The header took no room.
+                        if !first { self.returnRoom() }
+                        first = false
                     }
                 }
                 promise.succeed(())
@@ -79,6 +88,23 @@ final class PostgresCopyStream: @unchecked Sendable {
         }
     }
 
+    /// What goes after `COPY "` in the statement postgres-nio sends.
+    ///
+    /// postgres-nio 1.33's `copyFrom` spells only `COPY "<table>"(<columns>) FROM STDIN WITH
+    /// (FORMAT text)`, its table and column names inserted as they are passed (its
+    /// documentation says so). pfarchive sends COPY's binary format, which PostgreSQL reads
+    /// without parsing numbers, dates and arrays from text, so it passes the rest of its own
+    /// statement as the "table": the table's name with `"` doubled, the closing quote, the
+    /// quoted columns, `FROM STDIN WITH (FORMAT binary)`, and `--`, which makes what
+    /// postgres-nio appends (`" FROM STDIN WITH (FORMAT text)`, on the same line) a comment.
+    /// Names may hold any character but NUL (refused before): inside double quotes a newline
+    /// does not end the identifier.
+    static func statementTail(table: String, columns: [String]) -> String {
+        var out = table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        if !columns.isEmpty { out += " (" + columns.map(quoted).joined(separator: ", ") + ")" }
+        return out + " FROM STDIN WITH (FORMAT binary) --"
+    }
+
     private func returnRoom() {
         condition.lock()
         room += 1
@@ -86,7 +112,7 @@ final class PostgresCopyStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Queues a buffer of rows (complete lines of COPY text).
+    /// Queues a buffer of whole rows (``CopyBinary``).
     /// - Throws: the error that ended the COPY early (the server refused a row sent before, or
     ///   the connection failed), as postgres-nio reports it.
     func send(_ buffer: ByteBuffer) throws {
@@ -103,10 +129,16 @@ final class PostgresCopyStream: @unchecked Sendable {
         continuation.yield(buffer)
     }
 
-    /// Ends the COPY (`CopyDone`) and waits for the server to have loaded every row.
+    /// Ends the COPY (the file trailer, then `CopyDone`) and waits for the server to have
+    /// loaded every row.
     /// - Throws: the server's error for a row, or the connection's.
     func finish() throws {
+        guard !closed else {
+            try done.wait()
+            return
+        }
         closed = true
+        continuation.yield(CopyBinary.trailer())
         continuation.finish()
         try done.wait()
     }
@@ -120,141 +152,147 @@ final class PostgresCopyStream: @unchecked Sendable {
     }
 }
 
-// MARK: - COPY text format
+// MARK: - COPY binary format
 
-/// Rows in `COPY … (FORMAT text)`: columns separated by tabs, rows ended by newlines,
-/// `\N` for NULL, and a backslash before a backslash, newline, carriage return or tab
-/// (written as `\\`, `\n`, `\r`, `\t`). PostgreSQL reads each column's text with the column
-/// type's input function, as it reads a parameter sent as text.
-enum CopyText {
-    static let tab: UInt8 = 0x09
-    static let newline: UInt8 = 0x0A
+/// Rows in `COPY … (FORMAT binary)`: a file header, then per row a 16-bit column count and per
+/// column a 32-bit length (−1 for NULL) and the value in the column type's binary ("send")
+/// format, then a trailer (−1). All integers are big-endian, as `ByteBuffer` writes them.
+/// PostgreSQL reads each value with the type's receive function, as it reads a parameter sent
+/// in binary (what postgres-nio sends for the row-by-row `INSERT`).
+enum CopyBinary {
+    /// `PGCOPY\n\377\r\n\0`, no flags, no header extension.
+    static func header() -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: 19)
+        buffer.writeBytes([0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00])
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(Int32(0))
+        return buffer
+    }
 
-    /// Appends NULL.
+    /// The end of the rows.
+    static func trailer() -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: 2)
+        buffer.writeInteger(Int16(-1))
+        return buffer
+    }
+
+    /// Starts a row of `columns` columns (at most 1,600, PostgreSQL's limit).
+    static func beginRow(columns: Int, in buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int16(truncatingIfNeeded: columns))
+    }
+
     static func appendNull(to buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\\N")
+        buffer.writeInteger(Int32(-1))
     }
 
-    /// Appends a column's text, escaped.
-    static func append(_ text: String, to buffer: inout ByteBuffer) {
-        var text = text
-        text.withUTF8 { bytes in
-            var clean = true
-            for byte in bytes where byte == 0x5C || byte < 0x20 {
-                if byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    clean = false
-                    break
-                }
-            }
-            if clean {
-                buffer.writeBytes(bytes)
-                return
-            }
-            buffer.reserveCapacity(minimumWritableBytes: bytes.count + 16)
-            var start = 0
-            for (i, byte) in bytes.enumerated() {
-                let escape: UInt8
-                switch byte {
-                case 0x5C: escape = 0x5C
-                case 0x0A: escape = UInt8(ascii: "n")
-                case 0x0D: escape = UInt8(ascii: "r")
-                case 0x09: escape = UInt8(ascii: "t")
-                default: continue
-                }
-                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<i]))
-                buffer.writeInteger(UInt8(0x5C))
-                buffer.writeInteger(escape)
-                start = i + 1
-            }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
-        }
+    /// Text (`text`, `varchar`): its UTF-8 bytes. `false`, appending nothing, when it is longer
+    /// than a column value may be (1 GB).
+    static func append(_ text: String, to buffer: inout ByteBuffer) -> Bool {
+        guard let count = Int32(exactly: text.utf8.count), count < 1 << 30 else { return false }
+        buffer.writeInteger(count)
+        buffer.writeString(text)
+        return true
     }
 
-    /// A `text[]` literal, `{"a","b"}` (every element quoted, `"` and `\` escaped).
-    static func arrayLiteral(_ items: [String]) -> String {
-        var out = "{"
-        for (i, item) in items.enumerated() {
-            if i > 0 { out += "," }
-            out += "\""
-            for c in item.unicodeScalars {
-                if c == "\"" || c == "\\" { out += "\\" }
-                out.unicodeScalars.append(c)
-            }
-            out += "\""
-        }
-        return out + "}"
+    static func append(_ value: Bool, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(1))
+        buffer.writeInteger(UInt8(value ? 1 : 0))
     }
 
-    /// A timestamp as PostgreSQL's `timestamptz` input reads it, to the microsecond that
-    /// postgres-nio's binary encoding sends for the same `Date` (microseconds since
-    /// 2000-01-01 UTC, truncated toward zero): `2014-05-13 16:53:20.123000+00`, years before 1
-    /// as `… BC`. `nil` when the microseconds do not fit in 64 bits (PostgreSQL's range is
-    /// far smaller: the server refuses what is outside it).
-    static func timestamp(_ date: Date) -> String? {
-        var buffer = ByteBufferAllocator().buffer(capacity: 40)
-        guard appendTimestamp(date, to: &buffer) else { return nil }
-        return buffer.readString(length: buffer.readableBytes)
+    /// `double precision`: the IEEE 754 bits.
+    static func append(_ value: Double, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(8))
+        buffer.writeInteger(value.bitPattern)
     }
 
-    /// Appends ``timestamp(_:)``'s text (which needs no escaping); `false`, appending nothing,
-    /// when there is none.
-    static func appendTimestamp(_ date: Date, to buffer: inout ByteBuffer) -> Bool {
+    /// `timestamptz`: microseconds since 2000-01-01 UTC (``microseconds(_:)``).
+    static func appendTimestamp(_ microseconds: Int64, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(8))
+        buffer.writeInteger(microseconds)
+    }
+
+    /// The microseconds since 2000-01-01 UTC that postgres-nio's binary encoding sends for a
+    /// `Date` (truncated toward zero); `nil` when they do not fit in 64 bits, or are the
+    /// largest or smallest 64-bit value, which PostgreSQL reads as ±infinity. The server
+    /// checks the rest of its range (4713 BC – 294276 AD) itself.
+    static func microseconds(_ date: Date) -> Int64? {
         let micros = date.timeIntervalSince(Date(timeIntervalSince1970: 946_684_800)) * 1_000_000
-        guard micros.isFinite, micros > -9.2e18, micros < 9.2e18 else { return false }
-        let us = Int64(micros)
-        let perDay: Int64 = 86_400_000_000
-        var days = us / perDay
-        var rest = us % perDay
-        if rest < 0 {
-            days -= 1
-            rest += perDay
+        guard micros.isFinite, micros > -9.2e18, micros < 9.2e18 else { return nil }
+        return Int64(micros)
+    }
+
+    /// `jsonb`: version 1, then the JSON text. `false`, appending nothing, when too long.
+    static func appendJSONB(_ json: [UInt8], to buffer: inout ByteBuffer) -> Bool {
+        guard let count = Int32(exactly: json.count + 1), count < 1 << 30 else { return false }
+        buffer.writeInteger(count)
+        buffer.writeInteger(UInt8(1))
+        buffer.writeBytes(json)
+        return true
+    }
+
+    /// `text[]`: one dimension (none when empty), no NULLs, elements of type `text` (OID 25).
+    /// `false`, appending nothing, when too long.
+    static func appendTextArray<Items: Collection<String>>(_ items: Items, to buffer: inout ByteBuffer) -> Bool {
+        var size = 12
+        for item in items { size += 4 + item.utf8.count }
+        if !items.isEmpty { size += 8 }
+        guard let total = Int32(exactly: size), total < 1 << 30, let count = Int32(exactly: items.count) else { return false }
+        buffer.writeInteger(total)
+        buffer.writeInteger(Int32(items.isEmpty ? 0 : 1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(UInt32(25))
+        if !items.isEmpty {
+            buffer.writeInteger(count)
+            buffer.writeInteger(Int32(1))
         }
-        // Days since 1970-01-01 to a proleptic Gregorian date (eras of 400 years).
-        let z = days + 10_957 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        var year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let bc = year <= 0
-        if bc { year = 1 - year }
-        let seconds = rest / 1_000_000
-        func digits(_ n: Int64, _ width: Int) {
-            var n = n
-            var out: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &out) { bytes in
-                var i = bytes.count
-                repeat {
-                    i -= 1
-                    bytes[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
-                    n /= 10
-                } while n > 0 && i > 0
-                while bytes.count - i < width && i > 0 {
-                    i -= 1
-                    bytes[i] = 0x30
-                }
-                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[i...]))
-            }
+        for item in items {
+            buffer.writeInteger(Int32(truncatingIfNeeded: item.utf8.count))
+            buffer.writeString(item)
         }
-        digits(year, 4)
-        buffer.writeInteger(UInt8(ascii: "-"))
-        digits(month, 2)
-        buffer.writeInteger(UInt8(ascii: "-"))
-        digits(day, 2)
-        buffer.writeInteger(UInt8(ascii: " "))
-        digits(seconds / 3_600, 2)
-        buffer.writeInteger(UInt8(ascii: ":"))
-        digits(seconds / 60 % 60, 2)
-        buffer.writeInteger(UInt8(ascii: ":"))
-        digits(seconds % 60, 2)
-        buffer.writeInteger(UInt8(ascii: "."))
-        digits(rest % 1_000_000, 6)
-        buffer.writeStaticString("+00")
-        if bc { buffer.writeStaticString(" BC") }
+        return true
+    }
+
+    /// `_rperm` (`write` false) or `_wperm`: the keys of an ACL's entries that may read
+    /// (write), in order, as ``appendTextArray(_:to:)`` writes them.
+    static func appendACL(_ acl: ParseACL, write: Bool, to buffer: inout ByteBuffer) -> Bool {
+        var count = 0
+        var bytes = 0
+        for (key, access) in acl.entries where write ? access.write : access.read {
+            count += 1
+            bytes += key.utf8.count
+        }
+        guard count > 0 else { return appendTextArray([String](), to: &buffer) }
+        guard let total = Int32(exactly: 20 + 4 * count + bytes), total < 1 << 30, let items = Int32(exactly: count) else { return false }
+        buffer.writeInteger(total)
+        buffer.writeInteger(Int32(1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(UInt32(25))
+        buffer.writeInteger(items)
+        buffer.writeInteger(Int32(1))
+        for (key, access) in acl.entries where write ? access.write : access.read {
+            buffer.writeInteger(Int32(truncatingIfNeeded: key.utf8.count))
+            buffer.writeString(key)
+        }
+        return true
+    }
+
+    /// `point`: x, then y.
+    static func appendPoint(x: Double, y: Double, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(16))
+        buffer.writeInteger(x.bitPattern)
+        buffer.writeInteger(y.bitPattern)
+    }
+
+    /// `polygon`: the number of points, then each point's x and y. `false`, appending
+    /// nothing, when there are too many points.
+    static func appendPolygon(_ points: [(x: Double, y: Double)], to buffer: inout ByteBuffer) -> Bool {
+        guard let count = Int32(exactly: points.count), let size = Int32(exactly: 4 + 16 * points.count), size < 1 << 30 else { return false }
+        buffer.writeInteger(size)
+        buffer.writeInteger(count)
+        for point in points {
+            buffer.writeInteger(point.x.bitPattern)
+            buffer.writeInteger(point.y.bitPattern)
+        }
         return true
     }
 }

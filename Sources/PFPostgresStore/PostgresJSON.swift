@@ -34,8 +34,20 @@ enum PostgresJSON {
     ///   - what: where the value is, for messages.
     /// - Throws: `unrepresentable` for NaN, ±infinity, U+0000, a date or data value.
     static func text(_ value: PFValue, what: @autoclosure () -> String) throws(PFError) -> String {
+        var bytes: [UInt8] = []
+        try write(value, into: &bytes, what: what())
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends a value's JSON text to a buffer (a COPY reuses one for every value).
+    /// - Parameters:
+    ///   - value: the tree (REST style).
+    ///   - bytes: where the text goes; on error it is left as it was.
+    ///   - what: where the value is, for messages.
+    /// - Throws: as ``text(_:what:)``.
+    static func write(_ value: PFValue, into bytes: inout [UInt8], what: @autoclosure () -> String) throws(PFError) {
         do {
-            return String(decoding: try writer.write(value), as: UTF8.self)
+            try writer.write(value, into: &bytes)
         } catch {
             throw PFError(error.code, format: StoreFormat.name, "\(what()): \(error.message)", path: error.path)
         }

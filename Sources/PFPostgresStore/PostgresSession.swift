@@ -175,12 +175,12 @@ final class PostgresSession {
         }
     }
 
-    /// Starts `COPY <table> FROM STDIN (FORMAT text)` (``PostgresCopyStream``). No other
+    /// Starts `COPY <table> FROM STDIN (FORMAT binary)` (``PostgresCopyStream``). No other
     /// statement may run on the session until the stream is finished or cancelled.
     /// - Parameters:
-    ///   - table: a table name without double quotes.
-    ///   - columns: its columns in the order of the rows (names without double quotes), or
-    ///     empty for all of them.
+    ///   - table: a table name as it is (quoted by the stream).
+    ///   - columns: its columns in the order of the rows (names as they are), or empty for
+    ///     all of them.
     ///   - inFlight: the buffers of rows that may wait to be sent.
     /// - Throws: ``PFCore/PFError`` with code `usage` when the connection is closed.
     func copy(into table: String, columns: [String] = [], inFlight: Int) throws(PFError) -> PostgresCopyStream {

@@ -18,12 +18,17 @@ struct WriteState {
     /// The columns this transaction created, by class: only these may change type (a Pointer
     /// column becoming multi-class, ``ClassLayout/multiClassPointers``).
     var createdColumns: [String: Set<String>] = [:]
+    /// Class tables this transaction created without their primary key, in order: their rows
+    /// go in by COPY first and the key's index is built once, from all of them, by
+    /// ``PostgresStore/addPrimaryKeys(only:)`` (before a merge into the table, and at commit).
+    var keyless: OrderedSet<String> = []
 }
 
 /// How a ``PostgresStore`` writes objects and join rows.
 enum WriteMethod: Sendable {
-    /// `COPY … FROM STDIN (FORMAT text)` into a temporary staging table, merged into the
-    /// class's table with `INSERT … SELECT … ON CONFLICT`.
+    /// `COPY … FROM STDIN (FORMAT binary)` into a temporary staging table, merged into the
+    /// class's table with `INSERT … SELECT … ON CONFLICT` (or straight into a table the
+    /// transaction created, ``CopySegment``).
     case copy
     /// Multi-row `INSERT … VALUES … ON CONFLICT`, one statement per 1000 rows (the tests'
     /// oracle: what pfarchive wrote before COPY).
@@ -63,9 +68,33 @@ final class CopySegment {
     }
 }
 
-/// One column's value of one row, as both write methods send it.
+/// One column's value of one row, as both write methods send it (the `INSERT` as parameters,
+/// COPY in ``CopyBinary``).
 enum CellValue {
-    case null, text(String), bool(Bool), double(Double), timestamp(Date), textArray([String])
+    case null, text(String), bool(Bool), double(Double), timestamp(Date)
+    /// `_rperm` (`write` false) or `_wperm`: the ACL's keys that may read (write), as `text[]`.
+    case acl(ParseACL, write: Bool)
+    /// A `jsonb` value.
+    case json(PFValue)
+    /// A GeoPoint: x is the longitude, y the latitude.
+    case point(x: Double, y: Double)
+    /// A Polygon's vertices (at least one).
+    case polygon([ParseGeoPoint])
+}
+
+/// How one column of a class's rows is filled, worked out once per batch
+/// (`PostgresStore.columnPlans(_:layout:)`).
+struct ColumnPlan {
+    enum Source { case objectId, createdAt, updatedAt, readers, writers, field }
+    let column: String
+    let kind: ColumnKind
+    let source: Source
+    /// For a field: its name in the objects (`bcryptPassword` for `_hashed_password`), its
+    /// Parse type, whether it is a multi-class Pointer, and its Pointer target class.
+    var field = ""
+    var type = ""
+    var multiClass = false
+    var targetClass: String?
 }
 
 extension PostgresStore {
@@ -172,6 +201,7 @@ extension PostgresStore {
         guard transaction != nil else { throw notBegun() }
         try rollingBack { () throws(PFError) in
             try finishCopy()
+            try addPrimaryKeys()
             guard let state = transaction else { throw notBegun() }
             for var layout in state.layouts.values {
                 if let encoded = state.tally.classes[layout.className] {
@@ -276,10 +306,13 @@ extension PostgresStore {
         let existingColumns = try columns(of: className)
         let wanted = layout.wantedColumns
         if existingColumns.isEmpty {
-            let definitions = wanted.map { "\(quoted($0.key)) \($0.value.sqlType)" } + [#"PRIMARY KEY ("objectId")"#]
+            // COPY fills a new table before its primary key exists (``WriteState/keyless``).
+            let keyless = writeMethod == .copy
+            let definitions = wanted.map { "\(quoted($0.key)) \($0.value.sqlType)" } + (keyless ? [] : [#"PRIMARY KEY ("objectId")"#])
             try session.query(
                 "CREATE TABLE \(quoted(className)) (\(definitions.joined(separator: ", ")))", doing: "creating table \(className)")
             state.createdColumns[className, default: []].formUnion(wanted.keys)
+            if keyless { state.keyless.append(className) }
         } else {
             for (column, kind) in wanted {
                 if let present = existingColumns[column] {
@@ -351,7 +384,7 @@ extension PostgresStore {
                     .invalidValue, format: StoreFormat.name,
                     "\(location): \(className) object \(i) of the batch has no objectId; it is the table's primary key")
             }
-            guard id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+            guard id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
                 throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) objectId '\(id.prefix(40))…' is longer than parse-server's 120 characters or holds U+0000")
             }
             if byId.updateValue(object, forKey: id) == nil { order.append(id) }
@@ -365,9 +398,17 @@ extension PostgresStore {
         let names = Array(columns.keys)
         let updates = names.dropFirst().map { "\(quoted($0)) = EXCLUDED.\(quoted($0))" }.joined(separator: ", ")
         let tail = #" ON CONFLICT ("objectId") DO UPDATE SET \#(updates)"#
-        if writeMethod == .copy {
-            try copy(order, byId, className: className, columns: columns, layout: &layout, mergeTail: tail)
+        let plans = columnPlans(columns, layout: layout)
+        // The kinds of numbers each column received in this batch, noted in the layout after it.
+        var numbers = [NumberKind?](repeating: nil, count: plans.count)
+        defer {
+            for (i, kind) in numbers.enumerated() {
+                if let kind { layout.numberKinds[plans[i].field] = kind.merged(with: layout.numberKinds[plans[i].field]) }
+            }
             transaction?.layouts[className] = layout
+        }
+        if writeMethod == .copy {
+            try copy(order, byId, className: className, plans: plans, numbers: &numbers, mergeTail: tail)
             return
         }
         let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
@@ -383,17 +424,20 @@ extension PostgresStore {
             for id in order[start..<end] {
                 guard let object = byId[id] else { continue }
                 var placeholders: [String] = []
-                for (column, kind) in columns {
-                    switch try cell(object, column: column, kind: kind, layout: &layout) {
+                for (i, plan) in plans.enumerated() {
+                    switch try cell(object, plan, numbers: &numbers[i], className: className) {
                     case .null: binds.appendNull()
                     case .text(let s): binds.append(s)
                     case .bool(let b): binds.append(b)
                     case .double(let d): binds.append(d)
                     case .timestamp(let d): binds.append(d)
-                    case .textArray(let a): binds.append(a)
+                    case .acl(let acl, let write): binds.append(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key))
+                    case .json(let v): binds.append(try PostgresJSON.text(v, what: "\(location): \(className) '\(id)' field \(plan.column)"))
+                    case .point(let x, let y): binds.append("(\(Self.float(x)),\(Self.float(y)))")
+                    case .polygon(let p): binds.append("(" + p.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
                     }
                     parameter += 1
-                    placeholders.append("$\(parameter)\(kind.cast)")
+                    placeholders.append("$\(parameter)\(plan.kind.cast)")
                 }
                 tuples.append("(" + placeholders.joined(separator: ", ") + ")")
             }
@@ -402,7 +446,37 @@ extension PostgresStore {
                 doing: "writing \(className) objects \(order[start]) … \(order[end - 1])")
             start = end
         }
-        transaction?.layouts[className] = layout
+    }
+
+    /// How each column of a class's rows is filled (the layout's Pointer targets settled).
+    private func columnPlans(_ columns: OrderedDictionary<String, ColumnKind>, layout: ClassLayout) -> [ColumnPlan] {
+        columns.map { column, kind in
+            switch column {
+            case "objectId": return ColumnPlan(column: column, kind: kind, source: .objectId)
+            case "createdAt": return ColumnPlan(column: column, kind: kind, source: .createdAt)
+            case "updatedAt": return ColumnPlan(column: column, kind: kind, source: .updatedAt)
+            case "_rperm": return ColumnPlan(column: column, kind: kind, source: .readers)
+            case "_wperm": return ColumnPlan(column: column, kind: kind, source: .writers)
+            default:
+                let name = layout.isUser && column == ClassLayout.passwordColumn ? ClassLayout.passwordField : column
+                let field = layout.fields[name]
+                return ColumnPlan(
+                    column: column, kind: kind, source: .field, field: name, type: field?.type ?? "String",
+                    multiClass: layout.multiClassPointers.contains(name), targetClass: field?.targetClass)
+            }
+        }
+    }
+
+    /// Adds the primary key of the class tables this transaction created without one
+    /// (``WriteState/keyless``), or of one of them: PostgreSQL builds the index from the rows
+    /// in one sort, where a key there from the start takes every row into the index one by one.
+    func addPrimaryKeys(only className: String? = nil) throws(PFError) {
+        guard let keyless = transaction?.keyless else { return }
+        for table in keyless where className == nil || table == className {
+            try session.query(
+                #"ALTER TABLE \#(quoted(table)) ADD PRIMARY KEY ("objectId")"#, doing: "adding the primary key of \(table)")
+            transaction?.keyless.remove(table)
+        }
     }
 
     // MARK: - COPY
@@ -411,14 +485,16 @@ extension PostgresStore {
     /// open for these columns; a staging table that is full, or already holds one of the
     /// objectIds, is merged first.
     private func copy(
-        _ order: [String], _ byId: [String: ParseObject], className: String, columns: OrderedDictionary<String, ColumnKind>,
-        layout: inout ClassLayout, mergeTail: String
+        _ order: [String], _ byId: [String: ParseObject], className: String, plans: [ColumnPlan],
+        numbers: inout [NumberKind?], mergeTail: String
     ) throws(PFError) {
+        var columns = OrderedDictionary<String, ColumnKind>()
+        for plan in plans { columns[plan.column] = plan.kind }
         // Into a table this transaction created, objects it has not written go in directly.
         var direct = false
         if transaction?.createdColumns[className]?.contains("objectId") == true {
             let hashes = order.map(\.hashValue)
-            direct = !columns.keys.contains { $0.contains("\"") } && !hashes.contains(where: writtenIds[className, default: []].contains)
+            direct = !hashes.contains(where: writtenIds[className, default: []].contains)
             writtenIds[className, default: []].formUnion(hashes)
         }
         if let open = copying,
@@ -441,28 +517,39 @@ extension PostgresStore {
                 target: className, columns: columns,
                 merge: "INSERT INTO \(quoted(className)) (\(names)) SELECT \(names) FROM %STAGE%" + mergeTail)
         }
-        var buffer = ByteBufferAllocator().buffer(capacity: 256 * order.count)
+        var buffer = ByteBufferAllocator().buffer(capacity: 320 * order.count)
+        var json: [UInt8] = []
+        json.reserveCapacity(1_024)
         for id in order {
             guard let object = byId[id] else { continue }
-            var first = true
-            for (column, kind) in columns {
-                if !first { buffer.writeInteger(CopyText.tab) }
-                first = false
-                switch try cell(object, column: column, kind: kind, layout: &layout) {
-                case .null: CopyText.appendNull(to: &buffer)
-                case .text(let s): CopyText.append(s, to: &buffer)
-                case .bool(let b): buffer.writeInteger(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-                case .double(let d): buffer.writeString(Self.float(d))
+            CopyBinary.beginRow(columns: plans.count, in: &buffer)
+            for i in plans.indices {
+                func tooLong() -> PFError {
+                    PFError(.limitExceeded, format: StoreFormat.name, "\(location): \(className) '\(id)' field \(plans[i].column): the value is longer than PostgreSQL's 1 GB")
+                }
+                switch try cell(object, plans[i], numbers: &numbers[i], className: className) {
+                case .null: CopyBinary.appendNull(to: &buffer)
+                case .text(let s): guard CopyBinary.append(s, to: &buffer) else { throw tooLong() }
+                case .bool(let b): CopyBinary.append(b, to: &buffer)
+                case .double(let d): CopyBinary.append(d, to: &buffer)
                 case .timestamp(let d):
-                    guard CopyText.appendTimestamp(d, to: &buffer) else {
+                    guard let micros = CopyBinary.microseconds(d) else {
                         throw PFError(
                             .invalidValue, format: StoreFormat.name,
-                            "\(location): \(className) '\(id)' field \(column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
+                            "\(location): \(className) '\(id)' field \(plans[i].column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
                     }
-                case .textArray(let a): CopyText.append(CopyText.arrayLiteral(a), to: &buffer)
+                    CopyBinary.appendTimestamp(micros, to: &buffer)
+                case .acl(let acl, let write):
+                    guard CopyBinary.appendACL(acl, write: write, to: &buffer) else { throw tooLong() }
+                case .json(let v):
+                    json.removeAll(keepingCapacity: true)
+                    try PostgresJSON.write(v, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    guard CopyBinary.appendJSONB(json, to: &buffer) else { throw tooLong() }
+                case .point(let x, let y): CopyBinary.appendPoint(x: x, y: y, to: &buffer)
+                case .polygon(let p):
+                    guard CopyBinary.appendPolygon(p.map { (x: $0.longitude, y: $0.latitude) }, to: &buffer) else { throw tooLong() }
                 }
             }
-            buffer.writeInteger(CopyText.newline)
         }
         segment.ids.append(contentsOf: order)
         if !direct { segment.idSet.formUnion(order) }
@@ -502,6 +589,8 @@ extension PostgresStore {
             throw copyError(error, segment)
         }
         guard let merge = segment.merge else { return }
+        // ON CONFLICT needs the key's index.
+        try addPrimaryKeys(only: segment.target)
         try session.query(merge, doing: "merging the staged rows into \(segment.target)")
         try session.query("DROP TABLE \(quoted(segment.stage))", doing: "dropping \(segment.stage)")
     }
@@ -519,57 +608,52 @@ extension PostgresStore {
             "\(location): writing \(segment.target) '\(object)' failed: " + described.message.dropFirst("\(url): copying rows into \(segment.target) failed: ".count))
     }
 
-    /// The value of one column of one object (noting the Number kinds written in `layout`).
-    private func cell(_ object: ParseObject, column: String, kind: ColumnKind, layout: inout ClassLayout) throws(PFError) -> CellValue {
-        let id = object.objectId ?? ""
+    /// The value of one column of one object (noting the kinds of Number it holds in `numbers`).
+    private func cell(_ object: ParseObject, _ plan: ColumnPlan, numbers: inout NumberKind?, className: String) throws(PFError) -> CellValue {
+        switch plan.source {
+        case .objectId: return .text(object.objectId ?? "")
+        case .createdAt: return object.createdAt.map(CellValue.timestamp) ?? .null
+        case .updatedAt: return object.updatedAt.map(CellValue.timestamp) ?? .null
+        case .readers: return object.acl.map { .acl($0, write: false) } ?? .null
+        case .writers: return object.acl.map { .acl($0, write: true) } ?? .null
+        case .field: break
+        }
+        guard let value = object.fields[plan.field] else { return .null }
+        if case .null = value { return .null }
         func fail(_ problem: String) -> PFError {
-            PFError(.invalidValue, format: StoreFormat.name, "\(location): \(layout.className) '\(id)' field \(column): \(problem)")
+            PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) '\(object.objectId ?? "")' field \(plan.column): \(problem)")
         }
-        switch column {
-        case "objectId": return .text(id)
-        case "createdAt": return object.createdAt.map(CellValue.timestamp) ?? .null
-        case "updatedAt": return object.updatedAt.map(CellValue.timestamp) ?? .null
-        case "_rperm": return object.acl.map { acl in .textArray(acl.entries.filter { $0.value.read }.map(\.key)) } ?? .null
-        case "_wperm": return object.acl.map { acl in .textArray(acl.entries.filter { $0.value.write }.map(\.key)) } ?? .null
-        default: break
-        }
-        let fieldName = layout.isUser && column == ClassLayout.passwordColumn ? ClassLayout.passwordField : column
-        guard let value = object.fields[fieldName], value != .null else { return .null }
-        let type = layout.fields[fieldName]?.type ?? "String"
-        guard value.schemaTypeName == type else {
-            throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(type) (\(kind.sqlType))")
+        guard value.schemaTypeName == plan.type else {
+            throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(plan.type) (\(plan.kind.sqlType))")
         }
         func text(_ s: String) throws(PFError) -> String {
-            guard !s.unicodeScalars.contains("\u{0}") else { throw fail("holds U+0000, which PostgreSQL text cannot store") }
+            guard !s.utf8.contains(0) else { throw fail("holds U+0000, which PostgreSQL text cannot store") }
             return s
         }
         switch value {
         case .string(let s): return .text(try text(s))
         case .bool(let b): return .bool(b)
         case .int(let i):
-            layout.numberKinds[fieldName] = NumberKind.integer.merged(with: layout.numberKinds[fieldName])
+            numbers = NumberKind.integer.merged(with: numbers)
             return .double(Double(i))
         case .double(let d):
-            layout.numberKinds[fieldName] = NumberKind.double.merged(with: layout.numberKinds[fieldName])
+            numbers = NumberKind.double.merged(with: numbers)
             return .double(d)
         case .date(let d): return .timestamp(d)
         case .pointer, .embedded:
             guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
-            if layout.multiClassPointers.contains(fieldName) {
-                let rest = ParseValue.pointer(pointer).restValue
-                return .text(try PostgresJSON.text(rest, what: "\(location): \(layout.className) '\(id)' field \(column)"))
-            }
-            if let target = layout.fields[fieldName]?.targetClass, target != pointer.className {
+            if plan.multiClass { return .json(ParseValue.pointer(pointer).restValue) }
+            if let target = plan.targetClass, target != pointer.className {
                 throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
             }
             return .text(try text(pointer.objectId))
         case .file(let f): return .text(try text(f.name))
-        case .geoPoint(let g): return .text("(\(Self.float(g.longitude)),\(Self.float(g.latitude)))")
+        case .geoPoint(let g): return .point(x: g.longitude, y: g.latitude)
         case .polygon(let p):
             guard !p.coordinates.isEmpty else { throw fail("is a polygon without points") }
-            return .text("(" + p.coordinates.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
+            return .polygon(p.coordinates)
         case .object, .array, .bytes:
-            return .text(try PostgresJSON.text(value.restValue, what: "\(location): \(layout.className) '\(id)' field \(column)"))
+            return .json(value.restValue)
         case .relation, .null:
             return .null
         }
@@ -582,10 +666,11 @@ extension PostgresStore {
     /// the transaction keeps its type (parse-server and its apps rely on it): such a value is
     /// refused.
     private func settlePointerTargets(_ objects: [ParseObject], layout: inout ClassLayout) throws(PFError) {
-        for object in objects {
-            for (name, value) in object.fields {
-                guard let field = layout.fields[name], field.type == "Pointer", !layout.multiClassPointers.contains(name),
-                    let pointer = value.pointerValue
+        let pointerFields = layout.fields.filter { $0.value.type == "Pointer" }.keys
+        for object in objects where !pointerFields.isEmpty {
+            for name in pointerFields {
+                guard let value = object.fields[name], let field = layout.fields[name], field.type == "Pointer",
+                    !layout.multiClassPointers.contains(name), let pointer = value.pointerValue
                 else { continue }
                 guard let target = field.targetClass else {
                     layout.fields[name]?.targetClass = pointer.className
@@ -645,19 +730,16 @@ extension PostgresStore {
                     target: table, columns: columns,
                     merge: #"INSERT INTO \#(quoted(table)) ("relatedId", "owningId") SELECT "relatedId", "owningId" FROM %STAGE% ON CONFLICT DO NOTHING"#)
             }
-            var buffer = ByteBufferAllocator().buffer(capacity: 40 * rows.count)
+            var buffer = ByteBufferAllocator().buffer(capacity: 48 * rows.count)
             for (i, row) in rows.enumerated() {
+                CopyBinary.beginRow(columns: 2, in: &buffer)
                 for id in [row.relatedId, row.owningId] {
-                    guard !id.isEmpty, id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+                    guard !id.isEmpty, id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0), CopyBinary.append(id, to: &buffer) else {
                         throw PFError(
                             .invalidValue, format: StoreFormat.name,
                             "\(location): \(table) row \(i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")
                     }
                 }
-                CopyText.append(row.relatedId, to: &buffer)
-                buffer.writeInteger(CopyText.tab)
-                CopyText.append(row.owningId, to: &buffer)
-                buffer.writeInteger(CopyText.newline)
             }
             segment.rows += rows.count
             try send(buffer, to: segment)
@@ -671,7 +753,7 @@ extension PostgresStore {
             var tuples: [String] = []
             for (i, row) in rows[start..<end].enumerated() {
                 for id in [row.relatedId, row.owningId] {
-                    guard !id.isEmpty, id.count <= 120, !id.unicodeScalars.contains("\u{0}") else {
+                    guard !id.isEmpty, id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
                         throw PFError(
                             .invalidValue, format: StoreFormat.name,
                             "\(location): \(key.joinClassName) row \(start + i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")

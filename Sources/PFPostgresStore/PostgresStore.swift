@@ -18,9 +18,10 @@ import PostgresNIO
 /// Reading streams pages of rows in `objectId` order (keyset pagination, no `OFFSET`), so
 /// memory is bounded by a page of objects. Writing happens in one transaction from
 /// ``begin(schema:)`` to ``commit()``: tables for new classes are created inside it, objects and
-/// join rows go in with `COPY … FROM STDIN` into temporary staging tables, merged into the class
-/// and join tables with `INSERT … SELECT … ON CONFLICT` (an object whose objectId is there is
-/// replaced), several batches on their way while the server loads earlier ones, and
+/// join rows go in with `COPY … FROM STDIN (FORMAT binary)` into temporary staging tables, merged
+/// into the class and join tables with `INSERT … SELECT … ON CONFLICT` (an object whose objectId
+/// is there is replaced; a table the transaction created is loaded directly and keyed after),
+/// several batches on their way while the server loads earlier ones, and
 /// ``abort()`` rolls all of it back. See `Docs/Stores.md` ("Parse Server PostgreSQL") for the mapping and what it loses.
 ///
 /// The API is synchronous: every call blocks the calling thread on postgres-nio's future, on

@@ -31,12 +31,18 @@ struct CopyImportTests {
             .map { "\(root)/\($0)/bin/pg_dump" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
-    /// `pg_dump --data-only` of a database, without the `\restrict` lines that carry a random key.
+    /// `pg_dump --schema-only`, then `pg_dump --data-only`, of a database, without the
+    /// `\restrict` lines that carry a random key: the tables, their columns and keys (COPY
+    /// adds the primary key of a table it created after loading it), then the rows.
     static func dump(_ url: String) throws -> String {
+        try dump(url, "--schema-only") + "\n" + dump(url, "--data-only")
+    }
+
+    static func dump(_ url: String, _ part: String) throws -> String {
         let path = try #require(pgDump, "no pg_dump under /usr/lib/postgresql/*/bin (set PFARCHIVE_PG_DUMP)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--data-only", "--no-owner", "--dbname", url]
+        process.arguments = [part, "--no-owner", "--dbname", url]
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -263,26 +269,74 @@ struct CopyImportTests {
     }
 }
 
-/// COPY's text format, without a server.
-@Suite struct CopyTextTests {
+/// COPY's binary format, without a server.
+@Suite struct CopyBinaryTests {
+    /// The microseconds are those postgres-nio sends for a `Date` parameter (the `INSERT`'s).
     @Test func timestampsAreTheMicrosecondsPostgresNIOSends() {
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 946_684_800)) == "2000-01-01 00:00:00.000000+00")
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1_400_000_000.123456)) == "2014-05-13 16:53:20.123456+00")
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -0.000001)) == "1969-12-31 23:59:59.999999+00")
-        // 0001-01-01 and the day before it, 1 BC (PostgreSQL has no year 0).
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01 00:00:00.000000+00")
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: -62_135_596_800.5)) == "0001-12-31 23:59:59.500000+00 BC")
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 327_000_000_000)) == "12332-03-21 05:20:00.000000+00")
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: 1e300)) == nil)
-        #expect(CopyText.timestamp(Date(timeIntervalSince1970: .nan)) == nil)
+        let seconds: [Double] = [
+            946_684_800, 1_400_000_000.123456, -0.000001, -62_135_596_800, -62_135_596_800.5, 327_000_000_000, -210_000_000_000.75,
+        ]
+        for s in seconds {
+            let date = Date(timeIntervalSince1970: s)
+            var nio = ByteBuffer()
+            date.encode(into: &nio, context: .default)
+            #expect(CopyBinary.microseconds(date) == nio.readInteger(as: Int64.self), "\(s)")
+        }
+        #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: 1e300)) == nil)
+        #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: -1e300)) == nil)
+        #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: .nan)) == nil)
     }
 
-    @Test func textIsEscapedAndArraysQuoted() {
+    @Test func headerRowsAndArraysAreInTheBinaryLayout() {
+        #expect(Array(CopyBinary.header().readableBytesView) == Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8))
+        #expect(Array(CopyBinary.trailer().readableBytesView) == [0xFF, 0xFF])
         var buffer = ByteBuffer()
-        CopyText.append("a\tb\nc\rd\\e 🎉", to: &buffer)
-        CopyText.appendNull(to: &buffer)
-        #expect(buffer.readString(length: buffer.readableBytes) == "a\\tb\\nc\\rd\\\\e 🎉\\N")
-        #expect(CopyText.arrayLiteral([]) == "{}")
-        #expect(CopyText.arrayLiteral(["*", "role:A\"b\\c", "NULL"]) == #"{"*","role:A\"b\\c","NULL"}"#)
+        CopyBinary.beginRow(columns: 3, in: &buffer)
+        CopyBinary.appendNull(to: &buffer)
+        #expect(CopyBinary.append("é\t", to: &buffer))
+        CopyBinary.append(true, to: &buffer)
+        #expect(Array(buffer.readableBytesView) == [0, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 3, 0xC3, 0xA9, 0x09, 0, 0, 0, 1, 1])
+        buffer.clear()
+        #expect(CopyBinary.appendTextArray([String](), to: &buffer))
+        #expect(Array(buffer.readableBytesView) == [0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25])
+        buffer.clear()
+        #expect(CopyBinary.appendTextArray(["*", "r"], to: &buffer))
+        #expect(
+            Array(buffer.readableBytesView)
+                == [0, 0, 0, 30, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0x2A, 0, 0, 0, 1, 0x72])
+        buffer.clear()
+        #expect(CopyBinary.appendJSONB(Array("{}".utf8), to: &buffer))
+        CopyBinary.appendPoint(x: 1, y: -2, to: &buffer)
+        #expect(
+            Array(buffer.readableBytesView)
+                == [0, 0, 0, 3, 1, 0x7B, 0x7D, 0, 0, 0, 16, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    /// An ACL's readers and writers are the `text[]` of its keys that may read (write), in order.
+    @Test func aclsAreTheArraysOfTheirKeys() {
+        var acl = ParseACL()
+        acl.set(.init(read: true, write: true), for: "role:A\"b\\c")
+        acl.set(.init(read: true), for: "北区 🎉")
+        acl.set(.init(write: true), for: "{brace}")
+        acl.setPublic(.init(read: true))
+        for write in [false, true] {
+            var expected = ByteBuffer()
+            #expect(CopyBinary.appendTextArray(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key), to: &expected))
+            var buffer = ByteBuffer()
+            #expect(CopyBinary.appendACL(acl, write: write, to: &buffer))
+            #expect(buffer == expected)
+        }
+        var empty = ByteBuffer()
+        #expect(CopyBinary.appendACL(ParseACL(), write: false, to: &empty))
+        #expect(Array(empty.readableBytesView) == [0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25])
+    }
+
+    /// The statement after postgres-nio's `COPY "`: names quoted whatever they hold, and
+    /// postgres-nio's own ending commented out.
+    @Test func theStatementQuotesNamesAndAsksForBinary() {
+        #expect(
+            PostgresCopyStream.statementTail(table: #"we"ird"#, columns: [#"a"b"#, "c d\n--"])
+                == #"we""ird" ("a""b", "c d"# + "\n" + #"--") FROM STDIN WITH (FORMAT binary) --"#)
+        #expect(PostgresCopyStream.statementTail(table: "T", columns: []) == #"T" FROM STDIN WITH (FORMAT binary) --"#)
     }
 }
