@@ -160,6 +160,11 @@ public final class RealmObjectStore: ObjectStoreReader {
         }
     }
 
+    /// The links read as null so far because their target is not in the file.
+    public func unresolvedLinks() -> UnresolvedLinks {
+        UnresolvedLinks(count: database.unresolvedLinkCount, listed: database.unresolvedLinks)
+    }
+
     /// Lists of links are arrays of Pointers, so there are no join rows.
     public func relations() throws(PFError) -> [ParseRelationKey] { [] }
 

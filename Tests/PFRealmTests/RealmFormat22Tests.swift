@@ -1,6 +1,9 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
+import PFParse
+import PFStores
 import PFTestSupport
 import Testing
 
@@ -76,5 +79,29 @@ import Testing
             } catch {}
             bytes[offset] = saved
         }
+    }
+}
+
+/// Unresolved links reach the import report (issue 25: "dangling or unresolved links are null
+/// and reported").
+@Suite("Realm unresolved links in the import report") struct RealmUnresolvedLinkReportTests {
+    @Test func anImportReportsTheLinksItReadAsNull() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("dangling.realm")
+        try Data(RealmFormat22Tests.makeFile(version: 22, linkKey: 5)).write(to: url)
+        let export = dir.appendingPathComponent("export")
+        let report = try StoreImporter().run(from: RealmObjectStore(url: url), to: ParseExportStore(url: export))
+        #expect(report.unresolvedLinks == UnresolvedLinks(count: 1, listed: ["Owner.link -> Target key 5"]))
+        #expect(report.lines.contains("unresolved link, read as null: Owner.link -> Target key 5"))
+        #expect(try ParseExportStore(url: export).objects(in: "Owner").first?.fields["link"] == .null)
+        let cli = try CLI.run(["import", url.path, dir.appendingPathComponent("db.sqlite").path, "--json"])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        let json = try JSONReader().read(cli.stdout)
+        #expect(json["unresolvedLinkCount"] == 1)
+        #expect(json["unresolvedLinks"] == ["Owner.link -> Target key 5"])
+        // A file whose links all resolve reports none.
+        let clean = try StoreImporter().run(from: RealmObjectStore(url: RealmFixtures.url("js-simple")), to: ParseExportStore(url: dir.appendingPathComponent("clean")))
+        #expect(clean.unresolvedLinks == UnresolvedLinks())
     }
 }
