@@ -39,6 +39,12 @@ public struct ParseSchema: Sendable, Equatable {
         }
 
         public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type }
+
+        /// Two fields are equal when they hold the same type (and target class): the model's
+        /// flags (``isRequired``, ``isIndexed``, ``isPrimaryKey``, ``embeddedClass``) are hints
+        /// a store may keep or not, so a schema read back from a store that does not keep them
+        /// still equals the one written.
+        public static func == (a: Field, b: Field) -> Bool { a.type == b.type && a.targetClass == b.targetClass }
     }
 
     /// The valid field type names.

@@ -101,9 +101,7 @@ public enum StoreComparison {
             guard let other = b.classes[className] else { return "class \(className) missing" }
             for (name, field) in fields {
                 guard let got = other[name] else { return "\(className).\(name) (\(field)) missing" }
-                // The type and target: the model's flags (required, indexed, primary key,
-                // embedded class) are hints that only some stores keep.
-                if got.type != field.type || got.targetClass != field.targetClass { return "\(className).\(name): expected \(field), got \(got)" }
+                if got != field { return "\(className).\(name): expected \(field), got \(got)" }
             }
             if rule == .exact, let extra = other.keys.first(where: { fields[$0] == nil }) {
                 return "\(className).\(extra) unexpected (\(other[extra].map(String.init(describing:)) ?? ""))"

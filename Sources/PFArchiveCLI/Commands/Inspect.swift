@@ -38,6 +38,9 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
+    @Flag(name: .long, help: "For a Realm file: also show its internal and sync tables (metadata, pk, __*, flx_*) with their columns.")
+    var internalTables = false
+
     @Option(name: .long, help: "Show only the value at this key path, such as 'results[3].score'.")
     var path: String?
 

@@ -85,7 +85,7 @@ extension Inspect {
         let db = try RealmInput.open(input, bytes: bytes, key: realmKey, limits: options.limits)
         let summary: PFValue
         do {
-            summary = try db.summary()
+            summary = try db.summary(includeInternal: internalTables)
         } catch {
             throw CLIFailure(file: input, error)
         }
