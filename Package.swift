@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // MARK: - C libraries
@@ -127,7 +128,11 @@ let package = Package(
         // Realm files (.realm), read from the file format itself (issue 25).
         .target(
             name: "PFRealm",
-            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                "PFCore", .product(name: "OrderedCollections", package: "swift-collections"),
+                // AES-256-CBC for encrypted files (HMAC-SHA224 is PFRealm's own: swift-crypto has no SHA-224).
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "PFGraphCopy",
@@ -428,6 +433,7 @@ let package = Package(
             dependencies: [
                 "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFStores", "PFRealm",
                 "PFSQLiteStore", .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
     ],

@@ -40,7 +40,7 @@ if let exportPath {
 let groups: [(String, (inout Bench) -> Void)] = [
     ("json", JSONBench.run), ("compression", CompressionBench.run), ("bplist", BinaryPlistBench.run),
     ("xmlplist", XMLPlistBench.run), ("cbor", CBORBench.run), ("keyed", KeyedBench.run), ("parse", ParseBench.run),
-    ("mongo", MongoBench.run), ("copy", CopyBench.run),
+    ("mongo", MongoBench.run), ("copy", CopyBench.run), ("realm", RealmBench.run),
 ]
 for (name, run) in groups where group == nil || group == name {
     run(&bench)

@@ -15,6 +15,19 @@ public struct ParseSchema: Sendable, Equatable {
         public var type: String
         /// The target class of a Pointer or Relation.
         public var targetClass: String?
+        /// Whether every object must hold a value (Parse's `required`; a Realm property that
+        /// is not optional). A model hint: stores that cannot keep it drop it.
+        public var isRequired = false
+        /// Whether the source model indexes the field (a Realm indexed property); pfarchive's
+        /// SQLite store and PostgreSQL create an index on its column.
+        public var isIndexed = false
+        /// Whether the field is the source model's primary key (a Realm primary key), whose
+        /// values are also the objects' objectIds; pfarchive's SQLite store and PostgreSQL give
+        /// its column a unique index.
+        public var isPrimaryKey = false
+        /// For an Object field holding an embedded object (a Realm embedded class, inlined in
+        /// its owner), the embedded class's name.
+        public var embeddedClass: String?
 
         /// Makes a field type.
         /// - Parameters:
@@ -26,6 +39,12 @@ public struct ParseSchema: Sendable, Equatable {
         }
 
         public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type }
+
+        /// Two fields are equal when they hold the same type (and target class): the model's
+        /// flags (``isRequired``, ``isIndexed``, ``isPrimaryKey``, ``embeddedClass``) are hints
+        /// a store may keep or not, so a schema read back from a store that does not keep them
+        /// still equals the one written.
+        public static func == (a: Field, b: Field) -> Bool { a.type == b.type && a.targetClass == b.targetClass }
     }
 
     /// The valid field type names.

@@ -313,6 +313,13 @@ extension PostgresStore {
                 "CREATE TABLE \(quoted(className)) (\(definitions.joined(separator: ", ")))", doing: "creating table \(className)")
             state.createdColumns[className, default: []].formUnion(wanted.keys)
             if keyless { state.keyless.append(className) }
+            // The source model's primary key (unique) and indexed fields (a Realm model's).
+            for (name, field) in newFields where (field.isPrimaryKey || field.isIndexed) && wanted[name] != nil {
+                let unique = field.isPrimaryKey
+                try session.query(
+                    "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(String((className + (unique ? "_key_" : "_idx_") + name).utf8.prefix(63)) ?? name)) ON \(quoted(className)) (\(quoted(name)))",
+                    doing: "indexing \(className).\(name)")
+            }
         } else {
             for (column, kind) in wanted {
                 if let present = existingColumns[column] {

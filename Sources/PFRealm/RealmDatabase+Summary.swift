@@ -22,14 +22,16 @@ extension RealmDatabase {
     /// its properties (type, optional or required, indexed, link target), primary key,
     /// whether it is embedded, its inverse relationships and its object count, and the
     /// internal tables with their counts.
-    public func summary() throws(PFError) -> PFValue {
+    /// - Parameter includeInternal: also describe each internal or sync table in `classes`
+    ///   (under its table name, with `"internal": true`), as the model classes are.
+    public func summary(includeInternal: Bool = false) throws(PFError) -> PFValue {
         var classes = OrderedDictionary<String, PFValue>()
         var internalTables = OrderedDictionary<String, PFValue>()
         for table in tables {
             let count = PFValue.int(Int64(try objectCount(table)))
-            guard table.isModelClass else {
+            if !table.isModelClass {
                 internalTables[table.tableName] = count
-                continue
+                guard includeInternal else { continue }
             }
             var properties = OrderedDictionary<String, PFValue>()
             for column in table.columns {
@@ -45,13 +47,14 @@ extension RealmDatabase {
             var entry: OrderedDictionary<String, PFValue> = [
                 "table": .string(table.tableName), "objects": count, "embedded": .bool(table.isEmbedded),
             ]
+            if !table.isModelClass { entry["internal"] = true }
             if let pk = table.primaryKey { entry["primaryKey"] = .string(pk) }
             entry["properties"] = .dictionary(properties)
             let inverses = table.backlinks.compactMap { b in
                 b.targetClass.map { PFValue.string("\($0).\(b.originProperty ?? "?")") }
             }
             if !inverses.isEmpty { entry["linkedFrom"] = .array(inverses) }
-            classes[table.name] = .dictionary(entry)
+            classes[table.isModelClass ? table.name : table.tableName] = .dictionary(entry)
         }
         return [
             "formatVersion": .int(Int64(file.formatVersion)),
@@ -68,7 +71,7 @@ extension RealmDatabase {
             "Format:      Realm file format \(summary["formatVersion"]?.int64Value.map(String.init) ?? "?") (\(summary["form"]?.stringValue ?? "?"))",
         ]
         for (name, entry) in summary["classes"]?.dictionaryValue ?? [:] {
-            var head = "Class \(name)"
+            var head = entry["internal"]?.boolValue == true ? "Internal table \(name)" : "Class \(name)"
             if entry["embedded"]?.boolValue == true { head += " (embedded)" }
             if let pk = entry["primaryKey"]?.stringValue { head += ", primary key \(pk)" }
             head += " — \(entry["objects"]?.int64Value ?? 0) objects"
@@ -88,7 +91,9 @@ extension RealmDatabase {
         }
         let internalTables = summary["internalTables"]?.dictionaryValue ?? [:]
         if !internalTables.isEmpty {
-            lines.append("Internal tables (left out of conversions): " + internalTables.map { "\($0.key) (\($0.value.int64Value ?? 0))" }.joined(separator: ", "))
+            lines.append(
+                "Internal tables (left out of conversions; --internal-tables shows them): "
+                    + internalTables.map { "\($0.key) (\($0.value.int64Value ?? 0))" }.joined(separator: ", "))
         }
         return lines
     }

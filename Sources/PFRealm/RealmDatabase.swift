@@ -153,7 +153,7 @@ public final class RealmDatabase {
     }
 
     /// The table index of a table key (a typed link's target).
-    func tableIndex(forKey key: Int64) -> Int? { tables.first { $0.key == key }?.index }
+    func tableIndex(forKey key: Int64) -> Int? { tables.first { $0.key & 0x7FFF_FFFF == key & 0x7FFF_FFFF }?.index }
 
     // MARK: JSON
 

@@ -69,34 +69,37 @@ public final class RealmFile {
     /// Reads a Realm file from its bytes.
     /// - Parameters:
     ///   - bytes: the whole file.
-    ///   - key: the 64-byte encryption key of an encrypted file, or `nil`.
+    ///   - key: the 64-byte encryption key of an encrypted file (decrypted page by page,
+    ///     each page's HMAC checked, by ``RealmEncryption/decrypt(_:key:)``), or `nil`.
     ///   - limits: the budgets enforced.
-    /// - Throws: ``PFCore/PFError`` as ``init(url:key:limits:)``.
+    /// - Throws: ``PFCore/PFError`` as ``init(url:key:limits:)``; with a key, the
+    ///   ``RealmFailure`` cases of a wrong key, a damaged page or a file that is not encrypted.
     public init(bytes input: [UInt8], key: [UInt8]? = nil, limits: PFLimits = .default) throws(PFError) {
         guard input.count <= limits.maxInputBytes else {
             throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: Self.format)
         }
         var bytes = input
         if let key {
-            bytes = try RealmDecryption.decrypt(input, key: key)
+            // A plain file read with a key would otherwise fail its first page's HMAC: say why.
+            guard !Self.hasRealmHeader(input) else { throw PFError(RealmFailure.notEncrypted, format: Self.format, offset: 16) }
+            bytes = try RealmEncryption.decrypt(input, key: key)
         }
         guard bytes.count >= 24 else {
             throw PFError(.truncated, format: Self.format, "not a Realm file: \(bytes.count) bytes, shorter than the 24-byte header")
         }
         guard Self.hasRealmHeader(bytes) else {
+            if key == nil && bytes.count % RealmEncryption.pageSize == 0 {
+                throw PFError(RealmFailure.encryptedWithoutKey, format: Self.format, offset: 16)
+            }
             throw PFError(
                 .syntax, format: Self.format,
-                key == nil
-                    ? "not a Realm file, or an encrypted one (no T-DB mark at byte 16; encrypted Realm files are not read yet)"
-                    : "not a Realm file after decryption (no T-DB mark at byte 16)", offset: 16)
+                key == nil ? "not a Realm file (no T-DB mark at byte 16)" : "not a Realm file after decryption (no T-DB mark at byte 16)",
+                offset: 16)
         }
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
         guard Self.supportedVersions.contains(version) else {
-            throw PFError(
-                .unsupported, format: Self.format,
-                "file format version \(version) is not supported; supported versions: 20, 22, 23 and 24 (Realm 10 and later)",
-                offset: 20 + slot)
+            throw PFError(RealmFailure.unsupportedVersion(version), format: Self.format, offset: 20 + slot)
         }
         var top = Self.uint64(bytes, at: slot * 8)
         var streaming = false
@@ -105,7 +108,12 @@ public final class RealmFile {
             guard bytes.count >= 24 + 16 else {
                 throw PFError(.truncated, format: Self.format, "streaming-form file without its 16-byte footer", offset: bytes.count)
             }
-            let footer = bytes.count - 16
+            // A decrypted file is whole pages: its footer ends before the zeros that fill the last one.
+            var end = bytes.count
+            if key != nil {
+                while end > bytes.count - RealmEncryption.pageSize, end > 40, bytes[end - 1] == 0 { end -= 1 }
+            }
+            let footer = end - 16
             guard Self.uint64(bytes, at: footer + 8) == Self.footerCookie else {
                 throw PFError(.syntax, format: Self.format, "streaming-form file without its footer cookie (truncated?)", offset: footer + 8)
             }

@@ -165,7 +165,12 @@ extension RealmFile {
         case .mixed:
             return try mixedValues(leaf)
         case .typedLink:
-            return try ints(leaf).map { _ in .null }
+            // Pairs: the target table's key + 1 (31 bits) and the object's key + 1; 0 is null.
+            let all = try ints(leaf)
+            guard all.count % 2 == 0 else { throw damaged("a typed-link leaf of \(all.count) values, not pairs", at: leaf.ref) }
+            return stride(from: 0, to: all.count, by: 2).map { i in
+                all[i] == 0 ? .null : .typedLink(table: (all[i] &- 1) & 0x7FFF_FFFF, key: all[i + 1] &- 1)
+            }
         case .backlink:
             return []
         }

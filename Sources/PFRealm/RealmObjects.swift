@@ -11,7 +11,13 @@ extension RealmFile {
     /// Calls `body` with each leaf of a table's cluster tree, in key order. Every node is
     /// visited at most once and the depth is bounded, so a cyclic or hostile tree fails.
     func forEachCluster(_ table: RealmTable, _ body: (ClusterLeaf) throws(PFError) -> Void) throws(PFError) {
-        guard let root = table.clusterRef else { return }
+        try forEachCluster(root: table.clusterRef, body)
+    }
+
+    /// Calls `body` with each leaf of the cluster tree at `root` (a table's, or a format-22
+    /// dictionary's), in key order.
+    func forEachCluster(root: Int64?, _ body: (ClusterLeaf) throws(PFError) -> Void) throws(PFError) {
+        guard let root else { return }
         var visited = Set<Int>()
         try walkCluster(try node(root), offset: 0, depth: 0, visited: &visited, body)
     }
@@ -92,12 +98,7 @@ extension RealmFile {
             return .set(try bptreeValues(try node(ref), column))
         case .dictionary:
             guard let ref else { return .dictionary([]) }
-            guard formatVersion >= 23 else {
-                throw PFError(
-                    .unsupported, format: Self.format,
-                    "dictionary \(column.name): the dictionary layout of format \(formatVersion) is not supported yet (formats 23 and 24 are)",
-                    offset: Int(ref))
-            }
+            guard formatVersion >= 23 else { return try clusterDictionary(ref, column) }
             return try dictionary(try node(ref), valueColumn: column, depth: depth)
         }
     }
@@ -129,6 +130,31 @@ extension RealmFile {
         let values = try bptreeValues(try child(top, 1, "dictionary values"), valueType, depth: depth)
         guard keys.count == values.count else { throw damaged("a dictionary with \(keys.count) keys and \(values.count) values", at: top.ref) }
         return .dictionary(zip(keys, values).map { (key: Self.text($0.0 ?? []), value: $0.1) })
+    }
+
+    /// A dictionary of a format-22 file (realm-core 11 and 12): a cluster tree of its own,
+    /// each entry an object keyed by its key's hash, with the key in column 0 (a string
+    /// leaf), the value in column 1 (Mixed) and, after a hash collision, a third column.
+    /// Entries come in hash order; they are returned sorted by key (by UTF-8 bytes), the
+    /// order later formats store them in.
+    func clusterDictionary(_ root: Int64, _ column: RealmColumn) throws(PFError) -> RealmValue {
+        var entries: [(key: [UInt8], value: RealmValue)] = []
+        try forEachCluster(root: root) { (leaf) throws(PFError) in
+            guard leaf.node.count >= 3 else {
+                throw damaged("a dictionary cluster of \(column.name) with \(leaf.node.count) slots, not keys and values", at: leaf.node.ref)
+            }
+            let keys = try stringValues(try child(leaf.node, 1, "dictionary keys"), nullable: false)
+            let values = try mixedValues(try child(leaf.node, 2, "dictionary values"))
+            guard keys.count == leaf.keys.count, values.count == leaf.keys.count else {
+                throw damaged("a dictionary cluster with \(leaf.keys.count) entries, \(keys.count) keys and \(values.count) values", at: leaf.node.ref)
+            }
+            for (key, value) in zip(keys, values) { entries.append((key ?? [], value)) }
+            guard entries.count <= limits.maxCollectionCount else {
+                throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.format, offset: leaf.node.ref)
+            }
+        }
+        entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        return .dictionary(entries.map { (key: Self.text($0.key), value: $0.value) })
     }
 
     /// A leaf of Mixed values: `[composite, ints, int pairs, strings, refs, keys]`. Each

@@ -225,6 +225,13 @@ struct SQLiteLayout {
                 let name = Self.quoted("idx:" + layout.table + ":" + field.column)
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name) ON \(Self.quoted(layout.table)) (\(Self.quoted(field.column)))")
             }
+            // The source model's primary key (unique) and indexed fields (a Realm model's).
+            for field in layout.fields.values where field.field.isPrimaryKey || field.field.isIndexed {
+                let unique = field.field.isPrimaryKey
+                let name = Self.quoted((unique ? "key:" : "model:") + layout.table + ":" + field.column)
+                try db.execute(
+                    sql: "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(Self.quoted(layout.table)) (\(Self.quoted(field.column)))")
+            }
         }
     }
 }

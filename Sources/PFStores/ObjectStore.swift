@@ -43,6 +43,25 @@ public protocol ObjectStoreReader: AnyObject {
 
     /// Releases files, connections and temporary copies. Calling it twice does nothing.
     func close()
+
+    /// The links read so far whose target is not in the source and which were therefore
+    /// read as null (a Realm file's unresolved links); empty for stores whose pointers keep
+    /// their target's id. An import puts them in its report.
+    func unresolvedLinks() -> UnresolvedLinks
+}
+
+/// Links a source read as null because their target object is not in it.
+public struct UnresolvedLinks: Sendable, Equatable {
+    /// How many in all.
+    public var count: Int
+    /// The first ones, each as `Class.property -> Target key N`.
+    public var listed: [String]
+
+    /// Makes a tally.
+    public init(count: Int = 0, listed: [String] = []) {
+        self.count = count
+        self.listed = listed
+    }
 }
 
 /// A store that can be written. An import calls ``begin(schema:)`` once, then ``write(_:className:)``
@@ -139,6 +158,9 @@ extension ParseSchema {
 extension ObjectStoreReader {
     /// The store's ``schema()``: stores that keep a schema give it without reading rows.
     public func declaredSchema() throws(PFError) -> ParseSchema? { try schema() }
+
+    /// None: the store's pointers keep their target's id, found or not.
+    public func unresolvedLinks() -> UnresolvedLinks { UnresolvedLinks() }
 
     /// Every object of a class, read whole (for tests and small stores).
     /// - Parameter className: the class.

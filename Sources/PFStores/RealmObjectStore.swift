@@ -51,12 +51,24 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// Boolean, string, ObjectId, UUID and Decimal128 → String, data → Bytes, date → Date,
     /// a link → Pointer to its class (Object for an embedded class), lists and sets → Array,
     /// dictionaries → Object. Mixed properties have no one type and are typed by their values.
+    /// Each field carries the model's flags: required (not optional), indexed, primary key,
+    /// and the embedded class of an embedded object.
     public func schema() throws(PFError) -> ParseSchema {
         var schema = ParseSchema()
         for table in database.topLevelClasses {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
             for column in table.columns {
-                guard let field = parseField(column) else { continue }
+                guard var field = parseField(column) else { continue }
+                // The model's flags travel with the field (pfarchive's SQLite store and
+                // PostgreSQL index them; every store keeps the values themselves).
+                field.isRequired = !column.isNullable && column.collection == .none && column.type != .mixed
+                field.isIndexed = column.isIndexed
+                field.isPrimaryKey = column.name == table.primaryKey
+                if column.type == .link || column.type == .linkList, let target = column.targetTable,
+                    database.tables.indices.contains(target), database.tables[target].isEmbedded
+                {
+                    field.embeddedClass = database.tables[target].name
+                }
                 fields[Self.fieldName(column.name)] = field
             }
             schema.classes[table.name] = fields
@@ -158,6 +170,11 @@ public final class RealmObjectStore: ObjectStoreReader {
         default:
             return database.plain(value)
         }
+    }
+
+    /// The links read as null so far because their target is not in the file.
+    public func unresolvedLinks() -> UnresolvedLinks {
+        UnresolvedLinks(count: database.unresolvedLinkCount, listed: database.unresolvedLinks)
     }
 
     /// Lists of links are arrays of Pointers, so there are no join rows.

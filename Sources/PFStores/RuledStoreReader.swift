@@ -83,6 +83,7 @@ public final class RuledStoreReader: ObjectStoreReader {
     public func classNames() throws(PFError) -> [String] { try source.classNames() }
     public func estimatedObjectCount(in className: String) -> Int? { source.estimatedObjectCount(in: className) }
     public func close() { source.close() }
+    public func unresolvedLinks() -> UnresolvedLinks { source.unresolvedLinks() }
 
     public func schema() throws(PFError) -> ParseSchema {
         let schema = try source.schema()

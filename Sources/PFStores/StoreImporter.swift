@@ -132,6 +132,9 @@ public struct StoreImporter: Sendable {
         public var danglingPointerCount = 0
         /// The first ``Options/maxListed`` dangling pointers.
         public var danglingPointers: [DanglingPointer] = []
+        /// Links the source read as null because their target is not in it (a Realm file's
+        /// unresolved links; ``ObjectStoreReader/unresolvedLinks()``).
+        public var unresolvedLinks = UnresolvedLinks()
         /// Rows not written, counted.
         public var rejectedCount = 0
         /// The first ``Options/maxListed`` rows not written.
@@ -178,6 +181,8 @@ public struct StoreImporter: Sendable {
                         ]))
                     })))
                 })),
+                "unresolvedLinkCount": .int(Int64(unresolvedLinks.count)),
+                "unresolvedLinks": .array(unresolvedLinks.listed.map { .string($0) }),
                 "rejectedCount": .int(Int64(rejectedCount)),
                 "rejected": .array(rejected.map {
                     ["className": .string($0.className), "id": $0.id.map { .string($0) } ?? .null, "reason": .string($0.reason)]
@@ -196,6 +201,10 @@ public struct StoreImporter: Sendable {
             }
             if danglingPointerCount > danglingPointers.count {
                 out.append("… and \(danglingPointerCount - danglingPointers.count) more dangling pointers")
+            }
+            for link in unresolvedLinks.listed { out.append("unresolved link, read as null: \(link)") }
+            if unresolvedLinks.count > unresolvedLinks.listed.count {
+                out.append("… and \(unresolvedLinks.count - unresolvedLinks.listed.count) more unresolved links read as null")
             }
             for r in rejected { out.append("rejected: \(r.className)\(r.id.map { " \($0)" } ?? ""): \(r.reason)") }
             for t in relationTargets { out.append(t.description) }
@@ -248,6 +257,7 @@ public struct StoreImporter: Sendable {
             try writeBehind?.finish()
             try writer.commit()
             state.report.encodedNames = writer.encodedNames
+            state.report.unresolvedLinks = reader.unresolvedLinks()
         } catch {
             // A write that failed came from an earlier batch than whatever the reader hit since.
             let earlier = writeBehind?.finishReturningFailure()

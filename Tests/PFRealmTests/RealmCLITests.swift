@@ -42,6 +42,13 @@ import Testing
         #expect(report["classes"]?["Person"]?["primaryKey"] == "name")
         #expect(report["classes"]?["Person"]?["objects"] == 3)
         #expect(report["classes"]?["Person"]?["properties"]?["bestFriend"]?["target"] == "Person")
+        #expect(report["classes"]?["metadata"] == nil, "internal tables are hidden unless asked for")
+        #expect(report["internalTables"]?["metadata"] == 1)
+        let asked = try CLI.run(["inspect", RealmFixtures.url("js-simple").path, "--internal-tables"])
+        #expect(asked.status == 0, "\(asked.stderr)")
+        #expect(asked.stdoutText.contains("Internal table metadata — 1 objects"))
+        #expect(asked.stdoutText.contains("  version: int (required)"), "\(asked.stdoutText)")
+        #expect(!text.contains("Internal table metadata"))
     }
 
     @Test func refusedFilesFailWithOneLine() throws {

@@ -70,6 +70,41 @@ import Testing
         #expect(schema.classes["Person"]?["pets"]?.type == "Array")
     }
 
+    /// Issue 25: primary key, indexed, optional and embedded travel in the shared schema, and
+    /// the SQLite store makes the primary key and the indexes its own.
+    @Test func modelFlagsReachTheSchemaAndBecomeSQLiteIndexes() throws {
+        let simple = try RealmObjectStore(url: RealmFixtures.url("js-simple"))
+        let person = try #require(try simple.schema().classes["Person"])
+        #expect(person["name"]?.isPrimaryKey == true && person["name"]?.isRequired == true && person["name"]?.isIndexed == false)
+        #expect(person["age"]?.isIndexed == true && person["age"]?.isRequired == false && person["age"]?.isPrimaryKey == false)
+        #expect(person["bestFriend"]?.isRequired == false)
+        let v5 = try RealmObjectStore(url: RealmFixtures.url("swift-template-default-v5"))
+        #expect(try v5.schema().classes["Person"]?["address"]?.embeddedClass == "Address")
+        #expect(try v5.schema().classes["Person"]?["pets"]?.embeddedClass == nil)
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("app.sqlite")
+        try StoreTransfer.copy(from: simple, to: SQLiteStore(url: db))
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            for name, sql in db.execute("select name, sql from sqlite_master where type = 'index' and sql is not null order by name"):
+                print(sql)
+            try:
+                table = db.execute("select tableName from _TABLES where name = 'Person'").fetchone()[0]
+                db.execute('insert into "%s" (objectId, name) values (?, ?)' % table, ("other", "Alice"))
+                print("duplicate accepted")
+            except sqlite3.IntegrityError:
+                print("duplicate refused")
+            """
+        let result = try Peers.run(Peers.python, ["-c", script, db.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("CREATE UNIQUE INDEX") && $0.hasSuffix(#"("name")"#) }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("CREATE INDEX") && $0.hasSuffix(#"("age")"#) }, "\(lines)")
+        #expect(lines.last == "duplicate refused")
+    }
+
     @Test func realmIsAReadOnlyStoreKind() throws {
         let location = try StoreLocation.resolve(RealmFixtures.url("js-simple").path)
         #expect(location.kind == .realm)

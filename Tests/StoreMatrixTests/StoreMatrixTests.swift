@@ -7,7 +7,7 @@ import PropertyBased
 import Testing
 
 /// Issue 20's store matrix: every source (Parse export directory and zip, SQLite, keyed
-/// archive, Mongo shape, PostgreSQL, Core Data) into every destination, then back to a Parse
+/// archive, Mongo shape, PostgreSQL, Core Data; Realm files, issue 25) into every destination, then back to a Parse
 /// export, compared object by object and join row by join row — on the real files in
 /// Tests/Fixtures/real and on generated exports with other exporters' quirks.
 @Suite(.serialized) struct StoreMatrixTests {
@@ -50,6 +50,24 @@ import Testing
         defer { expected.close() }
         let failures = try StoreMatrix.differences(input: store.path, inputKind: nil, expected: expected)
         #expect(failures.isEmpty, "\(relative): \(failures.count) pairs lost data:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// Issue 25: each Realm fixture of formats 20–24 (a read-only source) into every
+    /// destination and back to a Parse export, compared with what the Realm file holds.
+    @Test(arguments: [
+        "core-upgrade_4_23", "js-bundled", "js-simple", "js-tools-default", "js-tools-dict", "kotlin-asset", "studio-asset_file",
+        "swift-template-default-v0", "swift-template-default-v1", "swift-template-default-v2", "swift-template-default-v3",
+        "swift-template-default-v4", "swift-template-default-v5",
+    ])
+    func theRealRealmFilesSurviveEveryDestination(_ name: String) throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(name + ".realm")
+        try FileManager.default.copyItem(at: Fixtures.real.appendingPathComponent("realm").appendingPathComponent(name + ".realm"), to: file)
+        let expected = try RealmObjectStore(url: file)
+        defer { expected.close() }
+        let failures = try StoreMatrix.differences(input: file.path, inputKind: nil, expected: expected, sources: [])
+        #expect(failures.isEmpty, "\(name): \(failures.count) pairs lost data:\n\(failures.joined(separator: "\n"))")
     }
 
     @Test(arguments: [(1, true), (2, false), (3, true), (4, false)])

@@ -45,6 +45,8 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var blobs: BlobDecodingOption
 
+    @OptionGroup var realmKey: RealmKeyOption
+
     @Option(name: .long, help: "Write this format instead of the one the output's extension implies.")
     var to: DataFormat?
 
@@ -91,7 +93,7 @@ struct Convert: ParsableCommand {
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
         }
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
-        if readOptions.format == nil && RealmInput.isRealm(input, bytes) {
+        if readOptions.format == nil && RealmInput.isRealm(input, bytes, key: realmKey) {
             try convertRealm(bytes, options: readOptions)
             return
         }

@@ -66,6 +66,8 @@ struct Diff: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
+    @OptionGroup var realmKey: RealmKeyOption
+
     func validate() throws {
         if json && brief { throw ValidationError("--json and --brief cannot be used together.") }
         if a == "-" && b == "-" { throw ValidationError("Only one of A and B can be standard input.") }
@@ -144,7 +146,7 @@ struct Diff: ParsableCommand {
     }
 
     func compareStores() throws -> Bool {
-        let openers = StoreOpeners.commands()
+        let openers = StoreOpeners.commands(realmKey: realmKey.bytes)
         let left: any ObjectStoreReader, right: any ObjectStoreReader
         do {
             left = try openers.reader(for: try StoreLocation.resolve(a))
@@ -310,6 +312,8 @@ struct Patch: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
+    @OptionGroup var realmKey: RealmKeyOption
+
     func validate() throws {
         if input == "-" && patch == "-" { throw ValidationError("Only one of INPUT and PATCH can be standard input.") }
         if patchesStore {
@@ -366,7 +370,7 @@ extension Patch {
         let (source, dest) = try StoreOpeners.resolve(
             source: input, dest: output, sameStore: "INPUT and OUTPUT are the same store; write the patched store elsewhere.")
         let operations = try readOperations()
-        let openers = StoreOpeners.commands()
+        let openers = StoreOpeners.commands(realmKey: realmKey.bytes)
         let reader: any ObjectStoreReader
         do { reader = try openers.reader(for: source) } catch { throw CLIFailure(file: source.description, error) }
         defer { reader.close() }

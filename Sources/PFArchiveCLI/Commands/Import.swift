@@ -101,6 +101,8 @@ struct Import: ParsableCommand {
 
     @OptionGroup var blobs: BlobDecodingOption
 
+    @OptionGroup var realmKey: RealmKeyOption
+
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -111,7 +113,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs)
+        let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs, realmKey: realmKey.bytes)
         let (sourceLocation, destLocation) = try StoreOpeners.resolve(
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }

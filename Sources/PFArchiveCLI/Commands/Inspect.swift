@@ -36,6 +36,11 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var blobs: BlobDecodingOption
 
+    @OptionGroup var realmKey: RealmKeyOption
+
+    @Flag(name: .long, help: "For a Realm file: also show its internal and sync tables (metadata, pk, __*, flx_*) with their columns.")
+    var internalTables = false
+
     @Option(name: .long, help: "Show only the value at this key path, such as 'results[3].score'.")
     var path: String?
 
@@ -64,7 +69,7 @@ struct Inspect: ParsableCommand {
             return
         }
         let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
-        if options.format == nil && !graphRequested && RealmInput.isRealm(input, bytes) {
+        if options.format == nil && !graphRequested && RealmInput.isRealm(input, bytes, key: realmKey) {
             try inspectRealm(bytes, options: options)
             return
         }

@@ -7,9 +7,20 @@ import PFSQLiteStore
 extension StoreOpeners {
     /// Every store the commands read and write: the standard file stores, pfarchive's SQLite
     /// store and PostgreSQL; with `decodeBlobs`, Core Data stores decode the archives and
-    /// property lists in their Binary and Transformable attributes.
-    static func commands(readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, decodeBlobs: Bool = false) -> StoreOpeners {
+    /// property lists in their Binary and Transformable attributes; with `realmKey` (`--key`),
+    /// Realm files are decrypted with it.
+    static func commands(
+        readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, decodeBlobs: Bool = false, realmKey: [UInt8]? = nil
+    ) -> StoreOpeners {
         var openers = StoreOpeners.standard(readerThreads: readerThreads)
+        if let realmKey {
+            openers.register(
+                .realm,
+                reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                    try RealmObjectStore(url: try StoreOpeners.existing(location), key: realmKey)
+                },
+                writer: nil)
+        }
         SQLiteStore.register(in: &openers)
         if decodeBlobs {
             openers.register(
