@@ -171,9 +171,9 @@ public enum FormatIO {
         case .typedstream:
             return try TypedStream.decodeValue(bytes, limits: options.limits)
         case .parse:
-            // A 0-byte class file is an empty class.
+            // A 0-byte (or white-space) class file is an empty class, as the export reader has it.
             var document: PFValue?
-            if !bytes.isEmpty {
+            if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                 var rowOptions = treeOptions
                 rowOptions.typedJSON = false
                 document = try Serialization.readTree(bytes, as: .json, options: rowOptions)

@@ -146,8 +146,8 @@ public enum JSONLines {
         }
 
         private mutating func deliver(_ raw: UnsafeRawBufferPointer, offset: Int, _ body: LineHandler) throws(PFError) {
-            lineCount += 1
             guard raw.count <= maxLineBytes else { throw tooLong(at: offset) }
+            lineCount += 1
             var from = 0
             var to = raw.count
             if to > 0, raw[to - 1] == 0x0D { to -= 1 }
