@@ -29,6 +29,15 @@ public enum JSONLines {
         public var number: Int
         /// The byte offset of the line's first byte in the input.
         public var offset: Int
+
+        /// Makes a line position.
+        /// - Parameters:
+        ///   - number: the 1-based line number.
+        ///   - offset: the byte offset of the line's first byte.
+        public init(number: Int, offset: Int) {
+            self.number = number
+            self.offset = offset
+        }
     }
 
     // MARK: - Writing
