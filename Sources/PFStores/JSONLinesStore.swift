@@ -16,7 +16,10 @@ import Darwin
 /// directory is the Mongo shape): one Parse object per line, in Parse's REST JSON with its
 /// `className` first — the shape Spark, DuckDB and BigQuery load directly — and one line per
 /// join row of a Relation, `{"className":"_Join:<field>:<OwningClass>","owningId":…,"relatedId":…}`
-/// (the name and columns of a Parse export's join file).
+/// (the name and columns of a Parse export's join file). The schema, when the writer knows one,
+/// comes first: one line per class, `{"className":"_SCHEMA","schema":{"className":…,"fields":{…}}}`
+/// (a class of the REST `/schemas` shape), so a class without objects is kept too; fields
+/// no schema line names are inferred from the objects, as for a Parse export.
 ///
 /// Streamed both ways: reading makes one pass to learn the classes, the schema (inferred,
 /// as for a Parse export) and where each class's lines are, then reads a class's lines when
@@ -31,6 +34,10 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     public static let format: PFError.Format = .store
     /// The class name prefix of join-row lines.
     public static let joinPrefix = "_Join:"
+    /// The class name of schema lines.
+    public static let schemaClassName = "_SCHEMA"
+    /// How a schema line starts (the writer puts `className` first).
+    static let schemaLineStart = Array("{\"className\":\"_SCHEMA\",".utf8)
 
     /// The file.
     public let url: URL
@@ -61,6 +68,8 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     /// Keys written since `begin`, with how many times (the last write of a key wins).
     var written: [String: Int] = [:]
     var writing = false
+    /// The schema given to ``begin(schema:)`` and ``extend(schema:)``.
+    var writtenSchema = ParseSchema()
 
     /// Opens a JSON Lines store for reading or writing. Nothing is read until asked; a file
     /// that does not exist yet is an empty store.
@@ -139,7 +148,20 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 index.classes[name]?.runs.append(run)
             }
         }
+        var declared = ParseSchema()
         try forEachLine { raw, line throws(PFError) in
+            if raw.starts(with: Self.schemaLineStart) {
+                do throws(PFError) {
+                    let value = try session.read(raw)
+                    let one = try ParseSchema(rest: ["results": [value["schema"] ?? .null]])
+                    for (name, fields) in one.classes { declared.classes[name] = fields }
+                } catch {
+                    var placed = JSONLines.placed(error, line: line)
+                    placed.message = "\(location): " + placed.message
+                    throw placed
+                }
+                return
+            }
             let object = try decode(raw, line: line, session: session)
             let name = object.className
             if name.hasPrefix(Self.joinPrefix) {
@@ -167,7 +189,15 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             }
         }
         close()
-        for (name, _) in index.classes { index.schema.classes[name] = inference[name]?.fields ?? [:] }
+        // Declared classes first (with or without objects), their fields before inferred ones.
+        index.schema = declared
+        for (name, _) in declared.classes where index.classes[name] == nil { index.classes[name] = (0, []) }
+        for (name, _) in index.classes {
+            for (field, type) in inference[name]?.fields ?? [:] where index.schema.classes[name]?[field] == nil {
+                index.schema.classes[name, default: [:]][field] = type
+            }
+            if index.schema.classes[name] == nil { index.schema.classes[name] = [:] }
+        }
         // A relation's target is the Relation field's, else the system classes' own.
         for (name, join) in index.joins {
             let key = join.key
@@ -253,11 +283,24 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         stagedHandle = handle
         written = [:]
         buffer = []
+        writtenSchema = ParseSchema()
+        merge(schema)
         writing = true
     }
 
     public func extend(schema: ParseSchema) throws(PFError) {
         guard writing else { throw MemoryStore.notBegun(location) }
+        merge(schema)
+    }
+
+    /// Adds classes and fields to the schema written; a field already known keeps its type.
+    private func merge(_ schema: ParseSchema) {
+        for (name, fields) in schema.classes {
+            if writtenSchema.classes[name] == nil { writtenSchema.classes[name] = [:] }
+            for (field, type) in fields where writtenSchema.classes[name]?[field] == nil {
+                writtenSchema.classes[name]?[field] = type
+            }
+        }
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
@@ -315,6 +358,18 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         stagedHandle = nil
         var remaining = written
         let session = Self.session(limits: limits)
+        // The existing file's schema, with the new classes and fields added.
+        var schema = (try? indexed().schema) ?? ParseSchema()
+        for (name, fields) in writtenSchema.classes {
+            if schema.classes[name] == nil { schema.classes[name] = [:] }
+            for (field, type) in fields where schema.classes[name]?[field] == nil { schema.classes[name]?[field] = type }
+        }
+        var schemaLines: [UInt8] = []
+        if case .array(let classes)? = schema.restValue["results"] {
+            for entry in classes {
+                try JSONLines.Writer().append(["className": .string(Self.schemaClassName), "schema": entry], into: &schemaLines)
+            }
+        }
         let stagedStore = JSONLinesStore(url: staged, limits: limits)
         try Destination.writeFile(to: url, format: Self.format) { write throws(PFError) in
             var seenJoins = Set<String>()
@@ -327,8 +382,10 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                     out.removeAll(keepingCapacity: true)
                 }
             }
+            try schemaLines.withBytes { bytes throws(PFError) in try write(bytes) }
             // The existing objects that were not replaced, and its join rows.
             try forEachLine { raw, line throws(PFError) in
+                if raw.starts(with: Self.schemaLineStart) { return }
                 let object = try decode(raw, line: line, session: session)
                 if object.className.hasPrefix(Self.joinPrefix) {
                     let key = Self.joinKey(object.className, Self.text(object.fields["owningId"]) ?? "", Self.text(object.fields["relatedId"]) ?? "")

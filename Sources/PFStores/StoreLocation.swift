@@ -12,15 +12,15 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     case coreData = "core-data"
     /// Parse Server's MongoDB shape: a `.jsonl` directory of mongoexport JSON lines.
     case mongoShape = "mongo"
-    /// One JSON Lines file of Parse objects (``JSONLinesStore``): a `.ndjson` path, or a
-    /// `.jsonl` path that is an existing file.
-    case jsonLines = "jsonl"
     /// Parse Server's PostgreSQL schema on a server, `postgres://…`.
     case postgres
     /// A whole store in one keyed archive, `.archive`.
     case keyedArchive = "keyed-archive"
     /// A Realm database file, `.realm` (read-only).
     case realm
+    /// One JSON Lines file of Parse objects (``JSONLinesStore``): a `.ndjson` path, or a
+    /// `.jsonl` path that is an existing file.
+    case jsonLines = "jsonl"
 
     /// A name for messages, such as "the SQLite store".
     public var description: String {
