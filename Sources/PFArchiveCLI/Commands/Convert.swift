@@ -24,6 +24,17 @@ struct Convert: ParsableCommand {
               pfarchive convert blob.archive - --from keyed --decode-blobs
               pfarchive convert default.realm default.json --pretty
 
+            JSON Lines (.jsonl, .ndjson; --to jsonl) and CBOR sequences (.cborseq; --to \
+            cborseq) hold one record per line or item. Converting between them, JSON arrays \
+            or {"results":[...]} documents and Parse class files (--to parse) streams a record \
+            at a time in bounded memory, with progress and throughput on a terminal, and gives \
+            the same bytes as a whole-tree conversion; a bad record is named by its line, row \
+            or item. Other conversions read the whole tree and are refused up front when it \
+            would not fit in --max-memory.
+
+              pfarchive convert big.json big.jsonl
+              pfarchive convert big.jsonl big.json
+
             A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}: \
             links as the target's primary key (or _key), embedded objects inline; see \
             Docs/Realm.md.
