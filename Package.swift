@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "PFFormats",
             dependencies: [
-                "PFCore", "PFJSON", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
+                "PFCore", "PFJSON", "PFCBOR", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
                 "PFParse", "PFParseExport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),

@@ -1,4 +1,5 @@
 import Foundation
+import PFCBOR
 import PFCompression
 import PFCore
 import PFJSON
@@ -164,9 +165,9 @@ public enum FormatIO {
         case .typedstream:
             return try TypedStream.decodeValue(bytes, limits: options.limits)
         case .parse:
-            // A 0-byte class file is an empty class.
+            // A 0-byte (or white-space) class file is an empty class, as the export reader has it.
             var document: PFValue?
-            if !bytes.isEmpty {
+            if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                 var rowOptions = treeOptions
                 rowOptions.typedJSON = false
                 document = try Serialization.readTree(bytes, as: .json, options: rowOptions)
@@ -174,6 +175,29 @@ public enum FormatIO {
             let (rows, shape) = try ParseExport.rows(of: document)
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
             return ParseExport.document(objects, shape: shape == .empty ? .results : shape, style: .typed)
+        case .jsonl:
+            let reader = JSONReader(options: .init(mode: options.jsonMode, typedValues: options.typedJSON, limits: options.limits))
+            return .array(try JSONLines.Reader.read(bytes, reader: reader))
+        case .cborseq:
+            return .array(try CBORSequence.read(bytes, limits: options.limits))
+        }
+    }
+
+    /// The records of a value written as a record sequence (JSON Lines, a CBOR sequence): an
+    /// array's elements; the rows of a Parse export or REST response (`{"results":[…]}`, an
+    /// object without `objectId` or `__type`); any other value is the one record.
+    ///
+    /// ``RecordStream`` cuts a JSON document into the same records, so a streamed conversion
+    /// and a whole-tree one write the same bytes.
+    /// - Parameter value: the value tree.
+    /// - Returns: the records.
+    /// - Throws: ``PFCore/PFError`` (Parse code 107) when `results` is not an array, as
+    ///   ``PFParseExport/ParseExport/rows(of:)`` does.
+    public static func records(of value: PFValue) throws(PFError) -> [PFValue] {
+        switch value {
+        case .array(let items): return items
+        case .dictionary: return try ParseExport.rows(of: value).rows
+        default: return [value]
         }
     }
 
@@ -183,21 +207,19 @@ public enum FormatIO {
         var objects: [ParseObject] = []
         objects.reserveCapacity(rows.count)
         for (i, row) in rows.enumerated() {
-            do throws(PFError) {
-                let named = className ?? row["className"]?.stringValue ?? "Object"
-                objects.append(try ParseObject(rest: row, className: named))
-            } catch {
-                let prefix: PFKeyPath = switch shape {
-                case .results: PFKeyPath([.key("results"), .index(i)])
-                case .array: PFKeyPath([.index(i)])
-                case .single, .empty: .root
-                }
-                var copy = error
-                copy.path = PFKeyPath(prefix.components + (error.path?.components ?? []))
-                throw copy
-            }
+            objects.append(try parseObject(row, index: i, shape: shape, className: className))
         }
         return objects
+    }
+
+    /// One row as a Parse object, checked, its errors placed at the row (`results[3].score`).
+    static func parseObject(_ row: PFValue, index: Int, shape: ParseExport.Shape, className: String?) throws(PFError) -> ParseObject {
+        do throws(PFError) {
+            let named = className ?? row["className"]?.stringValue ?? "Object"
+            return try ParseObject(rest: row, className: named)
+        } catch {
+            throw error.prefixed(by: ParseExport.rowPath(index, shape: shape))
+        }
     }
 
     // MARK: - Writing
@@ -231,6 +253,10 @@ public enum FormatIO {
             let objects = try parseObjects(rows, shape: shape, className: options.parseClassName)
             let document = ParseExport.document(objects, shape: shape, style: .rest)
             bytes = try Serialization.writeTree(document, as: .json, options: .init(pretty: options.pretty, typedJSON: true))
+        case .jsonl:
+            bytes = try JSONLines.Writer(options: .init(typedValues: options.typedJSON)).write(records(of: value))
+        case .cborseq:
+            bytes = try CBORSequence.write(records(of: value), options: .init(canonical: options.canonicalCBOR))
         }
         return try Serialization.compress(bytes, as: options.compression)
     }

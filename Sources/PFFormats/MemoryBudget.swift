@@ -53,12 +53,12 @@ public struct MemoryBudget: Sendable, Equatable {
     public static func bytesPerInputByte(_ format: DataFormat) -> Int {
         switch format {
         // `[1,1,1,…]`: every 2 bytes a value (json-c's node, then a PFValue), measured 13×.
-        case .json, .parse: 16
+        case .json, .parse, .jsonl: 16
         // Markup around every value: measured under 4×.
         case .xmlplist: 8
         // A 1-byte integer or object reference per value (and shared references expanded),
         // measured 33×.
-        case .bplist, .cbor, .keyed, .typedstream: 40
+        case .bplist, .cbor, .cborseq, .keyed, .typedstream: 40
         }
     }
 

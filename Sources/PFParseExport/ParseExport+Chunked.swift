@@ -117,7 +117,9 @@ public struct ParseExportRowCutter {
                     if rowCount > 0 && !afterComma { throw malformed(.expectedCommaOrBracket, at: chunkOffset + i) }
                     rowStart = chunkOffset + i
                     carry.removeAll(keepingCapacity: true)
-                    if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                    // A string row is scanned like a container, so its spaces, commas and
+                    // brackets stay inside it.
+                    if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") || c == UInt8(ascii: "\"") {
                         depth = 0
                         inString = false
                         escaped = false
@@ -205,6 +207,11 @@ public struct ParseExportRowCutter {
                     escaped = true
                 } else if c == UInt8(ascii: "\"") {
                     inString = false
+                    // The closing quote of a string row ends the row.
+                    if depth == 0 {
+                        end = i + 1
+                        break
+                    }
                 } else {
                     // Skip plain string bytes quickly: most of a row is inside strings.
                     i += 1

@@ -123,7 +123,13 @@ public enum ParseExport {
             .map { directory.appendingPathComponent($0) }
     }
 
-    static func rowPath(_ i: Int, shape: Shape) -> PFKeyPath {
+    /// The key path of row `i` in a file of `shape`: `results[3]`, `[3]`, or the root for a
+    /// one-object file.
+    /// - Parameters:
+    ///   - i: the row's index.
+    ///   - shape: how the file holds its rows.
+    /// - Returns: the path.
+    public static func rowPath(_ i: Int, shape: Shape) -> PFKeyPath {
         switch shape {
         case .results: PFKeyPath([.key("results"), .index(i)])
         case .array: PFKeyPath([.index(i)])

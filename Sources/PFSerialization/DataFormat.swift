@@ -16,8 +16,19 @@ public enum DataFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     case typedstream
     /// Parse REST JSON: one object, an array, or `{"results":[…]}`.
     case parse
+    /// JSON Lines (`.jsonl`, `.ndjson`): one JSON value per line, read and written a record
+    /// at a time.
+    case jsonl
+    /// A CBOR sequence (RFC 8742, `.cborseq`): CBOR data items one after another, read and
+    /// written a record at a time.
+    case cborseq
 
     public var description: String { rawValue }
+
+    /// Whether the format is a sequence of records that can be read and written one record at
+    /// a time (JSON Lines, CBOR sequences); a document of such a format is, as a value tree,
+    /// the array of its records.
+    public var isRecordSequence: Bool { self == .jsonl || self == .cborseq }
 
     /// The formats that `convert` reads and writes as value trees today.
     public static let treeFormats: [DataFormat] = [.json, .bplist, .xmlplist, .cbor]
@@ -41,7 +52,7 @@ public enum DataFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case .bplist: .bplist
         case .xmlplist: .xmlplist
         case .cbor: .cbor
-        case .keyed, .typedstream, .parse: nil
+        case .keyed, .typedstream, .parse, .jsonl, .cborseq: nil
         }
     }
 
@@ -55,6 +66,8 @@ public enum DataFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case .keyed: "keyed archive"
         case .typedstream: "typedstream archive"
         case .parse: "Parse REST JSON"
+        case .jsonl: "JSON Lines"
+        case .cborseq: "CBOR sequence"
         }
     }
 }

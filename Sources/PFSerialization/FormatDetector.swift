@@ -48,6 +48,8 @@ public enum FormatDetector {
             case "bplist", "binaryplist": .bplist
             case "plist", "xml", "xmlplist": .xmlplist
             case "cbor": .cbor
+            case "jsonl", "ndjson": .jsonl
+            case "cborseq": .cborseq
             case "archive", "nskeyedarchive": .keyed
             case "typedstream", "streamtyped": .typedstream
             default: nil

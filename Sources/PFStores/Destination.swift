@@ -507,6 +507,25 @@ public final class Destination {
     ///   - format: the format name for errors.
     /// - Throws: ``PFCore/PFError`` with code `io`.
     public static func writeFile(_ data: Data, to url: URL, format: PFError.Format, name: String? = nil) throws(PFError) {
+        try writeFile(to: url, format: format, name: name) { write throws(PFError) in
+            try data.withBytes { raw throws(PFError) in try write(raw) }
+        }
+    }
+
+    /// Writes a file a chunk at a time, atomically as ``writeFile(_:to:format:name:)`` does:
+    /// `produce` is given a function that appends bytes to the staged file; when it returns,
+    /// the file is settled and renamed into place, and when it throws, nothing is left.
+    /// - Parameters:
+    ///   - url: the file to write.
+    ///   - format: the format named in errors.
+    ///   - name: the name shown in errors (default: the path).
+    ///   - produce: writes the content through the function it is given.
+    /// - Throws: ``PFCore/PFError`` with code `io` when the file cannot be written, or what
+    ///   `produce` throws (prefixed with the name).
+    public static func writeFile(
+        to url: URL, format: PFError.Format, name: String? = nil,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
+    ) throws(PFError) {
         let url = url.standardizedFileURL
         let shown = name ?? url.path
         try removeStaleSiblings(of: url, locked: false)
@@ -516,20 +535,30 @@ public final class Destination {
             forget(staged)
             throw PFError(.io, format: format, "\(shown): cannot create \(staged.lastPathComponent): \(POSIX.errorText())")
         }
+        // What `produce` throws is about its input, not this file: it passes unchanged.
+        var failure: PFError?
         do throws(PFError) {
-            var written = 0
-            let failure: Int32? = data.withUnsafeBytes { raw in
+            try produce { raw throws(PFError) in
+                var written = 0
                 while written < raw.count {
                     let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
                     if n < 0 {
                         if errno == EINTR { continue }
-                        return errno
+                        throw PFError(.io, format: format, "\(shown): cannot write: \(POSIX.errorText())")
                     }
                     written += n
                 }
-                return nil
             }
-            if let failure { throw PFError(.io, format: format, "\(shown): cannot write: \(String(cString: strerror(failure)))") }
+        } catch {
+            failure = error
+        }
+        if let failure {
+            _ = POSIX.close(fd)
+            try? FileManager.default.removeItem(at: staged)
+            forget(staged)
+            throw failure
+        }
+        do throws(PFError) {
             guard POSIX.close(fd) == 0 else { throw PFError(.io, format: format, "\(shown): cannot write: \(POSIX.errorText())") }
             let existing = FileManager.default.fileExists(atPath: url.path) ? url : nil
             try settle(staged, like: existing, format: format)

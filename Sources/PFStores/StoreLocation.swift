@@ -18,6 +18,9 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     case keyedArchive = "keyed-archive"
     /// A Realm database file, `.realm` (read-only).
     case realm
+    /// One JSON Lines file of Parse objects (``JSONLinesStore``): a `.ndjson` path, or a
+    /// `.jsonl` path that is an existing file.
+    case jsonLines = "jsonl"
 
     /// A name for messages, such as "the SQLite store".
     public var description: String {
@@ -26,6 +29,7 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
         case .sqlite: "the SQLite store"
         case .coreData: "a Core Data store"
         case .mongoShape: "the Mongo shape (.jsonl directory)"
+        case .jsonLines: "a JSON Lines file (.ndjson, or an existing .jsonl file)"
         case .postgres: "the PostgreSQL store"
         case .keyedArchive: "a keyed-archive store"
         case .realm: "a Realm file"
@@ -38,8 +42,9 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
 /// Resolution follows the CLI contract (../shared/DESIGN.md): `postgres://…` and
 /// `postgresql://…` are PostgreSQL; `.zip` is a Parse export; `.sqlite`, `.db` and
 /// `.sqlite3` are the SQLite store unless the file is a Core Data store (it has the
-/// `Z_PRIMARYKEY` and `Z_METADATA` tables); `.storedata` is Core Data; a `.jsonl` directory is
-/// the Mongo shape; `.archive` is a keyed archive; `.realm` is a Realm file; any other directory is a Parse export, and a
+/// `Z_PRIMARYKEY` and `Z_METADATA` tables); `.storedata` is Core Data; a `.jsonl` directory (or
+/// a new `.jsonl` path) is the Mongo shape, while an existing `.jsonl` file and any `.ndjson`
+/// path are one JSON Lines file of Parse objects; `.archive` is a keyed archive; `.realm` is a Realm file; any other directory is a Parse export, and a
 /// path that does not exist yet with no known extension becomes a new Parse export directory.
 public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// The kind of store.
@@ -88,7 +93,10 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         let kind: StoreKind
         switch ext {
         case "zip": kind = .parseExport
-        case "jsonl": kind = .mongoShape
+        // A directory of mongoexport files, or one file of lines: what is there decides, and a
+        // new path stays the Mongo shape it always was (name a new lines file `.ndjson`).
+        case "jsonl": kind = exists && !isDirectory.boolValue ? .jsonLines : .mongoShape
+        case "ndjson": kind = .jsonLines
         case "archive": kind = .keyedArchive
         case "storedata": kind = .coreData
         case "realm": kind = .realm
@@ -340,6 +348,7 @@ public struct StoreOpeners: Sendable {
         openers.registerFileStore(.parseExport) { ParseExportStore(url: $0, options: exportOptions) }
         openers.registerFileStore(.keyedArchive) { KeyedArchiveStore(url: $0) }
         openers.registerFileStore(.mongoShape) { MongoShapeStore(directory: $0) }
+        openers.registerFileStore(.jsonLines) { JSONLinesStore(url: $0) }
         openers.register(
             .coreData,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in

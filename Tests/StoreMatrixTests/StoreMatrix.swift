@@ -22,6 +22,7 @@ enum StoreMatrix {
         case sqlite
         case keyedArchive = "archive"
         case mongo
+        case jsonLines = "ndjson"
         case postgres
 
         var description: String { rawValue }
@@ -34,6 +35,7 @@ enum StoreMatrix {
             case .sqlite: return root.appendingPathComponent(stem + ".sqlite").path
             case .keyedArchive: return root.appendingPathComponent(stem + ".archive").path
             case .mongo: return root.appendingPathComponent(stem + ".jsonl").path
+            case .jsonLines: return root.appendingPathComponent(stem + ".ndjson").path
             case .postgres:
                 guard let server = MatrixServer.url else { return nil }
                 let name = "pfa_mx_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)

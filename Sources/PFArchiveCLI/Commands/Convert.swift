@@ -24,6 +24,17 @@ struct Convert: ParsableCommand {
               pfarchive convert blob.archive - --from keyed --decode-blobs
               pfarchive convert default.realm default.json --pretty
 
+            JSON Lines (.jsonl, .ndjson; --to jsonl) and CBOR sequences (.cborseq; --to \
+            cborseq) hold one record per line or item. Converting between them, JSON arrays \
+            or {"results":[...]} documents and Parse class files (--to parse) streams a record \
+            at a time in bounded memory, with progress and throughput on a terminal, and gives \
+            the same bytes as a whole-tree conversion; a bad record is named by its line, row \
+            or item. Other conversions read the whole tree and are refused up front when it \
+            would not fit in --max-memory.
+
+              pfarchive convert big.json big.jsonl
+              pfarchive convert big.jsonl big.json
+
             A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}: \
             links as the target's primary key (or _key), embedded objects inline; see \
             Docs/Realm.md.
@@ -92,7 +103,28 @@ struct Convert: ParsableCommand {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: input))
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
         }
-        let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
+        // JSON Lines and CBOR sequences cannot be told from JSON and CBOR by their bytes:
+        // their extensions name them.
+        if readOptions.format == nil, let named = FormatDetector.infer(fromPath: input).format, named.isRecordSequence {
+            readOptions.format = named
+        }
+        let bytes: Data
+        if let to = outputFormat, RecordStream.formats.contains(to), !reading.lenient, !blobs.decodeBlobs,
+            readOptions.format.map(RecordStream.formats.contains) ?? true
+        {
+            // Record formats stream, a record at a time, in bounded memory (no memory budget
+            // to check); anything else is read whole below.
+            let source = try FileIO.ChunkedInput(input)
+            let from = readOptions.format ?? (FormatDetector.detect(source.first) == .json ? .json : nil)
+            let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+            if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first) {
+                try stream(source, from: from, to: to, options: readOptions)
+                return
+            }
+            bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
+        } else {
+            bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
+        }
         if readOptions.format == nil && RealmInput.isRealm(input, bytes, key: realmKey) {
             try convertRealm(bytes, options: readOptions)
             return
@@ -122,5 +154,45 @@ struct Convert: ParsableCommand {
         }
         try FileIO.writeAtomically(out, to: output)
         progress.finish()
+    }
+
+    /// Converts a record at a time (``RecordStream``), with progress and throughput on a
+    /// terminal; the output is written to a temporary file and renamed, as every output is.
+    private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+        let streamOptions = RecordStream.Options(
+            from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
+            parseClassName: options.parseClassName, inputName: input)
+        var bar = CountingProgress()
+        let started = Date()
+        let total = source.size.map { $0 >> 20 }
+        let report = { (state: RecordStream.Progress) in
+            let seconds = max(Date().timeIntervalSince(started), 0.001)
+            let rate = Int(Double(state.bytesRead) / seconds) >> 20
+            bar.update(done: state.bytesRead >> 20, total: total, label: "MiB read, \(state.records) records, \(rate) MiB/s")
+        }
+        defer { bar.clear() }
+        // A failure to write standard output is the CLI's own one-line error, not the input's.
+        var outputFailure: Error?
+        do {
+            if output == "-" {
+                try RecordStream.convert(
+                    options: streamOptions, read: source.next,
+                    write: { bytes throws(PFError) in
+                        do { try StandardOutput.write(Data(bytes)) } catch {
+                            outputFailure = error
+                            throw PFError(.io, format: .output, "standard output: cannot write")
+                        }
+                    }, progress: report)
+            } else {
+                let url = try FileIO.outputFile(output)
+                try Destination.writeFile(to: url, format: .output, name: output) { write throws(PFError) in
+                    try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
+                }
+            }
+        } catch let error as PFError {
+            if let outputFailure { throw outputFailure }
+            if error.format == .output { throw CLIFailure(error.message) }
+            throw CLIFailure(file: input, error)
+        }
     }
 }

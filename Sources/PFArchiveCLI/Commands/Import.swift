@@ -12,7 +12,9 @@ struct Import: ParsableCommand {
             SOURCE and DEST are store paths or URLs: a directory or .zip is a Parse export; \
             .sqlite or .db is pfarchive's SQLite store, or a Core Data store (read-only) when \
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
-            directory is Parse Server's Mongo shape; postgres://… is a PostgreSQL server; \
+            directory (or a new .jsonl path) is Parse Server's Mongo shape, while a .ndjson \
+            path or an existing .jsonl file is one JSON Lines file of Parse objects; \
+            postgres://… is a PostgreSQL server; \
             .archive is a keyed archive; .realm is a Realm file (formats 20-24). A DEST that \
             does not exist and has no known extension becomes a new Parse export directory. \
             Core Data stores and Realm files are read-only.

@@ -160,3 +160,84 @@ extension FileIO {
         }
     }
 }
+
+extension FileIO {
+    /// An INPUT read a chunk at a time — a file, a FIFO or standard input — for conversions
+    /// that stream; ``rest(limit:)`` turns it back into a whole input for those that do not.
+    final class ChunkedInput {
+        let path: String
+        private let handle: FileHandle
+        /// The first chunk, read when the input is opened (formats are told by it).
+        private(set) var first = Data()
+        private var firstTaken = false
+        /// The input's size when it is a regular file (for progress), else `nil`.
+        let size: Int?
+        static let chunkSize = 1 << 20
+
+        /// Opens an input and reads its first chunk.
+        /// - Throws: ``CLIFailure`` as ``FileIO/read(_:limit:)`` does for a missing file or a directory.
+        init(_ path: String) throws {
+            self.path = path
+            if path == "-" {
+                handle = FileHandle.standardInput
+                size = nil
+            } else {
+                var info = stat()
+                guard stat(path, &info) == 0 else {
+                    let code = errno
+                    if code == ENOENT || code == ENOTDIR { throw CLIFailure("\(path): no such file") }
+                    throw CLIFailure("\(path): cannot read: \(String(cString: strerror(code)))")
+                }
+                guard info.st_mode & S_IFMT != S_IFDIR else { throw CLIFailure("\(path): is a directory, expected a file") }
+                guard let opened = FileHandle(forReadingAtPath: path) else {
+                    throw CLIFailure("\(path): cannot read: \(String(cString: strerror(errno)))")
+                }
+                handle = opened
+                size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+            }
+            first = try read()
+        }
+
+        deinit {
+            if path != "-" { try? handle.close() }
+        }
+
+        private func read() throws -> Data {
+            do {
+                return try handle.read(upToCount: Self.chunkSize) ?? Data()
+            } catch {
+                throw CLIFailure("\(path == "-" ? "<stdin>" : path): cannot read: \(error.localizedDescription)")
+            }
+        }
+
+        /// The next chunk (the first one first), or `nil` at the end.
+        /// - Throws: ``PFCore/PFError`` with code `io` when reading fails.
+        func next() throws(PFError) -> Data? {
+            if !firstTaken {
+                firstTaken = true
+                return first.isEmpty ? nil : first
+            }
+            do {
+                let chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+                return chunk.isEmpty ? nil : chunk
+            } catch {
+                throw PFError(.io, format: .input, "cannot read: \(error.localizedDescription)")
+            }
+        }
+
+        /// The whole input, for a conversion that does not stream: a file is read again
+        /// (mapped), standard input or a FIFO goes on from where it is, within `limit`.
+        /// - Throws: ``CLIFailure`` as ``FileIO/read(_:limit:)`` does.
+        func rest(limit: Int) throws -> Data {
+            if size != nil { return try FileIO.read(path, limit: limit) }
+            var data = first
+            guard data.count <= limit else { throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: .input)) }
+            while true {
+                let chunk = try read()
+                if chunk.isEmpty { return data }
+                data.append(chunk)
+                if data.count > limit { throw CLIFailure(file: path, PFLimits.exceeded("maxInputBytes", limit, format: .input)) }
+            }
+        }
+    }
+}

@@ -77,7 +77,7 @@ struct LimitOptions: ParsableArguments {
     var maxRatio: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory).",
+        "Most memory the whole value tree may be estimated to take, in bytes (default: half the physical or cgroup memory; streamed record conversions are exempt).",
         valueName: "bytes"))
     var maxMemory: Int?
 

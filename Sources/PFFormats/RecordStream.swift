@@ -1,0 +1,270 @@
+import Foundation
+import PFCBOR
+import PFCompression
+import PFCore
+import PFJSON
+import PFParse
+import PFParseExport
+import PFSerialization
+
+/// Converts between the record formats — a JSON document of records (an array, or a Parse
+/// export's `{"results":[…]}`), JSON Lines, CBOR sequences and Parse REST JSON — one record
+/// at a time, in memory bounded by the largest record, whatever the input's size.
+///
+/// The output is byte for byte what the whole-tree route (``FormatIO/read(_:options:)`` then
+/// ``FormatIO/write(_:as:options:)``) writes for the same input: a JSON document is cut into
+/// records by the Parse export row cutter (``PFParseExport/ParseExportRowCutter``) and each
+/// record is read by the ordinary readers (``PFJSON/JSONReader``, ``PFJSON/JSONLines``,
+/// ``PFCBOR/CBORSequence``), so nothing is parsed twice and no second parser exists. A JSON
+/// record sequence is, as a tree, the array of its records; a record sequence written from
+/// a tree holds ``FormatIO/records(of:)``.
+///
+/// ```swift
+/// let options = RecordStream.Options(from: .json, to: .jsonl)
+/// let handle = try FileHandle(forReadingFrom: input)
+/// try RecordStream.convert(options: options, read: { () throws(PFError) in try? handle.read(upToCount: 1 << 20) },
+///                          write: { bytes throws(PFError) in out.append(contentsOf: bytes) })
+/// ```
+public enum RecordStream {
+    /// What a streamed conversion reads and writes.
+    public struct Options: Sendable {
+        /// The input format: `json`, `parse`, `jsonl` or `cborseq`.
+        public var from: DataFormat
+        /// The output format: `json`, `parse`, `jsonl` or `cborseq`.
+        public var to: DataFormat
+        /// Whether Parse's typed JSON maps to dates, data and UIDs on read, and back on write.
+        public var typedJSON: Bool
+        /// Deterministic CBOR (RFC 8949 §4.2.1) for a CBOR sequence written.
+        public var canonicalCBOR: Bool
+        /// Budgets per record (`maxInputBytes` bounds one record).
+        public var limits: PFLimits
+        /// The Parse class of the objects read or written as `parse` (from a `<Class>.json`
+        /// file name); `nil` takes each object's `className`.
+        public var parseClassName: String?
+        /// The input's name in messages about a row of a JSON document.
+        public var inputName: String
+
+        /// Makes options; every parameter defaults to the property's documented default.
+        public init(from: DataFormat, to: DataFormat, typedJSON: Bool = true, canonicalCBOR: Bool = false,
+                    limits: PFLimits = .default, parseClassName: String? = nil, inputName: String = "input") {
+            self.from = from
+            self.to = to
+            self.typedJSON = typedJSON
+            self.canonicalCBOR = canonicalCBOR
+            self.limits = limits
+            self.parseClassName = parseClassName
+            self.inputName = inputName
+        }
+    }
+
+    /// How far a conversion has come.
+    public struct Progress: Sendable, Equatable {
+        /// Input bytes read.
+        public var bytesRead = 0
+        /// Records written.
+        public var records = 0
+    }
+
+    /// The formats a stream reads and writes.
+    public static let formats: Set<DataFormat> = [.json, .parse, .jsonl, .cborseq]
+
+    /// Whether a conversion can stream: both formats are record formats (a JSON document to
+    /// JSON is not: it is copied whole, with every member), the output is not indented, and
+    /// the input's first bytes are not compressed and, for a JSON document, open an array
+    /// or an object (a Parse class file may also be empty).
+    /// - Parameters:
+    ///   - from: the input format.
+    ///   - to: the output format.
+    ///   - pretty: whether indented output was asked for (JSON and Parse are then written whole).
+    ///   - start: the input's first bytes (a chunk is enough).
+    /// - Returns: `true` when ``convert(options:read:write:progress:)`` gives the whole-tree result.
+    public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data) -> Bool {
+        guard formats.contains(from), formats.contains(to), !(from == .json && to == .json) else { return false }
+        if pretty && (to == .json || to == .parse) { return false }
+        guard Compression.detect(start) == nil else { return false }
+        switch from {
+        case .json:
+            let first = FormatDetector.jsonStart(start)
+            return first == UInt8(ascii: "[") || first == UInt8(ascii: "{")
+        case .parse:
+            let first = FormatDetector.jsonStart(start)
+            return first == UInt8(ascii: "[") || first == UInt8(ascii: "{") || start.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        default:
+            return true
+        }
+    }
+
+    /// Converts a stream of records.
+    /// - Parameters:
+    ///   - options: the formats and settings.
+    ///   - read: the next chunk of input, or `nil` (or empty) at its end.
+    ///   - write: receives the output in chunks of about a mebibyte.
+    ///   - progress: called after each chunk of input.
+    /// - Returns: the bytes read and the records written.
+    /// - Throws: ``PFCore/PFError`` from a record's reader (with the row, line or item and its
+    ///   byte offset), from the writers, or from `read` and `write`.
+    @discardableResult
+    public static func convert(
+        options: Options, read: () throws(PFError) -> Data?, write: (UnsafeRawBufferPointer) throws(PFError) -> Void,
+        progress: ((Progress) -> Void)? = nil
+    ) throws(PFError) -> Progress {
+        guard formats.contains(options.from), formats.contains(options.to) else {
+            throw PFError(.usage, format: .input, "\(options.from.rawValue) to \(options.to.rawValue) does not stream")
+        }
+        var sink = Sink(options: options)
+        var state = Progress()
+        switch options.from {
+        case .jsonl:
+            let reader = JSONReader(options: .init(mode: .strict, typedValues: options.typedJSON, limits: options.limits))
+            var lines = JSONLines.Reader(reader: reader)
+            sink.shape = ParseExport.Shape.array
+            while let chunk = try read(), !chunk.isEmpty {
+                try chunk.withBytes { raw throws(PFError) in
+                    try lines.feed(raw) { value, _ throws(PFError) in try sink.add(value) }
+                }
+                try sink.flush(write, force: false)
+                state.bytesRead += chunk.count
+                state.records = sink.count
+                progress?(state)
+            }
+            try lines.finish { value, _ throws(PFError) in try sink.add(value) }
+        case .cborseq:
+            var items = CBORSequence.Reader(limits: options.limits)
+            sink.shape = ParseExport.Shape.array
+            while let chunk = try read(), !chunk.isEmpty {
+                try chunk.withBytes { raw throws(PFError) in
+                    try items.feed(raw) { value, _ throws(PFError) in try sink.add(value) }
+                }
+                try sink.flush(write, force: false)
+                state.bytesRead += chunk.count
+                state.records = sink.count
+                progress?(state)
+            }
+            try items.finish { value, _ throws(PFError) in try sink.add(value) }
+        default:
+            // A JSON document or a Parse class file: the export row cutter finds the records.
+            let parse = options.from == .parse
+            var rowOptions = JSONReader.Options(mode: .strict, typedValues: parse ? false : options.typedJSON, limits: options.limits)
+            rowOptions.parallel = false
+            let session = JSONReader.Session(reader: JSONReader(options: rowOptions))
+            var cutter = ParseExportRowCutter(limits: options.limits)
+            let handle = { (row: ParseExportRow) throws(PFError) in
+                if sink.shape == nil { sink.shape = row.shape }
+                let value: PFValue
+                do throws(PFError) {
+                    value = try session.read(row.bytes)
+                } catch {
+                    throw row.placed(error, file: options.inputName)
+                }
+                guard parse else { return try sink.add(value) }
+                let object = try FormatIO.parseObject(value, index: row.index, shape: row.shape, className: options.parseClassName)
+                try sink.add(object.encoded(style: .typed))
+            }
+            while let chunk = try read(), !chunk.isEmpty {
+                try chunk.withBytes { raw throws(PFError) in try cutter.feed(raw, handle) }
+                try sink.flush(write, force: false)
+                state.bytesRead += chunk.count
+                state.records = sink.count
+                progress?(state)
+            }
+            try cutter.finish(handle)
+            if cutter.shape == .empty || cutter.shape == nil {
+                guard parse else {
+                    throw PFError(
+                        .truncated, format: .input,
+                        "the input is empty (0 bytes); expected JSON, a binary or XML property list, or CBOR", offset: 0)
+                }
+                // An empty class file is an empty export.
+                sink.shape = ParseExport.Shape.results
+            }
+        }
+        try sink.finish(write)
+        state.records = sink.count
+        progress?(state)
+        return state
+    }
+
+    // MARK: - Output
+
+    /// Writes records in the output format, in the shape the whole-tree route writes.
+    struct Sink {
+        let options: Options
+        let json: JSONWriter
+        let lines: JSONLines.Writer
+        let cbor: CBORWriter
+        /// How the input held its records; decides the wrapper of a JSON or Parse output.
+        var shape: ParseExport.Shape?
+        var buffer: [UInt8] = []
+        var count = 0
+        var opened = false
+
+        init(options: Options) {
+            self.options = options
+            var jsonOptions = JSONWriter.Options(pretty: false, typedValues: options.to == .parse ? true : options.typedJSON)
+            jsonOptions.parallel = false
+            json = JSONWriter(options: jsonOptions)
+            lines = JSONLines.Writer(options: .init(typedValues: options.typedJSON))
+            cbor = CBORWriter(options: .init(canonical: options.canonicalCBOR))
+            buffer.reserveCapacity(1 << 20 + 1 << 16)
+        }
+
+        /// The wrapper around the records: a single object is written bare.
+        var wrapper: (open: String, close: String) {
+            switch shape ?? .array {
+            case .array: ("[", "]")
+            case .single: ("", "")
+            case .results, .empty: ("{\"results\":[", "]}")
+            }
+        }
+
+        mutating func add(_ record: PFValue) throws(PFError) {
+            let index = count
+            do throws(PFError) {
+                switch options.to {
+                case .jsonl:
+                    try lines.append(record, into: &buffer)
+                case .cborseq:
+                    buffer.append(contentsOf: try cbor.write(record))
+                case .parse:
+                    let object = try FormatIO.parseObject(record, index: index, shape: shape ?? .array, className: options.parseClassName)
+                    try separate()
+                    try json.write(object.encoded(style: .rest), into: &buffer)
+                default:
+                    try separate()
+                    try json.write(record, into: &buffer)
+                }
+            } catch {
+                throw error.prefixed(by: ParseExport.rowPath(index, shape: shape ?? .array))
+            }
+            count += 1
+        }
+
+        /// Opens the wrapper before the first record, or writes the separator.
+        private mutating func separate() throws(PFError) {
+            if opened {
+                buffer.append(UInt8(ascii: ","))
+            } else {
+                opened = true
+                buffer.append(contentsOf: Array(wrapper.open.utf8))
+            }
+        }
+
+        mutating func finish(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            if options.to == .json || options.to == .parse {
+                if !opened {
+                    opened = true
+                    buffer.append(contentsOf: Array(wrapper.open.utf8))
+                }
+                buffer.append(contentsOf: Array(wrapper.close.utf8))
+            }
+            try flush(write)
+        }
+
+        /// Hands the buffered output to `write` once there is enough of it (or `force`).
+        mutating func flush(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void, force: Bool = true) throws(PFError) {
+            guard !buffer.isEmpty, force || buffer.count >= 1 << 20 else { return }
+            try buffer.withBytes { raw throws(PFError) in try write(raw) }
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import PFFormats
+import PFJSON
+import PFTestSupport
+import Testing
+
+/// `convert` between JSON documents of records, JSON Lines and CBOR sequences streams a
+/// record at a time: same bytes as the whole-tree route, exempt from the memory budget, and
+/// one clean line naming the record when a record is bad (issue 23).
+@Suite struct StreamingConvertCLITests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A Parse-like export of `count` objects with a few quirks per object.
+    static func export(_ count: Int) -> Data {
+        var rows: [String] = []
+        for i in 0..<count {
+            rows.append(
+                "{\"objectId\":\"o\(i)\",\"score\":\(i),\"name\":\"n\u{e9}\u{1F600}\(i)\",\"tags\":[[],{}],\"at\":{\"__type\":\"Date\",\"iso\":\"2015-05-19T00:53:50.112Z\"}}")
+        }
+        return Data(("{\"results\":[" + rows.joined(separator: ",\n") + "]}").utf8)
+    }
+
+    @Test func jsonToLinesAndBackMatchesTheWholeTreeRoute() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let big = dir.appendingPathComponent("big.json")
+        try Self.export(20_000).write(to: big)
+        let lines = dir.appendingPathComponent("big.jsonl")
+        let run = try CLI.run(["convert", big.path, lines.path])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let text = try String(contentsOf: lines, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 20_000 && text.hasSuffix("\n"))
+        // --lenient reads the document whole: the same bytes.
+        let whole = try CLI.run(["convert", big.path, "-", "--to", "jsonl", "--lenient"])
+        let lineBytes = try Data(contentsOf: lines)
+        #expect(whole.status == 0 && whole.stdout == lineBytes)
+        // Back to a JSON array, through a CBOR sequence and an .ndjson name.
+        let sequence = dir.appendingPathComponent("big.cborseq")
+        #expect(try CLI.run(["convert", lines.path, sequence.path]).status == 0)
+        let ndjson = dir.appendingPathComponent("again.ndjson")
+        #expect(try CLI.run(["convert", sequence.path, ndjson.path]).status == 0)
+        #expect(try Data(contentsOf: ndjson) == lineBytes)
+        let back = try CLI.run(["convert", ndjson.path, "-", "--to", "json"])
+        let expected = try FormatIO.write(.array(try JSONLines.Reader.read(try Data(contentsOf: lines), reader: JSONReader())), as: .json)
+        #expect(back.status == 0 && back.stdout == expected)
+        // Standard input streams too.
+        let piped = try CLI.run(["convert", "-", "-", "--from", "jsonl", "--to", "parse"], input: try Data(contentsOf: lines))
+        #expect(piped.status == 0 && piped.stdoutText.hasPrefix("[{\"objectId\":\"o0\""), "\(piped.stderr)")
+        // A whole-tree output (a binary plist) of JSON Lines input.
+        let plist = dir.appendingPathComponent("big.bplist")
+        #expect(try CLI.run(["convert", lines.path, plist.path]).status == 0)
+        let fromPlist = try CLI.run(["convert", plist.path, "-", "--to", "jsonl"])
+        #expect(fromPlist.status == 0 && fromPlist.stdout == lineBytes)
+    }
+
+    @Test func aBadLineFailsWithOneLineNamingItAndLeavesNoOutput() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.jsonl")
+        var text = ""
+        for i in 0..<5000 { text += i == 3210 ? "{\"a\": [1, 2}\n" : "{\"a\":\(i)}\n" }
+        try Data(text.utf8).write(to: input)
+        let out = dir.appendingPathComponent("out.json")
+        let run = try CLI.run(["convert", input.path, out.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("line 3211"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.jsonl"])
+        // A bad row of a JSON array names the row.
+        let array = dir.appendingPathComponent("in.json")
+        try Data("[{\"a\":1},{\"a\":1,\"a\"}]".utf8).write(to: array)
+        let row = try CLI.run(["convert", array.path, "-", "--to", "jsonl"])
+        #expect(row.status == 1 && row.stderr.contains("row 1") && row.stderr.split(separator: "\n").count == 1, "\(row.stderr)")
+    }
+
+    /// Streamed routes are bounded, so the memory budget does not apply to them; a whole-tree
+    /// route from the same input is refused up front.
+    @Test func streamingIsExemptFromTheMemoryBudgetAndWholeTreesAreNot() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.json")
+        let bytes = Self.export(2000)
+        try bytes.write(to: input)
+        let budget = String(bytes.count * 2)
+        let streamed = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.jsonl").path, "--max-memory", budget])
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        let lines = dir.appendingPathComponent("out.jsonl")
+        let refused = try CLI.run(["convert", lines.path, dir.appendingPathComponent("out.cbor").path, "--max-memory", budget])
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.cbor").path))
+    }
+}

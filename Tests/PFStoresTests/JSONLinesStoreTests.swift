@@ -1,0 +1,81 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStores
+import Testing
+
+/// One JSON Lines file of Parse objects: resolution against the Mongo shape's `.jsonl`
+/// directories, upserts, refusal of a file it did not write, and errors naming the line.
+@Suite struct JSONLinesStoreTests {
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-lines-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func object(_ id: String, _ score: Int64) throws -> ParseObject {
+        try ParseObject(rest: ["objectId": .string(id), "score": .int(score)], className: "GameScore")
+    }
+
+    @Test func aFileIsJSONLinesAndADirectoryIsTheMongoShape() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("new.ndjson").path).kind == .jsonLines)
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("new.jsonl").path).kind == .mongoShape)
+        let file = dir.appendingPathComponent("rows.jsonl")
+        try Data().write(to: file)
+        #expect(try StoreLocation.resolve(file.path).kind == .jsonLines)
+        let folder = dir.appendingPathComponent("dump.jsonl")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try StoreLocation.resolve(folder.path).kind == .mongoShape)
+    }
+
+    @Test func writesReplaceObjectsByIdAndKeepTheRest() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("scores.ndjson")
+        let store = JSONLinesStore(url: url)
+        var schema = ParseSchema()
+        schema.classes["GameScore"] = ["score": ParseSchema.Field("Number")]
+        schema.classes["Empty"] = [:]
+        try store.begin(schema: schema)
+        try store.write([try Self.object("a", 1), try Self.object("b", 2), try Self.object("a", 3)], className: "GameScore")
+        try store.commit()
+        #expect(try store.classNames() == ["GameScore", "Empty"])
+        #expect(try store.objects(in: "GameScore").map { $0.objectId ?? "" } == ["b", "a"])
+        #expect(try store.objects(in: "GameScore").last?.fields["score"] == .int(3))
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("b", 20), try Self.object("c", 30)], className: "GameScore")
+        try store.commit()
+        let reread = JSONLinesStore(url: url)
+        #expect(try reread.objects(in: "GameScore").map { "\($0.objectId ?? ""):\($0.fields["score"].map { "\($0)" } ?? "")" }.count == 3)
+        #expect(try reread.objects(in: "GameScore").map { $0.objectId ?? "" } == ["a", "b", "c"])
+        #expect(try reread.schema().classes["Empty"] != nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.ndjson"])
+    }
+
+    @Test func aFileItDidNotWriteIsRefusedAndLeftAlone() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("notes.ndjson")
+        let text = Data("{\"note\":\"no className here\"}\n".utf8)
+        try text.write(to: url)
+        let store = JSONLinesStore(url: url)
+        #expect(throws: PFError.self) { try store.begin(schema: ParseSchema()) }
+        #expect(try Data(contentsOf: url) == text)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["notes.ndjson"])
+    }
+
+    @Test func aBadLineIsNamedByItsNumber() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("rows.ndjson")
+        try Data("{\"className\":\"A\",\"objectId\":\"x\"}\n{\"className\":\"A\",\"objectId\":\"y\"}\n{\"className\":\"A\",\"objectId\":}\n".utf8).write(to: url)
+        do {
+            _ = try JSONLinesStore(url: url).classNames()
+            Issue.record("a bad third line was accepted")
+        } catch {
+            #expect(error.location?.line == 3 && error.message.contains("line 3"), "\(error)")
+        }
+    }
+}
