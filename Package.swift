@@ -114,13 +114,23 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Any SQLite database as a read-only source (issue 24), and the one home of reading
+        // SQLite files through a private copy (StoreCopy, SQLiteConnection), shared with
+        // PFCoreData and PFSQLiteStore.
+        .target(
+            name: "PFSQLiteSource",
+            dependencies: [
+                "PFCore", "PFJSON", "PFFormats",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFCoreData",
             dependencies: [
-                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats",
-                // The SQLite C API only: GRDB's Swift layer exports operator overloads that
-                // leak into every client module and blow up type-checking elsewhere.
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // SQLite is read through PFSQLiteSource (its C API only: GRDB's Swift layer exports
+                // operator overloads that leak into every client module).
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats", "PFSQLiteSource",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -140,7 +150,7 @@ let package = Package(
             name: "PFStores",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFParse", "PFParseExport", "PFKeyedArchive", "PFCoreData",
-                "PFGraphCopy", "PFSerialization", "PFRealm",
+                "PFGraphCopy", "PFSerialization", "PFRealm", "PFSQLiteSource",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -151,7 +161,7 @@ let package = Package(
         .target(
             name: "PFSQLiteStore",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFCoreData",
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFSQLiteSource",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -189,7 +199,7 @@ let package = Package(
             dependencies: [
                 "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization",
                 "PFKeyedArchive", "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData",
-                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm",
+                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm", "PFSQLiteSource",
             ]
         ),
 

@@ -13,9 +13,11 @@ struct Import: ParsableCommand {
             .sqlite or .db is pfarchive's SQLite store, or a Core Data store (read-only) when \
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
             directory is Parse Server's Mongo shape; postgres://… is a PostgreSQL server; \
-            .archive is a keyed archive; .realm is a Realm file (formats 20-24). A DEST that \
-            does not exist and has no known extension becomes a new Parse export directory. \
-            Core Data stores and Realm files are read-only.
+            .archive is a keyed archive; .realm is a Realm file (formats 20-24); any other \
+            SQLite database (.sqlite, .db, .sqlitedb, or a file whose bytes are SQLite) is read \
+            table by table (Docs/SQLite.md). A DEST that does not exist and has no known \
+            extension becomes a new Parse export directory. Core Data stores, Realm files and \
+            other SQLite databases are read-only.
 
             Objects are streamed class by class in batches, then the relation join rows, in \
             one transaction: a new DEST appears only when the import has finished, an \
@@ -66,6 +68,7 @@ struct Import: ParsableCommand {
               pfarchive import app.sqlite export-copy/ --json > report.json
               pfarchive import export/ app.sqlite --rules strip-passwords.json
               pfarchive import App.sqlite export/ --decode-blobs
+              pfarchive import chat.db chat.sqlite --decode-blobs --date-column message.date=mac-ns
             """
     )
 
@@ -101,6 +104,10 @@ struct Import: ParsableCommand {
 
     @OptionGroup var blobs: BlobDecodingOption
 
+    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
+
+    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
+
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -111,9 +118,16 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs)
+        var openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs)
         let (sourceLocation, destLocation) = try StoreOpeners.resolve(
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
+        let reporter = SQLiteInput.Reporter(file: sourceLocation.description)
+        defer { reporter.finish() }
+        openers.registerSQLiteDatabase(
+            SQLiteDatabase.Options(
+                tables: sqliteTables.tableList, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
+                dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
+            reporter: reporter)
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader
