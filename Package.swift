@@ -434,6 +434,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "PFSQLiteSourceTests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFCore", "PFFormats", "PFJSON", "PFParse", "PFSQLiteSource",
+                "PFStores", "PFTypedStream", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(
             name: "PFRealmTests",
             dependencies: [
                 "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFStores", "PFRealm",

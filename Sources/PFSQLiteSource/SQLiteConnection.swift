@@ -150,7 +150,11 @@ package final class SQLiteConnection: Sendable {
         case SQLITE_TEXT:
             guard let text = sqlite3_column_text(statement, column) else { return .text("") }
             let length = Int(sqlite3_column_bytes(statement, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: max(0, length)), as: UTF8.self))
+            let bytes = UnsafeBufferPointer(start: text, count: max(0, length))
+            // TEXT that is not UTF-8 (an app that stored bytes with CAST … AS TEXT) is kept as
+            // its bytes: decoding it with replacement characters would lose them.
+            guard let string = String(validating: bytes, as: UTF8.self) else { return .blob(Data(buffer: bytes)) }
+            return .text(string)
         case SQLITE_BLOB:
             let length = Int(sqlite3_column_bytes(statement, column))
             guard length > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }

@@ -161,6 +161,8 @@ public final class SQLiteDatabase: Sendable {
         var candidates: [(name: String, type: String, withoutRowID: Bool)] = []
         for row in list where row.count >= 5 {
             guard let name = row[1].text, let type = row[2].text else { continue }
+            // The schema table itself is not data.
+            if ["sqlite_temp_master", "sqlite_schema", "sqlite_master", "sqlite_temp_schema"].contains(name.lowercased()) { continue }
             candidates.append((name, type, (row[4].int64 ?? 0) != 0))
         }
         candidates.sort { $0.name < $1.name }
@@ -180,7 +182,6 @@ public final class SQLiteDatabase: Sendable {
         var skipped = OrderedDictionary<String, String>()
         for candidate in candidates {
             let name = candidate.name
-            if ["sqlite_temp_master", "sqlite_schema", "sqlite_master"].contains(name.lowercased()) { continue }
             let asked = wanted?.contains(name) == true
             var kind: SQLiteTable.Kind
             switch candidate.type {
