@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
         .executable(name: "sample-parse", targets: ["SampleParse"]),
         .executable(name: "sample-graphcopy", targets: ["SampleGraphCopy"]),
+        .executable(name: "sample-chatdb", targets: ["SampleChatDB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -227,6 +228,7 @@ let package = Package(
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
+        .executableTarget(name: "SampleChatDB", dependencies: ["PFArchive"], path: "Samples/chatdb"),
         .executableTarget(
             name: "SampleGraphCopy", dependencies: ["PFArchive"], path: "Samples/graphcopy", exclude: ["rules.json", "README.md"]
         ),
