@@ -179,19 +179,35 @@ extension SQLiteDatabase {
         let cursor = try connection.cursor(sql, context: "\(url.lastPathComponent): reading \(table.name)")
         defer { cursor.finish() }
         let reader = RowReader(database: self, table: table, leading: leading)
-        var ordinal: Int64 = 0
-        while true {
-            let rows = try cursor.next(upTo: batchSize)
-            if rows.isEmpty { break }
-            for raw in rows {
-                ordinal += 1
-                try body(try reader.read(raw, ordinal: ordinal))
+        // Rows are turned into objects (payloads decoded) on every core, a batch per task, and
+        // handed to `body` in key order on this thread: memory holds a few batches.
+        let workers = options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), [SQLiteRow], PFError>(workers: workers) { batch throws(PFError) in
+            var out: [SQLiteRow] = []
+            out.reserveCapacity(batch.rows.count)
+            for (i, raw) in batch.rows.enumerated() { out.append(try reader.read(raw, ordinal: batch.first + Int64(i))) }
+            return out
+        }
+        func deliver(_ rows: [SQLiteRow]) throws(PFError) {
+            for row in rows { try body(row) }
+        }
+        var ordinal: Int64 = 1
+        do throws(PFError) {
+            while true {
+                let rows = try cursor.next(upTo: batchSize)
+                if rows.isEmpty { break }
+                try map.submit((rows, ordinal), deliver: deliver)
+                ordinal += Int64(rows.count)
             }
+            try map.finish(deliver: deliver)
+        } catch {
+            map.cancel()
+            throw error
         }
     }
 
     /// Turns raw rows of one table into ``SQLiteRow``s.
-    struct RowReader {
+    struct RowReader: Sendable {
         let database: SQLiteDatabase
         let table: SQLiteTable
         let leading: Int
