@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
         .executable(name: "sample-parse", targets: ["SampleParse"]),
         .executable(name: "sample-graphcopy", targets: ["SampleGraphCopy"]),
+        .executable(name: "sample-chatdb", targets: ["SampleChatDB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -115,13 +116,23 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Any SQLite database as a read-only source (issue 24), and the one home of reading
+        // SQLite files through a private copy (StoreCopy, SQLiteConnection), shared with
+        // PFCoreData and PFSQLiteStore.
+        .target(
+            name: "PFSQLiteSource",
+            dependencies: [
+                "PFCore", "PFJSON", "PFFormats",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFCoreData",
             dependencies: [
-                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats",
-                // The SQLite C API only: GRDB's Swift layer exports operator overloads that
-                // leak into every client module and blow up type-checking elsewhere.
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // SQLite is read through PFSQLiteSource (its C API only: GRDB's Swift layer exports
+                // operator overloads that leak into every client module).
+                "PFCore", "PFCompression", "PFKeyedArchive", "PFSerialization", "PFFormats", "PFSQLiteSource",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -145,7 +156,7 @@ let package = Package(
             name: "PFStores",
             dependencies: [
                 "PFCore", "PFJSON", "PFCompression", "PFParse", "PFParseExport", "PFKeyedArchive", "PFCoreData",
-                "PFGraphCopy", "PFSerialization", "PFRealm",
+                "PFGraphCopy", "PFSerialization", "PFRealm", "PFSQLiteSource",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -156,7 +167,7 @@ let package = Package(
         .target(
             name: "PFSQLiteStore",
             dependencies: [
-                "PFCore", "PFJSON", "PFParse", "PFStores", "PFCoreData",
+                "PFCore", "PFJSON", "PFParse", "PFStores", "PFSQLiteSource",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -194,7 +205,7 @@ let package = Package(
             dependencies: [
                 "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization",
                 "PFKeyedArchive", "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData",
-                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm",
+                "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm", "PFSQLiteSource",
             ]
         ),
 
@@ -222,6 +233,7 @@ let package = Package(
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
+        .executableTarget(name: "SampleChatDB", dependencies: ["PFArchive"], path: "Samples/chatdb"),
         .executableTarget(
             name: "SampleGraphCopy", dependencies: ["PFArchive"], path: "Samples/graphcopy", exclude: ["rules.json", "README.md"]
         ),
@@ -426,6 +438,13 @@ let package = Package(
             dependencies: [
                 "PFTestSupport", "PFCore", "PFSerialization", "PFCBOR", "PFCompression", "PFPropertyList",
                 "PFTypedStream", "PFKeyedArchive", "PFVersioning", "PFFormats", "PFStores",
+            ]
+        ),
+        .testTarget(
+            name: "PFSQLiteSourceTests",
+            dependencies: [
+                "PFTestSupport", "PFCoreDataTestSupport", "PFCore", "PFFormats", "PFJSON", "PFParse", "PFSQLiteSource",
+                "PFStores", "PFTypedStream", .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .testTarget(

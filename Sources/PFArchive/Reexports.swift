@@ -18,3 +18,4 @@
 @_exported import PFStores
 @_exported import PFDiff
 @_exported import PFRealm
+@_exported import PFSQLiteSource

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFSQLiteSource
 
 /// Where each entity, attribute and relationship of a model lives in the store's tables.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFSQLiteSource
 
 // MARK: - Identity
 

@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFFormats
 import PFSerialization
+import PFSQLiteSource
 
 /// A Core Data SQLite store opened for reading, with its data model recovered from the store.
 ///
@@ -103,7 +104,7 @@ public final class CoreDataStore: Sendable {
     ///   tables of a Core Data store, or (with `requireModel`) when its model cache is corrupt;
     ///   errors from reading `model`.
     public static func open(url: URL, model: URL? = nil, options: Options = Options()) throws(PFError) -> CoreDataStore {
-        let copy = try StoreCopy.make(of: url)
+        let copy = try StoreCopy.make(of: url, format: .coreData)
         do {
             return try CoreDataStore(url: url, copy: copy, modelURL: model, options: options)
         } catch {
@@ -115,7 +116,7 @@ public final class CoreDataStore: Sendable {
     /// Opens a store with a model given as a value (for stores whose model is known in code,
     /// and for tests that build a store by hand).
     package static func open(url: URL, model: CoreDataModel, options: Options = Options()) throws(PFError) -> CoreDataStore {
-        let copy = try StoreCopy.make(of: url)
+        let copy = try StoreCopy.make(of: url, format: .coreData)
         do {
             return try CoreDataStore(url: url, copy: copy, modelURL: nil, modelValue: model, options: options)
         } catch {
@@ -129,7 +130,7 @@ public final class CoreDataStore: Sendable {
         self.copy = copy
         self.options = options
         let where_ = url.lastPathComponent
-        connection = try SQLiteConnection(path: copy.database.path)
+        connection = try SQLiteConnection(path: copy.database.path, format: .coreData)
         let schema = try StoreSchema(connection, context: "\(where_): reading the schema")
         guard schema.tables["Z_PRIMARYKEY"] != nil, schema.tables["Z_METADATA"] != nil else {
             connection.close()
@@ -236,9 +237,7 @@ public final class CoreDataStore: Sendable {
     }
 
     /// Quotes an SQL identifier (table and column names come from the file).
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func quote(_ identifier: String) -> String { SQLiteConnection.quote(identifier) }
 }
 
 // MARK: - Schema

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFSQLiteSource
 import PFFormats
 
 /// Something a row could not convert as its model says, and what was done instead.

@@ -3,7 +3,7 @@ internal import GRDB
 import Foundation
 import OrderedCollections
 import PFCore
-import PFCoreData
+import PFSQLiteSource
 import PFParse
 import PFStores
 
@@ -117,7 +117,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         case .other:
             throw PFError(
                 .unsupported, format: Self.format,
-                "\(location): not a pfarchive SQLite store (nor a Core Data store); reading other SQLite databases is not supported yet")
+                "\(location): not a pfarchive SQLite store (nor a Core Data store); read it as an SQLite database (SQLiteDatabaseObjectStore, store kind sqlite-db)")
         case .notSQLite:
             throw PFError(
                 .invalidValue, format: Self.format,

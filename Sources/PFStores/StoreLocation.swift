@@ -21,6 +21,10 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     /// One JSON Lines file of Parse objects (``JSONLinesStore``): a `.ndjson` path, or a
     /// `.jsonl` path that is an existing file.
     case jsonLines = "jsonl"
+    /// Any other SQLite database (read-only): a `.sqlite`, `.sqlite3`, `.db` or `.sqlitedb`
+    /// file (or an existing file of another name whose bytes are SQLite) that is neither
+    /// pfarchive's own store nor a Core Data store, told apart by the tables it holds.
+    case sqliteDatabase = "sqlite-db"
 
     /// A name for messages, such as "the SQLite store".
     public var description: String {
@@ -33,6 +37,7 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
         case .postgres: "the PostgreSQL store"
         case .keyedArchive: "a keyed-archive store"
         case .realm: "a Realm file"
+        case .sqliteDatabase: "an SQLite database"
         }
     }
 }
@@ -41,10 +46,13 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
 ///
 /// Resolution follows the CLI contract (../shared/DESIGN.md): `postgres://…` and
 /// `postgresql://…` are PostgreSQL; `.zip` is a Parse export; `.sqlite`, `.db` and
-/// `.sqlite3` are the SQLite store unless the file is a Core Data store (it has the
-/// `Z_PRIMARYKEY` and `Z_METADATA` tables); `.storedata` is Core Data; a `.jsonl` directory (or
-/// a new `.jsonl` path) is the Mongo shape, while an existing `.jsonl` file and any `.ndjson`
-/// path are one JSON Lines file of Parse objects; `.archive` is a keyed archive; `.realm` is a Realm file; any other directory is a Parse export, and a
+/// `.sqlite3` (and `.sqlitedb`) are the SQLite store unless the file is a Core Data store (it
+/// has the `Z_PRIMARYKEY` and `Z_METADATA` tables) or another SQLite database (neither those
+/// tables nor pfarchive's application id: ``StoreKind/sqliteDatabase``, read-only); an
+/// existing file of any other name whose bytes are SQLite is told apart the same way;
+/// `.storedata` is Core Data; a `.jsonl` directory (or a new `.jsonl` path) is the Mongo shape,
+/// while an existing `.jsonl` file and any `.ndjson` path are one JSON Lines file of Parse
+/// objects; `.archive` is a keyed archive; `.realm` is a Realm file; any other directory is a Parse export, and a
 /// path that does not exist yet with no known extension becomes a new Parse export directory.
 public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// The kind of store.
@@ -100,11 +108,22 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case "archive": kind = .keyedArchive
         case "storedata": kind = .coreData
         case "realm": kind = .realm
-        case "sqlite", "sqlite3", "db":
+        case "sqlite", "sqlite3", "db", "sqlitedb":
             // Told from the bytes, never by opening the file (see sqliteKind(of:)).
-            kind = exists && !isDirectory.boolValue && sqliteKind(of: url) == .coreData ? .coreData : .sqlite
+            switch exists && !isDirectory.boolValue ? sqliteKind(of: url) : .pfarchive {
+            case .coreData: kind = .coreData
+            case .other: kind = .sqliteDatabase
+            case .pfarchive, .notSQLite: kind = .sqlite
+            }
         default:
-            kind = .parseExport
+            // An existing file of another name (Safari's `History.db` has one, iOS's `Cookies`
+            // none) whose bytes are SQLite is read as what it holds.
+            switch exists && !isDirectory.boolValue ? sqliteKind(of: url) : .notSQLite {
+            case .coreData: kind = .coreData
+            case .other: kind = .sqliteDatabase
+            case .pfarchive: kind = .sqlite
+            case .notSQLite: kind = .parseExport
+            }
         }
         return StoreLocation(kind: kind, argument: argument, url: url)
     }
@@ -335,7 +354,8 @@ public struct StoreOpeners: Sendable {
 
     /// The kinds this module implements: Parse exports (``ParseExportStore``), keyed
     /// archives (``KeyedArchiveStore``), the Mongo shape (``MongoShapeStore``), Core Data
-    /// stores (read-only, ``CoreDataObjectStore``) and Realm files (read-only, ``RealmObjectStore``). A source must exist; a destination need not.
+    /// stores (read-only, ``CoreDataObjectStore``), Realm files (read-only, ``RealmObjectStore``) and any
+    /// other SQLite database (read-only, ``SQLiteDatabaseObjectStore``). A source must exist; a destination need not.
     public static var standard: StoreOpeners { standard(readerThreads: ProcessInfo.processInfo.activeProcessorCount) }
 
     /// ``standard`` with the number of threads a Parse export parses its rows on
@@ -359,6 +379,12 @@ public struct StoreOpeners: Sendable {
             .realm,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
                 try RealmObjectStore(url: try existing(location))
+            },
+            writer: nil)
+        openers.register(
+            .sqliteDatabase,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                try SQLiteDatabaseObjectStore(url: try existing(location))
             },
             writer: nil)
         return openers
@@ -432,7 +458,9 @@ public struct StoreOpeners: Sendable {
         guard let open = writers[location.kind] else {
             let why =
                 location.kind == .coreData ? "Core Data stores are read-only"
-                : location.kind == .realm ? "Realm files are read-only" : "writing \(location.kind) is not available in this build of pfarchive"
+                : location.kind == .realm ? "Realm files are read-only"
+                : location.kind == .sqliteDatabase
+                    ? "an SQLite database of another program is a read-only source; pfarchive never writes into it" : "writing \(location.kind) is not available in this build of pfarchive"
             throw PFError(.unsupported, format: StoreFailure.format, "\(location): \(why)")
         }
         return try open(location)

@@ -68,7 +68,8 @@ import Testing
         // An SQLite header without Core Data's tables, and a file that is not SQLite at all.
         let plain = dir.appendingPathComponent("plain.sqlite")
         try (Data("SQLite format 3\0".utf8) + Data(repeating: 0, count: 200)).write(to: plain)
-        #expect(try StoreLocation.resolve(plain.path).kind == .sqlite)
+        // Issue 24: an SQLite file that is neither Core Data nor pfarchive's is any SQLite database.
+        #expect(try StoreLocation.resolve(plain.path).kind == .sqliteDatabase)
         let text = dir.appendingPathComponent("text.db")
         try Data("Z_PRIMARYKEY Z_METADATA".utf8).write(to: text)
         #expect(try StoreLocation.resolve(text.path).kind == .sqlite)

@@ -23,6 +23,15 @@ struct Convert: ParsableCommand {
               pfarchive convert GameScore.json - --from parse --to parse --pretty
               pfarchive convert blob.archive - --from keyed --decode-blobs
               pfarchive convert default.realm default.json --pretty
+              pfarchive convert chat.db messages.jsonl --table message --decode-blobs \\
+                  --date-column message.date=mac-ns
+
+            Any other SQLite database (not a Core Data store, not pfarchive's own store) is \
+            written as {"Table": [objects...]}, or with --table T one table as JSON lines; \
+            rows are objects with an objectId from the table's key, foreign keys Pointers, \
+            and with --decode-blobs the payloads in BLOB and TEXT columns decoded (one warning \
+            per value that claims a format and does not decode; --strict stops instead); see \
+            Docs/SQLite.md.
 
             JSON Lines (.jsonl, .ndjson; --to jsonl) and CBOR sequences (.cborseq; --to \
             cborseq) hold one record per line or item. Converting between them, JSON arrays \
@@ -76,8 +85,17 @@ struct Convert: ParsableCommand {
     @Flag(name: .long, help: "Write deterministic CBOR (RFC 8949 core deterministic encoding).")
     var canonical = false
 
-    @Flag(name: .long, help: "For a Realm file: also write its internal and sync tables (metadata, pk, __*, flx_*, tables without the class_ prefix).")
+    @Flag(
+        name: .long,
+        help: "For a Realm file: also write its internal and sync tables (metadata, pk, __*, flx_*, tables without the class_ prefix). For an SQLite database: also views, virtual, shadow and sqlite_* tables.")
     var internalTables = false
+
+    @Option(name: .long, help: ArgumentHelp("For an SQLite database: write only this table, as JSON lines (one object per line).", valueName: "name"))
+    var table: String?
+
+    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
+
+    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
 
     func validate() throws {
         if let container {
@@ -88,6 +106,10 @@ struct Convert: ParsableCommand {
                 throw ValidationError("--container must be bplist, xmlplist, json or cbor.")
             }
         }
+        if table != nil {
+            guard to == nil else { throw ValidationError("--table writes JSON lines; it cannot be combined with --to.") }
+            return
+        }
         try FileIO.checkOutputFormat(output, to: to)
     }
 
@@ -96,6 +118,11 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }
+        if SQLiteInput.isDatabase(input) {
+            try convertSQLite(limits: reading.readOptions.limits)
+            return
+        }
+        if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
         var readOptions = reading.readOptions
         readOptions.decodePayloads = blobs.decodeBlobs
         // Parse class files are named <Class>.json; objects in them carry no className.

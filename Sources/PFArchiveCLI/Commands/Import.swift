@@ -15,9 +15,11 @@ struct Import: ParsableCommand {
             directory (or a new .jsonl path) is Parse Server's Mongo shape, while a .ndjson \
             path or an existing .jsonl file is one JSON Lines file of Parse objects; \
             postgres://… is a PostgreSQL server; \
-            .archive is a keyed archive; .realm is a Realm file (formats 20-24). A DEST that \
-            does not exist and has no known extension becomes a new Parse export directory. \
-            Core Data stores and Realm files are read-only.
+            .archive is a keyed archive; .realm is a Realm file (formats 20-24); any other \
+            SQLite database (.sqlite, .db, .sqlitedb, or a file whose bytes are SQLite) is read \
+            table by table (Docs/SQLite.md). A DEST that does not exist and has no known \
+            extension becomes a new Parse export directory. Core Data stores, Realm files and \
+            other SQLite databases are read-only.
 
             Objects are streamed class by class in batches, then the relation join rows, in \
             one transaction: a new DEST appears only when the import has finished, an \
@@ -68,6 +70,7 @@ struct Import: ParsableCommand {
               pfarchive import app.sqlite export-copy/ --json > report.json
               pfarchive import export/ app.sqlite --rules strip-passwords.json
               pfarchive import App.sqlite export/ --decode-blobs
+              pfarchive import chat.db chat.sqlite --decode-blobs --date-column message.date=mac-ns
             """
     )
 
@@ -105,6 +108,10 @@ struct Import: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
+    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
+
+    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
+
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -115,9 +122,16 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        let openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs, realmKey: realmKey.bytes)
+        var openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs, realmKey: realmKey.bytes)
         let (sourceLocation, destLocation) = try StoreOpeners.resolve(
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
+        let reporter = SQLiteInput.Reporter(file: sourceLocation.description)
+        defer { reporter.finish() }
+        openers.registerSQLiteDatabase(
+            SQLiteDatabase.Options(
+                tables: sqliteTables.tableList, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
+                dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
+            reporter: reporter)
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader

@@ -14,7 +14,10 @@ struct Inspect: ParsableCommand {
             For a Core Data store: the recovered model, row counts, and what each Binary or \
             Transformable column holds (such as "keyed archive ×12 (NSDictionary), bytes ×1"). \
             For a Realm file: its format version, classes, properties (type, optional or \
-            required, primary key, link targets, embedded classes) and object counts.
+            required, primary key, link targets, embedded classes) and object counts. \
+            For any other SQLite database: each table's key, row count, foreign keys, and per \
+            column what it holds (kinds and counts, such as "gzip bplist ×3", the classes of \
+            keyed archives, a sample value, dates with --date-column).
 
             Examples:
               pfarchive inspect scores.bplist
@@ -26,6 +29,7 @@ struct Inspect: ParsableCommand {
               pfarchive inspect App.sqlite            # a Core Data store: model, row counts, blobs
               pfarchive inspect App.sqlite --graph    # its entity graph
               pfarchive inspect default.realm         # a Realm file: format, schema, counts
+              pfarchive inspect chat.db --date-column message.date=mac-ns   # any SQLite database
             """
     )
 
@@ -40,6 +44,8 @@ struct Inspect: ParsableCommand {
 
     @Flag(name: .long, help: "For a Realm file: also show its internal and sync tables (metadata, pk, __*, flx_*) with their columns.")
     var internalTables = false
+
+    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
 
     @Option(name: .long, help: "Show only the value at this key path, such as 'results[3].score'.")
     var path: String?
@@ -64,6 +70,10 @@ struct Inspect: ParsableCommand {
     func run() throws {
         var options = reading.readOptions
         options.decodePayloads = blobs.decodeBlobs
+        if SQLiteInput.isDatabase(input) && !graphRequested {
+            try inspectSQLite(limits: options.limits)
+            return
+        }
         if isSQLiteFile() {
             try inspectCoreData(options: options)
             return

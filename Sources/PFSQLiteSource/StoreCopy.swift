@@ -2,7 +2,7 @@ import Foundation
 import PFCore
 
 /// A private copy of an SQLite database and its `-wal`, `-shm` and `-journal` files in a
-/// temporary directory: how every SQLite source (a Core Data store, pfarchive's own store) is
+/// temporary directory: how every SQLite source (a Core Data store, pfarchive's own store, any other SQLite database) is
 /// read.
 ///
 /// Opening a database in place, even read-only, can create or change `-wal`/`-shm` files next
@@ -19,7 +19,7 @@ package struct StoreCopy: Sendable {
     package let hasWAL: Bool
 
     /// The 16 bytes every SQLite 3 database file starts with.
-    static let sqliteHeader = Data("SQLite format 3\0".utf8)
+    package static let sqliteHeader = Data("SQLite format 3\0".utf8)
 
     /// Copies `source` (and `source-wal`, `source-shm` when present) into a new temporary
     /// directory, after checking that it is an SQLite file of plausible size.
@@ -28,7 +28,7 @@ package struct StoreCopy: Sendable {
     /// - Parameters:
     ///   - source: the database file.
     ///   - format: the format named in errors ("Core Data", "SQLite").
-    package static func make(of source: URL, format: PFError.Format = .coreData) throws(PFError) -> StoreCopy {
+    package static func make(of source: URL, format: PFError.Format) throws(PFError) -> StoreCopy {
         let path = source.path
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -47,7 +47,7 @@ package struct StoreCopy: Sendable {
         }
         try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: path + "-wal"), format: format)
 
-        let directory = manager.temporaryDirectory.appendingPathComponent("pfarchive-coredata-\(UUID().uuidString)")
+        let directory = manager.temporaryDirectory.appendingPathComponent("pfarchive-sqlite-copy-\(UUID().uuidString)")
         let database = directory.appendingPathComponent("store.sqlite")
         var hasWAL = false
         // Removed on SIGINT/SIGTERM/SIGHUP too (the CLI's handlers): the copy holds the user's data.

@@ -1,0 +1,283 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+
+/// `--tables` and `--date-column`: which tables of an SQLite database are read, and which
+/// columns are dates (`inspect`, `convert`, `import`).
+struct SQLiteTableOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For an SQLite database: read only these tables (comma-separated); a view or virtual table named here is read too.",
+            valueName: "names"))
+    var tables: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            For an SQLite database: read a column as dates (repeatable): mac (seconds since 2001), mac-ns \
+            (nanoseconds since 2001, chat.db's message.date), unix (seconds since 1970) or unix-ms.
+            """, valueName: "TABLE.COLUMN=mac|mac-ns|unix|unix-ms"))
+    var dateColumn: [String] = []
+
+    func validate() throws {
+        for text in dateColumn {
+            do { _ = try SQLiteDateColumn(parsing: text) } catch { throw ValidationError(error.message) }
+        }
+        if let tables, tables.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw ValidationError("--tables must be table names separated by commas, such as message,handle.")
+        }
+    }
+
+    /// The tables asked for, or `nil` for all.
+    var tableList: [String]? { tables.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } }
+
+    /// The date columns (checked by ``validate()``).
+    var dateColumns: [SQLiteDateColumn] { dateColumn.compactMap { try? SQLiteDateColumn(parsing: $0) } }
+}
+
+/// `--keep-blob-bytes` and `--strict`: how `convert` and `import` treat decoded payloads of an
+/// SQLite database.
+struct SQLiteDecodingOptions: ParsableArguments {
+    @Flag(name: .long, help: "For an SQLite database with --decode-blobs: keep each decoded value's original bytes too, in the field <column>_bytes.")
+    var keepBlobBytes = false
+
+    @Flag(
+        name: .long,
+        help: "For an SQLite database: stop at the first payload that claims a format and does not decode (or date that is not one) instead of keeping it as stored with a warning.")
+    var strict = false
+}
+
+/// Reading any SQLite database (neither a Core Data store nor pfarchive's own) in the commands.
+enum SQLiteInput {
+    /// Whether a path is an SQLite database of another program, told from its bytes (a
+    /// regular file only; standard input never is).
+    static func isDatabase(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        return StoreLocation.sqliteKind(of: URL(fileURLWithPath: path)) == .other
+    }
+
+    /// Prints what rows kept as stored, one warning line each (the first 100, then a count).
+    final class Reporter: @unchecked Sendable {
+        let file: String
+        private(set) var count = 0
+
+        init(file: String) { self.file = file }
+
+        func report(_ report: SQLiteRowReport) {
+            count += 1
+            if count <= 100 {
+                StandardOutput.writeError(Data("pfarchive: warning: \(file): \(report)\n".utf8))
+            }
+        }
+
+        func finish() {
+            if count > 100 {
+                StandardOutput.writeError(Data("pfarchive: warning: \(file): \(count - 100) more values kept as stored\n".utf8))
+            }
+        }
+    }
+
+    /// One row as one line of JSON lines: `{"objectId": …, fields…}` in Parse's REST shape,
+    /// written by PFJSON's writer (compact, typed values), then a newline. The one place
+    /// `convert --table` makes a line.
+    static func appendJSONLine(_ row: SQLiteRow, to buffer: inout [UInt8]) throws(PFError) {
+        var object = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
+        object["objectId"] = .string(row.objectId)
+        for (key, value) in row.fields { object[key] = value }
+        try JSONWriter().write(.dictionary(object), into: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+    }
+}
+
+extension StoreOpeners {
+    /// Registers the generic SQLite source with the commands' options.
+    mutating func registerSQLiteDatabase(_ options: SQLiteDatabase.Options, reporter: SQLiteInput.Reporter?) {
+        register(
+            .sqliteDatabase,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                let store = try SQLiteDatabaseObjectStore(url: try StoreOpeners.existing(location), options: options)
+                if let reporter { store.onReport = { reporter.report($0) } }
+                return store
+            },
+            writer: nil)
+    }
+}
+
+extension Convert {
+    /// Converts an SQLite database: one table as JSON lines (`--table`), or every table as
+    /// `{"Table": [objects…]}` in the output format.
+    func convertSQLite(limits: PFLimits) throws {
+        let options = SQLiteDatabase.Options(
+            limits: limits, tables: table.map { [$0] } ?? sqliteTables.tableList, includeInternal: internalTables,
+            decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes, dateColumns: sqliteTables.dateColumns,
+            strict: sqliteDecoding.strict)
+        let reporter = SQLiteInput.Reporter(file: input)
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase.open(url: URL(fileURLWithPath: input), options: options)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        defer { db.close() }
+        if let table {
+            try writeJSONLines(db, table: table, reporter: reporter)
+            reporter.finish()
+            return
+        }
+        var document = OrderedDictionary<String, PFValue>()
+        do {
+            for t in db.tables {
+                var rows: [PFValue] = []
+                try db.forEachRow(of: t.name) { (row: SQLiteRow) throws(PFError) in
+                    row.reports.forEach(reporter.report)
+                    var object = OrderedDictionary<String, PFValue>()
+                    object["objectId"] = .string(row.objectId)
+                    for (key, value) in row.fields { object[key] = value }
+                    rows.append(.dictionary(object))
+                }
+                document[t.name] = .array(rows)
+            }
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        reporter.finish()
+        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+        let writeOptions = FormatIO.WriteOptions(
+            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls, canonicalCBOR: canonical)
+        let out: Data
+        do {
+            out = try FormatIO.write(.dictionary(document), as: format, options: writeOptions)
+        } catch {
+            throw CLIFailure(file: output, error)
+        }
+        try FileIO.writeAtomically(out, to: output)
+    }
+
+    /// Streams one table as JSON lines to OUTPUT (a staged sibling renamed into place when
+    /// done) or standard output, a batch of lines in memory at a time.
+    func writeJSONLines(_ db: SQLiteDatabase, table: String, reporter: SQLiteInput.Reporter) throws {
+        var staged: URL?
+        var fd = STDOUT_FILENO
+        var destination: URL?
+        if output != "-" {
+            let url = try FileIO.outputFile(output).standardizedFileURL
+            let sibling = Destination.temporarySibling(of: url)
+            fd = open(sibling.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                Destination.forget(sibling)
+                throw CLIFailure("\(output): cannot create \(sibling.lastPathComponent): \(String(cString: strerror(errno)))")
+            }
+            staged = sibling
+            destination = url
+        }
+        func discard() {
+            if let staged {
+                _ = close(fd)
+                try? FileManager.default.removeItem(at: staged)
+                Destination.forget(staged)
+            }
+        }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        func flush() throws {
+            do {
+                try StandardOutput.writeAll(Data(buffer), to: fd)
+            } catch {
+                throw CLIFailure("\(output): cannot write: \(error.reason)")
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        do {
+            var failure: Error?
+            do {
+                try db.forEachRow(of: table) { (row: SQLiteRow) throws(PFError) in
+                    row.reports.forEach(reporter.report)
+                    try SQLiteInput.appendJSONLine(row, to: &buffer)
+                    if buffer.count >= 1 << 20 {
+                        do { try flush() } catch { failure = error; throw PFError(.io, format: .output, "") }
+                    }
+                }
+            } catch {
+                if let failure { throw failure }
+                throw CLIFailure(file: input, error)
+            }
+            try flush()
+            if let staged, let destination {
+                guard close(fd) == 0 else { throw CLIFailure("\(output): cannot write: \(String(cString: strerror(errno)))") }
+                fd = -1
+                let existing = FileManager.default.fileExists(atPath: destination.path) ? destination : nil
+                do {
+                    try Destination.settle(staged, like: existing, format: .output)
+                } catch {
+                    throw CLIFailure(error.message)
+                }
+                guard rename(staged.path, destination.path) == 0 else {
+                    throw CLIFailure("\(output): cannot move the finished file into place: \(String(cString: strerror(errno)))")
+                }
+                Destination.forget(staged)
+                Destination.syncDirectory(destination.deletingLastPathComponent())
+            }
+        } catch {
+            if fd >= 0 || staged != nil { discard() }
+            throw error
+        }
+    }
+}
+
+extension Inspect {
+    /// Prints an SQLite database's tables: kind, key, rows, columns with what each holds
+    /// (kinds and counts, archive classes, a sample value) and foreign keys.
+    func inspectSQLite(limits: PFLimits) throws {
+        let options = SQLiteDatabase.Options(limits: limits, tables: sqliteTables.tableList, dateColumns: sqliteTables.dateColumns)
+        let summary: PFValue
+        do {
+            let db = try SQLiteDatabase.open(url: URL(fileURLWithPath: input), options: options)
+            defer { db.close() }
+            summary = try db.summary()
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        if json {
+            var members = summary.dictionaryValue ?? [:]
+            members.updateValue(.string(input), forKey: "file", insertingAt: 0)
+            members.updateValue("sqlite", forKey: "format", insertingAt: 1)
+            let text: Data
+            do {
+                text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(members))
+            } catch {
+                throw CLIFailure(file: input, error)
+            }
+            try StandardOutput.write(text + Data("\n".utf8))
+            return
+        }
+        var lines = ["File:        \(input)", "Format:      SQLite database (read-only source)"]
+        for (name, table) in summary["tables"]?.dictionaryValue ?? [:] {
+            lines.append(
+                "Table \(name) — \(table["kind"]?.stringValue ?? "?"), id from \(table["key"]?.stringValue ?? "?"), \(table["rows"]?.scalarDescription ?? "0") rows")
+            for (column, info) in table["columns"]?.dictionaryValue ?? [:] {
+                var line = "  \(column): \(info["type"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "(no type)")"
+                if let date = info["date"]?.stringValue { line += " as \(date) dates" }
+                if let kinds = info["kinds"]?.dictionaryValue {
+                    line += " — " + CoreDataStore.censusText(kinds.compactMapValues { $0.int64Value.flatMap { Int(exactly: $0) } })
+                }
+                lines.append(line)
+                if let sample = info["sample"]?.stringValue { lines.append("      e.g. \(sample)") }
+            }
+            for fk in table["foreignKeys"]?.arrayValue ?? [] {
+                let columns = (fk["columns"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+                var line = "  (\(columns)) -> \(fk["table"]?.stringValue ?? "?")"
+                if let pointer = fk["pointer"]?.stringValue { line += ": Pointer in \(pointer)" }
+                if let why = fk["notPointer"]?.stringValue { line += ": not a Pointer, \(why)" }
+                lines.append(line)
+            }
+        }
+        for (name, why) in summary["skipped"]?.dictionaryValue ?? [:] {
+            lines.append("Skipped \(name): \(why.stringValue ?? "")")
+        }
+        try StandardOutput.writeLines(lines)
+    }
+}

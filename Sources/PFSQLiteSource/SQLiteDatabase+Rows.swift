@@ -1,0 +1,396 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFFormats
+import PFJSON
+
+/// A column read as a date (`--date-column TABLE.COLUMN=ENCODING`): Apple databases keep
+/// times as numbers counted from 2001 (Mac absolute time) or 1970 (Unix time).
+public struct SQLiteDateColumn: Sendable, Hashable, CustomStringConvertible {
+    /// How the number counts time.
+    public enum Encoding: String, Sendable, CaseIterable {
+        /// Seconds since 2001-01-01 00:00:00 UTC (`NSDate`'s reference date, Core Data, most
+        /// Apple databases).
+        case mac
+        /// Nanoseconds since 2001-01-01 00:00:00 UTC (`chat.db`'s `message.date` since macOS 10.13).
+        case macNanoseconds = "mac-ns"
+        /// Seconds since 1970-01-01 00:00:00 UTC.
+        case unix
+        /// Milliseconds since 1970-01-01 00:00:00 UTC.
+        case unixMilliseconds = "unix-ms"
+
+        /// The seconds since 1970 a stored number stands for.
+        func unixSeconds(_ number: Double) -> Double {
+            switch self {
+            case .mac: number + PFDateFormat.unixToReferenceOffset
+            case .macNanoseconds: number / 1e9 + PFDateFormat.unixToReferenceOffset
+            case .unix: number
+            case .unixMilliseconds: number / 1e3
+            }
+        }
+    }
+
+    /// The table.
+    public var table: String
+    /// The column.
+    public var column: String
+    /// The encoding.
+    public var encoding: Encoding
+
+    /// Makes a date column.
+    public init(table: String, column: String, encoding: Encoding) {
+        self.table = table
+        self.column = column
+        self.encoding = encoding
+    }
+
+    /// Parses `TABLE.COLUMN=ENCODING` (such as `message.date=mac-ns`); the table ends at the
+    /// first `.`, the encoding starts after the last `=`.
+    /// - Throws: ``PFCore/PFError`` `usage` (``SQLiteSourceFailure/badDateColumn(_:)``).
+    public init(parsing text: String) throws(PFError) {
+        guard let equals = text.lastIndex(of: "="), let dot = text[..<equals].firstIndex(of: "."),
+            let encoding = Encoding(rawValue: String(text[text.index(after: equals)...]))
+        else { throw PFError(SQLiteSourceFailure.badDateColumn(text), format: .sqlite) }
+        table = String(text[..<dot])
+        column = String(text[text.index(after: dot)..<equals])
+        self.encoding = encoding
+        guard !table.isEmpty, !column.isEmpty else { throw PFError(SQLiteSourceFailure.badDateColumn(text), format: .sqlite) }
+    }
+
+    public var description: String { "\(table).\(column)=\(encoding.rawValue)" }
+
+    /// The date a stored value stands for, or why it stands for none.
+    package func date(_ value: SQLiteValue) -> Result<Date, DateProblem> {
+        let number: Double
+        switch value {
+        case .integer(let i): number = Double(i)
+        case .real(let d): number = d
+        default: return .failure(DateProblem(message: "\(value.kind) is not a number of \(encoding.rawValue) time; kept as stored"))
+        }
+        let seconds = encoding.unixSeconds(number)
+        // Years 1 to 9999, the dates every writer can hold.
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else {
+            return .failure(DateProblem(message: "\(number) is outside years 1-9999 as \(encoding.rawValue) time; kept as stored"))
+        }
+        return .success(Date(timeIntervalSince1970: seconds))
+    }
+
+    /// Why a value is not a date.
+    public struct DateProblem: Error, Sendable {
+        /// What was found.
+        public var message: String
+    }
+}
+
+/// One row read as an object.
+public struct SQLiteRow: Sendable {
+    /// The row's stable object id (``SQLiteTable/Key``).
+    public var objectId: String
+    /// The fields, in column order: values in Parse's REST shape (``SQLiteDatabase`` documents
+    /// the mapping).
+    public var fields: OrderedDictionary<String, PFValue>
+    /// What could not be read as asked (a payload that does not decode, a date that is not
+    /// one), each kept as stored.
+    public var reports: [SQLiteRowReport]
+    /// The stored values of the fields that were decoded, by field (a caller falls back to them
+    /// when a decoded value does not fit its destination).
+    public var originals: [String: PFValue]
+}
+
+/// Something a row held that was kept as stored instead of decoded, with where it is.
+public struct SQLiteRowReport: Sendable, Equatable, CustomStringConvertible {
+    /// The table (class).
+    public var table: String
+    /// The row's object id.
+    public var objectId: String
+    /// The column.
+    public var column: String
+    /// What was found and what was kept.
+    public var message: String
+
+    /// Makes a report.
+    public init(table: String, objectId: String, column: String, message: String) {
+        self.table = table
+        self.objectId = objectId
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String { "\(table) \(objectId).\(column): \(message)" }
+}
+
+extension SQLiteValue {
+    /// The storage class's name, for messages.
+    package var kind: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "an INTEGER"
+        case .real: "a REAL"
+        case .text: "TEXT"
+        case .blob: "a BLOB"
+        }
+    }
+}
+
+// MARK: - Reading rows
+
+extension SQLiteDatabase {
+    /// The names a field cannot have (Parse keeps them): a column so named is read as
+    /// `<name>_sqlite`.
+    static let reservedNames: Set<String> = ["objectId", "className", "createdAt", "updatedAt", "ACL"]
+
+    /// The field a column is read under.
+    public static func fieldName(_ column: String) -> String {
+        reservedNames.contains(column) ? column + "_sqlite" : column
+    }
+
+    /// The select list and order of a table: its id columns first, then its columns.
+    func query(_ table: SQLiteTable) -> (sql: String, leading: Int) {
+        let columns = table.columns.map { SQLiteConnection.quote($0.name) }
+        let from = SQLiteConnection.quote(table.name)
+        switch table.key {
+        case .integerPrimaryKey(let c):
+            return ("SELECT \(columns.joined(separator: ", ")) FROM \(from) ORDER BY \(SQLiteConnection.quote(c))", 0)
+        case .rowid(let r):
+            return ("SELECT \(r), \(columns.joined(separator: ", ")) FROM \(from) ORDER BY \(r)", 1)
+        case .columns(let cs, let r?):
+            _ = cs
+            return ("SELECT \(r), \(columns.joined(separator: ", ")) FROM \(from) ORDER BY \(r)", 1)
+        case .columns(let cs, nil):
+            let order = cs.map { SQLiteConnection.quote($0) }.joined(separator: ", ")
+            return ("SELECT \(columns.joined(separator: ", ")) FROM \(from) ORDER BY \(order)", 0)
+        case .ordinal:
+            return ("SELECT \(columns.isEmpty ? "*" : columns.joined(separator: ", ")) FROM \(from)", 0)
+        }
+    }
+
+    /// Calls `body` with each row of a table as an object, in key order (rowid, or the
+    /// primary key of a WITHOUT ROWID table), a batch of rows in memory at a time.
+    /// - Parameters:
+    ///   - tableName: the table.
+    ///   - batchSize: rows read from SQLite at a time.
+    ///   - body: called with each row.
+    /// - Throws: ``PFCore/PFError``: `usage` for an unknown table; SQLite's errors; with
+    ///   ``Options/strict``, the first payload or date that cannot be read
+    ///   (``SQLiteSourceFailure/undecodable(file:table:objectId:column:reason:)``); what `body` throws.
+    public func forEachRow(of tableName: String, batchSize: Int = 256, _ body: (SQLiteRow) throws(PFError) -> Void) throws(PFError) {
+        let table = try known(tableName)
+        let (sql, leading) = query(table)
+        let cursor = try connection.cursor(sql, context: "\(url.lastPathComponent): reading \(table.name)")
+        defer { cursor.finish() }
+        let reader = RowReader(database: self, table: table, leading: leading)
+        // Rows are turned into objects (payloads decoded) on every core, a batch per task, and
+        // handed to `body` in key order on this thread: memory holds a few batches.
+        let workers = options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), [SQLiteRow], PFError>(workers: workers) { batch throws(PFError) in
+            var out: [SQLiteRow] = []
+            out.reserveCapacity(batch.rows.count)
+            for (i, raw) in batch.rows.enumerated() { out.append(try reader.read(raw, ordinal: batch.first + Int64(i))) }
+            return out
+        }
+        func deliver(_ rows: [SQLiteRow]) throws(PFError) {
+            for row in rows { try body(row) }
+        }
+        var ordinal: Int64 = 1
+        do throws(PFError) {
+            while true {
+                let rows = try cursor.next(upTo: batchSize)
+                if rows.isEmpty { break }
+                try map.submit((rows, ordinal), deliver: deliver)
+                ordinal += Int64(rows.count)
+            }
+            try map.finish(deliver: deliver)
+        } catch {
+            map.cancel()
+            throw error
+        }
+    }
+
+    /// Turns raw rows of one table into ``SQLiteRow``s.
+    struct RowReader: Sendable {
+        let database: SQLiteDatabase
+        let table: SQLiteTable
+        let leading: Int
+        let dates: [String: SQLiteDateColumn]
+        /// Column index → the foreign key whose one column it is (a Pointer).
+        let pointers: [Int: SQLiteForeignKey]
+        /// Composite foreign keys that are Pointers, with the indexes of their columns in key order.
+        let composite: [(SQLiteForeignKey, [Int])]
+        let keyIndexes: [Int]
+        let file: String
+
+        init(database: SQLiteDatabase, table: SQLiteTable, leading: Int) {
+            self.database = database
+            self.table = table
+            self.leading = leading
+            file = database.url.lastPathComponent
+            var dates: [String: SQLiteDateColumn] = [:]
+            for column in database.options.dateColumns where column.table == table.name { dates[column.column] = column }
+            self.dates = dates
+            let index = Dictionary(table.columns.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+            var pointers: [Int: SQLiteForeignKey] = [:]
+            var composite: [(SQLiteForeignKey, [Int])] = []
+            for fk in table.foreignKeys where fk.isPointer {
+                let indexes = fk.columnsInKeyOrder.compactMap { index[$0] }
+                guard indexes.count == fk.columnsInKeyOrder.count else { continue }
+                if fk.columns.count == 1, let only = indexes.first, pointers[only] == nil {
+                    pointers[only] = fk
+                } else if fk.columns.count > 1 {
+                    composite.append((fk, indexes))
+                }
+            }
+            self.pointers = pointers
+            self.composite = composite
+            keyIndexes = (table.identityColumns ?? []).compactMap { index[$0] }
+        }
+
+        func read(_ raw: [SQLiteValue], ordinal: Int64) throws(PFError) -> SQLiteRow {
+            let values = raw.dropFirst(leading)
+            let id = objectId(raw, ordinal: ordinal)
+            var fields = OrderedDictionary<String, PFValue>(minimumCapacity: table.columns.count + composite.count)
+            var reports: [SQLiteRowReport] = []
+            var originals: [String: PFValue] = [:]
+            let options = database.options
+            for (offset, column) in table.columns.enumerated() {
+                let value = values[values.startIndex + offset]
+                let field = SQLiteDatabase.fieldName(column.name)
+                if let fk = pointers[offset] {
+                    fields[field] = SQLiteDatabase.pointer(fk.parentTable, [value])
+                    continue
+                }
+                if let dateColumn = dates[column.name], !value.isNull {
+                    switch dateColumn.date(value) {
+                    case .success(let date):
+                        fields[field] = .date(date)
+                        continue
+                    case .failure(let problem):
+                        try report(&reports, id, column.name, problem.message)
+                    }
+                }
+                let (converted, problem, decoded) = SQLiteDatabase.convert(value, decode: options.decodeBlobs, limits: options.limits)
+                fields[field] = converted
+                if let problem { try report(&reports, id, column.name, problem) }
+                if decoded {
+                    let stored = SQLiteDatabase.plain(value)
+                    originals[field] = stored
+                    if options.keepOriginalBytes {
+                        var name = field + "_bytes"
+                        while table.columns.contains(where: { SQLiteDatabase.fieldName($0.name) == name }) { name += "_" }
+                        fields[name] = stored
+                    }
+                }
+            }
+            for (fk, indexes) in composite {
+                guard let field = fk.pointerField else { continue }
+                fields[field] = SQLiteDatabase.pointer(fk.parentTable, indexes.map { values[values.startIndex + $0] })
+            }
+            return SQLiteRow(objectId: id, fields: fields, reports: reports, originals: originals)
+        }
+
+        func report(_ reports: inout [SQLiteRowReport], _ id: String, _ column: String, _ message: String) throws(PFError) {
+            if database.options.strict {
+                throw PFError(
+                    SQLiteSourceFailure.undecodable(file: file, table: table.name, objectId: id, column: column, reason: message),
+                    format: SQLiteDatabase.format)
+            }
+            reports.append(SQLiteRowReport(table: table.name, objectId: id, column: column, message: message))
+        }
+
+        func objectId(_ raw: [SQLiteValue], ordinal: Int64) -> String {
+            switch table.key {
+            case .integerPrimaryKey:
+                if let i = keyIndexes.first, let v = raw[leading + i].int64 { return String(v) }
+                return "row-\(ordinal)"
+            case .rowid:
+                return raw.first?.int64.map { String($0) } ?? "row-\(ordinal)"
+            case .columns(_, let rowid):
+                let key = keyIndexes.map { raw[leading + $0] }
+                if let id = SQLiteDatabase.identity(key) { return id }
+                if rowid != nil, let r = raw.first?.int64 { return "rowid:\(r)" }
+                return "row-\(ordinal)"
+            case .ordinal:
+                return String(ordinal)
+            }
+        }
+    }
+
+    /// The id text of key values: one value's text (an integer in decimal, a real as Swift
+    /// prints it, text as is, a blob as `x'…'` hex), or several as a JSON array; `nil` when a
+    /// value is NULL.
+    static func identity(_ values: [SQLiteValue]) -> String? {
+        guard !values.isEmpty, !values.contains(where: \.isNull) else { return nil }
+        if values.count == 1, let only = values.first { return text(only) }
+        let array = PFValue.array(values.map { v in
+            switch v {
+            case .integer(let i): .int(i)
+            case .real(let d): .double(d)
+            default: .string(text(v))
+            }
+        })
+        guard let data = try? JSONWriter(options: .init(typedValues: false)).write(array) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func text(_ value: SQLiteValue) -> String {
+        switch value {
+        case .integer(let i): String(i)
+        case .real(let d): "\(d)"
+        case .text(let s): s
+        case .blob(let b): "x'" + b.map { String(format: "%02x", $0) }.joined() + "'"
+        case .null: ""
+        }
+    }
+
+    /// A Pointer to the row of `table` whose key is `values`, or null when a value is NULL.
+    static func pointer(_ table: String, _ values: [SQLiteValue]) -> PFValue {
+        guard let id = identity(values) else { return .null }
+        return ["__type": "Pointer", "className": .string(table), "objectId": .string(id)]
+    }
+
+    /// A stored value as is: integers and reals → numbers, text → a string, a blob → bytes.
+    static func plain(_ value: SQLiteValue) -> PFValue {
+        switch value {
+        case .null: .null
+        case .integer(let i): .int(i)
+        case .real(let d): .double(d)
+        case .text(let s): .string(s)
+        case .blob(let b): .data(b)
+        }
+    }
+
+    /// A value, decoded when asked and it holds a payload: the value, why a claimed payload
+    /// was kept as stored (or nested payloads were), and whether it was decoded.
+    static func convert(_ value: SQLiteValue, decode: Bool, limits: PFLimits) -> (PFValue, String?, Bool) {
+        let bytes: Data
+        switch value {
+        case .blob(let b) where decode: bytes = b
+        case .text(let s) where decode && Self.textMayHoldPayload(s): bytes = Data(s.utf8)
+        default: return (plain(value), nil, false)
+        }
+        let result = EmbeddedPayload.decode(bytes, options: .init(limits: limits))
+        switch result.outcome {
+        case .decoded(let decoded):
+            guard !result.notes.isEmpty else { return (decoded, nil, true) }
+            let text = result.notes.prefix(3).map(\.description).joined(separator: "; ")
+            let more = result.notes.count > 3 ? " (and \(result.notes.count - 3) more)" : ""
+            return (decoded, "nested payloads kept as bytes: \(text)\(more)", true)
+        case .bytes:
+            return (plain(value), nil, false)
+        case .undecodable(let why):
+            return (plain(value), why, false)
+        }
+    }
+
+    /// Whether text may hold a payload (JSON, an XML property list): it starts, after white
+    /// space, with `{`, `[` or `<`. Cheap, so plain text is never handed to a decoder.
+    static func textMayHoldPayload(_ text: String) -> Bool {
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "<"): return true
+            default: return false
+            }
+        }
+        return false
+    }
+}

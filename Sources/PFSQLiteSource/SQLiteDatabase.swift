@@ -1,0 +1,399 @@
+import Foundation
+import OrderedCollections
+import PFCore
+
+/// Any SQLite database opened read-only as a source of objects: tables are classes, rows are
+/// objects, declared foreign keys are Pointers, and the payloads hidden in columns (binary
+/// and XML property lists, keyed archives, typedstreams, JSON, CBOR, gzip or zlib around
+/// them) can be decoded (``Options/decodeBlobs``).
+///
+/// ```swift
+/// let db = try SQLiteDatabase.open(url: URL(fileURLWithPath: "chat.db"),
+///                                  options: .init(decodeBlobs: true, dateColumns: [try .init(parsing: "message.date=mac-ns")]))
+/// defer { db.close() }
+/// for table in db.tables {
+///     try db.forEachRow(of: table.name) { row in print(row.objectId, row.value) }
+/// }
+/// ```
+///
+/// Opening copies the file with its `-wal`, `-shm` and `-journal` into a private temporary
+/// directory (``StoreCopy``, shared with the Core Data reader) and opens only the copy, so
+/// nothing is created, changed or locked beside the source, and changes that live only in the
+/// `-wal` are read. ``close()`` deletes the copy.
+///
+/// Which tables become classes: ordinary tables of the main schema (`PRAGMA table_list`);
+/// views, virtual tables (FTS, R*Tree), their shadow tables and SQLite's own `sqlite_*` tables
+/// are skipped unless ``Options/includeInternal`` is set (``skipped`` says why each was).
+public final class SQLiteDatabase: Sendable {
+    /// How to open and read a database.
+    public struct Options: Sendable {
+        /// The decoding limits: every decoded payload stays within them (nested payloads share
+        /// one budget per value).
+        public var limits: PFLimits
+        /// Only these tables (exact names), or every table when `nil`.
+        public var tables: [String]?
+        /// Whether views, virtual tables, shadow tables and `sqlite_*` tables are read too.
+        /// Default `false`.
+        public var includeInternal: Bool
+        /// Whether BLOB values (and TEXT values that hold JSON or an XML property list) that
+        /// hold a payload are decoded into typed values. Default `false`: bytes stay bytes.
+        public var decodeBlobs: Bool
+        /// With ``decodeBlobs``: whether a decoded value keeps its original bytes (or text)
+        /// alongside, in the field `<column>_bytes`. Default `false`.
+        public var keepOriginalBytes: Bool
+        /// Columns read as dates (``SQLiteDateColumn``).
+        public var dateColumns: [SQLiteDateColumn]
+        /// Whether a payload that claims a format and does not decode, or a date column
+        /// value that is not a date, stops the read (an error) instead of being reported in
+        /// ``SQLiteRow/reports`` and kept as stored. Default `false`.
+        public var strict: Bool
+
+        /// Makes options; every parameter defaults to the value documented on its property.
+        public init(
+            limits: PFLimits = .default, tables: [String]? = nil, includeInternal: Bool = false, decodeBlobs: Bool = false,
+            keepOriginalBytes: Bool = false, dateColumns: [SQLiteDateColumn] = [], strict: Bool = false
+        ) {
+            self.limits = limits
+            self.tables = tables
+            self.includeInternal = includeInternal
+            self.decodeBlobs = decodeBlobs
+            self.keepOriginalBytes = keepOriginalBytes
+            self.dateColumns = dateColumns
+            self.strict = strict
+        }
+    }
+
+    /// The database's URL, as given.
+    public let url: URL
+    /// The tables read as classes, in the schema's order (by name).
+    public let tables: [SQLiteTable]
+    /// The tables, views and virtual tables left out, with why.
+    public let skipped: OrderedDictionary<String, String>
+    /// The options the database was opened with.
+    public let options: Options
+
+    let connection: SQLiteConnection
+    let copy: StoreCopy
+
+    /// The format errors are reported under.
+    static let format = PFError.Format.sqlite
+
+    /// The private copy SQLite reads (inside a temporary directory deleted by ``close()``).
+    public var workingCopy: URL { copy.database }
+
+    /// The table named `name` (exactly), or `nil`.
+    public func table(named name: String) -> SQLiteTable? { tables.first { $0.name == name } }
+
+    // MARK: - Opening
+
+    /// Opens any SQLite database read-only, through a private copy.
+    /// - Parameters:
+    ///   - url: the database file; a `-wal` (and `-shm`, `-journal`) beside it is copied too.
+    ///   - options: what to read and how.
+    /// - Returns: the open database.
+    /// - Throws: ``PFCore/PFError`` — `io` when the file is missing or cannot be copied;
+    ///   `syntax` when it is not SQLite or is corrupt; `truncated` when it is shorter than its
+    ///   header says; `usage` (``SQLiteSourceFailure``) for a table or date column the
+    ///   database does not have.
+    public static func open(url: URL, options: Options = Options()) throws(PFError) -> SQLiteDatabase {
+        let copy = try StoreCopy.make(of: url, format: format)
+        do {
+            return try SQLiteDatabase(url: url, copy: copy, options: options)
+        } catch {
+            copy.remove()
+            throw error
+        }
+    }
+
+    private init(url: URL, copy: StoreCopy, options: Options) throws(PFError) {
+        self.url = url
+        self.copy = copy
+        self.options = options
+        connection = try SQLiteConnection(path: copy.database.path, format: Self.format)
+        do {
+            // Nothing is ever written to the copy either.
+            _ = try connection.rows("PRAGMA query_only = 1", context: "\(url.lastPathComponent): opening")
+            let (tables, skipped) = try Self.readSchema(connection, file: url.lastPathComponent, options: options)
+            self.tables = tables
+            self.skipped = skipped
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    deinit {
+        connection.close()
+        copy.remove()
+    }
+
+    /// Closes the database and deletes the private copy. Later reads fail with an error.
+    public func close() {
+        connection.close()
+        copy.remove()
+    }
+
+    /// The number of rows of a table.
+    /// - Throws: ``PFCore/PFError`` `usage` for an unknown table; SQLite's errors.
+    public func rowCount(of table: String) throws(PFError) -> Int {
+        let table = try self.known(table)
+        let rows = try connection.rows(
+            "SELECT COUNT(*) FROM \(SQLiteConnection.quote(table.name))", context: "\(url.lastPathComponent): counting \(table.name)")
+        return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
+    }
+
+    func known(_ name: String) throws(PFError) -> SQLiteTable {
+        guard let table = table(named: name) else {
+            throw PFError(SQLiteSourceFailure.noSuchTable(file: url.lastPathComponent, table: name, available: tables.map(\.name)), format: Self.format)
+        }
+        return table
+    }
+
+    // MARK: - Schema
+
+    /// Reads the tables, their columns, keys and foreign keys.
+    static func readSchema(
+        _ connection: SQLiteConnection, file: String, options: Options
+    ) throws(PFError) -> ([SQLiteTable], OrderedDictionary<String, String>) {
+        let context = "\(file): reading the schema"
+        // schema, name, type (table, view, shadow, virtual), ncol, wr (WITHOUT ROWID), strict
+        let list = try connection.rows("PRAGMA main.table_list", context: context)
+        var candidates: [(name: String, type: String, withoutRowID: Bool)] = []
+        for row in list where row.count >= 5 {
+            guard let name = row[1].text, let type = row[2].text else { continue }
+            // The schema table itself is not data.
+            if ["sqlite_temp_master", "sqlite_schema", "sqlite_master", "sqlite_temp_schema"].contains(name.lowercased()) { continue }
+            candidates.append((name, type, (row[4].int64 ?? 0) != 0))
+        }
+        candidates.sort { $0.name < $1.name }
+        let wanted = options.tables.map(Set.init)
+        if let wanted {
+            let names = Set(candidates.map(\.name))
+            if let missing = wanted.sorted().first(where: { !names.contains($0) }) {
+                throw PFError(
+                    SQLiteSourceFailure.noSuchTable(file: file, table: missing, available: candidates.filter { $0.type == "table" }.map(\.name)),
+                    format: format)
+            }
+        }
+        // Every ordinary table's schema is read (foreign keys resolve against them all, so a
+        // Pointer is made even to a table left out by `tables`), then the selection is kept.
+        var all: [SQLiteTable] = []
+        var selected: Set<String> = []
+        var skipped = OrderedDictionary<String, String>()
+        for candidate in candidates {
+            let name = candidate.name
+            let asked = wanted?.contains(name) == true
+            var kind: SQLiteTable.Kind
+            switch candidate.type {
+            case "table": kind = name.lowercased().hasPrefix("sqlite_") ? .internal : .table
+            case "view": kind = .view
+            case "virtual": kind = .virtual
+            case "shadow": kind = .shadow
+            default: kind = .internal
+            }
+            let chosen = asked || (wanted == nil && (kind == .table || options.includeInternal))
+            if kind != .table && !chosen {
+                if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables (convert) or --tables \(name)" }
+                continue
+            }
+            all.append(try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context))
+            if chosen { selected.insert(name) }
+        }
+        // Foreign keys become Pointers only to tables whose identity the referenced columns are.
+        let byName = Dictionary(all.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        var tables: [SQLiteTable] = []
+        for var table in all where selected.contains(table.name) {
+            for fk in table.foreignKeys.indices {
+                let key = table.foreignKeys[fk]
+                guard let parent = byName[key.parentTable.lowercased()] else {
+                    table.foreignKeys[fk].pointerField = nil
+                    table.foreignKeys[fk].note = "the database has no table \(key.parentTable)"
+                    continue
+                }
+                table.foreignKeys[fk].parentTable = parent.name
+                let referenced = key.parentColumns.isEmpty ? parent.identityColumns : key.parentColumns
+                guard let identity = parent.identityColumns, let referenced,
+                    referenced.count == identity.count,
+                    Set(referenced.map { $0.lowercased() }) == Set(identity.map { $0.lowercased() })
+                else {
+                    table.foreignKeys[fk].pointerField = nil
+                    table.foreignKeys[fk].note = "it references \(key.parentColumns.joined(separator: ", ")), not the key of \(parent.name)"
+                    continue
+                }
+                // The child's columns in the order of the parent's key.
+                var ordered: [String] = []
+                for column in identity {
+                    guard let at = referenced.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { continue }
+                    ordered.append(key.columns[at])
+                }
+                table.foreignKeys[fk].columnsInKeyOrder = ordered
+            }
+            tables.append(table)
+        }
+        for column in options.dateColumns {
+            guard let table = tables.first(where: { $0.name == column.table }) else {
+                if byName[column.table.lowercased()] != nil || skipped[column.table] != nil { continue }
+                throw PFError(SQLiteSourceFailure.noSuchDateColumn(file: file, column: column.description), format: format)
+            }
+            guard table.columns.contains(where: { $0.name == column.column }) else {
+                throw PFError(SQLiteSourceFailure.noSuchDateColumn(file: file, column: column.description), format: format)
+            }
+        }
+        return (tables, skipped)
+    }
+
+    static func readTable(
+        _ connection: SQLiteConnection, name: String, kind: SQLiteTable.Kind, withoutRowID: Bool, context: String
+    ) throws(PFError) -> SQLiteTable {
+        var columns: [SQLiteColumn] = []
+        // cid, name, type, notnull, dflt_value, pk, hidden (0 normal, 1 hidden, 2/3 generated)
+        for row in try connection.rows("PRAGMA main.table_xinfo(\(SQLiteConnection.quote(name)))", context: context) where row.count >= 7 {
+            guard let columnName = row[1].text else { continue }
+            let hidden = row[6].int64 ?? 0
+            if hidden == 1 { continue }
+            columns.append(
+                SQLiteColumn(
+                    name: columnName, declaredType: row[2].text ?? "", notNull: (row[3].int64 ?? 0) != 0,
+                    primaryKeyPosition: Int(clamping: row[5].int64 ?? 0)))
+        }
+        let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+        let names = Set(columns.map { $0.name.lowercased() })
+        let rowidName = kind == .view || withoutRowID ? nil : ["rowid", "_rowid_", "oid"].first { !names.contains($0) }
+        let key: SQLiteTable.Key
+        if keyColumns.count == 1, let only = keyColumns.first, only.declaredType.uppercased() == "INTEGER", !withoutRowID, kind == .table {
+            // INTEGER PRIMARY KEY: the column is the rowid.
+            key = .integerPrimaryKey(only.name)
+        } else if !keyColumns.isEmpty {
+            key = .columns(keyColumns.map(\.name), rowid: rowidName)
+        } else if let rowidName {
+            key = .rowid(rowidName)
+        } else {
+            key = .ordinal
+        }
+        var foreignKeys: [SQLiteForeignKey] = []
+        if kind == .table {
+            // id, seq, table, from, to, on_update, on_delete, match
+            var grouped = OrderedDictionary<Int64, SQLiteForeignKey>()
+            for row in try connection.rows("PRAGMA main.foreign_key_list(\(SQLiteConnection.quote(name)))", context: context) where row.count >= 5 {
+                guard let id = row[0].int64, let parent = row[2].text, let from = row[3].text else { continue }
+                var fk = grouped[id] ?? SQLiteForeignKey(columns: [], parentTable: parent, parentColumns: [])
+                fk.columns.append(from)
+                if let to = row[4].text { fk.parentColumns.append(to) }
+                grouped[id] = fk
+            }
+            for (_, var fk) in grouped.sorted(by: { $0.key < $1.key }) {
+                if fk.parentColumns.count != fk.columns.count { fk.parentColumns = [] }
+                fk.pointerField = fk.columns.count == 1 ? fk.columns[0] : fk.columns.joined(separator: "_") + "_ref"
+                foreignKeys.append(fk)
+            }
+        }
+        return SQLiteTable(name: name, kind: kind, columns: columns, key: key, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
+    }
+}
+
+// MARK: - Model
+
+/// A table (or view, or virtual table) read as a class.
+public struct SQLiteTable: Sendable, Equatable {
+    /// What kind of schema object it is.
+    public enum Kind: String, Sendable, Equatable {
+        /// An ordinary table.
+        case table
+        /// A view (no rowid: rows get their ordinal number as id).
+        case view
+        /// A virtual table (FTS, R*Tree, …), read through its module.
+        case virtual = "virtual table"
+        /// A shadow table holding a virtual table's data.
+        case shadow = "shadow table"
+        /// One of SQLite's own tables (`sqlite_sequence`, `sqlite_stat1`, …).
+        case `internal` = "SQLite internal table"
+    }
+
+    /// How a row's object id is made (stable across runs on the same file).
+    public enum Key: Sendable, Equatable, CustomStringConvertible {
+        /// An `INTEGER PRIMARY KEY` column (the rowid): the id is the integer in decimal.
+        case integerPrimaryKey(String)
+        /// A declared primary key that is not the rowid, one column or several: the id is the
+        /// value's text (one column) or a JSON array of the values (several); a row whose key
+        /// holds NULL (SQLite allows it outside WITHOUT ROWID tables) gets `rowid:<n>` when the
+        /// table has a rowid (named here).
+        case columns([String], rowid: String?)
+        /// No declared key: the rowid in decimal (read under this name: `rowid`, `_rowid_` or
+        /// `oid`, whichever no column uses).
+        case rowid(String)
+        /// Neither key nor rowid (a view): the row's ordinal number, from 1, in the view's order.
+        case ordinal
+
+        public var description: String {
+            switch self {
+            case .integerPrimaryKey(let c): "INTEGER PRIMARY KEY \(c)"
+            case .columns(let cs, _): "PRIMARY KEY (\(cs.joined(separator: ", ")))"
+            case .rowid: "rowid"
+            case .ordinal: "row number"
+            }
+        }
+    }
+
+    /// The table's name.
+    public var name: String
+    /// Its kind.
+    public var kind: Kind
+    /// Its columns, in order (hidden columns of virtual tables left out).
+    public var columns: [SQLiteColumn]
+    /// How object ids are made.
+    public var key: Key
+    /// Whether it is a `WITHOUT ROWID` table.
+    public var withoutRowID: Bool
+    /// Its declared foreign keys.
+    public var foreignKeys: [SQLiteForeignKey]
+
+    /// The columns an id is made of, when ids are made of column values.
+    public var identityColumns: [String]? {
+        switch key {
+        case .integerPrimaryKey(let c): [c]
+        case .columns(let cs, _): cs
+        case .rowid, .ordinal: nil
+        }
+    }
+}
+
+/// A column of a table.
+public struct SQLiteColumn: Sendable, Equatable {
+    /// Its name.
+    public var name: String
+    /// Its declared type as written (`INTEGER`, `varchar(20)`, empty).
+    public var declaredType: String
+    /// Whether it is declared NOT NULL.
+    public var notNull: Bool
+    /// Its position in the primary key, from 1, or 0.
+    public var primaryKeyPosition: Int
+}
+
+/// A declared foreign key (`PRAGMA foreign_key_list`).
+public struct SQLiteForeignKey: Sendable, Equatable {
+    /// The child columns.
+    public var columns: [String]
+    /// The parent table.
+    public var parentTable: String
+    /// The parent columns as declared (empty when the declaration names none: the parent's
+    /// primary key).
+    public var parentColumns: [String]
+    /// The field holding the Pointer: the column itself for a one-column key (its value
+    /// becomes the Pointer), `<col1>_<col2>_ref` beside the columns for a composite one; `nil`
+    /// when the key cannot be a Pointer (``note`` says why) and the columns keep their values.
+    public var pointerField: String?
+    /// The child columns in the order of the parent's key columns (set when a Pointer is made).
+    public var columnsInKeyOrder: [String] = []
+    /// Why the key is not a Pointer, when it is not.
+    public var note: String?
+
+    /// Makes a foreign key.
+    public init(columns: [String], parentTable: String, parentColumns: [String]) {
+        self.columns = columns
+        self.parentTable = parentTable
+        self.parentColumns = parentColumns
+    }
+
+    /// Whether the key becomes a Pointer.
+    public var isPointer: Bool { pointerField != nil && !columnsInKeyOrder.isEmpty }
+}

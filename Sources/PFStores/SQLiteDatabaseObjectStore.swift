@@ -1,0 +1,148 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFParse
+import PFSQLiteSource
+
+/// Any SQLite database (neither a Core Data store nor pfarchive's own store) as a read-only
+/// source of Parse-like objects, so it can be imported into any other store.
+///
+/// Each table is a class and each row an object (``PFSQLiteSource/SQLiteDatabase``): the
+/// objectId from the INTEGER PRIMARY KEY, the declared primary key or the rowid; declared
+/// foreign keys to tables that are read become Pointers; INTEGER and REAL are Numbers, TEXT a
+/// String, BLOB Bytes, NULL null; `--date-column` columns are Dates; with
+/// ``PFSQLiteSource/SQLiteDatabase/Options/decodeBlobs`` payloads become typed values. The
+/// database is read through a private copy, so the user's files (`-wal`/`-shm` included) are
+/// never touched.
+///
+/// The schema is learned from the values while the objects are read
+/// (``declaredSchema()`` is `nil`): SQLite types values, not columns.
+public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
+    /// The opened database.
+    public let database: SQLiteDatabase
+    /// Values kept as stored instead of decoded, with where they are (the first 1,000).
+    public private(set) var reports: [SQLiteRowReport] = []
+    /// How many values were kept as stored in all, over every read so far.
+    public private(set) var reportCount = 0
+    /// Called with each report as it is made (the CLI prints them on stderr).
+    public var onReport: ((SQLiteRowReport) -> Void)?
+    private var learned = ParseSchema()
+    private var read: Set<String> = []
+    private var closed = false
+
+    /// Opens a database read-only.
+    /// - Parameters:
+    ///   - url: the database file.
+    ///   - options: tables, decoding and date columns.
+    /// - Throws: ``PFCore/PFError`` when the file is not a readable SQLite database.
+    public init(url: URL, options: SQLiteDatabase.Options = .init()) throws(PFError) {
+        database = try SQLiteDatabase.open(url: url, options: options)
+    }
+
+    public var location: String { database.url.path }
+
+    /// The tables read, by name.
+    public func classNames() throws(PFError) -> [String] { database.tables.map(\.name) }
+
+    /// `nil`: the schema is learned from the values while they are read.
+    public func declaredSchema() throws(PFError) -> ParseSchema? { nil }
+
+    /// The schema: foreign keys as Pointers to their table, and every other field typed by its
+    /// first non-null value (a date column's Date, a decoded payload's Object or Array) (a class not read yet is read for this).
+    public func schema() throws(PFError) -> ParseSchema {
+        for table in database.tables where !read.contains(table.name) {
+            try forEachObject(in: table.name) { _ in }
+        }
+        var schema = ParseSchema()
+        for table in database.tables {
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            let pointerFields = Dictionary(
+                table.foreignKeys.compactMap { fk in fk.isPointer ? fk.pointerField.map { ($0, fk.parentTable) } : nil },
+                uniquingKeysWith: { a, _ in a })
+            for (name, field) in learned.classes[table.name] ?? [:] {
+                fields[name] = pointerFields[name].map { ParseSchema.Field("Pointer", targetClass: $0) } ?? field
+            }
+            for (name, target) in pointerFields where fields[name] == nil {
+                fields[name] = ParseSchema.Field("Pointer", targetClass: target)
+            }
+            schema.classes[table.name] = fields
+        }
+        return schema
+    }
+
+    public func estimatedObjectCount(in className: String) -> Int? {
+        try? database.rowCount(of: className)
+    }
+
+    /// Streams a table's rows as objects. A decoded payload that a Parse object cannot hold
+    /// is kept as stored, with a report (an error with `strict`).
+    public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        try database.forEachRow(of: className) { (row: SQLiteRow) throws(PFError) in
+            for report in row.reports { record(report) }
+            var object: ParseObject
+            do throws(PFError) {
+                object = try Self.object(row, className: className)
+            } catch {
+                guard !row.originals.isEmpty else { throw located(error, className: className, id: row.objectId) }
+                // A decoded payload a Parse object cannot hold: keep what was stored.
+                var plain = row
+                for (field, stored) in row.originals { plain.fields[field] = stored }
+                let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
+                for field in row.originals.keys.sorted() {
+                    let report = SQLiteRowReport(table: className, objectId: row.objectId, column: field, message: message)
+                    if database.options.strict {
+                        throw PFError(
+                            SQLiteSourceFailure.undecodable(
+                                file: database.url.lastPathComponent, table: className, objectId: row.objectId, column: field, reason: message),
+                            format: .sqlite)
+                    }
+                    record(report)
+                }
+                do throws(PFError) {
+                    object = try Self.object(plain, className: className)
+                } catch {
+                    throw located(error, className: className, id: row.objectId)
+                }
+            }
+            learned.addFields(of: object)
+            try body(object)
+        }
+        read.insert(className)
+        if learned.classes[className] == nil { learned.classes[className] = [:] }
+    }
+
+    static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {
+        var rest = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
+        rest["objectId"] = .string(row.objectId)
+        for (key, value) in row.fields { rest[key] = value }
+        return try ParseObject(rest: .dictionary(rest), className: className, checkingNames: false)
+    }
+
+    private func located(_ error: PFError, className: String, id: String) -> PFError {
+        var e = error
+        e.format = .sqlite
+        let object = "\(className) \(id): "
+        if e.message.hasPrefix(object) { e.message.removeFirst(object.count) }
+        e.message = "\(database.url.lastPathComponent): \(object)\(e.message)"
+        return e
+    }
+
+    private func record(_ report: SQLiteRowReport) {
+        reportCount += 1
+        if reports.count < 1_000 { reports.append(report) }
+        onReport?(report)
+    }
+
+    /// Foreign keys are Pointers, so there are no join rows.
+    public func relations() throws(PFError) -> [ParseRelationKey] { [] }
+
+    public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {}
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        database.close()
+    }
+
+    deinit { close() }
+}

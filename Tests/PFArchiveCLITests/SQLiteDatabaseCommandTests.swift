@@ -1,0 +1,64 @@
+import Foundation
+import PFCoreDataTestSupport
+import PFTestSupport
+import Testing
+
+/// Issue 24 through the command line: `inspect`, `convert --table` and `import` on an SQLite
+/// database made by the sqlite3 shell.
+@Suite struct SQLiteDatabaseCommandTests {
+    static func database(in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent("chat.db")
+        // 62706C6973743030 is "bplist00": a claimed binary plist that does not decode.
+        try CoreDataStoreBuilder.sqlite3(
+            url,
+            """
+            CREATE TABLE handle(ROWID INTEGER PRIMARY KEY, id TEXT);
+            CREATE TABLE message(ROWID INTEGER PRIMARY KEY, text TEXT, handle_id INTEGER REFERENCES handle(ROWID), date INTEGER, payload BLOB);
+            INSERT INTO handle VALUES (1, '+15555550100');
+            INSERT INTO message VALUES (1, 'hi', 1, 700000000000000000, CAST('{"a":[1,2]}' AS BLOB));
+            INSERT INTO message VALUES (2, 'broken', NULL, 0, X'62706C6973743030FFFF');
+            """)
+        return url
+    }
+
+    @Test func inspectConvertTableAndImportReadAnySQLiteDatabase() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(in: dir)
+        let before = try Data(contentsOf: db)
+
+        let inspect = try CLI.run(["inspect", db.path, "--date-column", "message.date=mac-ns"])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        #expect(inspect.stdoutText.contains("payload: BLOB — bytes ×1 (not a valid bplist), json ×1"), "\(inspect.stdoutText)")
+        #expect(inspect.stdoutText.contains("e.g. 2023-03-08T20:26:40.000Z (700000000000000000 mac-ns)"), "\(inspect.stdoutText)")
+
+        let lines = try CLI.run(["convert", db.path, "-", "--table", "message", "--decode-blobs", "--date-column", "message.date=mac-ns"])
+        #expect(lines.status == 0)
+        let rows = lines.stdoutText.split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows.first == #"{"objectId":"1","ROWID":1,"text":"hi","handle_id":{"__type":"Pointer","className":"handle","objectId":"1"},"date":{"__type":"Date","iso":"2023-03-08T20:26:40.000Z"},"payload":{"a":[1,2]}}"#)
+        // The hostile blob: one warning line naming table, row and column; the read goes on.
+        #expect(lines.stderr.hasPrefix("pfarchive: warning: \(db.path): message 2.payload: what looks like a bplist but does not decode"), "\(lines.stderr)")
+
+        let out = dir.appendingPathComponent("out.jsonl")
+        #expect(try CLI.run(["convert", db.path, out.path, "--table", "handle"]).status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8) == #"{"objectId":"1","ROWID":1,"id":"+15555550100"}"# + "\n")
+
+        let strict = try CLI.run(["convert", db.path, "-", "--table", "message", "--decode-blobs", "--strict"])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.split(separator: "\n").count == 1 && strict.stderr.contains("message 2.payload"), "\(strict.stderr)")
+
+        let export = dir.appendingPathComponent("export")
+        let imported = try CLI.run(["import", db.path, export.path, "--decode-blobs"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdoutText.contains("imported 3 objects of 2 classes"), "\(imported.stdoutText)")
+        let refused = try CLI.run(["import", export.path, db.path])
+        #expect(refused.status == 1 && refused.stderr.contains("read-only"), "\(refused.stderr)")
+        let badDate = try CLI.run(["inspect", db.path, "--date-column", "message.date"])
+        #expect(badDate.status == 2)
+
+        #expect(try Data(contentsOf: db) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "export", "out.jsonl"])
+    }
+}

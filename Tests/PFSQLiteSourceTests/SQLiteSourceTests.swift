@@ -1,0 +1,484 @@
+import Foundation
+import OrderedCollections
+import PFCore
+import PFCoreDataTestSupport
+import PFFormats
+import PFJSON
+import PFParse
+import PFSQLiteSource
+import PFStores
+import PFTestSupport
+import PFTypedStream
+import Testing
+
+/// Issue 24: any SQLite database as a source. Every database here is made by Python's
+/// sqlite3 module or the sqlite3 shell, never by pfarchive.
+@Suite struct SQLiteSourceTests {
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pf-sqlsrc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs a Python script (with `sys.argv[1]` the database path) and fails on its errors.
+    static func python(_ script: String, _ arguments: [String]) throws -> Data {
+        let result = try Peers.python(script, arguments)
+        guard result.status == 0 else { throw PFError(.io, format: .sqlite, "python failed: \(result.stderr)") }
+        return result.stdout
+    }
+
+    static func rows(_ url: URL, _ options: SQLiteDatabase.Options = .init(), table: String) throws -> [SQLiteRow] {
+        let db = try SQLiteDatabase.open(url: url, options: options)
+        defer { db.close() }
+        var out: [SQLiteRow] = []
+        try db.forEachRow(of: table) { out.append($0) }
+        return out
+    }
+
+    static func json(_ text: String) throws -> PFValue {
+        try JSONReader().read(Data(text.utf8))
+    }
+
+    // MARK: - Payloads
+
+    /// The objects Python writes in every payload kind, with sorted keys so every container
+    /// keeps the same order.
+    static let payloadScript = #"""
+import sys, sqlite3, plistlib, json, gzip, zlib, cbor2
+obj = {"list": [1, 2, "three"], "n": 3, "name": "x\u00e9", "nested": {"ok": True}}
+kinds = {
+    "bplist": plistlib.dumps(obj, fmt=plistlib.FMT_BINARY),
+    "xmlplist": plistlib.dumps(obj, fmt=plistlib.FMT_XML),
+    "json": json.dumps(obj, sort_keys=True).encode(),
+    "cbor": cbor2.dumps(cbor2.CBORTag(55799, obj)),
+}
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE payload(id INTEGER PRIMARY KEY, kind TEXT, wrap TEXT, b BLOB, t TEXT)")
+for kind, raw in kinds.items():
+    for wrap, data in (("none", raw), ("gzip", gzip.compress(raw)), ("zlib", zlib.compress(raw))):
+        # TEXT: the text kinds as text; binary bytes as TEXT through CAST, as apps do.
+        c.execute("INSERT INTO payload(kind, wrap, b, t) VALUES (?, ?, ?, CAST(? AS TEXT))", (kind, wrap, data, data))
+c.commit()
+print(json.dumps(obj, sort_keys=True))
+"""#
+
+    @Test func everyPayloadKindInBlobAndTextDecodesCompressedOrNot() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("payloads.db")
+        let expectedText = String(decoding: try Self.python(Self.payloadScript, [file.path]), as: UTF8.self)
+        let expected = try Self.json(expectedText.trimmingCharacters(in: .whitespacesAndNewlines))
+        let before = try Data(contentsOf: file)
+
+        let plain = try Self.rows(file, table: "payload")
+        #expect(plain.count == 12)
+        for row in plain {
+            // Without --decode-blobs the stored bytes stay as they are.
+            guard case .data = row.fields["b"] else { Issue.record("\(row.objectId): b is \(String(describing: row.fields["b"]))"); continue }
+            #expect(row.reports.isEmpty)
+        }
+        let decoded = try Self.rows(file, .init(decodeBlobs: true, keepOriginalBytes: true), table: "payload")
+        for (row, stored) in zip(decoded, plain) {
+            let label = "\(row.fields["kind"]?.stringValue ?? "?") \(row.fields["wrap"]?.stringValue ?? "?")"
+            #expect(row.fields["b"] == expected, "\(label) BLOB: \(String(describing: row.fields["b"]))")
+            #expect(row.fields["t"] == expected, "\(label) TEXT: \(String(describing: row.fields["t"]))")
+            #expect(row.fields["b_bytes"] == stored.fields["b"], "\(label): the original bytes are kept alongside")
+            #expect(row.fields["t_bytes"] == stored.fields["t"], "\(label): the original text is kept alongside")
+            #expect(row.reports.isEmpty, "\(label): \(row.reports)")
+        }
+        // inspect's census names each kind with its compression.
+        let db = try SQLiteDatabase.open(url: file)
+        let census = try db.census(of: "payload")
+        db.close()
+        #expect(census["b"]?.kinds["gzip bplist"] == 1)
+        #expect(census["b"]?.kinds["zlib cbor"] == 1)
+        #expect(census["b"]?.kinds["xmlplist"] == 1)
+        #expect(census["t"]?.kinds["json (text)"] == 1)
+        #expect(census["t"]?.kinds["xmlplist (text)"] == 1)
+        #expect(census["t"]?.kinds["gzip json"] == 1, "gzip bytes CAST AS TEXT are not UTF-8: read as their bytes")
+        #expect(census["b"]?.sample?.contains("\"nested\":{\"ok\":true}") == true, "\(String(describing: census["b"]?.sample))")
+        #expect(try Data(contentsOf: file) == before)
+    }
+
+    @Test func aRealKeyedArchiveInABlobDecodesAsTheArchiveItself() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let archive = Fixtures.real.appendingPathComponent("keyed/scf-NSAttributedString.archive")
+        let file = dir.appendingPathComponent("keyed.db")
+        _ = try Self.python(
+            #"""
+import sys, sqlite3, gzip
+data = open(sys.argv[2], "rb").read()
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE t(v BLOB)")
+c.execute("INSERT INTO t VALUES (?)", (data,))
+c.execute("INSERT INTO t VALUES (?)", (gzip.compress(data),))
+c.commit()
+"""#, [file.path, archive.path])
+        let expected = EmbeddedPayload.decode(try Data(contentsOf: archive))
+        guard case .decoded(let value) = expected.outcome else {
+            Issue.record("the fixture does not decode: \(expected.outcome)")
+            return
+        }
+        let rows = try Self.rows(file, .init(decodeBlobs: true), table: "t")
+        #expect(rows.map(\.objectId) == ["1", "2"])
+        #expect(rows.allSatisfy { $0.fields["v"] == value })
+        let db = try SQLiteDatabase.open(url: file)
+        defer { db.close() }
+        let kinds = try db.census(of: "t")["v"]?.kinds ?? [:]
+        #expect(kinds.keys.contains { $0.hasPrefix("keyed archive (NSAttributedString") || $0.hasPrefix("keyed archive") }, "\(kinds)")
+        #expect(kinds.keys.contains { $0.hasPrefix("gzip keyed archive") }, "\(kinds)")
+    }
+
+    // MARK: - Hostile blobs
+
+    /// Every file of the hostile corpus in a BLOB, once as is and once gzip-compressed.
+    static func hostileDatabase(in dir: URL) throws -> (URL, [URL]) {
+        let files = Fixtures.files(in: Fixtures.hostile) { !$0.hasSuffix(".md") && !$0.hasSuffix(".py") }
+        let file = dir.appendingPathComponent("hostile.db")
+        _ = try python(
+            #"""
+import sys, sqlite3, gzip
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE blob(id INTEGER PRIMARY KEY, name TEXT, data BLOB)")
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    name = path.rsplit("/", 1)[-1]
+    c.execute("INSERT INTO blob(name, data) VALUES (?, ?)", (name, data))
+    if len(data) < 1 << 20:
+        c.execute("INSERT INTO blob(name, data) VALUES (?, ?)", ("gzip " + name, gzip.compress(data)))
+c.commit()
+"""#, [file.path] + files.map(\.path))
+        return (file, files)
+    }
+
+    @Test func hostileBlobsAreReportedPerRowAndNeverStopTheRead() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (file, files) = try Self.hostileDatabase(in: dir)
+        try #require(files.count > 70)
+        var limits = PFLimits.default
+        limits.maxDecompressedBytes = 64 << 20
+        let store = try SQLiteDatabaseObjectStore(url: file, options: .init(limits: limits, decodeBlobs: true))
+        defer { store.close() }
+        let objects = try store.objects(in: "blob")
+        #expect(objects.count >= files.count)
+        #expect(store.reportCount > 20, "the corpus's broken archives are reported")
+        for report in store.reports {
+            #expect(report.table == "blob" && report.column == "data" && Int(report.objectId) != nil, "\(report)")
+            #expect(!report.message.isEmpty)
+        }
+        // A broken bplist is kept as its bytes; the valid baseline decodes.
+        func name(_ object: ParseObject) -> String {
+            if case .string(let s)? = object.fields["name"] { return s }
+            return ""
+        }
+        let byName = Dictionary(objects.map { (name($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let broken = try Data(contentsOf: Fixtures.hostile.appendingPathComponent("bplist_trailer_only.bplist"))
+        let kept: ParseValue? = byName["bplist_trailer_only.bplist"]?.fields["data"]
+        #expect(kept == ParseValue.bytes(broken))
+        let baseline: ParseValue? = byName["bplist_valid_baseline.bplist"]?.fields["data"]
+        if case .bytes? = baseline { Issue.record("the valid baseline stays bytes") }
+        let reported = Set(store.reports.map(\.objectId))
+        #expect(reported.contains(byName["bplist_trailer_only.bplist"]?.objectId ?? "?"))
+
+        // The import goes on to the end and carries every row.
+        let export = dir.appendingPathComponent("export")
+        let report = try StoreImporter().run(
+            from: try SQLiteDatabaseObjectStore(url: file, options: .init(limits: limits, decodeBlobs: true)), to: ParseExportStore(url: export))
+        #expect(report.objectsPerClass["blob"] == objects.count)
+
+        // --strict stops at the first one, naming the row and column.
+        let strict = try SQLiteDatabaseObjectStore(url: file, options: .init(limits: limits, decodeBlobs: true, strict: true))
+        defer { strict.close() }
+        let error = #expect(throws: PFError.self) { _ = try strict.objects(in: "blob") }
+        guard case .undecodable(_, let table, _, let column, _)? = error?.failure(as: SQLiteSourceFailure.self) else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(table == "blob" && column == "data")
+    }
+
+    // MARK: - Real Apple typedstreams
+
+    /// Every string pytypedstream reads from each real typedstream, as JSON: `{name: [strings]}`.
+    static let pytypedstreamStrings = #"""
+import sys, json, typedstream
+from typedstream.types import foundation as F
+from typedstream import archiving as A
+result = {}
+for path in sys.argv[1:]:
+    out, seen = [], set()
+    def walk(o, d=0):
+        if d > 200 or id(o) in seen: return
+        seen.add(id(o))
+        if isinstance(o, F.NSString): out.append(o.value); return
+        if isinstance(o, F.NSArray):
+            for e in o.elements: walk(e, d + 1)
+            return
+        if isinstance(o, F.NSDictionary):
+            for k, v in o.contents.items(): walk(k, d + 1); walk(v, d + 1)
+            return
+        if isinstance(o, A.GenericArchivedObject):
+            for c in o.contents:
+                for v in getattr(c, "values", []): walk(v, d + 1)
+            return
+        for attr in ("values", "elements", "contents"):
+            x = getattr(o, attr, None)
+            if isinstance(x, (list, tuple)):
+                for e in x: walk(e, d + 1)
+    for root in A.Unarchiver.from_data(open(path, "rb").read()).decode_all(): walk(root)
+    result[path.rsplit("/", 1)[-1]] = out
+print(json.dumps(result))
+"""#
+
+    static func strings(in value: PFValue, into out: inout Set<String>) {
+        switch value {
+        case .string(let s): out.insert(s)
+        case .array(let items): for item in items { strings(in: item, into: &out) }
+        case .dictionary(let members):
+            for (key, member) in members {
+                out.insert(key)
+                strings(in: member, into: &out)
+            }
+        default: break
+        }
+    }
+
+    @Test func realAppleTypedstreamsInAChatDBShapedTableDecodeToWhatPytypedstreamReads() throws {
+        let folder = Fixtures.repoRoot.appendingPathComponent(".venv/pytypedstream-sdist/pytypedstream-0.1.0/tests/data")
+        let files = Fixtures.files(in: folder) { !$0.hasPrefix(".") }
+        try #require(files.count == 3, "pytypedstream's real Apple typedstreams are missing: run scripts/setup.sh")
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("chat.db")
+        _ = try Self.python(
+            #"""
+import sys, sqlite3
+c = sqlite3.connect(sys.argv[1])
+c.executescript('''
+CREATE TABLE handle (ROWID INTEGER PRIMARY KEY AUTOINCREMENT UNIQUE, id TEXT NOT NULL, service TEXT NOT NULL);
+CREATE TABLE chat (ROWID INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT UNIQUE NOT NULL, chat_identifier TEXT);
+CREATE TABLE message (ROWID INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT UNIQUE NOT NULL, text TEXT,
+    handle_id INTEGER DEFAULT 0, date INTEGER, attributedBody BLOB, is_from_me INTEGER DEFAULT 0);
+CREATE TABLE chat_message_join (chat_id INTEGER REFERENCES chat (ROWID) ON DELETE CASCADE,
+    message_id INTEGER REFERENCES message (ROWID) ON DELETE CASCADE, message_date INTEGER DEFAULT 0,
+    PRIMARY KEY (chat_id, message_id));
+''')
+c.execute("INSERT INTO handle(id, service) VALUES ('+15555550100', 'iMessage')")
+c.execute("INSERT INTO chat(guid, chat_identifier) VALUES ('iMessage;-;+15555550100', '+15555550100')")
+for i, path in enumerate(sys.argv[2:]):
+    c.execute("INSERT INTO message(guid, text, handle_id, date, attributedBody) VALUES (?, NULL, 1, ?, ?)",
+              ("m%d" % i, 700000000000000000 + i, open(path, "rb").read()))
+    c.execute("INSERT INTO chat_message_join VALUES (1, ?, 0)", (i + 1,))
+c.commit()
+"""#, [file.path] + files.map(\.path))
+        let theirs = try #require(
+            try JSONSerialization.jsonObject(with: try Self.python(Self.pytypedstreamStrings, files.map(\.path))) as? [String: [String]])
+        let options = SQLiteDatabase.Options(decodeBlobs: true, dateColumns: [try SQLiteDateColumn(parsing: "message.date=mac-ns")])
+        let rows = try Self.rows(file, options, table: "message")
+        #expect(rows.count == 3)
+        for (row, url) in zip(rows, files) {
+            let name = url.lastPathComponent
+            guard let body = row.fields["attributedBody"], body.isContainer else {
+                Issue.record("\(name): attributedBody not decoded: \(String(describing: row.fields["attributedBody"]))")
+                continue
+            }
+            var ours: Set<String> = []
+            Self.strings(in: body, into: &ours)
+            let expected = Set(theirs[name] ?? [])
+            #expect(expected.count > 100, "\(name)")
+            #expect(expected.isSubset(of: ours), "\(name): missing \(expected.subtracting(ours).sorted().prefix(10))")
+            #expect(row.fields["handle_id"] == .int(1), "chat.db declares no foreign key on handle_id: it stays a number")
+            if case .date = row.fields["date"] {} else { Issue.record("\(name): date is \(String(describing: row.fields["date"]))") }
+        }
+        // The join table's composite key and foreign keys.
+        let joins = try Self.rows(file, table: "chat_message_join")
+        #expect(joins.map(\.objectId) == ["[1,1]", "[1,2]", "[1,3]"])
+        #expect(joins.first?.fields["message_id"] == ["__type": "Pointer", "className": "message", "objectId": "1"] as PFValue)
+    }
+
+    // MARK: - Read-only, WAL-aware
+
+    @Test func aLiveWALDatabaseIsReadThroughAPrivateCopyAndLeftByteIdentical() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let seed = dir.appendingPathComponent("seed/notes.db")
+        try FileManager.default.createDirectory(at: seed.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try CoreDataStoreBuilder.sqlite3(seed, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note VALUES (1, 'checkpointed');")
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: seed, applying: "INSERT INTO note VALUES (2, 'only in the wal'); CREATE TABLE late(x);", into: dir.appendingPathComponent("live"))
+        let folder = live.deletingLastPathComponent()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["notes.db", "notes.db-shm", "notes.db-wal"])
+        var before: [String: Data] = [:]
+        for name in names { before[name] = try Data(contentsOf: folder.appendingPathComponent(name)) }
+        #expect(StoreLocation.sqliteKind(of: live) == .other)
+        #expect(try StoreLocation.resolve(live.path).kind == .sqliteDatabase)
+
+        let store = try SQLiteDatabaseObjectStore(url: live)
+        #expect(try store.classNames() == ["late", "note"])
+        let bodies = try store.objects(in: "note").map { object -> String in
+            if case .string(let s)? = object.fields["body"] { return s }
+            return "?"
+        }
+        #expect(bodies == ["checkpointed", "only in the wal"])
+        let db = try SQLiteDatabase.open(url: live)
+        _ = try db.summary()
+        db.close()
+        store.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == names, "nothing created beside the source")
+        for name in names { #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == before[name], "\(name) changed") }
+    }
+
+    // MARK: - Tables, keys and foreign keys
+
+    static let keysSQL = """
+        CREATE TABLE artist(id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE album(title TEXT, artist_id INTEGER REFERENCES artist(id), year INTEGER);
+        CREATE TABLE track(disc INTEGER, n INTEGER, album TEXT, PRIMARY KEY (disc, n)) WITHOUT ROWID;
+        CREATE TABLE play(at REAL, disc INTEGER, n INTEGER, FOREIGN KEY (disc, n) REFERENCES track);
+        CREATE TABLE loose(code TEXT PRIMARY KEY, v);
+        CREATE TABLE byname(artist TEXT REFERENCES artist(name));
+        CREATE TABLE "objectId"(createdAt TEXT, ACL INTEGER);
+        CREATE VIEW named AS SELECT name FROM artist;
+        CREATE VIRTUAL TABLE search USING fts5(body);
+        INSERT INTO artist VALUES (10, 'Ada'), (20, 'Bo');
+        INSERT INTO album VALUES ('First', 10, 1999), ('Second', NULL, 2001), ('Third', 20, 2003);
+        INSERT INTO track VALUES (1, 2, 'First'), (1, 1, 'First');
+        INSERT INTO play VALUES (1.5, 1, 2);
+        INSERT INTO loose VALUES ('a', 1), (NULL, 2), (NULL, 3);
+        INSERT INTO byname VALUES ('Ada');
+        INSERT INTO "objectId" VALUES ('yesterday', 7);
+        INSERT INTO search VALUES ('full text');
+        """
+
+    @Test func keysForeignKeysAndWhichTablesAreRead() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("music.sqlite")
+        try CoreDataStoreBuilder.sqlite3(file, Self.keysSQL)
+        let db = try SQLiteDatabase.open(url: file)
+        defer { db.close() }
+        #expect(db.tables.map(\.name) == ["album", "artist", "byname", "loose", "objectId", "play", "track"])
+        #expect(db.skipped.keys.contains("named") && db.skipped.keys.contains("search"))
+        #expect(db.skipped.keys.contains("search_data"), "FTS shadow tables are skipped")
+        func ids(_ table: String) throws -> [String] {
+            var out: [String] = []
+            try db.forEachRow(of: table) { out.append($0.objectId) }
+            return out
+        }
+        #expect(try ids("artist") == ["10", "20"])
+        #expect(try ids("album") == ["1", "2", "3"])
+        #expect(try ids("track") == ["[1,1]", "[1,2]"])
+        #expect(try ids("loose") == ["a", "rowid:2", "rowid:3"])
+        var album: [SQLiteRow] = []
+        try db.forEachRow(of: "album") { album.append($0) }
+        #expect(album.map { $0.fields["artist_id"] } == [
+            ["__type": "Pointer", "className": "artist", "objectId": "10"], .null,
+            ["__type": "Pointer", "className": "artist", "objectId": "20"],
+        ])
+        var play: [SQLiteRow] = []
+        try db.forEachRow(of: "play") { play.append($0) }
+        #expect(play.first?.fields["disc_n_ref"] == ["__type": "Pointer", "className": "track", "objectId": "[1,2]"] as PFValue)
+        #expect(play.first?.fields["disc"] == .int(1), "a composite key's columns keep their values")
+        var byname: [SQLiteRow] = []
+        try db.forEachRow(of: "byname") { byname.append($0) }
+        #expect(byname.first?.fields["artist"] == .string("Ada"), "a key to a column that is not the parent's key stays a value")
+        var reserved: [SQLiteRow] = []
+        try db.forEachRow(of: "objectId") { reserved.append($0) }
+        #expect(Array(reserved.first?.fields.keys ?? []) == ["createdAt_sqlite", "ACL_sqlite"])
+
+        // Stable across runs: a second open gives the same ids.
+        let again = try SQLiteDatabase.open(url: file)
+        defer { again.close() }
+        var second: [String] = []
+        try again.forEachRow(of: "track") { second.append($0.objectId) }
+        #expect(second == (try ids("track")))
+
+        // --tables selects; a view or virtual table named there is read.
+        let some = try SQLiteDatabase.open(url: file, options: .init(tables: ["named", "search", "album"]))
+        defer { some.close() }
+        #expect(some.tables.map(\.name) == ["album", "named", "search"])
+        var named: [SQLiteRow] = []
+        try some.forEachRow(of: "named") { named.append($0) }
+        #expect(named.map(\.objectId) == ["1", "2"])
+        var album2: [SQLiteRow] = []
+        try some.forEachRow(of: "album") { album2.append($0) }
+        #expect(album2.first?.fields["artist_id"] == album.first?.fields["artist_id"], "a Pointer to a table left out is still made")
+        let missing = #expect(throws: PFError.self) { _ = try SQLiteDatabase.open(url: file, options: .init(tables: ["nope"])) }
+        #expect(missing?.failure(as: SQLiteSourceFailure.self) == .noSuchTable(file: "music.sqlite", table: "nope", available: [
+            "album", "artist", "byname", "loose", "objectId", "play", "track",
+        ]))
+    }
+
+    // MARK: - Dates
+
+    @Test func dateColumnsReadAppleAndUnixTimes() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("times.db")
+        try CoreDataStoreBuilder.sqlite3(
+            file,
+            """
+            CREATE TABLE t(mac REAL, ns INTEGER, unix INTEGER, ms INTEGER, bad);
+            INSERT INTO t VALUES (0, 700000000123000000, 1700000000, 1700000000123, 'soon');
+            INSERT INTO t VALUES (NULL, -1000000000, 0, -1000, 1e300);
+            """)
+        let columns = try ["t.mac=mac", "t.ns=mac-ns", "t.unix=unix", "t.ms=unix-ms", "t.bad=unix"].map { try SQLiteDateColumn(parsing: $0) }
+        let rows = try Self.rows(file, .init(dateColumns: columns), table: "t")
+        func iso(_ value: PFValue?) -> String? {
+            guard case .date(let d)? = value else { return nil }
+            return PFDateFormat.iso8601Milliseconds(d)
+        }
+        #expect(iso(rows[0].fields["mac"]) == "2001-01-01T00:00:00.000Z")
+        #expect(iso(rows[0].fields["ns"]) == "2023-03-08T20:26:40.123Z")
+        #expect(iso(rows[0].fields["unix"]) == "2023-11-14T22:13:20.000Z")
+        #expect(iso(rows[0].fields["ms"]) == "2023-11-14T22:13:20.123Z")
+        #expect(rows[0].fields["bad"] == .string("soon"))
+        #expect(rows[0].reports.map(\.column) == ["bad"])
+        #expect(rows[1].fields["mac"] == .null)
+        #expect(iso(rows[1].fields["ns"]) == "2000-12-31T23:59:59.000Z")
+        #expect(iso(rows[1].fields["ms"]) == "1969-12-31T23:59:59.000Z")
+        #expect(rows[1].fields["bad"] == .double(1e300))
+        #expect(rows[1].reports.first?.message.contains("outside years 1-9999") == true)
+        #expect(throws: PFError.self) { _ = try SQLiteDateColumn(parsing: "nodot=mac") }
+        #expect(throws: PFError.self) { _ = try SQLiteDateColumn(parsing: "t.mac=fortnights") }
+        let unknown = #expect(throws: PFError.self) {
+            _ = try SQLiteDatabase.open(url: file, options: .init(dateColumns: [try SQLiteDateColumn(parsing: "t.nope=mac")]))
+        }
+        #expect(unknown?.code == .usage)
+        // inspect's sample shows the date.
+        let db = try SQLiteDatabase.open(url: file, options: .init(dateColumns: columns))
+        defer { db.close() }
+        #expect(try db.census(of: "t")["ns"]?.sample == "2023-03-08T20:26:40.123Z (700000000123000000 mac-ns)")
+    }
+
+    // MARK: - Resolution
+
+    @Test func resolutionTellsAnySQLiteDatabaseFromCoreDataAndPfarchiveStores() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let other = dir.appendingPathComponent("app.sqlite")
+        try CoreDataStoreBuilder.sqlite3(other, "CREATE TABLE z(x);")
+        let coreData = dir.appendingPathComponent("cd.sqlite")
+        try CoreDataStoreBuilder.sqlite3(coreData, "CREATE TABLE Z_PRIMARYKEY(Z_ENT); CREATE TABLE Z_METADATA(Z_VERSION);")
+        let ours = dir.appendingPathComponent("ours.sqlite")
+        try CoreDataStoreBuilder.sqlite3(ours, "PRAGMA application_id = 1346781554; CREATE TABLE _TABLES(x);")
+        let noExtension = dir.appendingPathComponent("Cookies")
+        try CoreDataStoreBuilder.sqlite3(noExtension, "CREATE TABLE cookies(name);")
+        let sqlitedb = dir.appendingPathComponent("AddressBook.sqlitedb")
+        try CoreDataStoreBuilder.sqlite3(sqlitedb, "CREATE TABLE ABPerson(name);")
+        #expect(try StoreLocation.resolve(other.path).kind == .sqliteDatabase)
+        #expect(try StoreLocation.resolve(coreData.path).kind == .coreData)
+        #expect(try StoreLocation.resolve(ours.path).kind == .sqlite)
+        #expect(try StoreLocation.resolve(noExtension.path).kind == .sqliteDatabase)
+        #expect(try StoreLocation.resolve(sqlitedb.path).kind == .sqliteDatabase)
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("new.sqlite").path).kind == .sqlite, "a new file is pfarchive's store")
+        #expect(try StoreLocation.resolve(dir.appendingPathComponent("newdir").path).kind == .parseExport)
+        // Read-only: never a destination.
+        let writer = #expect(throws: PFError.self) { _ = try StoreOpeners.standard.writer(for: StoreLocation.resolve(other.path)) }
+        #expect(writer?.code == .unsupported)
+        #expect(try StoreOpeners.standard.reader(for: StoreLocation.resolve(other.path)).classNames() == ["z"])
+    }
+}
