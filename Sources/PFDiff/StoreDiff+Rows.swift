@@ -1,0 +1,213 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStores
+
+// MARK: - Two Parse exports: rows compared as written
+
+extension StoreDiff {
+    /// Both stores when they are Parse exports whose rows stand for their objects (and
+    /// ``Options/comparesRows`` is on), otherwise `nil`.
+    func rowExports() throws(PFError) -> (ParseExportStore, ParseExportStore)? {
+        guard options.comparesRows, let x = a as? ParseExportStore, let y = b as? ParseExportStore,
+            try x.rowsAreObjects(), try y.rowsAreObjects()
+        else { return nil }
+        return (x, y)
+    }
+
+    /// Fills both sides of a class with what ``compareClass(_:)`` compares, reading the
+    /// objects of only the rows that can differ.
+    ///
+    /// 1. A's rows are read as JSON but not decoded: a row becomes its key (its objectId, as
+    ///    ``read(_:of:into:)`` makes it), a 128-bit digest of its bytes
+    ///    (``PFStores/ParseExportStore/RowDigest``) and its place in the file, held by key
+    ///    (``RowIndex``; a key seen twice keeps its last row, as ``Partitioner`` does).
+    /// 2. B's rows are read the same way and looked up in A's index as they come: equal
+    ///    digests are equal rows, hence equal objects, and are done with. A key only in A is
+    ///    removed (its value is never shown); a key only in B, or whose digests differ, names
+    ///    a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
+    ///    hash-partitioned files as ``Partitioner`` spills objects and paired partition by
+    ///    partition instead.
+    /// 3. The rows named are read into objects (at their offsets) and go into `sideA` and
+    ///    `sideB` exactly as ``read(_:of:into:)`` puts them, so ``Partitioner/pair(_:_:_:)``
+    ///    finds the same differences in the same order: rows that differ only in key order,
+    ///    spacing or the spelling of a date are equal there.
+    mutating func readRows(
+        _ className: String, of exports: (ParseExportStore, ParseExportStore), into sideA: inout Partitioner,
+        _ sideB: inout Partitioner
+    ) throws(PFError) {
+        var indexA = RowIndex(options: options)
+        var indexB = RowIndex(options: options)
+        defer { indexA.discard(); indexB.discard() }
+        var readA: [RowIndex.Row] = []
+        var readB: [RowIndex.Row] = []
+        let removed = try Partitioner.encoded(.null)
+        var keys = (a: 0, b: 0)
+        summary.objects.a += try indexA.read(className, of: exports.0)
+        if indexA.files == nil {
+            // A is in memory: B's rows are looked up as they come, only the others kept.
+            var onlyB: [String: RowIndex.Row] = [:]
+            try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                summary.objects.b += 1
+                let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+                let found = indexA.memory.index(forKey: key)
+                if let found {
+                    indexA.memory.values[found].match = row
+                } else {
+                    onlyB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                }
+            }
+            keys.a = indexA.memory.count
+            keys.b = onlyB.count
+            for (key, record) in indexA.memory {
+                guard let match = record.match else {
+                    try sideA.add(key: key, bytes: removed)
+                    continue
+                }
+                keys.b += 1
+                if match.digest != record.row.digest {
+                    readA.append(record.row)
+                    readB.append(RowIndex.Row(location: match.location, digest: match.digest))
+                }
+            }
+            readB += onlyB.values
+        } else {
+            summary.objects.b += try indexB.read(className, of: exports.1)
+            try RowIndex.pair(&indexA, &indexB) { (left: [String: RowIndex.Record], right: [String: RowIndex.Record]) throws(PFError) in
+                keys.a += left.count
+                keys.b += right.count
+                for (key, l) in left {
+                    if let r = right[key] {
+                        if l.row.digest != r.row.digest {
+                            readA.append(l.row)
+                            readB.append(r.row)
+                        }
+                    } else {
+                        try sideA.add(key: key, bytes: removed)
+                    }
+                }
+                for (key, r) in right where left[key] == nil { readB.append(r.row) }
+            }
+        }
+        // The slow path spills a class when either side holds more distinct objects than
+        // fit in memory, and then reports it partition by partition: do the same.
+        if max(keys.a, keys.b) > max(1, options.objectsInMemory), !sideA.spilled { try sideA.spill() }
+        for (store, rows, side) in [(exports.0, readA, 0), (exports.1, readB, 1)] {
+            let sorted = rows.sorted { $0.location.index < $1.location.index }.map { ($0.location, $0.digest) }
+            try store.forEachObject(in: className, at: sorted) { (at: ParseExportStore.RowLocation, object: ParseObject) throws(PFError) in
+                let key = object.objectId ?? RowIndex.unnamed(at.index)
+                let bytes = try Partitioner.encoded(Self.value(of: object))
+                if side == 0 { try sideA.add(key: key, bytes: bytes) } else { try sideB.add(key: key, bytes: bytes) }
+            }
+        }
+    }
+}
+
+typealias RowDigest = ParseExportStore.RowDigest
+
+/// The rows of one side of a class by key: each row's digest and place, in memory while
+/// small, beyond ``StoreDiff/Options/rowsInMemory`` spilled to hash-partitioned files the way
+/// ``Partitioner`` spills objects (49 bytes a record), so only one partition is in memory
+/// when the sides are paired. A key seen twice keeps its last row, as ``Partitioner`` does.
+struct RowIndex {
+    /// A row: its digest and where it is.
+    struct Row {
+        var location: ParseExportStore.RowLocation
+        var digest: RowDigest
+    }
+
+    /// A key's row, and (while B is looked up in A's index) B's last row with that key.
+    struct Record {
+        var row: Row
+        var match: ParseExportStore.RowSummary?
+    }
+
+    let options: StoreDiff.Options
+    var memory: [String: Record] = [:]
+    var files: Partitioner?
+    /// The file's shape (the same for every row of it), kept for the rows read back from spill files.
+    var shape: ParseExportStore.RowLocation?
+
+    init(options: StoreDiff.Options) { self.options = options }
+
+    /// The key of a row without an objectId, as ``StoreDiff/read(_:of:into:)`` names it.
+    static func unnamed(_ row: Int) -> String { "(no objectId #\(row + 1))" }
+
+    /// Reads a class of an export; returns its number of rows.
+    mutating func read(_ className: String, of store: ParseExportStore) throws(PFError) -> Int {
+        var rows = 0
+        try store.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+            rows += 1
+            try add(key: row.objectId ?? Self.unnamed(row.location.index), Row(location: row.location, digest: row.digest))
+        }
+        return rows
+    }
+
+    mutating func add(key: String, _ row: Row) throws(PFError) {
+        if files != nil {
+            try files?.write(key: key, bytes: Self.encoded(row))
+            return
+        }
+        memory[key] = Record(row: row)
+        if memory.count > max(1, options.rowsInMemory) { try spill() }
+    }
+
+    mutating func spill() throws(PFError) {
+        var partitioner = Partitioner(options: options)
+        try partitioner.spill()
+        for (key, record) in memory { try partitioner.write(key: key, bytes: Self.encoded(record.row)) }
+        shape = memory.first?.value.row.location
+        memory = [:]
+        files = partitioner
+    }
+
+    func encoded(_ row: Row) -> Data { Self.encoded(row) }
+
+    static func encoded(_ row: Row) -> Data {
+        var data = Data(capacity: 40)
+        let at = row.location
+        for word in [row.digest.high, row.digest.low, UInt64(at.index), UInt64(at.offset), UInt64(at.count)] {
+            withUnsafeBytes(of: word.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    func decoded(_ data: Data) throws(PFError) -> Row {
+        let damaged = PFError(.io, format: .diff, "a spilled row record is damaged")
+        guard data.count == 40, var at = shape else { throw damaged }
+        let words = data.withUnsafeBytes { raw in
+            (0..<5).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        }
+        guard let index = Int(exactly: words[2]), let offset = Int(exactly: words[3]), let count = Int(exactly: words[4]) else { throw damaged }
+        at.index = index
+        at.offset = offset
+        at.count = count
+        return Row(location: at, digest: RowDigest(high: words[0], low: words[1]))
+    }
+
+    /// Partition `p`'s records (all of them when nothing was spilled).
+    mutating func load(_ p: Int) throws(PFError) -> [String: Record] {
+        guard files != nil else { return p == 0 ? memory : [:] }
+        var out: [String: Record] = [:]
+        guard let loaded = try files?.load(p) else { return out }
+        out.reserveCapacity(loaded.count)
+        for (key, data) in loaded { out[key] = Record(row: try decoded(data)) }
+        return out
+    }
+
+    func discard() { files?.discard() }
+
+    /// Calls `body` with each partition of both sides (the same keys land in the same one).
+    static func pair(
+        _ x: inout RowIndex, _ y: inout RowIndex, _ body: ([String: Record], [String: Record]) throws(PFError) -> Void
+    ) throws(PFError) {
+        if x.files != nil, y.files == nil { try y.spill() }
+        if y.files != nil, x.files == nil { try x.spill() }
+        let count = x.files != nil ? max(1, x.options.partitions) : 1
+        for p in 0..<count {
+            try body(try x.load(p), try y.load(p))
+        }
+        x.memory = [:]
+        y.memory = [:]
+    }
+}
