@@ -136,8 +136,14 @@ struct RowIndex {
     /// Reads a class of an export; returns its number of rows.
     mutating func read(_ className: String, of store: ParseExportStore) throws(PFError) -> Int {
         var rows = 0
+        let size = try store.fileSize(of: className)
         try store.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
             rows += 1
+            if rows == 1024, files == nil, let size, row.location.offset > 0 {
+                // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
+                let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
+                memory.reserveCapacity(Int(min(expected, Double(max(1, options.rowsInMemory)) + 1)))
+            }
             try add(key: row.objectId ?? Self.unnamed(row.location.index), Row(location: row.location, digest: row.digest))
         }
         return rows

@@ -34,9 +34,10 @@ extension ParseExportStore {
         var shape: ParseExport.Shape
     }
 
-    /// A 128-bit digest of a row's bytes: two SipHash-1-3 sums (Swift's `Hasher`, seeded at
-    /// random per process, so rows cannot be made to collide on purpose). Rows with equal
-    /// digests are, but for a chance of about 2⁻¹²⁸, equal bytes.
+    /// A 128-bit digest of a row's bytes: a SipHash-1-3 sum (Swift's `Hasher`, seeded at
+    /// random per process, so rows cannot be made to collide on purpose) and a multiplicative
+    /// hash of its 8-byte words. Two different rows agree on both by chance about once in
+    /// 2⁶⁴ or more comparisons; the comparison takes equal digests for equal rows.
     public struct RowDigest: Hashable, Sendable {
         /// The first sum.
         public var high: UInt64
@@ -47,11 +48,24 @@ extension ParseExportStore {
         public init(_ bytes: UnsafeRawBufferPointer) {
             var h = Hasher()
             h.combine(bytes: bytes)
-            var l = Hasher()
-            l.combine(UInt8(0x5A))
-            l.combine(bytes: bytes)
             high = UInt64(UInt(bitPattern: h.finalize()))
-            low = UInt64(UInt(bitPattern: l.finalize()))
+            // The second half: a multiply–xorshift over 8-byte words (fast, unseeded).
+            var acc: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            var k = 0
+            while k + 8 <= bytes.count {
+                acc = (acc ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: k, as: UInt64.self))) &* 0x9E37_79B9_7F4A_7C15
+                acc ^= acc >> 29
+                k += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while k < bytes.count {
+                tail |= UInt64(bytes[k]) << shift
+                shift += 8
+                k += 1
+            }
+            acc = (acc ^ tail) &* 0x9E37_79B9_7F4A_7C15
+            low = acc ^ (acc >> 32)
         }
 
         /// A digest from its two sums.
@@ -68,6 +82,12 @@ extension ParseExportStore {
     public func rowsAreObjects() throws(PFError) -> Bool {
         _ = try schemaFile()
         return !namesEncoded
+    }
+
+    /// The size in bytes of a class's file, when known (a directory's file, a zip entry's
+    /// inflated size), or `nil`.
+    public func fileSize(of className: String) throws(PFError) -> Int? {
+        try layout().classes[className]?.size
     }
 
     /// Calls `body` with each row of a class, in file order, without building its object:
@@ -113,7 +133,7 @@ extension ParseExportStore {
                         default: _ = try object()
                         }
                     }
-                    let types = try shapes?.types(of: root, reading: object)
+                    let types = try shapes?.types(of: row.bytes, reading: object)
                     let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
                     return (RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes)), types)
                 }
@@ -189,49 +209,23 @@ extension ParseExportStore {
     typealias FieldType = (key: String, field: ParseSchema.Field)
 
     /// The field types of each row shape seen so far, shared by the worker threads.
+    ///
+    /// A row's shape is what decides its field types: its keys, each value's JSON kind and,
+    /// for an object value, its `__type` and `className` strings, taken from the row's bytes
+    /// as written (equal spellings are equal names) and hashed to 64 bits with a per-process
+    /// random seed (a file has a handful of shapes: two of them share a hash about once in
+    /// 2⁶⁴ pairs). Rows whose integers have 19 digits or more (which may not fit 64 bits),
+    /// or whose objects spell a key with an escape, count as shapes of their own.
     final class RowShapes: Sendable {
-        let known = Mutex<[Shape: [FieldType]]>([:])
-
-        /// A row's shape as bytes, hashed as one run of bytes (not byte by byte, as an array is).
-        struct Shape: Hashable, Sendable {
-            var bytes: [UInt8]
-            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
-        }
+        let known = Mutex<[Int: [FieldType]]>([:])
 
         /// The field types of a row: looked up by its shape, or read from its object (by
         /// `reading`) the first time that shape is seen.
-        func types(of root: JSONNode, reading: () throws(PFError) -> ParseObject) throws(PFError) -> [FieldType] {
-            var shape: [UInt8] = []
-            shape.reserveCapacity(128)
-            // Each string is preceded by its length, so two different rows never give one shape.
-            func append(_ s: String) {
-                withUnsafeBytes(of: UInt32(truncatingIfNeeded: s.utf8.count).littleEndian) { shape.append(contentsOf: $0) }
-                shape.append(contentsOf: s.utf8)
-            }
-            root.forEachMember { (key: String, value: JSONNode) in
-                append(key)
-                switch value.kind {
-                case .null: shape.append(1)
-                case .bool: shape.append(2)
-                case .int: shape.append(3)
-                case .uint: shape.append(4)
-                case .double: shape.append(5)
-                case .string: shape.append(6)
-                case .array: shape.append(7)
-                case .object:
-                    shape.append(8)
-                    // The members that decide a typed object's schema type.
-                    for member in ["__type", "className"] {
-                        if let s = value.member(member)?.stringValue {
-                            shape.append(1)
-                            append(s)
-                        } else {
-                            shape.append(0)
-                        }
-                    }
-                }
-            }
-            let key = Shape(bytes: shape)
+        /// - Parameters:
+        ///   - bytes: the row, which the JSON reader has checked (one object).
+        ///   - reading: reads the row's object.
+        func types(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> [FieldType] {
+            let key = Self.shape(of: bytes)
             if let types = known.withLock({ $0[key] }) { return types }
             let object = try reading()
             var types: [FieldType] = []
@@ -240,6 +234,125 @@ extension ParseExportStore {
             }
             known.withLock { $0[key] = types }
             return types
+        }
+
+        /// The shape of a checked row, hashed (see ``RowShapes``).
+        static func shape(of b: UnsafeRawBufferPointer) -> Int {
+            var h = Hasher()
+            let n = b.count
+            var i = 0
+            func feed(_ tag: UInt8) { h.combine(tag) }
+            func feed(_ start: Int, _ end: Int) {
+                let end = min(end, n)
+                let run = UnsafeRawBufferPointer(rebasing: b[min(start, end)..<end])
+                h.combine(run.count)
+                h.combine(bytes: run)
+            }
+            func space() {
+                while i < n, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+            }
+            // A string from its opening quote: its end (after the closing quote) and whether it has escapes.
+            func string() -> Bool {
+                var escaped = false
+                i += 1
+                while i < n, b[i] != 0x22 {
+                    if b[i] == 0x5C { escaped = true; i += 1 }
+                    i += 1
+                }
+                i += 1
+                return escaped
+            }
+            // Skips any value.
+            func skip() {
+                guard i < n else { return }
+                switch b[i] {
+                case 0x22: _ = string()
+                case 0x7B, 0x5B:
+                    var depth = 0
+                    while i < n {
+                        switch b[i] {
+                        case 0x22: _ = string(); continue
+                        case 0x7B, 0x5B: depth += 1
+                        case 0x7D, 0x5D: depth -= 1
+                        default: break
+                        }
+                        i += 1
+                        if depth == 0 { return }
+                    }
+                default:
+                    while i < n, b[i] != 0x2C, b[i] != 0x7D, b[i] != 0x5D, b[i] != 0x20, b[i] != 0x0A, b[i] != 0x0D, b[i] != 0x09 { i += 1 }
+                }
+            }
+            func isName(_ start: Int, _ end: Int, _ name: StaticString) -> Bool {
+                guard end - start == name.utf8CodeUnitCount, start >= 0, end <= n else { return false }
+                for k in 0..<(end - start) where b[start + k] != name.utf8Start[k] { return false }
+                return true
+            }
+            space()
+            guard i < n, b[i] == 0x7B else {
+                feed(0, n)
+                return h.finalize()
+            }
+            i += 1
+            var unique = false
+            members: while i < n {
+                space()
+                guard i < n, b[i] == 0x22 else { break }
+                let keyStart = i
+                _ = string()
+                feed(keyStart, i)
+                space()
+                i += 1  // ':'
+                space()
+                guard i < n else { break }
+                switch b[i] {
+                case 0x22: feed(6); _ = string()
+                case 0x74, 0x66: feed(2); skip()
+                case 0x6E: feed(1); skip()
+                case 0x5B: feed(7); skip()
+                case 0x7B:
+                    feed(8)
+                    // The object's own members: `__type` and `className` decide its type.
+                    i += 1
+                    while i < n {
+                        space()
+                        guard i < n, b[i] == 0x22 else { break }
+                        let start = i
+                        if string() { unique = true }
+                        let end = i
+                        space()
+                        i += 1
+                        space()
+                        if i < n, b[i] == 0x22, isName(start + 1, end - 1, "__type") || isName(start + 1, end - 1, "className") {
+                            let valueStart = i
+                            _ = string()
+                            feed(start, end)
+                            feed(valueStart, i)
+                        } else {
+                            skip()
+                        }
+                        space()
+                        if i < n, b[i] == 0x2C { i += 1 }
+                    }
+                    i += 1  // '}'
+                default:
+                    let start = i
+                    skip()
+                    let token = UnsafeRawBufferPointer(rebasing: b[start..<min(i, n)])
+                    if token.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 }) {
+                        feed(5)
+                    } else if token.count >= 19 {
+                        feed(4)
+                        feed(start, i)
+                    } else {
+                        feed(3)
+                    }
+                }
+                space()
+                if i < n, b[i] == 0x2C { i += 1 } else { break members }
+            }
+            if unique { feed(0, n) }
+            return h.finalize()
         }
     }
 }
