@@ -47,12 +47,19 @@ extension StoreDiff {
         if indexA.files == nil {
             // A is in memory: B's rows are looked up as they come, only the others kept.
             var onlyB: [String: RowIndex.Row] = [:]
+            var differentB: [String: RowIndex.Row] = [:]
             try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
                 summary.objects.b += 1
                 let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                let found = indexA.memory.index(forKey: key)
-                if let found {
-                    indexA.memory.values[found].match = row
+                if let found = indexA.memory.index(forKey: key) {
+                    // A key B repeats keeps B's last row.
+                    if indexA.memory.values[found].digest == row.digest {
+                        if indexA.memory.values[found].match == .different { differentB[key] = nil }
+                        indexA.memory.values[found].match = .equal
+                    } else {
+                        indexA.memory.values[found].match = .different
+                        differentB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                    }
                 } else {
                     onlyB[key] = RowIndex.Row(location: row.location, digest: row.digest)
                 }
@@ -60,33 +67,37 @@ extension StoreDiff {
             keys.a = indexA.memory.count
             keys.b = onlyB.count
             for (key, record) in indexA.memory {
-                guard let match = record.match else {
-                    try sideA.add(key: key, bytes: removed)
-                    continue
-                }
-                keys.b += 1
-                if match.digest != record.row.digest {
-                    readA.append(record.row)
-                    readB.append(RowIndex.Row(location: match.location, digest: match.digest))
+                switch record.match {
+                case .none: try sideA.add(key: key, bytes: removed)
+                case .equal: keys.b += 1
+                case .different:
+                    keys.b += 1
+                    if let other = differentB[key], let row = indexA.row(record) {
+                        readA.append(row)
+                        readB.append(other)
+                    }
                 }
             }
             readB += onlyB.values
         } else {
             summary.objects.b += try indexB.read(className, of: exports.1)
+            let templates = (a: indexA.template, b: indexB.template)
             try RowIndex.pair(&indexA, &indexB) { (left: [String: RowIndex.Record], right: [String: RowIndex.Record]) throws(PFError) in
                 keys.a += left.count
                 keys.b += right.count
                 for (key, l) in left {
                     if let r = right[key] {
-                        if l.row.digest != r.row.digest {
-                            readA.append(l.row)
-                            readB.append(r.row)
+                        if l.digest != r.digest, let x = RowIndex.row(l, templates.a), let y = RowIndex.row(r, templates.b) {
+                            readA.append(x)
+                            readB.append(y)
                         }
                     } else {
                         try sideA.add(key: key, bytes: removed)
                     }
                 }
-                for (key, r) in right where left[key] == nil { readB.append(r.row) }
+                for (key, r) in right where left[key] == nil {
+                    if let y = RowIndex.row(r, templates.b) { readB.append(y) }
+                }
             }
         }
         // The slow path spills a class when either side holds more distinct objects than
@@ -107,7 +118,7 @@ typealias RowDigest = ParseExportStore.RowDigest
 
 /// The rows of one side of a class by key: each row's digest and place, in memory while
 /// small, beyond ``StoreDiff/Options/rowsInMemory`` spilled to hash-partitioned files the way
-/// ``Partitioner`` spills objects (49 bytes a record), so only one partition is in memory
+/// ``Partitioner`` spills objects (a 40-byte record after the key), so only one partition is in memory
 /// when the sides are paired. A key seen twice keeps its last row, as ``Partitioner`` does.
 struct RowIndex {
     /// A row: its digest and where it is.
@@ -116,17 +127,44 @@ struct RowIndex {
         var digest: RowDigest
     }
 
-    /// A key's row, and (while B is looked up in A's index) B's last row with that key.
+    /// A key's row, compactly (40 bytes): its digest and place, and (while B is looked up in
+    /// A's index) whether B's last row with that key is the same.
     struct Record {
-        var row: Row
-        var match: ParseExportStore.RowSummary?
+        enum Match: UInt8 { case none, equal, different }
+        var digest: RowDigest
+        var index: Int
+        var offset: Int
+        var count: UInt32
+        var match = Match.none
+
+        init(_ row: Row) throws(PFError) {
+            guard let count = UInt32(exactly: row.location.count) else {
+                throw PFError(.limitExceeded, format: .diff, "a row of \(row.location.count) bytes is too large to compare")
+            }
+            digest = row.digest
+            index = row.location.index
+            offset = row.location.offset
+            self.count = count
+        }
     }
 
     let options: StoreDiff.Options
     var memory: [String: Record] = [:]
     var files: Partitioner?
-    /// The file's shape (the same for every row of it), kept for the rows read back from spill files.
-    var shape: ParseExportStore.RowLocation?
+    /// The first row's place: the file's shape, which every row of it shares.
+    var template: ParseExportStore.RowLocation?
+
+    /// A record's row.
+    func row(_ record: Record) -> Row? { Self.row(record, template) }
+
+    /// A record's row, given its file's first row.
+    static func row(_ record: Record, _ template: ParseExportStore.RowLocation?) -> Row? {
+        guard var at = template else { return nil }
+        at.index = record.index
+        at.offset = record.offset
+        at.count = Int(record.count)
+        return Row(location: at, digest: record.digest)
+    }
 
     init(options: StoreDiff.Options) { self.options = options }
 
@@ -151,23 +189,24 @@ struct RowIndex {
 
     mutating func add(key: String, _ row: Row) throws(PFError) {
         if files != nil {
+            if template == nil { template = row.location }
             try files?.write(key: key, bytes: Self.encoded(row))
             return
         }
-        memory[key] = Record(row: row)
+        if template == nil { template = row.location }
+        memory[key] = try Record(row)
         if memory.count > max(1, options.rowsInMemory) { try spill() }
     }
 
     mutating func spill() throws(PFError) {
         var partitioner = Partitioner(options: options)
         try partitioner.spill()
-        for (key, record) in memory { try partitioner.write(key: key, bytes: Self.encoded(record.row)) }
-        shape = memory.first?.value.row.location
+        for (key, record) in memory {
+            if let row = row(record) { try partitioner.write(key: key, bytes: Self.encoded(row)) }
+        }
         memory = [:]
         files = partitioner
     }
-
-    func encoded(_ row: Row) -> Data { Self.encoded(row) }
 
     static func encoded(_ row: Row) -> Data {
         var data = Data(capacity: 40)
@@ -180,7 +219,7 @@ struct RowIndex {
 
     func decoded(_ data: Data) throws(PFError) -> Row {
         let damaged = PFError(.io, format: .diff, "a spilled row record is damaged")
-        guard data.count == 40, var at = shape else { throw damaged }
+        guard data.count == 40, var at = template else { throw damaged }
         let words = data.withUnsafeBytes { raw in
             (0..<5).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
         }
@@ -197,7 +236,7 @@ struct RowIndex {
         var out: [String: Record] = [:]
         guard let loaded = try files?.load(p) else { return out }
         out.reserveCapacity(loaded.count)
-        for (key, data) in loaded { out[key] = Record(row: try decoded(data)) }
+        for (key, data) in loaded { out[key] = try Record(decoded(data)) }
         return out
     }
 
