@@ -412,6 +412,14 @@ public struct ParseExportRow {
     /// How the file holds its rows (for the path in errors: `results[3]` or `[3]`).
     public var shape: ParseExport.Shape
 
+    /// A row read back from its place in a file (its bytes as ``ParseExportRowCutter`` cut them).
+    public init(bytes: UnsafeRawBufferPointer, index: Int, offset: Int, shape: ParseExport.Shape) {
+        self.bytes = bytes
+        self.index = index
+        self.offset = offset
+        self.shape = shape
+    }
+
     /// The JSON reader settings for rows: strict, Parse's typed objects left as dictionaries
     /// (so a malformed Date is reported by the Parse layer, per object), duplicate keys refused.
     /// - Parameter limits: budgets per row.

@@ -267,7 +267,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
             row += 1
         }
 
-        private mutating func record(_ key: String, _ type: ParseSchema.Field) {
+        mutating func record(_ key: String, _ type: ParseSchema.Field) {
             if let known = fields[key] {
                 if known != type, !conflicts.contains(where: { $0.field == key && $0.other == type }) {
                     conflicts.append(TypeConflict(className: className, field: key, kept: known, other: type, row: row))

@@ -1,0 +1,258 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStores
+
+// MARK: - Two Parse exports: rows compared as written
+
+extension StoreDiff {
+    /// Both stores when they are Parse exports whose rows stand for their objects (and
+    /// ``Options/comparesRows`` is on), otherwise `nil`.
+    func rowExports() throws(PFError) -> (ParseExportStore, ParseExportStore)? {
+        guard options.comparesRows, let x = a as? ParseExportStore, let y = b as? ParseExportStore,
+            try x.rowsAreObjects(), try y.rowsAreObjects()
+        else { return nil }
+        return (x, y)
+    }
+
+    /// Fills both sides of a class with what ``compareClass(_:)`` compares, reading the
+    /// objects of only the rows that can differ.
+    ///
+    /// 1. A's rows are read as JSON but not decoded: a row becomes its key (its objectId, as
+    ///    ``read(_:of:into:)`` makes it), a 128-bit digest of its bytes
+    ///    (``PFStores/ParseExportStore/RowDigest``) and its place in the file, held by key
+    ///    (``RowIndex``; a key seen twice keeps its last row, as ``Partitioner`` does).
+    /// 2. B's rows are read the same way and looked up in A's index as they come: equal
+    ///    digests are equal rows, hence equal objects, and are done with. A key only in A is
+    ///    removed (its value is never shown); a key only in B, or whose digests differ, names
+    ///    a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
+    ///    hash-partitioned files as ``Partitioner`` spills objects and paired partition by
+    ///    partition instead.
+    /// 3. The rows named are read into objects (at their offsets) and go into `sideA` and
+    ///    `sideB` exactly as ``read(_:of:into:)`` puts them, so ``Partitioner/pair(_:_:_:)``
+    ///    finds the same differences in the same order: rows that differ only in key order,
+    ///    spacing or the spelling of a date are equal there.
+    mutating func readRows(
+        _ className: String, of exports: (ParseExportStore, ParseExportStore), into sideA: inout Partitioner,
+        _ sideB: inout Partitioner
+    ) throws(PFError) {
+        var indexA = RowIndex(options: options)
+        var indexB = RowIndex(options: options)
+        defer { indexA.discard(); indexB.discard() }
+        var readA: [RowIndex.Row] = []
+        var readB: [RowIndex.Row] = []
+        let removed = try Partitioner.encoded(.null)
+        var keys = (a: 0, b: 0)
+        summary.objects.a += try indexA.read(className, of: exports.0)
+        if indexA.files == nil {
+            // A is in memory: B's rows are looked up as they come, only the others kept.
+            var onlyB: [String: RowIndex.Row] = [:]
+            var differentB: [String: RowIndex.Row] = [:]
+            try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                summary.objects.b += 1
+                let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+                if let found = indexA.memory.index(forKey: key) {
+                    // A key B repeats keeps B's last row.
+                    if indexA.memory.values[found].digest == row.digest {
+                        if indexA.memory.values[found].match == .different { differentB[key] = nil }
+                        indexA.memory.values[found].match = .equal
+                    } else {
+                        indexA.memory.values[found].match = .different
+                        differentB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                    }
+                } else {
+                    onlyB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                }
+            }
+            keys.a = indexA.memory.count
+            keys.b = onlyB.count
+            for (key, record) in indexA.memory {
+                switch record.match {
+                case .none: try sideA.add(key: key, bytes: removed)
+                case .equal: keys.b += 1
+                case .different:
+                    keys.b += 1
+                    if let other = differentB[key], let row = indexA.row(record) {
+                        readA.append(row)
+                        readB.append(other)
+                    }
+                }
+            }
+            readB += onlyB.values
+        } else {
+            summary.objects.b += try indexB.read(className, of: exports.1)
+            let templates = (a: indexA.template, b: indexB.template)
+            try RowIndex.pair(&indexA, &indexB) { (left: [String: RowIndex.Record], right: [String: RowIndex.Record]) throws(PFError) in
+                keys.a += left.count
+                keys.b += right.count
+                for (key, l) in left {
+                    if let r = right[key] {
+                        if l.digest != r.digest, let x = RowIndex.row(l, templates.a), let y = RowIndex.row(r, templates.b) {
+                            readA.append(x)
+                            readB.append(y)
+                        }
+                    } else {
+                        try sideA.add(key: key, bytes: removed)
+                    }
+                }
+                for (key, r) in right where left[key] == nil {
+                    if let y = RowIndex.row(r, templates.b) { readB.append(y) }
+                }
+            }
+        }
+        // The slow path spills a class when either side holds more distinct objects than
+        // fit in memory, and then reports it partition by partition: do the same.
+        if max(keys.a, keys.b) > max(1, options.objectsInMemory), !sideA.spilled { try sideA.spill() }
+        for (store, rows, side) in [(exports.0, readA, 0), (exports.1, readB, 1)] {
+            let sorted = rows.sorted { $0.location.index < $1.location.index }.map { ($0.location, $0.digest) }
+            try store.forEachObject(in: className, at: sorted) { (at: ParseExportStore.RowLocation, object: ParseObject) throws(PFError) in
+                let key = object.objectId ?? RowIndex.unnamed(at.index)
+                let bytes = try Partitioner.encoded(Self.value(of: object))
+                if side == 0 { try sideA.add(key: key, bytes: bytes) } else { try sideB.add(key: key, bytes: bytes) }
+            }
+        }
+    }
+}
+
+typealias RowDigest = ParseExportStore.RowDigest
+
+/// The rows of one side of a class by key: each row's digest and place, in memory while
+/// small, beyond ``StoreDiff/Options/rowsInMemory`` spilled to hash-partitioned files the way
+/// ``Partitioner`` spills objects (a 40-byte record after the key), so only one partition is in memory
+/// when the sides are paired. A key seen twice keeps its last row, as ``Partitioner`` does.
+struct RowIndex {
+    /// A row: its digest and where it is.
+    struct Row {
+        var location: ParseExportStore.RowLocation
+        var digest: RowDigest
+    }
+
+    /// A key's row, compactly (40 bytes): its digest and place, and (while B is looked up in
+    /// A's index) whether B's last row with that key is the same.
+    struct Record {
+        enum Match: UInt8 { case none, equal, different }
+        var digest: RowDigest
+        var index: Int
+        var offset: Int
+        var count: UInt32
+        var match = Match.none
+
+        init(_ row: Row) throws(PFError) {
+            guard let count = UInt32(exactly: row.location.count) else {
+                throw PFError(.limitExceeded, format: .diff, "a row of \(row.location.count) bytes is too large to compare")
+            }
+            digest = row.digest
+            index = row.location.index
+            offset = row.location.offset
+            self.count = count
+        }
+    }
+
+    let options: StoreDiff.Options
+    var memory: [String: Record] = [:]
+    var files: Partitioner?
+    /// The first row's place: the file's shape, which every row of it shares.
+    var template: ParseExportStore.RowLocation?
+
+    /// A record's row.
+    func row(_ record: Record) -> Row? { Self.row(record, template) }
+
+    /// A record's row, given its file's first row.
+    static func row(_ record: Record, _ template: ParseExportStore.RowLocation?) -> Row? {
+        guard var at = template else { return nil }
+        at.index = record.index
+        at.offset = record.offset
+        at.count = Int(record.count)
+        return Row(location: at, digest: record.digest)
+    }
+
+    init(options: StoreDiff.Options) { self.options = options }
+
+    /// The key of a row without an objectId, as ``StoreDiff/read(_:of:into:)`` names it.
+    static func unnamed(_ row: Int) -> String { "(no objectId #\(row + 1))" }
+
+    /// Reads a class of an export; returns its number of rows.
+    mutating func read(_ className: String, of store: ParseExportStore) throws(PFError) -> Int {
+        var rows = 0
+        let size = try store.fileSize(of: className)
+        try store.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+            rows += 1
+            if rows == 1024, files == nil, let size, row.location.offset > 0 {
+                // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
+                let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
+                memory.reserveCapacity(Int(min(expected, Double(max(1, options.rowsInMemory)) + 1)))
+            }
+            try add(key: row.objectId ?? Self.unnamed(row.location.index), Row(location: row.location, digest: row.digest))
+        }
+        return rows
+    }
+
+    mutating func add(key: String, _ row: Row) throws(PFError) {
+        if files != nil {
+            if template == nil { template = row.location }
+            try files?.write(key: key, bytes: Self.encoded(row))
+            return
+        }
+        if template == nil { template = row.location }
+        memory[key] = try Record(row)
+        if memory.count > max(1, options.rowsInMemory) { try spill() }
+    }
+
+    mutating func spill() throws(PFError) {
+        var partitioner = Partitioner(options: options)
+        try partitioner.spill()
+        for (key, record) in memory {
+            if let row = row(record) { try partitioner.write(key: key, bytes: Self.encoded(row)) }
+        }
+        memory = [:]
+        files = partitioner
+    }
+
+    static func encoded(_ row: Row) -> Data {
+        var data = Data(capacity: 40)
+        let at = row.location
+        for word in [row.digest.high, row.digest.low, UInt64(at.index), UInt64(at.offset), UInt64(at.count)] {
+            withUnsafeBytes(of: word.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    func decoded(_ data: Data) throws(PFError) -> Row {
+        let damaged = PFError(.io, format: .diff, "a spilled row record is damaged")
+        guard data.count == 40, var at = template else { throw damaged }
+        let words = data.withUnsafeBytes { raw in
+            (0..<5).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        }
+        guard let index = Int(exactly: words[2]), let offset = Int(exactly: words[3]), let count = Int(exactly: words[4]) else { throw damaged }
+        at.index = index
+        at.offset = offset
+        at.count = count
+        return Row(location: at, digest: RowDigest(high: words[0], low: words[1]))
+    }
+
+    /// Partition `p`'s records (all of them when nothing was spilled).
+    mutating func load(_ p: Int) throws(PFError) -> [String: Record] {
+        guard files != nil else { return p == 0 ? memory : [:] }
+        var out: [String: Record] = [:]
+        guard let loaded = try files?.load(p) else { return out }
+        out.reserveCapacity(loaded.count)
+        for (key, data) in loaded { out[key] = try Record(decoded(data)) }
+        return out
+    }
+
+    func discard() { files?.discard() }
+
+    /// Calls `body` with each partition of both sides (the same keys land in the same one).
+    static func pair(
+        _ x: inout RowIndex, _ y: inout RowIndex, _ body: ([String: Record], [String: Record]) throws(PFError) -> Void
+    ) throws(PFError) {
+        if x.files != nil, y.files == nil { try y.spill() }
+        if y.files != nil, x.files == nil { try x.spill() }
+        let count = x.files != nil ? max(1, x.options.partitions) : 1
+        for p in 0..<count {
+            try body(try x.load(p), try y.load(p))
+        }
+        x.memory = [:]
+        y.memory = [:]
+    }
+}

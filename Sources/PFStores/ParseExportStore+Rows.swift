@@ -1,0 +1,366 @@
+import Foundation
+import PFCore
+import PFJSON
+import PFParse
+import PFParseExport
+import Synchronization
+
+// MARK: - Rows as written, for comparisons
+
+/// `close(2)` (inside the store, `close` is ``ParseExportStore/close()``).
+private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
+
+extension ParseExportStore {
+    /// One row of a class file seen without building its object (``forEachRow(in:_:)``).
+    public struct RowSummary: Sendable {
+        /// The row's `objectId`, or `nil` when it has none (or `null`), as
+        /// ``PFParse/ParseObject/objectId`` reads it.
+        public var objectId: String?
+        /// Where the row is (its index, for ``forEachObject(in:at:_:)``).
+        public var location: RowLocation
+        /// A digest of the row's bytes.
+        public var digest: RowDigest
+    }
+
+    /// Where a row lies in its class file.
+    public struct RowLocation: Sendable {
+        /// The row's index in the file (0-based).
+        public var index: Int
+        /// The byte offset of its first byte in the file (inflated, for a zip).
+        public var offset: Int
+        /// Its length in bytes.
+        public var count: Int
+        /// The file's shape (for the row's path in errors).
+        var shape: ParseExport.Shape
+    }
+
+    /// A 128-bit digest of a row's bytes: a SipHash-1-3 sum (Swift's `Hasher`, seeded at
+    /// random per process, so rows cannot be made to collide on purpose) and a multiplicative
+    /// hash of its 8-byte words. Two different rows agree on both by chance about once in
+    /// 2⁶⁴ or more comparisons; the comparison takes equal digests for equal rows.
+    public struct RowDigest: Hashable, Sendable {
+        /// The first sum.
+        public var high: UInt64
+        /// The second sum.
+        public var low: UInt64
+
+        /// The digest of these bytes.
+        public init(_ bytes: UnsafeRawBufferPointer) {
+            var h = Hasher()
+            h.combine(bytes: bytes)
+            high = UInt64(UInt(bitPattern: h.finalize()))
+            // The second half: a multiply–xorshift over 8-byte words (fast, unseeded).
+            var acc: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            var k = 0
+            while k + 8 <= bytes.count {
+                acc = (acc ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: k, as: UInt64.self))) &* 0x9E37_79B9_7F4A_7C15
+                acc ^= acc >> 29
+                k += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while k < bytes.count {
+                tail |= UInt64(bytes[k]) << shift
+                shift += 8
+                k += 1
+            }
+            acc = (acc ^ tail) &* 0x9E37_79B9_7F4A_7C15
+            low = acc ^ (acc >> 32)
+        }
+
+        /// A digest from its two sums.
+        public init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+    }
+
+    /// Whether this export's rows, read as written, stand for its objects: `false` when
+    /// `_SCHEMA.json` says pfarchive encoded names (objects are then read with their original
+    /// names, which the rows do not spell).
+    /// - Throws: ``PFCore/PFError`` for an unreadable schema file.
+    public func rowsAreObjects() throws(PFError) -> Bool {
+        _ = try schemaFile()
+        return !namesEncoded
+    }
+
+    /// The size in bytes of a class's file, when known (a directory's file, a zip entry's
+    /// inflated size), or `nil`.
+    public func fileSize(of className: String) throws(PFError) -> Int? {
+        try layout().classes[className]?.size
+    }
+
+    /// Calls `body` with each row of a class, in file order, without building its object:
+    /// each row is checked as JSON (the reader ``forEachObject(in:_:)`` uses, on
+    /// ``Options/workers`` threads), its `objectId` read and its bytes digested
+    /// (``RowDigest``) — what a comparison that skips rows equal byte for byte needs.
+    ///
+    /// A row that is not an object, whose `objectId` is neither a string nor `null`, or that
+    /// names its class, is read into an object too, so it fails exactly as
+    /// ``forEachObject(in:_:)`` fails on it. Rows' values are otherwise not decoded, so a
+    /// malformed Parse value (a Date with a bad `iso`) is not reported here.
+    ///
+    /// When the class's schema is inferred (no `_SCHEMA.json` entry), it is inferred on the
+    /// way, as ``forEachObject(in:_:)`` infers it: the field types of a row are a function of
+    /// its keys, the JSON kind of each value and, for objects, their `__type` and `className`;
+    /// the first row of each such shape is read into an object and its types kept for the
+    /// others, so ``schema()`` costs no second pass.
+    /// - Parameters:
+    ///   - className: the class.
+    ///   - body: receives each row's summary, in file order, on the calling thread.
+    /// - Throws: ``PFCore/PFError`` as ``forEachObject(in:_:)`` for a row that is not JSON,
+    ///   or what `body` throws.
+    public func forEachRow(in className: String, _ body: (RowSummary) throws(PFError) -> Void) throws(PFError) {
+        guard let container = try opened(), let file = try layout().classes[className] else { return }
+        let name = "\(location): \(file.name)"
+        let declared = try schemaFile()?.classes[className] != nil
+        var inference = inferred[className] == nil && !declared ? SchemaInference(className: className) : nil
+        let shapes: RowShapes? = inference == nil ? nil : RowShapes()
+        let reader = ParallelRowReader<(RowSummary, [FieldType]?)>(workers: options.workers, limits: options.limits) {
+            row, session throws(PFError) in
+            do throws(PFError) {
+                return try session.withDocument(row.bytes) { root throws(PFError) in
+                    func object() throws(PFError) -> ParseObject {
+                        try ParseObject(restJSON: root, className: className, checkingNames: false)
+                    }
+                    var objectId: String?
+                    if root.kind != .object || root.member("className") != nil {
+                        objectId = try object().objectId
+                    } else if let id = root.member("objectId") {
+                        switch id.kind {
+                        case .string: objectId = id.stringValue
+                        case .null: objectId = nil
+                        default: _ = try object()
+                        }
+                    }
+                    let types = try shapes?.types(of: row.bytes, reading: object)
+                    let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
+                    return (RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes)), types)
+                }
+            } catch {
+                throw row.placed(error, file: name)
+            }
+        }
+        try reader.read(rows: { add throws(PFError) in
+            try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
+        }, deliver: { (summary, types) throws(PFError) in
+            if let types { inference?.add(types: types) }
+            try body(summary)
+        })
+        if let inference { inferred[className] = inference }
+    }
+
+    /// Calls `body` with the objects of the rows at `rows` (from ``forEachRow(in:_:)``, in
+    /// file order), read as ``forEachObject(in:_:)`` reads them, on the calling thread. In a
+    /// directory each row's bytes are read at its offset; a zip's file is cut again. A row
+    /// whose bytes no longer match `digest` (the file changed since) is an error.
+    /// - Throws: ``PFCore/PFError`` as ``forEachObject(in:_:)``, `io` when the file changed,
+    ///   or what `body` throws.
+    public func forEachObject(
+        in className: String, at rows: [(location: RowLocation, digest: RowDigest)],
+        _ body: (RowLocation, ParseObject) throws(PFError) -> Void
+    ) throws(PFError) {
+        guard !rows.isEmpty, let container = try opened(), let file = try layout().classes[className] else { return }
+        let name = "\(location): \(file.name)"
+        let session = ParseExportRow.session(limits: options.limits)
+        func read(_ row: ParseExportRow, _ wanted: (location: RowLocation, digest: RowDigest)) throws(PFError) {
+            guard RowDigest(row.bytes) == wanted.digest else {
+                throw PFError(.io, format: Self.format, "\(name): the file changed while it was compared")
+            }
+            try body(wanted.location, try row.readObject(session: session, className: className, file: name, checkingNames: false))
+        }
+        guard case .directory = container.kind else {
+            var next = 0
+            try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+                guard next < rows.count, rows[next].location.index == row.index else { return }
+                try read(row, rows[next])
+                next += 1
+            }
+            return
+        }
+        let fd = open(file.path, O_RDONLY)
+        guard fd >= 0 else {
+            throw PFError(.io, format: Self.format, "cannot open \(file.path): \(String(cString: strerror(errno)))")
+        }
+        defer { closeDescriptor(fd) }
+        var buffer: [UInt8] = []
+        for wanted in rows {
+            let at = wanted.location
+            buffer = Array(repeating: 0, count: at.count)
+            var done = 0
+            while done < at.count {
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress.map { $0 + done }, at.count - done, off_t(at.offset + done)) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else {
+                    throw PFError(.io, format: Self.format, "\(name): the file changed while it was compared")
+                }
+                done += n
+            }
+            let result = buffer.withUnsafeBytes { bytes in
+                Result { () throws(PFError) in
+                    try read(ParseExportRow(bytes: bytes, index: at.index, offset: at.offset, shape: at.shape), wanted)
+                }
+            }
+            try result.get()
+        }
+    }
+
+    /// A field and its type, as ``SchemaInference`` records them.
+    typealias FieldType = (key: String, field: ParseSchema.Field)
+
+    /// The field types of each row shape seen so far, shared by the worker threads.
+    ///
+    /// A row's shape is what decides its field types: its keys, each value's JSON kind and,
+    /// for an object value, its `__type` and `className` strings, taken from the row's bytes
+    /// as written (equal spellings are equal names) and hashed to 64 bits with a per-process
+    /// random seed (a file has a handful of shapes: two of them share a hash about once in
+    /// 2⁶⁴ pairs). Rows whose integers have 19 digits or more (which may not fit 64 bits),
+    /// or whose objects spell a key with an escape, count as shapes of their own.
+    final class RowShapes: Sendable {
+        let known = Mutex<[Int: [FieldType]]>([:])
+
+        /// The field types of a row: looked up by its shape, or read from its object (by
+        /// `reading`) the first time that shape is seen.
+        /// - Parameters:
+        ///   - bytes: the row, which the JSON reader has checked (one object).
+        ///   - reading: reads the row's object.
+        func types(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> [FieldType] {
+            let key = Self.shape(of: bytes)
+            if let types = known.withLock({ $0[key] }) { return types }
+            let object = try reading()
+            var types: [FieldType] = []
+            for (key, value) in object.fields {
+                if let field = ParseSchema.fieldType(of: value) { types.append((key, field)) }
+            }
+            known.withLock { $0[key] = types }
+            return types
+        }
+
+        /// The shape of a checked row, hashed (see ``RowShapes``).
+        static func shape(of b: UnsafeRawBufferPointer) -> Int {
+            var h = Hasher()
+            let n = b.count
+            var i = 0
+            func feed(_ tag: UInt8) { h.combine(tag) }
+            func feed(_ start: Int, _ end: Int) {
+                let end = min(end, n)
+                let run = UnsafeRawBufferPointer(rebasing: b[min(start, end)..<end])
+                h.combine(run.count)
+                h.combine(bytes: run)
+            }
+            func space() {
+                while i < n, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+            }
+            // A string from its opening quote: its end (after the closing quote) and whether it has escapes.
+            func string() -> Bool {
+                var escaped = false
+                i += 1
+                while i < n, b[i] != 0x22 {
+                    if b[i] == 0x5C { escaped = true; i += 1 }
+                    i += 1
+                }
+                i += 1
+                return escaped
+            }
+            // Skips any value.
+            func skip() {
+                guard i < n else { return }
+                switch b[i] {
+                case 0x22: _ = string()
+                case 0x7B, 0x5B:
+                    var depth = 0
+                    while i < n {
+                        switch b[i] {
+                        case 0x22: _ = string(); continue
+                        case 0x7B, 0x5B: depth += 1
+                        case 0x7D, 0x5D: depth -= 1
+                        default: break
+                        }
+                        i += 1
+                        if depth == 0 { return }
+                    }
+                default:
+                    while i < n, b[i] != 0x2C, b[i] != 0x7D, b[i] != 0x5D, b[i] != 0x20, b[i] != 0x0A, b[i] != 0x0D, b[i] != 0x09 { i += 1 }
+                }
+            }
+            func isName(_ start: Int, _ end: Int, _ name: StaticString) -> Bool {
+                guard end - start == name.utf8CodeUnitCount, start >= 0, end <= n else { return false }
+                for k in 0..<(end - start) where b[start + k] != name.utf8Start[k] { return false }
+                return true
+            }
+            space()
+            guard i < n, b[i] == 0x7B else {
+                feed(0, n)
+                return h.finalize()
+            }
+            i += 1
+            var unique = false
+            members: while i < n {
+                space()
+                guard i < n, b[i] == 0x22 else { break }
+                let keyStart = i
+                _ = string()
+                feed(keyStart, i)
+                space()
+                i += 1  // ':'
+                space()
+                guard i < n else { break }
+                switch b[i] {
+                case 0x22: feed(6); _ = string()
+                case 0x74, 0x66: feed(2); skip()
+                case 0x6E: feed(1); skip()
+                case 0x5B: feed(7); skip()
+                case 0x7B:
+                    feed(8)
+                    // The object's own members: `__type` and `className` decide its type.
+                    i += 1
+                    while i < n {
+                        space()
+                        guard i < n, b[i] == 0x22 else { break }
+                        let start = i
+                        if string() { unique = true }
+                        let end = i
+                        space()
+                        i += 1
+                        space()
+                        if i < n, b[i] == 0x22, isName(start + 1, end - 1, "__type") || isName(start + 1, end - 1, "className") {
+                            let valueStart = i
+                            _ = string()
+                            feed(start, end)
+                            feed(valueStart, i)
+                        } else {
+                            skip()
+                        }
+                        space()
+                        if i < n, b[i] == 0x2C { i += 1 }
+                    }
+                    i += 1  // '}'
+                default:
+                    let start = i
+                    skip()
+                    let token = UnsafeRawBufferPointer(rebasing: b[start..<min(i, n)])
+                    if token.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 }) {
+                        feed(5)
+                    } else if token.count >= 19 {
+                        feed(4)
+                        feed(start, i)
+                    } else {
+                        feed(3)
+                    }
+                }
+                space()
+                if i < n, b[i] == 0x2C { i += 1 } else { break members }
+            }
+            if unique { feed(0, n) }
+            return h.finalize()
+        }
+    }
+}
+
+extension ParseExportStore.SchemaInference {
+    /// Adds one row given by its field types (what ``add(_:)`` records of its object).
+    mutating func add(types: [ParseExportStore.FieldType]) {
+        for (key, field) in types { record(key, field) }
+        row += 1
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import PFCore
+import PFParse
+import PFStoreTestSupport
+import PFStores
+import Testing
+
+@testable import PFDiff
+
+/// Two Parse exports compared by their rows' bytes first (``StoreDiff/Options/comparesRows``)
+/// give exactly what comparing every object gives: the same lines, patch operations and counts.
+@Suite struct RowDiffTests {
+    /// Everything one comparison reports, in order.
+    struct Run: Equatable {
+        var events: [String] = []
+        var operations: [JSONPatch.Operation] = []
+        var summary = StoreDiff.Summary()
+    }
+
+    static func run(_ a: URL, _ b: URL, rows: Bool, _ configure: (inout StoreDiff.Options) -> Void = { _ in }) throws -> Run {
+        var options = StoreDiff.Options()
+        options.comparesRows = rows
+        configure(&options)
+        var run = Run()
+        run.summary = try StoreDiff.compare(ParseExportStore(url: a), ParseExportStore(url: b), options: options) { event in
+            switch event {
+            case .difference(let d): run.events.append(d.description)
+            case .patch(let ops): run.operations += ops
+            }
+        }
+        return run
+    }
+
+    /// Compares both ways with and without the row path, in memory and spilled; returns the
+    /// in-memory run.
+    @discardableResult
+    static func expectSame(_ a: URL, _ b: URL, _ configure: (inout StoreDiff.Options) -> Void = { _ in },
+                           sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        let spillRoot = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: spillRoot) }
+        let spilled: (inout StoreDiff.Options) -> Void = {
+            configure(&$0)
+            $0.objectsInMemory = 3
+            $0.rowsInMemory = 2
+            $0.partitions = 4
+            $0.temporaryDirectory = spillRoot
+        }
+        var first: Run?
+        for (x, y) in [(a, b), (b, a)] {
+            let slow = try run(x, y, rows: false, configure)
+            let fast = try run(x, y, rows: true, configure)
+            #expect(fast == slow, "in memory", sourceLocation: sourceLocation)
+            let slowSpilled = try run(x, y, rows: false, spilled)
+            let fastSpilled = try run(x, y, rows: true, spilled)
+            #expect(fastSpilled == slowSpilled, "spilled", sourceLocation: sourceLocation)
+            // Spilling changes the order of the lines, never what they say.
+            #expect(Set(fastSpilled.events) == Set(fast.events), sourceLocation: sourceLocation)
+            first = first ?? fast
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spillRoot.path).isEmpty, sourceLocation: sourceLocation)
+        return first ?? Run()
+    }
+
+    static func write(_ files: [String: String], to dir: URL) throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, text) in files { try Data(text.utf8).write(to: dir.appendingPathComponent(name)) }
+    }
+
+    static func results(_ rows: [String]) -> String { "{\"results\":[\n" + rows.joined(separator: ",\n") + "\n]}\n" }
+
+    /// A hand-written pair with every kind of difference, each row spelled as a text.
+    @Test func everyKindOfDifference() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let team = #"{"__type":"Pointer","className":"Team","objectId":"t1"}"#
+        let a: [String: String] = [
+            "Player.json": Self.results([
+                #"{"objectId":"p1","score":10,"name":"Zoë","team":\#(team),"createdAt":"2020-01-01T00:00:00.000Z"}"#,
+                #"{"objectId":"p2","score":20,"born":{"__type":"Date","iso":"2001-02-03T04:05:06.789Z"}}"#,
+                #"{"objectId":"p3","score":30,"tags":["a","b"],"ACL":{"*":{"read":true}}}"#,
+                #"{"objectId":"p4","score":40}"#,
+                #"{"objectId":"dup","score":1}"#,
+                #"{"objectId":"dup","score":2}"#,
+                #"{"score":99}"#,
+                #"{"objectId":"p5","score":5.0,"where":{"__type":"GeoPoint","latitude":1,"longitude":2}}"#,
+                #"{"objectId":"p6","updatedAt":"2020-01-01T00:00:00.000Z","n":null}"#,
+            ]),
+            "Team.json": Self.results([#"{"objectId":"t1","name":"reds"}"#, #"{"objectId":"t2","name":"blues"}"#]),
+            "_Join:rivals:Player.json": Self.results([
+                #"{"owningId":"p1","relatedId":"p2"}"#, #"{"owningId":"p1","relatedId":"p3"}"#,
+            ]),
+            "Gone.json": Self.results([#"{"objectId":"g1","x":1}"#]),
+        ]
+        let b: [String: String] = [
+            "Player.json": Self.results([
+                // Key order and spacing differ: equal.
+                #"{ "name": "Zoë", "team": \#(team), "score": 10, "objectId": "p1", "createdAt": "2020-01-01T00:00:00Z" }"#,
+                // A date changed.
+                #"{"objectId":"p2","score":20,"born":{"__type":"Date","iso":"2001-02-03T04:05:06.788Z"}}"#,
+                // A Pointer changed, an array element added.
+                #"{"objectId":"p3","score":30,"tags":["a","b","c"],"ACL":{"*":{"read":true}},"team":{"__type":"Pointer","className":"Team","objectId":"t2"}}"#,
+                // p4 removed, p7 added; the duplicate's last row is what counts.
+                #"{"objectId":"dup","score":2}"#,
+                #"{"objectId":"p7","score":70}"#,
+                #"{"score":98}"#,
+                // 5.0 and 5 are different types.
+                #"{"objectId":"p5","score":5,"where":{"__type":"GeoPoint","latitude":1,"longitude":2}}"#,
+                #"{"objectId":"p6","updatedAt":"2020-01-01T00:00:00.000Z"}"#,
+            ]),
+            "Team.json": Self.results([#"{"objectId":"t2","name":"blues"}"#, #"{"name":"reds","objectId":"t1"}"#]),
+            "_Join:rivals:Player.json": Self.results([
+                #"{"owningId":"p1","relatedId":"p3"}"#, #"{"owningId":"p7","relatedId":"p1"}"#,
+            ]),
+            "New.json": Self.results([#"{"objectId":"n1","x":"one"}"#]),
+        ]
+        try Self.write(a, to: dir.appendingPathComponent("a"))
+        try Self.write(b, to: dir.appendingPathComponent("b"))
+        let run = try Self.expectSame(dir.appendingPathComponent("a"), dir.appendingPathComponent("b"))
+        for line in [
+            "- Gone/g1", "+ New/n1", "Player/p2.born: 2001-02-03T04:05:06.789Z → 2001-02-03T04:05:06.788Z", "- Player/p4",
+            "+ Player/p7", "- _Join:rivals:Player (p1, p2)", "+ _Join:rivals:Player (p7, p1)",
+        ] {
+            #expect(run.events.contains(line), "\(run.events)")
+        }
+        #expect(!run.events.contains { $0.hasPrefix("Player/p1") || $0.contains("Team/t1") || $0.contains("dup") }, "\(run.events)")
+        #expect(run.events.contains { $0.hasPrefix("Player/p5.score") })
+        #expect(run.events.contains("- schema Gone.x: \"Number\"") && run.events.contains("+ schema New.x: \"String\""), "\(run.events)")
+        // With a _SCHEMA.json on one side (its types declared, not inferred) the paths still agree.
+        try Self.write(["_SCHEMA.json": #"{"results":[{"className":"Player","fields":{"score":{"type":"Number"},"level":{"type":"String"}}}]}"#],
+                       to: dir.appendingPathComponent("b"))
+        try Self.expectSame(dir.appendingPathComponent("a"), dir.appendingPathComponent("b"))
+    }
+
+    /// Rows whose fields disagree on a type: the inferred schemas (kept type, conflicts) agree.
+    @Test func inferredSchemaConflictsAgree() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = [
+            #"{"objectId":"a","v":1,"p":{"__type":"Pointer","className":"X","objectId":"1"}}"#,
+            #"{"objectId":"b","v":"one","p":{"__type":"Pointer","className":"Y","objectId":"1"}}"#,
+            #"{"objectId":"c","v":1,"p":{"__type":"Pointer","className":"X","objectId":"2"}}"#,
+            #"{"objectId":"d","v":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"},"w":[1]}"#,
+        ]
+        try Self.write(["C.json": Self.results(rows)], to: dir.appendingPathComponent("a"))
+        try Self.write(["C.json": Self.results([rows[1], rows[0], rows[3], rows[2]])], to: dir.appendingPathComponent("b"))
+        let run = try Self.expectSame(dir.appendingPathComponent("a"), dir.appendingPathComponent("b"))
+        #expect(run.events == ["schema C.p: \"Pointer<X>\" → \"Pointer<Y>\"", "schema C.v: \"Number\" → \"String\""])
+        let store = ParseExportStore(url: dir.appendingPathComponent("b"))
+        var summaries = 0
+        try store.forEachRow(in: "C") { _ in summaries += 1 }
+        #expect(summaries == 4)
+        #expect(store.typeConflicts.isEmpty)  // not inferred yet: schema() reads none again
+        #expect(try store.schema().classes["C"]?["v"]?.type == "String")
+        #expect(store.typeConflicts.map(\.field).sorted() == ["p", "v", "v"])
+    }
+
+    /// Generated exports (every Parse type, relations, ACLs, missing objectIds) against a copy
+    /// with objects changed, removed and added.
+    @Test(arguments: 0..<12) func generatedExports(seed: UInt64) throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = StoreGen.store(.parseExport, seed: seed)
+        var edited: [ParseObject] = []
+        for (i, object) in generated.objects.enumerated() {
+            switch i % 5 {
+            case 1:
+                var fields = object.fields
+                fields["edited"] = .int(Int64(i))
+                if let key = fields.keys.first(where: { $0 != "edited" }) { fields[key] = .string("changed \(i)") }
+                edited.append(try object.replacingFields(fields))
+            case 3 where object.objectId != nil: continue
+            default: edited.append(object)
+            }
+        }
+        edited.append(try ParseObject(className: generated.classNames.first ?? "Extra", objectId: "zzAdded", fields: ["n": .int(1)]))
+        var joins = generated.joinRows
+        if let key = joins.keys.first { joins[key] = Array((joins[key] ?? []).dropFirst()) }
+        let a = dir.appendingPathComponent("a"), b = dir.appendingPathComponent("b"), same = dir.appendingPathComponent("same")
+        _ = try StoreImporter().run(from: generated.memoryStore(), to: ParseExportStore(url: a))
+        _ = try StoreImporter().run(from: generated.memoryStore(), to: ParseExportStore(url: same, options: .init(sortedKeys: true)))
+        _ = try StoreImporter().run(from: MemoryStore(objects: edited, joinRows: joins), to: ParseExportStore(url: b))
+        let changed = try Self.expectSame(a, b)
+        #expect(!changed.events.isEmpty)
+        #expect(changed.events.contains("+ \(generated.classNames.first ?? "Extra")/zzAdded"))
+        // The same store written with sorted keys: every row differs in bytes, none in value.
+        let equal = try Self.expectSame(a, same)
+        #expect(equal.events.isEmpty, "\(equal.events.prefix(5))")
+    }
+
+    /// The real Parse export against itself, and against copies with a value changed, keys
+    /// reordered and an object dropped.
+    @Test func realExport() throws {
+        let real = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/real/parse")
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try Self.expectSame(real, real).events.isEmpty)
+        let copy = dir.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: real, to: copy)
+        let comments = copy.appendingPathComponent("Comment.json")
+        var text = try String(contentsOf: comments, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"downvotes\": 0,", with: "\"downvotes\": 1,")
+        try Data(text.utf8).write(to: comments)
+        // _Role's rows rewritten with sorted keys and no spaces: equal values.
+        let roles = copy.appendingPathComponent("_Role.json")
+        let value = try JSONSerialization.jsonObject(with: Data(contentsOf: roles))
+        try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]).write(to: roles)
+        let run = try Self.expectSame(real, copy)
+        #expect(run.events.contains { $0.hasSuffix(".downvotes: 0 → 1") })
+        #expect(!run.events.contains { $0.hasPrefix("_Role") })
+        // Drop the last object of Comment.json.
+        if let start = text.range(of: ",\n\t{", options: .backwards), let end = text.range(of: "]", options: .backwards) {
+            text.replaceSubrange(start.lowerBound..<end.lowerBound, with: "\n")
+            try Data(text.utf8).write(to: comments)
+            let dropped = try Self.expectSame(real, copy)
+            #expect(dropped.events.contains { $0.hasPrefix("- Comment/") })
+        }
+    }
+}
