@@ -184,6 +184,14 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Swift model types generated from the data itself (`pfarchive codegen`): streaming type
+        // inference over rows and archived objects, and Swift emission in three styles.
+        .target(
+            name: "PFCodegen",
+            dependencies: [
+                "PFCore", "PFParse", "PFKeyedArchive", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFArchive",
             dependencies: [
@@ -197,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "PFArchiveCLI",
             dependencies: [
-                "PFArchive", "PFSQLiteStore", "PFPostgresStore",
+                "PFArchive", "PFSQLiteStore", "PFPostgresStore", "PFCodegen",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -389,6 +397,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "PFCodegenTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFParse", "PFKeyedArchive", "PFStores", "PFCodegen", "PFSerialization",
+            ], exclude: ["Golden"]
         ),
         .testTarget(
             name: "PFArchiveCLITests",
