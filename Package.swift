@@ -401,7 +401,7 @@ let package = Package(
         .testTarget(
             name: "PFCodegenTests",
             dependencies: [
-                "PFTestSupport", "PFCore", "PFParse", "PFKeyedArchive", "PFStores", "PFCodegen", "PFSerialization",
+                "PFTestSupport", "PFCore", "PFJSON", "PFParse", "PFCodegen",
             ], exclude: ["Golden"]
         ),
         .testTarget(

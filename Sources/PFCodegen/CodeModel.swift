@@ -319,7 +319,11 @@ struct Resolver {
             return (.string, [])
         case .pointer:
             if field.targetClasses.count == 1, let target = field.targetClasses.keys.first {
-                if let generated = typeNames[target] { return (.reference(generated), []) }
+                // A model holding a reference to itself, or to a model with Pointers of its
+                // own, would be a recursive value type: those stay Pointers.
+                let targetPoints = inference.classes[target]?.shape.fields.values.contains { $0.kinds[.pointer] != nil } ?? true
+                if let generated = typeNames[target], target != className, !targetPoints { return (.reference(generated), []) }
+                if typeNames[target] != nil { return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`; a Pointer, not a `ParseReference`, so the value types do not nest recursively."]) }
                 return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`, which is not generated."])
             }
             conflict(className, path, field, "Pointers to several classes: kept as ParsePointer")

@@ -63,10 +63,31 @@ public struct SwiftEmitter: Sendable {
 
     // MARK: - Declarations
 
-    func declaration(of type: GeneratedType, anyType: String, model: CodeModel, level: Int) -> String {
+    /// Whether a type holds a value of no single Swift type (`ParseValue`/`PFValue`), which
+    /// the Codable styles cannot declare: such keys are left to the adapter's
+    /// `preservingUnmappedFrom:` (or the caller) instead.
+    func holdsAny(_ t: PropertyType) -> Bool {
+        switch t {
+        case .any: true
+        case .array(let e): holdsAny(e)
+        default: false
+        }
+    }
+
+    func declaration(of original: GeneratedType, anyType: String, model: CodeModel, level: Int) -> String {
         let pad = String(repeating: "    ", count: level)
+        var type = original
         var out = ""
         for line in type.doc { out += pad + "/// " + line + "\n" }
+        if style != .archive {
+            let left = type.properties.filter { holdsAny($0.type) }
+            type.properties.removeAll { holdsAny($0.type) }
+            if !left.isEmpty {
+                out += pad + "///\n" + pad + "/// Not declared (no single Swift type holds their values; "
+                    + (style == .adapter ? "`restValue(of:preservingUnmappedFrom:)` keeps them" : "decode them separately") + "): "
+                    + left.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ") + ".\n"
+            }
+        }
         switch type.kind {
         case .enumeration(let cases):
             out += pad + "\(mod)enum \(type.name): String, Codable, Sendable, CaseIterable {\n"
