@@ -45,6 +45,8 @@ public struct GeneratedProperty: Sendable, Equatable {
     public var isOptional: Bool
     /// Doc comment lines: where the field came from and what was seen.
     public var doc: [String]
+    /// Whether every object held the key (a `nil` is then written back as null, not left out).
+    public var isAlwaysPresent = false
 }
 
 /// One generated type.
@@ -180,8 +182,8 @@ struct Resolver {
 
     mutating func resolveClass(_ stats: ClassStatistics) -> GeneratedType {
         let name = typeNames[stats.name] ?? SwiftNames.typeName(stats.name)
-        var doc = ["The `\(SwiftNames.docText(stats.name))` class of \(inference.source.rawValue) `\(SwiftNames.docText(inference.origin))`."]
-        doc.append("Inferred from \(stats.shape.rows) \(stats.shape.rows == 1 ? "object" : "objects").")
+        var doc = ["The `\(SwiftNames.docText(stats.name))` class of `\(SwiftNames.docText(inference.origin))` (\(inference.source.rawValue)),"
+            + " inferred from \(stats.shape.rows) \(stats.shape.rows == 1 ? "object" : "objects")."]
         if !stats.chain.isEmpty {
             doc.append("Archived as `\(stats.chain.joined(separator: " : "))`, version \(stats.versions.sorted().map(String.init).joined(separator: ", ")).")
         }
@@ -198,12 +200,13 @@ struct Resolver {
                 field, rows: stats.shape.rows, className: stats.name, path: key, owner: &type, nestedNames: &nestedNames,
                 propertyName: propertyName)
             var pdoc = ["`\(SwiftNames.docText(key))`: " + describe(field, rows: stats.shape.rows)]
-            if let declared = stats.declared[key] { pdoc.append("The store's schema says `\(declared)`.") }
             pdoc += notes
             // Parse's default columns are absent from an object not saved yet.
             let serverSet = inference.source == .parse && ["objectId", "createdAt", "updatedAt"].contains(key)
             let optional = field.nulls > 0 || field.present < stats.shape.rows || propertyType == .any || serverSet
-            type.properties.append(GeneratedProperty(name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc))
+            type.properties.append(GeneratedProperty(
+                name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc,
+                isAlwaysPresent: field.present == stats.shape.rows))
         }
         // Relations and declared fields no row holds.
         for (field, target) in stats.relations where stats.shape.fields[field] == nil {
@@ -234,18 +237,22 @@ struct Resolver {
         return type
     }
 
-    /// What was seen, for a doc comment: `String in 12 of 12 objects; 2 null`.
+    /// What was seen, for a doc comment: `integer in all 12 objects`, or
+    /// `integer in 3, String in 1, null in 2; missing from 4 of 10 objects`.
     func describe(_ field: FieldStatistics, rows: Int) -> String {
-        var parts: [String] = []
-        for kind in field.kindsSeen { parts.append("\(kindName(kind)) \(field.kinds[kind] ?? 0)") }
-        var text = parts.isEmpty ? "no value" : parts.joined(separator: ", ")
-        text += "; present in \(field.present) of \(rows)"
-        if field.nulls > 0 { text += ", null in \(field.nulls)" }
-        if !field.targetClasses.isEmpty {
-            text += "; classes " + field.targetClasses.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ")
+        let noun = rows == 1 ? "object" : "objects"
+        var parts: [String] = field.kindsSeen.map { "\(kindName($0)) in \(field.kinds[$0] ?? 0)" }
+        if field.nulls > 0 { parts.append("null in \(field.nulls)") }
+        var text: String
+        if parts.count == 1, field.present == rows, let only = field.kindsSeen.first {
+            text = "\(kindName(only)) in \(rows == 1 ? "the one object" : "all \(rows) objects")"
+        } else {
+            text = parts.isEmpty ? "no value" : parts.joined(separator: ", ")
+            if field.present < rows { text += "; missing from \(rows - field.present) of \(rows) \(noun)" }
         }
-        if !field.archivedClasses.isEmpty {
-            text += "; classes " + field.archivedClasses.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ")
+        let classes = field.targetClasses.isEmpty ? field.archivedClasses : field.targetClasses
+        if !classes.isEmpty {
+            text += " (" + classes.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ") + ")"
         }
         return text + "."
     }
@@ -253,8 +260,8 @@ struct Resolver {
     func kindName(_ kind: ObservedKind) -> String {
         switch kind {
         case .bool: "Boolean"
-        case .int: "integer"
-        case .double: "number"
+        case .int: "Integer"
+        case .double: "Number"
         case .string: "String"
         case .date: "Date"
         case .bytes: "Bytes"
@@ -266,8 +273,8 @@ struct Resolver {
         case .acl: "ACL"
         case .array: "Array"
         case .object: "Object"
-        case .archivedObject: "object"
-        case .other: "other"
+        case .archivedObject: "Object"
+        case .other: "Other"
         }
     }
 
@@ -305,7 +312,10 @@ struct Resolver {
         case .relation: return (.any, ["A Relation: read and written as Parse's Relation value."])
         case .other: return (.any, [])
         case .string:
-            if options.enums, let values = field.stringValues, !values.isEmpty, values.count <= inference.limits.enumCases {
+            // An enum only where values repeat (a column of unique names or ids is not one).
+            if options.enums, let values = field.stringValues, values.count > 0, values.count < (field.kinds[.string] ?? 0),
+                values.count <= inference.limits.enumCases, path != "objectId"
+            {
                 let enumName = SwiftNames.unique(SwiftNames.typeName(propertyName), in: &nestedNames)
                 var caseNames: Set<String> = []
                 let cases = values.keys.sorted().map { value in

@@ -169,7 +169,11 @@ public struct SwiftEmitter: Sendable {
                 return "\(SwiftNames.escaped(p.name)): \(t)" + (t.hasSuffix("?") ? " = nil" : "")
             }
             out += "\n" + pad + "/// Makes a value from its properties.\n"
-            out += pad + "\(mod)init(" + params.joined(separator: ", ") + ") {\n"
+            if params.count > 3 {
+                out += pad + "\(mod)init(\n" + params.map { pad + "    " + $0 }.joined(separator: ",\n") + "\n" + pad + ") {\n"
+            } else {
+                out += pad + "\(mod)init(" + params.joined(separator: ", ") + ") {\n"
+            }
             for p in type.properties {
                 out += pad + "    self.\(p.name) = \(SwiftNames.escaped(p.name))\n"
             }
@@ -204,7 +208,7 @@ public struct SwiftEmitter: Sendable {
             }
             if inPlace {
                 out += pad + "    coder.encode(\(name), forKey: \(key))\n"
-            } else if p.isOptional && !isDeferredReference(p) {
+            } else if p.isOptional && !isDeferredReference(p) && !p.isAlwaysPresent {
                 // A key the data did not always hold is written only when there is a value.
                 out += pad + "    if let \(name) { try coder.encode(\(name), forKey: \(key)) }\n"
             } else {

@@ -7,7 +7,7 @@ import PFParse
 /// Where the generated types' data came from, for doc comments and the choice of defaults.
 public enum CodegenSourceKind: String, Sendable {
     /// Parse objects: a Parse export or any store pfarchive reads (Core Data included).
-    case parse
+    case parse = "Parse objects"
     /// An `NSKeyedArchiver` archive: classes, keys and class versions from its object table.
     case keyedArchive = "keyed archive"
     /// A typedstream: classes and versions from its class table, fields from its objects.

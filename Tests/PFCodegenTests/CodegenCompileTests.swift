@@ -163,3 +163,27 @@ final class FoundationStaff: NSObject, NSCoding {
         return try NSKeyedArchiver.archivedData(withRootObject: worker, requiringSecureCoding: false)
     }
 }
+
+/// The generated code for two real sources, reviewed as a Swift engineer would review it and
+/// kept as golden files: any change to the generator shows up as a diff here. Regenerate with
+/// `PFCODEGEN_UPDATE_GOLDEN=1` and review the diff.
+@Suite("Golden generated code")
+struct CodegenGoldenTests {
+    static let golden = Fixtures.repoRoot.appendingPathComponent("Tests/PFCodegenTests/Golden")
+
+    @Test(arguments: [
+        ("parse-export.swift", "Tests/Fixtures/real/parse", ["--enums"]),
+        ("fullChangeLog.swift", "Tests/Fixtures/real/keyed/bpylist2-fullChangeLog.bplist", []),
+    ])
+    func matchesGolden(_ name: String, _ source: String, _ extra: [String]) throws {
+        let out = try SwiftCompiler.scratch("golden").appendingPathComponent("Models")
+        let result = try SwiftCompiler.codegen([Fixtures.repoRoot.appendingPathComponent(source).path, "--out", out.path, "--single-file"] + extra)
+        #expect(result.status == 0, "\(result.output)")
+        let generated = try String(contentsOf: out.appendingPathComponent("GeneratedModels.swift"), encoding: .utf8)
+        let golden = Self.golden.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["PFCODEGEN_UPDATE_GOLDEN"] == "1" {
+            try generated.write(to: golden, atomically: true, encoding: .utf8)
+        }
+        #expect(generated == (try String(contentsOf: golden, encoding: .utf8)))
+    }
+}

@@ -192,11 +192,17 @@ struct Codegen: ParsableCommand {
                 inference.observe(json: result.value, rootName: rootName)
                 return inference
             }
-            // A Parse class file: every row is a Parse object of the class its name says.
-            let className = ParseExport.className(forFile: URL(fileURLWithPath: source))
-            if result.format == .json, ParseRules.classNameProblem(className) == nil,
-                let (rows, _) = try? ParseExport.rows(of: result.value), !rows.isEmpty,
-                let objects = try? rows.map({ row throws(PFError) in try ParseObject(rest: row, className: className) })
+            // A Parse class file (every row is an object of the class its name says) or a
+            // REST response whose rows name their class.
+            let fileClass = ParseExport.className(forFile: URL(fileURLWithPath: source))
+            if result.format == .json, let (rows, _) = try? ParseExport.rows(of: result.value), !rows.isEmpty,
+                let objects = try? rows.map({ row throws(PFError) in
+                    if case .string? = row["className"] { return try ParseObject(rest: row) }
+                    guard ParseRules.classNameProblem(fileClass) == nil else {
+                        throw PFError(.invalidValue, format: .parse, "not a Parse class file")
+                    }
+                    return try ParseObject(rest: row, className: fileClass)
+                })
             {
                 let inference = TypeInference(source: .parse, origin: name)
                 for object in objects { inference.observe(object) }
