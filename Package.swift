@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "sample-coredata", targets: ["SampleCoreData"]),
         .executable(name: "sample-parse", targets: ["SampleParse"]),
         .executable(name: "sample-graphcopy", targets: ["SampleGraphCopy"]),
+        .executable(name: "sample-codegen", targets: ["SampleCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -225,6 +226,8 @@ let package = Package(
         .executableTarget(name: "SampleTypedStream", dependencies: ["PFArchive"], path: "Samples/typedstream"),
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
+        // Uses the types `pfarchive codegen` writes into Models/ (Samples/codegen/generate.sh).
+        .executableTarget(name: "SampleCodegen", dependencies: ["PFArchive"], path: "Samples/codegen", exclude: ["generate.sh"]),
         .executableTarget(
             name: "SampleGraphCopy", dependencies: ["PFArchive"], path: "Samples/graphcopy", exclude: ["rules.json", "README.md"]
         ),

@@ -187,3 +187,16 @@ struct CodegenGoldenTests {
         #expect(generated == (try String(contentsOf: golden, encoding: .utf8)))
     }
 }
+
+/// The sample's committed types are what `pfarchive codegen` writes for the sample export today.
+@Test func sampleModelsAreCurrent() throws {
+    let out = try SwiftCompiler.scratch("sample").appendingPathComponent("Models")
+    let result = try SwiftCompiler.codegen([
+        Fixtures.repoRoot.appendingPathComponent("Samples/data/scores.json").path, "--out", out.path, "--single-file",
+    ])
+    #expect(result.status == 0, "\(result.output)")
+    let fresh = try String(contentsOf: out.appendingPathComponent("GeneratedModels.swift"), encoding: .utf8)
+    let committed = try String(
+        contentsOf: Fixtures.repoRoot.appendingPathComponent("Samples/codegen/Models/GeneratedModels.swift"), encoding: .utf8)
+    #expect(fresh == committed)
+}
