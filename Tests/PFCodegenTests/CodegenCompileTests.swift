@@ -200,3 +200,28 @@ struct CodegenGoldenTests {
         contentsOf: Fixtures.repoRoot.appendingPathComponent("Samples/codegen/Models/GeneratedModels.swift"), encoding: .utf8)
     #expect(fresh == committed)
 }
+
+@Suite("pfarchive codegen errors")
+struct CodegenCommandErrorTests {
+    @Test func unknownClassIsOneLineExitOne() throws {
+        let result = try SwiftCompiler.codegen([Fixtures.real.appendingPathComponent("parse").path, "--classes", "Nope"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("no class Nope"))
+        #expect(result.output.split(separator: "\n").count == 1)
+    }
+
+    @Test func styleThatDoesNotFitTheSourceIsAUsageError() throws {
+        let result = try SwiftCompiler.codegen([Fixtures.real.appendingPathComponent("parse").path, "--style", "archive"])
+        #expect(result.status == 2)
+    }
+
+    @Test func destinationHoldingOtherFilesIsRefusedAndLeftAlone() throws {
+        let out = try SwiftCompiler.scratch("foreign")
+        let mine = out.appendingPathComponent("Notes.txt")
+        try Data("keep".utf8).write(to: mine)
+        let result = try SwiftCompiler.codegen([Fixtures.real.appendingPathComponent("parse").path, "--out", out.path])
+        #expect(result.status == 1)
+        #expect(try String(contentsOf: mine, encoding: .utf8) == "keep")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["Notes.txt"])
+    }
+}
