@@ -129,14 +129,12 @@ struct Codegen: ParsableCommand {
         }
         // A regular file that is not a store by its extension is a document.
         let isFile = location.url.map { !FileIO.namesDirectory($0.path) } ?? false
-        let isStoreFile = [.coreData, .sqlite, .realm, .keyedArchive].contains(location.kind)
         if location.kind == .parseExport, isFile, location.url?.pathExtension.lowercased() != "zip" {
             return try inferDocument(limits: limits)
         }
         if location.kind == .keyedArchive, let inference = try? inferDocumentIfArchive(limits: limits) {
             return inference
         }
-        _ = isStoreFile
         let openers = StoreOpeners.commands()
         let reader: any ObjectStoreReader
         do {
