@@ -172,8 +172,8 @@ struct CodegenGoldenTests {
     static let golden = Fixtures.repoRoot.appendingPathComponent("Tests/PFCodegenTests/Golden")
 
     @Test(arguments: [
-        ("parse-export.swift", "Tests/Fixtures/real/parse", ["--enums"]),
-        ("fullChangeLog.swift", "Tests/Fixtures/real/keyed/bpylist2-fullChangeLog.bplist", []),
+        ("parse-export.swift.golden", "Tests/Fixtures/real/parse", ["--enums"]),
+        ("fullChangeLog.swift.golden", "Tests/Fixtures/real/keyed/bpylist2-fullChangeLog.bplist", []),
     ])
     func matchesGolden(_ name: String, _ source: String, _ extra: [String]) throws {
         let out = try SwiftCompiler.scratch("golden").appendingPathComponent("Models")
