@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "sample-parse", targets: ["SampleParse"]),
         .executable(name: "sample-graphcopy", targets: ["SampleGraphCopy"]),
         .executable(name: "sample-chatdb", targets: ["SampleChatDB"]),
+        .executable(name: "sample-codegen", targets: ["SampleCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -200,6 +201,14 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Swift model types generated from the data itself (`pfarchive codegen`): streaming type
+        // inference over rows and archived objects, and Swift emission in three styles.
+        .target(
+            name: "PFCodegen",
+            dependencies: [
+                "PFCore", "PFParse", "PFKeyedArchive", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .target(
             name: "PFArchive",
             dependencies: [
@@ -213,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "PFArchiveCLI",
             dependencies: [
-                "PFArchive", "PFSQLiteStore", "PFPostgresStore",
+                "PFArchive", "PFSQLiteStore", "PFPostgresStore", "PFCodegen",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -234,6 +243,8 @@ let package = Package(
         .executableTarget(name: "SampleCoreData", dependencies: ["PFArchive"], path: "Samples/coredata"),
         .executableTarget(name: "SampleParse", dependencies: ["PFArchive"], path: "Samples/parse"),
         .executableTarget(name: "SampleChatDB", dependencies: ["PFArchive"], path: "Samples/chatdb"),
+        // Uses the types `pfarchive codegen` writes into Models/ (Samples/codegen/generate.sh).
+        .executableTarget(name: "SampleCodegen", dependencies: ["PFArchive"], path: "Samples/codegen", exclude: ["generate.sh"]),
         .executableTarget(
             name: "SampleGraphCopy", dependencies: ["PFArchive"], path: "Samples/graphcopy", exclude: ["rules.json", "README.md"]
         ),
@@ -406,6 +417,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "PFCodegenTests",
+            dependencies: [
+                "PFTestSupport", "PFCore", "PFJSON", "PFParse", "PFCodegen",
+            ], exclude: ["Golden"]
         ),
         .testTarget(
             name: "PFArchiveCLITests",

@@ -19,7 +19,7 @@ struct PFArchiveCommand: ParsableCommand {
             (a full disk, a closed pipe), 2 on a usage error.
             """,
         version: PFArchiveVersion.current,
-        subcommands: [Convert.self, Inspect.self, Validate.self, Migrate.self, Compat.self, Copy.self, Import.self, Diff.self, Patch.self]
+        subcommands: [Convert.self, Inspect.self, Validate.self, Migrate.self, Compat.self, Copy.self, Import.self, Diff.self, Patch.self, Codegen.self]
     )
 
     /// Runs the command, mapping usage errors to exit status 2 as the CLI contract says

@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+import PFCodegen
+
+/// `pfarchive codegen`: Swift model types inferred from the data itself.
+struct Codegen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate Swift model types from a store, an export, an archive or JSON.",
+        discussion: """
+            SOURCE is anything pfarchive reads: a Parse export (directory or .zip) or any store \
+            (SQLite, Core Data, the Mongo shape, postgres://, a store archive, a Realm file), a \
+            single Parse class file (<Class>.json), a keyed archive, a typedstream, or a JSON, \
+            property-list or CBOR document.
+
+            Every object is read once and only per-field statistics are kept (memory does not \
+            grow with the number of rows). A field whose values disagree (a number in one row, \
+            a string in another) is reported on standard error with its resolution: integers \
+            and numbers widen to Double, anything else is kept as ParseValue (or PFValue), \
+            which holds every value as it is.
+
+            Styles: adapter (ParseModel structs for the model adapter, with key maps, \
+            ParseReference for Pointers and the class dispatch table; the default for Parse \
+            sources), codable (plain Codable types with CodingKeys; the default for JSON), \
+            archive (ArchiveCoding classes with the archive's class names, keys and class \
+            versions; the default for keyed archives).
+
+            Without --out the code is written to standard output as one file. With --out DIR \
+            (a new or empty directory) there is one file per type plus one for the table of \
+            types, or one file with --single-file.
+
+            Examples:
+              pfarchive codegen export/ --out Models
+              pfarchive codegen export/ --classes GameScore,_User --enums --out Models
+              pfarchive codegen employees.archive --style archive --access internal
+            """
+    )
+
+    @Argument(help: "A store or export, a Parse class file, a keyed archive, a typedstream, or a JSON document.")
+    var source: String
+
+    @Option(name: .long, help: ArgumentHelp("Write the files into this new or empty directory.", valueName: "dir"))
+    var out: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only these classes (comma-separated).", valueName: "A,B"))
+    var classes: String?
+
+    @Option(name: .long, help: "The access level of the declarations: public (default) or internal.")
+    var access: String = "public"
+
+    @Option(name: .long, help: "adapter, codable or archive (default: by the source).")
+    var style: String?
+
+    @Flag(name: .long, help: "Make string fields with few distinct values (at most 16) enums.")
+    var enums = false
+
+    @Flag(name: .long, help: "Write one file instead of one file per type.")
+    var singleFile = false
+
+    @OptionGroup(title: "Decoding limits")
+    var limitOptions: LimitOptions
+
+    func validate() throws {
+        guard CodegenAccess(rawValue: access) != nil else { throw ValidationError("--access must be public or internal, not '\(access)'") }
+        if let style, CodegenStyle(rawValue: style) == nil {
+            throw ValidationError("--style must be adapter, codable or archive, not '\(style)'")
+        }
+    }
+
+    func run() throws {
+        let inference = try infer()
+        let wanted = classes.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+        if let wanted {
+            let missing = wanted.filter { inference.classes[$0] == nil }.sorted()
+            guard missing.isEmpty else {
+                throw CLIFailure("\(source): no class \(missing.joined(separator: ", ")); classes: \(inference.classes.keys.joined(separator: ", "))")
+            }
+        }
+        guard !inference.classes.isEmpty else { throw CLIFailure("\(source): no objects or classes to generate types from") }
+        let chosen = style.flatMap(CodegenStyle.init(rawValue:)) ?? Self.defaultStyle(for: inference.source)
+        switch (chosen, inference.source) {
+        case (.adapter, .parse), (.codable, _), (.archive, .keyedArchive): break
+        case (.adapter, _):
+            throw ValidationError("--style adapter needs Parse objects (an export or a store); \(source) is \(inference.source.rawValue)")
+        case (.archive, _):
+            throw ValidationError("--style archive needs a keyed archive; \(source) is \(inference.source.rawValue)")
+        }
+        var options = CodeModelOptions(classes: wanted, enums: enums && chosen != .archive)
+        options.nestedStructs = chosen != .archive
+        let model = inference.model(options: options)
+        let emitter = SwiftEmitter(
+            style: chosen, access: CodegenAccess(rawValue: access) ?? .public, singleFile: singleFile || out == nil)
+        let files = emitter.files(for: model)
+        for conflict in model.conflicts {
+            StandardOutput.writeError(Data("pfarchive: codegen: conflict: \(conflict)\n".utf8))
+        }
+        guard let out else {
+            try StandardOutput.write(files.map(\.contents).joined())
+            return
+        }
+        var contents = OrderedDictionary<String, Data>()
+        for file in files { contents[file.name] = Data(file.contents.utf8) }
+        try FileIO.writeDirectoryAtomically(contents, to: out)
+        let count = model.types.count
+        try StandardOutput.write(
+            "\(out): \(count) \(count == 1 ? "type" : "types") in \(files.count) \(files.count == 1 ? "file" : "files") (\(chosen.rawValue) style), "
+                + "\(model.conflicts.count) \(model.conflicts.count == 1 ? "conflict" : "conflicts")\n")
+    }
+
+    static func defaultStyle(for source: CodegenSourceKind) -> CodegenStyle {
+        switch source {
+        case .parse: .adapter
+        case .keyedArchive: .archive
+        case .typedstream, .json, .schema: .codable
+        }
+    }
+
+    // MARK: - Reading the source
+
+    /// Reads every object of the source once, into statistics.
+    func infer() throws -> TypeInference {
+        let limits = limitOptions.limits
+        let location: StoreLocation
+        do {
+            location = try StoreLocation.resolve(source)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        // A regular file that is not a store by its extension is a document.
+        let isFile = location.url.map { !FileIO.namesDirectory($0.path) } ?? false
+        if location.kind == .parseExport, isFile, location.url?.pathExtension.lowercased() != "zip" {
+            return try inferDocument(limits: limits)
+        }
+        if location.kind == .keyedArchive, let inference = try? inferDocumentIfArchive(limits: limits) {
+            return inference
+        }
+        let openers = StoreOpeners.commands()
+        let reader: any ObjectStoreReader
+        do {
+            reader = try openers.reader(for: location)
+        } catch {
+            throw CLIFailure(file: source, error)
+        }
+        defer { reader.close() }
+        let inference = TypeInference(source: .parse, origin: URL(fileURLWithPath: source).lastPathComponent)
+        do {
+            for className in try reader.classNames() {
+                _ = inference.classStatistics(className)
+                try reader.forEachObject(in: className) { inference.observe($0) }
+            }
+            for relation in try reader.relations() { inference.observe(relation: relation) }
+            if let schema = try reader.declaredSchema() { inference.observe(schema: schema) }
+        } catch {
+            throw CLIFailure(file: source, error)
+        }
+        return inference
+    }
+
+    /// A `.archive` file that is a Foundation keyed archive rather than a store archive.
+    func inferDocumentIfArchive(limits: PFLimits) throws -> TypeInference? {
+        let bytes = try FileIO.read(source, limit: limits.maxInputBytes)
+        guard let table = try? KeyedArchive.readTable(bytes, limits: limits).table else { return nil }
+        let graph = try KeyedGraph(table: table, options: .init(limits: limits))
+        // pfarchive's own store archives are read as stores.
+        if graph.nodes.contains(where: { if case .object(let o) = $0 { o.archivedClass.name.hasPrefix("PFStore") } else { false } }) {
+            return nil
+        }
+        let inference = TypeInference(source: .keyedArchive, origin: URL(fileURLWithPath: source).lastPathComponent)
+        inference.observe(graph: graph)
+        return inference
+    }
+
+    /// A single file: a keyed archive, a typedstream, a Parse class file or a JSON document.
+    func inferDocument(limits: PFLimits) throws -> TypeInference {
+        let bytes = try FileIO.read(source, limit: limits.maxInputBytes)
+        let name = URL(fileURLWithPath: source).lastPathComponent
+        do {
+            if let table = try? KeyedArchive.readTable(bytes, limits: limits).table {
+                let inference = TypeInference(source: .keyedArchive, origin: name)
+                inference.observe(graph: try KeyedGraph(table: table, options: .init(limits: limits)))
+                return inference
+            }
+            var options = FormatIO.ReadOptions()
+            options.limits = limits
+            let result = try FormatIO.read(bytes, options: options)
+            let rootName = SwiftNames.typeName(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
+            if result.format == .typedstream {
+                let inference = TypeInference(source: .typedstream, origin: name)
+                inference.observe(json: result.value, rootName: rootName)
+                return inference
+            }
+            // A Parse class file (every row is an object of the class its name says) or a
+            // REST response whose rows name their class.
+            let fileClass = ParseExport.className(forFile: URL(fileURLWithPath: source))
+            if result.format == .json, let (rows, _) = try? ParseExport.rows(of: result.value), !rows.isEmpty,
+                let objects = try? rows.map({ row throws(PFError) in
+                    if case .string? = row["className"] { return try ParseObject(rest: row) }
+                    guard ParseRules.classNameProblem(fileClass) == nil else {
+                        throw PFError(.invalidValue, format: .parse, "not a Parse class file")
+                    }
+                    return try ParseObject(rest: row, className: fileClass)
+                })
+            {
+                let inference = TypeInference(source: .parse, origin: name)
+                for object in objects { inference.observe(object) }
+                return inference
+            }
+            let inference = TypeInference(source: .json, origin: name)
+            inference.observe(json: result.value, rootName: rootName)
+            return inference
+        } catch {
+            throw CLIFailure(file: source, error)
+        }
+    }
+}

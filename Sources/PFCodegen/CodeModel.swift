@@ -1,0 +1,390 @@
+import OrderedCollections
+
+/// The Swift type of a generated property.
+public indirect enum PropertyType: Sendable, Equatable {
+    case bool, int, uint64, double, string, date, data
+    /// One of Parse's own types: `ParsePointer`, `ParseFile`, `ParseGeoPoint`, `ParsePolygon`, `ParseACL`.
+    case parse(String)
+    /// A Pointer to a generated model: `ParseReference<Name>`.
+    case reference(String)
+    /// A generated type (a nested struct, or an archived class).
+    case model(String)
+    /// A generated string enum.
+    case enumeration(String)
+    case array(PropertyType)
+    /// Anything: `ParseValue` for Parse sources, `PFValue` for the others.
+    case any
+
+    func spelled(anyType: String) -> String {
+        switch self {
+        case .bool: "Bool"
+        case .int: "Int"
+        case .uint64: "UInt64"
+        case .double: "Double"
+        case .string: "String"
+        case .date: "Date"
+        case .data: "Data"
+        case .parse(let name): name
+        case .reference(let name): "ParseReference<\(name)>"
+        case .model(let name), .enumeration(let name): name
+        case .array(let element): "[\(element.spelled(anyType: anyType))]"
+        case .any: anyType
+        }
+    }
+}
+
+/// One generated property.
+public struct GeneratedProperty: Sendable, Equatable {
+    /// The Swift name (without backticks).
+    public var name: String
+    /// The key in the source.
+    public var key: String
+    /// The type (without the optional).
+    public var type: PropertyType
+    /// Whether the property is optional (the data has nulls or rows without the key).
+    public var isOptional: Bool
+    /// Doc comment lines: where the field came from and what was seen.
+    public var doc: [String]
+    /// Whether every object held the key (a `nil` is then written back as null, not left out).
+    public var isAlwaysPresent = false
+}
+
+/// One generated type.
+public struct GeneratedType: Sendable, Equatable {
+    /// How the type is declared.
+    public enum Kind: Sendable, Equatable {
+        /// A model for a class of the source.
+        case model
+        /// A struct for an Object field with a stable shape.
+        case nested
+        /// A string enum, with its cases' Swift names and raw values.
+        case enumeration([(name: String, value: String)])
+
+        public static func == (a: Kind, b: Kind) -> Bool {
+            switch (a, b) {
+            case (.model, .model), (.nested, .nested): true
+            case (.enumeration(let x), .enumeration(let y)): x.map(\.name) == y.map(\.name) && x.map(\.value) == y.map(\.value)
+            default: false
+            }
+        }
+    }
+
+    /// The Swift name.
+    public var name: String
+    /// The class (or field) name in the source.
+    public var sourceName: String
+    /// Model, nested struct or enum.
+    public var kind: Kind
+    /// The properties.
+    public var properties: [GeneratedProperty]
+    /// Doc comment lines.
+    public var doc: [String]
+    /// The archived class chain (archives), most derived first.
+    public var chain: [String]
+    /// The class version (archives).
+    public var version: Int
+    /// Types declared inside this one (nested structs and enums).
+    public var nested: [GeneratedType]
+}
+
+/// A field whose rows disagree on its type, and how the generated code resolves it.
+public struct CodegenConflict: Sendable, Equatable, CustomStringConvertible {
+    /// The class.
+    public var className: String
+    /// The key path of the field (`location.city`, `tags[]`).
+    public var field: String
+    /// The kinds met, with how many values of each.
+    public var kinds: [(kind: ObservedKind, count: Int)]
+    /// What the generated code does.
+    public var resolution: String
+
+    public var description: String {
+        let seen = kinds.map { "\($0.kind.rawValue) in \($0.count)" }.joined(separator: ", ")
+        return "\(className).\(field): \(seen); \(resolution)"
+    }
+
+    public static func == (a: CodegenConflict, b: CodegenConflict) -> Bool {
+        a.className == b.className && a.field == b.field && a.resolution == b.resolution
+            && a.kinds.map(\.kind) == b.kinds.map(\.kind) && a.kinds.map(\.count) == b.kinds.map(\.count)
+    }
+}
+
+/// The types to generate, resolved from inference statistics.
+public struct CodeModel: Sendable {
+    /// The source kind.
+    public var source: CodegenSourceKind
+    /// The source's name.
+    public var origin: String
+    /// The model types, in source order.
+    public var types: [GeneratedType]
+    /// Fields whose values disagreed, and how each was resolved.
+    public var conflicts: [CodegenConflict]
+}
+
+/// Choices that shape the resolved model.
+public struct CodeModelOptions: Sendable {
+    /// Only these classes (by source name); `nil` for all.
+    public var classes: Set<String>?
+    /// Make string fields with few distinct values enums.
+    public var enums = false
+    /// Make nested structs for Object fields with a stable shape (off for the archive style,
+    /// whose dictionaries decode as value trees).
+    public var nestedStructs = true
+
+    /// Makes options.
+    public init(classes: Set<String>? = nil, enums: Bool = false) {
+        self.classes = classes
+        self.enums = enums
+    }
+}
+
+extension TypeInference {
+    /// Resolves the statistics into types, properties and conflicts.
+    /// - Parameter options: which classes, and whether to make enums.
+    /// - Returns: the model.
+    public func model(options: CodeModelOptions = CodeModelOptions()) -> CodeModel {
+        var resolver = Resolver(inference: self, options: options)
+        return resolver.resolve()
+    }
+}
+
+struct Resolver {
+    let inference: TypeInference
+    let options: CodeModelOptions
+    var conflicts: [CodegenConflict] = []
+    var typeNames: [String: String] = [:]
+
+    init(inference: TypeInference, options: CodeModelOptions) {
+        self.inference = inference
+        self.options = options
+    }
+
+    var wanted: [ClassStatistics] {
+        inference.classes.values.filter { options.classes?.contains($0.name) ?? true }
+    }
+
+    mutating func resolve() -> CodeModel {
+        var taken: Set<String> = []
+        // Classes named alike once mangled (`_User` and `User`) keep distinct names: the one
+        // spelled exactly wins, the others get a numeric suffix.
+        let ordered = wanted.sorted { a, b in
+            (SwiftNames.typeName(a.name) == a.name ? 0 : 1, 0) < (SwiftNames.typeName(b.name) == b.name ? 0 : 1, 0)
+        }
+        for stats in ordered {
+            typeNames[stats.name] = SwiftNames.unique(SwiftNames.typeName(stats.name), in: &taken)
+        }
+        var types: [GeneratedType] = []
+        for stats in wanted {
+            types.append(resolveClass(stats))
+        }
+        return CodeModel(source: inference.source, origin: inference.origin, types: types, conflicts: conflicts)
+    }
+
+    mutating func resolveClass(_ stats: ClassStatistics) -> GeneratedType {
+        let name = typeNames[stats.name] ?? SwiftNames.typeName(stats.name)
+        var doc = ["The `\(SwiftNames.docText(stats.name))` class of `\(SwiftNames.docText(inference.origin))` (\(inference.source.rawValue)),"
+            + " inferred from \(stats.shape.rows) \(stats.shape.rows == 1 ? "object" : "objects")."]
+        if !stats.chain.isEmpty {
+            doc.append("Archived as `\(stats.chain.joined(separator: " : "))`, version \(stats.versions.sorted().map(String.init).joined(separator: ", ")).")
+        }
+        var type = GeneratedType(
+            name: name, sourceName: stats.name, kind: .model, properties: [], doc: doc,
+            chain: stats.chain.isEmpty ? [stats.name, "NSObject"] : stats.chain, version: stats.versions.max() ?? 0, nested: [])
+        var takenProperties: Set<String> = []
+        var nestedNames: Set<String> = [name]
+        for (key, field) in stats.shape.fields {
+            var propertyName = SwiftNames.propertyName(key)
+            if key == "ACL" { propertyName = "acl" }
+            propertyName = SwiftNames.unique(propertyName, in: &takenProperties)
+            let (propertyType, notes) = resolveField(
+                field, rows: stats.shape.rows, className: stats.name, path: key, owner: &type, nestedNames: &nestedNames,
+                propertyName: propertyName)
+            var pdoc = ["`\(SwiftNames.docText(key))`: " + describe(field, rows: stats.shape.rows)]
+            pdoc += notes
+            // Parse's default columns are absent from an object not saved yet.
+            let serverSet = inference.source == .parse && ["objectId", "createdAt", "updatedAt"].contains(key)
+            let optional = field.nulls > 0 || field.present < stats.shape.rows || propertyType == .any || serverSet
+            type.properties.append(GeneratedProperty(
+                name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc,
+                isAlwaysPresent: field.present == stats.shape.rows))
+        }
+        // Relations and declared fields no row holds.
+        for (field, target) in stats.relations where stats.shape.fields[field] == nil {
+            let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
+            var pdoc = ["`\(SwiftNames.docText(field))`: a Relation" + (target.map { " to `\(SwiftNames.docText($0))`" } ?? "")
+                + "; its rows are in `_Join:\(SwiftNames.docText(field)):\(SwiftNames.docText(stats.name))`, not in the objects."]
+            pdoc.append("Read and written as Parse's `{\"__type\":\"Relation\"}` value when an object carries it.")
+            type.properties.append(GeneratedProperty(name: propertyName, key: field, type: .any, isOptional: true, doc: pdoc))
+        }
+        for (field, declared) in stats.declared where stats.shape.fields[field] == nil && stats.relations[field] == nil {
+            let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
+            let t: PropertyType = switch declared {
+            case "Boolean": .bool
+            case "Number": .double
+            case "String": .string
+            case "Date": .date
+            case "Bytes": .data
+            case "File": .parse("ParseFile")
+            case "GeoPoint": .parse("ParseGeoPoint")
+            case "Polygon": .parse("ParsePolygon")
+            case "ACL": .parse("ParseACL")
+            default: .any
+            }
+            type.properties.append(GeneratedProperty(
+                name: propertyName, key: field, type: t, isOptional: true,
+                doc: ["`\(SwiftNames.docText(field))`: declared in the schema as `\(declared)`; no object holds it."]))
+        }
+        return type
+    }
+
+    /// What was seen, for a doc comment: `integer in all 12 objects`, or
+    /// `integer in 3, String in 1, null in 2; missing from 4 of 10 objects`.
+    func describe(_ field: FieldStatistics, rows: Int) -> String {
+        let noun = rows == 1 ? "object" : "objects"
+        var parts: [String] = field.kindsSeen.map { "\(kindName($0)) in \(field.kinds[$0] ?? 0)" }
+        if field.nulls > 0 { parts.append("null in \(field.nulls)") }
+        var text: String
+        if parts.count == 1, field.present == rows, let only = field.kindsSeen.first {
+            text = "\(kindName(only)) in \(rows == 1 ? "the one object" : "all \(rows) objects")"
+        } else {
+            text = parts.isEmpty ? "no value" : parts.joined(separator: ", ")
+            if field.present < rows { text += "; missing from \(rows - field.present) of \(rows) \(noun)" }
+        }
+        let classes = field.targetClasses.isEmpty ? field.archivedClasses : field.targetClasses
+        if !classes.isEmpty {
+            text += " (" + classes.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ") + ")"
+        }
+        return text + "."
+    }
+
+    func kindName(_ kind: ObservedKind) -> String {
+        switch kind {
+        case .bool: "Boolean"
+        case .int: "Integer"
+        case .double: "Number"
+        case .string: "String"
+        case .date: "Date"
+        case .bytes: "Bytes"
+        case .pointer: "Pointer"
+        case .relation: "Relation"
+        case .file: "File"
+        case .geoPoint: "GeoPoint"
+        case .polygon: "Polygon"
+        case .acl: "ACL"
+        case .array: "Array"
+        case .object: "Object"
+        case .archivedObject: "Object"
+        case .other: "Other"
+        }
+    }
+
+    mutating func conflict(_ className: String, _ path: String, _ field: FieldStatistics, _ resolution: String) {
+        let kinds = field.kindsSeen.map { (kind: $0, count: field.kinds[$0] ?? 0) }
+        conflicts.append(CodegenConflict(className: className, field: path, kinds: kinds, resolution: resolution))
+    }
+
+    /// The type of a field and notes for its doc comment.
+    mutating func resolveField(
+        _ field: FieldStatistics, rows: Int, className: String, path: String, owner: inout GeneratedType,
+        nestedNames: inout Set<String>, propertyName: String
+    ) -> (PropertyType, [String]) {
+        let kinds = Set(field.kindsSeen)
+        let anyName = inference.source == .parse ? "ParseValue" : "PFValue"
+        if kinds.isEmpty { return (.any, ["Only nulls or no values were seen: kept as `\(anyName)`."]) }
+        if kinds == [.int, .double] {
+            conflict(className, path, field, "widened to Double (every integer seen fits)")
+            return (.double, ["Integers and numbers both seen: widened to `Double`."])
+        }
+        guard kinds.count == 1, let kind = kinds.first else {
+            conflict(className, path, field, "kept as \(anyName), which holds every value as it is")
+            return (.any, ["Values of several types seen: kept as `\(anyName)` so nothing is lost."])
+        }
+        switch kind {
+        case .bool: return (.bool, [])
+        case .int: return (field.unsigned ? .uint64 : .int, [])
+        case .double: return (.double, [])
+        case .date: return (.date, [])
+        case .bytes: return (.data, [])
+        case .file: return (.parse("ParseFile"), [])
+        case .geoPoint: return (.parse("ParseGeoPoint"), [])
+        case .polygon: return (.parse("ParsePolygon"), [])
+        case .acl: return (.parse("ParseACL"), [])
+        case .relation: return (.any, ["A Relation: read and written as Parse's Relation value."])
+        case .other: return (.any, [])
+        case .string:
+            // An enum only where values repeat (a column of unique names or ids is not one).
+            if options.enums, let values = field.stringValues, values.count > 0, values.count < (field.kinds[.string] ?? 0),
+                values.count <= inference.limits.enumCases, path != "objectId"
+            {
+                let enumName = SwiftNames.unique(SwiftNames.typeName(propertyName), in: &nestedNames)
+                var caseNames: Set<String> = []
+                let cases = values.keys.sorted().map { value in
+                    (name: SwiftNames.unique(SwiftNames.caseName(value), in: &caseNames), value: value)
+                }
+                owner.nested.append(GeneratedType(
+                    name: enumName, sourceName: path, kind: .enumeration(cases), properties: [],
+                    doc: ["The \(values.count) values seen in `\(SwiftNames.docText(path))`."], chain: [], version: 0, nested: []))
+                return (.enumeration(enumName), [])
+            }
+            return (.string, [])
+        case .pointer:
+            if field.targetClasses.count == 1, let target = field.targetClasses.keys.first {
+                // A model holding a reference to itself, or to a model with Pointers of its
+                // own, would be a recursive value type: those stay Pointers.
+                let targetPoints = inference.classes[target]?.shape.fields.values.contains { $0.kinds[.pointer] != nil } ?? true
+                if let generated = typeNames[target], target != className, !targetPoints { return (.reference(generated), []) }
+                if typeNames[target] != nil { return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`; a Pointer, not a `ParseReference`, so the value types do not nest recursively."]) }
+                return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`, which is not generated."])
+            }
+            conflict(className, path, field, "Pointers to several classes: kept as ParsePointer")
+            return (.parse("ParsePointer"), [])
+        case .archivedObject:
+            if field.archivedClasses.count == 1, let target = field.archivedClasses.keys.first, let generated = typeNames[target] {
+                return (.model(generated), [])
+            }
+            if field.archivedClasses.count > 1 {
+                conflict(className, path, field, "objects of several classes: kept as \(anyName)")
+            }
+            return (.any, [])
+        case .array:
+            guard let elements = field.elements else { return (.array(.any), []) }
+            if elements.nulls > 0 || elements.kinds.isEmpty { return (.array(.any), ["Elements include nulls: kept as `\(anyName)`."]) }
+            var scratch = owner
+            let (elementType, notes) = resolveField(
+                elements, rows: elements.present, className: className, path: path + "[]", owner: &scratch,
+                nestedNames: &nestedNames, propertyName: propertyName + "Element")
+            owner.nested = scratch.nested
+            return (.array(elementType), notes)
+        case .object:
+            guard options.nestedStructs, let shape = field.members, isStable(shape) else {
+                return (.any, ["An Object whose keys vary: kept as `\(anyName)`."])
+            }
+            let structName = SwiftNames.unique(SwiftNames.typeName(propertyName), in: &nestedNames)
+            var nested = GeneratedType(
+                name: structName, sourceName: path, kind: .nested, properties: [],
+                doc: ["The Object in `\(SwiftNames.docText(path))` (\(shape.rows) seen)."], chain: [], version: 0, nested: [])
+            var taken: Set<String> = []
+            var innerNames: Set<String> = [structName]
+            for (key, member) in shape.fields {
+                let memberName = SwiftNames.unique(SwiftNames.propertyName(key), in: &taken)
+                let (memberType, notes) = resolveField(
+                    member, rows: shape.rows, className: className, path: path + "." + key, owner: &nested,
+                    nestedNames: &innerNames, propertyName: memberName)
+                let optional = member.nulls > 0 || member.present < shape.rows || memberType == .any
+                nested.properties.append(GeneratedProperty(
+                    name: memberName, key: key, type: memberType, isOptional: optional,
+                    doc: ["`\(SwiftNames.docText(key))`: " + describe(member, rows: shape.rows)] + notes))
+            }
+            owner.nested.append(nested)
+            return (.model(structName), [])
+        }
+    }
+
+    /// A nested object has a stable shape when it has a bounded set of keys and at least one
+    /// key every object holds (a map keyed by ids is not a struct).
+    func isStable(_ shape: ShapeStatistics) -> Bool {
+        !shape.overflowed && !shape.fields.isEmpty && shape.fields.count <= 32
+            && shape.fields.values.contains { $0.present == shape.rows }
+            && !shape.fields.keys.contains { $0.hasPrefix("__") }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PFCodegen
+import PFCore
+import PFJSON
+import PFParse
+import PFTestSupport
+import Testing
+
+// MARK: - Inference and naming
+
+@Suite("Type inference")
+struct TypeInferenceTests {
+    func objects(_ rows: [String]) throws -> TypeInference {
+        let inference = TypeInference(source: .parse, origin: "test")
+        for row in rows {
+            let value = try JSONReader().read(Data(row.utf8))
+            inference.observe(try ParseObject(rest: value, className: "Item"))
+        }
+        return inference
+    }
+
+    @Test func numberInOneRowStringInAnotherIsAConflictKeptAsParseValue() throws {
+        let model = try objects([#"{"objectId":"a","size":3}"#, #"{"objectId":"b","size":"large"}"#]).model()
+        let size = try #require(model.types.first?.properties.first { $0.key == "size" })
+        #expect(size.type == .any)
+        #expect(model.conflicts.count == 1)
+        #expect(model.conflicts.first?.field == "size")
+        #expect(model.conflicts.first?.kinds.map(\.kind) == [.int, .string])
+    }
+
+    @Test func integersAndNumbersWidenToDouble() throws {
+        let model = try objects([#"{"score":3}"#, #"{"score":2.5}"#]).model()
+        let score = try #require(model.types.first?.properties.first { $0.key == "score" })
+        #expect(score.type == .double)
+        #expect(!score.isOptional)
+        #expect(model.conflicts.first?.resolution.contains("Double") == true)
+    }
+
+    @Test func nullsAndMissingKeysMakeOptionals() throws {
+        let model = try objects([#"{"a":1,"b":null}"#, #"{"b":"x"}"#]).model()
+        let props = try #require(model.types.first?.properties)
+        #expect(props.first { $0.key == "a" }?.isOptional == true)
+        #expect(props.first { $0.key == "b" }?.isOptional == true)
+        #expect(props.first { $0.key == "b" }?.type == .string)
+    }
+
+    @Test func fewStringValuesBecomeAnEnumOnlyWhenAsked() throws {
+        let rows = [#"{"rank":"gold"}"#, #"{"rank":"silver medal"}"#, #"{"rank":"gold"}"#]
+        #expect(try objects(rows).model().types.first?.properties.first?.type == .string)
+        let model = try objects(rows).model(options: CodeModelOptions(enums: true))
+        #expect(model.types.first?.properties.first?.type == .enumeration("Rank"))
+        guard case .enumeration(let cases)? = model.types.first?.nested.first?.kind else {
+            Issue.record("no enum")
+            return
+        }
+        #expect(cases.map(\.name) == ["gold", "silverMedal"])
+    }
+
+    @Test func manyDistinctStringsStopCountingValues() throws {
+        let rows = (0..<40).map { #"{"name":"n\#($0)"}"# }
+        let inference = try objects(rows)
+        #expect(inference.classes["Item"]?.shape.fields["name"]?.stringValues == nil)
+        #expect(inference.model(options: CodeModelOptions(enums: true)).types.first?.properties.first?.type == .string)
+    }
+
+    @Test func pointersToGeneratedClassesAreReferences() throws {
+        let inference = TypeInference(source: .parse, origin: "test")
+        inference.observe(try ParseObject(rest: try JSONReader().read(Data(#"{"objectId":"u"}"#.utf8)), className: "_User"))
+        let post = #"{"author":{"__type":"Pointer","className":"_User","objectId":"u"},"meta":{"w":1,"h":2}}"#
+        inference.observe(try ParseObject(rest: try JSONReader().read(Data(post.utf8)), className: "Post"))
+        let model = inference.model()
+        let postType = try #require(model.types.first { $0.sourceName == "Post" })
+        #expect(model.types.first?.name == "User")
+        #expect(postType.properties.first { $0.key == "author" }?.type == .reference("User"))
+        #expect(postType.properties.first { $0.key == "meta" }?.type == .model("Meta"))
+    }
+}
+
+@Suite("Swift names")
+struct SwiftNamesTests {
+    @Test func propertyNames() {
+        #expect(SwiftNames.propertyName("player_name") == "playerName")
+        #expect(SwiftNames.propertyName("_rperm") == "rperm")
+        #expect(SwiftNames.propertyName("location.city") == "locationCity")
+        #expect(SwiftNames.propertyName("URLString") == "urlString")
+        #expect(SwiftNames.propertyName("2fa") == "field2fa")
+        #expect(SwiftNames.escaped(SwiftNames.propertyName("default")) == "`default`")
+    }
+
+    @Test func typeNames() {
+        #expect(SwiftNames.typeName("_User") == "User")
+        #expect(SwiftNames.typeName("MyApp.Employee") == "MyAppEmployee")
+        #expect(SwiftNames.typeName("game-score") == "GameScore")
+        #expect(SwiftNames.typeName("Data") == "DataModel")
+        var taken: Set<String> = []
+        #expect(SwiftNames.unique("User", in: &taken) == "User")
+        #expect(SwiftNames.unique("User", in: &taken) == "User2")
+    }
+
+    @Test func collidingKeysGetDistinctNames() throws {
+        let inference = TypeInference(source: .parse, origin: "test")
+        let row = #"{"player_name":"a","playerName":"b","class":1}"#
+        inference.observe(try ParseObject(rest: try JSONReader().read(Data(row.utf8)), className: "Item"))
+        let names = inference.model().types.first?.properties.map(\.name)
+        #expect(names == ["playerName", "playerName2", "class"])
+        let code = SwiftEmitter(style: .adapter).files(for: inference.model()).map(\.contents).joined()
+        #expect(code.contains("public var `class`: Int"))
+        #expect(code.contains(#""playerName2": "playerName""#))
+        #expect(code.contains(#""playerName": "player_name""#))
+    }
+}
