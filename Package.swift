@@ -368,7 +368,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PFCoreDataTests",
-            dependencies: [
+            dependencies: ["PFSQLiteSource", 
                 "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFCompression",
                 "PFPropertyList", "PFKeyedArchive", "PFCoreData",
             ]

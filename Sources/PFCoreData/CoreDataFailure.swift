@@ -1,32 +1,13 @@
 import PFCore
 
-/// Every failure PFCoreData reports, with its class and message in one place: the SQLite file
-/// and its copy, the store's tables, the model (format `Core Data model` for a model archive)
+/// Every failure PFCoreData reports, with its class and message in one place (the SQLite file
+/// and its copy fail with `SQLiteFileFailure`): the store's tables, the model (format `Core Data model` for a model archive)
 /// and the objects asked for.
 ///
 /// Errors made from a case carry it in ``PFCore/PFError/failure``; match it with
 /// `error.failure(as: CoreDataFailure.self)`. `context` names the file and what was being
 /// read; an `underlying` error keeps its own code and case.
 public enum CoreDataFailure: PFFailure {
-    // The SQLite file.
-    /// No file at `path`.
-    case noSuchFile(path: String)
-    /// The file could not be read (`reason` is the system's).
-    case unreadable(path: String, reason: String)
-    /// The file could not be copied aside (`reason` is the system's).
-    case cannotCopy(path: String, reason: String)
-    /// The file does not start with the SQLite header.
-    case notSQLite(path: String)
-    /// The 100-byte SQLite header is cut short.
-    case headerCutShort(path: String, bytes: Int)
-    /// The file is shorter than its header's page count says.
-    case truncated(path: String, pages: Int, pageSize: Int, expected: Int, fileSize: Int)
-    /// The store was closed.
-    case closed(context: String)
-    /// SQLite reports the file corrupt (`message` is SQLite's).
-    case corrupt(context: String, message: String)
-    /// Any other SQLite error (`message` is SQLite's).
-    case sqlite(context: String, message: String)
     // The store's tables.
     /// The database lacks Core Data's tables (`found` lists some it has).
     case notCoreData(file: String, found: [String])
@@ -68,10 +49,7 @@ public enum CoreDataFailure: PFFailure {
 
     public var code: PFError.Code {
         switch self {
-        case .noSuchFile, .unreadable, .cannotCopy: .io
-        case .notSQLite, .corrupt: .syntax
-        case .headerCutShort, .truncated: .truncated
-        case .closed, .noEntity, .noToMany: .usage
+        case .noEntity, .noToMany: .usage
         case .unmappedToMany: .unsupported
         case .metadataNotPlist(_, let underlying), .modelCacheUnusable(_, let underlying), .versionInfo(_, let underlying),
             .notCompiledModel(_, let underlying):
@@ -82,16 +60,6 @@ public enum CoreDataFailure: PFFailure {
 
     public var message: String {
         switch self {
-        case .noSuchFile(let path): "\(path): no such file; expected an SQLite database"
-        case .unreadable(let path, let reason): "\(path): cannot be read: \(reason)"
-        case .cannotCopy(let path, let reason): "\(path): cannot copy the database to a temporary directory: \(reason)"
-        case .notSQLite(let path): "\(path): not an SQLite database; expected the header \"SQLite format 3\\0\""
-        case .headerCutShort(let path, let bytes): "\(path): the 100-byte SQLite header is cut short (\(bytes) bytes)"
-        case .truncated(let path, let pages, let pageSize, let expected, let fileSize):
-            "\(path): truncated: the header says \(pages) pages of \(pageSize) bytes (\(expected) bytes) but the file has \(fileSize)"
-        case .closed(let context): "\(context): the store is closed"
-        case .corrupt(let context, let message): "\(context): the SQLite file is corrupt (\(message))"
-        case .sqlite(let context, let message): "\(context): SQLite: \(message)"
         case .notCoreData(let file, let found):
             "\(file): not a Core Data store; expected the tables Z_PRIMARYKEY and Z_METADATA (found \(found.joined(separator: ", ")))"
         case .primaryKeyRow(let context): "\(context): Z_PRIMARYKEY has a row without an integer Z_ENT and a text Z_NAME"

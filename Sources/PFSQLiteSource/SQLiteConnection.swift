@@ -95,7 +95,7 @@ package final class SQLiteConnection: Sendable {
         case .success(let rows):
             return rows
         case .failure(.closed):
-            throw PFError(.usage, format: format, "\(context()): the database is closed")
+            throw PFError(SQLiteFileFailure.closed(context: context()), format: format)
         case .failure(.sqlite(let code, let message)):
             throw Self.error(code, message, context(), format: format)
         }
@@ -169,9 +169,9 @@ package final class SQLiteConnection: Sendable {
 
     package static func error(_ code: Int32, _ message: String, _ context: String, format: PFError.Format) -> PFError {
         if corruptCodes.contains(code & 0xFF) {
-            return PFError(.syntax, format: format, "\(context): the SQLite file is corrupt (\(message))")
+            return PFError(SQLiteFileFailure.corrupt(context: context, message: message), format: format)
         }
-        return PFError(.invalidValue, format: format, "\(context): SQLite: \(message)")
+        return PFError(SQLiteFileFailure.sqlite(context: context, message: message), format: format)
     }
 }
 
@@ -198,7 +198,7 @@ extension SQLiteConnection {
             return SQLiteCursor(connection: self, statement: statement, context: context())
         case .failure(let failure):
             guard let code = failure.code else {
-                throw PFError(.usage, format: format, "\(context()): the database is closed")
+                throw PFError(SQLiteFileFailure.closed(context: context()), format: format)
             }
             throw Self.error(code, failure.message, context(), format: format)
         }
@@ -261,7 +261,7 @@ package final class SQLiteCursor {
         case .failure(let failure):
             finish()
             guard let code = failure.code else {
-                throw PFError(.usage, format: connection.format, "\(context): the database is closed")
+                throw PFError(SQLiteFileFailure.closed(context: context), format: connection.format)
             }
             throw SQLiteConnection.error(code, failure.message, context, format: connection.format)
         }

@@ -33,7 +33,7 @@ package struct StoreCopy: Sendable {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw PFError(CoreDataFailure.noSuchFile(path: path), format: format)
+            throw PFError(SQLiteFileFailure.noSuchFile(path: path), format: format)
         }
         let header: Data
         let size: Int
@@ -43,7 +43,7 @@ package struct StoreCopy: Sendable {
             header = try handle.read(upToCount: 100) ?? Data()
             size = Int(try handle.seekToEnd())
         } catch {
-            throw PFError(CoreDataFailure.unreadable(path: path, reason: error.localizedDescription), format: format)
+            throw PFError(SQLiteFileFailure.unreadable(path: path, reason: error.localizedDescription), format: format)
         }
         try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: path + "-wal"), format: format)
 
@@ -66,7 +66,7 @@ package struct StoreCopy: Sendable {
         } catch {
             try? manager.removeItem(at: directory)
             Interruption.shared.remove(directory.path)
-            throw PFError(CoreDataFailure.cannotCopy(path: path, reason: error.localizedDescription), format: format)
+            throw PFError(SQLiteFileFailure.cannotCopy(path: path, reason: error.localizedDescription), format: format)
         }
         return StoreCopy(directory: directory, database: database, hasWAL: hasWAL)
     }
@@ -75,10 +75,10 @@ package struct StoreCopy: Sendable {
     /// hold pages the main file lacks) that the file is as long as its page count says.
     static func checkHeader(_ header: Data, fileSize: Int, path: String, hasWAL: Bool, format: PFError.Format = .coreData) throws(PFError) {
         guard header.count >= 16, header.prefix(16) == sqliteHeader else {
-            throw PFError(CoreDataFailure.notSQLite(path: path), format: format, offset: 0)
+            throw PFError(SQLiteFileFailure.notSQLite(path: path), format: format, offset: 0)
         }
         guard header.count == 100 else {
-            throw PFError(CoreDataFailure.headerCutShort(path: path, bytes: header.count), format: format, offset: header.count)
+            throw PFError(SQLiteFileFailure.headerCutShort(path: path, bytes: header.count), format: format, offset: header.count)
         }
         let bytes = [UInt8](header)
         var pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
@@ -91,7 +91,7 @@ package struct StoreCopy: Sendable {
         let expected = pageSize.multipliedReportingOverflow(by: pageCount)
         if !expected.overflow, fileSize < expected.partialValue {
             throw PFError(
-                CoreDataFailure.truncated(path: path, pages: pageCount, pageSize: pageSize, expected: expected.partialValue, fileSize: fileSize),
+                SQLiteFileFailure.truncated(path: path, pages: pageCount, pageSize: pageSize, expected: expected.partialValue, fileSize: fileSize),
                 format: format, offset: fileSize)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import PFCompression
 import PFCore
 import PFCoreData
+import PFSQLiteSource
 import Testing
 
 @Suite struct BadStoreTests {
@@ -25,12 +26,12 @@ import Testing
         try withDirectory { directory in
             let missing = openError(directory.appendingPathComponent("absent.sqlite"))
             #expect(missing?.code == .io)
-            #expect(missing?.failure(as: CoreDataFailure.self) == .noSuchFile(path: directory.appendingPathComponent("absent.sqlite").path))
+            #expect(missing?.failure(as: SQLiteFileFailure.self) == .noSuchFile(path: directory.appendingPathComponent("absent.sqlite").path))
             let json = directory.appendingPathComponent("scores.sqlite")
             try Data(#"{"results": []}"#.utf8).write(to: json)
             let notSQLite = openError(json)
             #expect(notSQLite?.code == .syntax)
-            #expect(notSQLite?.failure(as: CoreDataFailure.self) == .notSQLite(path: json.path))
+            #expect(notSQLite?.failure(as: SQLiteFileFailure.self) == .notSQLite(path: json.path))
             #expect(notSQLite?.location?.offset == 0)
             let empty = directory.appendingPathComponent("empty.sqlite")
             try Data().write(to: empty)
