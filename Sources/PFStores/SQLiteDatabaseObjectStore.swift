@@ -15,6 +15,13 @@ import PFSQLiteSource
 /// database is read through a private copy, so the user's files (`-wal`/`-shm` included) are
 /// never touched.
 ///
+/// A table's class is its own name when Parse allows it as a class name; a name Parse forbids
+/// (one starting with `_` or a digit, or holding spaces, dots or other marks, such as
+/// iMessage's `_SqliteDatabaseProperties`) becomes a valid one — marks replaced by `_`, leading
+/// `_` dropped, `T` before a leading digit, then `_sqlite` appended (`SqliteDatabaseProperties_sqlite`,
+/// `deleted_messages_sqlite`), with `_2`, `_3`… if that is taken — and Pointers to it follow
+/// (``classNameOfTable``). The same database always gives the same names.
+///
 /// The schema is learned from the values while the objects are read
 /// (``declaredSchema()`` is `nil`): SQLite types values, not columns.
 public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
@@ -26,6 +33,11 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     public private(set) var reportCount = 0
     /// Called with each report as it is made (the CLI prints them on stderr).
     public var onReport: ((SQLiteRowReport) -> Void)?
+    /// Each table's class name, by table name (``SQLiteDatabaseObjectStore`` says how a name
+    /// Parse forbids is made valid).
+    public let classNameOfTable: [String: String]
+    private let tableOfClass: [String: String]
+    private let renamesTables: Bool
     private var learned = ParseSchema()
     private var read: Set<String> = []
     private var closed = false
@@ -37,12 +49,45 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// - Throws: ``PFCore/PFError`` when the file is not a readable SQLite database.
     public init(url: URL, options: SQLiteDatabase.Options = .init()) throws(PFError) {
         database = try SQLiteDatabase.open(url: url, options: options)
+        classNameOfTable = Self.classNames(for: database.tables.map(\.name))
+        tableOfClass = Dictionary(classNameOfTable.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        renamesTables = classNameOfTable.contains { $0 != $1 }
     }
+
+    /// Class names for tables: a name Parse allows as a class name (and that does not start
+    /// with `_`, which Parse keeps for its own classes) stays; any other is made valid and
+    /// marked with `_sqlite`, unique among all the tables' names.
+    static func classNames(for tables: [String]) -> [String: String] {
+        var taken = Set(tables.filter { !$0.hasPrefix("_") && ParseRules.classNameProblem($0) == nil })
+        var names: [String: String] = [:]
+        for table in tables {
+            if taken.contains(table) { names[table] = table; continue }
+            var base = String(table.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_") ? Character(scalar) : "_"
+            })
+            while base.hasPrefix("_") { base.removeFirst() }
+            if base.first.map({ !$0.isLetter }) ?? true { base = "T" + base }
+            base += "_sqlite"
+            var name = base
+            var suffix = 2
+            while taken.contains(name) || ParseRules.classNameProblem(name) != nil {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            taken.insert(name)
+            names[table] = name
+        }
+        return names
+    }
+
+    private func className(ofTable table: String) -> String { classNameOfTable[table] ?? table }
+
+    private func table(ofClass className: String) -> String { tableOfClass[className] ?? className }
 
     public var location: String { database.url.path }
 
-    /// The tables read, by name.
-    public func classNames() throws(PFError) -> [String] { database.tables.map(\.name) }
+    /// The classes of the tables read (``classNameOfTable``).
+    public func classNames() throws(PFError) -> [String] { database.tables.map { className(ofTable: $0.name) } }
 
     /// `nil`: the schema is learned from the values while they are read.
     public func declaredSchema() throws(PFError) -> ParseSchema? { nil }
@@ -51,34 +96,38 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// first non-null value (a date column's Date, a decoded payload's Object or Array) (a class not read yet is read for this).
     public func schema() throws(PFError) -> ParseSchema {
         for table in database.tables where !read.contains(table.name) {
-            try forEachObject(in: table.name) { _ in }
+            try forEachObject(in: className(ofTable: table.name)) { _ in }
         }
         var schema = ParseSchema()
         for table in database.tables {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
             let pointerFields = Dictionary(
-                table.foreignKeys.compactMap { fk in fk.isPointer ? fk.pointerField.map { ($0, fk.parentTable) } : nil },
+                table.foreignKeys.compactMap { fk in fk.isPointer ? fk.pointerField.map { ($0, className(ofTable: fk.parentTable)) } : nil },
                 uniquingKeysWith: { a, _ in a })
-            for (name, field) in learned.classes[table.name] ?? [:] {
+            let name = className(ofTable: table.name)
+            for (name, field) in learned.classes[name] ?? [:] {
                 fields[name] = pointerFields[name].map { ParseSchema.Field("Pointer", targetClass: $0) } ?? field
             }
             for (name, target) in pointerFields where fields[name] == nil {
                 fields[name] = ParseSchema.Field("Pointer", targetClass: target)
             }
-            schema.classes[table.name] = fields
+            schema.classes[name] = fields
         }
         return schema
     }
 
     public func estimatedObjectCount(in className: String) -> Int? {
-        try? database.rowCount(of: className)
+        try? database.rowCount(of: table(ofClass: className))
     }
 
     /// Streams a table's rows as objects. A decoded payload that a Parse object cannot hold
     /// is kept as stored, with a report (an error with `strict`).
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
-        try database.forEachRow(of: className) { (row: SQLiteRow) throws(PFError) in
+        let tableName = table(ofClass: className)
+        try database.forEachRow(of: tableName) { (row: SQLiteRow) throws(PFError) in
             for report in row.reports { record(report) }
+            var row = row
+            if renamesTables { renamePointerTargets(in: &row) }
             var object: ParseObject
             do throws(PFError) {
                 object = try Self.object(row, className: className)
@@ -89,11 +138,11 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                 for (field, stored) in row.originals { plain.fields[field] = stored }
                 let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
                 for field in row.originals.keys.sorted() {
-                    let report = SQLiteRowReport(table: className, objectId: row.objectId, column: field, message: message)
+                    let report = SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message)
                     if database.options.strict {
                         throw PFError(
                             SQLiteSourceFailure.undecodable(
-                                file: database.url.lastPathComponent, table: className, objectId: row.objectId, column: field, reason: message),
+                                file: database.url.lastPathComponent, table: tableName, objectId: row.objectId, column: field, reason: message),
                             format: .sqlite)
                     }
                     record(report)
@@ -109,6 +158,17 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
         read.insert(className)
         if learned.classes[className] == nil { learned.classes[className] = [:] }
+    }
+
+    /// Points the row's Pointers at their tables' class names.
+    private func renamePointerTargets(in row: inout SQLiteRow) {
+        for (key, value) in row.fields {
+            guard case .dictionary(var pointer) = value, pointer["__type"] == .string("Pointer"),
+                case .string(let target)? = pointer["className"], let renamed = classNameOfTable[target], renamed != target
+            else { continue }
+            pointer["className"] = .string(renamed)
+            row.fields[key] = .dictionary(pointer)
+        }
     }
 
     static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {

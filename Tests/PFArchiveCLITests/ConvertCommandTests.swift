@@ -160,6 +160,8 @@ import Testing
                                       when equal, 1 when different, 2 on trouble.
               patch                   Apply an RFC 6902 JSON Patch to a file or a store and
                                       write the result.
+              codegen                 Generate Swift model types from a store, an export,
+                                      an archive or JSON.
 
               See 'pfarchive help <subcommand>' for detailed help.
 

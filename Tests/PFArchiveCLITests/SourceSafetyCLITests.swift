@@ -143,7 +143,7 @@ import Testing
         return result
     }
 
-    @Test func anOrdinaryWALDatabaseIsRefusedWithNothingCreatedBesideIt() throws {
+    @Test func anOrdinaryWALDatabaseIsReadWithNothingCreatedBesideIt() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Python's sqlite3: one chat.db checkpointed (no -wal), one copied while its -wal is live.
@@ -169,9 +169,15 @@ for name in ("closed", "work"):
         let live = dir.appendingPathComponent("live/chat.db")
         #expect(try FileManager.default.contentsOfDirectory(atPath: closed.deletingLastPathComponent().path) == ["chat.db"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: live.deletingLastPathComponent().path).sorted() == ["chat.db", "chat.db-shm", "chat.db-wal"])
+        // Any SQLite database is a read-only source (issue 24): read through a private copy,
+        // the -wal's rows included, with nothing created or changed beside it.
         for source in [closed, live] {
-            let result = try Self.importLeavesSourceAlone(source, expectSuccess: false)
-            #expect(result.stderr.contains("reading other SQLite databases is not supported yet"), "\(result.stderr)")
+            try Self.importLeavesSourceAlone(source, expectSuccess: true)
+            let before = try CoreDataStoreBuilder.directorySnapshot(source.deletingLastPathComponent())
+            let rows = try CLI.run(["convert", source.path, "-", "--table", "message"])
+            #expect(rows.status == 0, "\(rows.stderr)")
+            #expect(rows.stdoutText.contains("only in the WAL") == (source == live), "\(rows.stdoutText)")
+            #expect(try CoreDataStoreBuilder.directorySnapshot(source.deletingLastPathComponent()) == before)
         }
         // A file that is not SQLite at all, named .db.
         let text = dir.appendingPathComponent("notes/notes.db")

@@ -9,7 +9,9 @@ enum SwiftCompiler {
         "PFCore", "PFDoubleFormatting", "PFJSON", "PFCompression", "PFPropertyList", "PFCBOR", "PFSerialization",
         "PFKeyedArchive", "PFTypedStream", "PFParse", "PFParseAdapter", "PFParseExport", "PFVersioning", "PFCoreData",
         "PFFormats", "PFGraphCopy", "PFStores", "PFDiff", "PFRealm", "PFArchive", "PFCodegen", "OrderedCollections",
-        "InternalCollectionsUtilities", "ZIPFoundation",
+        "InternalCollectionsUtilities", "ZIPFoundation", "PFSQLiteSource",
+        // swift-crypto, for encrypted Realm files (C targets included).
+        "Crypto", "_CryptoExtras", "CryptoExtras", "CryptoBoringWrapper", "CCryptoBoringSSL", "CCryptoBoringSSLShims", "SwiftASN1", "CXKCP", "CXKCPShims",
     ]
 
     static var buildDirectory: URL { Fixtures.repoRoot.appendingPathComponent(".build/debug") }
@@ -27,19 +29,18 @@ enum SwiftCompiler {
         ]
     }
 
-    /// The object files of the library modules, from each module's output file map (the build
-    /// directory may hold stale objects of files that moved).
+    /// The object files of the library modules: those of `linkedModules` among the objects SwiftPM
+    /// links into the `pfarchive` executable (its link file list names exactly the objects of the
+    /// current build, C targets' included; the build directory may hold stale objects of files
+    /// that moved).
     static func objectFiles() throws -> [String] {
-        var objects: [String] = []
-        for module in linkedModules {
-            let map = buildDirectory.appendingPathComponent("\(module).build/output-file-map.json")
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: map))
-            guard let entries = json as? [String: Any] else { continue }
-            for (_, entry) in entries {
-                if let e = entry as? [String: Any], let object = e["object"] as? String { objects.append(object) }
-            }
+        let list = buildDirectory.appendingPathComponent("pfarchive.product/Objects.LinkFileList")
+        let resolved = buildDirectory.resolvingSymlinksInPath().path
+        let prefixes = linkedModules.flatMap { ["\(resolved)/\($0).build/", "\(buildDirectory.path)/\($0).build/"] }
+        let lines = try String(contentsOf: list, encoding: .utf8).split(separator: "\n").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\" "))
         }
-        return objects.sorted()
+        return lines.filter { line in prefixes.contains { line.hasPrefix($0) } }.sorted()
     }
 
     struct Result {
@@ -78,7 +79,7 @@ enum SwiftCompiler {
     static func buildAndRun(_ files: [URL], in directory: URL, arguments: [String] = []) throws -> Result {
         let program = directory.appendingPathComponent("program")
         let compiled = try run(
-            swiftc, importFlags + files.map(\.path) + (try objectFiles()) + ["-ljson-c", "-lz", "-lsqlite3", "-o", program.path])
+            swiftc, importFlags + files.map(\.path) + (try objectFiles()) + ["-ljson-c", "-lz", "-lsqlite3", "-lstdc++", "-o", program.path])
         guard compiled.status == 0 else { return compiled }
         return try run(program.path, arguments)
     }

@@ -376,6 +376,16 @@ import Testing
         }
     }
 
+    /// Every document of JSONTestSuite (accepted, refused and implementation-defined) and the
+    /// hostile corpus: both engines give the same value or the same error (FuzzJSON asserts
+    /// this on random bytes).
+    @Test func conformanceAndHostileDocumentsReadOrFailAlikeBothWays() throws {
+        let files = Fixtures.files(in: Fixtures.jsonTestSuite) { $0.hasSuffix(".json") }
+            + Fixtures.files(in: Fixtures.hostile) { $0.hasSuffix(".json") }
+        #expect(files.count > 300)
+        for file in files { Self.expectAgreement(try Fixtures.data(file), file.lastPathComponent) }
+    }
+
     /// Typed objects, repeated keys (also inside typed shapes), escapes, wide and edge numbers.
     @Test func typedAndEdgeDocumentsReadAlikeBothWays() {
         let documents = [

@@ -353,6 +353,46 @@ c.commit()
         INSERT INTO search VALUES ('full text');
         """
 
+    /// iMessage's chat.db has `_SqliteDatabaseProperties`; other apps have tables named with
+    /// spaces or leading digits. Parse forbids such class names, and the import stopped on them.
+    @Test func tablesParseForbidsAsClassNamesImportUnderValidNamesWithTheirPointers() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("chat.db")
+        try CoreDataStoreBuilder.sqlite3(
+            file,
+            """
+            CREATE TABLE _SqliteDatabaseProperties (key TEXT, value TEXT, UNIQUE(key));
+            INSERT INTO _SqliteDatabaseProperties VALUES ('counter', '7');
+            CREATE TABLE "deleted messages" (ROWID INTEGER PRIMARY KEY, guid TEXT);
+            INSERT INTO "deleted messages" VALUES (4, 'g4');
+            CREATE TABLE "1table" (a);
+            INSERT INTO "1table" VALUES (1);
+            CREATE TABLE T1table_sqlite (b);
+            INSERT INTO T1table_sqlite VALUES (2);
+            CREATE TABLE note (ROWID INTEGER PRIMARY KEY, gone INTEGER REFERENCES "deleted messages"(ROWID));
+            INSERT INTO note VALUES (1, 4);
+            """)
+        let store = try SQLiteDatabaseObjectStore(url: file)
+        defer { store.close() }
+        #expect(store.classNameOfTable["_SqliteDatabaseProperties"] == "SqliteDatabaseProperties_sqlite")
+        #expect(store.classNameOfTable["deleted messages"] == "deleted_messages_sqlite")
+        #expect(store.classNameOfTable["1table"] == "T1table_sqlite_2", "a name already taken by a table gets a suffix")
+        #expect(store.classNameOfTable["T1table_sqlite"] == "T1table_sqlite")
+        #expect(store.classNameOfTable["note"] == "note")
+        for name in try store.classNames() { #expect(ParseRules.classNameProblem(name) == nil, "\(name)") }
+        let schema = try store.schema()
+        #expect(schema.classes["note"]?["gone"] == ParseSchema.Field("Pointer", targetClass: "deleted_messages_sqlite"))
+
+        let export = dir.appendingPathComponent("export")
+        let report = try StoreImporter().run(from: try SQLiteDatabaseObjectStore(url: file), to: ParseExportStore(url: export))
+        #expect(report.objectsPerClass["SqliteDatabaseProperties_sqlite"] == 1)
+        #expect(report.objectsPerClass["deleted_messages_sqlite"] == 1)
+        let back = try ParseExportStore(url: export)
+        let note = try #require(try back.objects(in: "note").first)
+        #expect(note.fields["gone"] == ParseValue.pointer(ParsePointer(className: "deleted_messages_sqlite", objectId: "4")))
+    }
+
     @Test func keysForeignKeysAndWhichTablesAreRead() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
