@@ -164,6 +164,36 @@ import Testing
         #expect(try KeyedArchive.decodeGraph(Data(contentsOf: archived)).jsonValue() == expected)
     }
 
+    /// A `.zip` export is an export (it was read as a JSON document and refused at byte 0):
+    /// the real export zipped by Python's zipfile copies as its directory does.
+    @Test func aZipExportCopiesAsItsDirectoryDoes() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = Fixtures.real.appendingPathComponent("parse")
+        let zip = dir.appendingPathComponent("export.zip")
+        let script = #"""
+import os, sys, zipfile
+source, target = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+    for name in sorted(os.listdir(source)):
+        z.write(os.path.join(source, name), name)
+"""#
+        let zipped = try Peers.python(script, [export.path, zip.path])
+        try #require(zipped.status == 0, "\(zipped.stderr)")
+        let fromZip = try CLI.run(["copy", zip.path, dir.appendingPathComponent("fromZip").path])
+        #expect(fromZip.status == 0, "\(fromZip.stderr)")
+        let fromDirectory = try CLI.run(["copy", export.path, dir.appendingPathComponent("fromDirectory").path])
+        #expect(fromDirectory.status == 0, "\(fromDirectory.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("fromDirectory").path).sorted()
+        #expect(names.contains("NameWord.json"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("fromZip").path).sorted() == names)
+        for name in names {
+            let a = try Data(contentsOf: dir.appendingPathComponent("fromZip").appendingPathComponent(name))
+            let b = try Data(contentsOf: dir.appendingPathComponent("fromDirectory").appendingPathComponent(name))
+            #expect(a == b, "\(name)")
+        }
+    }
+
     @Test func aFailedCopyLeavesNoOutput() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -14,7 +14,7 @@ struct Copy: ParsableCommand {
             profiles apply: shallow, pasteboard, persistence, deep (the default) and duplicate.
 
             INPUT is a Parse export (a class file: one object, an array or {"results":[…]}; or \
-            a directory of class files and _Join:<field>:<Class>.json files), a keyed archive \
+            a directory or .zip of class files and _Join:<field>:<Class>.json files), a keyed archive \
             in any container, or a JSON document ($class objects, $id/$ref sharing). The \
             output has the input's form: the copied Parse objects (with their join rows), the \
             copied graph as a keyed archive, or as JSON. --root picks what to copy: \
@@ -43,7 +43,7 @@ struct Copy: ParsableCommand {
     @Argument(help: "The graph to copy: a file, a Parse export directory, or '-' for standard input.")
     var input: String
 
-    @Argument(help: "Where to write the copy (a directory for a directory input), or '-' for standard output.")
+    @Argument(help: "Where to write the copy (a directory for a directory or .zip export), or '-' for standard output.")
     var output: String
 
     @Option(name: .long, help: "A rules file (JSON): types, ownership, shared rules and profiles.")
@@ -161,7 +161,9 @@ struct Copy: ParsableCommand {
 
     func readInput() throws -> Source {
         var isDirectory: ObjCBool = false
-        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory),
+            isDirectory.boolValue || URL(fileURLWithPath: input).pathExtension.lowercased() == "zip"
+        {
             return try readExportDirectory()
         }
         let limits = limitOptions.limits
@@ -221,7 +223,7 @@ struct Copy: ParsableCommand {
         }
     }
 
-    /// A Parse export directory, read as `pfarchive import` reads one (``ParseExportStore``):
+    /// A Parse export directory or `.zip`, read as `pfarchive import` reads one (``ParseExportStore``):
     /// class files (0-byte and `{"results":[]}` ones are empty classes), join files (also
     /// spelt with U+A789 for `:`), and `_SCHEMA.json`. A relation is declared by its join
     /// file or the schema as well as by a Relation field in the rows.
