@@ -40,6 +40,13 @@ public struct ParseObject: Sendable {
     /// the same order.
     var sourceKeyOrder: [String]?
 
+    /// Forgets that the REST dictionary this object was read from named its class, so its
+    /// REST form does not write `className` back as a member: for stores whose records carry
+    /// `className` as framing (a JSON Lines file), not as the object's data.
+    public mutating func omitClassNameFromSourceKeys() {
+        sourceKeyOrder?.removeAll { $0 == "className" }
+    }
+
     // MARK: - Making objects
 
     /// Makes a new, unsaved object.

@@ -116,9 +116,12 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     /// A line's object (or join row), its errors naming the file and the line.
     func decode(_ raw: UnsafeRawBufferPointer, line: JSONLines.Line, session: JSONReader.Session) throws(PFError) -> ParseObject {
         do throws(PFError) {
-            return try session.withDocument(raw) { root throws(PFError) in
+            var object = try session.withDocument(raw) { root throws(PFError) in
                 try ParseObject(restJSON: root, className: nil, checkingNames: false)
             }
+            // `className` frames the line; it is not a field to write back.
+            object.omitClassNameFromSourceKeys()
+            return object
         } catch {
             var placed = JSONLines.placed(error, line: line)
             placed.message = "\(location): " + placed.message

@@ -46,6 +46,23 @@ import Testing
         #expect(try CLI.run(["diff", a, a, "--brief"]).stdoutText.isEmpty)
     }
 
+    /// The real export into a JSON Lines file and back: each step compares equal to the export
+    /// (a JSON Lines file beside a store was refused as "a file"; the way back added a
+    /// `className` member to every row).
+    @Test func anExportThroughAJSONLinesFileComparesEqual() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = Fixtures.real.appendingPathComponent("parse").path
+        let lines = dir.appendingPathComponent("export.ndjson").path
+        let back = dir.appendingPathComponent("back").path
+        #expect(try CLI.run(["import", export, lines]).status == 0)
+        let first = try CLI.run(["diff", export, lines])
+        #expect(first.status == 0, "\(first.stdoutText)\(first.stderr)")
+        #expect(try CLI.run(["import", lines, back]).status == 0)
+        let second = try CLI.run(["diff", export, back])
+        #expect(second.status == 0, "\(second.stdoutText.prefix(400))\(second.stderr)")
+    }
+
     @Test func troubleExitsTwoWithOneLine() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -54,6 +54,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.ndjson"])
     }
 
+    /// Each line names its class in `className`: that frames the line, and an object read back
+    /// and written to an export has no `className` member (every row of a round trip through a
+    /// JSON Lines file gained one).
+    @Test func theClassNameFramingIsNotWrittenBackAsAField() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("scores.ndjson")
+        let store = JSONLinesStore(url: url)
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("a", 1)], className: "GameScore")
+        try store.commit()
+        let read = try #require(try JSONLinesStore(url: url).objects(in: "GameScore").first)
+        #expect(read.className == "GameScore")
+        #expect(read.restValue.dictionaryValue?["className"] == nil, "\(read.restValue)")
+        #expect(read.restValue.dictionaryValue?.keys.contains("score") == true)
+    }
+
     @Test func aFileItDidNotWriteIsRefusedAndLeftAlone() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }

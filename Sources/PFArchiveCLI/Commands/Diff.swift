@@ -109,9 +109,20 @@ struct Diff: ParsableCommand {
         return ["zip", "sqlite", "sqlite3", "db", "storedata", "realm"].contains(URL(fileURLWithPath: argument).pathExtension.lowercased())
     }
 
+    /// Whether an argument resolves to a JSON Lines store (``StoreKind/jsonLines``).
+    static func isJSONLinesStore(_ argument: String) -> Bool {
+        argument != "-" && (try? StoreLocation.resolve(argument))?.kind == .jsonLines
+    }
+
     /// Compares; returns whether A and B differ.
     func compare() throws -> Bool {
-        let storeA = stores || Self.isStore(a), storeB = stores || Self.isStore(b)
+        var storeA = stores || Self.isStore(a), storeB = stores || Self.isStore(b)
+        if storeA != storeB {
+            // Beside a store, a JSON Lines file (.ndjson, or an existing .jsonl file) is the
+            // store of Parse objects it resolves to, not a list of records.
+            if !storeA, Self.isJSONLinesStore(a) { storeA = true }
+            if !storeB, Self.isJSONLinesStore(b) { storeB = true }
+        }
         if storeA != storeB {
             throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
         }
