@@ -17,50 +17,50 @@ extension XMLPlistScanner {
         pos += 1
         let nameStart = pos
         while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
-        guard pos < count else { throw fail(.truncated, "the document ends inside a tag", at: start) }
+        guard pos < count else { throw fail(.endsInsideTag, at: start) }
         guard pos > nameStart else {
             // A document cut inside "<!DOCTYPE", "<!--" or "<![CDATA[" is truncated, not malformed.
             for opener in ["<!DOCTYPE", "<!--", "<![CDATA["] {
                 let rest = slice(start, count)
                 if rest.count < opener.utf8.count, opener.utf8.starts(with: rest) {
-                    throw fail(.truncated, "the document ends inside '\(opener)'", at: start)
+                    throw fail(.endsInsideOpener(opener), at: start)
                 }
             }
             if bytes[pos] == UInt8(ascii: "!"), hasPrefix(Array("<![CDATA[".utf8), at: start) {
-                throw fail(.syntax, "CDATA is text, which may only stand inside <string>, <key> or scalar elements", at: start)
+                throw fail(.cdataOutsideText, at: start)
             }
-            throw fail(.syntax, "expected an element name after '<'", at: pos)
+            throw fail(.elementNameExpected, at: pos)
         }
         let nameBytes = slice(nameStart, pos)
         guard let element = XMLPlistElement.named(nameBytes) else {
             let name = String(decoding: nameBytes.prefix(40), as: UTF8.self)
-            throw fail(.syntax, "unknown element <\(name)>; expected \(XMLPlistElement.expectedList)", at: start)
+            throw fail(.unknownElement(name), at: start)
         }
         while true {
             let before = pos
             skipWhitespace()
-            guard pos < count else { throw fail(.truncated, "the document ends inside the tag <\(element.name)", at: start) }
+            guard pos < count else { throw fail(.endsInsideStartTag(element: element.name), at: start) }
             let b = bytes[pos]
             if b == UInt8(ascii: ">") {
                 pos += 1
                 return XMLPlistStartTag(element: element, isEmpty: false, offset: start)
             }
             if b == UInt8(ascii: "/") {
-                guard pos + 1 < count else { throw fail(.truncated, "the document ends inside a tag", at: start) }
+                guard pos + 1 < count else { throw fail(.endsInsideTag, at: start) }
                 guard bytes[pos + 1] == UInt8(ascii: ">") else {
-                    throw fail(.syntax, "expected '>' after '/' in <\(element.name)", at: pos + 1)
+                    throw fail(.slashWithoutGreater(element: element.name), at: pos + 1)
                 }
                 pos += 2
                 return XMLPlistStartTag(element: element, isEmpty: true, offset: start)
             }
             // Attributes (such as plist's version) are read for well-formedness and ignored.
             guard pos > before else {
-                throw fail(.syntax, "expected whitespace, '>' or '/>' in the tag <\(element.name)", at: pos)
+                throw fail(.tagSeparatorExpected(element: element.name), at: pos)
             }
             let attributeStart = pos
             while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
             guard pos > attributeStart else {
-                throw fail(.syntax, "expected an attribute name, '>' or '/>' in the tag <\(element.name)", at: pos)
+                throw fail(.attributeNameExpected(element: element.name), at: pos)
             }
             _ = try readAttributeValue()
         }
@@ -69,24 +69,24 @@ extension XMLPlistScanner {
     /// Reads `= "value"` after an attribute name; returns the value's byte range.
     mutating func readAttributeValue() throws(PFError) -> (Int, Int) {
         skipWhitespace()
-        guard pos < count else { throw fail(.truncated, "the document ends inside a tag", at: pos) }
-        guard bytes[pos] == UInt8(ascii: "=") else { throw fail(.syntax, "expected '=' after an attribute name", at: pos) }
+        guard pos < count else { throw fail(.endsInsideTag, at: pos) }
+        guard bytes[pos] == UInt8(ascii: "=") else { throw fail(.equalsExpected, at: pos) }
         pos += 1
         skipWhitespace()
-        guard pos < count else { throw fail(.truncated, "the document ends inside a tag", at: pos) }
+        guard pos < count else { throw fail(.endsInsideTag, at: pos) }
         let quote = bytes[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
-            throw fail(.syntax, "expected a quoted attribute value", at: pos)
+            throw fail(.quotedValueExpected, at: pos)
         }
         let start = pos + 1
         pos = start
         while pos < count, bytes[pos] != quote {
             if bytes[pos] == UInt8(ascii: "<") {
-                throw fail(.syntax, "'<' is not allowed in an attribute value", at: pos)
+                throw fail(.lessThanInAttribute, at: pos)
             }
             pos += 1
         }
-        guard pos < count else { throw fail(.truncated, "the document ends inside an attribute value", at: start - 1) }
+        guard pos < count else { throw fail(.endsInsideAttributeValue, at: start - 1) }
         pos += 1
         return (start, pos - 1)
     }
@@ -97,19 +97,16 @@ extension XMLPlistScanner {
         pos += 2
         let nameStart = pos
         while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
-        guard pos < count else { throw fail(.truncated, "the document ends inside the end tag </\(element.name)", at: start) }
+        guard pos < count else { throw fail(.endsInsideEndTag(element: element.name), at: start) }
         let name = slice(nameStart, pos)
         guard name.elementsEqual(element.name.utf8) else {
             let found = String(decoding: name.prefix(40), as: UTF8.self)
-            throw fail(
-                .syntax,
-                "</\(found)> does not match the <\(element.name)> opened at \(lineColumnText(openOffset)); "
-                    + "expected </\(element.name)>", at: start)
+            throw fail(.mismatchedEndTag(found: found, element: element.name, openedAt: lineColumnText(openOffset)), at: start)
         }
         skipWhitespace()
-        guard pos < count else { throw fail(.truncated, "the document ends inside the end tag </\(element.name)", at: start) }
+        guard pos < count else { throw fail(.endsInsideEndTag(element: element.name), at: start) }
         guard bytes[pos] == UInt8(ascii: ">") else {
-            throw fail(.syntax, "expected '>' to end </\(element.name)", at: pos)
+            throw fail(.endTagGreaterExpected(element: element.name), at: pos)
         }
         pos += 1
     }
@@ -148,7 +145,7 @@ extension XMLPlistScanner {
             pos += 1
         }
         pos = count
-        throw fail(.truncated, "the document ends inside the comment that starts here; expected '-->'", at: start)
+        throw fail(.endsInsideComment, at: start)
     }
 
     /// Skips `<? … ?>` at `pos`; an XML declaration is refused here (it may only come first).
@@ -157,7 +154,7 @@ extension XMLPlistScanner {
         if pos + 5 < count, bytes[pos + 2] | 0x20 == UInt8(ascii: "x"), bytes[pos + 3] | 0x20 == UInt8(ascii: "m"),
             bytes[pos + 4] | 0x20 == UInt8(ascii: "l"), Self.isWhitespace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?")
         {
-            throw fail(.syntax, "an XML declaration may only stand at the very start of the document", at: start)
+            throw fail(.misplacedXMLDeclaration, at: start)
         }
         pos += 2
         while pos + 1 < count {
@@ -168,7 +165,7 @@ extension XMLPlistScanner {
             pos += 1
         }
         pos = count
-        throw fail(.truncated, "the document ends inside the processing instruction that starts here; expected '?>'", at: start)
+        throw fail(.endsInsideProcessingInstruction, at: start)
     }
 
     /// Skips a quoted literal at `pos` (in the DOCTYPE).
@@ -177,7 +174,7 @@ extension XMLPlistScanner {
         let quote = bytes[pos]
         pos += 1
         while pos < count, bytes[pos] != quote { pos += 1 }
-        guard pos < count else { throw fail(.truncated, "the document ends inside a quoted literal", at: start) }
+        guard pos < count else { throw fail(.endsInsideQuotedLiteral, at: start) }
         pos += 1
     }
 
@@ -205,16 +202,13 @@ extension XMLPlistScanner {
         scratch.append(slice(start, i))
         while true {
             guard pos < count else {
-                throw fail(
-                    .truncated,
-                    "the document ends inside the <\(element.name)> opened at \(lineColumnText(openOffset)); "
-                        + "expected </\(element.name)>", at: pos)
+                throw fail(.endsInsideElement(element: element.name, openedAt: lineColumnText(openOffset)), at: pos)
             }
             let b = bytes[pos]
             if b == UInt8(ascii: "&") {
                 try readReference()
             } else if b == 0 {
-                throw fail(.syntax, "a NUL byte is not allowed in XML text", at: pos)
+                throw fail(.nulInText, at: pos)
             } else if b == UInt8(ascii: "<") {
                 if startsEndTag() {
                     try readEndTag(element, openOffset: openOffset)
@@ -230,8 +224,7 @@ extension XMLPlistScanner {
                         pos += 1
                     }
                     guard pos + 2 < count else {
-                        throw fail(.truncated, "the document ends inside the CDATA section that starts here; expected ']]>'",
-                            at: cdataStart)
+                        throw fail(.endsInsideCDATA, at: cdataStart)
                     }
                     scratch.append(slice(bodyStart, pos))
                     pos += 3
@@ -240,10 +233,9 @@ extension XMLPlistScanner {
                 } else if pos + 1 < count, bytes[pos + 1] == UInt8(ascii: "?") {
                     try skipProcessingInstruction()
                 } else if pos + 1 >= count || (bytes[pos + 1] == UInt8(ascii: "!") && count - pos < 9) {
-                    throw fail(.truncated, "the document ends inside <\(element.name)>; expected </\(element.name)>", at: pos)
+                    throw fail(.endsInsideText(element: element.name), at: pos)
                 } else {
-                    throw fail(
-                        .syntax, "an element inside <\(element.name)>; expected text or </\(element.name)>", at: pos)
+                    throw fail(.elementInText(element: element.name), at: pos)
                 }
             } else {
                 let runStart = pos
@@ -261,7 +253,7 @@ extension XMLPlistScanner {
     mutating func readReference() throws(PFError) {
         let start = pos
         pos += 1
-        guard pos < count else { throw fail(.truncated, "the document ends inside an entity reference", at: start) }
+        guard pos < count else { throw fail(.endsInsideEntityReference, at: start) }
         if bytes[pos] == UInt8(ascii: "#") {
             pos += 1
             var radix: UInt32 = 10
@@ -273,33 +265,30 @@ extension XMLPlistScanner {
             var digits = 0
             while pos < count, bytes[pos] != UInt8(ascii: ";") {
                 guard let digit = Self.digitValue(bytes[pos]), digit < radix else {
-                    throw fail(.syntax, "invalid character in a character reference; expected digits and ';'", at: pos)
+                    throw fail(.characterReferenceDigit, at: pos)
                 }
                 // value ≤ 0x10FFFF before this step, so value * 16 + 15 cannot overflow UInt32.
                 value = value * radix + digit
                 digits += 1
                 pos += 1
                 guard value <= 0x10FFFF else {
-                    throw fail(.invalidValue, "character reference beyond U+10FFFF", at: start)
+                    throw fail(.characterReferenceBeyondUnicode, at: start)
                 }
             }
-            guard pos < count else { throw fail(.truncated, "the document ends inside a character reference", at: start) }
-            guard digits > 0 else { throw fail(.syntax, "empty character reference; expected digits", at: start) }
+            guard pos < count else { throw fail(.endsInsideCharacterReference, at: start) }
+            guard digits > 0 else { throw fail(.emptyCharacterReference, at: start) }
             pos += 1
             guard value != 0, let scalar = Unicode.Scalar(value) else {
-                throw fail(
-                    .invalidValue,
-                    "character reference to U+\(String(value, radix: 16, uppercase: true)), which is not an allowed "
-                        + "character (NUL or a surrogate)", at: start)
+                throw fail(.disallowedCharacterReference(value), at: start)
             }
             scratch.append(scalar)
             return
         }
         let nameStart = pos
         while pos < count, pos - nameStart < 8, Self.isNameByte(bytes[pos]) { pos += 1 }
-        guard pos < count else { throw fail(.truncated, "the document ends inside an entity reference", at: start) }
+        guard pos < count else { throw fail(.endsInsideEntityReference, at: start) }
         guard bytes[pos] == UInt8(ascii: ";"), pos > nameStart else {
-            throw fail(.syntax, "'&' must start an entity reference such as &amp;; write a literal '&' as &amp;", at: start)
+            throw fail(.bareAmpersand, at: start)
         }
         let name = slice(nameStart, pos)
         pos += 1
@@ -316,9 +305,7 @@ extension XMLPlistScanner {
             replacement = UInt8(ascii: "'")
         } else {
             let text = String(decoding: name, as: UTF8.self)
-            throw fail(
-                .syntax,
-                "unknown entity '&\(text);'; expected &lt; &gt; &amp; &quot; &apos; or a character reference", at: start)
+            throw fail(.unknownEntity(text), at: start)
         }
         scratch.append(replacement)
     }

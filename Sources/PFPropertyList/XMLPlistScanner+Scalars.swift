@@ -16,7 +16,7 @@ extension XMLPlistScanner {
         }
         // Entities and CDATA only add valid UTF-8, so the bad bytes are in the input's text.
         let offset = Self.firstInvalidUTF8(slice(contentStart, max(contentStart, pos))).map { contentStart + $0 }
-        throw fail(.invalidValue, "invalid UTF-8 in <\(element.name)>", at: offset ?? contentStart)
+        throw fail(.invalidUTF8(element: element.name), at: offset ?? contentStart)
     }
 
     /// The offset of the first byte that does not start a valid UTF-8 sequence.
@@ -55,8 +55,7 @@ extension XMLPlistScanner {
         let digitsStart = i
         while i < n {
             guard let digit = Self.digitValue(b[i]), UInt64(digit) < radix else {
-                throw fail(.invalidValue, "\(quoted(b)) is not an integer; expected decimal digits or 0x and hex digits, "
-                    + "with an optional sign", at: offset)
+                throw fail(.notInteger(quoted(b)), at: offset)
             }
             let (times, o1) = magnitude.multipliedReportingOverflow(by: radix)
             let (sum, o2) = times.addingReportingOverflow(UInt64(digit))
@@ -65,7 +64,7 @@ extension XMLPlistScanner {
             i += 1
         }
         guard i > digitsStart else {
-            throw fail(.invalidValue, "\(quoted(b)) is not an integer; expected digits", at: offset)
+            throw fail(.integerWithoutDigits(quoted(b)), at: offset)
         }
         if negative {
             if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
@@ -76,7 +75,7 @@ extension XMLPlistScanner {
     }
 
     func outOfRange(_ b: UnsafeRawBufferPointer, at offset: Int) -> PFError {
-        fail(.invalidValue, "the integer \(quoted(b)) is out of range; expected -2^63 … 2^64-1", at: offset)
+        fail(.integerOutOfRange(quoted(b)), at: offset)
     }
 
     /// `<real>`: decimal text with an optional fraction and exponent, or `nan`, `inf`,
@@ -118,8 +117,7 @@ extension XMLPlistScanner {
     }
 
     func notAReal(_ b: UnsafeRawBufferPointer, at offset: Int) -> PFError {
-        fail(.invalidValue, "\(quoted(b)) is not a real number; expected decimal text such as -1.5e3, nan, inf or -inf",
-            at: offset)
+        fail(.notReal(quoted(b)), at: offset)
     }
 
     // MARK: - Dates
@@ -150,7 +148,7 @@ extension XMLPlistScanner {
             }
         }
         guard ok, let date = PFDateFormat.parseISO8601(String(decoding: b, as: UTF8.self)) else {
-            throw fail(.invalidValue, "\(quoted(b)) is not a date; expected YYYY-MM-DDTHH:MM:SSZ (UTC)", at: offset)
+            throw fail(.notDate(quoted(b)), at: offset)
         }
         return .date(date)
     }

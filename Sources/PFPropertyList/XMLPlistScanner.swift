@@ -158,19 +158,19 @@ struct XMLPlistScanner {
     mutating func readDocument() throws(PFError) -> PFValue {
         try readProlog()
         guard pos < count else {
-            throw fail(.truncated, "the document ends before its root element; expected <plist>", at: pos)
+            throw fail(.endsBeforeRoot, at: pos)
         }
         guard bytes[pos] == UInt8(ascii: "<") else { throw unexpectedText(expected: "<plist> or a value") }
         var tag = try readStartTag()
         let inPlist = tag.element == .plist
         if inPlist {
             guard !tag.isEmpty else {
-                throw fail(.syntax, "<plist/> holds no value; expected a value inside <plist>", at: tag.offset)
+                throw fail(.emptyPlist, at: tag.offset)
             }
             try skipMisc()
-            guard pos < count else { throw fail(.truncated, "the document ends inside <plist>; expected a value", at: pos) }
+            guard pos < count else { throw fail(.endsBeforePlistValue, at: pos) }
             if startsEndTag() {
-                throw fail(.syntax, "<plist> holds no value; expected a value before </plist>", at: pos)
+                throw fail(.plistWithoutValue, at: pos)
             }
             guard bytes[pos] == UInt8(ascii: "<") else { throw unexpectedText(expected: "a value") }
             tag = try readStartTag()
@@ -178,20 +178,20 @@ struct XMLPlistScanner {
         let value = try readValue(startingWith: tag)
         if inPlist {
             try skipMisc()
-            guard pos < count else { throw fail(.truncated, "the document ends inside <plist>; expected </plist>", at: pos) }
+            guard pos < count else { throw fail(.endsBeforePlistEnd, at: pos) }
             if startsEndTag() {
                 try readEndTag(.plist, openOffset: 0)
             } else if pos + 1 >= count {
-                throw fail(.truncated, "the document ends inside <plist>; expected </plist>", at: pos)
+                throw fail(.endsBeforePlistEnd, at: pos)
             } else if bytes[pos] == UInt8(ascii: "<") {
-                throw fail(.syntax, "<plist> holds more than one value; expected </plist>", at: pos)
+                throw fail(.plistWithSeveralValues, at: pos)
             } else {
                 throw unexpectedText(expected: "</plist>")
             }
         }
         try skipMisc()
         if pos < count {
-            throw fail(.syntax, "unexpected content after the root element; expected the end of the document", at: pos)
+            throw fail(.contentAfterRoot, at: pos)
         }
         return value
     }
@@ -201,13 +201,9 @@ struct XMLPlistScanner {
         if hasPrefix([0xEF, 0xBB, 0xBF]) {
             pos = 3
         } else if hasPrefix([0xFE, 0xFF]) || hasPrefix([0xFF, 0xFE]) || hasPrefix([0, 0, 0xFE, 0xFF]) {
-            throw fail(
-                .unsupported, "the document is UTF-16 or UTF-32 (byte order mark); only UTF-8 is supported, convert it first",
-                at: 0)
+            throw fail(.utf16ByteOrderMark, at: 0)
         } else if count >= 2, bytes[0] == 0 || bytes[1] == 0 {
-            throw fail(
-                .unsupported, "the document looks like UTF-16 or UTF-32 without a byte order mark; only UTF-8 is supported",
-                at: 0)
+            throw fail(.utf16WithoutByteOrderMark, at: 0)
         }
         if hasPrefix(Array("<?xml".utf8), at: pos), pos + 5 < count,
             Self.isWhitespace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?")
@@ -218,7 +214,7 @@ struct XMLPlistScanner {
         while true {
             try skipMisc()
             guard hasPrefix(Array("<!DOCTYPE".utf8), at: pos) else { return }
-            if sawDoctype { throw fail(.syntax, "a second DOCTYPE; expected the root element", at: pos) }
+            if sawDoctype { throw fail(.secondDoctype, at: pos) }
             sawDoctype = true
             try readDoctype()
         }
@@ -229,11 +225,11 @@ struct XMLPlistScanner {
         pos += 5
         while true {
             skipWhitespace()
-            guard pos < count else { throw fail(.truncated, "the document ends inside the XML declaration", at: pos) }
+            guard pos < count else { throw fail(.endsInsideXMLDeclaration, at: pos) }
             if bytes[pos] == UInt8(ascii: "?") {
-                guard pos + 1 < count else { throw fail(.truncated, "the document ends inside the XML declaration", at: pos) }
+                guard pos + 1 < count else { throw fail(.endsInsideXMLDeclaration, at: pos) }
                 guard bytes[pos + 1] == UInt8(ascii: ">") else {
-                    throw fail(.syntax, "expected '?>' to end the XML declaration", at: pos)
+                    throw fail(.xmlDeclarationEndExpected, at: pos)
                 }
                 pos += 2
                 return
@@ -241,17 +237,14 @@ struct XMLPlistScanner {
             let nameStart = pos
             while pos < count, Self.isNameByte(bytes[pos]) { pos += 1 }
             guard pos > nameStart else {
-                throw fail(.syntax, "unexpected character in the XML declaration; expected an attribute or '?>'", at: pos)
+                throw fail(.xmlDeclarationCharacter, at: pos)
             }
             let name = String(decoding: slice(nameStart, pos), as: UTF8.self)
             let (valueStart, valueEnd) = try readAttributeValue()
             if name == "encoding" {
                 let encoding = String(decoding: slice(valueStart, valueEnd), as: UTF8.self)
                 guard encoding.lowercased() == "utf-8" else {
-                    throw fail(
-                        .unsupported,
-                        "the document declares encoding '\(encoding)'; only UTF-8 is supported, convert it first",
-                        at: valueStart)
+                    throw fail(.encoding(encoding), at: valueStart)
                 }
             }
         }
@@ -274,12 +267,12 @@ struct XMLPlistScanner {
                 pos += 1
                 return
             case UInt8(ascii: "<"):
-                throw fail(.syntax, "unexpected '<' inside the DOCTYPE; expected '>'", at: pos)
+                throw fail(.lessThanInDoctype, at: pos)
             default:
                 pos += 1
             }
         }
-        throw fail(.truncated, "the document ends inside the DOCTYPE that starts here; expected '>'", at: start)
+        throw fail(.endsInsideDoctype, at: start)
     }
 
     mutating func skipInternalSubset() throws(PFError) {
@@ -294,17 +287,14 @@ struct XMLPlistScanner {
             } else if hasPrefix(Array("<!--".utf8), at: pos) {
                 try skipComment()
             } else if hasPrefix(Array("<!ENTITY".utf8), at: pos) {
-                throw fail(
-                    .unsupported,
-                    "the DOCTYPE declares an entity; entity declarations are never processed (they allow 'billion laughs' "
-                        + "expansion), remove the internal subset", at: pos)
+                throw fail(.entityDeclaration, at: pos)
             } else if b == UInt8(ascii: "%") {
-                throw fail(.unsupported, "parameter entity references in the DOCTYPE are not supported", at: pos)
+                throw fail(.parameterEntity, at: pos)
             } else {
                 pos += 1
             }
         }
-        throw fail(.truncated, "the document ends inside the DOCTYPE's internal subset; expected ']'", at: start)
+        throw fail(.endsInsideInternalSubset, at: start)
     }
 
     // MARK: Values
@@ -322,15 +312,12 @@ struct XMLPlistScanner {
             }
             // Inside the innermost open container: its next element or its end tag.
             let top = stack.count - 1
-            guard top >= 0 else { throw fail(.syntax, "internal scanner state: no open container", at: pos) }
+            guard top >= 0 else { throw fail(.noOpenContainer, at: pos) }
             try skipMisc()
             let isDictionary = stack[top].isDictionary
             guard pos < count else {
                 let open = stack[top].openOffset
-                throw fail(
-                    .truncated,
-                    "the document ends inside the <\(stack[top].element.name)> opened at \(lineColumnText(open)); "
-                        + "expected </\(stack[top].element.name)>", at: pos)
+                throw fail(.endsInsideElement(element: stack[top].element.name, openedAt: lineColumnText(open)), at: pos)
             }
             guard bytes[pos] == UInt8(ascii: "<") else {
                 if isDictionary {
@@ -340,7 +327,7 @@ struct XMLPlistScanner {
             }
             if startsEndTag() {
                 if isDictionary, let key = stack[top].pendingKey {
-                    throw fail(.syntax, "the key '\(key)' has no value; expected a value before </dict>", at: pos)
+                    throw fail(.keyWithoutValue(key), at: pos)
                 }
                 try readEndTag(stack[top].element, openOffset: stack[top].openOffset)
                 let frame = stack.removeLast()
@@ -352,7 +339,7 @@ struct XMLPlistScanner {
             let tag = try readStartTag()
             if isDictionary, stack[top].pendingKey == nil {
                 guard tag.element == .key else {
-                    throw fail(.syntax, "expected <key> or </dict>, found <\(tag.element.name)>", at: tag.offset)
+                    throw fail(.keyExpected(found: tag.element.name), at: tag.offset)
                 }
                 let key = tag.isEmpty ? "" : try readString(.key, openOffset: tag.offset)
                 stack[top].pendingKey = key
@@ -381,7 +368,7 @@ struct XMLPlistScanner {
             return .string(tag.isEmpty ? "" : try readString(.string, openOffset: tag.offset))
         case .integer, .real, .date:
             guard !tag.isEmpty else {
-                throw fail(.invalidValue, "empty <\(tag.element.name)/>; expected text", at: tag.offset)
+                throw fail(.emptyScalar(element: tag.element.name), at: tag.offset)
             }
             let contentStart = pos
             let text = try readContent(tag.element, openOffset: tag.offset)
@@ -399,7 +386,7 @@ struct XMLPlistScanner {
                 decoded = try PFBase64.decode(text.bytes, ignoringWhitespace: true)
             } catch {
                 let offset = text.isRaw ? contentStart + error.offset : contentStart
-                throw fail(.invalidValue, "invalid base64 in <data>: \(error.reason)", at: offset)
+                throw fail(.invalidBase64(reason: error.reason), at: offset)
             }
             guard decoded.count <= limits.maxStringBytes else {
                 throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: Self.formatName, offset: contentStart)
@@ -409,15 +396,15 @@ struct XMLPlistScanner {
             if !tag.isEmpty {
                 skipWhitespace()
                 guard startsEndTag() else {
-                    throw fail(.invalidValue, "<\(tag.element.name)> must be empty; write <\(tag.element.name)/>", at: pos)
+                    throw fail(.notEmpty(element: tag.element.name), at: pos)
                 }
                 try readEndTag(tag.element, openOffset: tag.offset)
             }
             return .bool(tag.element == .true)
         case .key:
-            throw fail(.syntax, "<key> may only stand inside a <dict>, before each value; expected a value", at: tag.offset)
+            throw fail(.keyOutsideDict, at: tag.offset)
         case .plist:
-            throw fail(.syntax, "<plist> may only be the root element; expected a value", at: tag.offset)
+            throw fail(.nestedPlist, at: tag.offset)
         }
     }
 
@@ -427,12 +414,11 @@ struct XMLPlistScanner {
         guard top >= 0 else { return }
         if stack[top].isDictionary {
             guard let key = stack[top].pendingKey else {
-                throw fail(.syntax, "a value without a <key>; expected <key> first", at: pos)
+                throw fail(.valueWithoutKey, at: pos)
             }
             stack[top].pendingKey = nil
             if stack[top].members.updateValue(value, forKey: key) != nil {
-                var error = fail(
-                    .invalidValue, "duplicate key '\(key)' in <dict>; each key may appear once", at: stack[top].keyOffset)
+                var error = fail(.duplicateKey(key), at: stack[top].keyOffset)
                 error.path = PFKeyPath(currentPath() + [.key(key)])
                 throw error
             }
@@ -463,15 +449,15 @@ struct XMLPlistScanner {
 
     // MARK: Errors
 
-    func fail(_ code: PFError.Code, _ message: String, at offset: Int) -> PFError {
-        PFError(code, format: Self.formatName, message, offset: offset)
+    func fail(_ failure: XMLPlistFailure, at offset: Int) -> PFError {
+        PFError(failure, format: Self.formatName, offset: offset)
     }
 
     func unexpectedText(expected: String) -> PFError {
         var end = pos
         while end < count, end - pos < 12, bytes[end] != UInt8(ascii: "<"), bytes[end] != 0x0A { end += 1 }
         let snippet = String(decoding: slice(pos, end), as: UTF8.self)
-        return fail(.syntax, "unexpected text '\(snippet)'; expected \(expected)", at: pos)
+        return fail(.unexpectedText(snippet: snippet, expected: expected), at: pos)
     }
 
     /// The path of the value being read, from the open containers.

@@ -59,7 +59,7 @@ public struct XMLPlistWriter: Sendable {
         var emitter = XMLPlistEmitter(dropNulls: options.nullPolicy == .drop)
         emitter.out.append(contentsOf: XMLPlistEmitter.header)
         if case .null = value {
-            throw XMLPlistEmitter.unrepresentable("the root value is null; a property list cannot hold null")
+            throw XMLPlistEmitter.unrepresentable(.nullRoot)
         }
         try emitter.write(value, indent: 0)
         emitter.out.append(contentsOf: "</plist>\n".utf8)
@@ -85,8 +85,8 @@ struct XMLPlistEmitter {
         out.reserveCapacity(4096)
     }
 
-    static func unrepresentable(_ message: String) -> PFError {
-        PFError(.unrepresentable, format: XMLPlistScanner.formatName, message, path: .root)
+    static func unrepresentable(_ failure: XMLPlistFailure) -> PFError {
+        PFError(failure, format: XMLPlistScanner.formatName, path: .root)
     }
 
     // MARK: Values
@@ -95,8 +95,7 @@ struct XMLPlistEmitter {
         appendTabs(indent)
         switch value {
         case .null:
-            throw Self.unrepresentable(
-                "null cannot be written to a property list; remove it or write with nullPolicy .drop")
+            throw Self.unrepresentable(.nullValue)
         case .bool(let b):
             out.append(contentsOf: b ? "<true/>\n".utf8 : "<false/>\n".utf8)
         case .int(let i):
@@ -121,9 +120,7 @@ struct XMLPlistEmitter {
             writeData(data, indent: indent)
         case .date(let date):
             guard let text = PFDateFormat.iso8601Seconds(date) else {
-                throw Self.unrepresentable(
-                    "the date \(date.timeIntervalSinceReferenceDate)s since 2001 is outside years 1–9999; "
-                        + "XML property lists write YYYY-MM-DDTHH:MM:SSZ")
+                throw Self.unrepresentable(.dateOutOfRange(secondsSince2001: date.timeIntervalSinceReferenceDate))
             }
             out.append(contentsOf: "<date>".utf8)
             out.append(contentsOf: text.utf8)
@@ -182,9 +179,7 @@ struct XMLPlistEmitter {
     }
 
     func tooDeep() -> PFError {
-        PFError(
-            .limitExceeded, format: XMLPlistScanner.formatName,
-            "containers nest deeper than \(maxDepth), the depth readers accept", path: .root)
+        PFError(XMLPlistFailure.tooDeep(maxDepth: maxDepth), format: XMLPlistScanner.formatName, path: .root)
     }
 
     /// `<data>` with base64 lines as plistlib writes them: each line as long as fits in 76
@@ -266,9 +261,7 @@ struct XMLPlistEmitter {
         if let bad {
             let hex = String(bad, radix: 16, uppercase: true)
             let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            throw Self.unrepresentable(
-                "the string holds \(name), which XML 1.0 cannot carry (only tab, line feed and carriage return among "
-                    + "control characters); store such text as data, or write a binary property list")
+            throw Self.unrepresentable(.uncarriableCharacter(name))
         }
     }
 }

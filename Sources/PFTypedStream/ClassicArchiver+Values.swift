@@ -15,7 +15,7 @@ extension ClassicArchiver {
     func writeTreeObject(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
         if members.count == 1, let reference = members["$ref"] {
             guard let id = reference.int64Value, let number = sharedTreeIDs[id] else {
-                throw PFError(.invalidValue, format: .typedstream, "$ref \(reference.scalarDescription) names no earlier $id", path: [.key("$ref")])
+                throw PFError(TypedStreamFailure.undefinedReference(reference.scalarDescription), format: .typedstream, path: [.key("$ref")])
             }
             writer.writeReference(number)
             return true
@@ -33,13 +33,13 @@ extension ClassicArchiver {
             chain = []
             for (i, entry) in names.enumerated() {
                 guard let className = entry.stringValue else {
-                    throw PFError(.invalidValue, format: .typedstream, "$classes holds \(entry.kind.rawValue), expected class names", path: [.key("$classes"), .index(i)])
+                    throw PFError(TypedStreamFailure.classesEntry(kind: entry.kind.rawValue), format: .typedstream, path: [.key("$classes"), .index(i)])
                 }
                 let recorded = i == 0 ? version : (versions.indices.contains(i) ? versions[i].int64Value.flatMap { Int(exactly: $0) } ?? 0 : 0)
                 chain.append(ClassicClassVersion(className, version: recorded))
             }
             guard chain.first?.name == name else {
-                throw PFError(.invalidValue, format: .typedstream, "$classes must start with $class \"\(name)\"", path: [.key("$classes")])
+                throw PFError(TypedStreamFailure.classesStart(name), format: .typedstream, path: [.key("$classes")])
             }
         }
         if let id = members["$id"]?.int64Value { sharedTreeIDs[id] = writer.nextNumber }
@@ -54,12 +54,12 @@ extension ClassicArchiver {
     /// Writes one `{"types": "…", "values": […]}` group.
     func writeTreeGroup(_ group: PFValue, path: PFKeyPath) throws {
         guard let types = group["types"]?.stringValue, case .array(let values)? = group["values"] else {
-            throw PFError(.invalidValue, format: .typedstream, "a group must be {\"types\": string, \"values\": array}", path: path)
+            throw PFError(TypedStreamFailure.malformedGroup, format: .typedstream, path: path)
         }
         let encodings = try TypeEncoding.parseList(Array(types.utf8))
         guard encodings.count == values.count else {
             throw PFError(
-                .invalidValue, format: .typedstream, "group \"\(types)\" has \(encodings.count) types but \(values.count) values",
+                TypedStreamFailure.groupCount(types: types, typeCount: encodings.count, valueCount: values.count), format: .typedstream,
                 path: path)
         }
         writer.writeEncodings(encodings)
@@ -75,7 +75,7 @@ extension ClassicArchiver {
     /// A tree value as the stream value a type encoding expects.
     static func streamValue(_ value: PFValue, as encoding: TypeEncoding, path: PFKeyPath) throws(PFError) -> TypedStreamValue {
         func mismatch() -> PFError {
-            PFError(.invalidValue, format: .typedstream, "\(value.kind.rawValue) does not fit type \(encoding)", path: path)
+            PFError(TypedStreamFailure.valueKind(kind: value.kind.rawValue, encoding: "\(encoding)"), format: .typedstream, path: path)
         }
         switch encoding {
         case .scalar(let c):

@@ -98,7 +98,7 @@ public final class ClassicArchiver {
     /// - Throws: ``PFError`` `unrepresentable` when longer than `Int32.max` bytes.
     public func encodeDataObject(_ data: Data) throws {
         guard let length = Int32(exactly: data.count) else {
-            throw PFError(.unrepresentable, format: .typedstream, "data of \(data.count) bytes is longer than a typedstream length (Int32.max)")
+            throw PFError(TypedStreamFailure.dataTooLong(data.count), format: .typedstream)
         }
         encode(length)
         writer.writeEncodings([.byteArray(data.count)])
@@ -117,7 +117,7 @@ public final class ClassicArchiver {
         guard let string else { return writer.writeNil() }
         let bytes = Array(string.utf8)
         guard !bytes.contains(0) else {
-            throw PFError(.unrepresentable, format: .typedstream, "a C string cannot contain U+0000")
+            throw PFError(TypedStreamFailure.nulInCString, format: .typedstream)
         }
         writer.writeCString(bytes)
     }
@@ -131,7 +131,7 @@ public final class ClassicArchiver {
     /// - Throws: ``PFError`` `usage` when a value does not fit its type or is an object.
     public func encodeValues(ofTypes types: [TypeEncoding], _ values: [TypedStreamValue]) throws {
         guard types.count == values.count, !types.isEmpty else {
-            throw PFError(.usage, format: .typedstream, "\(types.count) types for \(values.count) values; give one type per value")
+            throw PFError(TypedStreamFailure.typeCount(types: types.count, values: values.count), format: .typedstream)
         }
         writer.writeEncodings(types)
         for (type, value) in zip(types, values) { try writeValue(value, as: type) }
@@ -148,7 +148,7 @@ public final class ClassicArchiver {
 
     func writeValue(_ value: TypedStreamValue, as type: TypeEncoding) throws {
         func mismatch() -> PFError {
-            PFError(.usage, format: .typedstream, "value \(value) does not fit type \(type)")
+            PFError(TypedStreamFailure.valueType(value: "\(value)", type: "\(type)"), format: .typedstream)
         }
         switch (type, value) {
         case (.scalar(let c), _):

@@ -31,7 +31,7 @@ extension ClassicUnarchiver {
     /// Reads an NSNumber's type and value.
     func numberValue(at index: Int) throws -> (TypeEncoding, TypedStreamValue) {
         try withObject(at: index, expecting: ["NSNumber"]) { _ in
-            guard let typeText = try decodeCString() else { throw failure("NSNumber without a type") }
+            guard let typeText = try decodeCString() else { throw failure(.numberWithoutType) }
             let type = try TypeEncoding.parse(typeText)
             return (type, try decodeValue(ofType: type))
         }
@@ -45,7 +45,7 @@ extension ClassicUnarchiver {
         case .bool(let b): return b ? 1 : 0
         default: break
         }
-        throw failure("NSNumber \(value) does not fit \(T.self)", offset: document.objectEntry(index)?.offset)
+        throw failure(.numberDoesNotFit(value: "\(value)", type: "\(T.self)"), offset: document.objectEntry(index)?.offset)
     }
 }
 
@@ -59,7 +59,7 @@ extension String: ClassicRepresentable {
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> String {
         try unarchiver.withObject(at: index, expecting: TypedStreamDocument.stringClasses) { _ in
             guard let bytes = try unarchiver.decodeBytes(), let s = String(validating: bytes, as: UTF8.self) else {
-                throw unarchiver.failure("NSString bytes are nil or not UTF-8")
+                throw unarchiver.failure(.stringBytes)
             }
             return s
         }
@@ -101,7 +101,7 @@ extension Bool: ClassicRepresentable {
         switch value {
         case .bool(let b): return b
         case .int(let i) where i == 0 || i == 1: return i == 1
-        default: throw unarchiver.failure("NSNumber \(value) is not a boolean")
+        default: throw unarchiver.failure(.numberNotBoolean("\(value)"))
         }
     }
 }
@@ -115,7 +115,7 @@ extension Double: ClassicRepresentable {
         case .float(let f): return Double(f)
         case .int(let i): return Double(i)
         case .uint(let u): return Double(u)
-        default: throw unarchiver.failure("NSNumber \(value) is not a number")
+        default: throw unarchiver.failure(.numberNotNumber("\(value)"))
         }
     }
 }
@@ -152,7 +152,7 @@ extension URL: ClassicRepresentable {
             let relative = try unarchiver.decode(Bool.self)
             let base = relative ? try unarchiver.decode(URL.self) : nil
             guard let string = try unarchiver.decode(String.self), let url = URL(string: string, relativeTo: base) else {
-                throw unarchiver.failure("NSURL without a valid string")
+                throw unarchiver.failure(.urlWithoutString)
             }
             return url
         }
@@ -164,7 +164,7 @@ extension URL: ClassicRepresentable {
 extension Array: ClassicRepresentable where Element: ClassicRepresentable {
     public func classicWrite(to archiver: ClassicArchiver) throws {
         guard let count = Int32(exactly: self.count) else {
-            throw PFError(.unrepresentable, format: .typedstream, "an array of \(self.count) elements exceeds Int32.max")
+            throw PFError(TypedStreamFailure.arrayTooLarge(self.count), format: .typedstream)
         }
         try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
             a.encode(count)
@@ -176,10 +176,10 @@ extension Array: ClassicRepresentable where Element: ClassicRepresentable {
         try unarchiver.withObject(at: index, expecting: TypedStreamDocument.arrayClasses.union(TypedStreamDocument.setClasses)) { chain in
             let isSet = TypedStreamDocument.setClasses.contains(chain.first?.name ?? "")
             let count = isSet ? Int(try unarchiver.decode(UInt32.self)) : Int(try unarchiver.decode(Int32.self))
-            guard count >= 0 else { throw unarchiver.failure("negative element count \(count)") }
+            guard count >= 0 else { throw unarchiver.failure(.negativeElementCount(count)) }
             var out: [Element] = []
             for _ in 0..<count {
-                guard let element = try unarchiver.decode(Element.self) else { throw unarchiver.failure("nil element in an NSArray") }
+                guard let element = try unarchiver.decode(Element.self) else { throw unarchiver.failure(.nilElement) }
                 out.append(element)
             }
             return out
@@ -190,7 +190,7 @@ extension Array: ClassicRepresentable where Element: ClassicRepresentable {
 extension Dictionary: ClassicRepresentable where Key == String, Value: ClassicRepresentable {
     public func classicWrite(to archiver: ClassicArchiver) throws {
         guard let count = Int32(exactly: self.count) else {
-            throw PFError(.unrepresentable, format: .typedstream, "a dictionary of \(self.count) entries exceeds Int32.max")
+            throw PFError(TypedStreamFailure.dictionaryTooLarge(self.count), format: .typedstream)
         }
         try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
             a.encode(count)
@@ -204,11 +204,11 @@ extension Dictionary: ClassicRepresentable where Key == String, Value: ClassicRe
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> [String: Value] {
         try unarchiver.withObject(at: index, expecting: TypedStreamDocument.dictionaryClasses) { _ in
             let count = try unarchiver.decode(Int32.self)
-            guard count >= 0 else { throw unarchiver.failure("negative entry count \(count)") }
+            guard count >= 0 else { throw unarchiver.failure(.negativeEntryCount(Int(count))) }
             var out: [String: Value] = [:]
             for _ in 0..<count {
                 guard let key = try unarchiver.decode(String.self), let value = try unarchiver.decode(Value.self) else {
-                    throw unarchiver.failure("nil key or value in an NSDictionary")
+                    throw unarchiver.failure(.nilKeyOrValue)
                 }
                 out[key] = value
             }
@@ -258,7 +258,7 @@ public struct ClassicValue: ClassicRepresentable, Sendable, Equatable {
 
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicValue {
         try unarchiver.withObject(at: index, expecting: ["NSValue"]) { _ in
-            guard let text = try unarchiver.decodeCString() else { throw unarchiver.failure("NSValue without a type") }
+            guard let text = try unarchiver.decodeCString() else { throw unarchiver.failure(.valueWithoutType) }
             let type = try TypeEncoding.parse(text)
             return ClassicValue(type: type, value: try unarchiver.decodeValue(ofType: type))
         }
@@ -307,7 +307,7 @@ public struct ClassicAttributedString<Attributes: ClassicRepresentable>: Classic
     public func classicWrite(to archiver: ClassicArchiver) throws {
         let total = runs.reduce(0) { $0 + $1.length }
         guard total == string.utf16.count, runs.allSatisfy({ $0.length >= 0 && $0.length <= Int(Int32.max) }) else {
-            throw PFError(.unrepresentable, format: .typedstream, "attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
+            throw PFError(TypedStreamFailure.unwritableAttributeRuns(total: total, length: string.utf16.count), format: .typedstream)
         }
         var chain = ClassicClassVersion.nsAttributedString
         if mutable { chain.insert(ClassicClassVersion("NSMutableAttributedString"), at: 0) }
@@ -324,17 +324,17 @@ public struct ClassicAttributedString<Attributes: ClassicRepresentable>: Classic
 
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicAttributedString {
         try unarchiver.withObject(at: index, expecting: TypedStreamDocument.attributedClasses) { chain in
-            guard let string = try unarchiver.decode(String.self) else { throw unarchiver.failure("attributed string without a string") }
+            guard let string = try unarchiver.decode(String.self) else { throw unarchiver.failure(.attributedStringWithoutString) }
             var dictionaries: [Int64: Attributes] = [:]
             var runs: [Run] = []
             var total = 0
             while unarchiver.hasMoreValues {
                 let pair = try unarchiver.decodeValues(ofTypes: [.int32, .uint32])
                 guard case .int(let number) = pair[0], case .uint(let length) = pair[1], length <= UInt64(Int32.max) else {
-                    throw unarchiver.failure("malformed attribute run")
+                    throw unarchiver.failure(.malformedAttributeRun)
                 }
                 if dictionaries[number] == nil {
-                    guard let attributes = try unarchiver.decode(Attributes.self) else { throw unarchiver.failure("nil attributes") }
+                    guard let attributes = try unarchiver.decode(Attributes.self) else { throw unarchiver.failure(.nilAttributes) }
                     dictionaries[number] = attributes
                 }
                 guard let attributes = dictionaries[number] else { continue }
@@ -342,7 +342,7 @@ public struct ClassicAttributedString<Attributes: ClassicRepresentable>: Classic
                 total += Int(length)
             }
             guard total == string.utf16.count else {
-                throw unarchiver.failure("attribute runs cover \(total) UTF-16 units; the string has \(string.utf16.count)")
+                throw unarchiver.failure(.attributeRuns(total: total, length: string.utf16.count))
             }
             return ClassicAttributedString(string: string, runs: runs, mutable: chain.first?.name == "NSMutableAttributedString")
         }
@@ -360,7 +360,7 @@ public struct ClassicGenericObject: ClassicRepresentable, Sendable, Equatable {
     public var groups: [TypedStreamGroup]
 
     public func classicWrite(to archiver: ClassicArchiver) throws {
-        throw PFError(.unsupported, format: .typedstream, "a generic object refers to its stream's object table and cannot be re-archived; convert it with TypedStream.decodeValue instead")
+        throw PFError(TypedStreamFailure.genericObject, format: .typedstream)
     }
 
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicGenericObject {
@@ -390,7 +390,7 @@ extension PFValue: ClassicRepresentable {
         case .date(let d): try d.classicWrite(to: archiver)
         case .array(let items):
             guard let count = Int32(exactly: items.count) else {
-                throw PFError(.unrepresentable, format: .typedstream, "an array of \(items.count) elements exceeds Int32.max")
+                throw PFError(TypedStreamFailure.arrayTooLarge(items.count), format: .typedstream)
             }
             try archiver.writeObject(chain: ClassicClassVersion.nsArray) { a in
                 a.encode(count)
@@ -400,7 +400,7 @@ extension PFValue: ClassicRepresentable {
             // `$class`/`$values` objects and `$id`/`$ref` sharing, as decodeValue writes them.
             if try archiver.writeTreeObject(members) { return }
             guard let count = Int32(exactly: members.count) else {
-                throw PFError(.unrepresentable, format: .typedstream, "a dictionary of \(members.count) entries exceeds Int32.max")
+                throw PFError(TypedStreamFailure.dictionaryTooLarge(members.count), format: .typedstream)
             }
             try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
                 a.encode(count)
@@ -410,7 +410,7 @@ extension PFValue: ClassicRepresentable {
                 }
             }
         case .uid(let u):
-            throw PFError(.unrepresentable, format: .typedstream, "a keyed-archive UID (\(u)) has no meaning in a typedstream")
+            throw PFError(TypedStreamFailure.uid(UInt64(u)), format: .typedstream)
         }
     }
 

@@ -58,7 +58,7 @@ public final class ClassicUnarchiver {
         let document = try TypedStreamReader.read(data, limits: limits)
         let unarchiver = ClassicUnarchiver(document: document, registry: registry, limits: limits)
         guard let value = try unarchiver.decode(type) else {
-            throw PFError(.invalidValue, format: .typedstream, "the root object is nil; expected \(T.self)", offset: document.roots.first?.offset ?? 0)
+            throw PFError(TypedStreamFailure.nilRoot(expected: "\(T.self)"), format: .typedstream, offset: document.roots.first?.offset ?? 0)
         }
         try unarchiver.finish()
         return value
@@ -106,7 +106,7 @@ public final class ClassicUnarchiver {
         return frame.groups[frame.next].encodings
     }
 
-    func failure(_ message: String, code: PFError.Code = .invalidValue, offset: Int? = nil) -> PFError {
+    func failure(_ failure: TypedStreamFailure, offset: Int? = nil) -> PFError {
         let frame = frames.last
         let at: Int
         if let offset {
@@ -118,7 +118,7 @@ public final class ClassicUnarchiver {
         }
         var path = PFKeyPath.root
         for f in frames.dropFirst() { path = path.appending(key: "\(f.className)#\(f.objectIndex ?? 0)") }
-        return PFError(code, format: .typedstream, message, offset: at, path: path)
+        return PFError(failure, format: .typedstream, offset: at, path: path)
     }
 
     /// Consumes the next group, which must have exactly these encodings.
@@ -128,11 +128,11 @@ public final class ClassicUnarchiver {
     /// - Throws: ``PFError`` `invalidValue` naming the expected and found types and the offset.
     public func decodeValues(ofTypes types: [TypeEncoding]) throws(PFError) -> [TypedStreamValue] {
         guard let last = frames.indices.last, frames[last].next < frames[last].groups.count else {
-            throw failure("no more values in \(frames.last?.className ?? "the stream"); expected a group of type \(types.map(\.description).joined())")
+            throw failure(.noMoreValues(in: frames.last?.className ?? "the stream", expected: types.map(\.description).joined()))
         }
         let group = frames[last].groups[frames[last].next]
         guard group.encodings.count == types.count, zip(group.encodings, types).allSatisfy({ Self.matches($0, $1) }) else {
-            throw failure("expected a group of type \(types.map(\.description).joined()), found \(group.encodingString)")
+            throw failure(.groupMismatch(expected: types.map(\.description).joined(), found: group.encodingString))
         }
         frames[last].next += 1
         return group.values
@@ -161,7 +161,7 @@ public final class ClassicUnarchiver {
     /// - Throws: ``PFError`` `invalidValue` when the object has no groups left.
     public func decodeNextGroup() throws(PFError) -> TypedStreamGroup {
         guard let last = frames.indices.last, frames[last].next < frames[last].groups.count else {
-            throw failure("no more values in \(frames.last?.className ?? "the stream")")
+            throw failure(.noMoreValues(in: frames.last?.className ?? "the stream", expected: nil))
         }
         frames[last].next += 1
         return frames[last].groups[frames[last].next - 1]
@@ -173,18 +173,18 @@ public final class ClassicUnarchiver {
         let group = try decodeNextGroup()
         guard group.encodings.count == 1, let e = group.encodings.first, e.isSignedInteger || e == .scalar(UInt8(ascii: "B")),
             let v = group.values.first
-        else { throw failure("expected \(name) (a signed integer group), found \(group.encodingString)", offset: group.offset) }
+        else { throw failure(.expectedSignedGroup(expected: name, found: group.encodingString), offset: group.offset) }
         switch v {
         case .int(let i): return (i, group.offset)
         case .bool(let b): return (b ? 1 : 0, group.offset)
-        default: throw failure("expected \(name), found \(v)", offset: group.offset)
+        default: throw failure(.expectedValue(expected: name, found: "\(v)"), offset: group.offset)
         }
     }
 
     func decodeUnsigned(_ name: String) throws(PFError) -> (UInt64, Int) {
         let group = try decodeNextGroup()
         guard group.encodings.count == 1, let e = group.encodings.first, e.isUnsignedInteger, case .uint(let u)? = group.values.first else {
-            throw failure("expected \(name) (an unsigned integer group), found \(group.encodingString)", offset: group.offset)
+            throw failure(.expectedUnsignedGroup(expected: name, found: group.encodingString), offset: group.offset)
         }
         return (u, group.offset)
     }
@@ -192,11 +192,11 @@ public final class ClassicUnarchiver {
     func narrow<T: FixedWidthInteger>(_ type: T.Type) throws(PFError) -> T {
         if T.isSigned {
             let (v, at) = try decodeSigned("\(T.self)")
-            guard let out = T(exactly: v) else { throw failure("\(v) does not fit \(T.self)", offset: at) }
+            guard let out = T(exactly: v) else { throw failure(.doesNotFit(value: "\(v)", type: "\(T.self)"), offset: at) }
             return out
         }
         let (v, at) = try decodeUnsigned("\(T.self)")
-        guard let out = T(exactly: v) else { throw failure("\(v) does not fit \(T.self)", offset: at) }
+        guard let out = T(exactly: v) else { throw failure(.doesNotFit(value: "\(v)", type: "\(T.self)"), offset: at) }
         return out
     }
 
@@ -225,7 +225,7 @@ public final class ClassicUnarchiver {
     /// - Throws: ``PFError`` `invalidValue` for another type or a char other than 0 and 1.
     public func decode(_ type: Bool.Type) throws(PFError) -> Bool {
         let (v, at) = try decodeSigned("a BOOL")
-        guard v == 0 || v == 1 else { throw failure("BOOL value \(v); expected 0 or 1", offset: at) }
+        guard v == 0 || v == 1 else { throw failure(.boolValue(v), offset: at) }
         return v == 1
     }
 
@@ -236,14 +236,14 @@ public final class ClassicUnarchiver {
         switch (group.encodings.first, group.values.first) {
         case (.scalar(UInt8(ascii: "d"))?, .double(let d)?): return d
         case (.scalar(UInt8(ascii: "f"))?, .float(let f)?): return Double(f)
-        default: throw failure("expected a double, found a group of type \(group.encodingString)", offset: group.offset)
+        default: throw failure(.expectedDouble(found: group.encodingString), offset: group.offset)
         }
     }
 
     /// Decodes a float group (`f`).
     /// - Throws: ``PFError`` `invalidValue` for another type.
     public func decode(_ type: Float.Type) throws(PFError) -> Float {
-        guard case .float(let f) = try decodeValue(ofType: .float) else { throw failure("expected a float") }
+        guard case .float(let f) = try decodeValue(ofType: .float) else { throw failure(.expectedFloat) }
         return f
     }
 
@@ -263,10 +263,10 @@ public final class ClassicUnarchiver {
     public func decodeDataObject() throws(PFError) -> Data {
         let (length, at) = try decodeSigned("a data length")
         guard length >= 0, length <= Int64(limits.maxStringBytes) else {
-            throw failure("data length \(length); expected 0…\(limits.maxStringBytes)", offset: at)
+            throw failure(.dataLength(length, maximum: limits.maxStringBytes), offset: at)
         }
         guard case .byteArray(let bytes) = try decodeValue(ofType: .byteArray(Int(length))) else {
-            throw failure("expected \(length) bytes")
+            throw failure(.expectedBytes(length))
         }
         return Data(bytes)
     }
@@ -277,7 +277,7 @@ public final class ClassicUnarchiver {
     public func decodeCString() throws(PFError) -> String? {
         switch try decodeValue(ofType: .cString) {
         case .cString(let s):
-            guard let string = String(validating: s, as: UTF8.self) else { throw failure("C string is not UTF-8") }
+            guard let string = String(validating: s, as: UTF8.self) else { throw failure(.cStringNotUTF8) }
             return string
         default: return nil
         }
@@ -319,7 +319,7 @@ public final class ClassicUnarchiver {
         if let cached = cache[index] {
             if let value = cached as? T { return value }
             if Swift.type(of: cached) is AnyClass {
-                throw failure("expected \(T.self), found \(Swift.type(of: cached)) (object #\(index))")
+                throw failure(.objectType(expected: "\(T.self)", found: "\(Swift.type(of: cached))", index: index))
             }
         }
         let value = try T.classicRead(from: self, objectAt: index)
@@ -342,15 +342,15 @@ public final class ClassicUnarchiver {
     ///   leaves groups unread, or for a cycle; `limitExceeded` past `maxDepth`.
     public func withObject<R>(at index: Int, expecting: Set<String> = [], _ body: ([TypedStreamClass]) throws -> R) throws -> R {
         guard let object = document.objectEntry(index) else {
-            throw failure("entry #\(index) is not an object")
+            throw failure(.notAnObject(index: index))
         }
         let chain = document.classChain(object.classIndex)
         let name = chain.first?.name ?? "?"
         guard expecting.isEmpty || expecting.contains(name) else {
-            throw failure("expected an object of class \(expecting.sorted().joined(separator: " or ")), found \(name) (object #\(index))", offset: object.offset)
+            throw failure(.objectClass(expected: expecting.sorted(), found: name, index: index), offset: object.offset)
         }
         guard !inProgress.contains(index) else {
-            throw failure("object #\(index) (\(name)) refers back to itself while it is being decoded; decode that field with decodeReference(_:assign:)", offset: object.offset)
+            throw failure(.selfReference(index: index, className: name), offset: object.offset)
         }
         guard frames.count <= limits.maxDepth else {
             throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: object.offset)
@@ -364,22 +364,20 @@ public final class ClassicUnarchiver {
         }
         let result = try body(chain)
         if let frame = frames.last, frame.next < frame.groups.count {
-            throw failure("\(name) read \(frame.next) of its \(frame.groups.count) value groups; the reader must consume exactly what the writer wrote")
+            throw failure(.unconsumedGroups(className: name, read: frame.next, total: frame.groups.count))
         }
         return result
     }
 
     /// Instantiates a registered class for the object at `index`: the secure-decoding gate.
     func instantiate<T: ClassicArchiveCoding>(_ type: T.Type, at index: Int) throws -> T {
-        guard let object = document.objectEntry(index) else { throw failure("entry #\(index) is not an object") }
+        guard let object = document.objectEntry(index) else { throw failure(.notAnObject(index: index)) }
         let name = document.classEntry(object.classIndex)?.name ?? "?"
         guard let registered = registry.type(forClassName: name) else {
-            throw PFError(
-                .disallowed, format: .typedstream,
-                "class \(name) is not allowed; register a type for it in the ClassicClassRegistry to decode it", offset: object.offset)
+            throw PFError(TypedStreamFailure.classNotAllowed(name), format: .typedstream, offset: object.offset)
         }
         guard let concrete = registered as? T.Type else {
-            throw failure("expected \(T.classicClassName), found \(name) (object #\(index))", offset: object.offset)
+            throw failure(.objectType(expected: T.classicClassName, found: name, index: index), offset: object.offset)
         }
         let value = try withObject(at: index) { _ in try concrete.init(from: self) }
         if Swift.type(of: value) is AnyClass { decodedInstances.append(value) }

@@ -88,7 +88,7 @@ extension TypeEncoding {
         var parser = EncodingParser(text: text, limits: limits, offset: offset)
         var result: [TypeEncoding] = []
         while parser.index < text.count { result.append(try parser.parseOne(depth: 0)) }
-        guard !result.isEmpty else { throw parser.error(.syntax, "empty type-encoding string; expected at least one type") }
+        guard !result.isEmpty else { throw parser.error(.empty) }
         return result
     }
 
@@ -99,7 +99,7 @@ extension TypeEncoding {
     public static func parse(_ text: String) throws(PFError) -> TypeEncoding {
         let list = try parseList(Array(text.utf8))
         guard list.count == 1, let only = list.first else {
-            throw PFError(.syntax, format: .typedstream, "type encoding \"\(text)\" holds \(list.count) types; expected one")
+            throw PFError(TypedStreamFailure.notOneType(text: text, count: list.count), format: .typedstream)
         }
         return only
     }
@@ -117,15 +117,15 @@ struct EncodingParser {
         self.offset = offset
     }
 
-    func error(_ code: PFError.Code, _ message: String) -> PFError {
+    func error(_ problem: TypedStreamFailure.TypeEncodingProblem) -> PFError {
         PFError(
-            code, format: .typedstream,
-            "\(message) in type encoding \"\(String(decoding: text.prefix(64), as: UTF8.self))\"", offset: offset)
+            TypedStreamFailure.typeEncoding(text: String(decoding: text.prefix(64), as: UTF8.self), problem), format: .typedstream,
+            offset: offset)
     }
 
     mutating func parseOne(depth: Int) throws(PFError) -> TypeEncoding {
         guard depth < limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: offset) }
-        guard index < text.count else { throw error(.syntax, "type encoding ends early") }
+        guard index < text.count else { throw error(.endsEarly) }
         let c = text[index]
         index += 1
         switch c {
@@ -142,9 +142,9 @@ struct EncodingParser {
                 digits += 1
                 index += 1
             }
-            guard digits > 0 else { throw error(.syntax, "array without a length; expected [N type]") }
+            guard digits > 0 else { throw error(.arrayWithoutLength) }
             let element = try parseOne(depth: depth + 1)
-            guard index < text.count, text[index] == UInt8(ascii: "]") else { throw error(.syntax, "array not closed; expected ']'") }
+            guard index < text.count, text[index] == UInt8(ascii: "]") else { throw error(.arrayNotClosed) }
             index += 1
             return .array(count: count, element: element)
         case UInt8(ascii: "{"):
@@ -160,12 +160,12 @@ struct EncodingParser {
             while index < text.count, text[index] != UInt8(ascii: "}") {
                 fields.append(try parseOne(depth: depth + 1))
             }
-            guard index < text.count else { throw error(.syntax, "struct not closed; expected '}'") }
+            guard index < text.count else { throw error(.structNotClosed) }
             index += 1
             return .structure(name: name, fields: fields)
         default:
             guard TypeEncoding.scalars.contains(c) else {
-                throw error(.unsupported, "type '\(String(decoding: [c], as: UTF8.self))' is not one typedstream carries; expected one of cCsSiIlLqQfdB*+%:#@! or [N…] {…}")
+                throw error(.unknownType(String(decoding: [c], as: UTF8.self)))
             }
             return .scalar(c)
         }

@@ -61,7 +61,7 @@ public enum TypedStream {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(.unrepresentable, format: .typedstream, "\(error)")
+            throw PFError(TypedStreamFailure.archiverFailed("\(error)"), format: .typedstream)
         }
     }
 

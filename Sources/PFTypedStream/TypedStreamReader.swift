@@ -31,8 +31,8 @@ struct TypedStreamReader {
         }
     }
 
-    func error(_ code: PFError.Code, _ message: String, at offset: Int? = nil) -> PFError {
-        TypedStreamScanner.error(code, message, at: offset ?? scanner.offset)
+    func error(_ failure: TypedStreamFailure, at offset: Int? = nil) -> PFError {
+        TypedStreamScanner.error(failure, at: offset ?? scanner.offset)
     }
 
     // MARK: - Header
@@ -40,12 +40,11 @@ struct TypedStreamReader {
     mutating func readHeader() throws(PFError) -> TypedStreamHeader {
         let version = try scanner.byte("the header")
         guard version == 4 else {
-            let detail = version == 3 ? "old NeXTSTEP streamer version 3 is not supported" : "streamer version \(version) is unknown"
-            throw error(.unsupported, "\(detail); expected 4", at: 0)
+            throw error(.streamerVersion(version), at: 0)
         }
         let signatureLength = try scanner.byte("the header")
         guard signatureLength == 11 else {
-            throw error(.syntax, "signature length \(signatureLength); expected 11 (\"streamtyped\")", at: 1)
+            throw error(.signatureLength(signatureLength), at: 1)
         }
         let signature = try scanner.take(11, "the signature")
         if signature == TypedStreamTag.littleEndianSignature {
@@ -53,7 +52,7 @@ struct TypedStreamReader {
         } else if signature == TypedStreamTag.bigEndianSignature {
             scanner.bigEndian = true
         } else {
-            throw error(.syntax, "signature \"\(String(decoding: signature, as: UTF8.self))\"; expected \"streamtyped\" or \"typedstream\"", at: 2)
+            throw error(.signature(String(decoding: signature, as: UTF8.self)), at: 2)
         }
         let system = try scanner.unsigned("the system version")
         return TypedStreamHeader(streamerVersion: 4, bigEndian: scanner.bigEndian, systemVersion: Int(truncatingIfNeeded: system))
@@ -61,7 +60,7 @@ struct TypedStreamReader {
 
     mutating func readBody(_ header: TypedStreamHeader) throws(PFError) -> TypedStreamDocument {
         var roots: [TypedStreamGroup] = []
-        guard !scanner.atEnd else { throw error(.truncated, "the stream has a header but no values; expected a type-encoding string") }
+        guard !scanner.atEnd else { throw error(.noValues) }
         while !scanner.atEnd {
             let at = scanner.offset
             let head = try scanner.byte("a group")
@@ -95,7 +94,7 @@ struct TypedStreamReader {
             let innerAt = scanner.offset
             let innerHead = try scanner.byte(what)
             guard let string = try scanner.unsharedString(head: innerHead, at: innerAt, what) else {
-                throw error(.syntax, "a literal shared string cannot be nil; expected the length of \(what)", at: innerAt)
+                throw error(.nilSharedString(what: what), at: innerAt)
             }
             try count()
             sharedStrings.append(string)
@@ -103,7 +102,7 @@ struct TypedStreamReader {
         default:
             let index = try referenceIndex(head: head, at: at, what)
             guard index < sharedStrings.count else {
-                throw error(.invalidValue, "\(what) refers to shared string #\(index), but only \(sharedStrings.count) are defined", at: at)
+                throw error(.sharedStringReference(what: what, index: index, defined: sharedStrings.count), at: at)
             }
             return (sharedStrings[index], index)
         }
@@ -114,7 +113,7 @@ struct TypedStreamReader {
         let number = try scanner.signed(head: head, at: at, what)
         let (index, overflow) = number.subtractingReportingOverflow(TypedStreamTag.firstReference)
         guard !overflow, index >= 0, index <= Int64(Int32.max) else {
-            throw error(.invalidValue, "reference number \(number) is out of range; expected a back-reference (0x92 or above)", at: at)
+            throw error(.referenceNumber(number), at: at)
         }
         return Int(index)
     }
@@ -124,7 +123,7 @@ struct TypedStreamReader {
     mutating func tableReference(head: UInt8, at: Int, kind: EntryKind) throws(PFError) -> Int {
         let index = try referenceIndex(head: head, at: at, "a reference to a \(kind.rawValue)")
         guard index < entries.count else {
-            throw error(.invalidValue, "reference to \(kind.rawValue) #\(index), but the object table has \(entries.count) entries", at: at)
+            throw error(.referenceOutOfRange(kind: kind.rawValue, index: index, entries: entries.count), at: at)
         }
         let matches: Bool
         switch (entries[index], kind) {
@@ -132,7 +131,7 @@ struct TypedStreamReader {
         default: matches = false
         }
         guard matches else {
-            throw error(.invalidValue, "reference to entry #\(index) expected a \(kind.rawValue), found a \(entries[index].kindName)", at: at)
+            throw error(.referenceKind(index: index, expected: kind.rawValue, found: entries[index].kindName), at: at)
         }
         return index
     }
@@ -147,7 +146,7 @@ struct TypedStreamReader {
 
     mutating func readGroup(head: UInt8, at: Int) throws(PFError) -> TypedStreamGroup {
         guard let (text, index) = try sharedString(head: head, at: at, "a type-encoding string") else {
-            throw error(.syntax, "nil type-encoding string; expected the types of the next values", at: at)
+            throw error(.nilTypeEncoding, at: at)
         }
         let encodings: [TypeEncoding]
         if let cached = parsedEncodings[index] {
@@ -175,15 +174,15 @@ struct TypedStreamReader {
                     throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: .typedstream, offset: at)
                 }
                 guard n <= scanner.remaining else {
-                    throw error(.truncated, "byte array claims \(n) bytes but only \(scanner.remaining) remain", at: at)
+                    throw error(.byteArrayTooLong(count: n, remaining: scanner.remaining), at: at)
                 }
                 return .byteArray(try scanner.take(n, "a byte array"))
             }
             guard element.consumesInput else {
-                throw error(.unsupported, "array of \(n) values of type \(element) that occupy no bytes", at: at)
+                throw error(.zeroSizeArray(count: n, element: "\(element)"), at: at)
             }
             guard n <= scanner.remaining else {
-                throw error(.truncated, "array claims \(n) elements but only \(scanner.remaining) bytes remain", at: at)
+                throw error(.arrayTooLong(count: n, remaining: scanner.remaining), at: at)
             }
             try enter(at: at)
             var out: [TypedStreamValue] = []
@@ -206,7 +205,7 @@ struct TypedStreamReader {
         case UInt8(ascii: "C"): return .uint(UInt64(try scanner.byte("an unsigned char")))
         case UInt8(ascii: "B"):
             let b = try scanner.byte("a bool")
-            guard b <= 1 else { throw error(.invalidValue, "bool byte \(b); expected 0 or 1", at: at) }
+            guard b <= 1 else { throw error(.boolByte(b), at: at) }
             return .bool(b == 1)
         case UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "q"):
             return .int(try scanner.signed("an integer"))
@@ -239,9 +238,9 @@ struct TypedStreamReader {
             let innerAt = scanner.offset
             let innerHead = try scanner.byte("a C string")
             guard let (string, _) = try sharedString(head: innerHead, at: innerAt, "a C string") else {
-                throw error(.syntax, "a literal C string cannot be nil", at: innerAt)
+                throw error(.nilCString, at: innerAt)
             }
-            guard !string.contains(0) else { throw error(.invalidValue, "C string contains a zero byte", at: innerAt) }
+            guard !string.contains(0) else { throw error(.zeroInCString, at: innerAt) }
             _ = try append(.cString(string))
             return .cString(string)
         default:
@@ -265,7 +264,7 @@ struct TypedStreamReader {
             let nameAt = scanner.offset
             let nameHead = try scanner.byte("a class name")
             guard let (name, _) = try sharedString(head: nameHead, at: nameAt, "a class name") else {
-                throw error(.syntax, "nil class name; expected the name of a class", at: nameAt)
+                throw error(.nilClassName, at: nameAt)
             }
             let version = try scanner.signed("a class version")
             chain.append(
@@ -277,7 +276,7 @@ struct TypedStreamReader {
         if head != TypedStreamTag.null {
             let index = try tableReference(head: head, at: at, kind: .class)
             guard index < chainStart else {
-                throw error(.invalidValue, "class chain refers back to its own class #\(index) (a superclass cycle); expected NIL or an earlier class", at: at)
+                throw error(.superclassCycle(index: index), at: at)
             }
             terminator = index
         }
@@ -301,7 +300,7 @@ struct TypedStreamReader {
             let classAt = scanner.offset
             let classHead = try scanner.byte("the class of an object")
             guard let classIndex = try readClass(head: classHead, at: classAt) else {
-                throw error(.syntax, "object with a nil class; expected a class", at: classAt)
+                throw error(.nilClass, at: classAt)
             }
             var groups: [TypedStreamGroup] = []
             while true {

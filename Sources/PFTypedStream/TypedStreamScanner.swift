@@ -16,12 +16,12 @@ struct TypedStreamScanner {
     var remaining: Int { bytes.count - offset }
     var atEnd: Bool { offset >= bytes.count }
 
-    static func error(_ code: PFError.Code, _ message: String, at offset: Int) -> PFError {
-        PFError(code, format: .typedstream, message, offset: offset)
+    static func error(_ failure: TypedStreamFailure, at offset: Int) -> PFError {
+        PFError(failure, format: .typedstream, offset: offset)
     }
 
     func truncated(_ what: String, need: Int) -> PFError {
-        Self.error(.truncated, "input ends inside \(what); expected \(need) more byte\(need == 1 ? "" : "s"), \(remaining) left", at: offset)
+        Self.error(.truncated(what: what, need: need, remaining: remaining), at: offset)
     }
 
     // MARK: - Bytes
@@ -90,15 +90,7 @@ struct TypedStreamScanner {
     }
 
     func unexpectedTag(_ head: UInt8, at offset: Int, expected: String) -> PFError {
-        let name: String =
-            switch head {
-            case TypedStreamTag.new: "NEW (0x84)"
-            case TypedStreamTag.null: "NIL (0x85)"
-            case TypedStreamTag.endOfObject: "END (0x86)"
-            case TypedStreamTag.floatingPoint: "FLOAT (0x83)"
-            default: "reserved tag 0x\(String(head, radix: 16, uppercase: true))"
-            }
-        return Self.error(.syntax, "unexpected \(name); expected \(expected)", at: offset)
+        Self.error(.unexpectedTag(head, expected: expected), at: offset)
     }
 
     // MARK: - Floating point
@@ -124,7 +116,7 @@ struct TypedStreamScanner {
         if head == TypedStreamTag.null { return nil }
         let length = try unsigned(head: head, at: headOffset, "the length of \(what)")
         guard length <= UInt64(remaining) else {
-            throw Self.error(.truncated, "\(what) claims \(length) bytes but only \(remaining) remain", at: headOffset)
+            throw Self.error(.stringTooLong(what: what, length: length, remaining: remaining), at: headOffset)
         }
         guard length <= UInt64(limits.maxStringBytes) else {
             throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: .typedstream, offset: headOffset)

@@ -11,18 +11,19 @@ import Testing
         try reader.read(Data(text.utf8))
     }
 
-    /// Expects `text` to fail with `code` at `line`:`column` (and `path`, when given).
+    /// Expects `text` to fail with `code` at `line`:`column` (and `path` and the failure case
+    /// `failure`, when given; `mentions` is for errors that are not ``XMLPlistFailure``s).
     func expectFailure(
-        _ text: String, _ code: PFError.Code, line: Int, column: Int, path: PFKeyPath? = nil, mentions: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ text: String, _ code: PFError.Code, line: Int, column: Int, path: PFKeyPath? = nil,
+        failure: XMLPlistFailure? = nil, mentions: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        expectFailure(Data(text.utf8), code, line: line, column: column, path: path, mentions: mentions,
+        expectFailure(Data(text.utf8), code, line: line, column: column, path: path, failure: failure, mentions: mentions,
             sourceLocation: sourceLocation)
     }
 
     func expectFailure(
-        _ bytes: Data, _ code: PFError.Code, line: Int, column: Int, path: PFKeyPath? = nil, mentions: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ bytes: Data, _ code: PFError.Code, line: Int, column: Int, path: PFKeyPath? = nil,
+        failure: XMLPlistFailure? = nil, mentions: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         do {
             let value = try reader.read(bytes)
@@ -33,6 +34,9 @@ import Testing
             #expect(error.location?.line == line, "\(error)", sourceLocation: sourceLocation)
             #expect(error.location?.column == column, "\(error)", sourceLocation: sourceLocation)
             if let path { #expect(error.path == path, "\(error)", sourceLocation: sourceLocation) }
+            if let failure {
+                #expect(error.failure(as: XMLPlistFailure.self) == failure, "\(error)", sourceLocation: sourceLocation)
+            }
             if let mentions { #expect(error.message.contains(mentions), "\(error)", sourceLocation: sourceLocation) }
         }
     }
@@ -56,7 +60,8 @@ import Testing
         #expect(files.count == 1)
         for file in files {
             // CF: "Close tag on line 16 does not match open tag key".
-            expectFailure(try Fixtures.data(file), .syntax, line: 16, column: 11, mentions: "</ke>")
+            expectFailure(try Fixtures.data(file), .syntax, line: 16, column: 11,
+                failure: .mismatchedEndTag(found: "ke", element: "key", openedAt: "line 16, column 2"))
         }
     }
 
@@ -176,74 +181,82 @@ import Testing
     @Test func duplicateKeysAreAnError() {
         expectFailure(
             #"<plist version="1.0"><dict><key>a</key><string>x</string><key>a</key><string>y</string></dict></plist>"#,
-            .invalidValue, line: 1, column: 58, path: [.key("a")], mentions: "duplicate key 'a'")
+            .invalidValue, line: 1, column: 58, path: [.key("a")], failure: .duplicateKey("a"))
     }
 
     @Test func structuralErrorsNameLineAndColumn() {
         expectFailure("<plist><array><string>x</array></plist>", .syntax, line: 1, column: 24, path: [.index(0)],
-            mentions: "expected </string>")
-        expectFailure("<plist>\n  <foo/>\n</plist>", .syntax, line: 2, column: 3, mentions: "unknown element <foo>")
+            failure: .mismatchedEndTag(found: "array", element: "string", openedAt: "line 1, column 15"))
+        expectFailure("<plist>\n  <foo/>\n</plist>", .syntax, line: 2, column: 3, failure: .unknownElement("foo"))
         expectFailure("<plist><array>hello</array></plist>", .syntax, line: 1, column: 15, path: [.index(0)],
-            mentions: "unexpected text 'hello'")
+            failure: .unexpectedText(snippet: "hello", expected: "a value or </array>"))
         expectFailure("<plist><dict><string>x</string></dict></plist>", .syntax, line: 1, column: 14,
-            mentions: "expected <key>")
+            failure: .keyExpected(found: "string"))
         expectFailure("<plist><dict><key>a</key></dict></plist>", .syntax, line: 1, column: 26, path: [.key("a")],
-            mentions: "has no value")
-        expectFailure("<plist><true/></plist><true/>", .syntax, line: 1, column: 23, mentions: "after the root")
-        expectFailure("<plist><true/></plist>\nx", .syntax, line: 2, column: 1, mentions: "after the root")
-        expectFailure("<plist/>", .syntax, line: 1, column: 1, mentions: "holds no value")
-        expectFailure("<plist></plist>", .syntax, line: 1, column: 8, mentions: "holds no value")
-        expectFailure("<plist><true/><true/></plist>", .syntax, line: 1, column: 15, mentions: "more than one value")
-        expectFailure("<plist><key>a</key></plist>", .syntax, line: 1, column: 8, mentions: "<key>")
-        expectFailure("<plist><array><plist/></array></plist>", .syntax, line: 1, column: 15, path: [.index(0)])
+            failure: .keyWithoutValue("a"))
+        expectFailure("<plist><true/></plist><true/>", .syntax, line: 1, column: 23, failure: .contentAfterRoot)
+        expectFailure("<plist><true/></plist>\nx", .syntax, line: 2, column: 1, failure: .contentAfterRoot)
+        expectFailure("<plist/>", .syntax, line: 1, column: 1, failure: .emptyPlist)
+        expectFailure("<plist></plist>", .syntax, line: 1, column: 8, failure: .plistWithoutValue)
+        expectFailure("<plist><true/><true/></plist>", .syntax, line: 1, column: 15, failure: .plistWithSeveralValues)
+        expectFailure("<plist><key>a</key></plist>", .syntax, line: 1, column: 8, failure: .keyOutsideDict)
+        expectFailure("<plist><array><plist/></array></plist>", .syntax, line: 1, column: 15, path: [.index(0)],
+            failure: .nestedPlist)
         expectFailure("<plist><?xml version=\"1.0\"?><true/></plist>", .syntax, line: 1, column: 8,
-            mentions: "XML declaration")
-        expectFailure("<plist><string>a & b</string></plist>", .syntax, line: 1, column: 18, mentions: "&amp;")
+            failure: .misplacedXMLDeclaration)
+        expectFailure("<plist><string>a & b</string></plist>", .syntax, line: 1, column: 18, failure: .bareAmpersand)
         expectFailure("<plist><string>&nbsp;</string></plist>", .syntax, line: 1, column: 16,
-            mentions: "unknown entity '&nbsp;'")
-        expectFailure("<plist><string>a<b/></string></plist>", .syntax, line: 1, column: 17, mentions: "inside <string>")
-        expectFailure("<plist><string>a\u{0}b</string></plist>", .syntax, line: 1, column: 17, mentions: "NUL")
-        expectFailure("<plist><array><true/ ></array></plist>", .syntax, line: 1, column: 21)
-        expectFailure("<plist><array x></array></plist>", .syntax, line: 1, column: 16, mentions: "'='")
+            failure: .unknownEntity("nbsp"))
+        expectFailure("<plist><string>a<b/></string></plist>", .syntax, line: 1, column: 17, failure: .elementInText(element: "string"))
+        expectFailure("<plist><string>a\u{0}b</string></plist>", .syntax, line: 1, column: 17, failure: .nulInText)
+        expectFailure("<plist><array><true/ ></array></plist>", .syntax, line: 1, column: 21,
+            failure: .slashWithoutGreater(element: "true"))
+        expectFailure("<plist><array x></array></plist>", .syntax, line: 1, column: 16, failure: .equalsExpected)
         expectFailure("<plist><dict><key>a</key><array><integer>1</integer><integer>x</integer></array></dict></plist>",
-            .invalidValue, line: 1, column: 62, path: [.key("a"), .index(1)])
+            .invalidValue, line: 1, column: 62, path: [.key("a"), .index(1)],
+            failure: .notInteger("'x'"))
     }
 
     // MARK: - Failures: values
 
     @Test func badScalarTextIsInvalidValue() {
         expectFailure("<plist><integer>18446744073709551616</integer></plist>", .invalidValue, line: 1, column: 17,
-            mentions: "out of range")
+            failure: .integerOutOfRange("'18446744073709551616'"))
         expectFailure("<plist><integer>-9223372036854775809</integer></plist>", .invalidValue, line: 1, column: 17)
         expectFailure("<plist><integer>0x1FFFFFFFFFFFFFFFF</integer></plist>", .invalidValue, line: 1, column: 17)
         expectFailure("<plist><integer>12a</integer></plist>", .invalidValue, line: 1, column: 17,
-            mentions: "is not an integer")
+            failure: .notInteger("'12a'"))
         expectFailure("<plist><integer> 1</integer></plist>", .invalidValue, line: 1, column: 17)
-        expectFailure("<plist><integer>-</integer></plist>", .invalidValue, line: 1, column: 17)
-        expectFailure("<plist><integer/></plist>", .invalidValue, line: 1, column: 8, mentions: "empty")
+        expectFailure("<plist><integer>-</integer></plist>", .invalidValue, line: 1, column: 17,
+            failure: .integerWithoutDigits("'-'"))
+        expectFailure("<plist><integer/></plist>", .invalidValue, line: 1, column: 8, failure: .emptyScalar(element: "integer"))
         expectFailure("<plist><integer></integer></plist>", .invalidValue, line: 1, column: 17)
-        expectFailure("<plist><real>1.2.3</real></plist>", .invalidValue, line: 1, column: 14)
+        expectFailure("<plist><real>1.2.3</real></plist>", .invalidValue, line: 1, column: 14,
+            failure: .notReal("'1.2.3'"))
         expectFailure("<plist><real>0x10</real></plist>", .invalidValue, line: 1, column: 14)
         expectFailure("<plist><real>nanx</real></plist>", .invalidValue, line: 1, column: 14)
         expectFailure("<plist><real>1e</real></plist>", .invalidValue, line: 1, column: 14)
-        expectFailure("<plist><date>2020-13-01T00:00:00Z</date></plist>", .invalidValue, line: 1, column: 14)
+        expectFailure("<plist><date>2020-13-01T00:00:00Z</date></plist>", .invalidValue, line: 1, column: 14,
+            failure: .notDate("'2020-13-01T00:00:00Z'"))
         expectFailure("<plist><date>2020-01-01 00:00:00Z</date></plist>", .invalidValue, line: 1, column: 14)
         expectFailure("<plist><date>2020-01-01T00:00:00</date></plist>", .invalidValue, line: 1, column: 14)
         expectFailure("<plist><date>2020-01-01T00:00:00.Z</date></plist>", .invalidValue, line: 1, column: 14)
         expectFailure("<plist><date>2020-01-01T00:00:00+01:00</date></plist>", .invalidValue, line: 1, column: 14)
-        expectFailure("<plist><data>AB$D</data></plist>", .invalidValue, line: 1, column: 16, mentions: "'$'")
-        expectFailure("<plist><data>\n  ABC=D</data></plist>", .invalidValue, line: 2, column: 7, mentions: "after '='")
+        expectFailure("<plist><data>AB$D</data></plist>", .invalidValue, line: 1, column: 16, failure: .invalidBase64(reason: "invalid character '$'"))
+        expectFailure("<plist><data>\n  ABC=D</data></plist>", .invalidValue, line: 2, column: 7, failure: .invalidBase64(reason: "data after '=' padding"))
         expectFailure("<plist><data>A</data></plist>", .invalidValue, line: 1, column: 15)
-        expectFailure("<plist><true>yes</true></plist>", .invalidValue, line: 1, column: 14, mentions: "must be empty")
+        expectFailure("<plist><true>yes</true></plist>", .invalidValue, line: 1, column: 14, failure: .notEmpty(element: "true"))
         expectFailure("<plist><string>&#xD800;</string></plist>", .invalidValue, line: 1, column: 16,
-            mentions: "surrogate")
+            failure: .disallowedCharacterReference(0xD800))
         expectFailure("<plist><string>&#0;</string></plist>", .invalidValue, line: 1, column: 16)
-        expectFailure("<plist><string>&#x110000;</string></plist>", .invalidValue, line: 1, column: 16)
-        expectFailure("<plist><string>&#12a;</string></plist>", .syntax, line: 1, column: 20)
+        expectFailure("<plist><string>&#x110000;</string></plist>", .invalidValue, line: 1, column: 16,
+            failure: .characterReferenceBeyondUnicode)
+        expectFailure("<plist><string>&#12a;</string></plist>", .syntax, line: 1, column: 20,
+            failure: .characterReferenceDigit)
         var invalidUTF8 = Data("<plist><string>ab".utf8)
         invalidUTF8.append(contentsOf: [0xC3, 0x28])
         invalidUTF8.append(Data("</string></plist>".utf8))
-        expectFailure(invalidUTF8, .invalidValue, line: 1, column: 18, mentions: "UTF-8")
+        expectFailure(invalidUTF8, .invalidValue, line: 1, column: 18, failure: .invalidUTF8(element: "string"))
     }
 
     // MARK: - Failures: encodings and hostile input
@@ -251,12 +264,12 @@ import Testing
     @Test func otherEncodingsAreUnsupported() {
         expectFailure(
             #"<?xml version="1.0" encoding="ISO-8859-1"?><plist><true/></plist>"#, .unsupported, line: 1, column: 31,
-            mentions: "ISO-8859-1")
+            failure: .encoding("ISO-8859-1"))
         var utf16 = Data([0xFF, 0xFE])
         utf16.append("<plist><true/></plist>".data(using: .utf16LittleEndian) ?? Data())
-        expectFailure(utf16, .unsupported, line: 1, column: 1, mentions: "UTF-16")
+        expectFailure(utf16, .unsupported, line: 1, column: 1, failure: .utf16ByteOrderMark)
         let noBOM = "<plist><true/></plist>".data(using: .utf16BigEndian) ?? Data()
-        expectFailure(noBOM, .unsupported, line: 1, column: 1, mentions: "UTF-16")
+        expectFailure(noBOM, .unsupported, line: 1, column: 1, failure: .utf16WithoutByteOrderMark)
     }
 
     @Test func billionLaughsIsRejectedBeforeExpansion() {
@@ -266,8 +279,8 @@ import Testing
                 + "\">\n"
         }
         text += "]>\n<plist><string>&lol9;</string></plist>\n"
-        expectFailure(text, .unsupported, line: 3, column: 2, mentions: "billion laughs")
-        expectFailure("<!DOCTYPE plist [ %pe; ]><plist/>", .unsupported, line: 1, column: 19)
+        expectFailure(text, .unsupported, line: 3, column: 2, failure: .entityDeclaration)
+        expectFailure("<!DOCTYPE plist [ %pe; ]><plist/>", .unsupported, line: 1, column: 19, failure: .parameterEntity)
     }
 
     @Test func deepNestingStopsAtTheDepthLimit() {
@@ -279,33 +292,34 @@ import Testing
         let ok = "<plist>" + String(repeating: "<array>", count: 512) + String(repeating: "</array>", count: 512) + "</plist>"
         #expect(throws: Never.self) { try read(ok) }
         let unclosed = String(repeating: "<dict><key>k</key>", count: 200)
-        expectFailure(unclosed, .truncated, line: 1, column: 3601, mentions: "expected </dict>")
+        expectFailure(unclosed, .truncated, line: 1, column: 3601,
+            failure: .endsInsideElement(element: "dict", openedAt: "line 1, column 3583"))
     }
 
     @Test func unterminatedEverythingIsTruncated() {
-        let cases: [(String, Int, String)] = [
-            ("", 1, "before its root"),
-            ("   ", 4, "before its root"),
-            ("<?xml version=\"1.0", 15, "attribute value"),
-            ("<!DOCTYPE plist PUBLIC \"-//Apple", 24, "quoted"),
-            ("<!DOCTYPE plist [ <!ATTLIST x>", 18, "internal subset"),
-            ("<!-- never closed", 1, "comment"),
-            ("<?pi never closed", 1, "processing instruction"),
-            ("<plist", 1, "inside a tag"),
-            ("<plist version=\"1.0", 16, "attribute value"),
-            ("<plist>", 8, "inside <plist>"),
-            ("<plist><true/>", 15, "expected </plist>"),
-            ("<plist><array>", 15, "expected </array>"),
-            ("<plist><dict><key>a", 20, "expected </key>"),
-            ("<plist><dict><key>a</key><string>abc", 37, "expected </string>"),
-            ("<plist><string>a&amp", 17, "entity"),
-            ("<plist><string>&#x41", 16, "character reference"),
-            ("<plist><string><![CDATA[abc", 16, "CDATA"),
-            ("<plist><string>a</string", 17, "end tag"),
-            ("<plist><data>AAAA", 18, "expected </data>"),
+        let cases: [(String, Int, XMLPlistFailure)] = [
+            ("", 1, .endsBeforeRoot),
+            ("   ", 4, .endsBeforeRoot),
+            ("<?xml version=\"1.0", 15, .endsInsideAttributeValue),
+            ("<!DOCTYPE plist PUBLIC \"-//Apple", 24, .endsInsideQuotedLiteral),
+            ("<!DOCTYPE plist [ <!ATTLIST x>", 18, .endsInsideInternalSubset),
+            ("<!-- never closed", 1, .endsInsideComment),
+            ("<?pi never closed", 1, .endsInsideProcessingInstruction),
+            ("<plist", 1, .endsInsideTag),
+            ("<plist version=\"1.0", 16, .endsInsideAttributeValue),
+            ("<plist>", 8, .endsBeforePlistValue),
+            ("<plist><true/>", 15, .endsBeforePlistEnd),
+            ("<plist><array>", 15, .endsInsideElement(element: "array", openedAt: "line 1, column 8")),
+            ("<plist><dict><key>a", 20, .endsInsideElement(element: "key", openedAt: "line 1, column 14")),
+            ("<plist><dict><key>a</key><string>abc", 37, .endsInsideElement(element: "string", openedAt: "line 1, column 26")),
+            ("<plist><string>a&amp", 17, .endsInsideEntityReference),
+            ("<plist><string>&#x41", 16, .endsInsideCharacterReference),
+            ("<plist><string><![CDATA[abc", 16, .endsInsideCDATA),
+            ("<plist><string>a</string", 17, .endsInsideEndTag(element: "string")),
+            ("<plist><data>AAAA", 18, .endsInsideElement(element: "data", openedAt: "line 1, column 8")),
         ]
-        for (text, column, mention) in cases {
-            expectFailure(text, .truncated, line: 1, column: column, mentions: mention)
+        for (text, column, failure) in cases {
+            expectFailure(text, .truncated, line: 1, column: column, failure: failure)
         }
     }
 

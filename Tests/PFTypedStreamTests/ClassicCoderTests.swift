@@ -160,7 +160,8 @@ enum GraphGen {
             _ = try ClassicUnarchiver.unarchivedObject(ofType: Int.self, from: data)
         } throws: { error in
             guard let e = error as? PFError else { return false }
-            return e.code == .invalidValue && e.message.contains("NSNumber") && e.message.contains("NSString") && e.location?.offset == 19
+            return e.failure(as: TypedStreamFailure.self) == .objectClass(expected: ["NSNumber"], found: "NSString", index: 0)
+                && e.location?.offset == 19
         }
     }
 
@@ -209,7 +210,7 @@ enum GraphGen {
         #expect {
             _ = try ClassicUnarchiver.unarchivedObject(ofType: Lazy.self, from: data, registry: ClassicClassRegistry([Lazy.self]))
         } throws: { error in
-            (error as? PFError)?.message.contains("read 1 of its 4 value groups") == true
+            (error as? PFError)?.failure(as: TypedStreamFailure.self) == .unconsumedGroups(className: "Node", read: 1, total: 4)
         }
     }
 
