@@ -193,7 +193,7 @@ public final class SQLiteDatabase: Sendable {
             }
             let chosen = asked || (wanted == nil && (kind == .table || options.includeInternal))
             if kind != .table && !chosen {
-                if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables (convert) or --tables \(name)" }
+                if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables or --tables \(name)" }
                 continue
             }
             all.append(try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context))
