@@ -23,7 +23,10 @@ import PFSQLiteSource
 /// (``classNameOfTable``). The same database always gives the same names.
 ///
 /// The schema is learned from the values while the objects are read
-/// (``declaredSchema()`` is `nil`): SQLite types values, not columns.
+/// (``declaredSchema()`` is `nil`): SQLite types values, not columns. A column whose rows hold
+/// numbers, TEXT or BLOBs mixed (`42` in one row, `'n/a'` in the next) is read as a String in
+/// every row (``PFSQLiteSource/SQLiteDatabase/Options/textForMixedColumns``), so every
+/// destination — PostgreSQL's typed columns too — holds every row under one field type.
 public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The opened database.
     public let database: SQLiteDatabase
@@ -45,9 +48,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// Opens a database read-only.
     /// - Parameters:
     ///   - url: the database file.
-    ///   - options: tables, decoding and date columns.
+    ///   - options: tables, decoding and date columns;
+    ///     ``PFSQLiteSource/SQLiteDatabase/Options/textForMixedColumns`` is always on.
     /// - Throws: ``PFCore/PFError`` when the file is not a readable SQLite database.
     public init(url: URL, options: SQLiteDatabase.Options = .init()) throws(PFError) {
+        var options = options
+        options.textForMixedColumns = true
         database = try SQLiteDatabase.open(url: url, options: options)
         classNameOfTable = Self.classNames(for: database.tables.map(\.name))
         tableOfClass = Dictionary(classNameOfTable.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })

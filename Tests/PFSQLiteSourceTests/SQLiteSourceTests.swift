@@ -393,6 +393,46 @@ c.commit()
         #expect(note.fields["gone"] == ParseValue.pointer(ParsePointer(className: "deleted_messages_sqlite", objectId: "4")))
     }
 
+    /// SQLite types values, not columns: a column without a type holds `42` in one row and
+    /// `'n/a'` in the next. The learned schema typed the field by its first value (Number), so
+    /// the export's schema contradicted its rows and PostgreSQL refused the import; the object
+    /// store now reads such a column as a String in every row. `convert` keeps each value's type.
+    @Test func aColumnOfMixedStorageClassesIsOneStringFieldForTheStores() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("settings.db")
+        try CoreDataStoreBuilder.sqlite3(
+            file,
+            """
+            CREATE TABLE setting(id INTEGER PRIMARY KEY, value, size REAL, payload BLOB, stamp INTEGER);
+            INSERT INTO setting VALUES (1, 42, 1.5, X'0102', 700000000), (2, 'n/a', 2.0, 'text', 700000001);
+            INSERT INTO setting VALUES (3, 3.25, NULL, '{"a":1}', NULL), (4, X'FF00', 7, NULL, 700000002), (5, NULL, 8, NULL, 700000003);
+            """)
+        let db = try SQLiteDatabase.open(url: file)
+        #expect(try db.mixedColumns(of: "setting") == ["value", "payload"])
+        db.close()
+        // Read as it is (convert): each value keeps its storage class.
+        let plain = try Self.rows(file, table: "setting")
+        #expect(plain.map { $0.fields["value"] } == [.int(42), .string("n/a"), .double(3.25), .data(Data([0xFF, 0])), .null])
+
+        let options = SQLiteDatabase.Options(decodeBlobs: true, dateColumns: [try SQLiteDateColumn(parsing: "setting.stamp=mac")])
+        let store = try SQLiteDatabaseObjectStore(url: file, options: options)
+        let export = dir.appendingPathComponent("export")
+        let report = try StoreImporter().run(from: store, to: ParseExportStore(url: export))
+        #expect(report.totalObjects == 5)
+        let schema = try store.schema()
+        store.close()
+        #expect(schema.classes["setting"]?["value"]?.type == "String")
+        #expect(schema.classes["setting"]?["payload"]?.type == "String", "a mixed column is never decoded")
+        #expect(schema.classes["setting"]?["size"]?.type == "Number")
+        #expect(schema.classes["setting"]?["stamp"]?.type == "Date")
+        let back = try ParseExportStore(url: export)
+        #expect(try back.schema().classes["setting"]?["value"]?.type == "String")
+        let objects = try back.objects(in: "setting").sorted { ($0.objectId ?? "") < ($1.objectId ?? "") }
+        #expect(objects.map { $0.fields["value"] } == [.string("42"), .string("n/a"), .string("3.25"), .string("x'ff00'"), .null])
+        #expect(objects.map { $0.fields["payload"] } == [.string("x'0102'"), .string("text"), .string(#"{"a":1}"#), .null, .null])
+    }
+
     @Test func keysForeignKeysAndWhichTablesAreRead() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
