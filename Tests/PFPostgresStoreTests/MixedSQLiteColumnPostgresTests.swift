@@ -42,4 +42,37 @@ struct MixedSQLiteColumnPostgresTests {
             #expect(five == nil || five == .null, "NULL stays absent or null")
         }
     }
+
+    /// With --decode-blobs, a BLOB column whose first value decodes to an Object and whose
+    /// next one is not a payload (or does not decode) stopped the import ("holds a Bytes but
+    /// the column is for Object"); such a value goes to the field <field>_as_bytes.
+    @Test func aBlobColumnDecodedIntoSeveralTypesImports() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pfmixed-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("docs.db")
+        let made = try Peers.run(
+            "/usr/bin/env", ["sqlite3", file.path],
+            input: Data(
+                """
+                CREATE TABLE doc(id INTEGER PRIMARY KEY, body BLOB);
+                INSERT INTO doc VALUES (1, CAST('{"a":1}' AS BLOB)), (2, X'62706C6973743030FFFF'), (3, CAST('[1,2]' AS BLOB)), (4, X'0102');
+                """.utf8))
+        try #require(made.status == 0, "\(made.stderr)")
+        try TestServer.withDatabase { url in
+            let source = try SQLiteDatabaseObjectStore(url: file, options: .init(decodeBlobs: true))
+            defer { source.close() }
+            let store = try PostgresStore.open(url: url)
+            defer { store.close() }
+            let report = try StoreImporter().run(from: source, to: store)
+            #expect(report.totalObjects == 4)
+            let fields = try store.schema().classes["doc"]
+            #expect(fields?["body"]?.type == "Object" && fields?["body_as_bytes"]?.type == "Bytes" && fields?["body_as_array"]?.type == "Array")
+            let objects = Dictionary(uniqueKeysWithValues: try store.objects(in: "doc").map { ($0.objectId ?? "", $0.fields) })
+            #expect(objects["1"]?["body"] == .object(["a": .int(1)]))
+            #expect(objects["2"]?["body_as_bytes"] == .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])))
+            #expect(objects["3"]?["body_as_array"] == .array([.int(1), .int(2)]))
+            #expect(objects["4"]?["body_as_bytes"] == .bytes(Data([1, 2])))
+        }
+    }
 }

@@ -404,9 +404,11 @@ c.commit()
         try CoreDataStoreBuilder.sqlite3(
             file,
             """
-            CREATE TABLE setting(id INTEGER PRIMARY KEY, value, size REAL, payload BLOB, stamp INTEGER);
-            INSERT INTO setting VALUES (1, 42, 1.5, X'0102', 700000000), (2, 'n/a', 2.0, 'text', 700000001);
-            INSERT INTO setting VALUES (3, 3.25, NULL, '{"a":1}', NULL), (4, X'FF00', 7, NULL, 700000002), (5, NULL, 8, NULL, 700000003);
+            CREATE TABLE setting(id INTEGER PRIMARY KEY, value, size REAL, payload BLOB, stamp INTEGER, doc BLOB);
+            INSERT INTO setting VALUES (1, 42, 1.5, X'0102', 700000000, CAST('{"a":1}' AS BLOB));
+            INSERT INTO setting VALUES (2, 'n/a', 2.0, 'text', 700000001, X'62706C6973743030FFFF');
+            INSERT INTO setting VALUES (3, 3.25, NULL, '{"a":1}', NULL, CAST('[1,2]' AS BLOB));
+            INSERT INTO setting VALUES (4, X'FF00', 7, NULL, 700000002, NULL), (5, NULL, 8, NULL, 700000003, X'0102');
             """)
         let db = try SQLiteDatabase.open(url: file)
         #expect(try db.mixedColumns(of: "setting") == ["value", "payload"])
@@ -431,6 +433,14 @@ c.commit()
         let objects = try back.objects(in: "setting").sorted { ($0.objectId ?? "") < ($1.objectId ?? "") }
         #expect(objects.map { $0.fields["value"] } == [.string("42"), .string("n/a"), .string("3.25"), .string("x'ff00'"), .null])
         #expect(objects.map { $0.fields["payload"] } == [.string("x'0102'"), .string("text"), .string(#"{"a":1}"#), .null, .null])
+        // Only BLOBs, but decoded into several types: a value of another type than the
+        // field's first one goes to <field>_as_<type>, one type per field.
+        #expect(schema.classes["setting"]?["doc"]?.type == "Object")
+        #expect(schema.classes["setting"]?["doc_as_bytes"]?.type == "Bytes")
+        #expect(schema.classes["setting"]?["doc_as_array"]?.type == "Array")
+        #expect(objects.map { $0.fields["doc"] } == [.object(["a": .int(1)]), nil, nil, .null, nil])
+        #expect(objects.map { $0.fields["doc_as_bytes"] } == [nil, .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])), nil, nil, .bytes(Data([1, 2]))])
+        #expect(objects.map { $0.fields["doc_as_array"] } == [nil, nil, .array([.int(1), .int(2)]), nil, nil])
     }
 
     @Test func keysForeignKeysAndWhichTablesAreRead() throws {
