@@ -178,7 +178,8 @@ extension SQLiteDatabase {
         let (sql, leading) = query(table)
         let cursor = try connection.cursor(sql, context: "\(url.lastPathComponent): reading \(table.name)")
         defer { cursor.finish() }
-        let reader = RowReader(database: self, table: table, leading: leading)
+        let mixed = options.textForMixedColumns ? try mixedColumns(of: tableName) : []
+        let reader = RowReader(database: self, table: table, leading: leading, mixed: mixed)
         // Rows are turned into objects (payloads decoded) on every core, a batch per task, and
         // handed to `body` in key order on this thread: memory holds a few batches.
         let workers = options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
@@ -218,8 +219,11 @@ extension SQLiteDatabase {
         let composite: [(SQLiteForeignKey, [Int])]
         let keyIndexes: [Int]
         let file: String
+        /// Columns read as Strings (``Options/textForMixedColumns``).
+        let mixed: Set<String>
 
-        init(database: SQLiteDatabase, table: SQLiteTable, leading: Int) {
+        init(database: SQLiteDatabase, table: SQLiteTable, leading: Int, mixed: Set<String> = []) {
+            self.mixed = mixed
             self.database = database
             self.table = table
             self.leading = leading
@@ -266,6 +270,10 @@ extension SQLiteDatabase {
                     case .failure(let problem):
                         try report(&reports, id, column.name, problem.message)
                     }
+                }
+                if mixed.contains(column.name) {
+                    fields[field] = value.isNull ? .null : .string(SQLiteDatabase.text(value))
+                    continue
                 }
                 let (converted, problem, decoded) = SQLiteDatabase.convert(value, decode: options.decodeBlobs, limits: options.limits)
                 fields[field] = converted

@@ -47,12 +47,22 @@ public final class SQLiteDatabase: Sendable {
         /// value that is not a date, stops the read (an error) instead of being reported in
         /// ``SQLiteRow/reports`` and kept as stored. Default `false`.
         public var strict: Bool
+        /// Whether a column whose rows hold more than one kind of value among numbers (INTEGER
+        /// or REAL), TEXT and BLOB (``SQLiteDatabase/mixedColumns(of:)``) is read as a String in
+        /// every row — an integer in decimal, a real as Swift prints it, text as is, a blob as
+        /// `x'…'` hex, never decoded — so that a destination typing each field by one type (a
+        /// learned Parse schema, PostgreSQL's columns) can hold every row. Default `false`:
+        /// each value keeps its own type. Foreign-key columns (Pointers) and date columns that
+        /// hold dates are never widened.
+        public var textForMixedColumns: Bool
 
-        /// Makes options; every parameter defaults to the value documented on its property.
+        /// Makes options; every parameter defaults to the value documented on its property
+        /// (``textForMixedColumns`` is `false`; set it afterwards).
         public init(
             limits: PFLimits = .default, tables: [String]? = nil, includeInternal: Bool = false, decodeBlobs: Bool = false,
             keepOriginalBytes: Bool = false, dateColumns: [SQLiteDateColumn] = [], strict: Bool = false
         ) {
+            self.textForMixedColumns = false
             self.limits = limits
             self.tables = tables
             self.includeInternal = includeInternal
@@ -142,6 +152,26 @@ public final class SQLiteDatabase: Sendable {
         return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
     }
 
+    /// The columns of a table whose non-NULL values are of more than one kind among numbers
+    /// (INTEGER or REAL, which a Number holds alike), TEXT and BLOB: SQLite types values, not
+    /// columns, so a column without a type (or with NUMERIC affinity) can hold `42` in one row
+    /// and `'n/a'` in the next. One scan of the table, no value decoded.
+    /// - Throws: ``PFCore/PFError`` `usage` for an unknown table; SQLite's errors.
+    public func mixedColumns(of tableName: String) throws(PFError) -> Set<String> {
+        let table = try known(tableName)
+        guard !table.columns.isEmpty else { return [] }
+        let kinds = table.columns.map { column in
+            "count(DISTINCT CASE typeof(\(SQLiteConnection.quote(column.name))) WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'blob' THEN 3 END)"
+        }
+        let rows = try connection.rows(
+            "SELECT \(kinds.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name))",
+            context: "\(url.lastPathComponent): reading the kinds of values in \(table.name)")
+        guard let counts = rows.first else { return [] }
+        var mixed: Set<String> = []
+        for (column, count) in zip(table.columns, counts) where (count.int64 ?? 0) > 1 { mixed.insert(column.name) }
+        return mixed
+    }
+
     func known(_ name: String) throws(PFError) -> SQLiteTable {
         guard let table = table(named: name) else {
             throw PFError(SQLiteSourceFailure.noSuchTable(file: url.lastPathComponent, table: name, available: tables.map(\.name)), format: Self.format)
@@ -193,7 +223,7 @@ public final class SQLiteDatabase: Sendable {
             }
             let chosen = asked || (wanted == nil && (kind == .table || options.includeInternal))
             if kind != .table && !chosen {
-                if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables (convert) or --tables \(name)" }
+                if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables or --tables \(name)" }
                 continue
             }
             all.append(try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context))

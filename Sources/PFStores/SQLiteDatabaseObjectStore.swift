@@ -23,7 +23,12 @@ import PFSQLiteSource
 /// (``classNameOfTable``). The same database always gives the same names.
 ///
 /// The schema is learned from the values while the objects are read
-/// (``declaredSchema()`` is `nil`): SQLite types values, not columns.
+/// (``declaredSchema()`` is `nil`): SQLite types values, not columns. A column whose rows hold
+/// numbers, TEXT or BLOBs mixed (`42` in one row, `'n/a'` in the next) is read as a String in
+/// every row (``PFSQLiteSource/SQLiteDatabase/Options/textForMixedColumns``), so every
+/// destination — PostgreSQL's typed columns too — holds every row under one field type. A
+/// value of another type than its field's first value (with `decodeBlobs`, a payload that
+/// decoded in one row and stayed bytes in the next) goes to the field `<field>_as_<type>`.
 public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The opened database.
     public let database: SQLiteDatabase
@@ -45,9 +50,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// Opens a database read-only.
     /// - Parameters:
     ///   - url: the database file.
-    ///   - options: tables, decoding and date columns.
+    ///   - options: tables, decoding and date columns;
+    ///     ``PFSQLiteSource/SQLiteDatabase/Options/textForMixedColumns`` is always on.
     /// - Throws: ``PFCore/PFError`` when the file is not a readable SQLite database.
     public init(url: URL, options: SQLiteDatabase.Options = .init()) throws(PFError) {
+        var options = options
+        options.textForMixedColumns = true
         database = try SQLiteDatabase.open(url: url, options: options)
         classNameOfTable = Self.classNames(for: database.tables.map(\.name))
         tableOfClass = Dictionary(classNameOfTable.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
@@ -129,6 +137,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             var row = row
             if renamesTables { renamePointerTargets(in: &row) }
             var object: ParseObject
+            var used = row
             do throws(PFError) {
                 object = try Self.object(row, className: className)
             } catch {
@@ -147,17 +156,44 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                     }
                     record(report)
                 }
+                used = plain
                 do throws(PFError) {
                     object = try Self.object(plain, className: className)
                 } catch {
                     throw located(error, className: className, id: row.objectId)
                 }
             }
+            if let moved = try movingConflicts(object, row: used, className: className) { object = moved }
             learned.addFields(of: object)
             try body(object)
         }
         read.insert(className)
         if learned.classes[className] == nil { learned.classes[className] = [:] }
+    }
+
+    /// The object with each field whose value is of another type than the field's first
+    /// value (a payload that decoded in one row and stayed bytes in the next, a JSON object
+    /// then an array) moved to the field `<field>_as_<type>` (`payload_as_bytes`, `_` appended
+    /// while a column has that name), so every destination holds every row under one type per
+    /// field and nothing is lost; `nil` when nothing conflicts.
+    private func movingConflicts(_ object: ParseObject, row: SQLiteRow, className: String) throws(PFError) -> ParseObject? {
+        guard let known = learned.classes[className] else { return nil }
+        var row = row
+        var moved = false
+        for (key, value) in object.fields {
+            guard let type = value.schemaTypeName, let was = known[key]?.type, was != type, let stored = row.fields[key] else { continue }
+            var name = key + "_as_" + type.lowercased()
+            while row.fields[name] != nil || (known[name].map { $0.type != type } ?? false) { name += "_" }
+            row.fields.removeValue(forKey: key)
+            row.fields[name] = stored
+            moved = true
+        }
+        guard moved else { return nil }
+        do throws(PFError) {
+            return try Self.object(row, className: className)
+        } catch {
+            throw located(error, className: className, id: row.objectId)
+        }
     }
 
     /// Points the row's Pointers at their tables' class names.

@@ -61,4 +61,42 @@ import Testing
         #expect(try Data(contentsOf: db) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "export", "out.jsonl"])
     }
+
+    /// `--internal-tables` reads views, virtual, shadow and `sqlite_*` tables in `inspect` and
+    /// `import` as it does in `convert`; without it they are skipped (and named as such).
+    @Test func internalTablesFlagAppliesToInspectAndImport() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldb-internal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("people.db")
+        try CoreDataStoreBuilder.sqlite3(
+            db,
+            """
+            CREATE TABLE person(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT);
+            INSERT INTO person(name) VALUES ('ann'), ('bob');
+            CREATE VIEW names AS SELECT name FROM person ORDER BY name;
+            """)
+        let before = try Data(contentsOf: db)
+
+        let plain = try CLI.run(["inspect", db.path])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(!plain.stdoutText.contains("Table names") && plain.stdoutText.contains("Skipped names: view; read with --internal-tables or --tables names"), "\(plain.stdoutText)")
+        #expect(plain.stdoutText.contains("Skipped sqlite_sequence: SQLite internal table"), "\(plain.stdoutText)")
+        let all = try CLI.run(["inspect", db.path, "--internal-tables"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdoutText.contains("Table names — view") && all.stdoutText.contains("Table sqlite_sequence — "), "\(all.stdoutText)")
+        #expect(!all.stdoutText.contains("Skipped"), "\(all.stdoutText)")
+
+        let some = dir.appendingPathComponent("some")
+        let imported = try CLI.run(["import", db.path, some.path, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: some.path).filter { $0.hasSuffix(".json") && !$0.hasPrefix("_") }.sorted() == ["person.json"])
+        let every = dir.appendingPathComponent("every")
+        let importedAll = try CLI.run(["import", db.path, every.path, "--internal-tables"])
+        #expect(importedAll.status == 0, "\(importedAll.stderr)")
+        #expect(importedAll.stdoutText.contains("imported 5 objects of 3 classes"), "\(importedAll.stdoutText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: every.path).filter { $0.hasSuffix(".json") && !$0.hasPrefix("_") }.sorted() == ["names.json", "person.json", "sqlite_sequence.json"])
+
+        #expect(try Data(contentsOf: db) == before)
+    }
 }

@@ -393,6 +393,56 @@ c.commit()
         #expect(note.fields["gone"] == ParseValue.pointer(ParsePointer(className: "deleted_messages_sqlite", objectId: "4")))
     }
 
+    /// SQLite types values, not columns: a column without a type holds `42` in one row and
+    /// `'n/a'` in the next. The learned schema typed the field by its first value (Number), so
+    /// the export's schema contradicted its rows and PostgreSQL refused the import; the object
+    /// store now reads such a column as a String in every row. `convert` keeps each value's type.
+    @Test func aColumnOfMixedStorageClassesIsOneStringFieldForTheStores() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("settings.db")
+        try CoreDataStoreBuilder.sqlite3(
+            file,
+            """
+            CREATE TABLE setting(id INTEGER PRIMARY KEY, value, size REAL, payload BLOB, stamp INTEGER, doc BLOB);
+            INSERT INTO setting VALUES (1, 42, 1.5, X'0102', 700000000, CAST('{"a":1}' AS BLOB));
+            INSERT INTO setting VALUES (2, 'n/a', 2.0, 'text', 700000001, X'62706C6973743030FFFF');
+            INSERT INTO setting VALUES (3, 3.25, NULL, '{"a":1}', NULL, CAST('[1,2]' AS BLOB));
+            INSERT INTO setting VALUES (4, X'FF00', 7, NULL, 700000002, NULL), (5, NULL, 8, NULL, 700000003, X'0102');
+            """)
+        let db = try SQLiteDatabase.open(url: file)
+        #expect(try db.mixedColumns(of: "setting") == ["value", "payload"])
+        db.close()
+        // Read as it is (convert): each value keeps its storage class.
+        let plain = try Self.rows(file, table: "setting")
+        #expect(plain.map { $0.fields["value"] } == [.int(42), .string("n/a"), .double(3.25), .data(Data([0xFF, 0])), .null])
+
+        let options = SQLiteDatabase.Options(decodeBlobs: true, dateColumns: [try SQLiteDateColumn(parsing: "setting.stamp=mac")])
+        let store = try SQLiteDatabaseObjectStore(url: file, options: options)
+        let export = dir.appendingPathComponent("export")
+        let report = try StoreImporter().run(from: store, to: ParseExportStore(url: export))
+        #expect(report.totalObjects == 5)
+        let schema = try store.schema()
+        store.close()
+        #expect(schema.classes["setting"]?["value"]?.type == "String")
+        #expect(schema.classes["setting"]?["payload"]?.type == "String", "a mixed column is never decoded")
+        #expect(schema.classes["setting"]?["size"]?.type == "Number")
+        #expect(schema.classes["setting"]?["stamp"]?.type == "Date")
+        let back = try ParseExportStore(url: export)
+        #expect(try back.schema().classes["setting"]?["value"]?.type == "String")
+        let objects = try back.objects(in: "setting").sorted { ($0.objectId ?? "") < ($1.objectId ?? "") }
+        #expect(objects.map { $0.fields["value"] } == [.string("42"), .string("n/a"), .string("3.25"), .string("x'ff00'"), .null])
+        #expect(objects.map { $0.fields["payload"] } == [.string("x'0102'"), .string("text"), .string(#"{"a":1}"#), .null, .null])
+        // Only BLOBs, but decoded into several types: a value of another type than the
+        // field's first one goes to <field>_as_<type>, one type per field.
+        #expect(schema.classes["setting"]?["doc"]?.type == "Object")
+        #expect(schema.classes["setting"]?["doc_as_bytes"]?.type == "Bytes")
+        #expect(schema.classes["setting"]?["doc_as_array"]?.type == "Array")
+        #expect(objects.map { $0.fields["doc"] } == [.object(["a": .int(1)]), nil, nil, .null, nil])
+        #expect(objects.map { $0.fields["doc_as_bytes"] } == [nil, .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])), nil, nil, .bytes(Data([1, 2]))])
+        #expect(objects.map { $0.fields["doc_as_array"] } == [nil, nil, .array([.int(1), .int(2)]), nil, nil])
+    }
+
     @Test func keysForeignKeysAndWhichTablesAreRead() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }

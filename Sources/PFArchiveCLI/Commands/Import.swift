@@ -110,6 +110,9 @@ struct Import: ParsableCommand {
 
     @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
 
+    @Flag(name: .long, help: "For an SQLite database: also import views, virtual, shadow and sqlite_* tables.")
+    var internalTables = false
+
     @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
 
     func validate() throws {
@@ -129,7 +132,7 @@ struct Import: ParsableCommand {
         defer { reporter.finish() }
         openers.registerSQLiteDatabase(
             SQLiteDatabase.Options(
-                tables: sqliteTables.tableList, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
+                tables: sqliteTables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
                 dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
             reporter: reporter)
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }

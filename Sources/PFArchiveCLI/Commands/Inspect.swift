@@ -42,7 +42,9 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
-    @Flag(name: .long, help: "For a Realm file: also show its internal and sync tables (metadata, pk, __*, flx_*) with their columns.")
+    @Flag(
+        name: .long,
+        help: "For a Realm file: also show its internal and sync tables (metadata, pk, __*, flx_*) with their columns. For an SQLite database: also views, virtual, shadow and sqlite_* tables.")
     var internalTables = false
 
     @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions

@@ -232,7 +232,8 @@ extension Inspect {
     /// Prints an SQLite database's tables: kind, key, rows, columns with what each holds
     /// (kinds and counts, archive classes, a sample value) and foreign keys.
     func inspectSQLite(limits: PFLimits) throws {
-        let options = SQLiteDatabase.Options(limits: limits, tables: sqliteTables.tableList, dateColumns: sqliteTables.dateColumns)
+        let options = SQLiteDatabase.Options(
+            limits: limits, tables: sqliteTables.tableList, includeInternal: internalTables, dateColumns: sqliteTables.dateColumns)
         let summary: PFValue
         do {
             let db = try SQLiteDatabase.open(url: URL(fileURLWithPath: input), options: options)
