@@ -24,7 +24,9 @@ struct Codegen: ParsableCommand {
             ParseReference for Pointers and the class dispatch table; the default for Parse \
             sources), codable (plain Codable types with CodingKeys; the default for JSON), \
             archive (ArchiveCoding classes with the archive's class names, keys and class \
-            versions; the default for keyed archives).
+            versions; the default for keyed archives; for a typedstream, ClassicArchiveCoding \
+            classes with its class names, class versions and superclasses, one property per \
+            value group in stream order; the default for typedstreams).
 
             Without --out the code is written to standard output as one file. With --out DIR \
             (a new or empty directory) there is one file per type plus one for the table of \
@@ -80,14 +82,15 @@ struct Codegen: ParsableCommand {
         guard !inference.classes.isEmpty else { throw CLIFailure("\(source): no objects or classes to generate types from") }
         let chosen = style.flatMap(CodegenStyle.init(rawValue:)) ?? Self.defaultStyle(for: inference.source)
         switch (chosen, inference.source) {
-        case (.adapter, .parse), (.codable, _), (.archive, .keyedArchive): break
+        case (.adapter, .parse), (.codable, _), (.archive, .keyedArchive), (.archive, .typedstream): break
         case (.adapter, _):
             throw ValidationError("--style adapter needs Parse objects (an export or a store); \(source) is \(inference.source.rawValue)")
         case (.archive, _):
-            throw ValidationError("--style archive needs a keyed archive; \(source) is \(inference.source.rawValue)")
+            throw ValidationError("--style archive needs a keyed archive or a typedstream; \(source) is \(inference.source.rawValue)")
         }
         var options = CodeModelOptions(classes: wanted, enums: enums && chosen != .archive)
         options.nestedStructs = chosen != .archive
+        options.classic = chosen == .archive
         let model = inference.model(options: options)
         let emitter = SwiftEmitter(
             style: chosen, access: CodegenAccess(rawValue: access) ?? .public, singleFile: singleFile || out == nil)
@@ -111,8 +114,8 @@ struct Codegen: ParsableCommand {
     static func defaultStyle(for source: CodegenSourceKind) -> CodegenStyle {
         switch source {
         case .parse: .adapter
-        case .keyedArchive: .archive
-        case .typedstream, .json, .schema: .codable
+        case .keyedArchive, .typedstream: .archive
+        case .json, .schema: .codable
         }
     }
 
@@ -187,7 +190,20 @@ struct Codegen: ParsableCommand {
             let rootName = SwiftNames.typeName(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
             if result.format == .typedstream {
                 let inference = TypeInference(source: .typedstream, origin: name)
-                inference.observe(json: result.value, rootName: rootName)
+                if style.flatMap(CodegenStyle.init(rawValue:)) == .codable {
+                    inference.observe(json: result.value, rootName: rootName)
+                    return inference
+                }
+                inference.observe(classic: result.value)
+                // The superclasses and their versions are in the stream's class table (a
+                // compressed stream, read above once inflated, keeps the default NSObject).
+                if let document = try? TypedStream.readDocument(bytes, limits: limits) {
+                    for (index, item) in document.entries.enumerated() {
+                        guard case .class(let entry) = item else { continue }
+                        let chain = document.classChain(index).dropFirst().map { (name: $0.name, version: $0.version) }
+                        inference.observe(classicClass: entry.name, superclasses: Array(chain))
+                    }
+                }
                 return inference
             }
             // A Parse class file (every row is an object of the class its name says) or a
