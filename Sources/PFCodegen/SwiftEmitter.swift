@@ -238,7 +238,7 @@ public struct SwiftEmitter: Sendable {
             let name = SwiftNames.escaped(p.name)
             let key = SwiftNames.literal(p.key)
             let inPlace: Bool = switch p.type {
-            case .bool, .int, .double: !p.isOptional
+            case .bool, .int, .double, .scalar: !p.isOptional
             default: false
             }
             if inPlace {
