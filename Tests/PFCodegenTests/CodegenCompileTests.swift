@@ -92,30 +92,25 @@ struct CodegenCompileTests {
         }
     }
 
-    /// Every typedstream decodes into the generated `ClassicArchiveCoding` classes (the shared
-    /// Department stays one object), re-encodes with the classic archiver, and the re-encoded
+    /// Every typedstream (an NSArray of employees) decodes into the generated
+    /// `ClassicArchiveCoding` classes (the shared Department stays one object), re-encodes with the classic archiver, and the re-encoded
     /// stream reads back as the same graph: class names, versions, value groups and references.
-    @Test(arguments: ["employees-v1.typedstream", "employees-v2.typedstream", "employees-v3.typedstream"])
-    func typedstreamRoundTripsThroughGeneratedClasses(_ name: String) throws {
+    @Test(arguments: [("employees-v1.typedstream", "Staff", 1), ("employees-v2.typedstream", "Employee", 2), ("employees-v3.typedstream", "Employee", 3)])
+    func typedstreamRoundTripsThroughGeneratedClasses(_ name: String, _ typeName: String, _ version: Int) throws {
         let source = Self.classic.appendingPathComponent(name)
         let out = try generate(source)
         let code = try SwiftCompiler.swiftFiles(in: out).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
-        let typeName = try #require(code.firstMatch(of: /final class (\w+): ClassicArchiveCoding/)?.1).description
-        #expect(code.contains("static var classicVersion: Int {"))
+        #expect(code.contains("final class \(typeName): ClassicArchiveCoding {"))
+        #expect(code.contains("static var classicClassName: String { \"\(typeName)\" }\n    public static var classicVersion: Int { \(version) }"))
+        #expect(code.contains("static var registry: ClassicClassRegistry"))
         let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
         try (Self.comparison + """
             let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-            let unarchiver = ClassicUnarchiver(document: try TypedStream.readDocument(data), registry: GeneratedModels.registry)
-            var roots: [\(typeName)] = []
-            while unarchiver.hasMoreValues {
-                guard let root = try unarchiver.decode(\(typeName).self) else { print("nil root"); exit(1) }
-                roots.append(root)
-            }
-            try unarchiver.finish()
-            let archiver = ClassicArchiver()
-            for root in roots { try archiver.encode(root) }
+            // The root is an NSArray of the employees.
+            let roots = try ClassicUnarchiver.unarchivedObject(ofType: [\(typeName)].self, from: data, registry: GeneratedModels.registry)
+            let again = try ClassicArchiver.archivedData(withRootObject: roots)
             let a = try TypedStream.decodeValue(data)
-            let b = try TypedStream.decodeValue(archiver.encodedData)
+            let b = try TypedStream.decodeValue(again)
             guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
             print("round-trip \\(roots.count) \\(roots.map { $0.value0 ?? "-" }.joined(separator: ","))")
             """).write(to: main, atomically: true, encoding: .utf8)
