@@ -269,6 +269,17 @@ struct CodegenCommandErrorTests {
         #expect(result.status == 2)
     }
 
+    @Test func schemaFileTakesNoAdapterStyleAndABrokenOneIsOneLine() throws {
+        let schema = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/schema.json")
+        #expect(try SwiftCompiler.codegen([schema.path, "--style", "adapter"]).status == 2)
+        let broken = try SwiftCompiler.scratch("schema").appendingPathComponent("broken.json")
+        try Data(#"{"schemaVersion": 1, "types": {"A": {"version": "two", "fields": []}}}"#.utf8).write(to: broken)
+        let result = try SwiftCompiler.codegen([broken.path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("broken.json"))
+        #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+    }
+
     @Test func destinationHoldingOtherFilesIsRefusedAndLeftAlone() throws {
         let out = try SwiftCompiler.scratch("foreign")
         let mine = out.appendingPathComponent("Notes.txt")
