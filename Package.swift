@@ -206,7 +206,7 @@ let package = Package(
         .target(
             name: "PFCodegen",
             dependencies: [
-                "PFCore", "PFParse", "PFKeyedArchive", .product(name: "OrderedCollections", package: "swift-collections"),
+                "PFCore", "PFParse", "PFKeyedArchive", "PFVersioning", .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(

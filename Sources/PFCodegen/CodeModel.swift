@@ -12,6 +12,11 @@ public indirect enum PropertyType: Sendable, Equatable {
     /// A generated string enum.
     case enumeration(String)
     case array(PropertyType)
+    /// A fixed-width number of a typedstream group: `Int8`, `Int32`, `UInt64`, `Float`...
+    case scalar(String)
+    /// A typedstream value group kept as it is read (`TypedStreamGroup`): structs, C
+    /// strings, several values written by one call.
+    case group
     /// Anything: `ParseValue` for Parse sources, `PFValue` for the others.
     case any
 
@@ -28,6 +33,8 @@ public indirect enum PropertyType: Sendable, Equatable {
         case .reference(let name): "ParseReference<\(name)>"
         case .model(let name), .enumeration(let name): name
         case .array(let element): "[\(element.spelled(anyType: anyType))]"
+        case .scalar(let name): name
+        case .group: "TypedStreamGroup"
         case .any: anyType
         }
     }
@@ -47,6 +54,9 @@ public struct GeneratedProperty: Sendable, Equatable {
     public var doc: [String]
     /// Whether every object held the key (a `nil` is then written back as null, not left out).
     public var isAlwaysPresent = false
+    /// The type encodings of the value group the property is read from and written as
+    /// (typedstream classes, whose values are stored by position).
+    public var classicEncoding: String? = nil
 }
 
 /// One generated type.
@@ -83,8 +93,18 @@ public struct GeneratedType: Sendable, Equatable {
     public var chain: [String]
     /// The class version (archives).
     public var version: Int
+    /// The superclasses with their versions, most derived first (typedstream classes).
+    public var classicSuperclasses: [ClassicSuperclass] = []
     /// Types declared inside this one (nested structs and enums).
     public var nested: [GeneratedType]
+}
+
+/// A superclass of a typedstream class, with the version the stream recorded.
+public struct ClassicSuperclass: Sendable, Equatable {
+    /// The class name.
+    public var name: String
+    /// Its version.
+    public var version: Int
 }
 
 /// A field whose rows disagree on its type, and how the generated code resolves it.
@@ -130,6 +150,8 @@ public struct CodeModelOptions: Sendable {
     /// Make nested structs for Object fields with a stable shape (off for the archive style,
     /// whose dictionaries decode as value trees).
     public var nestedStructs = true
+    /// Make typedstream classes positional `ClassicArchiveCoding` classes (the archive style).
+    public var classic = false
 
     /// Makes options.
     public init(classes: Set<String>? = nil, enums: Bool = false) {
@@ -181,6 +203,7 @@ struct Resolver {
     }
 
     mutating func resolveClass(_ stats: ClassStatistics) -> GeneratedType {
+        if inference.source == .typedstream, options.classic { return resolveClassic(stats) }
         let name = typeNames[stats.name] ?? SwiftNames.typeName(stats.name)
         var doc = ["The `\(SwiftNames.docText(stats.name))` class of `\(SwiftNames.docText(inference.origin))` (\(inference.source.rawValue)),"
             + " inferred from \(stats.shape.rows) \(stats.shape.rows == 1 ? "object" : "objects")."]
@@ -233,6 +256,60 @@ struct Resolver {
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: field, type: t, isOptional: true,
                 doc: ["`\(SwiftNames.docText(field))`: declared in the schema as `\(declared)`; no object holds it."]))
+        }
+        return type
+    }
+
+    /// A typedstream class: one property per value group, in stream order, typed from the
+    /// group's encoding (and, for objects, from what the objects held).
+    mutating func resolveClassic(_ stats: ClassStatistics) -> GeneratedType {
+        let name = typeNames[stats.name] ?? SwiftNames.typeName(stats.name)
+        let versions = stats.versions.sorted().map(String.init).joined(separator: ", ")
+        let chain = stats.chain.isEmpty ? [stats.name, "NSObject"] : stats.chain
+        let doc = [
+            "The `\(SwiftNames.docText(stats.name))` class of `\(SwiftNames.docText(inference.origin))` (typedstream),"
+                + " inferred from \(stats.shape.rows) \(stats.shape.rows == 1 ? "object" : "objects").",
+            "Archived as `\(SwiftNames.docText(chain.joined(separator: " : ")))`, version \(versions); values are read and written by position.",
+        ]
+        var type = GeneratedType(
+            name: name, sourceName: stats.name, kind: .model, properties: [], doc: doc, chain: chain,
+            version: stats.versions.max() ?? 0, nested: [])
+        type.classicSuperclasses = stats.classicSuperclasses.isEmpty
+            ? [ClassicSuperclass(name: "NSObject", version: 0)]
+            : stats.classicSuperclasses.map { ClassicSuperclass(name: $0.name, version: $0.version) }
+        let scalars: [String: String] = [
+            "c": "Int8", "C": "UInt8", "s": "Int16", "S": "UInt16", "i": "Int32", "I": "UInt32",
+            "q": "Int64", "Q": "UInt64", "f": "Float", "d": "Double",
+        ]
+        for (i, encoding) in stats.classicGroups.enumerated() {
+            let field = stats.shape.fields[String(i)]
+            var pdoc = ["Value group \(i)" + (encoding.map { " (`\(SwiftNames.docText($0))`)" } ?? "") + ": "
+                + (field.map { describe($0, rows: stats.shape.rows) } ?? "no value.")]
+            var propertyType: PropertyType = .group
+            if let encoding, let scalar = scalars[encoding] {
+                propertyType = .scalar(scalar)
+            } else if encoding == "@", let field {
+                let kinds = Set(field.kindsSeen)
+                if kinds == [.string] {
+                    propertyType = .string
+                } else if kinds == [.archivedObject], field.archivedClasses.count == 1, let target = field.archivedClasses.keys.first,
+                    let targetName = typeNames[target]
+                {
+                    propertyType = .model(targetName)
+                } else {
+                    propertyType = .any
+                    if kinds.count > 1 { conflict(stats.name, String(i), field, "kept as PFValue, which holds every value as it is") }
+                }
+            } else if encoding == nil {
+                pdoc.append("The objects disagree on this group's types (or some lack it): kept as the group read.")
+            }
+            if propertyType == .group, encoding != nil {
+                pdoc.append("Kept as the group read (`TypedStreamGroup`) and written back with the same encodings.")
+            }
+            let isObject = encoding == "@"
+            type.properties.append(GeneratedProperty(
+                name: "value\(i)", key: String(i), type: propertyType, isOptional: isObject, doc: pdoc,
+                isAlwaysPresent: true, classicEncoding: encoding))
         }
         return type
     }

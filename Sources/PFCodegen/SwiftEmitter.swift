@@ -5,7 +5,9 @@ public enum CodegenStyle: String, Sendable, CaseIterable {
     case adapter
     /// Plain `Codable` types with `CodingKeys`.
     case codable
-    /// `ArchiveCoding` classes for keyed archives: class names, keys and class versions.
+    /// `ArchiveCoding` classes for keyed archives (class names, keys and class versions), and
+    /// `ClassicArchiveCoding` classes for typedstreams (class names, class versions and the
+    /// value groups in stream order).
     case archive
 }
 
@@ -122,6 +124,10 @@ public struct SwiftEmitter: Sendable {
                 out += pad + "\(mod)\(isClass ? "final class" : "struct") \(type.name): Codable\(isClass ? "" : ", Sendable") {\n"
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: isClass)
                 out += codingKeys(type.properties, pad: pad + "    ")
+            case .archive where model.source == .typedstream:
+                out += pad + "\(mod)final class \(type.name): ClassicArchiveCoding {\n"
+                out += members(of: type, anyType: anyType, model: model, level: level, isClass: true)
+                out += classicConformance(type, pad: pad + "    ")
             case .archive:
                 out += pad + "\(mod)final class \(type.name): ArchiveCoding {\n"
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: true)
@@ -191,6 +197,35 @@ public struct SwiftEmitter: Sendable {
         return out + pad + "}\n"
     }
 
+    /// `ClassicArchiveCoding`: the class name, version and superclasses, and every value
+    /// group written and read in stream order.
+    func classicConformance(_ type: GeneratedType, pad: String) -> String {
+        var out = "\n" + pad + "\(mod)static var classicClassName: String { \(SwiftNames.literal(type.sourceName)) }\n"
+        if type.version != 0 { out += pad + "\(mod)static var classicVersion: Int { \(type.version) }\n" }
+        if type.classicSuperclasses != [ClassicSuperclass(name: "NSObject", version: 0)] {
+            let supers = type.classicSuperclasses.map { "ClassicClassVersion(\(SwiftNames.literal($0.name)), version: \($0.version))" }
+            out += pad + "\(mod)static var classicSuperclasses: [ClassicClassVersion] { [\(supers.joined(separator: ", "))] }\n"
+        }
+        out += "\n" + pad + "\(mod)func encode(with coder: ClassicArchiver) throws {\n"
+        for p in type.properties {
+            let name = SwiftNames.escaped(p.name)
+            switch p.type {
+            case .scalar: out += pad + "    coder.encode(\(name))\n"
+            case .group: out += pad + "    try coder.encodeValues(ofTypes: \(name).encodings, \(name).values)\n"
+            default: out += pad + "    try coder.encode(\(name))\n"
+            }
+        }
+        out += pad + "}\n\n"
+        out += pad + "\(mod)init(from coder: ClassicUnarchiver) throws {\n"
+        for p in type.properties {
+            switch p.type {
+            case .group: out += pad + "    \(p.name) = try coder.decodeNextGroup()\n"
+            default: out += pad + "    \(p.name) = try coder.decode(\(p.type.spelled(anyType: "PFValue")).self)\n"
+            }
+        }
+        return out + pad + "}\n"
+    }
+
     func archiveConformance(_ type: GeneratedType, pad: String) -> String {
         var out = "\n" + pad + "\(mod)static let archiveClassName = \(SwiftNames.literal(type.sourceName))\n"
         let chain = type.chain.map(SwiftNames.literal).joined(separator: ", ")
@@ -203,7 +238,7 @@ public struct SwiftEmitter: Sendable {
             let name = SwiftNames.escaped(p.name)
             let key = SwiftNames.literal(p.key)
             let inPlace: Bool = switch p.type {
-            case .bool, .int, .double: !p.isOptional
+            case .bool, .int, .double, .scalar: !p.isOptional
             default: false
             }
             if inPlace {
@@ -254,7 +289,11 @@ public struct SwiftEmitter: Sendable {
             out += "/// Every class generated from \(SwiftNames.docText(model.origin)): the registry secure decoding allows.\n"
             out += "\(mod)enum \(tableName) {\n"
             out += "    /// The classes, registered under their archived names.\n"
-            out += "    \(mod)static var registry: ArchiveClassRegistry { ArchiveClassRegistry([\(names)]) }\n"
+            if model.source == .typedstream {
+                out += "    \(mod)static var registry: ClassicClassRegistry { ClassicClassRegistry([\(names)]) }\n"
+            } else {
+                out += "    \(mod)static var registry: ArchiveClassRegistry { ArchiveClassRegistry([\(names)]) }\n"
+            }
         case .codable:
             out += "/// Every type generated from \(SwiftNames.docText(model.origin)), by source class name.\n"
             out += "\(mod)enum \(tableName) {\n"

@@ -32,6 +32,12 @@ public final class ClassStatistics {
     public internal(set) var relations: OrderedDictionary<String, String?> = [:]
     /// Declared field types (from a store's or file's schema), by field.
     public internal(set) var declared: OrderedDictionary<String, String> = [:]
+    /// Typedstream classes: the type encodings of each value group, by position (`"@"`,
+    /// `"i"`, `"{CGPoint=dd}"`); a position whose objects disagree holds `nil`.
+    public internal(set) var classicGroups: [String?] = []
+    /// Typedstream classes: the superclasses recorded after the class, most derived first,
+    /// with their versions.
+    public internal(set) var classicSuperclasses: [(name: String, version: Int)] = []
 
     init(name: String, limits: CodegenLimits) {
         self.name = name
@@ -217,6 +223,75 @@ public final class TypeInference {
                 shape.rows += 1
                 for (key, member) in members { observe(member, in: shape.field(key)) }
             }
+        }
+    }
+
+    // MARK: - Typedstreams
+
+    /// Observes a typedstream read as a value tree (`{"$class", "$version", "$values":
+    /// [{"types", "values"}]}` objects): every class is a type whose fields are its value
+    /// groups by position, with their type encodings and the class version.
+    /// - Parameter value: the tree (``PFSerialization``'s reading of a typedstream).
+    public func observe(classic value: PFValue) {
+        observeClassic(value, in: nil, depth: 0)
+    }
+
+    /// Records a class's superclass chain as the stream's class table holds it.
+    /// - Parameters:
+    ///   - className: the class.
+    ///   - superclasses: its superclasses, most derived first, with their versions.
+    public func observe(classicClass className: String, superclasses: [(name: String, version: Int)]) {
+        guard let stats = classes[className] else { return }
+        stats.classicSuperclasses = superclasses
+        stats.chain = [className] + superclasses.map(\.name)
+    }
+
+    func observeClassic(_ value: PFValue, in field: FieldStatistics?, depth: Int) {
+        guard depth < limits.maxDepth else { return }
+        switch value {
+        case .dictionary(let members):
+            guard case .string(let className)? = members["$class"], case .array(let groups)? = members["$values"] else {
+                if let field { observe(value, in: field) }
+                return
+            }
+            if let field {
+                field.present += 1
+                field.count(.archivedObject)
+                field.noteArchivedClass(className)
+            }
+            let stats = classStatistics(className)
+            stats.shape.rows += 1
+            stats.versions.insert(members["$version"]?.int64Value.flatMap { Int(exactly: $0) } ?? 0)
+            for (i, group) in groups.enumerated() {
+                guard case .dictionary(let g) = group else { continue }
+                let types = g["types"]?.stringValue
+                if i >= stats.classicGroups.count {
+                    // A position first met here: the objects before lacked it.
+                    stats.classicGroups.append(stats.shape.rows == 1 ? types : nil)
+                } else if stats.classicGroups[i] != types {
+                    stats.classicGroups[i] = nil
+                }
+                let values = g["values"]?.arrayValue ?? []
+                let positionField = stats.shape.field(String(i))
+                if values.count == 1, let only = values.first {
+                    observeClassic(only, in: positionField, depth: depth + 1)
+                } else {
+                    positionField?.present += 1
+                    positionField?.count(.other)
+                }
+            }
+            for i in groups.count..<max(groups.count, stats.classicGroups.count) { stats.classicGroups[i] = nil }
+        case .array(let items):
+            if let field {
+                field.present += 1
+                field.count(.array)
+                let elements = field.elementStatistics()
+                for item in items { observeClassic(item, in: elements, depth: depth + 1) }
+            } else {
+                for item in items { observeClassic(item, in: nil, depth: depth + 1) }
+            }
+        default:
+            if let field { observe(value, in: field) }
         }
     }
 

@@ -62,8 +62,62 @@ struct CodegenCompileTests {
         try typechecks(source, ["--style", "codable"])
     }
 
-    @Test func typedstreamTypechecks() throws {
-        try typechecks(Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/classic/employees-v2.typedstream"))
+    static let classic = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/classic")
+
+    @Test(arguments: ["employees-v1.typedstream", "employees-v2.typedstream", "employees-v3.typedstream"])
+    func typedstreamTypechecks(_ name: String) throws {
+        try typechecks(Self.classic.appendingPathComponent(name))
+        try typechecks(Self.classic.appendingPathComponent(name), ["--style", "codable"])
+    }
+
+    /// A versioning schema file is a source: its types with their class names, keys, field
+    /// types and current class versions, in both styles that fit it.
+    @Test(arguments: [[], ["--style", "codable"]])
+    func versioningSchemaTypechecks(_ extra: [String]) throws {
+        let schema = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/schema.json")
+        try typechecks(schema, extra)
+        let code = try SwiftCompiler.swiftFiles(in: try generate(schema, extra)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("var fullName: String\n"))
+        #expect(code.contains("var salary: Int64\n"))
+        #expect(code.contains("var floor: Int32\n"))
+        #expect(code.contains("var department: Department?\n"))
+        if extra.isEmpty {
+            #expect(code.contains("final class Employee: ArchiveCoding {"))
+            #expect(code.contains("static let archiveClassName = \"Employee\""))
+            #expect(code.contains("static var archiveVersion: Int { 3 }"))
+            #expect(code.contains("static var archiveVersion: Int { 2 }"))
+            #expect(code.contains("coder.encode(salary, forKey: \"salary\")"))
+        } else {
+            #expect(code.contains("struct Employee: Codable"))
+        }
+    }
+
+    /// Every typedstream (an NSArray of employees) decodes into the generated
+    /// `ClassicArchiveCoding` classes (the shared Department stays one object), re-encodes with the classic archiver, and the re-encoded
+    /// stream reads back as the same graph: class names, versions, value groups and references.
+    @Test(arguments: [("employees-v1.typedstream", "Staff", 1), ("employees-v2.typedstream", "Employee", 2), ("employees-v3.typedstream", "Employee", 3)])
+    func typedstreamRoundTripsThroughGeneratedClasses(_ name: String, _ typeName: String, _ version: Int) throws {
+        let source = Self.classic.appendingPathComponent(name)
+        let out = try generate(source)
+        let code = try SwiftCompiler.swiftFiles(in: out).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("final class \(typeName): ClassicArchiveCoding {"))
+        #expect(code.contains("static var classicClassName: String { \"\(typeName)\" }\n    public static var classicVersion: Int { \(version) }"))
+        #expect(code.contains("static var registry: ClassicClassRegistry"))
+        let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
+        try (Self.comparison + """
+            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+            // The root is an NSArray of the employees.
+            let roots = try ClassicUnarchiver.unarchivedObject(ofType: [\(typeName)].self, from: data, registry: GeneratedModels.registry)
+            let again = try ClassicArchiver.archivedData(withRootObject: roots)
+            let a = try TypedStream.decodeValue(data)
+            let b = try TypedStream.decodeValue(again)
+            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
+            print("round-trip \\(roots.count) \\(roots.map { $0.value0 ?? "-" }.joined(separator: ","))")
+            """).write(to: main, atomically: true, encoding: .utf8)
+        let result = try SwiftCompiler.buildAndRun(
+            try SwiftCompiler.swiftFiles(in: out) + [main], in: out.deletingLastPathComponent(), arguments: [source.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round-trip 3 "), "\(result.output)")
     }
 
     @Test(arguments: ["Samples/data/scores.json", "Benchmarks/data/twitter.json", "Benchmarks/data/citm_catalog.json"])
@@ -213,6 +267,17 @@ struct CodegenCommandErrorTests {
     @Test func styleThatDoesNotFitTheSourceIsAUsageError() throws {
         let result = try SwiftCompiler.codegen([Fixtures.real.appendingPathComponent("parse").path, "--style", "archive"])
         #expect(result.status == 2)
+    }
+
+    @Test func schemaFileTakesNoAdapterStyleAndABrokenOneIsOneLine() throws {
+        let schema = Fixtures.repoRoot.appendingPathComponent("Tests/PFVersioningTests/Fixtures/schema.json")
+        #expect(try SwiftCompiler.codegen([schema.path, "--style", "adapter"]).status == 2)
+        let broken = try SwiftCompiler.scratch("schema").appendingPathComponent("broken.json")
+        try Data(#"{"schemaVersion": 1, "types": {"A": {"version": "two", "fields": []}}}"#.utf8).write(to: broken)
+        let result = try SwiftCompiler.codegen([broken.path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("broken.json"))
+        #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
     }
 
     @Test func destinationHoldingOtherFilesIsRefusedAndLeftAlone() throws {

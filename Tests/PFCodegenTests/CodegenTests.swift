@@ -28,6 +28,33 @@ struct TypeInferenceTests {
         #expect(model.conflicts.first?.kinds.map(\.kind) == [.int, .string])
     }
 
+    /// Typedstream objects whose groups disagree: a position written as `i` by one object and
+    /// `q` by another, or lacking from one, is kept as the group read; a struct group is kept
+    /// with its encoding; an `@` position holding a string and a number is a conflict.
+    @Test func classicGroupsThatDisagreeAreKeptAsGroups() throws {
+        let tree = try JSONReader().read(Data(#"""
+            [{"$class":"Shape","$version":3,"$values":[{"types":"i","values":[1]},{"types":"{CGPoint=dd}","values":[[1.5,2]]},
+              {"types":"@","values":["a"]},{"types":"d","values":[0.5]}]},
+             {"$class":"Shape","$version":3,"$values":[{"types":"q","values":[2]},{"types":"{CGPoint=dd}","values":[[0,0]]},
+              {"types":"@","values":[5]}]}]
+            """#.utf8))
+        let inference = TypeInference(source: .typedstream, origin: "shapes")
+        inference.observe(classic: tree)
+        var options = CodeModelOptions()
+        options.classic = true
+        let model = inference.model(options: options)
+        let shape = try #require(model.types.first)
+        #expect(shape.version == 3)
+        #expect(shape.properties.map(\.name) == ["value0", "value1", "value2", "value3"])
+        #expect(shape.properties.map(\.type) == [.group, .group, .any, .group])
+        #expect(shape.properties.map(\.classicEncoding) == [nil, "{CGPoint=dd}", "@", nil])
+        #expect(model.conflicts.map(\.field) == ["2"])
+        let code = SwiftEmitter(style: .archive).files(for: model).map(\.contents).joined()
+        #expect(code.contains("final class Shape: ClassicArchiveCoding {"))
+        #expect(code.contains("value1 = try coder.decodeNextGroup()"))
+        #expect(code.contains("try coder.encodeValues(ofTypes: value1.encodings, value1.values)"))
+    }
+
     @Test func integersAndNumbersWidenToDouble() throws {
         let model = try objects([#"{"score":3}"#, #"{"score":2.5}"#]).model()
         let score = try #require(model.types.first?.properties.first { $0.key == "score" })

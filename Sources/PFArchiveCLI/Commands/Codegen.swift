@@ -11,7 +11,9 @@ struct Codegen: ParsableCommand {
         discussion: """
             SOURCE is anything pfarchive reads: a Parse export (directory or .zip) or any store \
             (SQLite, Core Data, the Mongo shape, postgres://, a store archive, a Realm file), a \
-            single Parse class file (<Class>.json), a keyed archive, a typedstream, or a JSON, \
+            single Parse class file (<Class>.json), a keyed archive, a typedstream, a versioning \
+            schema file (the JSON that migrate --schema reads: its declared types, class \
+            versions, keys and field types are generated, nothing is inferred), or a JSON, \
             property-list or CBOR document.
 
             Every object is read once and only per-field statistics are kept (memory does not \
@@ -24,7 +26,9 @@ struct Codegen: ParsableCommand {
             ParseReference for Pointers and the class dispatch table; the default for Parse \
             sources), codable (plain Codable types with CodingKeys; the default for JSON), \
             archive (ArchiveCoding classes with the archive's class names, keys and class \
-            versions; the default for keyed archives).
+            versions; the default for keyed archives; for a typedstream, ClassicArchiveCoding \
+            classes with its class names, class versions and superclasses, one property per \
+            value group in stream order; the default for typedstreams and schema files).
 
             Without --out the code is written to standard output as one file. With --out DIR \
             (a new or empty directory) there is one file per type plus one for the table of \
@@ -37,7 +41,7 @@ struct Codegen: ParsableCommand {
             """
     )
 
-    @Argument(help: "A store or export, a Parse class file, a keyed archive, a typedstream, or a JSON document.")
+    @Argument(help: "A store or export, a Parse class file, a keyed archive, a typedstream, a schema file, or a JSON document.")
     var source: String
 
     @Option(name: .long, help: ArgumentHelp("Write the files into this new or empty directory.", valueName: "dir"))
@@ -69,26 +73,8 @@ struct Codegen: ParsableCommand {
     }
 
     func run() throws {
-        let inference = try infer()
         let wanted = classes.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
-        if let wanted {
-            let missing = wanted.filter { inference.classes[$0] == nil }.sorted()
-            guard missing.isEmpty else {
-                throw CLIFailure("\(source): no class \(missing.joined(separator: ", ")); classes: \(inference.classes.keys.joined(separator: ", "))")
-            }
-        }
-        guard !inference.classes.isEmpty else { throw CLIFailure("\(source): no objects or classes to generate types from") }
-        let chosen = style.flatMap(CodegenStyle.init(rawValue:)) ?? Self.defaultStyle(for: inference.source)
-        switch (chosen, inference.source) {
-        case (.adapter, .parse), (.codable, _), (.archive, .keyedArchive): break
-        case (.adapter, _):
-            throw ValidationError("--style adapter needs Parse objects (an export or a store); \(source) is \(inference.source.rawValue)")
-        case (.archive, _):
-            throw ValidationError("--style archive needs a keyed archive; \(source) is \(inference.source.rawValue)")
-        }
-        var options = CodeModelOptions(classes: wanted, enums: enums && chosen != .archive)
-        options.nestedStructs = chosen != .archive
-        let model = inference.model(options: options)
+        let (model, chosen) = try schemaModel(wanted: wanted) ?? inferredModel(wanted: wanted)
         let emitter = SwiftEmitter(
             style: chosen, access: CodegenAccess(rawValue: access) ?? .public, singleFile: singleFile || out == nil)
         let files = emitter.files(for: model)
@@ -108,11 +94,69 @@ struct Codegen: ParsableCommand {
                 + "\(model.conflicts.count) \(model.conflicts.count == 1 ? "conflict" : "conflicts")\n")
     }
 
+    /// The types inferred from the objects of the source.
+    func inferredModel(wanted: Set<String>?) throws -> (CodeModel, CodegenStyle) {
+        let inference = try infer()
+        if let wanted {
+            let missing = wanted.filter { inference.classes[$0] == nil }.sorted()
+            guard missing.isEmpty else {
+                throw CLIFailure("\(source): no class \(missing.joined(separator: ", ")); classes: \(inference.classes.keys.joined(separator: ", "))")
+            }
+        }
+        guard !inference.classes.isEmpty else { throw CLIFailure("\(source): no objects or classes to generate types from") }
+        let chosen = try checkedStyle(for: inference.source)
+        var options = CodeModelOptions(classes: wanted, enums: enums && chosen != .archive)
+        options.nestedStructs = chosen != .archive
+        options.classic = chosen == .archive
+        return (inference.model(options: options), chosen)
+    }
+
+    /// A versioning schema file (a JSON object with `schemaVersion` and `types`, as
+    /// `pfarchive migrate --schema` reads): the types it declares; `nil` for any other source.
+    func schemaModel(wanted: Set<String>?) throws -> (CodeModel, CodegenStyle)? {
+        let url = URL(fileURLWithPath: source)
+        guard url.pathExtension.lowercased() == "json", !FileIO.namesDirectory(source) else { return nil }
+        let bytes = try FileIO.read(source, limit: limitOptions.limits.maxInputBytes)
+        // Most JSON is not a schema: only one naming the key is parsed here.
+        guard bytes.firstRange(of: Data("\"schemaVersion\"".utf8)) != nil else { return nil }
+        var options = FormatIO.ReadOptions()
+        options.limits = limitOptions.limits
+        guard case .dictionary(let top)? = try? FormatIO.read(bytes, options: options).value,
+            top["schemaVersion"] != nil, top["types"] != nil
+        else { return nil }
+        let schema: ArchiveSchema
+        do {
+            schema = try ArchiveSchema.load(bytes, path: url.lastPathComponent)
+        } catch {
+            throw CLIFailure(file: source, error)
+        }
+        if let wanted {
+            let missing = wanted.filter { schema.types[$0] == nil }.sorted()
+            guard missing.isEmpty else {
+                throw CLIFailure("\(source): no class \(missing.joined(separator: ", ")); classes: \(schema.types.keys.joined(separator: ", "))")
+            }
+        }
+        guard !schema.types.isEmpty else { throw CLIFailure("\(source): the schema declares no types") }
+        return (CodeModel(schema: schema, origin: url.lastPathComponent, classes: wanted), try checkedStyle(for: .schema))
+    }
+
+    /// The chosen style, or the source's default; a usage error when it does not fit the source.
+    func checkedStyle(for kind: CodegenSourceKind) throws -> CodegenStyle {
+        let chosen = style.flatMap(CodegenStyle.init(rawValue:)) ?? Self.defaultStyle(for: kind)
+        switch (chosen, kind) {
+        case (.adapter, .parse), (.codable, _), (.archive, .keyedArchive), (.archive, .typedstream), (.archive, .schema): return chosen
+        case (.adapter, _):
+            throw ValidationError("--style adapter needs Parse objects (an export or a store); \(source) is \(kind.rawValue)")
+        case (.archive, _):
+            throw ValidationError("--style archive needs a keyed archive, a typedstream or a schema file; \(source) is \(kind.rawValue)")
+        }
+    }
+
     static func defaultStyle(for source: CodegenSourceKind) -> CodegenStyle {
         switch source {
         case .parse: .adapter
-        case .keyedArchive: .archive
-        case .typedstream, .json, .schema: .codable
+        case .keyedArchive, .typedstream, .schema: .archive
+        case .json: .codable
         }
     }
 
@@ -187,7 +231,20 @@ struct Codegen: ParsableCommand {
             let rootName = SwiftNames.typeName(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
             if result.format == .typedstream {
                 let inference = TypeInference(source: .typedstream, origin: name)
-                inference.observe(json: result.value, rootName: rootName)
+                if style.flatMap(CodegenStyle.init(rawValue:)) == .codable {
+                    inference.observe(json: result.value, rootName: rootName)
+                    return inference
+                }
+                inference.observe(classic: result.value)
+                // The superclasses and their versions are in the stream's class table (a
+                // compressed stream, read above once inflated, keeps the default NSObject).
+                if let document = try? TypedStream.readDocument(bytes, limits: limits) {
+                    for (index, item) in document.entries.enumerated() {
+                        guard case .class(let entry) = item else { continue }
+                        let chain = document.classChain(index).dropFirst().map { (name: $0.name, version: $0.version) }
+                        inference.observe(classicClass: entry.name, superclasses: Array(chain))
+                    }
+                }
                 return inference
             }
             // A Parse class file (every row is an object of the class its name says) or a
