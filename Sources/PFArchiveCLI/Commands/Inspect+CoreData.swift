@@ -29,13 +29,8 @@ extension Inspect {
                 return
             }
             if json {
-                var document = summary
-                if case .dictionary(var members) = summary {
-                    members.updateValue(.string(input), forKey: "file", insertingAt: 0)
-                    members.updateValue("coredata", forKey: "format", insertingAt: 1)
-                    document = .dictionary(members)
-                }
-                text = String(decoding: try JSONWriter(options: .init(pretty: true)).write(document), as: UTF8.self)
+                try writeJSONSummary(summary, format: "coredata")
+                return
             } else {
                 text = Self.coreDataText(file: input, summary: summary)
             }

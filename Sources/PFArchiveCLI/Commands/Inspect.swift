@@ -308,3 +308,21 @@ struct KeyedArchiveSummary {
         ]
     }
 }
+
+extension Inspect {
+    /// Writes a store's summary as `inspect --json` shows it: `file` and `format` first, then
+    /// the summary's members, indented, ending in a newline (Core Data, Realm and SQLite
+    /// databases).
+    func writeJSONSummary(_ summary: PFValue, format: String) throws {
+        var members = summary.dictionaryValue ?? [:]
+        members.updateValue(.string(input), forKey: "file", insertingAt: 0)
+        members.updateValue(.string(format), forKey: "format", insertingAt: 1)
+        let text: Data
+        do {
+            text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(members))
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        try StandardOutput.write(text.last == UInt8(ascii: "\n") ? text : text + Data("\n".utf8))
+    }
+}

@@ -90,16 +90,7 @@ extension Inspect {
             throw CLIFailure(file: input, error)
         }
         if json {
-            var members = summary.dictionaryValue ?? [:]
-            members.updateValue(.string(input), forKey: "file", insertingAt: 0)
-            members.updateValue("realm", forKey: "format", insertingAt: 1)
-            let text: Data
-            do {
-                text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(members))
-            } catch {
-                throw CLIFailure(file: input, error)
-            }
-            try StandardOutput.write(text.last == UInt8(ascii: "\n") ? text : text + Data("\n".utf8))
+            try writeJSONSummary(summary, format: "realm")
         } else {
             try StandardOutput.writeLines(RealmDatabase.summaryText(file: input, summary: summary))
         }

@@ -243,16 +243,7 @@ extension Inspect {
             throw CLIFailure(file: input, error)
         }
         if json {
-            var members = summary.dictionaryValue ?? [:]
-            members.updateValue(.string(input), forKey: "file", insertingAt: 0)
-            members.updateValue("sqlite", forKey: "format", insertingAt: 1)
-            let text: Data
-            do {
-                text = try JSONWriter(options: .init(pretty: true)).write(.dictionary(members))
-            } catch {
-                throw CLIFailure(file: input, error)
-            }
-            try StandardOutput.write(text + Data("\n".utf8))
+            try writeJSONSummary(summary, format: "sqlite")
             return
         }
         var lines = ["File:        \(input)", "Format:      SQLite database (read-only source)"]
