@@ -113,33 +113,27 @@ public enum RecordStream {
         }
         var sink = Sink(options: options)
         var state = Progress()
+        /// Feeds each chunk of input to a record reader, writing and reporting progress after each.
+        func pump(_ feed: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            while let chunk = try read(), !chunk.isEmpty {
+                try chunk.withBytes(feed)
+                try sink.flush(write, force: false)
+                state.bytesRead += chunk.count
+                state.records = sink.count
+                progress?(state)
+            }
+        }
         switch options.from {
         case .jsonl:
             let reader = JSONReader(options: .init(mode: .strict, typedValues: options.typedJSON, limits: options.limits))
             var lines = JSONLines.Reader(reader: reader)
             sink.shape = ParseExport.Shape.array
-            while let chunk = try read(), !chunk.isEmpty {
-                try chunk.withBytes { raw throws(PFError) in
-                    try lines.feed(raw) { value, _ throws(PFError) in try sink.add(value) }
-                }
-                try sink.flush(write, force: false)
-                state.bytesRead += chunk.count
-                state.records = sink.count
-                progress?(state)
-            }
+            try pump { raw throws(PFError) in try lines.feed(raw) { value, _ throws(PFError) in try sink.add(value) } }
             try lines.finish { value, _ throws(PFError) in try sink.add(value) }
         case .cborseq:
             var items = CBORSequence.Reader(limits: options.limits)
             sink.shape = ParseExport.Shape.array
-            while let chunk = try read(), !chunk.isEmpty {
-                try chunk.withBytes { raw throws(PFError) in
-                    try items.feed(raw) { value, _ throws(PFError) in try sink.add(value) }
-                }
-                try sink.flush(write, force: false)
-                state.bytesRead += chunk.count
-                state.records = sink.count
-                progress?(state)
-            }
+            try pump { raw throws(PFError) in try items.feed(raw) { value, _ throws(PFError) in try sink.add(value) } }
             try items.finish { value, _ throws(PFError) in try sink.add(value) }
         default:
             // A JSON document or a Parse class file: the export row cutter finds the records.
