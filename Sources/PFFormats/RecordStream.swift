@@ -154,13 +154,7 @@ public enum RecordStream {
                 let object = try FormatIO.parseObject(value, index: row.index, shape: row.shape, className: options.parseClassName)
                 try sink.add(object.encoded(style: .typed))
             }
-            while let chunk = try read(), !chunk.isEmpty {
-                try chunk.withBytes { raw throws(PFError) in try cutter.feed(raw, handle) }
-                try sink.flush(write, force: false)
-                state.bytesRead += chunk.count
-                state.records = sink.count
-                progress?(state)
-            }
+            try pump { raw throws(PFError) in try cutter.feed(raw, handle) }
             try cutter.finish(handle)
             if cutter.shape == .empty || cutter.shape == nil {
                 guard parse else {
