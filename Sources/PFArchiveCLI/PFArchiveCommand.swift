@@ -46,11 +46,27 @@ struct PFArchiveCommand: ParsableCommand {
                 exit(withError: error)
             }
             if code == .validationFailure {
-                StandardOutput.writeError(Data((CLIFailure.redactingURLArguments(fullMessage(for: error)) + "\n").utf8))
+                StandardOutput.writeError(Data(("pfarchive: " + CLIFailure.redactingURLArguments(usageLine(for: error)) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
         }
+    }
+}
+
+extension PFArchiveCommand {
+    /// A usage error as one line, like every other error: ArgumentParser's message without its
+    /// `Help:`/`Usage:` block, then where the full usage is (`see 'pfarchive convert --help'`).
+    static func usageLine(for error: Error) -> String {
+        let lines = { (text: String) in
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        var first = lines(message(for: error)).first ?? "invalid usage"
+        if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
+        if first.hasSuffix(".") { first.removeLast() }
+        guard let hint = lines(fullMessage(for: error)).first(where: { $0.hasPrefix("See '") }) else { return first }
+        let see = "see" + hint.dropFirst(3)
+        return first + "; " + (see.hasSuffix(".") ? String(see.dropLast()) : see)
     }
 }
 

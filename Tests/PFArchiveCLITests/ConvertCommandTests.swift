@@ -101,7 +101,8 @@ import Testing
     func usageErrorsExitTwo(arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
-        #expect(!result.stderr.isEmpty)
+        #expect(result.stderr.hasPrefix("pfarchive: "), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("\n") && result.stderr.dropLast().contains("\n") == false, "one line: \(result.stderr)")
     }
 
     @Test func missingInputExitsOne() throws {
