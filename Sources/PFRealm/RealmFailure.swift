@@ -23,6 +23,10 @@ public enum RealmFailure: PFFailure, Hashable {
     case unsupportedVersion(Int)
     /// The file could not be read (`reason` is the system's).
     case cannotRead(path: String, reason: String)
+    /// No `T-DB` mark at byte 16 (`decrypted`: after decrypting with the given key).
+    case noRealmMark(decrypted: Bool)
+    /// A node of `bytes` bytes at `ref` that runs past the end of a file of `fileSize` bytes.
+    case nodePastEnd(bytes: Int, ref: Int, fileSize: Int)
     /// A file shorter than the 24-byte header.
     case shorterThanHeader(bytes: Int)
     /// A streaming-form file too short to hold its 16-byte footer.
@@ -46,10 +50,10 @@ public enum RealmFailure: PFFailure, Hashable {
         switch self {
         case .keyLength, .keyNotHex: .usage
         case .encryptedWithoutKey, .notEncrypted, .pageHMAC, .pageNeverWritten, .noTopReference: .invalidValue
-        case .encryptedSize, .shorterThanHeader, .streamingFooterMissing, .topPastEnd: .truncated
+        case .encryptedSize, .shorterThanHeader, .nodePastEnd, .streamingFooterMissing, .topPastEnd: .truncated
         case .unsupportedVersion, .unknownColumnType, .unknownMixedType, .nestedCollectionType: .unsupported
         case .cannotRead: .io
-        case .streamingFooterCookie, .damaged: .syntax
+        case .streamingFooterCookie, .damaged, .noRealmMark: .syntax
         }
     }
 
@@ -72,6 +76,10 @@ public enum RealmFailure: PFFailure, Hashable {
         case .unsupportedVersion(let v):
             "file format version \(v) is not supported; supported versions: 20, 22, 23 and 24 (Realm 10 and later)"
         case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
+        case .noRealmMark(let decrypted):
+            decrypted ? "not a Realm file after decryption (no T-DB mark at byte 16)" : "not a Realm file (no T-DB mark at byte 16)"
+        case .nodePastEnd(let bytes, let ref, let size):
+            "damaged or truncated file: node of \(bytes) bytes at \(ref) runs past the end of the file (\(size) bytes)"
         case .shorterThanHeader(let n): "not a Realm file: \(n) bytes, shorter than the 24-byte header"
         case .streamingFooterMissing: "streaming-form file without its 16-byte footer"
         case .streamingFooterCookie: "streaming-form file without its footer cookie (truncated?)"

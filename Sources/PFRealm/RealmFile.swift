@@ -91,10 +91,7 @@ public final class RealmFile {
             if key == nil && bytes.count % RealmEncryption.pageSize == 0 {
                 throw PFError(RealmFailure.encryptedWithoutKey, format: Self.format, offset: 16)
             }
-            throw PFError(
-                .syntax, format: Self.format,
-                key == nil ? "not a Realm file (no T-DB mark at byte 16)" : "not a Realm file after decryption (no T-DB mark at byte 16)",
-                offset: 16)
+            throw PFError(RealmFailure.noRealmMark(decrypted: key != nil), format: Self.format, offset: 16)
         }
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
