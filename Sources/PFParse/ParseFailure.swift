@@ -240,8 +240,6 @@ extension PFError {
     /// An error of the Parse modules made from a failure case (``ParseFailure`` or the
     /// adapter's), with format `Parse`; its message starts with the object `context` names.
     package init(parse failure: some PFFailure, path: PFCodingPath = .root, context: ParseContext = .none) {
-        self.init(failure, format: ParseFailure.format, path: path.keyPath)
-        let prefix = context.prefix
-        if !prefix.isEmpty { message = prefix + message }
+        self = PFError(failure, format: ParseFailure.format, path: path.keyPath).withContext(context)
     }
 }
