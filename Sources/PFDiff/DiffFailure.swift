@@ -66,12 +66,36 @@ public indirect enum DiffFailure: PFFailure, Hashable {
     case spillWrite(path: String, reason: String)
     /// A spill file could not be read.
     case spillRead(path: String, reason: String)
+    /// A spill file ends inside a record.
+    case spillCutShort(path: String)
+    /// A spilled row record is not 40 bytes or does not decode.
+    case spilledRowDamaged
+    /// A row too large to record for comparison.
+    case rowTooLarge(bytes: Int)
+    /// An object too large to record for comparison.
+    case objectTooLarge(bytes: Int)
+    // Reading a patched store document.
+    /// The document is not a dictionary of classes.
+    case patchedStoreNotDictionary
+    /// `_SCHEMA` is not a dictionary of classes.
+    case patchedSchemaNotDictionary
+    /// A class in `_SCHEMA` is not a dictionary of fields.
+    case patchedSchemaClassNotDictionary
+    /// A field's type in `_SCHEMA` is not a string.
+    case patchedFieldTypeNotString
+    /// A class is not a dictionary of objects or join rows.
+    case patchedClassNotDictionary
+    /// A join row is not `"<owningId>,<relatedId>": true`.
+    case patchedJoinRow
+    /// An object is not a dictionary of fields.
+    case patchedObjectNotDictionary
 
     public var code: PFError.Code {
         switch self {
         case .pointerNoSlash, .pointerBadTilde: .syntax
         case .badFieldPath: .usage
-        case .spillDirectory, .spillWrite, .spillRead: .io
+        case .spillDirectory, .spillWrite, .spillRead, .spillCutShort, .spilledRowDamaged: .io
+        case .rowTooLarge, .objectTooLarge: .limitExceeded
         default: .invalidValue
         }
     }
@@ -109,6 +133,17 @@ public indirect enum DiffFailure: PFFailure, Hashable {
         case .spillDirectory(let path, let reason): "cannot make spill files in \(path): \(reason)"
         case .spillWrite(let path, let reason): "cannot write spill file \(path): \(reason)"
         case .spillRead(let path, let reason): "cannot read spill file \(path): \(reason)"
+        case .spillCutShort(let path): "spill file \(path) is cut short"
+        case .spilledRowDamaged: "a spilled row record is damaged"
+        case .rowTooLarge(let bytes): "a row of \(bytes) bytes is too large to compare"
+        case .objectTooLarge(let bytes): "an object of \(bytes) bytes is too large to compare"
+        case .patchedStoreNotDictionary: "the patched store is not a dictionary of classes"
+        case .patchedSchemaNotDictionary: "_SCHEMA is not a dictionary of classes"
+        case .patchedSchemaClassNotDictionary: "not a dictionary of fields"
+        case .patchedFieldTypeNotString: "a field's type is not a string such as \"Pointer<Team>\""
+        case .patchedClassNotDictionary: "not a dictionary of objects or join rows"
+        case .patchedJoinRow: "a join row is \"<owningId>,<relatedId>\": true"
+        case .patchedObjectNotDictionary: "an object is not a dictionary of fields"
         }
     }
 }

@@ -139,7 +139,7 @@ struct RowIndex {
 
         init(_ row: Row) throws(PFError) {
             guard let count = UInt32(exactly: row.location.count) else {
-                throw PFError(.limitExceeded, format: .diff, "a row of \(row.location.count) bytes is too large to compare")
+                throw PFError(DiffFailure.rowTooLarge(bytes: row.location.count), format: .diff)
             }
             digest = row.digest
             index = row.location.index
@@ -218,7 +218,7 @@ struct RowIndex {
     }
 
     func decoded(_ data: Data) throws(PFError) -> Row {
-        let damaged = PFError(.io, format: .diff, "a spilled row record is damaged")
+        let damaged = PFError(DiffFailure.spilledRowDamaged, format: .diff)
         guard data.count == 40, var at = template else { throw damaged }
         let words = data.withUnsafeBytes { raw in
             (0..<5).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }

@@ -336,7 +336,7 @@ struct Partitioner {
         let p = Partitioner.partition(of: key, count: buffers.count)
         for field in [Data(key.utf8), bytes] {
             guard let n = UInt32(exactly: field.count) else {
-                throw PFError(.limitExceeded, format: .diff, "an object of \(field.count) bytes is too large to compare")
+                throw PFError(DiffFailure.objectTooLarge(bytes: field.count), format: .diff)
             }
             withUnsafeBytes(of: n.littleEndian) { buffers[p].append(contentsOf: $0) }
             buffers[p].append(contentsOf: field)
@@ -372,10 +372,10 @@ struct Partitioner {
         var out: [String: Data] = [:]
         var i = 0
         func length() throws(PFError) -> Int {
-            guard bytes.count - i >= 4 else { throw PFError(.io, format: .diff, "spill file \(url.path) is cut short") }
+            guard bytes.count - i >= 4 else { throw PFError(DiffFailure.spillCutShort(path: url.path), format: .diff) }
             let n = Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
             i += 4
-            guard bytes.count - i >= n else { throw PFError(.io, format: .diff, "spill file \(url.path) is cut short") }
+            guard bytes.count - i >= n else { throw PFError(DiffFailure.spillCutShort(path: url.path), format: .diff) }
             return n
         }
         while i < bytes.count {

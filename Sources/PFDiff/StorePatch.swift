@@ -92,21 +92,21 @@ public enum StorePatch {
     /// - Throws: ``PFCore/PFError`` `invalidValue` with the path of what is not a view.
     public static func store(from document: PFValue, location: String = "patched store") throws(PFError) -> MemoryStore {
         guard case .dictionary(let top) = document else {
-            throw PFError(.invalidValue, format: .jsonPatch, "the patched store is not a dictionary of classes")
+            throw PFError(DiffFailure.patchedStoreNotDictionary, format: .jsonPatch)
         }
         var schema = ParseSchema()
         if let value = top[schemaKey] {
             guard case .dictionary(let classes) = value else {
-                throw PFError(.invalidValue, format: .jsonPatch, "_SCHEMA is not a dictionary of classes", path: PFKeyPath([.key(schemaKey)]))
+                throw PFError(DiffFailure.patchedSchemaNotDictionary, format: .jsonPatch, path: PFKeyPath([.key(schemaKey)]))
             }
             for (className, fieldsValue) in classes {
                 guard case .dictionary(let fields) = fieldsValue else {
-                    throw PFError(.invalidValue, format: .jsonPatch, "not a dictionary of fields", path: PFKeyPath([.key(schemaKey), .key(className)]))
+                    throw PFError(DiffFailure.patchedSchemaClassNotDictionary, format: .jsonPatch, path: PFKeyPath([.key(schemaKey), .key(className)]))
                 }
                 var out = OrderedDictionary<String, ParseSchema.Field>()
                 for (field, type) in fields {
                     guard case .string(let text) = type else {
-                        throw PFError(.invalidValue, format: .jsonPatch, "a field's type is not a string such as \"Pointer<Team>\"",
+                        throw PFError(DiffFailure.patchedFieldTypeNotString, format: .jsonPatch,
                             path: PFKeyPath([.key(schemaKey), .key(className), .key(field)]))
                     }
                     out[field] = Self.field(text)
@@ -118,7 +118,7 @@ public enum StorePatch {
         var joins: [ParseRelationKey: [ParseJoinRow]] = [:]
         for (name, value) in top where name != schemaKey {
             guard case .dictionary(let members) = value else {
-                throw PFError(.invalidValue, format: .jsonPatch, "not a dictionary of objects or join rows", path: PFKeyPath([.key(name)]))
+                throw PFError(DiffFailure.patchedClassNotDictionary, format: .jsonPatch, path: PFKeyPath([.key(name)]))
             }
             if let relation = ParseRelationKey(joinClassName: name) {
                 let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field,
@@ -126,7 +126,7 @@ public enum StorePatch {
                 var rows: [ParseJoinRow] = []
                 for (pair, present) in members {
                     guard present == .bool(true), let comma = pair.firstIndex(of: ",") else {
-                        throw PFError(.invalidValue, format: .jsonPatch, "a join row is \"<owningId>,<relatedId>\": true",
+                        throw PFError(DiffFailure.patchedJoinRow, format: .jsonPatch,
                             path: PFKeyPath([.key(name), .key(pair)]))
                     }
                     rows.append(ParseJoinRow(owningId: String(pair[..<comma]), relatedId: String(pair[pair.index(after: comma)...])))
@@ -137,7 +137,7 @@ public enum StorePatch {
             if schema.classes[name] == nil { schema.classes[name] = [:] }
             for (objectId, fields) in members {
                 guard case .dictionary(var m) = fields else {
-                    throw PFError(.invalidValue, format: .jsonPatch, "an object is not a dictionary of fields", path: PFKeyPath([.key(name), .key(objectId)]))
+                    throw PFError(DiffFailure.patchedObjectNotDictionary, format: .jsonPatch, path: PFKeyPath([.key(name), .key(objectId)]))
                 }
                 m.updateValue(.string(objectId), forKey: "objectId", insertingAt: 0)
                 do {

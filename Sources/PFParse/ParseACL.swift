@@ -90,8 +90,8 @@ public struct ParseACL: Sendable, Equatable, Codable {
 
     package init<Input: ParseRESTInput>(rest: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext) throws(PFError) {
         guard case .dictionary = rest.restCase else {
-            throw ParseFailure.make(
-                .invalidACL, "ACL must be an object of {\"read\":true,\"write\":true} entries, not \(ParseFailure.describe(rest))",
+            throw PFError(
+                parse: ParseFailure.aclNotObject(found: ParseFailure.describe(rest)),
                 path: path(), context: context)
         }
         var entries = OrderedDictionary<String, Access>()
@@ -99,23 +99,23 @@ public struct ParseACL: Sendable, Equatable, Codable {
             // Built only for errors (an allocation per entry otherwise).
             func here() -> PFCodingPath { path().appending(key: key) }
             if key.isEmpty || key == "role:" {
-                throw ParseFailure.make(.invalidACL, "ACL key '\(key)' is empty; expected a user id, '*' or 'role:<Name>'", path: here(), context: context)
+                throw PFError(parse: ParseFailure.aclEmptyKey(key), path: here(), context: context)
             }
             guard case .dictionary = value.restCase else {
-                throw ParseFailure.make(
-                    .invalidACL, "ACL entry '\(key)' must be an object such as {\"read\":true}, not \(ParseFailure.describe(value))",
+                throw PFError(
+                    parse: ParseFailure.aclEntryNotObject(key: key, found: ParseFailure.describe(value)),
                     path: here(), context: context)
             }
             var access = Access()
             try value.forEachRESTMember { (name: String, flag: Input) throws(PFError) in
                 guard name == "read" || name == "write" else {
-                    throw ParseFailure.make(
-                        .invalidACL, "ACL entry '\(key)' has permission '\(name)'; expected only 'read' and 'write'",
+                    throw PFError(
+                        parse: ParseFailure.aclUnknownPermission(key: key, permission: name),
                         path: here().appending(key: name), context: context)
                 }
                 guard case .bool(let b) = flag.restCase else {
-                    throw ParseFailure.make(
-                        .invalidACL, "ACL permission '\(name)' of '\(key)' must be a boolean, not \(ParseFailure.describe(flag))",
+                    throw PFError(
+                        parse: ParseFailure.aclPermissionNotBoolean(key: key, permission: name, found: ParseFailure.describe(flag)),
                         path: here().appending(key: name), context: context)
                 }
                 if name == "read" { access.read = b } else { access.write = b }

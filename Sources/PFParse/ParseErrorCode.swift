@@ -50,56 +50,6 @@ public enum ParseErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible
     public var description: String { "Parse error \(rawValue) \(name)" }
 }
 
-// MARK: - Errors
-
-/// Builds this module's errors in one place so every message has the same shape:
-/// `<Class> <objectId>: <what>; <expected> (Parse error N Name)`.
-package enum ParseFailure {
-    package static let format: PFError.Format = .parse
-
-    /// An error with a Parse code.
-    package static func make(
-        _ code: ParseErrorCode, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none,
-        kind: PFError.Code? = nil
-    ) -> PFError {
-        PFError(
-            kind ?? defaultKind(code), format: format, context.prefix + message + " (\(code))",
-            path: path.keyPath)
-    }
-
-    /// An error without a Parse code (adapter programming errors, usage).
-    package static func plain(_ kind: PFError.Code, _ message: String, path: PFCodingPath = .root, context: ParseContext = .none)
-        -> PFError
-    {
-        PFError(kind, format: format, context.prefix + message, path: path.keyPath)
-    }
-
-    static func defaultKind(_ code: ParseErrorCode) -> PFError.Code {
-        switch code {
-        case .invalidJSON: .syntax
-        default: .invalidValue
-        }
-    }
-
-    /// A short description of a value's kind for messages: "a string", "the number 3".
-    package static func describe<Input: ParseRESTInput>(_ value: Input) -> String {
-        switch value.restCase {
-        case .null: "null"
-        case .bool(let b): "the boolean \(b)"
-        case .int(let i): "the integer \(i)"
-        case .uint(let u): "the integer \(u)"
-        case .double(let d): "the number \(d)"
-        case .string(let s): s.count > 40 ? "a string" : "the string \"\(s)\""
-        case .data: "bytes"
-        case .date: "a date"
-        case .array: "an array"
-        case .dictionary:
-            if let t = value.restMember("__type")?.restString { "a \(t) object" } else { "an object" }
-        case .uid: "a UID"
-        }
-    }
-}
-
 /// Which object an error is about, for the start of its message.
 package struct ParseContext: Sendable {
     package var className: String?

@@ -489,10 +489,10 @@ extension ParseNameCoding {
         let context = ParseContext(className: object.className, objectId: object.objectId)
         for (field, value) in object.fields {
             if let problem = policy.fieldProblem(field, className: object.className) {
-                return ParseFailure.make(.invalidFieldName, problem + " (\(policy.destination))", path: PFCodingPath.root.appending(key: field), context: context)
+                return PFError(parse: ParseFailure.badFieldName(problem: problem, destination: policy.destination), path: PFCodingPath.root.appending(key: field), context: context)
             }
             if policy.nestedKeys != .unrestricted, let (path, problem) = nestedProblem(value, policy: policy, path: PFCodingPath.root.appending(key: field)) {
-                return ParseFailure.make(.invalidNestedKey, problem + " (\(policy.destination))", path: path, context: context)
+                return PFError(parse: ParseFailure.badNestedKey(problem: problem, destination: policy.destination), path: path, context: context)
             }
         }
         return nil

@@ -12,7 +12,7 @@ extension ParseObject {
     public func value(forKeyPath keyPath: String) throws(PFError) -> ParseValue? {
         let path = try PFKeyPath(parsing: keyPath)
         guard case .key(let first)? = path.components.first else {
-            throw ParseFailure.plain(.usage, "key path '\(keyPath)' must start with a key", context: context)
+            throw PFError(parse: ParseFailure.keyPathStartsWithIndex(keyPath: "\(keyPath)"), context: context)
         }
         guard let start = try value(forKey: first) else { return nil }
         return try start.value(following: path.components.dropFirst(), from: PFCodingPath.root.appending(key: first), context: context)
@@ -45,9 +45,8 @@ extension ParseValue {
                 current = next
                 path = path.appending(key: k)
             case (.key(let k), .pointer(let p)):
-                throw ParseFailure.plain(
-                    .usage,
-                    "the Pointer to \(p) is a stub without data, so '\(k)' cannot be read through it; fetch it or read with `include`",
+                throw PFError(
+                    parse: ParseFailure.stubReadThrough(pointer: "\(p)", key: k),
                     path: path.appending(key: k), context: context)
             case (.index(let i), .array(let items)):
                 guard items.indices.contains(i) else { return nil }

@@ -47,23 +47,23 @@ extension ParseObject {
         var className = given
         if let named = d.restMember("className") {
             guard case .string(let name) = named.restCase else {
-                throw ParseFailure.make(.invalidClassName, "'className' must be a string", path: path.appending(key: "className"), context: context)
+                throw PFError(parse: ParseFailure.classNameNotString, path: path.appending(key: "className"), context: context)
             }
             if let given, given != name {
-                throw ParseFailure.make(
-                    .invalidClassName, "the object's className '\(name)' differs from its class '\(given)'",
+                throw PFError(
+                    parse: ParseFailure.classNameDiffers(name: name, given: given),
                     path: path.appending(key: "className"), context: context)
             }
             className = name
         }
         guard let className else {
-            throw ParseFailure.make(
-                .invalidClassName, "the object has no className; name its class (a class file is named <Class>.json)",
+            throw PFError(
+                parse: ParseFailure.noClassName,
                 path: path, context: context)
         }
         context.className = className
         if let problem = ParseRules.classNameProblem(className) {
-            throw ParseFailure.make(.invalidClassName, problem, path: path, context: context)
+            throw PFError(parse: ParseFailure.badClassName(problem: problem), path: path, context: context)
         }
         let count = d.restCount
         // Both inputs give each key once, so the fields are gathered as two arrays and the
@@ -90,7 +90,7 @@ extension ParseObject {
                 case .string(let s): objectId = s
                 case .null: objectId = nil
                 default:
-                    throw ParseFailure.make(.incorrectType, "objectId must be a string, not \(ParseFailure.describe(value))", path: here(), context: context)
+                    throw PFError(parse: ParseFailure.objectIdNotString(found: ParseFailure.describe(value)), path: here(), context: context)
                 }
             case .createdAt?:
                 createdAt = try ParseObject.timestamp(value, key: key, path: here(), context: context)
@@ -100,7 +100,7 @@ extension ParseObject {
                 acl = try ParseACL(rest: value, path: here(), context: context)
             case nil:
                 if context.checksNames, let problem = ParseRules.fieldNameProblem(key, className: className) {
-                    throw ParseFailure.make(.invalidFieldName, problem, path: here(), context: context)
+                    throw PFError(parse: ParseFailure.badFieldName(problem: problem), path: here(), context: context)
                 }
                 fieldValues.append(try ParseValue.decode(value, path: here(), context: context))
                 fieldKeys.append(key)
@@ -151,9 +151,8 @@ extension ParseObject {
             if case .date(let d) = try ParseValue.decode(value, path: path(), context: context) { return d }
         default: break
         }
-        throw ParseFailure.make(
-            .incorrectType,
-            "\(key) must be an ISO 8601 date such as \"2015-05-19T00:53:50.112Z\", not \(ParseFailure.describe(value))",
+        throw PFError(
+            parse: ParseFailure.badTimestamp(key: key, found: ParseFailure.describe(value)),
             path: path(), context: context)
     }
 }

@@ -163,9 +163,8 @@ public struct ParseObject: Sendable {
     /// Throws when this is a pointer stub.
     package func requireData(reading key: String, path: PFCodingPath? = nil) throws(PFError) {
         guard isDataAvailable else {
-            throw ParseFailure.plain(
-                .usage,
-                "is a pointer stub without data, so its key '\(key)' cannot be read; fetch the object (or read it with `include`) first",
+            throw PFError(
+                parse: ParseFailure.stubKey(key),
                 path: path ?? PFCodingPath.root.appending(key: key), context: context)
         }
     }

@@ -93,8 +93,8 @@ extension ParseOperation {
     public func merged(after previous: ParseOperation?, key: String = "") throws(PFError) -> ParseOperation {
         guard let previous else { return self }
         func incompatible() -> PFError {
-            ParseFailure.make(
-                .incorrectType, "cannot apply \(name) after a pending \(previous.name) on '\(key)'",
+            PFError(
+                parse: ParseFailure.operationAfterPending(operation: name, pending: previous.name, key: key),
                 path: PFCodingPath.root.appending(key: key))
         }
         switch self {
@@ -144,9 +144,8 @@ extension ParseOperation {
             }
             let all = adds + removes
             if let first = all.first, let odd = all.first(where: { $0.className != first.className }) {
-                throw ParseFailure.make(
-                    .incorrectType,
-                    "relation '\(key)' holds \(first.className) objects; \(odd) is a \(odd.className)",
+                throw PFError(
+                    parse: ParseFailure.relationMixedClasses(key: key, className: first.className, odd: "\(odd)", oddClass: odd.className),
                     path: PFCodingPath.root.appending(key: key))
             }
             return ParseOperation.relationOperation(adds: adds, removes: removes)
@@ -196,9 +195,9 @@ extension ParseOperation {
     ///   (Increment of a string, Add to a number, a relation operation on a non-relation).
     public func applied(to current: ParseValue?, key: String = "") throws(PFError) -> ParseValue? {
         func wrongType(_ expected: String) -> PFError {
-            ParseFailure.make(
-                .incorrectType,
-                "\(name) on '\(key)' needs \(expected), but the field holds \(current.map { $0.schemaTypeName ?? "null" } ?? "nothing")",
+            PFError(
+                parse: ParseFailure.operationNeedsType(
+                    operation: name, key: key, expected: expected, found: current.map { $0.schemaTypeName ?? "null" } ?? "nothing"),
                 path: PFCodingPath.root.appending(key: key))
         }
         switch self {
@@ -225,8 +224,8 @@ extension ParseOperation {
             guard let current else { return target.map { .relation(className: $0) } }
             guard case .relation(let className) = current else { throw wrongType("a Relation") }
             if let target, target != className {
-                throw ParseFailure.make(
-                    .incorrectType, "relation '\(key)' holds \(className) objects, not \(target)",
+                throw PFError(
+                    parse: ParseFailure.relationClass(key: key, className: className, target: target),
                     path: PFCodingPath.root.appending(key: key))
             }
             return current
@@ -268,11 +267,11 @@ extension ParseOperation {
             return
         }
         guard case .string(let op) = opValue else {
-            throw ParseFailure.make(.invalidJSON, "'__op' must be a string", path: path.appending(key: "__op"))
+            throw PFError(parse: ParseFailure.opNotString, path: path.appending(key: "__op"))
         }
         func objects() throws(PFError) -> [ParseValue] {
             guard case .array(let items)? = d["objects"] else {
-                throw ParseFailure.make(.invalidJSON, "\(op) needs 'objects', an array", path: path)
+                throw PFError(parse: ParseFailure.opNeedsObjects(op: op), path: path)
             }
             var out: [ParseValue] = []
             for (i, item) in items.enumerated() {
@@ -284,8 +283,8 @@ extension ParseOperation {
             var out: [ParsePointer] = []
             for (i, item) in try objects().enumerated() {
                 guard let p = item.pointerValue else {
-                    throw ParseFailure.make(
-                        .invalidPointer, "\(op) objects must be Pointers",
+                    throw PFError(
+                        parse: ParseFailure.opObjectsNotPointers(op: op),
                         path: path.appending(key: "objects").appending(index: i))
                 }
                 out.append(p)
@@ -298,7 +297,7 @@ extension ParseOperation {
             switch d["amount"] {
             case .int(let i)?: self = .increment(.int(i))
             case .double(let x)?: self = .increment(.double(x))
-            default: throw ParseFailure.make(.incorrectType, "Increment needs a numeric 'amount'", path: path.appending(key: "amount"))
+            default: throw PFError(parse: ParseFailure.incrementAmount, path: path.appending(key: "amount"))
             }
         case "Add": self = .add(try objects())
         case "AddUnique": self = .addUnique(try objects())
@@ -307,7 +306,7 @@ extension ParseOperation {
         case "RemoveRelation": self = .removeRelation(try pointers())
         case "Batch":
             guard case .array(let items)? = d["ops"] else {
-                throw ParseFailure.make(.invalidJSON, "Batch needs 'ops', an array", path: path)
+                throw PFError(parse: ParseFailure.batchNeedsOps, path: path)
             }
             var ops: [ParseOperation] = []
             for (i, item) in items.enumerated() {
@@ -315,9 +314,8 @@ extension ParseOperation {
             }
             self = .batch(ops)
         default:
-            throw ParseFailure.make(
-                .invalidJSON,
-                "unknown operation '\(op)'; expected Delete, Increment, Add, AddUnique, Remove, AddRelation, RemoveRelation or Batch",
+            throw PFError(
+                parse: ParseFailure.unknownOperation(op),
                 path: path.appending(key: "__op"))
         }
     }

@@ -146,8 +146,8 @@ extension ParseObject {
     /// Reads an object from either REST input (the shared body of both initializers).
     init<Input: ParseRESTInput>(restInput rest: Input, className: String?, checkingNames: Bool = true) throws(PFError) {
         guard case .dictionary = rest.restCase else {
-            throw ParseFailure.make(
-                .invalidJSON, "a Parse object must be a JSON object, not \(ParseFailure.describe(rest))",
+            throw PFError(
+                parse: ParseFailure.objectNotJSONObject(found: ParseFailure.describe(rest)),
                 context: ParseContext(className: className))
         }
         try self.init(decodingMembers: rest, className: className, path: .root, checkingNames: checkingNames)

@@ -87,8 +87,8 @@ public enum ParseRules {
     /// - Throws: ``PFError`` with Parse code 105 (InvalidFieldName).
     public static func checkFieldName(_ key: String, className: String? = nil) throws(PFError) {
         if let problem = fieldNameProblem(key, className: className) {
-            throw ParseFailure.make(
-                .invalidFieldName, problem, path: PFCodingPath.root.appending(key: key),
+            throw PFError(
+                parse: ParseFailure.badFieldName(problem: problem), path: PFCodingPath.root.appending(key: key),
                 context: ParseContext(className: className))
         }
     }
@@ -153,7 +153,7 @@ public enum ParseRules {
     /// - Throws: ``PFError`` with Parse code 103 (InvalidClassName).
     public static func checkClassName(_ name: String) throws(PFError) {
         if let problem = classNameProblem(name) {
-            throw ParseFailure.make(.invalidClassName, problem)
+            throw PFError(parse: ParseFailure.badClassName(problem: problem))
         }
     }
 }

@@ -76,12 +76,12 @@ public struct ParseSchema: Sendable, Equatable {
         case .dictionary(let d):
             if case .array(let a)? = d["results"] { items = a } else { items = [value] }
         default:
-            throw ParseFailure.make(.invalidJSON, "a schema must be {\"results\":[…]}, a class object or an array, not \(ParseFailure.describe(value))")
+            throw PFError(parse: ParseFailure.schemaShape(found: ParseFailure.describe(value)))
         }
         for (i, item) in items.enumerated() {
             let here = PFCodingPath.root.appending(index: i)
             guard case .dictionary(let d) = item else {
-                throw ParseFailure.make(.invalidJSON, "schema entry \(i) must be an object", path: here)
+                throw PFError(parse: ParseFailure.schemaEntryNotObject(index: i), path: here)
             }
             if case .string(let name)? = d["className"] {
                 try ParseRules.checkClassName(name)
@@ -89,7 +89,7 @@ public struct ParseSchema: Sendable, Equatable {
                 if case .dictionary(let fs)? = d["fields"] {
                     for (key, spec) in fs {
                         guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
-                            throw ParseFailure.make(.incorrectType, "field '\(key)' of \(name) has no valid 'type'", path: here.appending(key: "fields").appending(key: key))
+                            throw PFError(parse: ParseFailure.schemaFieldNoType(field: key, className: name), path: here.appending(key: "fields").appending(key: key))
                         }
                         fields[key] = Field(type, targetClass: spec["targetClass"]?.stringValue)
                     }
@@ -100,13 +100,13 @@ public struct ParseSchema: Sendable, Equatable {
                 var fields = OrderedDictionary<String, Field>()
                 for (key, spec) in d where key != "_id" && key != "_metadata" {
                     guard case .string(let mongoType) = spec, let field = ParseSchema.field(mongoType: mongoType) else {
-                        throw ParseFailure.make(.incorrectType, "_SCHEMA field '\(key)' of \(name) has an unknown type", path: here.appending(key: key))
+                        throw PFError(parse: ParseFailure.schemaFieldUnknownType(field: key, className: name), path: here.appending(key: key))
                     }
                     fields[key] = field
                 }
                 classes[name] = fields
             } else {
-                throw ParseFailure.make(.invalidJSON, "schema entry \(i) has neither 'className' nor '_id'", path: here)
+                throw PFError(parse: ParseFailure.schemaEntryUnnamed(index: i), path: here)
             }
         }
     }

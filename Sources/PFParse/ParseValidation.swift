@@ -72,8 +72,8 @@ public struct ParseIssue: Sendable, Equatable, CustomStringConvertible {
 
     /// The issue as a ``PFError``.
     public var error: PFError {
-        ParseFailure.make(
-            code ?? .validationError, message, path: PFCodingPath.from(path),
+        PFError(
+            parse: ParseFailure.validation(message: message, code: code ?? .validationError), path: PFCodingPath.from(path),
             context: ParseContext(className: className, objectId: objectId))
     }
 }

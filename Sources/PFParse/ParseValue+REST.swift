@@ -49,14 +49,14 @@ extension ParseValue {
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .uint(let u):
-            throw ParseFailure.make(
-                .incorrectType, "the integer \(u) is beyond Parse's 64-bit numbers", path: path(), context: context)
+            throw PFError(
+                parse: ParseFailure.integerBeyond64Bit(u), path: path(), context: context)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .date(let d): return .date(ParseDate.rounded(d))
         case .data(let d): return .bytes(d)
         case .uid:
-            throw ParseFailure.make(.incorrectType, "a keyed-archive UID is not a Parse value", path: path(), context: context)
+            throw PFError(parse: ParseFailure.uidNotParseValue, path: path(), context: context)
         case .array:
             var out: [ParseValue] = []
             out.reserveCapacity(value.restCount)
@@ -72,7 +72,7 @@ extension ParseValue {
             out.reserveCapacity(value.restCount)
             try value.forEachRESTMember { (key: String, member: Input) throws(PFError) in
                 if context.checksNames, key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
-                    throw ParseFailure.make(.invalidNestedKey, problem, path: path().appending(key: key), context: context)
+                    throw PFError(parse: ParseFailure.badNestedKey(problem: problem), path: path().appending(key: key), context: context)
                 }
                 out[key] = try decode(member, path: path().appending(key: key), context: context)
             }
@@ -84,83 +84,80 @@ extension ParseValue {
     static func decodeTyped<Input: ParseRESTInput>(
         _ type: String, _ d: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext
     ) throws(PFError) -> ParseValue? {
-        func fail(_ message: String) -> PFError {
-            ParseFailure.make(.incorrectType, message, path: path(), context: context)
-        }
-        func fail(_ code: ParseErrorCode, _ message: String) -> PFError {
-            ParseFailure.make(code, message, path: path(), context: context)
+        func fail(_ failure: ParseFailure) -> PFError {
+            PFError(parse: failure, path: path(), context: context)
         }
         switch type {
         case "Date":
             switch d.restMember("iso")?.restCase {
             case .string(let iso)?:
                 guard let date = ParseDate.date(from: iso) else {
-                    throw fail("malformed Date: '\(iso)' is not ISO 8601; expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
+                    throw fail(.dateNotISO8601(iso))
                 }
                 return .date(date)
             case .date(let date)?: return .date(ParseDate.rounded(date))
             default:
-                throw fail("malformed Date: expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.MMMZ\"}")
+                throw fail(.malformedDate)
             }
         case "Bytes":
             guard let text = d.restMember("base64")?.restString else {
-                throw fail("malformed Bytes: expected {\"__type\":\"Bytes\",\"base64\":\"…\"}")
+                throw fail(.malformedBytes)
             }
             guard let bytes = PFBase64.decode(text, ignoringWhitespace: false) else {
-                throw fail("malformed Bytes: 'base64' is not valid base64")
+                throw fail(.bytesNotBase64)
             }
             return .bytes(bytes)
         case "Pointer":
             guard let className = d.restMember("className")?.restString, let objectId = d.restMember("objectId")?.restString else {
-                throw fail(.invalidPointer, "malformed Pointer: expected {\"__type\":\"Pointer\",\"className\":…,\"objectId\":…} with string members")
+                throw fail(.malformedPointer)
             }
             return .pointer(ParsePointer(className: className, objectId: objectId))
         case "Relation":
             guard let className = d.restMember("className")?.restString else {
-                throw fail("malformed Relation: expected {\"__type\":\"Relation\",\"className\":…}")
+                throw fail(.malformedRelation)
             }
             return .relation(className: className)
         case "File":
             guard let name = d.restMember("name")?.restString, !name.isEmpty else {
-                throw fail("malformed File: expected {\"__type\":\"File\",\"name\":…} with a non-empty name")
+                throw fail(.malformedFile)
             }
             var url: String?
             switch d.restMember("url")?.restCase {
             case nil, .null?: url = nil
             case .string(let u)?: url = u
-            default: throw fail("malformed File: 'url' must be a string")
+            default: throw fail(.fileURLNotString)
             }
             return .file(ParseFile(name: name, url: url))
         case "GeoPoint":
             guard let latitude = d.restMember("latitude")?.restDouble, let longitude = d.restMember("longitude")?.restDouble else {
-                throw fail("malformed GeoPoint: expected numeric 'latitude' and 'longitude'")
+                throw fail(.malformedGeoPoint)
             }
             let point = ParseGeoPoint(latitude: latitude, longitude: longitude)
-            if let problem = point.problem { throw fail(.invalidJSON, problem) }
+            if let problem = point.problem { throw fail(.badGeoPoint(problem: problem)) }
             return .geoPoint(point)
         case "Polygon":
             guard let items = d.restMember("coordinates"), case .array = items.restCase else {
-                throw fail("malformed Polygon: expected 'coordinates', an array of [latitude, longitude] pairs")
+                throw fail(.malformedPolygon)
             }
             var points: [ParseGeoPoint] = []
             try items.forEachRESTElement { (i: Int, item: Input) throws(PFError) in
                 guard case .array = item.restCase, item.restCount == 2, let lat = item.restElement(0)?.restDouble,
                     let lng = item.restElement(1)?.restDouble
                 else {
-                    throw ParseFailure.make(
-                        .incorrectType, "malformed Polygon: coordinate \(i) is not a [latitude, longitude] pair",
+                    throw PFError(
+                        parse: ParseFailure.polygonCoordinate(index: i),
                         path: path().appending(key: "coordinates").appending(index: i), context: context)
                 }
                 let point = ParseGeoPoint(latitude: lat, longitude: lng)
                 if let problem = point.problem {
-                    throw ParseFailure.make(
-                        .invalidJSON, "Polygon vertex \(i): \(problem)",
+                    throw PFError(
+                        parse: ParseFailure.polygonVertex(index: i, problem: problem),
                         path: path().appending(key: "coordinates").appending(index: i), context: context)
                 }
                 points.append(point)
             }
             guard points.count >= 3 else {
-                throw fail("malformed Polygon: it has \(points.count) vertices; Parse requires at least 3")
+                throw fail(.polygonTooFewVertices(count: points.count))
             }
             return .polygon(ParsePolygon(coordinates: points))
         case "Object":

@@ -74,8 +74,8 @@ public struct ParseAdapter: Sendable {
     ///   missing required key, `usage` for a field read through a pointer stub.
     public func decode<M: ParseModel>(_ type: M.Type, from object: ParseObject) throws(PFError) -> M {
         guard object.className == M.parseClassName else {
-            throw ParseFailure.make(
-                .invalidClassName, "cannot decode \(M.self) (class \(M.parseClassName)) from a \(object.className) object",
+            throw PFError(
+                parse: ParseAdapterFailure.classMismatch(model: "\(M.self)", modelClass: M.parseClassName, found: object.className),
                 context: object.context)
         }
         try object.requireData(reading: "(any field)", path: .root)
@@ -227,7 +227,7 @@ public struct ParseAdapter: Sendable {
     /// - Throws: ``PFCore/PFError`` from decoding the merged data.
     public func merge<M: ParseModel>(_ model: M, with incoming: PFValue) throws(PFError) -> M {
         guard case .dictionary(let base) = try restValue(of: model), case .dictionary(let new) = incoming else {
-            throw ParseFailure.make(.invalidJSON, "merge needs a JSON object, not \(ParseFailure.describe(incoming))")
+            throw PFError(parse: ParseAdapterFailure.mergeNeedsObject(found: ParseFailure.describe(incoming)))
         }
         return try decode(M.self, fromREST: .dictionary(ParseAdapter.overlay(base, with: new)))
     }
@@ -294,15 +294,15 @@ public struct ParseAdapter: Sendable {
         if let d = error as? DecodingError {
             switch d {
             case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
-                return ParseFailure.plain(.invalidValue, c.debugDescription, path: codingPath(c.codingPath))
+                return PFError(parse: ParseAdapterFailure.decoding(c.debugDescription), path: codingPath(c.codingPath))
             @unknown default:
-                return ParseFailure.plain(.invalidValue, "\(d)")
+                return PFError(parse: ParseAdapterFailure.decoding("\(d)"))
             }
         }
         if let e = error as? EncodingError, case .invalidValue(_, let c) = e {
-            return ParseFailure.plain(.unrepresentable, c.debugDescription, path: codingPath(c.codingPath))
+            return PFError(parse: ParseAdapterFailure.encoding(c.debugDescription), path: codingPath(c.codingPath))
         }
-        return ParseFailure.plain(.invalidValue, "\(error)")
+        return PFError(parse: ParseAdapterFailure.codable("\(error)"))
     }
 
     static func codingPath(_ keys: [any CodingKey]) -> PFCodingPath {

@@ -46,18 +46,17 @@ public struct ParseClassDispatch: @unchecked Sendable {
                 if name == object.className { return type }
                 known.append(name)
             }
-            throw ParseFailure.make(
-                .invalidClassName,
-                "no model type for class '\(object.className)'; known: \(known.joined(separator: ", "))",
+            throw PFError(
+                parse: ParseAdapterFailure.noModelForClass(object.className, known: known),
                 context: object.context)
         case .field(let key, let map):
             guard case .string(let tag)? = try object.value(forKey: key) else {
-                throw ParseFailure.make(.incorrectType, "the dispatch field '\(key)' is missing or not a string",
-                                        path: PFCodingPath.root.appending(key: key), context: object.context)
+                throw PFError(parse: ParseAdapterFailure.dispatchFieldMissing(key),
+                              path: PFCodingPath.root.appending(key: key), context: object.context)
             }
             guard let type = map[tag] else {
-                throw ParseFailure.make(
-                    .incorrectType, "no model type for \(key) = '\(tag)'; known: \(map.keys.sorted().joined(separator: ", "))",
+                throw PFError(
+                    parse: ParseAdapterFailure.noModelForTag(field: key, tag: tag, known: map.keys.sorted()),
                     path: PFCodingPath.root.appending(key: key), context: object.context)
             }
             return type

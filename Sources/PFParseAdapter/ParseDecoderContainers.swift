@@ -43,9 +43,8 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let name = key.stringValue
         let e = table.index(of: name)
         if case .model(_, let stub?) = level, !table.entries[e].readableThroughStub {
-            throw ParseFailure.plain(
-                .usage,
-                "the Pointer to \(stub) is a stub without data, so '\(name)' cannot be read; fetch the object, read it with `include`, or declare the property as ParsePointer or ParseReference",
+            throw PFError(
+                parse: ParseAdapterFailure.stubProperty(stub: "\(stub)", property: name),
                 path: path, context: context)
         }
         var value: ParseWire?
@@ -90,9 +89,8 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func missing(_ key: Key, _ mapping: ParseKeyMap.Mapping) -> PFError {
-        ParseFailure.plain(
-            .invalidValue,
-            "missing key for property '\(key.stringValue)'; give it a default in parseDefaults or make it optional",
+        PFError(
+            parse: ParseAdapterFailure.missingKey(property: key.stringValue),
             path: path(of: mapping), context: context)
     }
 
@@ -213,8 +211,8 @@ struct ParseUnkeyedDecoding: UnkeyedDecodingContainer {
     /// need one).
     mutating func nextLazily() throws -> (ParseWire, () -> PFCodingPath) {
         guard currentIndex < items.count else {
-            throw ParseFailure.plain(
-                .invalidValue, "the array has only \(items.count) elements", path: path.appending(index: currentIndex),
+            throw PFError(
+                parse: ParseAdapterFailure.arrayTooShort(count: items.count), path: path.appending(index: currentIndex),
                 context: impl.context)
         }
         let index = currentIndex

@@ -87,7 +87,7 @@ final class ParseDecoderImpl: Decoder {
     // MARK: - Errors
 
     func mismatch(_ expected: String, _ found: ParseWire, _ at: PFCodingPath) -> PFError {
-        ParseFailure.make(.incorrectType, "expected \(expected), found \(found.described)", path: at, context: context)
+        PFError(parse: ParseAdapterFailure.typeMismatch(expected: expected, found: found.described), path: at, context: context)
     }
 
     // MARK: - Decoding one value
@@ -131,8 +131,8 @@ final class ParseDecoderImpl: Decoder {
                 stub = p
             }
             if let c = input.memberString("className"), c != info.className, at.keyPath.isRoot == false {
-                throw ParseFailure.make(
-                    .incorrectType, "expected a \(info.className) object, found a \(c)", path: at, context: context)
+                throw PFError(
+                    parse: ParseAdapterFailure.nestedClassMismatch(expected: info.className, found: c), path: at, context: context)
             }
             newLevel = .model(info, stub: stub)
             // Errors name the outermost object; the key path leads to the nested one.
@@ -211,7 +211,7 @@ final class ParseDecoderImpl: Decoder {
             return exactCast(o, to: T.self)
         }
         // Not reached: callers check isSpecial first.
-        throw ParseFailure.plain(.usage, "\(T.self) is not one of Parse's own types", path: at, context: context)
+        throw PFError(parse: ParseAdapterFailure.notAParseType("\(T.self)"), path: at, context: context)
     }
 
     /// A Date from a typed date, an ISO 8601 string or a REST `{"__type":"Date"}` object.
@@ -220,7 +220,7 @@ final class ParseDecoderImpl: Decoder {
         case .date(let d): return ParseDate.rounded(d)
         case .string(let s):
             if let d = ParseDate.date(from: s) { return d }
-            throw ParseFailure.make(.incorrectType, "expected a Date, found the string \"\(s)\" (not ISO 8601)", path: at, context: context)
+            throw PFError(parse: ParseAdapterFailure.dateNotISO8601(s), path: at, context: context)
         case .dictionary where v.memberString("__type") == "Date":
             if case .date(let date) = try v.parseValue(path: at, context: context) { return date }
         default: break
@@ -272,9 +272,8 @@ final class ParseDecoderImpl: Decoder {
         guard found.count > 1, let first = found.first else {
             throw found[0].error
         }
-        throw ParseFailure.make(
-            .validationError,
-            "\(found.count) validation failures: " + found.map { "\($0.path): \($0.message)" }.joined(separator: "; "),
+        throw PFError(
+            parse: ParseAdapterFailure.validationFailures(found.map { "\($0.path): \($0.message)" }),
             path: PFCodingPath.from(first.path), context: context)
     }
 
@@ -326,11 +325,11 @@ final class ParseDecoderImpl: Decoder {
             number = .uint(u)
         case .double(let d):
             if d.isFinite, d == d.rounded(), let x = I(exactly: d) { return x }
-            throw ParseFailure.make(.incorrectType, "expected an integer (\(I.self)), found the number \(d)", path: at, context: context)
+            throw PFError(parse: ParseAdapterFailure.notAnInteger(type: "\(I.self)", number: d), path: at, context: context)
         default:
             throw mismatch("an integer", v, at)
         }
-        throw ParseFailure.make(.incorrectType, "the number \(number) does not fit \(I.self)", path: at, context: context)
+        throw PFError(parse: ParseAdapterFailure.integerDoesNotFit(number: "\(number)", type: "\(I.self)"), path: at, context: context)
     }
 }
 

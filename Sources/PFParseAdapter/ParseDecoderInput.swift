@@ -186,9 +186,9 @@ extension ParseKeyMap.Mapping {
             for step in steps {
                 guard current.kind == .object else {
                     if current.isNull { return (nil, here) }
-                    throw ParseFailure.make(
-                        .incorrectType,
-                        "expected an object at \(here.keyPath) to read '\(steps.joined(separator: "."))', found \(ParseFailure.describe(current))",
+                    throw PFError(
+                        parse: ParseAdapterFailure.notAnObjectOnPath(
+                            at: "\(here.keyPath)", steps: steps.joined(separator: "."), found: ParseFailure.describe(current)),
                         path: here)
                 }
                 here = here.appending(key: step)

@@ -143,7 +143,7 @@ final class ParseEncoderImpl: Encoder {
         case let p as ParsePointer: return ParseValue.pointer(p).restValue
         case let f as ParseFile: return ParseValue.file(f).restValue
         case let g as ParseGeoPoint:
-            if let problem = g.problem { throw ParseFailure.make(.invalidJSON, problem, path: at) }
+            if let problem = g.problem { throw PFError(parse: ParseFailure.badGeoPoint(problem: problem), path: at) }
             return ParseValue.geoPoint(g).restValue
         case let p as ParsePolygon: return ParseValue.polygon(p).restValue
         case let o as ParseObject: return o.encodedAsEmbedded(style: .rest)
@@ -153,7 +153,7 @@ final class ParseEncoderImpl: Encoder {
 
     func number(_ d: Double, _ at: PFCodingPath) throws(PFError) -> PFValue {
         guard d.isFinite else {
-            throw ParseFailure.plain(.unrepresentable, "\(d) is not a finite number; JSON and Parse cannot hold it", path: at)
+            throw PFError(parse: ParseAdapterFailure.notFinite(d), path: at)
         }
         return .double(d)
     }
@@ -179,7 +179,7 @@ extension ParseEncoderImpl: SingleValueEncodingContainer {
     func encode(_ value: UInt32) throws { set(.int(Int64(value))) }
     func encode(_ value: UInt64) throws {
         guard let i = Int64(exactly: value) else {
-            throw ParseFailure.make(.incorrectType, "\(value) is beyond Parse's 64-bit signed numbers", path: path)
+            throw PFError(parse: ParseAdapterFailure.beyond64Bit(value), path: path)
         }
         set(.int(i))
     }

@@ -91,9 +91,9 @@ extension ParseKeyMap.Mapping {
             for step in steps {
                 guard case .dictionary(let d) = current else {
                     if case .null = current { return (nil, here) }
-                    throw ParseFailure.make(
-                        .incorrectType,
-                        "expected an object at \(here.keyPath) to read '\(steps.joined(separator: "."))', found \(ParseFailure.describe(current))",
+                    throw PFError(
+                        parse: ParseAdapterFailure.notAnObjectOnPath(
+                            at: "\(here.keyPath)", steps: steps.joined(separator: "."), found: ParseFailure.describe(current)),
                         path: here)
                 }
                 here = here.appending(key: step)
@@ -126,18 +126,16 @@ extension ParseKeyMap.Mapping {
             case .dictionary(let d)?: inner = d
             case nil, .null?: inner = [:]
             case let other?:
-                throw ParseFailure.plain(
-                    .unrepresentable,
-                    "property '\(property)' maps to '\(steps.joined(separator: "."))', but '\(first)' already holds \(ParseFailure.describe(other))")
+                throw PFError(
+                    parse: ParseAdapterFailure.mappingCollision(
+                        property: property, steps: steps.joined(separator: "."), first: first, found: ParseFailure.describe(other)))
             }
             try ParseKeyMap.Mapping.path(Array(steps.dropFirst())).store(value, into: &inner, property: property)
             dict[first] = .dictionary(inner)
         case .keys(let keys):
             guard case .dictionary(let parts) = value else {
                 if case .null = value { return }
-                throw ParseFailure.plain(
-                    .unrepresentable,
-                    "property '\(property)' maps to the keys \(keys.joined(separator: ", ")), so it must encode as a dictionary of them (use a struct or a transformer)")
+                throw PFError(parse: ParseAdapterFailure.mappingNeedsDictionary(property: property, keys: keys))
             }
             for k in keys { if let v = parts[k] { dict[k] = v } }
         case .excluded:

@@ -53,7 +53,7 @@ public struct ParseTransformer: Sendable {
     }
 
     static func mismatch(_ name: String, expected: String, found: PFValue) -> PFError {
-        ParseFailure.make(.incorrectType, "\(name): expected \(expected), found \(ParseFailure.describe(found))")
+        PFError(parse: ParseAdapterFailure.transformerMismatch(name: name, expected: expected, found: ParseFailure.describe(found)))
     }
 }
 
@@ -234,7 +234,7 @@ extension ParseTransformer {
                 throw mismatch("geoPoint", expected: "latitude and longitude", found: v)
             }
             let point = ParseGeoPoint(latitude: lat, longitude: lng)
-            if let problem = point.problem { throw ParseFailure.make(.invalidJSON, problem) }
+            if let problem = point.problem { throw PFError(parse: ParseFailure.badGeoPoint(problem: problem)) }
             return ParseValue.geoPoint(point).restValue
         })
 
@@ -259,8 +259,7 @@ extension ParseTransformer {
             throw mismatch("pointer", expected: "a nested model with a class name", found: v)
         }
         guard case .string(let objectId)? = d["objectId"] else {
-            throw ParseFailure.make(
-                .missingObjectId, "cannot write a Pointer to an unsaved \(className): it has no objectId; save it first or embed it")
+            throw PFError(parse: ParseAdapterFailure.unsavedPointer(className: className))
         }
         return ParseValue.pointer(ParsePointer(className: className, objectId: objectId)).restValue
     }

@@ -1,7 +1,7 @@
 import PFCore
 
-/// Failures of reading encrypted Realm files (and of their keys), each with its class and
-/// message in one place. Errors made from a case carry it in ``PFCore/PFError/failure``;
+/// Every failure PFRealm reports (reading a file, its encryption and keys, and its damaged or
+/// unsupported nodes), each with its class and message in one place. Errors made from a case carry it in ``PFCore/PFError/failure``;
 /// match it with `error.failure(as: RealmFailure.self)`.
 public enum RealmFailure: PFFailure, Hashable {
     /// An encryption key that is not 64 bytes.
@@ -21,13 +21,39 @@ public enum RealmFailure: PFFailure, Hashable {
     case pageNeverWritten(page: Int)
     /// A file format version outside ``RealmFile/supportedVersions``.
     case unsupportedVersion(Int)
+    /// The file could not be read (`reason` is the system's).
+    case cannotRead(path: String, reason: String)
+    /// No `T-DB` mark at byte 16 (`decrypted`: after decrypting with the given key).
+    case noRealmMark(decrypted: Bool)
+    /// A node of `bytes` bytes at `ref` that runs past the end of a file of `fileSize` bytes.
+    case nodePastEnd(bytes: Int, ref: Int, fileSize: Int)
+    /// A file shorter than the 24-byte header.
+    case shorterThanHeader(bytes: Int)
+    /// A streaming-form file too short to hold its 16-byte footer.
+    case streamingFooterMissing
+    /// A streaming-form file whose footer lacks its cookie.
+    case streamingFooterCookie
+    /// A file whose top reference is 0 (never committed).
+    case noTopReference
+    /// A top reference past the end of the file.
+    case topPastEnd(top: UInt64, fileSize: Int)
+    /// A node that breaks the format; `detail` says which and how.
+    case damaged(_ detail: String)
+    /// A column of a type this reader does not know.
+    case unknownColumnType(table: String, column: Int, type: Int64)
+    /// A Mixed value of a type this reader does not know.
+    case unknownMixedType(Int64)
+    /// A collection of another type than a list or dictionary nested in a Mixed value.
+    case nestedCollectionType(Int64)
 
     public var code: PFError.Code {
         switch self {
         case .keyLength, .keyNotHex: .usage
-        case .encryptedWithoutKey, .notEncrypted, .pageHMAC, .pageNeverWritten: .invalidValue
-        case .encryptedSize: .truncated
-        case .unsupportedVersion: .unsupported
+        case .encryptedWithoutKey, .notEncrypted, .pageHMAC, .pageNeverWritten, .noTopReference: .invalidValue
+        case .encryptedSize, .shorterThanHeader, .nodePastEnd, .streamingFooterMissing, .topPastEnd: .truncated
+        case .unsupportedVersion, .unknownColumnType, .unknownMixedType, .nestedCollectionType: .unsupported
+        case .cannotRead: .io
+        case .streamingFooterCookie, .damaged, .noRealmMark: .syntax
         }
     }
 
@@ -49,6 +75,20 @@ public enum RealmFailure: PFFailure, Hashable {
             "damaged encrypted file: data page \(page) was never written"
         case .unsupportedVersion(let v):
             "file format version \(v) is not supported; supported versions: 20, 22, 23 and 24 (Realm 10 and later)"
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
+        case .noRealmMark(let decrypted):
+            decrypted ? "not a Realm file after decryption (no T-DB mark at byte 16)" : "not a Realm file (no T-DB mark at byte 16)"
+        case .nodePastEnd(let bytes, let ref, let size):
+            "damaged or truncated file: node of \(bytes) bytes at \(ref) runs past the end of the file (\(size) bytes)"
+        case .shorterThanHeader(let n): "not a Realm file: \(n) bytes, shorter than the 24-byte header"
+        case .streamingFooterMissing: "streaming-form file without its 16-byte footer"
+        case .streamingFooterCookie: "streaming-form file without its footer cookie (truncated?)"
+        case .noTopReference: "the file has no top reference (an empty, never committed file)"
+        case .topPastEnd(let top, let size): "top reference \(top) is past the end of the file (\(size) bytes)"
+        case .damaged(let detail): "damaged file: \(detail)"
+        case .unknownColumnType(let table, let column, let type): "table \(table): column \(column) has the unknown type \(type)"
+        case .unknownMixedType(let type): "a Mixed value of type \(type)"
+        case .nestedCollectionType(let type): "a collection of type \(type) nested in a Mixed value"
         }
     }
 }

@@ -61,7 +61,7 @@ public final class RealmFile {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(.io, format: Self.format, "cannot read \(url.path): \(error.localizedDescription)")
+            throw PFError(RealmFailure.cannotRead(path: url.path, reason: error.localizedDescription), format: Self.format)
         }
         try self.init(bytes: [UInt8](data), key: key, limits: limits)
     }
@@ -85,16 +85,13 @@ public final class RealmFile {
             bytes = try RealmEncryption.decrypt(input, key: key)
         }
         guard bytes.count >= 24 else {
-            throw PFError(.truncated, format: Self.format, "not a Realm file: \(bytes.count) bytes, shorter than the 24-byte header")
+            throw PFError(RealmFailure.shorterThanHeader(bytes: bytes.count), format: Self.format)
         }
         guard Self.hasRealmHeader(bytes) else {
             if key == nil && bytes.count % RealmEncryption.pageSize == 0 {
                 throw PFError(RealmFailure.encryptedWithoutKey, format: Self.format, offset: 16)
             }
-            throw PFError(
-                .syntax, format: Self.format,
-                key == nil ? "not a Realm file (no T-DB mark at byte 16)" : "not a Realm file after decryption (no T-DB mark at byte 16)",
-                offset: 16)
+            throw PFError(RealmFailure.noRealmMark(decrypted: key != nil), format: Self.format, offset: 16)
         }
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
@@ -106,7 +103,7 @@ public final class RealmFile {
         if slot == 0 && top == UInt64.max {
             streaming = true
             guard bytes.count >= 24 + 16 else {
-                throw PFError(.truncated, format: Self.format, "streaming-form file without its 16-byte footer", offset: bytes.count)
+                throw PFError(RealmFailure.streamingFooterMissing, format: Self.format, offset: bytes.count)
             }
             // A decrypted file is whole pages: its footer ends before the zeros that fill the last one.
             var end = bytes.count
@@ -115,15 +112,15 @@ public final class RealmFile {
             }
             let footer = end - 16
             guard Self.uint64(bytes, at: footer + 8) == Self.footerCookie else {
-                throw PFError(.syntax, format: Self.format, "streaming-form file without its footer cookie (truncated?)", offset: footer + 8)
+                throw PFError(RealmFailure.streamingFooterCookie, format: Self.format, offset: footer + 8)
             }
             top = Self.uint64(bytes, at: footer)
         }
         guard top != 0 else {
-            throw PFError(.invalidValue, format: Self.format, "the file has no top reference (an empty, never committed file)", offset: slot * 8)
+            throw PFError(RealmFailure.noTopReference, format: Self.format, offset: slot * 8)
         }
         guard top < UInt64(bytes.count) else {
-            throw PFError(.truncated, format: Self.format, "top reference \(top) is past the end of the file (\(bytes.count) bytes)", offset: slot * 8)
+            throw PFError(RealmFailure.topPastEnd(top: top, fileSize: bytes.count), format: Self.format, offset: slot * 8)
         }
         self.bytes = bytes
         self.formatVersion = version
@@ -148,6 +145,6 @@ public final class RealmFile {
 
     /// An error about the node at `ref`.
     func damaged(_ message: String, at ref: Int) -> PFError {
-        PFError(.syntax, format: Self.format, "damaged file: \(message)", offset: ref)
+        PFError(RealmFailure.damaged(message), format: Self.format, offset: ref)
     }
 }

@@ -52,10 +52,7 @@ extension RealmFile {
         default: throw damaged("node with an unknown width type 3", at: ref)
         }
         guard byteSize <= bytes.count - ref - 8 else {
-            throw PFError(
-                .truncated, format: Self.format,
-                "damaged or truncated file: node of \(byteSize) bytes at \(ref) runs past the end of the file (\(bytes.count) bytes)",
-                offset: ref)
+            throw PFError(RealmFailure.nodePastEnd(bytes: byteSize, ref: ref, fileSize: bytes.count), format: Self.format, offset: ref)
         }
         return RealmNode(ref: ref, flags: flags, count: count, width: width, widthType: widthType, byteSize: byteSize)
     }

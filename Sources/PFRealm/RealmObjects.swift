@@ -226,7 +226,7 @@ extension RealmFile {
                 if inPayload == 4 {
                     out.append(try nestedCollection(leaf, index: data, type: (value & 0x1F) - 1, depth: depth))
                 } else {
-                    throw PFError(.unsupported, format: Self.format, "a Mixed value of type \((value & 0x1F) - 1)", offset: leaf.ref)
+                    throw PFError(RealmFailure.unknownMixedType((value & 0x1F) - 1), format: Self.format, offset: leaf.ref)
                 }
             }
         }
@@ -252,7 +252,7 @@ extension RealmFile {
             column.collection = .dictionary
             return try dictionary(try node(ref), valueColumn: column, depth: depth + 1)
         default:
-            throw PFError(.unsupported, format: Self.format, "a collection of type \(type) nested in a Mixed value", offset: refs.ref)
+            throw PFError(RealmFailure.nestedCollectionType(type), format: Self.format, offset: refs.ref)
         }
     }
 }

@@ -166,7 +166,7 @@ extension RealmFile {
         for i in 0..<types.count {
             // Format 22 keeps a dictionary's key type in the upper bits.
             guard let type = RealmType(rawValue: Int(types[i] & 0xFFFF)) else {
-                throw PFError(.unsupported, format: Self.format, "table \(name): column \(i) has the unknown type \(types[i])", offset: spec.ref)
+                throw PFError(RealmFailure.unknownColumnType(table: name, column: i, type: types[i]), format: Self.format, offset: spec.ref)
             }
             let attr = attributes[i]
             let colKey: Int64 = try colKeys.map { n throws(PFError) in try int(n, i) } ?? Int64(i)

@@ -125,18 +125,21 @@ import Testing
     }
 
     @Test func badViewsAreRefusedWithTheirPath() throws {
-        #expect(throws: PFError.self) { try StorePatch.store(from: .array([])) }
+        let notClasses = #expect(throws: PFError.self) { try StorePatch.store(from: .array([])) }
+        #expect(notClasses?.failure(as: DiffFailure.self) == .patchedStoreNotDictionary)
         do {
             _ = try StorePatch.store(from: ["Player": ["x": .int(1)]])
             Issue.record("an object that is not a dictionary was accepted")
         } catch {
             #expect(error.path?.description == "Player.x")
+            #expect(error.failure(as: DiffFailure.self) == .patchedObjectNotDictionary)
         }
         do {
             _ = try StorePatch.store(from: ["_Join:r:Player": ["nocomma": .bool(true)]])
             Issue.record("a join key without a comma was accepted")
         } catch {
-            #expect(error.message.contains("owningId"))
+            #expect(error.failure(as: DiffFailure.self) == .patchedJoinRow)
+            #expect(error.path?.description == "_Join:r:Player.nocomma")
         }
     }
 }

@@ -84,9 +84,9 @@ import Testing
         let rest = try adapter.restValue(of: team)
         #expect(try jsonText(rest) == #"{"objectId":"t1","name":"Reds","captain":{"__type":"Pointer","className":"Address","objectId":"a1"},"members":[{"__type":"Pointer","className":"Address","objectId":"a2"}]}"#)
         let unsaved = Team(objectId: nil, name: "x", captain: Address(objectId: nil, street: "s", city: nil), members: [])
-        expectParseError(.missingObjectId, path: "captain") { _ = try adapter.restValue(of: unsaved) }
+        expectParseError(ParseAdapterFailure.unsavedPointer(className: "Address"), path: "captain") { _ = try adapter.restValue(of: unsaved) }
         // Reading a field through a stub is an error, never a silent nil.
-        expectParseError(nil, path: "captain", contains: "stub") { _ = try adapter.decode(Team.self, fromREST: rest) }
+        expectParseError(ParseAdapterFailure.stubProperty(stub: "Address/a1", property: "street"), path: "captain") { _ = try adapter.decode(Team.self, fromREST: rest) }
     }
 
     @Test func referencesAcceptStubsAndObjects() throws {
@@ -97,23 +97,23 @@ import Testing
             #"{"title":"Hi","rating":1,"author":{"__type":"Object","className":"Address","objectId":"a9","street":"Elm"}}"#))
         #expect(full.author?.model == Address(objectId: "a9", street: "Elm", city: nil))
         #expect(full.author?.pointer == ParsePointer(className: "Address", objectId: "a9"))
-        expectParseError(.incorrectType, path: "author", contains: "expected a Address object, found a Team") {
+        expectParseError(ParseAdapterFailure.nestedClassMismatch(expected: "Address", found: "Team"), path: "author") {
             _ = try adapter.decode(Post.self, fromREST: try rawJSON(
                 #"{"title":"Hi","rating":1,"author":{"__type":"Object","className":"Team","name":"x","members":[]}}"#))
         }
     }
 
     @Test func typeMismatchNamesClassObjectIdAndKeyPath() throws {
-        expectParseError(.incorrectType, path: "friends[0].street", contains: "Person p7") {
+        expectParseError(ParseAdapterFailure.typeMismatch(expected: "a String", found: "the integer 5"), path: "friends[0].street", contains: "Parse: Person p7: ") {
             _ = try adapter.decode(Person.self, fromREST: try rawJSON(#"""
                 {"objectId":"p7","full_name":"x","age":1,"score":1,"born":{"__type":"Date","iso":"2000-01-01T00:00:00.000Z"},
                  "tags":[],"friends":[{"street":5}],"active":false}
                 """#))
         }
-        expectParseError(nil, path: "age", contains: "missing key") {
+        expectParseError(ParseAdapterFailure.missingKey(property: "age"), path: "age") {
             _ = try adapter.decode(Person.self, fromREST: try rawJSON(#"{"full_name":"x"}"#))
         }
-        expectParseError(.incorrectType, path: "age", contains: "expected an integer") {
+        expectParseError(ParseAdapterFailure.notAnInteger(type: "Int", number: 1.5), path: "age") {
             _ = try adapter.decode(Person.self, fromREST: try rawJSON(#"{"full_name":"x","age":1.5}"#))
         }
     }
@@ -126,7 +126,7 @@ import Testing
         #expect(issues.allSatisfy { $0.className == "Post" && $0.objectId == "v1" && $0.code == .validationError })
         #expect(issues.contains { $0.message.contains("at most 10") })
         #expect(issues.contains { $0.message.contains("all capitals") })
-        expectParseError(.validationError, contains: "3 validation failures") { _ = try adapter.decode(Post.self, from: object) }
+        expectParseError(ParseAdapterFailure.validationFailures(issues.map { "\($0.path): \($0.message)" })) { _ = try adapter.decode(Post.self, from: object) }
 
         let typeErrors = try ParseObject(rest: try rawJSON(#"{"objectId":"v2","title":5,"rating":"x"}"#), className: "Post")
         let (_, found) = adapter.decodeCollectingIssues(Post.self, from: typeErrors)
@@ -169,7 +169,7 @@ import Testing
         let dispatch = ParseClassDispatch([Address.self, Team.self])
         let a = try ParseObject(rest: try rawJSON(#"{"street":"s"}"#), className: "Address")
         #expect(try dispatch.decode(a, with: adapter) as? Address == Address(objectId: nil, street: "s", city: nil))
-        expectParseError(.invalidClassName, contains: "known: Address, Team") {
+        expectParseError(ParseAdapterFailure.noModelForClass("Player", known: ["Address", "Team"])) {
             _ = try dispatch.modelType(for: try ParseObject(className: "Player"))
         }
         let byKind = ParseClassDispatch([], rule: .field("kind", ["video": VideoPost.self, "text": TextPost.self]))
@@ -177,7 +177,7 @@ import Testing
         let text = try ParseObject(rest: try rawJSON(#"{"kind":"text","body":"hi"}"#), className: "Post")
         #expect(try byKind.decode(video, with: adapter) as? VideoPost == VideoPost(objectId: nil, kind: "video", seconds: 30))
         #expect(try byKind.decode(text, with: adapter) as? TextPost == TextPost(objectId: nil, kind: "text", body: "hi"))
-        expectParseError(.incorrectType, path: "kind") {
+        expectParseError(ParseAdapterFailure.noModelForTag(field: "kind", tag: "audio", known: ["text", "video"]), path: "kind") {
             _ = try byKind.modelType(for: try ParseObject(rest: try rawJSON(#"{"kind":"audio"}"#), className: "Post"))
         }
     }
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func classNameMustMatch() throws {
-        expectParseError(.invalidClassName, contains: "from a Team object") {
+        expectParseError(ParseAdapterFailure.classMismatch(model: "Person", modelClass: "Person", found: "Team")) {
             _ = try adapter.decode(Person.self, from: try ParseObject(className: "Team"))
         }
     }

@@ -46,14 +46,14 @@ import Testing
             2_001: #"{"objectId":"c","name":"second","score":true}"#,
         ])
         for parallelism in [1, 2, 3, 8] {
-            expectParseError(.incorrectType, path: "results[1234].score", contains: "the string \"high\"") {
+            expectParseError(ParseAdapterFailure.typeMismatch(expected: "an integer", found: "the string \"high\""), path: "results[1234].score") {
                 _ = try outcome(ScoreRow.self, bytes, parallelism: parallelism).get()
             }
         }
         // A bare array names the row the same way.
         let array = scoreRows(2_500, bad: [2_400: #"{"objectId":"a","name":"x","score":1.5}"#, 1_999: "[]"], wrapper: false)
         for parallelism in [1, 2, 4] {
-            expectParseError(.incorrectType, path: "[1999]", contains: "expected a ScoreRow object, found an array") {
+            expectParseError(ParseAdapterFailure.typeMismatch(expected: "a ScoreRow object", found: "an array"), path: "[1999]") {
                 _ = try outcome(ScoreRow.self, array, parallelism: parallelism).get()
             }
         }

@@ -146,7 +146,8 @@ import Testing
             className: "Account", objectId: "a1", fields: ["props": .object(["com.apple.x": .int(1)])], checkingNames: false)
         let error = try #require(ParseNameCoding.firstProblem(in: object, policy: .parseExport))
         #expect(error.parseErrorCode == .invalidNestedKey)
-        #expect(error.message.contains("com.apple.x"))
+        #expect(error.failure(as: ParseFailure.self)
+            == .badNestedKey(problem: "nested key 'com.apple.x' contains '$' or '.', which Parse reserves", destination: "Parse export"))
         #expect(ParseNameCoding.firstProblem(in: object, policy: .unrestricted) == nil)
     }
 }

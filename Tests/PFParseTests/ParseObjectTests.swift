@@ -30,31 +30,31 @@ import Testing
         expectParseError(.invalidFieldName, path: #"["a.b"]"#) { try o.set(.int(1), forKey: "a.b") }
         expectParseError(.invalidFieldName, path: "objectId") { try o.set(.int(1), forKey: "objectId") }
         expectParseError(.invalidFieldName, path: "length") { try o.set(.int(1), forKey: "length") }
-        expectParseError(.invalidFieldName, path: "results[0].bad-key", contains: "GameScore x1") {
+        expectParseError(ParseFailure.badFieldName(problem: try #require(ParseRules.fieldNameProblem("bad-key"))), path: "results[0].bad-key", contains: "Parse: GameScore x1: ") {
             _ = try ParseExport.objects(fromJSON: Data(#"{"results":[{"objectId":"x1","bad-key":1}]}"#.utf8), className: "GameScore")
         }
-        expectParseError(.invalidNestedKey, path: #"meta["a.b"]"#) {
+        expectParseError(ParseFailure.badNestedKey(problem: "nested key 'a.b' contains '$' or '.', which Parse reserves"), path: #"meta["a.b"]"#) {
             _ = try ParseObject(rest: try rawJSON(#"{"meta":{"a.b":1}}"#), className: "GameScore")
         }
-        expectParseError(.incorrectType, path: "when", contains: "malformed Date") {
+        expectParseError(ParseFailure.dateNotISO8601("yesterday"), path: "when") {
             _ = try ParseObject(rest: try rawJSON(#"{"when":{"__type":"Date","iso":"yesterday"}}"#), className: "GameScore")
         }
-        expectParseError(.incorrectType, path: "blob") {
+        expectParseError(ParseFailure.bytesNotBase64, path: "blob") {
             _ = try ParseObject(rest: try rawJSON(#"{"blob":{"__type":"Bytes","base64":"!!"}}"#), className: "GameScore")
         }
-        expectParseError(.invalidPointer, path: "owner") {
+        expectParseError(ParseFailure.malformedPointer, path: "owner") {
             _ = try ParseObject(rest: try rawJSON(#"{"owner":{"__type":"Pointer","className":"_User"}}"#), className: "GameScore")
         }
-        expectParseError(.invalidJSON, path: "where", contains: "latitude 91.0") {
+        expectParseError(ParseFailure.badGeoPoint(problem: "GeoPoint latitude 91.0 is outside [-90, 90]"), path: "where") {
             _ = try ParseObject(rest: try rawJSON(#"{"where":{"__type":"GeoPoint","latitude":91,"longitude":0}}"#), className: "GameScore")
         }
-        expectParseError(.invalidACL, path: "ACL.*.delete") {
+        expectParseError(ParseFailure.aclUnknownPermission(key: "*", permission: "delete"), path: "ACL.*.delete") {
             _ = try ParseObject(rest: try rawJSON(#"{"ACL":{"*":{"delete":true}}}"#), className: "GameScore")
         }
-        expectParseError(.invalidClassName, contains: "no className") {
+        expectParseError(ParseFailure.noClassName) {
             _ = try ParseObject(rest: try rawJSON(#"{"score":1}"#))
         }
-        expectParseError(.incorrectType, path: "n") {
+        expectParseError(ParseFailure.integerBeyond64Bit(18_446_744_073_709_551_615), path: "n") {
             _ = try ParseObject(rest: try rawJSON(#"{"n":18446744073709551615}"#), className: "GameScore")
         }
     }
@@ -73,11 +73,11 @@ import Testing
     @Test func pointerStubsRefuseFieldReads() throws {
         let stub = try ParseObject.pointerStub(className: "_User", objectId: "TyeUpnrLdw")
         #expect(try stub.value(forKey: "objectId") == .string("TyeUpnrLdw"))
-        expectParseError(nil, path: "username", contains: "pointer stub without data") { _ = try stub.value(forKey: "username") }
+        expectParseError(ParseFailure.stubKey("username"), path: "username") { _ = try stub.value(forKey: "username") }
         #expect(ParseValue.embedded(stub).restValue == ParseValue.pointer(ParsePointer(className: "_User", objectId: "TyeUpnrLdw")).restValue)
         let comment = try ParseObject(
             rest: try rawJSON(#"{"by":{"__type":"Pointer","className":"_User","objectId":"T"}}"#), className: "Comment")
-        expectParseError(nil, path: "by.username", contains: "stub") { _ = try comment.value(forKeyPath: "by.username") }
+        expectParseError(ParseFailure.stubReadThrough(pointer: "_User/T", key: "username"), path: "by.username") { _ = try comment.value(forKeyPath: "by.username") }
     }
 
     @Test func keyPathsReachNestedValues() throws {
@@ -133,11 +133,11 @@ import Testing
         var o = try ParseObject(className: "GameScore", objectId: "g1")
         try o.set(.string("ten"), forKey: "score")
         let before = o
-        expectParseError(.incorrectType, path: "score", contains: "GameScore g1") { try o.increment("score") }
+        expectParseError(ParseFailure.operationAfterPending(operation: "Increment", pending: "Set", key: "score"), path: "score", contains: "Parse: GameScore g1: ") { try o.increment("score") }
         expectParseError(.incorrectType, path: "score") { try o.add([.int(1)], forKey: "score") }
         expectParseError(.incorrectType) { try o.addRelation([ParsePointer(className: "A", objectId: "1")], forKey: "score") }
         try o.addRelation([ParsePointer(className: "A", objectId: "1")], forKey: "rel")
-        expectParseError(.incorrectType, contains: "B") { try o.addRelation([ParsePointer(className: "B", objectId: "2")], forKey: "rel") }
+        expectParseError(ParseFailure.relationMixedClasses(key: "rel", className: "A", odd: "B/2", oddClass: "B")) { try o.addRelation([ParsePointer(className: "B", objectId: "2")], forKey: "rel") }
         o = before
         #expect(o == before)
     }

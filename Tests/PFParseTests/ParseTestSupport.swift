@@ -50,6 +50,26 @@ func expectParseError(
     }
 }
 
+/// Expects an operation to fail with a PFError made from `failure` (a Parse failure case:
+/// ``ParseFailure`` or ``ParseAdapterFailure``), at `path`, with `failure`'s Parse code;
+/// `contains` checks the rendered message only for what is not in the case (the object it names).
+func expectParseError<F: PFFailure>(
+    _ failure: F, path: String? = nil, contains text: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
+    do {
+        try body()
+        Issue.record("expected the failure \(failure)", sourceLocation: sourceLocation)
+    } catch let error as PFError {
+        #expect(error.failure(as: F.self) == failure, "\(error): \(String(describing: error.failure))", sourceLocation: sourceLocation)
+        #expect(error.format == .parse, "\(error)", sourceLocation: sourceLocation)
+        if let path { #expect(error.path?.description == path, "\(error)", sourceLocation: sourceLocation) }
+        if let text { #expect(error.description.contains(text), "\(error)", sourceLocation: sourceLocation) }
+    } catch {
+        Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
+    }
+}
+
 /// An export of `count` GameScore rows made by the benchmark's generator
 /// (`Benchmarks/data/gen_parse_export.py`).
 func generatedParseExport(_ count: Int) throws -> Data {

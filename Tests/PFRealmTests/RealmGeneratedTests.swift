@@ -124,7 +124,11 @@ import Testing
         let db = try RealmDatabase(RealmFile(bytes: w.file(top: top)))
         let loop = try #require(db.table(named: "Loop"))
         let error = try #require(throws: PFError.self) { try db.objects(of: loop) }
-        #expect(error.description.contains("cycle"), "\(error)")
+        guard case .damaged(let detail)? = error.failure(as: RealmFailure.self) else {
+            Issue.record("expected a damaged file, not \(error)")
+            return
+        }
+        #expect(detail.contains("cycle"), "\(error)")
     }
 
     @Test func versionsOutsideTheSupportedOnesFailNamingBoth() throws {
@@ -133,13 +137,39 @@ import Testing
             var b = bytes
             b[20] = version
             let error = try #require(throws: PFError.self) { try RealmFile(bytes: b) }
-            #expect(error.description.contains("version \(version) is not supported"), "\(error)")
-            #expect(error.description.contains("20, 22, 23 and 24"))
+            #expect(error.failure(as: RealmFailure.self) == .unsupportedVersion(Int(version)), "\(error)")
+            #expect(error.description.contains("20, 22, 23 and 24"), "the message names the supported versions")
         }
         let old = try Data(contentsOf: RealmFixtures.url("old-format-10"))
         let error = try #require(throws: PFError.self) { try RealmFile(bytes: [UInt8](old)) }
         #expect(error.code == .unsupported)
-        #expect(error.description.contains("version 10 is not supported"))
+        #expect(error.failure(as: RealmFailure.self) == .unsupportedVersion(10))
+    }
+
+    @Test func brokenHeadersFailWithTheirCase() throws {
+        let (bytes, _) = Self.makeFile(seed: 2, count: 3, streaming: false)
+        func failure(_ b: [UInt8]) -> RealmFailure? {
+            do {
+                _ = try RealmFile(bytes: b)
+                return nil
+            } catch { return error.failure(as: RealmFailure.self) }
+        }
+        func withTop(_ top: UInt64, slot: Int = Int(bytes[23] & 1), flags: UInt8? = nil) -> [UInt8] {
+            var b = bytes
+            for i in 0..<8 { b[slot * 8 + i] = UInt8(truncatingIfNeeded: top >> UInt64(8 * i)) }
+            if let flags { b[23] = flags }
+            return b
+        }
+        try #require(failure(bytes) == nil, "the unbroken file reads")
+        #expect(failure(Array(bytes.prefix(10))) == .shorterThanHeader(bytes: 10))
+        var unmarked = bytes
+        unmarked[16] = UInt8(ascii: "X")
+        try #require(unmarked.count % RealmEncryption.pageSize != 0)
+        #expect(failure(unmarked) == .noRealmMark(decrypted: false))
+        #expect(failure(withTop(0)) == .noTopReference)
+        #expect(failure(withTop(UInt64(bytes.count))) == .topPastEnd(top: UInt64(bytes.count), fileSize: bytes.count))
+        #expect(failure(withTop(.max, slot: 0, flags: 0)) == .streamingFooterCookie)
+        #expect(failure(Array(withTop(.max, slot: 0, flags: 0).prefix(30))) == .streamingFooterMissing)
     }
 
     static let allFixtures = RealmFixtures.readable + ["old-format-10", "java-ios-alltypes-default", "java-ios-alltypes-default-encrypted"]
