@@ -140,19 +140,28 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil)
         let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
         try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
-            for item in made {
-                for report in item.reports { record(report) }
-                guard case .success(var object) = item.object else {
-                    if case .failure(let error) = item.object { throw error }
-                    continue
+            // Read in place: iterating the array would copy each item (a retain per value it holds).
+            try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
+                for i in made.indices {
+                    try deliver(made[i], className: className, body)
                 }
-                if let moved = try movingConflicts(object, row: item.row, className: className) { object = moved }
-                learned.addFields(of: object)
-                try body(object)
             }
         }
         read.insert(className)
         if learned.classes[className] == nil { learned.classes[className] = [:] }
+    }
+
+    /// Records a made object's reports, then learns its fields and hands it to `body` (or
+    /// throws its error).
+    private func deliver(_ item: borrowing MadeObject, className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        for report in item.reports { record(report) }
+        guard case .success(var object) = item.object else {
+            if case .failure(let error) = item.object { throw error }
+            return
+        }
+        if let moved = try movingConflicts(object, row: item.row, className: className) { object = moved }
+        learned.addFields(of: object)
+        try body(object)
     }
 
     /// One row made into an object: the reports to record first, then the object (or the
