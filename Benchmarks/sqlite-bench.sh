@@ -4,7 +4,8 @@
 #   - Python: sqlite3 + plistlib.loads over the column (the one-off script a forensic user writes);
 #   - pfarchive convert DB OUT.jsonl --table item --decode-blobs (read, decode, write JSON lines);
 #   - pfarchive import DB out.sqlite --decode-blobs (read, decode, write pfarchive's SQLite store);
-# each with rows/s and peak memory (/usr/bin/time -v), and pfarchive's speed against Python's.
+# each with rows/s, CPU time (user + system) and peak memory (/usr/bin/time -v), and pfarchive's
+# speed against Python's, by the wall clock and by CPU time (pfarchive decodes on every core).
 # See Docs/SQLite.md, "Performance", and Docs/Benchmarks.md.
 #
 # usage: Benchmarks/sqlite-bench.sh [--rows N] [--work DIR] [--keep]
@@ -55,12 +56,13 @@ fi
 size=$(du -k "$db" | cut -f1)
 echo "database: $db, $rows rows, $((size / 1024)) MiB"
 
-measure() { # label, command...: prints "label seconds peakMiB"
+measure() { # label, command...: prints "label seconds peakMiB cpuSeconds" (CPU: user + system)
     label=$1; shift
     /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt" | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
     peak=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
-    echo "$label $wall $((peak / 1024))"
+    cpu=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { print s }' "$work/time.txt")
+    echo "$label $wall $((peak / 1024)) $cpu"
 }
 
 py=$(measure python "$python" -c '
@@ -81,12 +83,12 @@ lines=$(wc -l < "$work/out.jsonl")
 echo "$py
 $cv
 $im" | awk -v rows="$rows" '
-    { t[$1] = $2; m[$1] = $3 }
+    { t[$1] = $2; m[$1] = $3; c[$1] = $4 }
     END {
-        printf "%-48s %10s %12s %10s\n", "", "seconds", "rows/s", "peak MiB"
-        printf "%-48s %10.2f %12.0f %10d\n", "Python sqlite3 + plistlib.loads (decode only)", t["python"], rows / t["python"], m["python"]
-        printf "%-48s %10.2f %12.0f %10d\n", "pfarchive convert --table --decode-blobs", t["convert"], rows / t["convert"], m["convert"]
-        printf "%-48s %10.2f %12.0f %10d\n", "pfarchive import --decode-blobs (into .sqlite)", t["import"], rows / t["import"], m["import"]
-        printf "convert is %.1fx Python; import is %.1fx Python (goal: 5x); peak memory %s\n", t["python"] / t["convert"], t["python"] / t["import"], (m["convert"] < 200 && m["import"] < 200) ? "under 200 MB" : "OVER 200 MB"
+        printf "%-48s %10s %12s %10s %10s\n", "", "seconds", "rows/s", "CPU s", "peak MiB"
+        printf "%-48s %10.2f %12.0f %10.2f %10d\n", "Python sqlite3 + plistlib.loads (decode only)", t["python"], rows / t["python"], c["python"], m["python"]
+        printf "%-48s %10.2f %12.0f %10.2f %10d\n", "pfarchive convert --table --decode-blobs", t["convert"], rows / t["convert"], c["convert"], m["convert"]
+        printf "%-48s %10.2f %12.0f %10.2f %10d\n", "pfarchive import --decode-blobs (into .sqlite)", t["import"], rows / t["import"], c["import"], m["import"]
+        printf "wall clock: convert is %.1fx Python, import %.1fx (goal: 5x); CPU time (user + system): convert %.1fx, import %.1fx; peak memory %s\n", t["python"] / t["convert"], t["python"] / t["import"], c["python"] / c["convert"], c["python"] / c["import"], (m["convert"] < 200 && m["import"] < 200) ? "under 200 MB" : "OVER 200 MB"
     }'
 [ "$keep" = yes ] || rm -rf "$work/out.jsonl" "$work/out.sqlite"

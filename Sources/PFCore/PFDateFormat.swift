@@ -27,10 +27,42 @@ public enum PFDateFormat {
         let (y, m, d) = civilFromDays(daysSinceEpoch)
         let secondsOfDay = msOfDay / 1000
         let ms = msOfDay % 1000
-        var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
-        out += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
-        if fractionDigits > 0 { out += "." + pad(ms, 3) }
-        return out + "Z"
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ` written into one buffer (the range check above keeps the
+        // year within 1...9999): every date written to JSON or a store goes through here, and
+        // joining a dozen small strings cost more than the rest of a row's value.
+        guard y >= 0, y <= 9999 else {  // only if rounding at the range's edges carried the year
+            var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
+            out += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
+            if fractionDigits > 0 { out += "." + pad(ms, 3) }
+            return out + "Z"
+        }
+        let length = fractionDigits > 0 ? 24 : 20
+        return String(unsafeUninitializedCapacity: length) { out in
+            func put(_ value: Int, _ width: Int, at start: Int) {
+                var v = value
+                for i in stride(from: start + width - 1, through: start, by: -1) {
+                    out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+                    v /= 10
+                }
+            }
+            put(y, 4, at: 0)
+            out[4] = UInt8(ascii: "-")
+            put(m, 2, at: 5)
+            out[7] = UInt8(ascii: "-")
+            put(d, 2, at: 8)
+            out[10] = UInt8(ascii: "T")
+            put(secondsOfDay / 3600, 2, at: 11)
+            out[13] = UInt8(ascii: ":")
+            put(secondsOfDay / 60 % 60, 2, at: 14)
+            out[16] = UInt8(ascii: ":")
+            put(secondsOfDay % 60, 2, at: 17)
+            if fractionDigits > 0 {
+                out[19] = UInt8(ascii: ".")
+                put(ms, 3, at: 20)
+            }
+            out[length - 1] = UInt8(ascii: "Z")
+            return length
+        }
     }
 
     /// Parses ISO 8601 date-time text: `YYYY-MM-DDTHH:MM:SS` with an optional fraction of any

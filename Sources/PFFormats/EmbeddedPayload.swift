@@ -423,6 +423,11 @@ extension EmbeddedPayload {
             case .array(let items):
                 var out: [PFValue]?
                 for (i, item) in items.enumerated() {
+                    // A scalar never changes: it costs its node, and no path is made for it.
+                    guard item.mayHoldPayload else {
+                        budget.nodes -= min(1, budget.nodes)
+                        continue
+                    }
                     guard let changed = expanded(item, depth: depth + 1, path: path.appending(index: i)) else { continue }
                     if out == nil { out = items }
                     out?[i] = changed
@@ -431,6 +436,10 @@ extension EmbeddedPayload {
             case .dictionary(let members):
                 var out: OrderedDictionary<String, PFValue>?
                 for (i, member) in members.values.enumerated() {
+                    guard member.mayHoldPayload else {
+                        budget.nodes -= min(1, budget.nodes)
+                        continue
+                    }
                     let key = members.keys[i]
                     guard let changed = expanded(member, depth: depth + 1, path: path.appending(key: key)) else { continue }
                     if out == nil { out = members }
@@ -449,5 +458,16 @@ extension EmbeddedPayload {
         var message: String
         var code: PFError.Code
         var keyedClaim: Bool
+    }
+}
+
+extension PFValue {
+    /// Whether ``EmbeddedPayload/Walker/expanded(_:depth:path:)`` may change the value: data,
+    /// or a container that may hold some.
+    fileprivate var mayHoldPayload: Bool {
+        switch self {
+        case .data, .array, .dictionary: true
+        default: false
+        }
     }
 }

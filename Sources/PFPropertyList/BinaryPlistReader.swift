@@ -80,6 +80,11 @@ public struct BinaryPlistReader: Sendable {
     /// - Parameter bytes: the start of a file (or all of it).
     /// - Returns: `true` when the first eight bytes are `bplist00`.
     public static func hasMagic(_ bytes: Data) -> Bool {
-        bytes.count >= BinaryPlistLayout.headerSize && bytes.prefix(BinaryPlistLayout.headerSize).elementsEqual(BinaryPlistLayout.magic)
+        // One 8-byte load: every blob of a database is asked this first.
+        guard bytes.count >= BinaryPlistLayout.headerSize else { return false }
+        return bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } == magicWord
     }
+
+    /// `bplist00` as one native-endian word.
+    private static let magicWord: UInt64 = BinaryPlistLayout.magic.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
 }

@@ -52,6 +52,9 @@ struct BinaryPlistScanner: ~Copyable {
         nodeCounts.initialize(repeating: 0, count: n)
         self.keyHashes = .allocate(capacity: n)
         keyHashes.initialize(repeating: 0, count: n)
+        // One allocation for the key hashes of a typical file's dictionaries, instead of
+        // regrowing from empty for every small plist (a database holds one per row).
+        keyScratch.reserveCapacity(min(n, 64))
     }
 
     deinit {
@@ -149,7 +152,7 @@ struct BinaryPlistScanner: ~Copyable {
         var allASCII = true
         let base = keyScratch.count
         // Nested dictionaries push their hashes after ours and pop them before we go on.
-        defer { keyScratch.removeSubrange(base...) }
+        defer { keyScratch.removeLast(keyScratch.count - base) }
         for i in 0..<n {
             let keyRef = try objectRef(at: start + i * refSize)
             let valueRef = try objectRef(at: valuesStart + i * refSize)

@@ -174,33 +174,56 @@ extension SQLiteDatabase {
     ///   ``Options/strict``, the first payload or date that cannot be read
     ///   (``SQLiteSourceFailure/undecodable(file:table:objectId:column:reason:)``); what `body` throws.
     public func forEachRow(of tableName: String, batchSize: Int = 256, _ body: (SQLiteRow) throws(PFError) -> Void) throws(PFError) {
+        // Without decoding a row costs little to make: one thread makes them while this one
+        // runs `body`.
+        let workers = options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        try forEachBatch(of: tableName, batchSize: batchSize, workers: workers, transform: { $0 }) { (rows: [SQLiteRow]) throws(PFError) in
+            for row in rows { try body(row) }
+        }
+    }
+
+    /// Reads a table a batch of rows at a time, turns each batch into an output with
+    /// `transform` on every core (rows are made there too: payloads decoded), and calls
+    /// `body` with the outputs in key order on this thread, so what `body` sees is exactly
+    /// what a serial loop gives and memory holds a few batches.
+    ///
+    /// This is how a caller does its own per-row work (writing a JSON line, building an
+    /// object) in parallel as well: `transform` runs on several threads at once.
+    /// - Parameters:
+    ///   - tableName: the table.
+    ///   - batchSize: rows read from SQLite at a time.
+    ///   - workers: threads running `transform` at once (default: the processor count).
+    ///   - transform: turns a batch of rows, in key order, into an output.
+    ///   - body: called with each batch's output, in key order.
+    /// - Throws: as ``forEachRow(of:batchSize:_:)``; the error of the first failing batch in
+    ///   key order (after the outputs before it were handed to `body`); what `transform` or
+    ///   `body` throws.
+    public func forEachBatch<Output: Sendable>(
+        of tableName: String, batchSize: Int = 256, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        transform: @escaping @Sendable ([SQLiteRow]) throws(PFError) -> Output,
+        _ body: (Output) throws(PFError) -> Void
+    ) throws(PFError) {
         let table = try known(tableName)
         let (sql, leading) = query(table)
         let cursor = try connection.cursor(sql, context: "\(url.lastPathComponent): reading \(table.name)")
         defer { cursor.finish() }
         let mixed = options.textForMixedColumns ? try mixedColumns(of: tableName) : []
         let reader = RowReader(database: self, table: table, leading: leading, mixed: mixed)
-        // Rows are turned into objects (payloads decoded) on every core, a batch per task, and
-        // handed to `body` in key order on this thread: memory holds a few batches.
-        let workers = options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
-        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), [SQLiteRow], PFError>(workers: workers) { batch throws(PFError) in
+        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), Output, PFError>(workers: max(1, workers)) { batch throws(PFError) in
             var out: [SQLiteRow] = []
             out.reserveCapacity(batch.rows.count)
             for (i, raw) in batch.rows.enumerated() { out.append(try reader.read(raw, ordinal: batch.first + Int64(i))) }
-            return out
-        }
-        func deliver(_ rows: [SQLiteRow]) throws(PFError) {
-            for row in rows { try body(row) }
+            return try transform(out)
         }
         var ordinal: Int64 = 1
         do throws(PFError) {
             while true {
                 let rows = try cursor.next(upTo: batchSize)
                 if rows.isEmpty { break }
-                try map.submit((rows, ordinal), deliver: deliver)
+                try map.submit((rows, ordinal), deliver: body)
                 ordinal += Int64(rows.count)
             }
-            try map.finish(deliver: deliver)
+            try map.finish(deliver: body)
         } catch {
             map.cancel()
             throw error

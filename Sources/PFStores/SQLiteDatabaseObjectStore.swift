@@ -130,45 +130,109 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
 
     /// Streams a table's rows as objects. A decoded payload that a Parse object cannot hold
     /// is kept as stored, with a report (an error with `strict`).
+    ///
+    /// Rows become objects on every core, a batch at a time; this thread learns the schema
+    /// and calls `body` in key order, so reports, errors and objects come exactly as from a
+    /// serial loop.
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
-        let tableName = table(ofClass: className)
-        try database.forEachRow(of: tableName) { (row: SQLiteRow) throws(PFError) in
-            for report in row.reports { record(report) }
-            var row = row
-            if renamesTables { renamePointerTargets(in: &row) }
-            var object: ParseObject
-            var used = row
-            do throws(PFError) {
-                object = try Self.object(row, className: className)
-            } catch {
-                guard !row.originals.isEmpty else { throw located(error, className: className, id: row.objectId) }
-                // A decoded payload a Parse object cannot hold: keep what was stored.
-                var plain = row
-                for (field, stored) in row.originals { plain.fields[field] = stored }
-                let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
-                for field in row.originals.keys.sorted() {
-                    let report = SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message)
-                    if database.options.strict {
-                        throw PFError(
-                            SQLiteSourceFailure.undecodable(
-                                file: database.url.lastPathComponent, table: tableName, objectId: row.objectId, column: field, reason: message),
-                            format: .sqlite)
-                    }
-                    record(report)
-                }
-                used = plain
-                do throws(PFError) {
-                    object = try Self.object(plain, className: className)
-                } catch {
-                    throw located(error, className: className, id: row.objectId)
+        let maker = ObjectMaker(
+            tableName: table(ofClass: className), className: className, file: database.url.lastPathComponent,
+            strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil)
+        let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
+            // Read in place: iterating the array would copy each item (a retain per value it holds).
+            try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
+                for i in made.indices {
+                    try deliver(made[i], className: className, body)
                 }
             }
-            if let moved = try movingConflicts(object, row: used, className: className) { object = moved }
-            learned.addFields(of: object)
-            try body(object)
         }
         read.insert(className)
         if learned.classes[className] == nil { learned.classes[className] = [:] }
+    }
+
+    /// Records a made object's reports, then learns its fields and hands it to `body` (or
+    /// throws its error).
+    private func deliver(_ item: borrowing MadeObject, className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+        for report in item.reports { record(report) }
+        guard case .success(var object) = item.object else {
+            if case .failure(let error) = item.object { throw error }
+            return
+        }
+        if let moved = try movingConflicts(object, row: item.row, className: className) { object = moved }
+        learned.addFields(of: object)
+        try body(object)
+    }
+
+    /// One row made into an object: the reports to record first, then the object (or the
+    /// error to throw), and the row it was made from (as stored where a decoded payload did
+    /// not fit).
+    struct MadeObject: Sendable {
+        var reports: [SQLiteRowReport]
+        var object: Result<ParseObject, PFError>
+        var row: SQLiteRow
+    }
+
+    /// Turns rows of one table into objects; what it needs of the store, so it runs on any
+    /// thread.
+    struct ObjectMaker: Sendable {
+        let tableName: String
+        let className: String
+        let file: String
+        let strict: Bool
+        /// The class names of tables, when some differ from the table's name.
+        let classNameOfTable: [String: String]?
+
+        /// The objects of a batch of rows, in order; stops after the first error.
+        @Sendable func objects(_ rows: [SQLiteRow]) -> [MadeObject] {
+            var out: [MadeObject] = []
+            out.reserveCapacity(rows.count)
+            for row in rows {
+                let made = object(row)
+                out.append(made)
+                if case .failure = made.object { break }
+            }
+            return out
+        }
+
+        func object(_ row: SQLiteRow) -> MadeObject {
+            var made = MadeObject(reports: row.reports, object: .failure(PFError(.invalidValue, format: .sqlite, "")), row: row)
+            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &made.row, classNameOfTable) }
+            do throws(PFError) {
+                made.object = .success(try SQLiteDatabaseObjectStore.object(made.row, className: className))
+                return made
+            } catch {
+                guard !made.row.originals.isEmpty else {
+                    made.object = .failure(located(error, id: row.objectId))
+                    return made
+                }
+                // A decoded payload a Parse object cannot hold: keep what was stored.
+                var plain = made.row
+                for (field, stored) in made.row.originals { plain.fields[field] = stored }
+                let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
+                for field in made.row.originals.keys.sorted() {
+                    if strict {
+                        made.object = .failure(
+                            PFError(
+                                SQLiteSourceFailure.undecodable(file: file, table: tableName, objectId: row.objectId, column: field, reason: message),
+                                format: .sqlite))
+                        return made
+                    }
+                    made.reports.append(SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message))
+                }
+                made.row = plain
+                do throws(PFError) {
+                    made.object = .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
+                } catch {
+                    made.object = .failure(located(error, id: row.objectId))
+                }
+                return made
+            }
+        }
+
+        func located(_ error: PFError, id: String) -> PFError {
+            SQLiteDatabaseObjectStore.located(error, file: file, className: className, id: id)
+        }
     }
 
     /// The object with each field whose value is of another type than the field's first
@@ -197,7 +261,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     }
 
     /// Points the row's Pointers at their tables' class names.
-    private func renamePointerTargets(in row: inout SQLiteRow) {
+    static func renamePointerTargets(in row: inout SQLiteRow, _ classNameOfTable: [String: String]) {
         for (key, value) in row.fields {
             guard case .dictionary(var pointer) = value, pointer["__type"] == .string("Pointer"),
                 case .string(let target)? = pointer["className"], let renamed = classNameOfTable[target], renamed != target
@@ -215,11 +279,15 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {
+        Self.located(error, file: database.url.lastPathComponent, className: className, id: id)
+    }
+
+    static func located(_ error: PFError, file: String, className: String, id: String) -> PFError {
         var e = error
         e.format = .sqlite
         let object = "\(className) \(id): "
         if e.message.hasPrefix(object) { e.message.removeFirst(object.count) }
-        e.message = "\(database.url.lastPathComponent): \(object)\(e.message)"
+        e.message = "\(file): \(object)\(e.message)"
         return e
     }
 

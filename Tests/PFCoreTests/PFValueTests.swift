@@ -76,6 +76,17 @@ import Testing
         #expect(PFDateFormat.parseISO8601("2011-06-10T18:33:42+02:00") == Date(timeIntervalSince1970: 1_307_730_822 - 7200))
     }
 
+    @Test func isoDatesAreZeroPaddedAtTheEdgesOfTheirRange() {
+        // The first and last seconds of years 1–9999, with and without milliseconds.
+        #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: -62_135_596_799)) == "0001-01-01T00:00:01Z")
+        #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: -62_135_596_799.993)) == "0001-01-01T00:00:00.007Z")
+        #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: 253_402_300_799.5)) == "9999-12-31T23:59:59.500Z")
+        #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: 253_402_300_799.5)) == "9999-12-31T23:59:59Z")
+        #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: 253_402_300_800)) == nil)
+        #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: .nan)) == nil)
+    }
+
     @Test func generatedTreesEqualThemselves() async {
         await propertyCheck(count: 50, input: ValueGen.tree()) { value in
             #expect(value == value)

@@ -83,6 +83,30 @@ enum SQLiteInput {
     /// One row as one line of JSON lines: `{"objectId": …, fields…}` in Parse's REST shape,
     /// written by PFJSON's writer (compact, typed values), then a newline. The one place
     /// `convert --table` makes a line.
+    /// A batch of rows as JSON lines: the lines, the rows' reports, and the error of the
+    /// first row that could not be written (the lines and reports are those before it).
+    struct JSONLinesBatch: Sendable {
+        var lines: [UInt8] = []
+        var reports: [SQLiteRowReport] = []
+        var failure: PFError?
+    }
+
+    /// Makes the lines of a batch of rows (run on several threads at once).
+    @Sendable static func jsonLines(_ rows: [SQLiteRow]) -> JSONLinesBatch {
+        var batch = JSONLinesBatch()
+        batch.lines.reserveCapacity(rows.count * 256)
+        for row in rows {
+            batch.reports.append(contentsOf: row.reports)
+            do throws(PFError) {
+                try appendJSONLine(row, to: &batch.lines)
+            } catch {
+                batch.failure = error
+                break
+            }
+        }
+        return batch
+    }
+
     static func appendJSONLine(_ row: SQLiteRow, to buffer: inout [UInt8]) throws(PFError) {
         var object = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
         object["objectId"] = .string(row.objectId)
@@ -194,9 +218,12 @@ extension Convert {
         do {
             var failure: Error?
             do {
-                try db.forEachRow(of: table) { (row: SQLiteRow) throws(PFError) in
-                    row.reports.forEach(reporter.report)
-                    try SQLiteInput.appendJSONLine(row, to: &buffer)
+                // Lines are made on every core, a batch at a time; this thread prints the
+                // warnings and writes the lines in key order.
+                try db.forEachBatch(of: table, transform: SQLiteInput.jsonLines) { (batch: SQLiteInput.JSONLinesBatch) throws(PFError) in
+                    batch.reports.forEach(reporter.report)
+                    buffer.append(contentsOf: batch.lines)
+                    if let error = batch.failure { throw error }
                     if buffer.count >= 1 << 20 {
                         do { try flush() } catch { failure = error; throw PFError(.io, format: .output, "") }
                     }
