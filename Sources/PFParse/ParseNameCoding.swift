@@ -378,33 +378,39 @@ extension ParseNameCoding {
                       key: policy.nestedKeys == .unrestricted ? nil : { decodeNestedKey($0, policy: policy) })
     }
 
+    /// The object with its names recoded. Nothing is copied until a name or nested key
+    /// actually changes: an object the destination holds as it is (nearly every one) comes
+    /// back untouched, its dictionaries shared.
     private static func recode(
         _ object: ParseObject, tally: inout ParseNameTally, name: (String, String) -> String, key: ((String) -> String)?
     ) -> ParseObject {
-        var changed = false
+        let fields = object.fields
+        // Filled from the first field that changes on (with the fields before it, as they are).
+        var keys: [String]?
+        var values: [ParseValue]?
         var renamed: [String: String] = [:]
-        var keys: [String] = []
-        var values: [ParseValue] = []
-        keys.reserveCapacity(object.fields.count)
-        values.reserveCapacity(object.fields.count)
-        for (field, value) in object.fields {
+        for i in fields.elements.indices {
+            let field = fields.keys[i]
+            let value = fields.values[i]
             let stored = name(field, object.className)
             if stored != field {
-                changed = true
                 renamed[field] = stored
                 tally.field(field, storedAs: stored, className: object.className)
             }
             var count = 0
-            if let key, let new = recode(value, key: key, name: name, count: &count) {
-                changed = true
-                values.append(new)
-                tally.nestedKeys(count, field: field, className: object.className)
-            } else {
-                values.append(value)
+            let new = key.flatMap { recode(value, key: $0, name: name, count: &count) }
+            if new != nil { tally.nestedKeys(count, field: field, className: object.className) }
+            if keys == nil {
+                guard stored != field || new != nil else { continue }
+                keys = Array(fields.keys[..<i])
+                values = Array(fields.values[..<i])
+                keys?.reserveCapacity(fields.count)
+                values?.reserveCapacity(fields.count)
             }
-            keys.append(stored)
+            keys?.append(stored)
+            values?.append(new ?? value)
         }
-        guard changed else { return object }
+        guard let keys, let values else { return object }
         var copy = object
         // Two originals share an encoding only when two shortened names hash alike; the
         // store's table of originals then refuses the pair (never a trap here).
@@ -413,26 +419,31 @@ extension ParseNameCoding {
         return copy
     }
 
-    /// A value with its nested keys recoded, or `nil` when none changes.
+    /// A value with its nested keys recoded, or `nil` when none changes (then nothing was
+    /// copied: the common case costs one look at each key).
     private static func recode(
         _ value: ParseValue, key: (String) -> String, name: (String, String) -> String, count: inout Int
     ) -> ParseValue? {
         switch value {
         case .object(let d):
-            var changed = false
-            var out = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
-            for (k, member) in d {
+            // Filled from the first member that changes on (with the members before it).
+            var out: OrderedDictionary<String, ParseValue>?
+            for i in d.elements.indices {
+                let k = d.keys[i]
+                let member = d.values[i]
                 // `__type` marks a typed value in REST JSON; it is not a name of the data.
                 let newKey = k == "__type" ? k : key(k)
-                if newKey != k { changed = true; count += 1 }
-                if let new = recode(member, key: key, name: name, count: &count) {
-                    changed = true
-                    out[newKey] = new
-                } else {
-                    out[newKey] = member
+                if newKey != k { count += 1 }
+                let new = recode(member, key: key, name: name, count: &count)
+                if out == nil {
+                    guard newKey != k || new != nil else { continue }
+                    var head = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
+                    for j in d.elements.indices[..<i] { head[d.keys[j]] = d.values[j] }
+                    out = head
                 }
+                out?[newKey] = new ?? member
             }
-            return changed ? .object(out) : nil
+            return out.map { .object($0) }
         case .array(let items):
             var out: [ParseValue]?
             for (i, item) in items.enumerated() {
