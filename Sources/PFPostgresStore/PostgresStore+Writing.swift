@@ -379,9 +379,15 @@ extension PostgresStore {
         guard var layout = transaction?.layouts[className] else { throw notBegun() }
         try settlePointerTargets(objects, layout: &layout)
 
-        // The last object with an id wins, as a later write replaces an earlier one.
+        // The last object with an id wins, as a later write replaces an earlier one: `order`
+        // holds each objectId once, where it first came, and `picks` the index in `objects` of
+        // its last object (indices, not copies of the objects: a copy retains every field).
         var order: [String] = []
-        var byId: [String: ParseObject] = [:]
+        var picks: [Int] = []
+        var slots: [String: Int] = [:]
+        order.reserveCapacity(objects.count)
+        picks.reserveCapacity(objects.count)
+        slots.reserveCapacity(objects.count)
         for (i, object) in objects.enumerated() {
             guard object.className == className else {
                 throw PFError(.usage, format: StoreFormat.name, "\(location): object \(i) of a \(className) batch is a \(object.className)")
@@ -394,7 +400,13 @@ extension PostgresStore {
             guard id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
                 throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) objectId '\(id.prefix(40))…' is longer than parse-server's 120 characters or holds U+0000")
             }
-            if byId.updateValue(object, forKey: id) == nil { order.append(id) }
+            if let slot = slots.updateValue(order.count, forKey: id) {
+                slots[id] = slot
+                picks[slot] = i
+            } else {
+                order.append(id)
+                picks.append(i)
+            }
         }
 
         var columns = ClassLayout.baseColumns
@@ -415,7 +427,7 @@ extension PostgresStore {
             transaction?.layouts[className] = layout
         }
         if writeMethod == .copy {
-            try copy(order, byId, className: className, plans: plans, numbers: &numbers, mergeTail: tail)
+            try copy(order, picks, objects, className: className, plans: plans, numbers: &numbers, mergeTail: tail)
             return
         }
         let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
@@ -428,8 +440,8 @@ extension PostgresStore {
             var tuples: [String] = []
             tuples.reserveCapacity(end - start)
             var parameter = 0
-            for id in order[start..<end] {
-                guard let object = byId[id] else { continue }
+            for (id, pick) in zip(order[start..<end], picks[start..<end]) {
+                let object = objects[pick]
                 var placeholders: [String] = []
                 for (i, plan) in plans.enumerated() {
                     switch try cell(object, plan, numbers: &numbers[i], className: className) {
@@ -492,7 +504,7 @@ extension PostgresStore {
     /// open for these columns; a staging table that is full, or already holds one of the
     /// objectIds, is merged first.
     private func copy(
-        _ order: [String], _ byId: [String: ParseObject], className: String, plans: [ColumnPlan],
+        _ order: [String], _ picks: [Int], _ objects: [ParseObject], className: String, plans: [ColumnPlan],
         numbers: inout [NumberKind?], mergeTail: String
     ) throws(PFError) {
         var columns = OrderedDictionary<String, ColumnKind>()
@@ -527,8 +539,8 @@ extension PostgresStore {
         var buffer = ByteBufferAllocator().buffer(capacity: 320 * order.count)
         var json: [UInt8] = []
         json.reserveCapacity(1_024)
-        for id in order {
-            guard let object = byId[id] else { continue }
+        for (id, pick) in zip(order, picks) {
+            let object = objects[pick]
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
             for i in plans.indices {
                 func tooLong() -> PFError {
