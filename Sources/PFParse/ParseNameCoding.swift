@@ -360,7 +360,19 @@ extension ParseNameCoding {
     ///   - tally: where encoded names are counted.
     /// - Returns: the object as the destination can hold it (the same object when nothing changes).
     public static func encode(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject {
-        if policy.isUnrestricted { return object }
+        encodedIfChanged(object, policy: policy, tally: &tally) ?? object
+    }
+
+    /// An object with every field name and nested key the policy forbids encoded, or `nil`
+    /// when it has none: a writer then keeps the object it has (and its array of objects)
+    /// instead of a copy.
+    /// - Parameters:
+    ///   - object: the object, with its original names.
+    ///   - policy: the destination's rules.
+    ///   - tally: where encoded names are counted.
+    /// - Returns: the object as the destination can hold it, or `nil` when that is `object`.
+    public static func encodedIfChanged(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject? {
+        if policy.isUnrestricted { return nil }
         return recode(object, tally: &tally, name: { name, className in encodeField(name, policy: policy, className: className) },
                       key: policy.nestedKeys == .unrestricted ? nil : { encodeNestedKey($0, policy: policy) })
     }
@@ -375,15 +387,15 @@ extension ParseNameCoding {
         if policy.isUnrestricted { return object }
         var ignored = ParseNameTally()
         return recode(object, tally: &ignored, name: { name, _ in decodeField(name, policy: policy, originals: originals) },
-                      key: policy.nestedKeys == .unrestricted ? nil : { decodeNestedKey($0, policy: policy) })
+                      key: policy.nestedKeys == .unrestricted ? nil : { decodeNestedKey($0, policy: policy) }) ?? object
     }
 
-    /// The object with its names recoded. Nothing is copied until a name or nested key
-    /// actually changes: an object the destination holds as it is (nearly every one) comes
-    /// back untouched, its dictionaries shared.
+    /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
+    /// a name or nested key actually changes: for an object the destination holds as it is
+    /// (nearly every one) nothing is built at all.
     private static func recode(
         _ object: ParseObject, tally: inout ParseNameTally, name: (String, String) -> String, key: ((String) -> String)?
-    ) -> ParseObject {
+    ) -> ParseObject? {
         let fields = object.fields
         // Filled from the first field that changes on (with the fields before it, as they are).
         var keys: [String]?
@@ -410,7 +422,7 @@ extension ParseNameCoding {
             keys?.append(stored)
             values?.append(new ?? value)
         }
-        guard let keys, let values else { return object }
+        guard let keys, let values else { return nil }
         var copy = object
         // Two originals share an encoding only when two shortened names hash alike; the
         // store's table of originals then refuses the pair (never a trap here).
@@ -457,7 +469,7 @@ extension ParseNameCoding {
             var inner = ParseNameTally()
             let new = withoutActuallyEscaping(key) { key in recode(object, tally: &inner, name: name, key: key) }
             count += inner.encodedFields + inner.encodedNestedKeys
-            return inner.isEmpty ? nil : .embedded(new)
+            return new.map { .embedded($0) }
         default:
             return nil
         }

@@ -177,15 +177,20 @@ extension PostgresStore {
         guard transaction != nil else { throw notBegun() }
         var tally = transaction?.tally ?? ParseNameTally()
         // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
-        // and the schema); reading adds them to every object again.
-        let stored = try objects.map { (object) throws(PFError) -> ParseObject in
-            // Most objects have no Relation field: no copy of their fields then.
+        // and the schema); reading adds them to every object again. Most objects have no
+        // Relation field and no name to encode: the batch is then written as it came, no copy
+        // of it (a copy of an object retains every field, and releases them all again after).
+        var copied: [ParseObject]?
+        for (i, object) in objects.enumerated() {
             let hasRelation = object.fields.values.contains { if case .relation = $0 { return true } else { return false } }
-            let kept = !hasRelation ? object : try object.replacingFields(
+            let kept = !hasRelation ? nil : try object.replacingFields(
                 object.fields.filter { if case .relation = $0.value { return false } else { return true } })
-            return ParseNameCoding.encode(kept, policy: namePolicy, tally: &tally)
+            guard let changed = ParseNameCoding.encodedIfChanged(kept ?? object, policy: namePolicy, tally: &tally) ?? kept else { continue }
+            if copied == nil { copied = objects }
+            copied?[i] = changed
         }
         transaction?.tally = tally
+        let stored = copied ?? objects
         try rollingBack { () throws(PFError) in try insert(stored, className: className) }
     }
 
@@ -367,8 +372,10 @@ extension PostgresStore {
         let known = transaction?.layouts[className]?.fields ?? [:]
         var newFields = OrderedDictionary<String, ParseSchema.Field>()
         for object in objects {
-            for (name, value) in object.fields where known[name] == nil && newFields[name] == nil {
-                if let field = ParseSchema.fieldType(of: value) { newFields[name] = field }
+            // By index: only a new field's value is looked at (copying each retains it).
+            let fields = object.fields
+            for i in fields.keys.indices where known[fields.keys[i]] == nil && newFields[fields.keys[i]] == nil {
+                if let field = ParseSchema.fieldType(of: fields.values[i]) { newFields[fields.keys[i]] = field }
             }
         }
         if transaction?.layouts[className] == nil || !newFields.isEmpty {
