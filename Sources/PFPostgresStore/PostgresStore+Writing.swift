@@ -74,8 +74,8 @@ enum CellValue {
     case null, text(String), bool(Bool), double(Double), timestamp(Date)
     /// `_rperm` (`write` false) or `_wperm`: the ACL's keys that may read (write), as `text[]`.
     case acl(ParseACL, write: Bool)
-    /// A `jsonb` value.
-    case json(PFValue)
+    /// A `jsonb` value: its REST form (``PostgresJSON``).
+    case json(ParseValue)
     /// A GeoPoint: x is the longitude, y the latitude.
     case point(x: Double, y: Double)
     /// A Polygon's vertices (at least one).
@@ -458,7 +458,7 @@ extension PostgresStore {
                     case .double(let d): binds.append(d)
                     case .timestamp(let d): binds.append(d)
                     case .acl(let acl, let write): binds.append(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key))
-                    case .json(let v): binds.append(try PostgresJSON.text(v, what: "\(location): \(className) '\(id)' field \(plan.column)"))
+                    case .json(let v): binds.append(try PostgresJSON.text(v.restValue, what: "\(location): \(className) '\(id)' field \(plan.column)"))
                     case .point(let x, let y): binds.append("(\(Self.float(x)),\(Self.float(y)))")
                     case .polygon(let p): binds.append("(" + p.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
                     }
@@ -569,7 +569,9 @@ extension PostgresStore {
                     guard CopyBinary.appendACL(acl, write: write, to: &buffer) else { throw tooLong() }
                 case .json(let v):
                     json.removeAll(keepingCapacity: true)
-                    try PostgresJSON.write(v, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    if !PostgresJSON.appendPlain(v, into: &json) {
+                        try PostgresJSON.write(v.restValue, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    }
                     guard CopyBinary.appendJSONB(json, to: &buffer) else { throw tooLong() }
                 case .point(let x, let y): CopyBinary.appendPoint(x: x, y: y, to: &buffer)
                 case .polygon(let p):
@@ -668,7 +670,7 @@ extension PostgresStore {
         case .date(let d): return .timestamp(d)
         case .pointer, .embedded:
             guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
-            if plan.multiClass { return .json(ParseValue.pointer(pointer).restValue) }
+            if plan.multiClass { return .json(.pointer(pointer)) }
             if let target = plan.targetClass, target != pointer.className {
                 throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
             }
@@ -679,7 +681,7 @@ extension PostgresStore {
             guard !p.coordinates.isEmpty else { throw fail("is a polygon without points") }
             return .polygon(p.coordinates)
         case .object, .array, .bytes:
-            return .json(value.restValue)
+            return .json(value)
         case .relation, .null:
             return .null
         }
