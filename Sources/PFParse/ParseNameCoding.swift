@@ -373,8 +373,7 @@ extension ParseNameCoding {
     /// - Returns: the object as the destination can hold it, or `nil` when that is `object`.
     public static func encodedIfChanged(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject? {
         if policy.isUnrestricted { return nil }
-        return recode(object, tally: &tally, name: { name, className in encodeField(name, policy: policy, className: className) },
-                      key: policy.nestedKeys == .unrestricted ? nil : { encodeNestedKey($0, policy: policy) })
+        return recode(object, tally: &tally, .encode(policy))
     }
 
     /// An object read from a store written with `policy`, with its original names.
@@ -386,16 +385,42 @@ extension ParseNameCoding {
     public static func decode(_ object: ParseObject, policy: ParseNamePolicy, originals: [String: String] = [:]) -> ParseObject {
         if policy.isUnrestricted { return object }
         var ignored = ParseNameTally()
-        return recode(object, tally: &ignored, name: { name, _ in decodeField(name, policy: policy, originals: originals) },
-                      key: policy.nestedKeys == .unrestricted ? nil : { decodeNestedKey($0, policy: policy) }) ?? object
+        return recode(object, tally: &ignored, .decode(policy, originals: originals)) ?? object
     }
 
     /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
     /// a name or nested key actually changes: for an object the destination holds as it is
     /// (nearly every one) nothing is built at all.
-    private static func recode(
-        _ object: ParseObject, tally: inout ParseNameTally, name: (String, String) -> String, key: ((String) -> String)?
-    ) -> ParseObject? {
+    /// Which way names are recoded (no closures: one made per call cost an allocation per
+    /// nested value).
+    private enum Recoding {
+        case encode(ParseNamePolicy)
+        case decode(ParseNamePolicy, originals: [String: String])
+
+        /// Whether nested keys change at all.
+        var recodesKeys: Bool {
+            switch self {
+            case .encode(let policy), .decode(let policy, _): policy.nestedKeys != .unrestricted
+            }
+        }
+
+        func field(_ name: String, className: String) -> String {
+            switch self {
+            case .encode(let policy): ParseNameCoding.encodeField(name, policy: policy, className: className)
+            case .decode(let policy, let originals): ParseNameCoding.decodeField(name, policy: policy, originals: originals)
+            }
+        }
+
+        func key(_ key: String) -> String {
+            switch self {
+            case .encode(let policy): ParseNameCoding.encodeNestedKey(key, policy: policy)
+            case .decode(let policy, _): ParseNameCoding.decodeNestedKey(key, policy: policy)
+            }
+        }
+    }
+
+    private static func recode(_ object: ParseObject, tally: inout ParseNameTally, _ recoding: Recoding) -> ParseObject? {
+        let recodesKeys = recoding.recodesKeys
         let fields = object.fields
         // Filled from the first field that changes on (with the fields before it, as they are).
         var keys: [String]?
@@ -404,13 +429,13 @@ extension ParseNameCoding {
         for i in fields.elements.indices {
             let field = fields.keys[i]
             let value = fields.values[i]
-            let stored = name(field, object.className)
+            let stored = recoding.field(field, className: object.className)
             if stored != field {
                 renamed[field] = stored
                 tally.field(field, storedAs: stored, className: object.className)
             }
             var count = 0
-            let new = key.flatMap { recode(value, key: $0, name: name, count: &count) }
+            let new = recodesKeys ? recode(value, recoding, count: &count) : nil
             if new != nil { tally.nestedKeys(count, field: field, className: object.className) }
             if keys == nil {
                 guard stored != field || new != nil else { continue }
@@ -433,9 +458,7 @@ extension ParseNameCoding {
 
     /// A value with its nested keys recoded, or `nil` when none changes (then nothing was
     /// copied: the common case costs one look at each key).
-    private static func recode(
-        _ value: ParseValue, key: (String) -> String, name: (String, String) -> String, count: inout Int
-    ) -> ParseValue? {
+    private static func recode(_ value: ParseValue, _ recoding: Recoding, count: inout Int) -> ParseValue? {
         switch value {
         case .object(let d):
             // Filled from the first member that changes on (with the members before it).
@@ -444,9 +467,9 @@ extension ParseNameCoding {
                 let k = d.keys[i]
                 let member = d.values[i]
                 // `__type` marks a typed value in REST JSON; it is not a name of the data.
-                let newKey = k == "__type" ? k : key(k)
+                let newKey = k == "__type" ? k : recoding.key(k)
                 if newKey != k { count += 1 }
-                let new = recode(member, key: key, name: name, count: &count)
+                let new = recode(member, recoding, count: &count)
                 if out == nil {
                     guard newKey != k || new != nil else { continue }
                     var head = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
@@ -459,7 +482,7 @@ extension ParseNameCoding {
         case .array(let items):
             var out: [ParseValue]?
             for (i, item) in items.enumerated() {
-                if let new = recode(item, key: key, name: name, count: &count) {
+                if let new = recode(item, recoding, count: &count) {
                     if out == nil { out = items }
                     out?[i] = new
                 }
@@ -467,7 +490,7 @@ extension ParseNameCoding {
             return out.map { .array($0) }
         case .embedded(let object):
             var inner = ParseNameTally()
-            let new = withoutActuallyEscaping(key) { key in recode(object, tally: &inner, name: name, key: key) }
+            let new = recode(object, tally: &inner, recoding)
             count += inner.encodedFields + inner.encodedNestedKeys
             return new.map { .embedded($0) }
         default:
