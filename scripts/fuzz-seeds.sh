@@ -39,5 +39,11 @@ printf '\x9f\x01\x02\xfb\x3f\xf1\x99\x99\x99\x99\x99\x9a\xff' > "$out/FuzzCBOR/s
 printf '\xd9\xd9\xf7\xc1\x1a\x5f\x5e\x10\x00' > "$out/FuzzCBOR/seed-tags.cbor"
 printf '\x7f\x62ab\x61c\xff\x5f\x41\x00\xff' > "$out/FuzzCBOR/seed-chunks.cbor"
 printf '\xc2\x49\x01\x00\x00\x00\x00\x00\x00\x00\x00\xf9\x7e\x00' > "$out/FuzzCBOR/seed-bignum.cbor"
+# A CBOR sequence (RFC 8742) of the items above: the target reads its input as one too.
+cat "$out"/FuzzCBOR/seed-*.cbor > "$out/FuzzCBOR/seed-sequence.cborseq"
+fi
+# JSON Lines (the target reads its input as them too): values, a blank line, CRLF, no last newline.
+if [ -d "$out/FuzzJSON" ]; then
+printf '{"objectId":"a1","score":7,"tags":["x","y"]}\n[1,2.5,null]\n\n"text \\u00e9"\r\ntrue\n{"nested":{"k":{}}}' > "$out/FuzzJSON/seed-lines.jsonl"
 fi
 for d in "$out"/*; do [ -d "$d" ] && echo "$(basename "$d"): $(ls "$d" | wc -l) seeds"; done

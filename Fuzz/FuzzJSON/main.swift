@@ -3,7 +3,9 @@
 // back what it read, one-thread against parallel (the same bytes or error), and reading that
 // again (it must give the same value); and
 // the node view (over the scanner's tape for strict documents) against the reader: both accept
-// the same documents and copy out the same values, or the target stops.
+// the same documents and copy out the same values, or the target stops. The same bytes as
+// JSON Lines: read whole and fed in chunks (1 byte, 7 bytes, two pieces) they give the same
+// values or the same error, and the values written back as JSON Lines read back equal.
 import Foundation
 import PFCore
 import PFFuzzSupport
@@ -14,6 +16,7 @@ import PFFuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = FuzzDriver.data(bytes, count)
+    fuzzJSONLines(data)
     for mode in [JSONReader.Mode.strict, .lenient] {
         var oneThread = JSONReader.Options(mode: mode, limits: FuzzDriver.limits)
         oneThread.parallel = false
@@ -79,6 +82,47 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// JSON Lines (`jsonl`): the record reader against itself fed in chunks, and a write-back.
+func fuzzJSONLines(_ data: Data) {
+    let reader = JSONReader(options: .init(limits: FuzzDriver.limits))
+    let whole = Result { () throws(PFError) -> [PFValue] in try JSONLines.Reader.read(data, reader: reader) }
+    let bytes = [UInt8](data)
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    for chunking in [[1], [7], [split, bytes.count]] {
+        let fed = Result { () throws(PFError) -> [PFValue] in
+            var lines = JSONLines.Reader(reader: reader)
+            var values: [PFValue] = []
+            var start = 0
+            var step = 0
+            while start < bytes.count {
+                let size = max(1, chunking[step % chunking.count])
+                step += 1
+                let end = min(bytes.count, start + size)
+                try bytes[start..<end].withBytes { raw throws(PFError) in
+                    try lines.feed(raw) { value, _ throws(PFError) in values.append(value) }
+                }
+                start = end
+            }
+            try lines.finish { value, _ throws(PFError) in values.append(value) }
+            return values
+        }
+        if fed != whole {
+            fatalError("JSON Lines fed in chunks of \(chunking) and read whole disagree: \(fed) vs \(whole)")
+        }
+    }
+    guard let values = try? whole.get() else { return }
+    values.forEach(FuzzDriver.exercise)
+    guard let text = try? JSONLines.Writer().write(values) else { return }
+    do {
+        let back = try JSONLines.Reader.read(text, reader: reader)
+        if back != values { fatalError("JSON Lines written back read differently: \(values) wrote \(String(decoding: text, as: UTF8.self))") }
+    } catch where error.code == .limitExceeded {
+        return
+    } catch {
+        fatalError("JSON Lines written back do not read: \(error) for \(String(decoding: text, as: UTF8.self))")
+    }
 }
 
 FuzzDriver.main(fuzzJSON)

@@ -360,9 +360,20 @@ extension ParseNameCoding {
     ///   - tally: where encoded names are counted.
     /// - Returns: the object as the destination can hold it (the same object when nothing changes).
     public static func encode(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject {
-        if policy.isUnrestricted { return object }
-        return recode(object, tally: &tally, name: { name, className in encodeField(name, policy: policy, className: className) },
-                      key: policy.nestedKeys == .unrestricted ? nil : { encodeNestedKey($0, policy: policy) })
+        encodedIfChanged(object, policy: policy, tally: &tally) ?? object
+    }
+
+    /// An object with every field name and nested key the policy forbids encoded, or `nil`
+    /// when it has none: a writer then keeps the object it has (and its array of objects)
+    /// instead of a copy.
+    /// - Parameters:
+    ///   - object: the object, with its original names.
+    ///   - policy: the destination's rules.
+    ///   - tally: where encoded names are counted.
+    /// - Returns: the object as the destination can hold it, or `nil` when that is `object`.
+    public static func encodedIfChanged(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject? {
+        if policy.isUnrestricted { return nil }
+        return recode(object, tally: &tally, .encode(policy))
     }
 
     /// An object read from a store written with `policy`, with its original names.
@@ -374,37 +385,69 @@ extension ParseNameCoding {
     public static func decode(_ object: ParseObject, policy: ParseNamePolicy, originals: [String: String] = [:]) -> ParseObject {
         if policy.isUnrestricted { return object }
         var ignored = ParseNameTally()
-        return recode(object, tally: &ignored, name: { name, _ in decodeField(name, policy: policy, originals: originals) },
-                      key: policy.nestedKeys == .unrestricted ? nil : { decodeNestedKey($0, policy: policy) })
+        return recode(object, tally: &ignored, .decode(policy, originals: originals)) ?? object
     }
 
-    private static func recode(
-        _ object: ParseObject, tally: inout ParseNameTally, name: (String, String) -> String, key: ((String) -> String)?
-    ) -> ParseObject {
-        var changed = false
+    /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
+    /// a name or nested key actually changes: for an object the destination holds as it is
+    /// (nearly every one) nothing is built at all.
+    /// Which way names are recoded (no closures: one made per call cost an allocation per
+    /// nested value).
+    private enum Recoding {
+        case encode(ParseNamePolicy)
+        case decode(ParseNamePolicy, originals: [String: String])
+
+        /// Whether nested keys change at all.
+        var recodesKeys: Bool {
+            switch self {
+            case .encode(let policy), .decode(let policy, _): policy.nestedKeys != .unrestricted
+            }
+        }
+
+        func field(_ name: String, className: String) -> String {
+            switch self {
+            case .encode(let policy): ParseNameCoding.encodeField(name, policy: policy, className: className)
+            case .decode(let policy, let originals): ParseNameCoding.decodeField(name, policy: policy, originals: originals)
+            }
+        }
+
+        func key(_ key: String) -> String {
+            switch self {
+            case .encode(let policy): ParseNameCoding.encodeNestedKey(key, policy: policy)
+            case .decode(let policy, _): ParseNameCoding.decodeNestedKey(key, policy: policy)
+            }
+        }
+    }
+
+    private static func recode(_ object: ParseObject, tally: inout ParseNameTally, _ recoding: Recoding) -> ParseObject? {
+        let recodesKeys = recoding.recodesKeys
+        let fields = object.fields
+        // Filled from the first field that changes on (with the fields before it, as they are).
+        var keys: [String]?
+        var values: [ParseValue]?
         var renamed: [String: String] = [:]
-        var keys: [String] = []
-        var values: [ParseValue] = []
-        keys.reserveCapacity(object.fields.count)
-        values.reserveCapacity(object.fields.count)
-        for (field, value) in object.fields {
-            let stored = name(field, object.className)
+        for i in fields.elements.indices {
+            let field = fields.keys[i]
+            let value = fields.values[i]
+            let stored = recoding.field(field, className: object.className)
             if stored != field {
-                changed = true
                 renamed[field] = stored
                 tally.field(field, storedAs: stored, className: object.className)
             }
             var count = 0
-            if let key, let new = recode(value, key: key, name: name, count: &count) {
-                changed = true
-                values.append(new)
-                tally.nestedKeys(count, field: field, className: object.className)
-            } else {
-                values.append(value)
+            let new = recodesKeys ? recode(value, recoding, count: &count) : nil
+            if new != nil { tally.nestedKeys(count, field: field, className: object.className) }
+            if keys == nil {
+                guard stored != field || new != nil else { continue }
+                keys = Array(fields.keys[..<i])
+                values = Array(fields.values[..<i])
+                keys?.reserveCapacity(fields.count)
+                values?.reserveCapacity(fields.count)
             }
-            keys.append(stored)
+            keys?.append(stored)
+            values?.append(new ?? value)
         }
-        guard changed else { return object }
+        guard let keys, let values else { return nil }
         var copy = object
         // Two originals share an encoding only when two shortened names hash alike; the
         // store's table of originals then refuses the pair (never a trap here).
@@ -413,30 +456,33 @@ extension ParseNameCoding {
         return copy
     }
 
-    /// A value with its nested keys recoded, or `nil` when none changes.
-    private static func recode(
-        _ value: ParseValue, key: (String) -> String, name: (String, String) -> String, count: inout Int
-    ) -> ParseValue? {
+    /// A value with its nested keys recoded, or `nil` when none changes (then nothing was
+    /// copied: the common case costs one look at each key).
+    private static func recode(_ value: ParseValue, _ recoding: Recoding, count: inout Int) -> ParseValue? {
         switch value {
         case .object(let d):
-            var changed = false
-            var out = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
-            for (k, member) in d {
+            // Filled from the first member that changes on (with the members before it).
+            var out: OrderedDictionary<String, ParseValue>?
+            for i in d.elements.indices {
+                let k = d.keys[i]
+                let member = d.values[i]
                 // `__type` marks a typed value in REST JSON; it is not a name of the data.
-                let newKey = k == "__type" ? k : key(k)
-                if newKey != k { changed = true; count += 1 }
-                if let new = recode(member, key: key, name: name, count: &count) {
-                    changed = true
-                    out[newKey] = new
-                } else {
-                    out[newKey] = member
+                let newKey = k == "__type" ? k : recoding.key(k)
+                if newKey != k { count += 1 }
+                let new = recode(member, recoding, count: &count)
+                if out == nil {
+                    guard newKey != k || new != nil else { continue }
+                    var head = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
+                    for j in d.elements.indices[..<i] { head[d.keys[j]] = d.values[j] }
+                    out = head
                 }
+                out?[newKey] = new ?? member
             }
-            return changed ? .object(out) : nil
+            return out.map { .object($0) }
         case .array(let items):
             var out: [ParseValue]?
             for (i, item) in items.enumerated() {
-                if let new = recode(item, key: key, name: name, count: &count) {
+                if let new = recode(item, recoding, count: &count) {
                     if out == nil { out = items }
                     out?[i] = new
                 }
@@ -444,9 +490,9 @@ extension ParseNameCoding {
             return out.map { .array($0) }
         case .embedded(let object):
             var inner = ParseNameTally()
-            let new = withoutActuallyEscaping(key) { key in recode(object, tally: &inner, name: name, key: key) }
+            let new = recode(object, tally: &inner, recoding)
             count += inner.encodedFields + inner.encodedNestedKeys
-            return inner.isEmpty ? nil : .embedded(new)
+            return new.map { .embedded($0) }
         default:
             return nil
         }

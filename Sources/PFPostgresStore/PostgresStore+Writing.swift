@@ -74,8 +74,8 @@ enum CellValue {
     case null, text(String), bool(Bool), double(Double), timestamp(Date)
     /// `_rperm` (`write` false) or `_wperm`: the ACL's keys that may read (write), as `text[]`.
     case acl(ParseACL, write: Bool)
-    /// A `jsonb` value.
-    case json(PFValue)
+    /// A `jsonb` value: its REST form (``PostgresJSON``).
+    case json(ParseValue)
     /// A GeoPoint: x is the longitude, y the latitude.
     case point(x: Double, y: Double)
     /// A Polygon's vertices (at least one).
@@ -177,15 +177,20 @@ extension PostgresStore {
         guard transaction != nil else { throw notBegun() }
         var tally = transaction?.tally ?? ParseNameTally()
         // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
-        // and the schema); reading adds them to every object again.
-        let stored = try objects.map { (object) throws(PFError) -> ParseObject in
-            // Most objects have no Relation field: no copy of their fields then.
+        // and the schema); reading adds them to every object again. Most objects have no
+        // Relation field and no name to encode: the batch is then written as it came, no copy
+        // of it (a copy of an object retains every field, and releases them all again after).
+        var copied: [ParseObject]?
+        for (i, object) in objects.enumerated() {
             let hasRelation = object.fields.values.contains { if case .relation = $0 { return true } else { return false } }
-            let kept = !hasRelation ? object : try object.replacingFields(
+            let kept = !hasRelation ? nil : try object.replacingFields(
                 object.fields.filter { if case .relation = $0.value { return false } else { return true } })
-            return ParseNameCoding.encode(kept, policy: namePolicy, tally: &tally)
+            guard let changed = ParseNameCoding.encodedIfChanged(kept ?? object, policy: namePolicy, tally: &tally) ?? kept else { continue }
+            if copied == nil { copied = objects }
+            copied?[i] = changed
         }
         transaction?.tally = tally
+        let stored = copied ?? objects
         try rollingBack { () throws(PFError) in try insert(stored, className: className) }
     }
 
@@ -367,8 +372,10 @@ extension PostgresStore {
         let known = transaction?.layouts[className]?.fields ?? [:]
         var newFields = OrderedDictionary<String, ParseSchema.Field>()
         for object in objects {
-            for (name, value) in object.fields where known[name] == nil && newFields[name] == nil {
-                if let field = ParseSchema.fieldType(of: value) { newFields[name] = field }
+            // By index: only a new field's value is looked at (copying each retains it).
+            let fields = object.fields
+            for i in fields.keys.indices where known[fields.keys[i]] == nil && newFields[fields.keys[i]] == nil {
+                if let field = ParseSchema.fieldType(of: fields.values[i]) { newFields[fields.keys[i]] = field }
             }
         }
         if transaction?.layouts[className] == nil || !newFields.isEmpty {
@@ -379,9 +386,15 @@ extension PostgresStore {
         guard var layout = transaction?.layouts[className] else { throw notBegun() }
         try settlePointerTargets(objects, layout: &layout)
 
-        // The last object with an id wins, as a later write replaces an earlier one.
+        // The last object with an id wins, as a later write replaces an earlier one: `order`
+        // holds each objectId once, where it first came, and `picks` the index in `objects` of
+        // its last object (indices, not copies of the objects: a copy retains every field).
         var order: [String] = []
-        var byId: [String: ParseObject] = [:]
+        var picks: [Int] = []
+        var slots: [String: Int] = [:]
+        order.reserveCapacity(objects.count)
+        picks.reserveCapacity(objects.count)
+        slots.reserveCapacity(objects.count)
         for (i, object) in objects.enumerated() {
             guard object.className == className else {
                 throw PFError(.usage, format: StoreFormat.name, "\(location): object \(i) of a \(className) batch is a \(object.className)")
@@ -394,7 +407,13 @@ extension PostgresStore {
             guard id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
                 throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) objectId '\(id.prefix(40))…' is longer than parse-server's 120 characters or holds U+0000")
             }
-            if byId.updateValue(object, forKey: id) == nil { order.append(id) }
+            if let slot = slots.updateValue(order.count, forKey: id) {
+                slots[id] = slot
+                picks[slot] = i
+            } else {
+                order.append(id)
+                picks.append(i)
+            }
         }
 
         var columns = ClassLayout.baseColumns
@@ -415,7 +434,7 @@ extension PostgresStore {
             transaction?.layouts[className] = layout
         }
         if writeMethod == .copy {
-            try copy(order, byId, className: className, plans: plans, numbers: &numbers, mergeTail: tail)
+            try copy(order, picks, objects, className: className, plans: plans, numbers: &numbers, mergeTail: tail)
             return
         }
         let head = "INSERT INTO \(quoted(className)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
@@ -428,8 +447,8 @@ extension PostgresStore {
             var tuples: [String] = []
             tuples.reserveCapacity(end - start)
             var parameter = 0
-            for id in order[start..<end] {
-                guard let object = byId[id] else { continue }
+            for (id, pick) in zip(order[start..<end], picks[start..<end]) {
+                let object = objects[pick]
                 var placeholders: [String] = []
                 for (i, plan) in plans.enumerated() {
                     switch try cell(object, plan, numbers: &numbers[i], className: className) {
@@ -439,7 +458,7 @@ extension PostgresStore {
                     case .double(let d): binds.append(d)
                     case .timestamp(let d): binds.append(d)
                     case .acl(let acl, let write): binds.append(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key))
-                    case .json(let v): binds.append(try PostgresJSON.text(v, what: "\(location): \(className) '\(id)' field \(plan.column)"))
+                    case .json(let v): binds.append(try PostgresJSON.text(v.restValue, what: "\(location): \(className) '\(id)' field \(plan.column)"))
                     case .point(let x, let y): binds.append("(\(Self.float(x)),\(Self.float(y)))")
                     case .polygon(let p): binds.append("(" + p.map { "(\(Self.float($0.longitude)),\(Self.float($0.latitude)))" }.joined(separator: ",") + ")")
                     }
@@ -492,7 +511,7 @@ extension PostgresStore {
     /// open for these columns; a staging table that is full, or already holds one of the
     /// objectIds, is merged first.
     private func copy(
-        _ order: [String], _ byId: [String: ParseObject], className: String, plans: [ColumnPlan],
+        _ order: [String], _ picks: [Int], _ objects: [ParseObject], className: String, plans: [ColumnPlan],
         numbers: inout [NumberKind?], mergeTail: String
     ) throws(PFError) {
         var columns = OrderedDictionary<String, ColumnKind>()
@@ -527,8 +546,8 @@ extension PostgresStore {
         var buffer = ByteBufferAllocator().buffer(capacity: 320 * order.count)
         var json: [UInt8] = []
         json.reserveCapacity(1_024)
-        for id in order {
-            guard let object = byId[id] else { continue }
+        for (id, pick) in zip(order, picks) {
+            let object = objects[pick]
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
             for i in plans.indices {
                 func tooLong() -> PFError {
@@ -550,7 +569,9 @@ extension PostgresStore {
                     guard CopyBinary.appendACL(acl, write: write, to: &buffer) else { throw tooLong() }
                 case .json(let v):
                     json.removeAll(keepingCapacity: true)
-                    try PostgresJSON.write(v, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    if !PostgresJSON.appendPlain(v, into: &json) {
+                        try PostgresJSON.write(v.restValue, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    }
                     guard CopyBinary.appendJSONB(json, to: &buffer) else { throw tooLong() }
                 case .point(let x, let y): CopyBinary.appendPoint(x: x, y: y, to: &buffer)
                 case .polygon(let p):
@@ -649,7 +670,7 @@ extension PostgresStore {
         case .date(let d): return .timestamp(d)
         case .pointer, .embedded:
             guard let pointer = value.pointerValue else { throw fail("is an embedded object without an objectId") }
-            if plan.multiClass { return .json(ParseValue.pointer(pointer).restValue) }
+            if plan.multiClass { return .json(.pointer(pointer)) }
             if let target = plan.targetClass, target != pointer.className {
                 throw fail("points at \(pointer.className) but the field is Pointer<\(target)>; parse-server keeps one target class per field")
             }
@@ -660,7 +681,7 @@ extension PostgresStore {
             guard !p.coordinates.isEmpty else { throw fail("is a polygon without points") }
             return .polygon(p.coordinates)
         case .object, .array, .bytes:
-            return .json(value.restValue)
+            return .json(value)
         case .relation, .null:
             return .null
         }

@@ -13,7 +13,8 @@ import Testing
 /// The count per format is `PFARCHIVE_MUTATIONS` (default 25, so `swift test` stays quick;
 /// `.ci/run` runs 2,000 per format, a release check 10,000), run `PFARCHIVE_MUTATION_JOBS`
 /// at a time (default 2).
-/// `PFARCHIVE_MUTATION_SEED` replays a run (the seed is printed). An input that fails is
+/// `PFARCHIVE_MUTATION_SEED` replays a run (the seed is printed); `PFARCHIVE_MUTATION_FORMATS`
+/// (`jsonl,cborseq`) runs only the formats named. An input that fails is
 /// kept under the system's temporary directory and its path is reported; once understood,
 /// it goes into Tests/Fixtures/regressions/<format>/ (replayed by RegressionReplayTests).
 @Suite(.serialized) struct MutationTests {
@@ -23,11 +24,20 @@ import Testing
         var inputName: String
         var readArguments: [String]
         var seeds: [Data]
+        /// The outputs written, one per run in turn.
+        var outputs: [String] = MutationTests.outputs
+        /// How to read this format's records back for the round trip (record formats only):
+        /// a mutated input the CLI converts to a record format reads back, converted again,
+        /// as the same values the library reads from it.
+        var records: (@Sendable (Data) throws -> [PFValue])?
         var testDescription: String { name }
     }
 
     static var count: Int { Int(ProcessInfo.processInfo.environment["PFARCHIVE_MUTATIONS"] ?? "") ?? 25 }
     static var jobs: Int { max(1, Int(ProcessInfo.processInfo.environment["PFARCHIVE_MUTATION_JOBS"] ?? "") ?? 2) }
+    static var formats: Set<String>? {
+        ProcessInfo.processInfo.environment["PFARCHIVE_MUTATION_FORMATS"].map { Set($0.split(separator: ",").map(String.init)) }
+    }
     static var seed: UInt64 { UInt64(ProcessInfo.processInfo.environment["PFARCHIVE_MUTATION_SEED"] ?? "") ?? 0x5eed_f00d }
 
     static func load(_ urls: [URL]) -> [Data] {
@@ -51,6 +61,15 @@ import Testing
         let typedstream = load(Fixtures.files(in: classic) { $0.hasSuffix(".typedstream") })
             + load([Fixtures.hostile.appendingPathComponent("ts_valid_nsstring_guess.typedstream")])
         let parse = load(files("real/parse", [".json"]))
+        // JSON Lines and CBOR sequences: the records of the Parse fixtures (their `results`)
+        // and runs of eight of the JSON test suite's values, one value per line / item.
+        let runs = stride(from: 0, to: values.count, by: 8).map { Array(values[$0..<min(values.count, $0 + 8)]) }
+        let records = values.compactMap { value -> [PFValue]? in
+            guard case .dictionary(let document) = value, case .array(let results)? = document["results"], !results.isEmpty else { return nil }
+            return results
+        } + runs
+        let jsonl = records.compactMap { try? JSONLines.Writer().write($0) }
+        let cborseq = records.compactMap { try? CBORSequence.write($0) }
         let compressed = (bplist.prefix(3) + json.prefix(6) + cbor.prefix(3)).flatMap { plain -> [Data] in
             [try? Compression.compress(plain, as: .gzip), try? Compression.compress(plain, as: .zlib)].compactMap { $0 }
         }
@@ -63,6 +82,12 @@ import Testing
             Corpus(name: "typedstream", inputName: "input.typedstream", readArguments: [], seeds: typedstream),
             Corpus(name: "parse", inputName: "GameScore.json", readArguments: ["--from", "parse"], seeds: parse),
             Corpus(name: "compression", inputName: "input.gz", readArguments: [], seeds: compressed),
+            Corpus(
+                name: "jsonl", inputName: "input.jsonl", readArguments: [], seeds: jsonl, outputs: recordOutputs,
+                records: { try JSONLines.Reader.read($0, reader: JSONReader()) }),
+            Corpus(
+                name: "cborseq", inputName: "input.cborseq", readArguments: [], seeds: cborseq, outputs: recordOutputs,
+                records: { try CBORSequence.read($0) }),
         ]
     }()
 
@@ -92,6 +117,8 @@ import Testing
     }
 
     static let outputs = ["out.json", "out.cbor", "out.bplist", "out.plist", "out.json.gz"]
+    /// The record formats' outputs: the record formats themselves (streamed) and whole trees.
+    static let recordOutputs = ["out.jsonl", "out.cborseq", "out.json", "out.ndjson", "out.cbor", "out.bplist"]
 
     /// What a batch of runs found.
     final class Tally: @unchecked Sendable {
@@ -110,8 +137,32 @@ import Testing
         }
     }
 
+    /// For a record format converted to a record format that keeps its values (the same
+    /// format, or JSON Lines to a CBOR sequence): the output converted back to the input's
+    /// format reads as the values the library reads from the mutated input. `nil` when it
+    /// does (or the pair does not apply), else the problem.
+    static func roundTrip(_ corpus: Corpus, _ mutated: Data, output: URL, in directory: URL) -> String? {
+        guard let records = corpus.records else { return nil }
+        let inputFormat = (corpus.inputName as NSString).pathExtension
+        let outputFormat = output.pathExtension == "ndjson" ? "jsonl" : output.pathExtension
+        guard outputFormat == inputFormat || (inputFormat == "jsonl" && outputFormat == "cborseq") else { return nil }
+        // The library reads strictly; an input only the CLI's reading accepts is left alone.
+        guard let expected = try? records(mutated) else { return nil }
+        let back = directory.appendingPathComponent("back." + inputFormat)
+        defer { try? FileManager.default.removeItem(at: back) }
+        guard let run = try? CLI.runMeasured(["convert", output.path, back.path], watchdogSeconds: 30, sampleMemory: false) else {
+            return "could not run the round trip"
+        }
+        guard run.status == 0 else { return "\(output.lastPathComponent) written, but converting it back failed: \(run.summary)" }
+        guard let data = try? Data(contentsOf: back), let values = try? records(data) else {
+            return "\(output.lastPathComponent) converted back does not read as \(corpus.name)"
+        }
+        return values == expected ? nil : "\(output.lastPathComponent) converted back reads as other values: \(values) for \(expected)"
+    }
+
     @Test(arguments: corpora)
     func mutatedInputsNeverKillTheCLI(_ corpus: Corpus) throws {
+        if let formats = Self.formats, !formats.contains(corpus.name) { return }
         #expect(!corpus.seeds.isEmpty, "no seed fixtures for \(corpus.name)")
         guard !corpus.seeds.isEmpty else { return }
         let count = Self.count
@@ -129,7 +180,7 @@ import Testing
                 var rng = SplitMix64(seed: Self.seed ^ (UInt64(index) &* 0x100_0000_01B3) ^ (formatSalt << 32))
                 let seedInput = corpus.seeds[Int.random(in: 0..<corpus.seeds.count, using: &rng)]
                 let mutated = Self.mutate(seedInput, rng: &rng)
-                let outputName = Self.outputs[index % Self.outputs.count]
+                let outputName = corpus.outputs[index % corpus.outputs.count]
                 let output = directory.appendingPathComponent(outputName)
                 do {
                     try mutated.write(to: input)
@@ -143,6 +194,8 @@ import Testing
                         problem = "not a one-line error: \(run.stderr)"
                     } else if entries != expected {
                         problem = "left \(entries.subtracting([corpus.inputName]).sorted()) in the output directory"
+                    } else if run.status == 0 {
+                        problem = Self.roundTrip(corpus, mutated, output: output, in: directory)
                     }
                     if let found = problem {
                         try? FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)

@@ -118,6 +118,29 @@ import Testing
         }
     }
 
+    /// Only what changes is rebuilt: members before and after a changed key keep their
+    /// values and order, and an object with nothing to change comes back as it was.
+    @Test func recodingKeepsOrderAroundTheFirstChange() throws {
+        let inner: OrderedDictionary<String, ParseValue> = ["a": .int(1), "b": .object(["x": .int(2), "c.d": .array([.object(["e$": .bool(true)])])]), "z": .string("last")]
+        let object = try ParseObject(
+            className: "Thing", objectId: "id1", fields: ["plain": .object(["k": .int(0)]), "nested": .object(inner), "after": .int(3)], checkingNames: false)
+        var tally = ParseNameTally()
+        let stored = ParseNameCoding.encode(object, policy: .postgres, tally: &tally)
+        let expected: OrderedDictionary<String, ParseValue> = [
+            "a": .int(1), "b": .object(["x": .int(2), "pf__c_2e_d": .array([.object(["pf__e_24_": .bool(true)])])]), "z": .string("last"),
+        ]
+        #expect(Array(stored.fields.keys) == ["plain", "nested", "after"])
+        #expect(stored.fields["nested"] == .object(expected))
+        #expect(stored.fields["plain"] == object.fields["plain"])
+        #expect(tally.classes["Thing"]?["nested"]?.nestedKeys == 2)
+        #expect(tally.encodedFields == 0)
+
+        var none = ParseNameTally()
+        let untouched = try ParseObject(className: "Thing", objectId: "id2", fields: ["plain": .object(["k": .array([.object(["m": .null])])])])
+        #expect(ParseNameCoding.encode(untouched, policy: .postgres, tally: &none) == untouched)
+        #expect(none.isEmpty)
+    }
+
     // MARK: - Examples
 
     @Test func examplesFromTheDocs() {

@@ -312,6 +312,43 @@ struct CopyImportTests {
                 == [0, 0, 0, 3, 1, 0x7B, 0x7D, 0, 0, 0, 16, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0])
     }
 
+    /// The plain route to `jsonb` text (no REST tree built) writes exactly what the REST
+    /// tree's writer writes, or leaves the buffer as it was for the writer to take over.
+    @Test func plainJSONIsTheRESTWritersText() async {
+        await propertyCheck(count: 60, input: RandomParse.stores) { objects in
+            for object in objects {
+                for value in object.fields.values { Self.checkPlain(value) }
+            }
+        }
+        var deep = ParseValue.array([.int(1)])
+        for _ in 0..<70 { deep = .array([deep]) }
+        let plain: ParseValue = .object([
+            "x": .double(-1000.5), "zone": .string("北区-3 \"q\" \\ / \n\t\u{1}"), "tags": .array([.string("a"), .int(-7), .bool(false), .null]),
+            "weapons": .array([.object(["name": .string("sword"), "uses": .int(Int64.min)])]), "tiny": .double(5e-324), "e": .object([:]), "a": .array([]),
+        ])
+        var bytes: [UInt8] = []
+        #expect(PostgresJSON.appendPlain(plain, into: &bytes))
+        for value in [plain, deep, .double(3), .double(-0.0), .double(1e20), .double(.nan), .string("nul\u{0}"), .object(["k\u{0}": .int(1)]),
+                      .array([.int(1), .date(Date(timeIntervalSince1970: 1.5))]), .object(["p": .pointer(ParsePointer(className: "A", objectId: "b"))]),
+                      .bytes(Data([1, 2])), .geoPoint(ParseGeoPoint(latitude: 1.5, longitude: 2))] as [ParseValue] {
+            Self.checkPlain(value)
+        }
+    }
+
+    static func checkPlain(_ value: ParseValue) {
+        let before: [UInt8] = Array("prefix".utf8)
+        var bytes = before
+        let plain = PostgresJSON.appendPlain(value, into: &bytes)
+        var expected = before
+        let written = Result { () throws(PFError) in try PostgresJSON.write(value.restValue, into: &expected, what: "test") }
+        if plain {
+            #expect((try? written.get()) != nil, "\(value)")
+            #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        } else {
+            #expect(bytes == before, "\(value)")
+        }
+    }
+
     /// An ACL's readers and writers are the `text[]` of its keys that may read (write), in order.
     @Test func aclsAreTheArraysOfTheirKeys() {
         var acl = ParseACL()
