@@ -213,17 +213,9 @@ public struct ParseExportRowCutter {
                         break
                     }
                 } else {
-                    // Skip plain string bytes quickly: most of a row is inside strings. Eight
-                    // bytes at a time while none of them is a quote or a backslash (a word has a
-                    // zero byte exactly when `(v - 0x01…) & ~v & 0x80…` is not zero).
-                    i += 1
-                    while n - i >= 8 {
-                        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                        let quote = word ^ 0x2222_2222_2222_2222, slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                        let zero = ((quote &- 0x0101_0101_0101_0101) & ~quote) | ((slash &- 0x0101_0101_0101_0101) & ~slash)
-                        if zero & 0x8080_8080_8080_8080 != 0 { break }
-                        i += 8
-                    }
+                    // Skip plain string bytes quickly (eight at a time): most of a row is
+                    // inside strings.
+                    i = PlainStringBytes.skip(base, from: i + 1, count: n)
                     while i < n {
                         let d = base[i]
                         if d == UInt8(ascii: "\\") || d == UInt8(ascii: "\"") { break }

@@ -306,6 +306,8 @@ extension ParseExportStore {
                 var escaped = false
                 i += 1
                 while i < n, b[i] != 0x22 {
+                    if let base = b.baseAddress { i = PlainStringBytes.skip(base, from: i, count: n) }
+                    guard i < n, b[i] != 0x22 else { break }
                     if b[i] == 0x5C { escaped = true; i += 1 }
                     i += 1
                 }
