@@ -218,20 +218,7 @@ struct RowScanner {
         let n = bytes.count
         var j = from
         while true {
-            while j + 8 <= n {
-                // Byte k of the word is at bits 8k…8k+7 on any platform.
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: j, as: UInt64.self))
-                let quotes = word ^ 0x2222_2222_2222_2222
-                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let found = ((quotes &- 0x0101_0101_0101_0101) & ~quotes | (slashes &- 0x0101_0101_0101_0101) & ~slashes)
-                    & 0x8080_8080_8080_8080
-                if found != 0 {
-                    // The lowest flagged byte is a real match (borrows only run upward).
-                    j += found.trailingZeroBitCount >> 3
-                    break
-                }
-                j += 8
-            }
+            j = PlainStringBytes.skip(base, from: j, count: n)
             guard j < n else { break }
             let c = base.load(fromByteOffset: j, as: UInt8.self)
             if c == UInt8(ascii: "\"") { return j + 1 }

@@ -116,7 +116,8 @@ extension ParseExportStore {
         let declared = try schemaFile()?.classes[className] != nil
         var inference = inferred[className] == nil && !declared ? SchemaInference(className: className) : nil
         let shapes: RowShapes? = inference == nil ? nil : RowShapes()
-        let reader = ParallelRowReader<(RowSummary, [FieldType]?)>(workers: options.workers, limits: options.limits) {
+        var lastShape = 0
+        let reader = ParallelRowReader<ShapedRow>(workers: options.workers, limits: options.limits) {
             row, session throws(PFError) in
             do throws(PFError) {
                 return try session.withDocument(row.bytes) { root throws(PFError) in
@@ -133,9 +134,10 @@ extension ParseExportStore {
                         default: _ = try object()
                         }
                     }
-                    let types = try shapes?.types(of: row.bytes, reading: object)
+                    let shaped = try shapes?.types(of: row.bytes, reading: object)
                     let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
-                    return (RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes)), types)
+                    let summary = RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes))
+                    return ShapedRow(summary: summary, shape: shaped?.shape ?? 0, types: shaped?.types)
                 }
             } catch {
                 throw row.placed(error, file: name)
@@ -143,9 +145,19 @@ extension ParseExportStore {
         }
         try reader.read(rows: { add throws(PFError) in
             try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
-        }, deliver: { (summary, types) throws(PFError) in
-            if let types { inference?.add(types: types) }
-            try body(summary)
+        }, deliver: { (row: ShapedRow) throws(PFError) in
+            if let types = row.types {
+                // A row of the previous row's shape has its types: adding them again records
+                // nothing new (every field is known with that type, or its conflict is noted),
+                // so only the row is counted.
+                if row.shape == lastShape, inference?.row ?? 0 > 0 {
+                    inference?.row += 1
+                } else {
+                    inference?.add(types: types)
+                    lastShape = row.shape
+                }
+            }
+            try body(row.summary)
         })
         if let inference { inferred[className] = inference }
     }
@@ -205,6 +217,15 @@ extension ParseExportStore {
         }
     }
 
+    /// A row's summary with its shape (``RowShapes``; 0 when the schema is not inferred) and
+    /// that shape's field types, as ``forEachRow(in:_:)``'s workers hand them over (a struct,
+    /// not a tuple: the reader's generic code then finds its type without a metadata lookup).
+    struct ShapedRow: Sendable {
+        var summary: RowSummary
+        var shape: Int
+        var types: [FieldType]?
+    }
+
     /// A field and its type, as ``SchemaInference`` records them.
     typealias FieldType = (key: String, field: ParseSchema.Field)
 
@@ -224,29 +245,58 @@ extension ParseExportStore {
         /// - Parameters:
         ///   - bytes: the row, which the JSON reader has checked (one object).
         ///   - reading: reads the row's object.
-        func types(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> [FieldType] {
+        /// - Returns: the row's shape (hashed) and its field types.
+        func types(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> (shape: Int, types: [FieldType]) {
             let key = Self.shape(of: bytes)
-            if let types = known.withLock({ $0[key] }) { return types }
+            if let types = known.withLock({ $0[key] }) { return (key, types) }
             let object = try reading()
             var types: [FieldType] = []
             for (key, value) in object.fields {
                 if let field = ParseSchema.fieldType(of: value) { types.append((key, field)) }
             }
             known.withLock { $0[key] = types }
-            return types
+            return (key, types)
         }
 
         /// The shape of a checked row, hashed (see ``RowShapes``).
         static func shape(of b: UnsafeRawBufferPointer) -> Int {
+            // What decides the shape (tags, and runs of the row after their length) is
+            // gathered in a small buffer and hashed a buffer at a time: one `Hasher` call per
+            // small piece costs more than the scan. The stream hashed is the same whatever
+            // the buffer's size, so equal shapes hash alike.
+            let capacity = 512
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            defer { buffer.deallocate() }
+            var used = 0
             var h = Hasher()
             let n = b.count
             var i = 0
-            func feed(_ tag: UInt8) { h.combine(tag) }
+            func flush() {
+                h.combine(bytes: UnsafeRawBufferPointer(start: buffer, count: used))
+                used = 0
+            }
+            func feed(_ tag: UInt8) {
+                if used == capacity { flush() }
+                buffer[used] = tag
+                used += 1
+            }
             func feed(_ start: Int, _ end: Int) {
                 let end = min(end, n)
                 let run = UnsafeRawBufferPointer(rebasing: b[min(start, end)..<end])
-                h.combine(run.count)
-                h.combine(bytes: run)
+                if used + 8 + run.count > capacity { flush() }
+                UnsafeMutableRawPointer(buffer + used).storeBytes(of: UInt64(run.count).littleEndian, as: UInt64.self)
+                used += 8
+                if run.count > capacity - used {
+                    flush()
+                    h.combine(bytes: run)
+                } else if let base = run.baseAddress {
+                    (buffer + used).update(from: base.assumingMemoryBound(to: UInt8.self), count: run.count)
+                    used += run.count
+                }
+            }
+            func finalize() -> Int {
+                flush()
+                return h.finalize()
             }
             func space() {
                 while i < n, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
@@ -256,6 +306,8 @@ extension ParseExportStore {
                 var escaped = false
                 i += 1
                 while i < n, b[i] != 0x22 {
+                    if let base = b.baseAddress { i = PlainStringBytes.skip(base, from: i, count: n) }
+                    guard i < n, b[i] != 0x22 else { break }
                     if b[i] == 0x5C { escaped = true; i += 1 }
                     i += 1
                 }
@@ -291,7 +343,7 @@ extension ParseExportStore {
             space()
             guard i < n, b[i] == 0x7B else {
                 feed(0, n)
-                return h.finalize()
+                return finalize()
             }
             i += 1
             var unique = false
@@ -352,7 +404,7 @@ extension ParseExportStore {
                 if i < n, b[i] == 0x2C { i += 1 } else { break members }
             }
             if unique { feed(0, n) }
-            return h.finalize()
+            return finalize()
         }
     }
 }

@@ -154,6 +154,36 @@ import Testing
         #expect(store.typeConflicts.map(\.field).sorted() == ["p", "v", "v"])
     }
 
+    /// Runs of rows of one shape (the row path adds a shape's types once per run and only
+    /// counts the rest) infer the schema the object path infers: the same fields, and the
+    /// same conflicts with the same first rows, runs crossing the reader's batches too.
+    @Test func inferredSchemaFromRunsOfShapes() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shapes = [
+            #"{"objectId":"%","v":1,"p":{"__type":"Pointer","className":"X","objectId":"1"}}"#,
+            #"{"objectId":"%","v":"one","p":{"__type":"Pointer","className":"Y","objectId":"1"}}"#,
+            #"{"objectId":"%","v":true,"w":[1]}"#,
+            #"{"objectId":"%","v":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"},"w":{"a":1}}"#,
+        ]
+        var rows: [String] = []
+        var random = SplitMix64(seed: 26)
+        while rows.count < 3000 {
+            let shape = shapes[Int(random.next() % UInt64(shapes.count))]
+            for _ in 0..<Int(random.next() % 400) + 1 { rows.append(shape.replacingOccurrences(of: "%", with: "r\(rows.count)")) }
+        }
+        try Self.write(["C.json": Self.results(rows)], to: dir)
+        let byRows = ParseExportStore(url: dir)
+        var count = 0
+        try byRows.forEachRow(in: "C") { _ in count += 1 }
+        #expect(count == rows.count)
+        let byObjects = ParseExportStore(url: dir)
+        try byObjects.forEachObject(in: "C") { _ in }
+        #expect(try byRows.schema().classes["C"] == byObjects.schema().classes["C"])
+        #expect(byRows.typeConflicts == byObjects.typeConflicts)
+        #expect(Set(byRows.typeConflicts.map(\.field)) == ["v", "p", "w"])
+    }
+
     /// Generated exports (every Parse type, relations, ACLs, missing objectIds) against a copy
     /// with objects changed, removed and added.
     @Test(arguments: 0..<12) func generatedExports(seed: UInt64) throws {

@@ -56,6 +56,46 @@ struct GeneratedScore: ParseModel, Equatable {
         Result { () throws(PFError) in try ParseExport.rows(fromJSON: Data(text.utf8)).rows }
     }
 
+    /// Rows whose strings hold quotes, backslashes and brackets at every place within the
+    /// eight-byte words the cutter skips at once, fed in chunks of many sizes (so chunk edges
+    /// fall inside strings, escapes and between rows): each row comes out whole, exactly as
+    /// written, at its offset.
+    @Test func rowsCutAroundEscapesAtEveryWordOffset() throws {
+        var rows: [String] = []
+        for pad in 0..<17 {
+            let filler = String(repeating: "a", count: pad)
+            for special in [#"\""#, #"\\"#, "]},{", #"\\\""#, #"é\u00e9"#] {
+                rows.append(#"{"objectId":"r\#(rows.count)","s":"\#(filler)\#(special)\#(filler)xyz\#(special)","t":[1,{"u":"\#(filler)"}]}"#)
+            }
+        }
+        let text = "{\"results\":[" + rows.joined(separator: ",") + "]}"
+        let bytes = Array(text.utf8)
+        var expectedOffsets: [Int] = []
+        var at = "{\"results\":[".utf8.count
+        for row in rows {
+            expectedOffsets.append(at)
+            at += row.utf8.count + 1
+        }
+        for chunk in [1, 3, 7, 8, 9, 13, 24, 61, bytes.count] {
+            var cutter = ParseExportRowCutter()
+            var cut: [String] = []
+            var offsets: [Int] = []
+            let handler: ParseExportRowCutter.RowHandler = { row throws(PFError) in
+                cut.append(String(decoding: row.bytes, as: UTF8.self))
+                offsets.append(row.offset)
+            }
+            var start = 0
+            while start < bytes.count {
+                let end = min(start + chunk, bytes.count)
+                try bytes[start..<end].withUnsafeBytes { raw in try cutter.feed(raw, handler) }
+                start = end
+            }
+            try cutter.finish(handler)
+            #expect(cut == rows, "chunks of \(chunk) bytes")
+            #expect(offsets == expectedOffsets, "chunks of \(chunk) bytes")
+        }
+    }
+
     @Test(arguments: [
         #"{"results":[{"objectId":"a","n":1},{"objectId":"b","s":"x,]}\"{"}]}"#,
         #"  [ {"objectId":"a"} ,{"objectId":"b","deep":[[{"k":[]}]]} ]  "#,
