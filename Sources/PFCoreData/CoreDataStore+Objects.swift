@@ -69,7 +69,7 @@ public struct CoreDataObjectCursor: Sendable {
     var finished = false
     /// Values a row did not hold as its model says, with what was kept instead (the first
     /// 1,000; ``warningCount`` counts them all).
-    public private(set) var warnings: [CoreDataWarning] = []
+    public private(set) var warnings: [SQLiteRowReport] = []
     /// How many warnings there were.
     public private(set) var warningCount = 0
 
@@ -165,7 +165,7 @@ public struct CoreDataObjectCursor: Sendable {
 
     mutating func warn(_ objectID: String, _ key: String, _ message: String) {
         warningCount += 1
-        if warnings.count < 1_000 { warnings.append(CoreDataWarning(entity: entity, objectId: objectID, key: key, message: message)) }
+        if warnings.count < 1_000 { warnings.append(SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message)) }
     }
 }
 
@@ -197,7 +197,7 @@ extension CoreDataStore {
     /// - Throws: ``PFError`` from reading, or whatever `body` throws.
     @discardableResult
     public func forEachObject(entity: String, batchSize: Int = 256, _ body: (PFValue) throws(PFError) -> Void) throws(PFError)
-        -> [CoreDataWarning]
+        -> [SQLiteRowReport]
     {
         var cursor = try objects(entity: entity, batchSize: batchSize)
         while let object = try cursor.next() { try body(object) }

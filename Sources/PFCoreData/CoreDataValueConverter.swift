@@ -3,28 +3,6 @@ import PFCore
 import PFSQLiteSource
 import PFFormats
 
-/// Something a row could not convert as its model says, and what was done instead.
-public struct CoreDataWarning: Sendable, Equatable, CustomStringConvertible {
-    /// The entity.
-    public var entity: String
-    /// The object's `objectId`.
-    public var objectId: String
-    /// The attribute or relationship.
-    public var key: String
-    /// What was found and what the reader kept.
-    public var message: String
-
-    /// Makes a warning.
-    public init(entity: String, objectId: String, key: String, message: String) {
-        self.entity = entity
-        self.objectId = objectId
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { "\(entity) \(objectId).\(key): \(message)" }
-}
-
 /// Converts SQLite values to ``PFValue`` by attribute type.
 ///
 /// - Date: seconds since 2001-01-01 00:00:00 UTC, `REAL` or `INTEGER`, negative allowed.

@@ -124,7 +124,7 @@ final class PostgresCopyStream: @unchecked Sendable {
         if hasEnded {
             try finish()
             // Ended without an error and not finished by us: cannot happen; say so.
-            throw PFError(.io, format: StoreFormat.name, "COPY into \(table) ended before its rows were sent")
+            throw PFError(PostgresStoreFailure.copyEndedEarly(table: table), format: StoreFormat.name)
         }
         continuation.yield(buffer)
     }

@@ -50,7 +50,7 @@ enum PostgresJSON {
         do {
             try writer.write(value, into: &bytes)
         } catch {
-            throw PFError(error.code, format: StoreFormat.name, "\(what()): \(error.message)", path: error.path)
+            throw PFError(PostgresStoreFailure.unwritableJSON(what: what(), code: error.code, problem: error.message), format: StoreFormat.name, path: error.path)
         }
     }
 
@@ -126,8 +126,9 @@ enum PostgresJSON {
         do {
             return try reader.read(Data(text.utf8))
         } catch {
-            throw PFError(error.code, format: StoreFormat.name, "\(what()): jsonb text is not JSON: \(error.message)",
-                          location: error.location, path: error.path)
+            throw PFError(
+                PostgresStoreFailure.notJSON(what: what(), code: error.code, problem: error.message), format: StoreFormat.name,
+                location: error.location, path: error.path)
         }
     }
 }

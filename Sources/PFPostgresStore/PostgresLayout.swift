@@ -201,16 +201,14 @@ struct ClassLayout {
         self.fields = [:]
         self.numberKinds = [:]
         guard case .dictionary(let doc) = document else {
-            throw PFError(.invalidValue, format: StoreFormat.name, "\(location): the _SCHEMA row of \(className) is not a JSON object")
+            throw PFError(PostgresStoreFailure.schemaNotAnObject(location: "\(location)", className: className), format: StoreFormat.name)
         }
         self.document = doc
         if case .dictionary(let fieldSpecs)? = doc["fields"] {
             for (name, spec) in fieldSpecs {
                 if Self.isDefaultField(name) || name.hasPrefix("_") { continue }
                 guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
-                    throw PFError(
-                        .invalidValue, format: StoreFormat.name,
-                        "\(location): _SCHEMA of \(className), field '\(name)' has no valid 'type'; expected one of \(ParseSchema.typeNames.sorted().joined(separator: ", "))")
+                    throw PFError(PostgresStoreFailure.schemaFieldType(location: "\(location)", className: className, field: name), format: StoreFormat.name)
                 }
                 if type == "ACL" { continue }
                 fields[name] = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)

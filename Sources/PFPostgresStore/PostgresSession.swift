@@ -39,16 +39,16 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     ///   never repeated in a message).
     public init(_ string: String) throws(PFError) {
         guard Self.isPostgresURL(string), let components = URLComponents(string: Self.escapingUserInfo(string)) else {
-            throw PFError(.usage, format: StoreFormat.name, "'\(Self.redact(string))' is not a postgres://user@host:port/database URL")
+            throw PFError(PostgresStoreFailure.notAURL(Self.redact(string)), format: StoreFormat.name)
         }
         guard let host = components.host, !host.isEmpty else {
-            throw PFError(.usage, format: StoreFormat.name, "\(Self.redact(string)): the URL names no host; expected postgres://user@host:port/database")
+            throw PFError(PostgresStoreFailure.noHost(url: Self.redact(string)), format: StoreFormat.name)
         }
         self.host = host
         let port = components.port ?? 5432
         // A TCP port is 16 bits; a larger number must not wrap around to another port.
         guard (1...65_535).contains(port) else {
-            throw PFError(.usage, format: StoreFormat.name, "\(Self.redact(string)): port \(port) is not between 1 and 65535")
+            throw PFError(PostgresStoreFailure.badPort(url: Self.redact(string), port: port), format: StoreFormat.name)
         }
         self.port = port
         self.username = components.user ?? "postgres"
@@ -58,7 +58,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.database = path.isEmpty ? self.username : path
         self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
         guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
-            throw PFError(.usage, format: StoreFormat.name, "\(description): unknown sslmode '\(sslMode)'; expected disable, prefer or require")
+            throw PFError(PostgresStoreFailure.badSSLMode(url: description, mode: sslMode), format: StoreFormat.name)
         }
     }
 
@@ -166,7 +166,7 @@ final class PostgresSession {
         -> PostgresQueryResult
     {
         guard let connection else {
-            throw PFError(.usage, format: StoreFormat.name, "\(url): the connection is closed (\(doing()))")
+            throw PFError(PostgresStoreFailure.connectionClosed(url: "\(url)", doing: doing()), format: StoreFormat.name)
         }
         do {
             return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait()
@@ -185,7 +185,7 @@ final class PostgresSession {
     /// - Throws: ``PFCore/PFError`` with code `usage` when the connection is closed.
     func copy(into table: String, columns: [String] = [], inFlight: Int) throws(PFError) -> PostgresCopyStream {
         guard let connection else {
-            throw PFError(.usage, format: StoreFormat.name, "\(url): the connection is closed (copying into \(table))")
+            throw PFError(PostgresStoreFailure.connectionClosed(url: "\(url)", doing: "copying into \(table)"), format: StoreFormat.name)
         }
         return PostgresCopyStream(connection: connection, table: table, columns: columns, inFlight: inFlight, logger: logger)
     }
@@ -200,6 +200,7 @@ final class PostgresSession {
 
     /// The SQLSTATE of an error from the server, when it is one.
     static func sqlState(of error: PFError) -> String? {
+        if case .queryFailed(_, _, _, let state)? = error.failure(as: PostgresStoreFailure.self) { return state }
         guard let r = error.message.range(of: "(SQLSTATE ") else { return nil }
         return String(error.message[r.upperBound...].prefix(5))
     }
@@ -209,11 +210,15 @@ final class PostgresSession {
     static func describe(_ error: any Error, url: PostgresURL, doing: String) -> PFError {
         if let pf = error as? PFError { return pf }
         var text: String
+        var sqlState: String?
         if let psql = error as? PSQLError {
             if let info = psql.serverInfo, let message = info[.message] {
                 text = message
                 if let detail = info[.detail] { text += " — \(detail)" }
-                if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
+                if let state = info[.sqlState] {
+                    text += " (SQLSTATE \(state))"
+                    sqlState = state
+                }
                 // Where a COPY failed: "COPY <table>, line N, column c: …".
                 if let context = info[.locationContext], context.hasPrefix("COPY ") {
                     text += " at " + context.split(whereSeparator: \.isNewline).joined(separator: " ")
@@ -227,6 +232,6 @@ final class PostgresSession {
             text = "\(error)"
         }
         if let password = url.password, !password.isEmpty { text = text.replacingOccurrences(of: password, with: "***") }
-        return PFError(.io, format: StoreFormat.name, "\(url): \(doing) failed: \(text)")
+        return PFError(PostgresStoreFailure.queryFailed(url: "\(url)", doing: doing, detail: text, sqlState: sqlState), format: StoreFormat.name)
     }
 }

@@ -56,8 +56,8 @@ struct RowReader {
 
     func fail(_ objectId: String?, _ column: String, _ problem: String) -> PFError {
         PFError(
-            .invalidValue, format: StoreFormat.name,
-            "\(location): \(layout.className) \(objectId.map { "'\($0)'" } ?? "row"), column \(column): \(problem)")
+            PostgresStoreFailure.badColumnValue(location: "\(location)", className: layout.className, objectId: objectId, column: column, problem: problem),
+            format: StoreFormat.name)
     }
 
     /// Reads one row.
@@ -158,13 +158,13 @@ struct RowReader {
     static func points(_ text: String) throws(PFError) -> [ParseGeoPoint] {
         let numbers = text.split(whereSeparator: { "(), ".contains($0) })
         guard numbers.count % 2 == 0 else {
-            throw PFError(.syntax, format: StoreFormat.name, "'\(text)' is not a PostgreSQL point or polygon")
+            throw PFError(PostgresStoreFailure.notAGeometry(text), format: StoreFormat.name)
         }
         var out: [ParseGeoPoint] = []
         var i = numbers.startIndex
         while i < numbers.endIndex {
             guard let x = Double(numbers[i]), let y = Double(numbers[i + 1]) else {
-                throw PFError(.syntax, format: StoreFormat.name, "'\(text)' is not a PostgreSQL point or polygon")
+                throw PFError(PostgresStoreFailure.notAGeometry(text), format: StoreFormat.name)
             }
             out.append(ParseGeoPoint(latitude: y, longitude: x))
             i += 2

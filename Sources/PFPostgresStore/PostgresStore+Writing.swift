@@ -104,7 +104,7 @@ extension PostgresStore {
     static let maxRowsPerInsert = 1_000
 
     private func notBegun() -> PFError {
-        PFError(.usage, format: StoreFormat.name, "\(location): write before begin(schema:) or after commit()")
+        PFError(StoreFailure.notWriting(location: "\(location)"), format: StoreFormat.name)
     }
 
     /// Runs `body`; on error rolls the transaction back, so a failed call leaves nothing half done.
@@ -121,7 +121,7 @@ extension PostgresStore {
 
     public func begin(schema: ParseSchema) throws(PFError) {
         guard transaction == nil else {
-            throw PFError(.usage, format: StoreFormat.name, "\(location): begin(schema:) called twice without commit() or abort()")
+            throw PFError(StoreFailure.beganTwice(location: "\(location)"), format: StoreFormat.name)
         }
         try session.query("BEGIN", doing: "starting the transaction")
         transaction = WriteState()
@@ -156,7 +156,7 @@ extension PostgresStore {
             break
         }
         guard locked else {
-            throw PFError(.io, format: StoreFormat.name, "\(location) is being written by another pfarchive import; try again when it has finished")
+            throw PFError(StoreFailure.beingWritten(location: "\(location)", by: .anotherImport), format: StoreFormat.name)
         }
     }
 
@@ -215,8 +215,9 @@ extension PostgresStore {
                         guard let stored = entry.storedName else { continue }
                         if let other = names[stored], other != original {
                             throw PFError(
-                                .unrepresentable, format: StoreFormat.name,
-                                "\(location): \(layout.className): the fields '\(other)' and '\(original)' shorten to the same column \(stored)")
+                                PostgresStoreFailure.columnNameClash(
+                                    location: "\(location)", className: layout.className, field: original, other: other, column: stored),
+                                format: StoreFormat.name)
                         }
                         names[stored] = original
                     }
@@ -295,8 +296,9 @@ extension PostgresStore {
                         && !layout.multiClassPointers.contains(name))
                 {
                     throw PFError(
-                        .invalidValue, format: StoreFormat.name,
-                        "\(location): \(className).\(name) is \(old) in the database but \(field) in the data; parse-server keeps one type per field")
+                        PostgresStoreFailure.fieldTypeChanged(
+                            location: "\(location)", className: className, field: name, stored: "\(old)", incoming: "\(field)"),
+                        format: StoreFormat.name)
                 }
                 if old.targetClass == nil, field.targetClass != nil {
                     layout.fields[name]?.targetClass = field.targetClass
@@ -330,8 +332,9 @@ extension PostgresStore {
                 if let present = existingColumns[column] {
                     guard present == kind || (present == .text && kind == .varchar120) || (present == .varchar120 && kind == .text) else {
                         throw PFError(
-                            .invalidValue, format: StoreFormat.name,
-                            "\(location): column \(className).\(column) is \(present.map(\.sqlType) ?? "of another type"); expected \(kind.sqlType)")
+                            PostgresStoreFailure.columnType(
+                                location: "\(location)", className: className, column: column, present: present.map(\.sqlType), expected: kind.sqlType),
+                            format: StoreFormat.name)
                     }
                     // A Number column written before without pfarchive's note: its kinds are unknown.
                     if kind == .double, known == nil, layout.numberKinds[column] == nil, layout.fields[column] != nil {
@@ -397,15 +400,13 @@ extension PostgresStore {
         slots.reserveCapacity(objects.count)
         for (i, object) in objects.enumerated() {
             guard object.className == className else {
-                throw PFError(.usage, format: StoreFormat.name, "\(location): object \(i) of a \(className) batch is a \(object.className)")
+                throw PFError(PostgresStoreFailure.wrongClassInBatch(location: "\(location)", index: i, className: className, objectClass: object.className), format: StoreFormat.name)
             }
             guard let id = object.objectId, !id.isEmpty else {
-                throw PFError(
-                    .invalidValue, format: StoreFormat.name,
-                    "\(location): \(className) object \(i) of the batch has no objectId; it is the table's primary key")
+                throw PFError(PostgresStoreFailure.noObjectId(location: "\(location)", className: className, index: i), format: StoreFormat.name)
             }
             guard id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
-                throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) objectId '\(id.prefix(40))…' is longer than parse-server's 120 characters or holds U+0000")
+                throw PFError(PostgresStoreFailure.badObjectId(location: "\(location)", className: className, prefix: String(id.prefix(40))), format: StoreFormat.name)
             }
             if let slot = slots.updateValue(order.count, forKey: id) {
                 slots[id] = slot
@@ -551,7 +552,9 @@ extension PostgresStore {
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
             for i in plans.indices {
                 func tooLong() -> PFError {
-                    PFError(.limitExceeded, format: StoreFormat.name, "\(location): \(className) '\(id)' field \(plans[i].column): the value is longer than PostgreSQL's 1 GB")
+                    PFError(
+                        PostgresStoreFailure.valueTooLong(location: "\(location)", className: className, objectId: id, column: plans[i].column),
+                        format: StoreFormat.name)
                 }
                 switch try cell(object, plans[i], numbers: &numbers[i], className: className) {
                 case .null: CopyBinary.appendNull(to: &buffer)
@@ -561,8 +564,9 @@ extension PostgresStore {
                 case .timestamp(let d):
                     guard let micros = CopyBinary.microseconds(d) else {
                         throw PFError(
-                            .invalidValue, format: StoreFormat.name,
-                            "\(location): \(className) '\(id)' field \(plans[i].column): the date \(d.timeIntervalSince1970) s since 1970 is outside PostgreSQL's timestamps")
+                            PostgresStoreFailure.dateOutOfRange(
+                                location: "\(location)", className: className, objectId: id, field: plans[i].column, seconds: d.timeIntervalSince1970),
+                            format: StoreFormat.name)
                     }
                     CopyBinary.appendTimestamp(micros, to: &buffer)
                 case .acl(let acl, let write):
@@ -631,9 +635,10 @@ extension PostgresStore {
             segment.ids.indices.contains(line - 1)
         else { return described }
         let object = segment.ids[line - 1]
+        let detail = String(described.message.dropFirst("\(url): copying rows into \(segment.target) failed: ".count))
         return PFError(
-            described.code, format: StoreFormat.name,
-            "\(location): writing \(segment.target) '\(object)' failed: " + described.message.dropFirst("\(url): copying rows into \(segment.target) failed: ".count))
+            PostgresStoreFailure.rowRefused(location: "\(location)", table: segment.target, objectId: object, code: described.code, detail: detail),
+            format: StoreFormat.name)
     }
 
     /// The value of one column of one object (noting the kinds of Number it holds in `numbers`).
@@ -649,7 +654,10 @@ extension PostgresStore {
         guard let value = object.fields[plan.field] else { return .null }
         if case .null = value { return .null }
         func fail(_ problem: String) -> PFError {
-            PFError(.invalidValue, format: StoreFormat.name, "\(location): \(className) '\(object.objectId ?? "")' field \(plan.column): \(problem)")
+            PFError(
+                PostgresStoreFailure.badFieldValue(
+                    location: "\(location)", className: className, objectId: object.objectId ?? "", field: plan.column, problem: problem),
+                format: StoreFormat.name)
         }
         guard value.schemaTypeName == plan.type else {
             throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(plan.type) (\(plan.kind.sqlType))")
@@ -708,8 +716,10 @@ extension PostgresStore {
                 let column = layout.column(forField: name)
                 guard transaction?.createdColumns[layout.className]?.contains(column) == true else {
                     throw PFError(
-                        .invalidValue, format: StoreFormat.name,
-                        "\(location): \(layout.className) '\(object.objectId ?? "")' field \(name): points at \(pointer.className) but the column existed before this import as Pointer<\(target)>; parse-server keeps one target class per field, and pfarchive changes the type only of columns it creates (import into a new database)")
+                        PostgresStoreFailure.pointerTargetFixed(
+                            location: "\(location)", className: layout.className, objectId: object.objectId ?? "", field: name,
+                            pointsAt: pointer.className, target: target),
+                        format: StoreFormat.name)
                 }
                 try finishCopy()
                 let literal = "'" + target.replacingOccurrences(of: "'", with: "''") + "'"
@@ -764,8 +774,8 @@ extension PostgresStore {
                 for id in [row.relatedId, row.owningId] {
                     guard !id.isEmpty, id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0), CopyBinary.append(id, to: &buffer) else {
                         throw PFError(
-                            .invalidValue, format: StoreFormat.name,
-                            "\(location): \(table) row \(i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")
+                            PostgresStoreFailure.badJoinId(location: "\(location)", table: table, row: i, owningId: row.owningId, relatedId: row.relatedId),
+                            format: StoreFormat.name)
                     }
                 }
             }
@@ -783,8 +793,9 @@ extension PostgresStore {
                 for id in [row.relatedId, row.owningId] {
                     guard !id.isEmpty, id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
                         throw PFError(
-                            .invalidValue, format: StoreFormat.name,
-                            "\(location): \(key.joinClassName) row \(start + i) (\(row.owningId) → \(row.relatedId)) has an id that is empty, longer than 120 characters or holds U+0000")
+                            PostgresStoreFailure.badJoinId(
+                                location: "\(location)", table: key.joinClassName, row: start + i, owningId: row.owningId, relatedId: row.relatedId),
+                            format: StoreFormat.name)
                     }
                     binds.append(id)
                 }

@@ -277,7 +277,8 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
                 guard cells.count == 2, let related = try? cells[0].decode(String.self),
                     let owning = try? cells[1].decode(String.self)
                 else {
-                    throw PFError(.invalidValue, format: StoreFormat.name, "\(location): \(table) has a row with a NULL id after \(last.map { "\($0.1) → \($0.0)" } ?? "the start")")
+                    throw PFError(
+                        PostgresStoreFailure.nullJoinId(location: "\(location)", table: table, after: last.map { "\($0.1) → \($0.0)" }), format: StoreFormat.name)
                 }
                 last = (related, owning)
                 try body(ParseJoinRow(owningId: owning, relatedId: related))

@@ -97,13 +97,17 @@ public struct SQLiteRow: Sendable {
     public var originals: [String: PFValue]
 }
 
-/// Something a row held that was kept as stored instead of decoded, with where it is.
+/// Something a row held that a reader kept as stored (or left out) instead of converting,
+/// with where it is: the one report of the generic SQLite source and the Core Data reader.
+///
+/// Its ``description`` is `table objectId.column: message`, the line `pfarchive` prints as a
+/// warning.
 public struct SQLiteRowReport: Sendable, Equatable, CustomStringConvertible {
-    /// The table (class).
+    /// The table, or for a Core Data store the entity: the class the row becomes.
     public var table: String
     /// The row's object id.
     public var objectId: String
-    /// The column.
+    /// The column, or for a Core Data store the attribute or relationship.
     public var column: String
     /// What was found and what was kept.
     public var message: String

@@ -121,12 +121,12 @@ struct SQLiteLayout {
         var layout = SQLiteLayout()
         guard try db.tableExists("_TABLES") else { return layout }
         guard try db.tableExists("_SCHEMA") else {
-            throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): has _TABLES but no _SCHEMA table; expected a pfarchive SQLite store")
+            throw PFError(SQLiteStoreFailure.noSchemaTable(location: location), format: SQLiteStore.format)
         }
         let tables = try Row.fetchAll(db, sql: "SELECT name, tableName, kind, owningClass, field, targetClass FROM _TABLES ORDER BY rowid")
         for row in tables {
             guard let name: String = row[0], let table: String = row[1], let kind: String = row[2] else {
-                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES has a row without name, tableName or kind")
+                throw PFError(SQLiteStoreFailure.incompleteTablesRow(location: location), format: SQLiteStore.format)
             }
             layout.takenTables.insert(table.lowercased())
             switch kind {
@@ -134,21 +134,21 @@ struct SQLiteLayout {
                 layout.classes[name] = ClassLayout(className: name, table: table)
             case "join":
                 guard let owning: String = row[3], let field: String = row[4] else {
-                    throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES row \(name) is a join table without owningClass and field")
+                    throw PFError(SQLiteStoreFailure.incompleteJoinRow(location: location, name: name), format: SQLiteStore.format)
                 }
                 let key = ParseRelationKey(owningClass: owning, field: field, targetClass: row[5])
                 layout.joins[ParseRelationKey(owningClass: owning, field: field)] = JoinLayout(key: key, table: table)
             default:
-                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _TABLES row \(name) has kind '\(kind)'; expected 'class' or 'join'")
+                throw PFError(SQLiteStoreFailure.badTableKind(location: location, name: name, kind: kind), format: SQLiteStore.format)
             }
         }
         let fields = try Row.fetchAll(db, sql: "SELECT className, field, type, targetClass, columnName FROM _SCHEMA ORDER BY className, position")
         for row in fields {
             guard let className: String = row[0], let name: String = row[1], let type: String = row[2], let column: String = row[4] else {
-                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA has a row without className, field, type or columnName")
+                throw PFError(SQLiteStoreFailure.incompleteSchemaRow(location: location), format: SQLiteStore.format)
             }
             guard layout.classes[className] != nil else {
-                throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA names class \(className), which _TABLES does not list")
+                throw PFError(SQLiteStoreFailure.schemaUnknownClass(location: location, className: className), format: SQLiteStore.format)
             }
             let field = ParseSchema.Field(type, targetClass: row[3])
             layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: type))

@@ -87,7 +87,7 @@ struct SQLiteRowBinder {
             do {
                 try SQLiteValueCodec.writer.write(tree(), into: &scratch)
             } catch {
-                throw PFError(error.code, format: SQLiteStore.format, "field '\(key)': \(error.message)", path: error.path)
+                throw PFError(SQLiteStoreFailure.unwritableField(key: key, code: error.code, problem: error.message), format: SQLiteStore.format, path: error.path)
             }
         }
         texts.append((index, start, scratch.count - start))
@@ -103,7 +103,7 @@ struct SQLiteRowBinder {
     /// binding while the row's buffer is still as bound.
     func step(context: @autoclosure () -> String) throws(PFError) {
         if let long = texts.first(where: { $0.count > Int(Int32.max) }) {
-            throw PFError(.limitExceeded, format: SQLiteStore.format, "\(context()): a text of \(long.count) bytes is beyond SQLite's bind limit")
+            throw PFError(SQLiteStoreFailure.textTooLong(context: context(), bytes: long.count), format: SQLiteStore.format)
         }
         let code = scratch.withUnsafeBufferPointer { bytes in
             for text in texts {
@@ -124,7 +124,7 @@ struct SQLiteRowBinder {
         }
         guard code == SQLITE_DONE else {
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(code)"
-            throw PFError(code == SQLITE_CONSTRAINT ? .invalidValue : .io, format: SQLiteStore.format, "\(context()): \(message)")
+            throw PFError(SQLiteStoreFailure.stepFailed(context: context(), message: message, constraint: code == SQLITE_CONSTRAINT), format: SQLiteStore.format)
         }
     }
 
@@ -191,7 +191,9 @@ struct SQLiteRowBinder {
         } catch {
             // (No nested function capturing `object` here: that copies the object per row.)
             let id = object.pointee.objectId ?? "(no objectId)"
-            throw PFError(error.code, format: error.format, "\(object.pointee.className) \(id): \(error.message)", path: error.path)
+            var placed = error
+            placed.message = "\(object.pointee.className) \(id): \(error.message)"
+            throw placed
         }
     }
 

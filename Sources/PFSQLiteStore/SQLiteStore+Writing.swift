@@ -30,7 +30,7 @@ final class WriteSession {
         var isDirectory: ObjCBool = false
         let exists = fm.fileExists(atPath: destination.path, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue {
-            throw claim.refusal("a directory where an SQLite file belongs")
+            throw claim.refusal(.directoryWhereFileBelongs("an SQLite file"))
         }
         // As every other store: a symbolic link (whose target was written in place, even a
         // user's empty file turned into a database) or a FIFO or device is not written (and
@@ -39,17 +39,17 @@ final class WriteSession {
         if lstat(destination.path, &status) == 0 {
             switch status.st_mode & S_IFMT {
             case S_IFREG, S_IFDIR: break
-            case S_IFLNK: throw claim.refusal("a symbolic link")
-            default: throw claim.refusal("not a regular file")
+            case S_IFLNK: throw claim.refusal(.symbolicLink)
+            default: throw claim.refusal(.notARegularFile)
             }
         }
         if exists, let head = Destination.prefix(of: destination, count: 100), !head.isEmpty {
             guard head.count >= 100, head.starts(with: Array("SQLite format 3\0".utf8)) else {
-                throw claim.refusal("not an SQLite database")
+                throw claim.refusal(.notSQLite)
             }
             let applicationID = head[68 ..< 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             if applicationID != 0, applicationID != StoreLocation.pfarchiveApplicationID {
-                throw claim.refusal("the SQLite database of another application (application_id \(applicationID))")
+                throw claim.refusal(.otherApplication(applicationID: applicationID))
             }
         }
         if exists {
@@ -60,7 +60,7 @@ final class WriteSession {
             let fd = open(staged.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
                 Destination.forget(staged)
-                throw PFError(.io, format: SQLiteStore.format, "\(location): cannot create \(staged.path): \(String(cString: strerror(errno)))")
+                throw PFError(StoreFailure.cannotCreateStaged(location: location, staged: staged.path, reason: String(cString: strerror(errno))), format: SQLiteStore.format)
             }
             _ = Foundation.close(fd)
             temporary = staged
@@ -84,7 +84,7 @@ final class WriteSession {
     // MARK: Transaction
 
     private func database() throws(PFError) -> DatabaseQueue {
-        guard let queue else { throw PFError(.usage, format: SQLiteStore.format, "\(location): the write was already finished") }
+        guard let queue else { throw PFError(SQLiteStoreFailure.writeFinished(location: location), format: SQLiteStore.format) }
         return queue
     }
 
@@ -123,7 +123,7 @@ final class WriteSession {
         if !hasTables, !foreign.isEmpty, foreignEntries == .keep {
             // Keeping foreign tables is for a pfarchive store that has some; a database of
             // another program is never written into.
-            throw claim.refusal("an SQLite database but not a pfarchive store (no _TABLES; \(foreign[0]))")
+            throw claim.refusal(.sqliteWithoutStoreTables(firstTable: foreign[0]))
         }
         try claim.refuse(foreign, store: "a pfarchive SQLite store", policy: foreignEntries)
     }
@@ -163,7 +163,7 @@ final class WriteSession {
                 guard let base = objects.baseAddress else { return }
                 for i in objects.indices {
                     guard base[i].className == className else {
-                        throw PFError(.usage, format: SQLiteStore.format, "\(location): an object of class \(base[i].className) in a batch of \(className)")
+                        throw PFError(SQLiteStoreFailure.wrongClassInBatch(location: location, className: base[i].className, batchClass: className), format: SQLiteStore.format)
                     }
                     for (key, field) in Self.fieldsWithoutColumn(base + i, known: known) {
                         try layout.ensureField(key, field, className: className, db)

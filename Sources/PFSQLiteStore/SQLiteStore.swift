@@ -78,15 +78,18 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     static func failure(_ error: any Error, _ context: String) -> PFError {
         if let error = error as? PFError { return error }
         if let error = error as? DatabaseError {
-            let code: PFError.Code =
+            let invalid =
                 switch error.resultCode {
-                case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT, .SQLITE_MISMATCH: .invalidValue
-                case .SQLITE_CONSTRAINT: .invalidValue
-                default: .io
+                case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT, .SQLITE_MISMATCH: true
+                case .SQLITE_CONSTRAINT: true
+                default: false
                 }
-            return PFError(code, format: format, "\(context): \(error.message ?? "\(error.resultCode)") (SQLite \(error.extendedResultCode))")
+            return PFError(
+                SQLiteStoreFailure.sqlite(
+                    context: context, message: error.message ?? "\(error.resultCode)", extendedCode: "\(error.extendedResultCode)", invalid: invalid),
+                format: format)
         }
-        return PFError(.io, format: format, "\(context): \(error)")
+        return PFError(SQLiteStoreFailure.other(context: context, problem: "\(error)"), format: format)
     }
 
     static func run<T>(_ queue: DatabaseQueue, _ context: @autoclosure () -> String, _ body: (Database) throws -> T) throws(PFError) -> T {
@@ -107,21 +110,17 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         if let readQueue { return readQueue }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw PFError(.io, format: Self.format, "\(location): no such file")
+            throw PFError(SQLiteStoreFailure.noSuchFile(location: location), format: Self.format)
         }
         switch StoreLocation.sqliteKind(of: url) {
         case .pfarchive:
             break
         case .coreData:
-            throw PFError(.invalidValue, format: Self.format, "\(location): a Core Data store, not a pfarchive SQLite store; read it as Core Data")
+            throw PFError(SQLiteStoreFailure.coreDataStore(location: location), format: Self.format)
         case .other:
-            throw PFError(
-                .unsupported, format: Self.format,
-                "\(location): not a pfarchive SQLite store (nor a Core Data store); read it as an SQLite database (SQLiteDatabaseObjectStore, store kind sqlite-db)")
+            throw PFError(SQLiteStoreFailure.otherDatabase(location: location), format: Self.format)
         case .notSQLite:
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "\(location): not an SQLite database; expected a pfarchive SQLite store (see Docs/Stores.md)")
+            throw PFError(SQLiteStoreFailure.notSQLite(location: location), format: Self.format)
         }
         let copy = try StoreCopy.make(of: url, format: Self.format)
         var config = Configuration()
@@ -146,9 +145,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         let location = self.location
         let layout = try Self.run(queue, "\(location): reading _TABLES and _SCHEMA") { db in
             guard try db.tableExists("_TABLES") else {
-                throw PFError(
-                    .invalidValue, format: Self.format,
-                    "\(location): not a pfarchive SQLite store; expected the tables _TABLES and _SCHEMA (see Docs/Stores.md)")
+                throw PFError(SQLiteStoreFailure.notPfarchiveStore(location: location), format: Self.format)
             }
             return try SQLiteLayout.load(db, location: location)
         }
@@ -288,7 +285,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func begin(schema: ParseSchema) throws(PFError) {
         guard session == nil else {
-            throw PFError(.usage, format: Self.format, "\(location): begin(schema:) twice without commit() or abort()")
+            throw PFError(StoreFailure.beganTwice(location: location), format: Self.format)
         }
         close()
         let session = try WriteSession(destination: url, location: location, foreignEntries: foreignEntries)
@@ -333,6 +330,6 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     private func notBegun() -> PFError {
-        PFError(.usage, format: Self.format, "\(location): write before begin(schema:) or after commit()")
+        PFError(StoreFailure.notWriting(location: location), format: Self.format)
     }
 }

@@ -23,7 +23,7 @@ enum SQLiteValueCodec {
     }
 
     static func unrepresentable(_ what: String, _ key: String) -> PFError {
-        PFError(.unrepresentable, format: SQLiteStore.format, "field '\(key)': \(what) cannot be stored in SQLite")
+        PFError(SQLiteStoreFailure.unrepresentable(key: key, what: what), format: SQLiteStore.format)
     }
 
     // MARK: Reading
@@ -88,7 +88,7 @@ enum SQLiteValueCodec {
     }
 
     static func malformed(_ place: String, _ message: String) -> PFError {
-        PFError(.invalidValue, format: SQLiteStore.format, "\(place): \(message)")
+        PFError(SQLiteStoreFailure.malformed(place: place, problem: message), format: SQLiteStore.format)
     }
 
     static func expectation(_ storage: ColumnStorage) -> String {

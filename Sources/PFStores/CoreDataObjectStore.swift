@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFCoreData
 import PFParse
+import PFSQLiteSource
 
 /// A Core Data SQLite store as a read-only source of Parse-like objects, so it can be
 /// imported into any other store.
@@ -16,7 +17,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// The opened Core Data store (model, layout, working copy).
     public let store: CoreDataStore
     /// Values kept as stored instead of converted, per entity (the first 1,000 each).
-    public private(set) var warnings: [CoreDataWarning] = []
+    public private(set) var warnings: [SQLiteRowReport] = []
     /// How many values were kept as stored in all, over every read so far.
     public private(set) var warningCount = 0
     private var closed = false
@@ -93,7 +94,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         }
     }
 
-    private func record(_ new: [CoreDataWarning], count: Int) {
+    private func record(_ new: [SQLiteRowReport], count: Int) {
         warningCount += count
         warnings.append(contentsOf: new.prefix(max(0, 1_000 - warnings.count)))
     }

@@ -112,7 +112,7 @@ public final class Destination {
         let destination = Destination(url: url.standardizedFileURL, format: format)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: destination.parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw PFError(.io, format: format, "\(destination.url.path): the directory \(destination.parent.path) does not exist")
+            throw PFError(StoreFailure.noParentDirectory(path: destination.url.path, parent: destination.parent.path), format: format)
         }
         try destination.lock()
         try removeStaleSiblings(of: destination.url, locked: true)
@@ -124,18 +124,18 @@ public final class Destination {
         for _ in 0 ..< 16 {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
             guard fd >= 0 else {
-                throw PFError(.io, format: format, "\(url.path): cannot create the lock file \(path): \(POSIX.errorText())")
+                throw PFError(StoreFailure.cannotCreateLock(path: url.path, lock: path, reason: POSIX.errorText()), format: format)
             }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 let code = errno
                 if code == EINTR { _ = POSIX.close(fd); continue }
                 guard code == EWOULDBLOCK || code == EAGAIN else {
                     _ = POSIX.close(fd)
-                    throw PFError(.io, format: format, "\(url.path): cannot lock \(path): \(String(cString: strerror(code)))")
+                    throw PFError(StoreFailure.cannotLock(path: url.path, lock: path, reason: String(cString: strerror(code))), format: format)
                 }
                 let owner = Self.owner(fd)
                 _ = POSIX.close(fd)
-                throw PFError(.io, format: format, "\(url.path) is being written by pfarchive \(owner.map { "pid \($0)" } ?? "(another process)"); try again when it has finished")
+                throw PFError(StoreFailure.beingWritten(location: url.path, by: .process(pid: owner)), format: format)
             }
             // The holder before us may have unlinked the file after we opened it: the lock
             // counts only while the path still names the file we locked.
@@ -153,7 +153,7 @@ public final class Destination {
             Interruption.shared.add(path, lock: true)
             return
         }
-        throw PFError(.io, format: format, "\(url.path): cannot lock \(path): it keeps being replaced")
+        throw PFError(StoreFailure.cannotLock(path: url.path, lock: path, reason: "it keeps being replaced"), format: format)
     }
 
     /// The pid written in a lock file (the holder may still be writing it).
@@ -226,7 +226,7 @@ public final class Destination {
             let sibling = parent.appendingPathComponent(name)
             if role == .previous, !FileManager.default.fileExists(atPath: url.path) {
                 guard POSIX.rename(sibling.path, url.path) == 0 else {
-                    throw PFError(.io, format: StoreFailure.format, "cannot put \(url.path) back from \(sibling.path): \(POSIX.errorText())")
+                    throw PFError(StoreFailure.cannotPutBack(path: url.path, from: sibling.path, reason: POSIX.errorText()), format: StoreFailure.format)
                 }
                 syncDirectory(parent)
             } else {
@@ -253,24 +253,16 @@ public final class Destination {
     public func refuse(_ foreign: [String], store: String, policy: ForeignEntries, keepable: Bool = true) throws(PFError) {
         guard let first = foreign.first else { return }
         if policy == .keep, keepable { return }
-        let more = foreign.count > 1 ? " (and \(foreign.count - 1) more)" : ""
-        let how =
-            keepable
-            ? "choose a new destination, move it away, or pass --keep-foreign to carry such entries over untouched"
-            : "choose a new destination or move it away"
         throw PFError(
-            .invalidValue, format: format,
-            "\(url.path): holds \(first)\(more), which is not part of \(store); pfarchive never deletes or rewrites files it did not write (\(how))")
+            StoreFailure.foreignEntries(path: url.path, first: first, more: foreign.count - 1, store: store, keepable: keepable), format: format)
     }
 
     /// Refuses a destination that is itself not what pfarchive writes (a symbolic link, a
     /// directory where a file belongs, a file of another program).
-    /// - Parameter reason: what it is, such as "a symbolic link".
+    /// - Parameter reason: what it is, such as ``StoreFailure/Refusal/symbolicLink``.
     /// - Returns: the error to throw, with code `invalidValue`.
-    public func refusal(_ reason: String) -> PFError {
-        PFError(
-            .invalidValue, format: format,
-            "\(url.path): is \(reason); pfarchive never deletes or rewrites files it did not write (choose a new destination or move it away)")
+    public func refusal(_ reason: StoreFailure.Refusal) -> PFError {
+        PFError(StoreFailure.notPfarchiveOutput(path: url.path, what: reason), format: format)
     }
 
     /// The entries of a directory, sorted, with their `lstat` (no symlink followed).
@@ -278,7 +270,7 @@ public final class Destination {
     public static func entries(of directory: URL, format: PFError.Format) throws(PFError) -> [(name: String, status: stat)] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
-            throw PFError(.io, format: format, "cannot list \(directory.path): \(error.localizedDescription)")
+            throw PFError(StoreFailure.cannotList(path: directory.path, reason: error.localizedDescription), format: format)
         }
         return names.sorted().map { name in
             var status = stat()
@@ -326,16 +318,16 @@ public final class Destination {
     private func carry(_ from: URL, to: URL) throws(PFError) {
         var status = stat()
         guard lstat(from.path, &status) == 0 else {
-            throw PFError(.io, format: format, "cannot carry over \(from.path): \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotCarryOver(path: from.path, part: nil, reason: POSIX.errorText()), format: format)
         }
         func fail(_ what: String) -> PFError {
-            PFError(.io, format: format, "cannot carry over \(from.path) (\(what)): \(POSIX.errorText())")
+            PFError(StoreFailure.cannotCarryOver(path: from.path, part: what, reason: POSIX.errorText()), format: format)
         }
         switch status.st_mode & S_IFMT {
         case S_IFREG:
             if link(from.path, to.path) == 0 { return }
             do { try FileManager.default.copyItem(at: from, to: to) } catch {
-                throw PFError(.io, format: format, "cannot carry over \(from.path): \(error.localizedDescription)")
+                throw PFError(StoreFailure.cannotCarryOver(path: from.path, part: nil, reason: error.localizedDescription), format: format)
             }
             _ = chmod(to.path, status.st_mode & 0o7777)
         case S_IFDIR:
@@ -351,7 +343,7 @@ public final class Destination {
             }
             _ = lchown(to.path, status.st_uid, status.st_gid)
         default:
-            throw PFError(.io, format: format, "cannot carry over \(from.path): not a file, directory or symbolic link")
+            throw PFError(StoreFailure.cannotCarryOver(path: from.path, part: nil, reason: "not a file, directory or symbolic link"), format: format)
         }
     }
 
@@ -393,7 +385,7 @@ public final class Destination {
     public static func settle(_ staged: URL, like existing: URL?, format: PFError.Format) throws(PFError) {
         var mine = stat()
         guard lstat(staged.path, &mine) == 0 else {
-            throw PFError(.io, format: format, "cannot read \(staged.path): \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotRead(path: staged.path, reason: POSIX.errorText()), format: format)
         }
         let isDirectory = mine.st_mode & S_IFMT == S_IFDIR
         var old = stat()
@@ -407,7 +399,7 @@ public final class Destination {
             }
         }
         guard chmod(staged.path, mode) == 0 else {
-            throw PFError(.io, format: format, "cannot set the mode of \(staged.path): \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotSetMode(path: staged.path, reason: POSIX.errorText()), format: format)
         }
         try sync(staged, format: format)
     }
@@ -426,9 +418,9 @@ public final class Destination {
     /// `fsync` of a file or directory.
     public static func sync(_ url: URL, format: PFError.Format) throws(PFError) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw PFError(.io, format: format, "cannot open \(url.path) to sync it: \(POSIX.errorText())") }
+        guard fd >= 0 else { throw PFError(StoreFailure.cannotOpenToSync(path: url.path, reason: POSIX.errorText()), format: format) }
         defer { _ = POSIX.close(fd) }
-        guard fsync(fd) == 0 else { throw PFError(.io, format: format, "cannot sync \(url.path): \(POSIX.errorText())") }
+        guard fsync(fd) == 0 else { throw PFError(StoreFailure.cannotSync(path: url.path, reason: POSIX.errorText()), format: format) }
     }
 
     /// `fsync` of a directory, so a rename in it is durable (best effort: some file systems
@@ -447,7 +439,7 @@ public final class Destination {
             let reason = POSIX.errorText()
             try? FileManager.default.removeItem(at: staged)
             Self.forget(staged)
-            throw PFError(.io, format: format, "cannot move the finished \(name) into place: \(reason)")
+            throw PFError(StoreFailure.cannotMoveIntoPlace(what: name, reason: reason), format: format)
         }
         Self.forget(staged)
         Self.syncDirectory(parent)
@@ -468,12 +460,12 @@ public final class Destination {
         }
         let old = temporarySibling(.previous)
         guard POSIX.rename(url.path, old.path) == 0 else {
-            throw PFError(.io, format: format, "cannot move \(url.path) aside: \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotMoveAside(path: url.path, reason: POSIX.errorText()), format: format)
         }
         guard POSIX.rename(staged.path, url.path) == 0 else {
             let reason = POSIX.errorText()
             _ = POSIX.rename(old.path, url.path)
-            throw PFError(.io, format: format, "cannot move the finished \(name) into place: \(reason)")
+            throw PFError(StoreFailure.cannotMoveIntoPlace(what: name, reason: reason), format: format)
         }
         Self.forget(staged)
         Self.syncDirectory(parent)
@@ -533,7 +525,7 @@ public final class Destination {
         let fd = open(staged.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             forget(staged)
-            throw PFError(.io, format: format, "\(shown): cannot create \(staged.lastPathComponent): \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotCreateStaged(location: shown, staged: staged.lastPathComponent, reason: POSIX.errorText()), format: format)
         }
         // What `produce` throws is about its input, not this file: it passes unchanged.
         var failure: PFError?
@@ -544,7 +536,7 @@ public final class Destination {
                     let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
                     if n < 0 {
                         if errno == EINTR { continue }
-                        throw PFError(.io, format: format, "\(shown): cannot write: \(POSIX.errorText())")
+                        throw PFError(StoreFailure.cannotWriteStaged(location: shown, reason: POSIX.errorText()), format: format)
                     }
                     written += n
                 }
@@ -559,7 +551,7 @@ public final class Destination {
             throw failure
         }
         do throws(PFError) {
-            guard POSIX.close(fd) == 0 else { throw PFError(.io, format: format, "\(shown): cannot write: \(POSIX.errorText())") }
+            guard POSIX.close(fd) == 0 else { throw PFError(StoreFailure.cannotWriteStaged(location: shown, reason: POSIX.errorText()), format: format) }
             let existing = FileManager.default.fileExists(atPath: url.path) ? url : nil
             try settle(staged, like: existing, format: format)
             let destination = Destination(url: url, format: format)

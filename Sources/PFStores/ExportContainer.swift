@@ -52,7 +52,7 @@ final class ExportContainer {
         self.limits = limits
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw PFError(.io, format: ParseExportStore.format, "\(url.path): no such file or directory")
+            throw PFError(StoreFailure.noSuchFile(path: url.path), format: ParseExportStore.format)
         }
         if isDirectory.boolValue {
             kind = .directory(url)
@@ -66,7 +66,7 @@ final class ExportContainer {
         do {
             archive = try Archive(url: url, accessMode: .read)
         } catch {
-            throw PFError(.io, format: ParseExportStore.format, "\(url.path): not a readable zip archive (\(error))")
+            throw PFError(StoreFailure.notAZip(path: url.path, reason: "\(error)"), format: ParseExportStore.format)
         }
         kind = .zip(url, archive)
         var byName: [String: File] = [:]
@@ -78,8 +78,8 @@ final class ExportContainer {
             let name = path.split(separator: "/").last.map(String.init) ?? path
             guard name.lowercased().hasSuffix(".json"), !name.hasPrefix(".") else { continue }
             if let other = byName[name] {
-                throw PFError(.invalidValue, format: ParseExportStore.format,
-                              "\(url.path): the zip holds two files named \(name) (\(other.path) and \(path)); extract the one export you mean")
+                throw PFError(
+                    StoreFailure.duplicateZipEntry(path: url.path, name: name, first: other.path, second: path), format: ParseExportStore.format)
             }
             byName[name] = File(name: name, path: path, size: Int(exactly: entry.uncompressedSize), entryIndex: index)
         }
@@ -144,7 +144,7 @@ final class ExportContainer {
     ) throws(PFError) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
-            throw PFError(.io, format: ParseExportStore.format, "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw PFError(StoreFailure.cannotOpen(path: path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
         }
         defer { close(fd) }
         let size = max(1, chunkSize)
@@ -155,8 +155,7 @@ final class ExportContainer {
             let n = read(fd, buffer.baseAddress, size)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw PFError(.io, format: ParseExportStore.format, "cannot read \(path): \(String(cString: strerror(errno)))",
-                              offset: offset)
+                throw PFError(StoreFailure.cannotRead(path: path, reason: String(cString: strerror(errno))), format: ParseExportStore.format, offset: offset)
             }
             if n == 0 { return }
             offset += n
@@ -181,7 +180,7 @@ final class ExportContainer {
         let where_ = "\(location): \(file.path)"
         let entries = try zipEntries(url)
         guard let index = file.entryIndex, entries.records.indices.contains(index) else {
-            throw PFError(.io, format: ParseExportStore.format, "\(location): entry \(file.path) vanished from the zip")
+            throw PFError(StoreFailure.entryVanished(location: location, entry: file.path), format: ParseExportStore.format)
         }
         let record = entries.records[index]
         var budget = InflationGuard(name: where_, declaredSize: record.uncompressedSize, compressedSize: record.compressedSize,
@@ -194,12 +193,12 @@ final class ExportContainer {
         if let zipData { return zipData.entries }
         let fd = open(url.path, O_RDONLY)
         guard fd >= 0 else {
-            throw PFError(.io, format: ParseExportStore.format, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+            throw PFError(StoreFailure.cannotOpen(path: url.path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             _ = POSIX.close(fd)
-            throw PFError(.io, format: ParseExportStore.format, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+            throw PFError(StoreFailure.cannotRead(path: url.path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
         }
         let path = url.path
         let reader: ZipEntryData.Reader = { (offset: UInt64, count: Int) throws(PFError) -> Data in
@@ -211,7 +210,7 @@ final class ExportContainer {
                 }
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw PFError(.io, format: ParseExportStore.format, "cannot read \(path): \(String(cString: strerror(errno)))")
+                    throw PFError(StoreFailure.cannotRead(path: path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
                 }
                 if n == 0 { break }
                 done += n

@@ -89,7 +89,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
-            throw PFError(.io, format: Self.format, "\(location): cannot open for reading (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotOpenFile(path: location, forWriting: false, reason: error.localizedDescription), format: Self.format)
         }
         defer { try? handle.close() }
         var cutter = JSONLines.Cutter(maxLineBytes: limits.maxInputBytes)
@@ -108,7 +108,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(.io, format: Self.format, "\(location): cannot read (\(error.localizedDescription))")
+            throw PFError(StoreFailure.readFailed(path: location, after: nil, reason: error.localizedDescription), format: Self.format)
         }
         try cutter.finish { line, at throws(PFError) in try body(line, place(at)) }
     }
@@ -171,8 +171,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 let parts = name.dropFirst(Self.joinPrefix.count).split(separator: ":", maxSplits: 1)
                 guard parts.count == 2, Self.text(object.fields["owningId"]) != nil, Self.text(object.fields["relatedId"]) != nil else {
                     throw PFError(
-                        .invalidValue, format: Self.format,
-                        "\(location): line \(line.number): a join row needs className _Join:<field>:<OwningClass>, owningId and relatedId",
+                        StoreFailure.badJSONLinesJoinRow(location: location, line: line.number), format: Self.format,
                         location: PFError.Location(offset: line.offset, line: line.number, column: 1))
                 }
                 if index.joins[name] == nil {
@@ -260,17 +259,17 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             case S_IFREG:
                 do throws(PFError) { _ = try indexed() } catch {
                     destination.release()
-                    throw destination.refusal("not a JSON Lines store of Parse objects (\(error.message))")
+                    throw destination.refusal(.unreadable(store: "a JSON Lines store of Parse objects", problem: error.message))
                 }
             case S_IFLNK:
                 destination.release()
-                throw destination.refusal("a symbolic link")
+                throw destination.refusal(.symbolicLink)
             case S_IFDIR:
                 destination.release()
-                throw destination.refusal("a directory where a JSON Lines file belongs")
+                throw destination.refusal(.directoryWhereFileBelongs("a JSON Lines file"))
             default:
                 destination.release()
-                throw destination.refusal("not a regular file")
+                throw destination.refusal(.notARegularFile)
             }
         }
         let staged = Destination.temporarySibling(of: url.standardizedFileURL, suffix: "-lines")
@@ -279,7 +278,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         else {
             Destination.forget(staged)
             destination.release()
-            throw PFError(.io, format: Self.format, "\(location): cannot create \(staged.lastPathComponent)")
+            throw PFError(StoreFailure.cannotCreateStaged(location: location, staged: staged.lastPathComponent, reason: nil), format: Self.format)
         }
         self.destination = destination
         self.staged = staged
@@ -348,7 +347,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     private func flushIfFull(force: Bool = false) throws(PFError) {
         guard let stagedHandle, !buffer.isEmpty, force || buffer.count >= 1 << 20 else { return }
         do { try stagedHandle.write(contentsOf: buffer) } catch {
-            throw PFError(.io, format: Self.format, "\(location): cannot write (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotWriteStaged(location: location, reason: error.localizedDescription), format: Self.format)
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -111,11 +111,11 @@ public final class KeyedArchiveStore: ObjectStoreReader, ObjectStoreWriter {
             switch status.st_mode & S_IFMT {
             case S_IFREG:
                 do throws(PFError) { _ = try contents() } catch {
-                    throw destination.refusal("not a pfarchive store archive (\(error.message))")
+                    throw destination.refusal(.unreadable(store: "a pfarchive store archive", problem: error.message))
                 }
-            case S_IFLNK: throw destination.refusal("a symbolic link")
-            case S_IFDIR: throw destination.refusal("a directory where a store archive file belongs")
-            default: throw destination.refusal("not a regular file")
+            case S_IFLNK: throw destination.refusal(.symbolicLink)
+            case S_IFDIR: throw destination.refusal(.directoryWhereFileBelongs("a store archive file"))
+            default: throw destination.refusal(.notARegularFile)
             }
         }
         let store = try contents()
@@ -209,7 +209,7 @@ extension KeyedArchiveStore {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(.unrepresentable, format: format, "cannot archive the store: \(error)")
+            throw PFError(StoreFailure.cannotArchive(problem: "\(error)"), format: format)
         }
     }
 
@@ -232,7 +232,7 @@ extension KeyedArchiveStore {
             e.message = "\(url.path): " + e.message
             throw e
         } catch {
-            throw PFError(.invalidValue, format: format, "\(url.path): \(error)")
+            throw PFError(StoreFailure.unreadableStoreArchive(location: url.path, problem: "\(error)"), format: format)
         }
         return try contents(of: unescapingKeys(root), location: url.path)
     }
@@ -256,15 +256,15 @@ extension KeyedArchiveStore {
 
     /// The store held by an archive's root value.
     static func contents(of root: PFValue, location: String) throws(PFError) -> MemoryStore {
-        func fail(_ message: String, _ path: PFKeyPath) -> PFError {
-            PFError(.invalidValue, format: format, "\(location): \(message)", path: path)
+        func fail(_ problem: StoreFailure.ArchiveProblem, _ path: PFKeyPath) -> PFError {
+            PFError(StoreFailure.badStoreArchive(location: location, problem: problem), format: format, path: path)
         }
-        guard case .dictionary(let top) = root else { throw fail("the root is not a dictionary", .root) }
+        guard case .dictionary(let top) = root else { throw fail(.rootNotDictionary, .root) }
         guard top["format"]?.stringValue == formatTag else {
-            throw fail("not a pfarchive store archive (the root's format is not \"\(formatTag)\")", PFKeyPath([.key("format")]))
+            throw fail(.notStoreArchive(formatTag: formatTag), PFKeyPath([.key("format")]))
         }
         guard case .int(let v)? = top["version"], v == version else {
-            throw fail("unsupported store archive version; this pfarchive reads version \(version)", PFKeyPath([.key("version")]))
+            throw fail(.unsupportedVersion(reads: version), PFKeyPath([.key("version")]))
         }
         let schema: ParseSchema
         do throws(PFError) {
@@ -273,10 +273,10 @@ extension KeyedArchiveStore {
             throw error.at(PFKeyPath([.key("schema")]))
         }
         var objects: [ParseObject] = []
-        guard case .array(let classes)? = top["classes"] else { throw fail("'classes' must be an array", PFKeyPath([.key("classes")])) }
+        guard case .array(let classes)? = top["classes"] else { throw fail(.classesNotArray, PFKeyPath([.key("classes")])) }
         for (i, entry) in classes.enumerated() {
             guard let className = entry["className"]?.stringValue, case .array(let rows)? = entry["objects"] else {
-                throw fail("a class needs 'className' and an 'objects' array", PFKeyPath([.key("classes"), .index(i)]))
+                throw fail(.badClass, PFKeyPath([.key("classes"), .index(i)]))
             }
             for (k, row) in rows.enumerated() {
                 do throws(PFError) {
@@ -290,20 +290,20 @@ extension KeyedArchiveStore {
             }
         }
         var joinRows: [ParseRelationKey: [ParseJoinRow]] = [:]
-        guard case .array(let relations)? = top["relations"] else { throw fail("'relations' must be an array", PFKeyPath([.key("relations")])) }
+        guard case .array(let relations)? = top["relations"] else { throw fail(.relationsNotArray, PFKeyPath([.key("relations")])) }
         for (i, entry) in relations.enumerated() {
             let here = PFKeyPath([.key("relations"), .index(i)])
             guard let owningClass = entry["owningClass"]?.stringValue, let field = entry["field"]?.stringValue,
                 case .array(let owning)? = entry["owningIds"], case .array(let related)? = entry["relatedIds"],
                 owning.count == related.count
             else {
-                throw fail("a relation needs 'owningClass', 'field' and 'owningIds'/'relatedIds' arrays of one length", here)
+                throw fail(.badRelation, here)
             }
             var rows: [ParseJoinRow] = []
             rows.reserveCapacity(owning.count)
             for (k, (a, b)) in zip(owning, related).enumerated() {
                 guard let a = a.stringValue, let b = b.stringValue else {
-                    throw fail("join row \(k) is not two strings", here)
+                    throw fail(.badJoinRow(k), here)
                 }
                 rows.append(ParseJoinRow(owningId: a, relatedId: b))
             }

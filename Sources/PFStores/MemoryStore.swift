@@ -134,12 +134,6 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
     public func abort() { pending = nil }
 
     static func notBegun(_ location: String) -> PFError {
-        PFError(.usage, format: StoreFailure.format, "\(location): write before begin(schema:) or after commit()")
+        PFError(StoreFailure.notWriting(location: location), format: StoreFailure.format)
     }
-}
-
-/// Errors of the stores.
-public enum StoreFailure {
-    /// The format name stores put in their errors.
-    public static let format: PFError.Format = .store
 }

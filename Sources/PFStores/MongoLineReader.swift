@@ -32,7 +32,7 @@ struct MongoLineReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw PFError(.io, format: MongoShapeStore.format, "\(displayName): cannot open for reading (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotOpenFile(path: displayName, forWriting: false, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
     }
 
@@ -55,8 +55,7 @@ struct MongoLineReader {
             }
             if buffer.count - start > maxLineBytes {
                 throw PFError(
-                    .limitExceeded, format: MongoShapeStore.format,
-                    "\(displayName): line \(lineNumber + 1) is longer than \(maxLineBytes) bytes; expected one document per line (raise PFLimits.maxInputBytes only for trusted input)",
+                    StoreFailure.lineTooLong(file: displayName, line: lineNumber + 1, maxBytes: maxLineBytes, hint: true), format: MongoShapeStore.format,
                     location: PFError.Location(offset: offset, line: lineNumber + 1, column: 1))
             }
             try fill()
@@ -76,8 +75,7 @@ struct MongoLineReader {
         }
         guard stop - start <= maxLineBytes else {
             throw PFError(
-                .limitExceeded, format: MongoShapeStore.format,
-                "\(displayName): line \(lineNumber) is longer than \(maxLineBytes) bytes; expected one document per line",
+                StoreFailure.lineTooLong(file: displayName, line: lineNumber, maxBytes: maxLineBytes, hint: false), format: MongoShapeStore.format,
                 location: PFError.Location(offset: offset, line: lineNumber, column: 1))
         }
         let line = Line(number: lineNumber, offset: offset + (from - start))
@@ -100,7 +98,7 @@ struct MongoLineReader {
         do {
             chunk = try handle.read(upToCount: Self.chunkSize)
         } catch {
-            throw PFError(.io, format: MongoShapeStore.format, "\(displayName): read failed after byte \(offset) (\(error.localizedDescription))")
+            throw PFError(StoreFailure.readFailed(path: displayName, after: offset, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         guard let chunk, !chunk.isEmpty else {
             atEOF = true

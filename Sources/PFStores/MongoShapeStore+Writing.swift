@@ -20,12 +20,12 @@ final class MongoCollectionOutput {
     init(url: URL) throws(PFError) {
         self.url = url
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): cannot create the file")
+            throw PFError(StoreFailure.cannotCreateFile(path: url.path), format: MongoShapeStore.format)
         }
         do {
             handle = try FileHandle(forWritingTo: url)
         } catch {
-            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): cannot open for writing (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotOpenFile(path: url.path, forWriting: true, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         buffer.reserveCapacity(1 << 20 + 4096)
     }
@@ -51,7 +51,7 @@ final class MongoCollectionOutput {
         do {
             try handle.write(contentsOf: buffer)
         } catch {
-            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): write failed (\(error.localizedDescription))")
+            throw PFError(StoreFailure.writeFailed(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -59,7 +59,7 @@ final class MongoCollectionOutput {
     func close() throws(PFError) {
         try flush()
         do { try handle.close() } catch {
-            throw PFError(.io, format: MongoShapeStore.format, "\(url.path): close failed (\(error.localizedDescription))")
+            throw PFError(StoreFailure.closeFailed(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
     }
 
@@ -121,13 +121,13 @@ extension MongoShapeStore {
     /// first line starts a JSON object (a complete first line must be one with an `_id`).
     /// - Returns: the foreign names and the store's own, or the reason the destination itself
     ///   is foreign.
-    func destinationEntries() throws(PFError) -> (foreign: [String], store: Set<String>, whole: String?) {
+    func destinationEntries() throws(PFError) -> (foreign: [String], store: Set<String>, whole: StoreFailure.Refusal?) {
         var status = stat()
         guard lstat(directory.path, &status) == 0 else { return ([], [], nil) }
         switch status.st_mode & S_IFMT {
         case S_IFDIR: break
-        case S_IFLNK: return ([], [], "a symbolic link")
-        default: return ([], [], "a file where a .jsonl directory of <collection>.json files belongs")
+        case S_IFLNK: return ([], [], .symbolicLink)
+        default: return ([], [], .fileWhereDirectoryBelongs("a .jsonl directory of <collection>.json files"))
         }
         var foreign: [String] = []
         var store: Set<String> = []
@@ -170,7 +170,7 @@ extension MongoShapeStore {
         let temporary = destination.temporarySibling()
         guard mkdir(temporary.path, 0o700) == 0 else {
             Destination.forget(temporary)
-            throw PFError(.io, format: Self.format, "\(temporary.path): cannot create the temporary directory (\(POSIX.errorText()))")
+            throw PFError(StoreFailure.cannotCreateTemporaryDirectory(path: temporary.path, reason: POSIX.errorText()), format: Self.format)
         }
         let session = WriteSession(
             temporary: temporary, schema: ParseNameCoding.encode(schema, policy: namePolicy), destination: destination,
@@ -200,7 +200,7 @@ extension MongoShapeStore {
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
         if let problem = ParseRules.classNameProblem(className), ParseRelationKey(joinClassName: className) == nil {
-            throw PFError(.invalidValue, format: Self.format, "\(location): class '\(className)': \(problem)")
+            throw PFError(StoreFailure.badClassName(location: location, className: className, problem: problem), format: Self.format)
         }
         let output = try self.output(for: className, in: session)
         var ids = session.lineOfId[className] ?? [:]
@@ -210,13 +210,13 @@ extension MongoShapeStore {
             let object = ParseNameCoding.encode(original, policy: namePolicy, tally: &session.tally)
             let label = "\(directory.lastPathComponent)/\(className).json, object \(object.objectId ?? "without objectId")"
             guard object.className == className else {
-                throw PFError(.usage, format: Self.format, "\(label): is of class '\(object.className)', written as '\(className)'")
+                throw PFError(StoreFailure.wrongClassInBatch(object: label, className: object.className, writtenAs: className), format: Self.format)
             }
             let document: PFValue
             do throws(MongoExtendedJSON.Failure) {
                 document = try MongoDocument.encode(object)
             } catch {
-                throw PFError(.unrepresentable, format: Self.format, "\(label): \(error.message)", path: error.path)
+                throw PFError(StoreFailure.notMongoRepresentable(object: label, problem: error.message), format: Self.format, path: error.path)
             }
             if let id = object.objectId {
                 if ids[id] != nil { session.classesWithDuplicates.insert(className) }
@@ -392,9 +392,7 @@ extension MongoShapeStore {
     private func swapIntoPlace(_ session: WriteSession) throws(PFError) {
         let written = Set((try? FileManager.default.contentsOfDirectory(atPath: session.temporary.path)) ?? [])
         if let clash = session.foreign.first(where: { written.contains($0) }) {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "\(location): holds \(clash), which is not part of the Mongo shape, and the import writes a file of that name; move it away first")
+            throw PFError(StoreFailure.entryInTheWay(location: location, entry: clash, store: "the Mongo shape"), format: Self.format)
         }
         try session.destination.carryOver(session.foreign, from: directory, into: session.temporary)
         let existing = FileManager.default.fileExists(atPath: directory.path) ? directory : nil
@@ -417,7 +415,7 @@ extension MongoShapeStore {
             let doc: PFValue
             do throws(PFError) { doc = try json.read(bytes) } catch {
                 throw PFError(
-                    error.code, format: Self.format, "\(url.path):\(line.number): \(error.message); expected one JSON document per line",
+                    StoreFailure.notAJSONLine(file: url.path, line: line.number, code: error.code, problem: error.message), format: Self.format,
                     location: PFError.Location(offset: line.offset, line: line.number, column: error.location?.column ?? 1))
             }
             try body(bytes, doc.dictionaryValue ?? [:])
@@ -426,7 +424,7 @@ extension MongoShapeStore {
 
     private func rename(_ from: URL, to: URL) throws(PFError) {
         do { try FileManager.default.moveItem(at: from, to: to) } catch {
-            throw PFError(.io, format: Self.format, "cannot rename \(from.path) to \(to.path) (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotRename(from: from.path, to: to.path, reason: error.localizedDescription), format: Self.format)
         }
     }
 
@@ -437,7 +435,7 @@ extension MongoShapeStore {
 
     private func copy(_ from: URL, to: URL) throws(PFError) {
         do { try FileManager.default.copyItem(at: from, to: to) } catch {
-            throw PFError(.io, format: Self.format, "cannot copy \(from.path) to \(to.path) (\(error.localizedDescription))")
+            throw PFError(StoreFailure.cannotCopy(from: from.path, to: to.path, reason: error.localizedDescription), format: Self.format)
         }
     }
 }

@@ -101,7 +101,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         } catch {
-            throw PFError(.io, format: Self.format, "\(dir.path): cannot list the directory (\(error.localizedDescription)); expected a directory of <collection>.json files")
+            throw PFError(StoreFailure.cannotListCollections(path: dir.path, reason: error.localizedDescription), format: Self.format)
         }
         var out = OrderedDictionary<String, URL>()
         var ignored: [String] = []
@@ -255,7 +255,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         let url = directory.appendingPathComponent(className + ".json")
         guard FileManager.default.fileExists(atPath: url.path) else {
             if try schemaDocuments()[className] != nil { return }
-            throw PFError(.usage, format: Self.format, "\(location): no collection '\(className)' (expected \(className).json)")
+            throw PFError(StoreFailure.noCollection(location: location, className: className), format: Self.format)
         }
         let fields = try schemaDocuments()[className].map(Self.schemaFields(of:))
         let decoding = try schemaDocuments()[className].map(Self.namesEncoded) ?? false
@@ -349,13 +349,13 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             } catch {
                 let column = error.location?.column ?? ((error.location?.offset ?? 0) + 1)
                 throw PFError(
-                    error.code, format: format, "\(display):\(line.number): \(error.message); expected one JSON document per line",
+                    StoreFailure.notAJSONLine(file: display, line: line.number, code: error.code, problem: error.message), format: format,
                     location: PFError.Location(offset: line.offset + (error.location?.offset ?? 0), line: line.number, column: column),
                     path: error.path)
             }
             let fail: (String, PFKeyPath) -> PFError = { message, path in
                 PFError(
-                    .invalidValue, format: format, "\(display):\(line.number): \(message)",
+                    StoreFailure.badDocument(file: display, line: line.number, problem: message), format: format,
                     location: PFError.Location(offset: line.offset, line: line.number, column: 1), path: path)
             }
             let doc: PFValue

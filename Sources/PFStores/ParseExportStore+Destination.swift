@@ -30,7 +30,7 @@ struct ExportDestinationEntries {
     var store: Set<String> = []
     /// A reason the destination itself is foreign (a file where a directory belongs, a file
     /// that is not a zip, a symbolic link), or `nil`.
-    var wholeForeign: String?
+    var wholeForeign: StoreFailure.Refusal?
 }
 
 extension ParseExportStore {
@@ -77,18 +77,18 @@ extension ParseExportStore {
         guard lstat(url.path, &status) == 0 else { return result }
         let type = status.st_mode & S_IFMT
         if type == S_IFLNK {
-            result.wholeForeign = "a symbolic link"
+            result.wholeForeign = .symbolicLink
             return result
         }
         if isZip {
             guard type == S_IFREG else {
-                result.wholeForeign = type == S_IFDIR ? "a directory where a .zip file belongs" : "something that is not a file"
+                result.wholeForeign = type == S_IFDIR ? .directoryWhereFileBelongs("a .zip file") : .notARegularFile
                 return result
             }
             return try zipEntries()
         }
         guard type == S_IFDIR else {
-            result.wholeForeign = "a file where an export directory belongs"
+            result.wholeForeign = .fileWhereDirectoryBelongs("an export directory")
             return result
         }
         for entry in try Destination.entries(of: url, format: Self.format) {
@@ -113,7 +113,7 @@ extension ParseExportStore {
         var result = ExportDestinationEntries()
         let archive: Archive
         do { archive = try Archive(url: url, accessMode: .read) } catch {
-            result.wholeForeign = "a file that is not a readable zip archive"
+            result.wholeForeign = .notAZip
             return result
         }
         let files = Array(archive)
@@ -171,12 +171,12 @@ extension ParseExportStore {
         guard !paths.isEmpty else { return }
         let source: Archive
         do { source = try Archive(url: url, accessMode: .read) } catch {
-            throw PFError(.io, format: Self.format, "\(location): cannot reopen the zip: \(error)")
+            throw PFError(StoreFailure.cannotReopenZip(location: location, reason: "\(error)"), format: Self.format)
         }
         let container = try ExportContainer(url: url, limits: options.limits, excluding: Set(paths))
         for path in paths {
             guard let entry = source[path] else {
-                throw PFError(.io, format: Self.format, "\(location): entry \(path) vanished from the zip")
+                throw PFError(StoreFailure.entryVanished(location: location, entry: path), format: Self.format)
             }
             let attributes = entry.fileAttributes
             let date = attributes[.modificationDate] as? Date ?? Date()
@@ -184,7 +184,7 @@ extension ParseExportStore {
             var bytes = Data()
             if entry.type != .directory {
                 guard let file = container.member(atPath: path) else {
-                    throw PFError(.io, format: Self.format, "\(location): entry \(path) vanished from the zip")
+                    throw PFError(StoreFailure.entryVanished(location: location, entry: path), format: Self.format)
                 }
                 try container.forEachChunk(of: file, chunkSize: options.chunkSize) { chunk throws(PFError) in
                     bytes.append(contentsOf: chunk)
@@ -200,7 +200,7 @@ extension ParseExportStore {
                     return data.subdata(in: start ..< min(data.count, start + size))
                 }
             } catch {
-                throw PFError(.io, format: Self.format, "cannot carry \(path) over into the new zip: \(error)")
+                throw PFError(StoreFailure.cannotCarryIntoZip(entry: path, reason: "\(error)"), format: Self.format)
             }
         }
     }

@@ -177,7 +177,7 @@ extension ParseExportStore {
         let session = ParseExportRow.session(limits: options.limits)
         func read(_ row: ParseExportRow, _ wanted: (location: RowLocation, digest: RowDigest)) throws(PFError) {
             guard RowDigest(row.bytes) == wanted.digest else {
-                throw PFError(.io, format: Self.format, "\(name): the file changed while it was compared")
+                throw PFError(StoreFailure.changedWhileCompared(name), format: Self.format)
             }
             try body(wanted.location, try row.readObject(session: session, className: className, file: name, checkingNames: false))
         }
@@ -192,7 +192,7 @@ extension ParseExportStore {
         }
         let fd = open(file.path, O_RDONLY)
         guard fd >= 0 else {
-            throw PFError(.io, format: Self.format, "cannot open \(file.path): \(String(cString: strerror(errno)))")
+            throw PFError(StoreFailure.cannotOpen(path: file.path, reason: String(cString: strerror(errno))), format: Self.format)
         }
         defer { closeDescriptor(fd) }
         var buffer: [UInt8] = []
@@ -204,7 +204,7 @@ extension ParseExportStore {
                 let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress.map { $0 + done }, at.count - done, off_t(at.offset + done)) }
                 if n < 0, errno == EINTR { continue }
                 guard n > 0 else {
-                    throw PFError(.io, format: Self.format, "\(name): the file changed while it was compared")
+                    throw PFError(StoreFailure.changedWhileCompared(name), format: Self.format)
                 }
                 done += n
             }

@@ -72,7 +72,7 @@ extension ParseExportStore {
             self.url = url
             fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
-                throw PFError(.io, format: ParseExportStore.format, "cannot create \(url.path): \(String(cString: strerror(errno)))")
+                throw PFError(StoreFailure.cannotCreate(path: url.path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
             }
             buffer.reserveCapacity(1 << 20)
             buffer.append(contentsOf: Array("{\"results\":[".utf8))
@@ -106,7 +106,7 @@ extension ParseExportStore {
             }
             buffer.removeAll(keepingCapacity: true)
             if let error {
-                throw PFError(.io, format: ParseExportStore.format, "cannot write \(url.path): \(String(cString: strerror(error)))")
+                throw PFError(StoreFailure.cannotWrite(path: url.path, reason: String(cString: strerror(error))), format: ParseExportStore.format)
             }
         }
 
@@ -116,7 +116,7 @@ extension ParseExportStore {
             try flush()
             closed = true
             guard POSIX.close(fd) == 0 else {
-                throw PFError(.io, format: ParseExportStore.format, "cannot close \(url.path): \(String(cString: strerror(errno)))")
+                throw PFError(StoreFailure.cannotClose(path: url.path, reason: String(cString: strerror(errno))), format: ParseExportStore.format)
             }
         }
     }
@@ -143,7 +143,7 @@ extension ParseExportStore {
         let staging = destination.temporarySibling()
         guard mkdir(staging.path, 0o700) == 0 else {
             Destination.forget(staging)
-            throw PFError(.io, format: Self.format, "cannot create \(staging.path): \(POSIX.errorText())")
+            throw PFError(StoreFailure.cannotCreate(path: staging.path, reason: POSIX.errorText()), format: Self.format)
         }
         writing = WriteState(staging: staging, schema: merged, previous: previous, destination: destination, entries: entries)
         encodedNames = ParseNameTally()
@@ -240,7 +240,7 @@ extension ParseExportStore {
         if let file = state.classFiles[className] { return file }
         try ParseRules.checkClassName(className)
         guard !className.contains("/"), ParseRelationKey(joinClassName: className) == nil else {
-            throw PFError(.usage, format: Self.format, "'\(className)' cannot be written as a class file")
+            throw PFError(StoreFailure.notAClassFileName(className), format: Self.format)
         }
         let file = try StagedFile(url: state.staging.appendingPathComponent(className + ".json"))
         state.classFiles[className] = file
@@ -252,7 +252,7 @@ extension ParseExportStore {
         let stored = storedKey(key)
         if stored.field != key.field { state.tally.field(key.field, storedAs: stored.field, className: key.owningClass) }
         guard !stored.joinClassName.contains("/") else {
-            throw PFError(.usage, format: Self.format, "'\(stored.joinClassName)' cannot be a file name")
+            throw PFError(StoreFailure.notAFileName(stored.joinClassName), format: Self.format)
         }
         let file = try StagedFile(url: state.staging.appendingPathComponent(stored.joinClassName + ".json"))
         state.joinFiles[key] = file
@@ -269,7 +269,7 @@ extension ParseExportStore {
     func keepLastOfRepeated(_ file: StagedFile, counts: [String: Int], className: String, state: WriteState) throws(PFError) {
         let source = file.url.appendingPathExtension("repeated")
         do { try FileManager.default.moveItem(at: file.url, to: source) } catch {
-            throw PFError(.io, format: Self.format, "cannot rewrite \(file.url.path): \(error.localizedDescription)")
+            throw PFError(StoreFailure.cannotRewrite(path: file.url.path, reason: error.localizedDescription), format: Self.format)
         }
         let rewritten = try StagedFile(url: file.url)
         var seen: [String: Int] = [:]
@@ -344,7 +344,7 @@ extension ParseExportStore {
         if text.last != 0x0A { text.append(0x0A) }
         let target = state.staging.appendingPathComponent(Self.schemaFileName)
         do { try text.write(to: target) } catch {
-            throw PFError(.io, format: Self.format, "cannot write \(target.path): \(error.localizedDescription)")
+            throw PFError(StoreFailure.cannotWrite(path: target.path, reason: error.localizedDescription), format: Self.format)
         }
     }
 
@@ -379,9 +379,7 @@ extension ParseExportStore {
         guard !state.entries.foreign.isEmpty else { return }
         let written = Set((try? FileManager.default.contentsOfDirectory(atPath: state.staging.path)) ?? [])
         if let clash = state.entries.foreign.first(where: { written.contains($0) }) {
-            throw PFError(
-                .invalidValue, format: Self.format,
-                "\(location): holds \(clash), which is not part of a Parse export, and the import writes a file of that name; move it away first")
+            throw PFError(StoreFailure.entryInTheWay(location: location, entry: clash, store: "a Parse export"), format: Self.format)
         }
     }
 
@@ -408,7 +406,7 @@ extension ParseExportStore {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(.io, format: Self.format, "cannot write the zip \(zip.path): \(error)")
+            throw PFError(StoreFailure.cannotWriteZip(path: zip.path, reason: "\(error)"), format: Self.format)
         }
         let existing = fm.fileExists(atPath: url.path) ? url : nil
         try Destination.settle(zip, like: existing, format: Self.format)

@@ -148,13 +148,12 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: file.name))
             if let key = ParseRelationKey(joinClassName: name) {
                 if layout.joins[key] != nil {
-                    throw PFError(.invalidValue, format: Self.format,
-                                  "\(location): two files hold \(key.joinClassName) (one spells ':' as U+A789); keep one")
+                    throw PFError(StoreFailure.duplicateJoinFile(location: location, joinClassName: key.joinClassName), format: Self.format)
                 }
                 layout.joins[key] = file
             } else {
                 if layout.classes[name] != nil {
-                    throw PFError(.invalidValue, format: Self.format, "\(location): two files hold class \(name); keep one")
+                    throw PFError(StoreFailure.duplicateClassFile(location: location, className: name), format: Self.format)
                 }
                 layout.classes[name] = file
             }
@@ -362,8 +361,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
             let value = try row.readValue(reader: reader, file: name)
             guard case .string(let owning)? = value["owningId"], case .string(let related)? = value["relatedId"] else {
-                throw row.placed(PFError(.invalidValue, format: Self.format,
-                                         "a join row needs string 'owningId' and 'relatedId'"), file: name)
+                throw row.placed(PFError(StoreFailure.badJoinRow, format: Self.format), file: name)
             }
             try body(ParseJoinRow(owningId: owning, relatedId: related))
         }

@@ -104,7 +104,7 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// Streams a class's objects in key order.
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         guard let table = database.table(named: className), table.isModelClass, !table.isEmbedded else {
-            throw PFError(.usage, format: RealmFile.format, "\(url.lastPathComponent): no class \(className)")
+            throw PFError(StoreFailure.noClass(location: url.lastPathComponent, className: className), format: RealmFile.format)
         }
         do {
             try database.forEachObject(of: table) { (object) throws(PFError) in

@@ -67,15 +67,11 @@ public final class RuledStoreReader: ObjectStoreReader {
         self.importedClasses = importedClasses.map(Set.init)
         self.pendingCheck = checking
         if rules.paths.count > 1 || rules.paths.contains(where: { !$0.edges.isEmpty || !$0.attributes.isEmpty }) {
-            throw PFError(
-                .usage, format: .copyRules,
-                "path rules (such as department.head) need a root object; an import copies every object, so it takes Type.key and *.key rules only")
+            throw PFError(StoreFailure.importPathRules, format: .copyRules)
         }
         let objectIdRules = rules.typeAttributes.values.compactMap { $0["objectId"] } + [rules.anyAttributes["objectId"]].compactMap { $0 }
         if rules.profile.regenerateIdentities || objectIdRules.contains(where: { $0 != .copy }) {
-            throw PFError(
-                .usage, format: .copyRules,
-                "an import keeps every objectId (Pointers and join rows name them); rules that regenerate, set or omit objectId are for pfarchive copy")
+            throw PFError(StoreFailure.importObjectIdRules, format: .copyRules)
         }
     }
 
@@ -213,7 +209,7 @@ public final class RuledStoreReader: ObjectStoreReader {
         case .regenerate: return ParseDate.rounded(Date())
         case .set(let constant):
             guard case .date(let date) = try Self.parseValue(constant, key: key, owner: owner) else {
-                throw PFError(.invalidValue, format: .copyRules, "\(owner).\(key) can only be set to a date ({\"__type\":\"Date\",\"iso\":…})")
+                throw PFError(StoreFailure.ruleNotADate(owner: owner, key: key), format: .copyRules)
             }
             return date
         }
@@ -223,12 +219,12 @@ public final class RuledStoreReader: ObjectStoreReader {
         switch rules.attributeAction(ownerType: owner, key: "ACL", path: CopyRules.noPath) {
         case .copy: return value
         case .omit: return nil
-        case .regenerate: throw PFError(.usage, format: .copyRules, "\(owner).ACL cannot be regenerated; set or omit it")
+        case .regenerate: throw PFError(StoreFailure.ruleRegeneratesACL(owner: owner), format: .copyRules)
         case .set(let constant):
             do throws(PFError) {
                 return try ParseACL(rest: constant)
             } catch {
-                throw PFError(.invalidValue, format: .copyRules, "\(owner).ACL: \(error.message)")
+                throw PFError(StoreFailure.ruleBadACL(owner: owner, problem: error.message), format: .copyRules)
             }
         }
     }
@@ -237,7 +233,7 @@ public final class RuledStoreReader: ObjectStoreReader {
         do throws(PFError) {
             return try ParseValue(rest: constant)
         } catch {
-            throw PFError(.invalidValue, format: .copyRules, "\(owner).\(key) cannot be set to \(constant): \(error.message)")
+            throw PFError(StoreFailure.ruleBadConstant(owner: owner, key: key, constant: "\(constant)", problem: error.message), format: .copyRules)
         }
     }
 

@@ -304,9 +304,7 @@ private struct ImportState {
         if let wanted = options.classes {
             let missing = wanted.filter { !sourceClasses.contains($0) }
             guard missing.isEmpty else {
-                throw PFError(
-                    .usage, format: StoreFailure.format,
-                    "\(reader.location): no class \(missing.joined(separator: ", ")) in the source; it has \(all.prefix(20).joined(separator: ", "))")
+                throw PFError(StoreFailure.noSuchClasses(location: "\(reader.location)", missing: missing, available: all), format: StoreFailure.format)
             }
             classes = all.filter { wanted.contains($0) }
         }
@@ -350,8 +348,8 @@ private struct ImportState {
             try reader.forEachObject(in: name) { (object: ParseObject) throws(PFError) in
                 guard object.className == name else {
                     throw PFError(
-                        .invalidValue, format: StoreFailure.format,
-                        "\(reader.location): class \(name) returned an object of class \(object.className)")
+                        StoreFailure.wrongClassReturned(location: "\(reader.location)", asked: name, returned: object.className),
+                        format: StoreFailure.format)
                 }
                 self.check(object)
                 if self.options.strictNames, let problem = ParseNameCoding.firstProblem(in: object, policy: writer.namePolicy) {
@@ -389,7 +387,7 @@ private struct ImportState {
 
         for relation in relations {
             if options.strictNames, let problem = writer.namePolicy.fieldProblem(relation.field, className: relation.owningClass) {
-                throw PFError(.invalidValue, format: StoreFailure.format, "\(relation.joinClassName): \(problem) (\(writer.namePolicy))")
+                throw PFError(StoreFailure.badName(name: relation.joinClassName, problem: problem, policy: "\(writer.namePolicy)"), format: StoreFailure.format)
             }
             var rows: [ParseJoinRow] = []
             let name = relation.joinClassName

@@ -83,16 +83,14 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     ///   scheme that is not a store.
     public static func resolve(_ argument: String) throws(PFError) -> StoreLocation {
         guard !argument.isEmpty, argument != "-" else {
-            throw PFError(.usage, format: StoreFailure.format, "a store must be a path or a postgres:// URL, not '\(argument)'")
+            throw PFError(StoreFailure.notAStoreArgument(argument), format: StoreFailure.format)
         }
         let lower = argument.lowercased()
         if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") {
             return StoreLocation(kind: .postgres, argument: argument)
         }
         if let scheme = lower.range(of: "://"), !lower[..<scheme.lowerBound].contains("/") {
-            throw PFError(
-                .usage, format: StoreFailure.format,
-                "\(redacted(argument)): unknown store URL scheme; expected a path or postgres://user@host/db")
+            throw PFError(StoreFailure.unknownURLScheme(redacted(argument)), format: StoreFailure.format)
         }
         let url = URL(fileURLWithPath: argument)
         var isDirectory: ObjCBool = false
@@ -414,7 +412,7 @@ public struct StoreOpeners: Sendable {
     public static func existing(_ location: StoreLocation) throws(PFError) -> URL {
         let url = file(location)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PFError(.io, format: StoreFailure.format, "\(location): no such file or directory")
+            throw PFError(StoreFailure.noSuchFile(path: "\(location)"), format: StoreFailure.format)
         }
         return url
     }
@@ -442,9 +440,7 @@ public struct StoreOpeners: Sendable {
     ///   this build, or what the opener throws.
     public func reader(for location: StoreLocation) throws(PFError) -> any ObjectStoreReader {
         guard let open = readers[location.kind] else {
-            throw PFError(
-                .unsupported, format: StoreFailure.format,
-                "\(location): reading \(location.kind) is not available in this build of pfarchive")
+            throw PFError(StoreFailure.readingUnavailable(location: "\(location)", kind: location.kind), format: StoreFailure.format)
         }
         return try open(location)
     }
@@ -461,7 +457,7 @@ public struct StoreOpeners: Sendable {
                 : location.kind == .realm ? "Realm files are read-only"
                 : location.kind == .sqliteDatabase
                     ? "an SQLite database of another program is a read-only source; pfarchive never writes into it" : "writing \(location.kind) is not available in this build of pfarchive"
-            throw PFError(.unsupported, format: StoreFailure.format, "\(location): \(why)")
+            throw PFError(StoreFailure.writingUnavailable(location: "\(location)", why: why), format: StoreFailure.format)
         }
         return try open(location)
     }

@@ -102,7 +102,7 @@ import Testing
             #expect(second["content"]?["$class"] == "Content", "the next row decodes normally")
             #expect(cursor.warningCount == 1)
             #expect(cursor.warnings.first?.objectId == "Page-1")
-            #expect(cursor.warnings.first?.key == "content")
+            #expect(cursor.warnings.first?.column == "content")
             #expect(cursor.warnings.first?.message.contains("kept as bytes") == true)
         }
     }
@@ -121,11 +121,11 @@ import Testing
             #expect(person["updatedAt"] == "yesterday")
             #expect(person["id"] == .data(Data([1, 2])))
             #expect(person["firstName"] == "Victoria")
-            #expect(Set(cursor.warnings.map(\.key)) == ["updatedAt", "id"])
+            #expect(Set(cursor.warnings.map(\.column)) == ["updatedAt", "id"])
             var cars = try store.objects(entity: "Car")
             let car = try #require(try cars.next())
             #expect(car["owner"] == nil)
-            #expect(cars.warnings.first?.key == "owner")
+            #expect(cars.warnings.first?.column == "owner")
         }
     }
 

@@ -53,7 +53,7 @@ import Testing
             #expect(objects[1]["map"] == ["z": 1])
             if case .data = objects[2]["map"] {} else { Issue.record("a damaged typedstream stays bytes: \(String(describing: objects[2]["map"]))") }
             #expect(cursor.warnings.count == 1)
-            #expect(cursor.warnings.first?.key == "map")
+            #expect(cursor.warnings.first?.column == "map")
             #expect(cursor.warnings.first?.message.contains("typedstream") == true, "\(cursor.warnings)")
         }
     }

@@ -81,7 +81,7 @@ import Testing
             #expect(throws: PFError.self) { _ = try RuledStoreReader(source: try Self.store(), rules: rules) }
         }
         let error = try #require(throws: PFError.self) { _ = try RuledStoreReader(source: try Self.store(), rules: newIds) }
-        #expect(error.code == .usage && error.message.contains("objectId"))
+        #expect(error.failure(as: StoreFailure.self) == .importObjectIdRules)
     }
 
     @Test func theCLIImportsTheSampleExportWithARulesFile() throws {

@@ -257,7 +257,13 @@ struct CopyImportTests {
                         try copy(MemoryStore(objects: objects), into: store, batch: 3)
                     } throws: { error in
                         guard let e = error as? PFError else { return false }
-                        return e.message.contains("odd10") && e.message.contains(what) && !e.message.contains("\n")
+                        // The object is named by the case; the problem is the server's or the writer's text.
+                        let object: String? =
+                            switch e.failure(as: PostgresStoreFailure.self) {
+                            case .rowRefused(_, _, let id, _, _)?, .badFieldValue(_, _, let id, _, _)?: id
+                            default: nil
+                            }
+                        return object == "odd10" && e.message.contains(what) && !e.message.contains("\n")
                     }
                     #expect(try Self.dump(url) == before, "segments of \(segmentRows) rows, \(what)")
                 }

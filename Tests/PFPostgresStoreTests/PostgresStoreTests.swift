@@ -116,7 +116,7 @@ enum Sample {
                 _ = try PostgresURL(text)
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                return e.code == .usage && !e.message.contains("hunter2") && !e.message.contains("ter2")
+                return e.failure(as: PostgresStoreFailure.self)?.code == .usage && !e.message.contains("hunter2") && !e.message.contains("ter2")
             }
         }
     }
@@ -135,7 +135,7 @@ enum Sample {
                 _ = try PostgresURL(text)
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                return e.code == .usage && !e.message.contains("ssW0rd")
+                return e.failure(as: PostgresStoreFailure.self)?.code == .usage && !e.message.contains("ssW0rd")
             }
         }
         for text in ["postgres://user:p@ssW0rd@127.0.0.1:1/db?sslmode=disable", "postgres://user@127.0.0.1:1/db?sslmode=disable&password=p@ssW0rd"] {
@@ -143,7 +143,8 @@ enum Sample {
                 _ = try PostgresStore.open(url: text)
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                return e.code == .io && !e.message.contains("ssW0rd") && e.message.contains("postgres://user@127.0.0.1:1/db")
+                guard case .queryFailed(let shown, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
+                return shown.hasPrefix("postgres://user@127.0.0.1:1/db") && !e.message.contains("ssW0rd")
             }
         }
     }
@@ -154,7 +155,8 @@ enum Sample {
             _ = try PostgresStore.open(url: "postgres://user:hunter2@127.0.0.1:1/db?sslmode=disable")
         } throws: { error in
             guard let e = error as? PFError else { return false }
-            return e.code == .io && !e.message.contains("hunter2") && e.message.contains("postgres://user@127.0.0.1:1/db")
+            guard case .queryFailed(let shown, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
+            return shown.hasPrefix("postgres://user@127.0.0.1:1/db") && !e.message.contains("hunter2")
         }
     }
 
@@ -334,7 +336,8 @@ struct PostgresStoreServerTests {
                 try second.begin(schema: source.schema())
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                return e.code == .io && e.message.contains("is being written by another pfarchive import")
+                guard case .beingWritten(_, .anotherImport)? = e.failure(as: StoreFailure.self) else { return false }
+                return true
             }
             try first.write(try source.objects(in: "Post"), className: "Post")
             try first.commit()
@@ -411,7 +414,8 @@ struct PostgresStoreServerTests {
                 try store.write(bad, className: "Post")
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                return e.message.contains("p4") && e.message.contains("title")
+                guard case .badFieldValue(_, "Post", "p4", "title", _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
+                return true
             }
             store.abort()
 

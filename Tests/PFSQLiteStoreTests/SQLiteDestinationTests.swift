@@ -24,7 +24,10 @@ import Darwin
         let before = try Data(contentsOf: url)
         let writer = SQLiteStore(url: url)
         let error = #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }
-        #expect(error?.message.contains("holds table notes (and 1 more), which is not part of a pfarchive SQLite store") == true, "\(String(describing: error))")
+        #expect(
+            error?.failure(as: StoreFailure.self)
+                == .foreignEntries(path: url.path, first: "table notes", more: 1, store: "a pfarchive SQLite store", keepable: true),
+            "\(String(describing: error))")
         #expect(try Data(contentsOf: url) == before)
         writer.foreignEntries = .keep
         try writer.begin(schema: ParseSchema())
@@ -45,7 +48,7 @@ import Darwin
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let writer = SQLiteStore(url: link)
         let error = #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }
-        #expect(error?.message.contains("is a symbolic link") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: StoreFailure.self) == .notPfarchiveOutput(path: link.path, what: .symbolicLink), "\(String(describing: error))")
         #expect(try Data(contentsOf: target).isEmpty)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
@@ -61,13 +64,15 @@ import Darwin
         try Data(String(repeating: "not a database ", count: 10).utf8).write(to: text)
         let plain = dir.appendingPathComponent("plain.sqlite")
         _ = try SQLiteSamples.sqlite3(plain, "CREATE TABLE t(x)")
-        for (url, expected) in [(other, "the SQLite database of another application"), (text, "is not an SQLite database"),
-                                (plain, "an SQLite database but not a pfarchive store")] {
+        let expectations: [(URL, StoreFailure.Refusal)] = [
+            (other, .otherApplication(applicationID: 42)), (text, .notSQLite), (plain, .sqliteWithoutStoreTables(firstTable: "table t")),
+        ]
+        for (url, expected) in expectations {
             let before = try Data(contentsOf: url)
             let writer = SQLiteStore(url: url)
             writer.foreignEntries = .keep
             let error = #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }
-            #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+            #expect(error?.failure(as: StoreFailure.self) == .notPfarchiveOutput(path: url.path, what: expected), "\(String(describing: error))")
             #expect(try Data(contentsOf: url) == before)
         }
     }
@@ -81,7 +86,7 @@ import Darwin
         try first.write([try Self.item()], className: "Item")
         let second = SQLiteStore(url: url)
         let error = #expect(throws: PFError.self) { try second.begin(schema: ParseSchema()) }
-        #expect(error?.message.contains("is being written by pfarchive pid \(getpid())") == true, "\(String(describing: error))")
+        #expect(error?.failure(as: StoreFailure.self) == .beingWritten(location: url.path, by: .process(pid: getpid())), "\(String(describing: error))")
         try first.commit()
         var status = stat()
         #expect(stat(url.path, &status) == 0 && status.st_mode & 0o7777 == Destination.newFileMode)

@@ -66,6 +66,30 @@ import Darwin
 
     // MARK: - Foreign entries
 
+    /// The first foreign entry, the count of the others and the store a refusal names.
+    struct Foreign: Equatable {
+        var first: String
+        var more: Int
+        var store: String
+    }
+
+    static func foreign(_ error: any Error) -> Foreign? {
+        guard case .foreignEntries(_, let first, let more, let store, _)? = (error as? PFError)?.failure(as: StoreFailure.self) else { return nil }
+        return Foreign(first: first, more: more, store: store)
+    }
+
+    /// What a destination that is not pfarchive's own was refused as.
+    static func refusal(_ error: any Error) -> StoreFailure.Refusal? {
+        guard case .notPfarchiveOutput(_, let what)? = (error as? PFError)?.failure(as: StoreFailure.self) else { return nil }
+        return what
+    }
+
+    /// Who holds a destination's lock, by a refusal.
+    static func holder(_ error: any Error) -> StoreFailure.Holder? {
+        guard case .beingWritten(_, let holder)? = (error as? PFError)?.failure(as: StoreFailure.self) else { return nil }
+        return holder
+    }
+
     @Test func aFolderWithOtherFilesIsRefusedAndLeftAsItWas() throws {
         let scratch = try Scratch()
         let project = try Self.projectFolder(scratch)
@@ -74,9 +98,9 @@ import Darwin
             try Self.importRealExport(into: project)
             Issue.record("the import into a project folder succeeded")
         } catch {
-            #expect(error.message.contains("holds .env (and 5 more), which is not part of a Parse export"), "\(error.message)")
-            #expect(error.message.contains("never deletes or rewrites files it did not write"))
-            #expect(error.message.contains("--keep-foreign"))
+            #expect(
+                error.failure(as: StoreFailure.self)
+                    == .foreignEntries(path: project.path, first: ".env", more: 5, store: "a Parse export", keepable: true), "\(error)")
         }
         #expect(try Self.snapshot(project) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["project"], "no lock or staging left")
@@ -87,7 +111,7 @@ import Darwin
         let dir = try scratch.directory("out", ["config.json": #"{"name":"app","debug":true}"#])
         let before = try Self.snapshot(dir)
         #expect { try Self.importRealExport(into: dir) } throws: { error in
-            (error as? PFError)?.message.contains("holds config.json, which is not part of a Parse export") == true
+            Self.foreign(error) == .init(first: "config.json", more: 0, store: "a Parse export")
         }
         #expect(try Self.snapshot(dir) == before)
         // A class file in any of the export shapes is the export's own, and is merged.
@@ -131,7 +155,7 @@ import Darwin
         }
         let before = try Data(contentsOf: zip)
         #expect { try Self.importRealExport(into: zip) } throws: { error in
-            (error as? PFError)?.message.contains("holds README.md (and 1 more), which is not part of a Parse export") == true
+            Self.foreign(error) == .init(first: "README.md", more: 1, store: "a Parse export")
         }
         #expect(try Data(contentsOf: zip) == before)
         try Self.importRealExport(into: zip, keep: true)
@@ -155,7 +179,7 @@ import Darwin
         let mongo = try scratch.directory("dump.jsonl", ["README": "hello\n", "package.json": "{\n  \"name\": \"x\"\n}\n"])
         let mongoBefore = try Self.snapshot(mongo)
         #expect { try Self.importRealExport(into: mongo) } throws: { error in
-            (error as? PFError)?.message.contains("holds README (and 1 more), which is not part of the Mongo shape") == true
+            Self.foreign(error) == .init(first: "README", more: 1, store: "the Mongo shape")
         }
         #expect(try Self.snapshot(mongo) == mongoBefore)
         try Self.importRealExport(into: mongo, keep: true)
@@ -166,19 +190,20 @@ import Darwin
         let archive = scratch.path("notes.archive")
         try Data("not an archive\n".utf8).write(to: archive)
         #expect { try Self.importRealExport(into: archive, keep: true) } throws: { error in
-            (error as? PFError)?.message.contains("is not a pfarchive store archive") == true
+            guard case .unreadable("a pfarchive store archive", _)? = Self.refusal(error) else { return false }
+            return true
         }
         #expect(try Data(contentsOf: archive) == Data("not an archive\n".utf8))
         let link = scratch.path("link.zip")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "elsewhere.zip")
         #expect { try Self.importRealExport(into: link) } throws: { error in
-            (error as? PFError)?.message.contains("is a symbolic link") == true
+            Self.refusal(error) == .symbolicLink
         }
         // A file where an export directory belongs.
         let plain = scratch.path("plain")
         try Data("text\n".utf8).write(to: plain)
         #expect { try Self.importRealExport(into: plain) } throws: { error in
-            (error as? PFError)?.message.contains("is a file where an export directory belongs") == true
+            Self.refusal(error) == .fileWhereDirectoryBelongs("an export directory")
         }
         #expect(try Data(contentsOf: plain) == Data("text\n".utf8))
     }
@@ -205,7 +230,7 @@ import Darwin
             let second = make()
             #expect(throws: PFError.self, "\(kind)") { try second.begin(schema: ParseSchema()) }
             do { try second.begin(schema: ParseSchema()) } catch {
-                #expect(error.message.contains("is being written by pfarchive pid \(getpid())"), "\(kind): \(error.message)")
+                #expect(Self.holder(error) == .process(pid: getpid()), "\(kind): \(error.message)")
             }
             try first.commit()
             // Released at commit: the second writer may go now, and merges.

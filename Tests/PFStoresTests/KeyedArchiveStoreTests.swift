@@ -69,7 +69,7 @@ import Testing
         let other = scratch.path("other.archive")
         try KeyedArchiver.archivedData(withRootObject: PFValue.array([.string("x")])).write(to: other)
         #expect { try KeyedArchiveStore(url: other).classNames() } throws: { error in
-            "\(error)".contains("root is not a dictionary")
+            (error as? PFError)?.failure(as: StoreFailure.self) == .badStoreArchive(location: other.path, problem: .rootNotDictionary)
         }
         // A bad object inside names its key path.
         let bad = scratch.path("bad.archive")

@@ -100,13 +100,13 @@ import Testing
         let openers = StoreOpeners.standard
         let error = #expect(throws: PFError.self) { try openers.reader(for: StoreLocation.resolve("postgres://localhost/app")) }
         #expect(error?.code == .unsupported)
-        #expect(error?.message.contains("not available") == true)
+        #expect(error?.failure(as: StoreFailure.self) == .readingUnavailable(location: "postgres://localhost/app", kind: .postgres))
         var withMemory = StoreOpeners()
         withMemory.register(.keyedArchive, reader: nil, writer: { location in MemoryStore(location: location.argument) })
         #expect(withMemory.canWrite(.keyedArchive) && !withMemory.canRead(.keyedArchive))
         #expect(try withMemory.writer(for: StoreLocation.resolve("x.archive")).location == "x.archive")
         let coreData = #expect(throws: PFError.self) { try withMemory.writer(for: StoreLocation.resolve("x.storedata")) }
-        #expect(coreData?.message.contains("read-only") == true)
+        #expect(coreData?.failure(as: StoreFailure.self) == .writingUnavailable(location: "x.storedata", why: "Core Data stores are read-only"))
     }
 }
 
