@@ -16,7 +16,8 @@ public struct ParseSchema: Sendable, Equatable {
         /// The target class of a Pointer or Relation.
         public var targetClass: String?
         /// Whether every object must hold a value (Parse's `required`; a Realm property that
-        /// is not optional). A model hint: stores that cannot keep it drop it.
+        /// is not optional). Kept by every pfarchive store (``restSpec``: parse-server's
+        /// `required` field option).
         public var isRequired = false
         /// Whether the source model indexes the field (a Realm indexed property); pfarchive's
         /// SQLite store and PostgreSQL create an index on its column.
