@@ -469,7 +469,6 @@ let package = Package(
             dependencies: [
                 "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFStores", "PFRealm",
                 "PFSQLiteStore", .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
     ],

@@ -227,6 +227,7 @@ struct Resolver {
             // Parse's default columns are absent from an object not saved yet.
             let serverSet = inference.source == .parse && ["objectId", "createdAt", "updatedAt"].contains(key)
             let optional = field.nulls > 0 || field.present < stats.shape.rows || propertyType == .any || serverSet
+                || stats.modelOptional.contains(key)
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc,
                 isAlwaysPresent: field.present == stats.shape.rows))

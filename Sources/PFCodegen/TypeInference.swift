@@ -32,6 +32,10 @@ public final class ClassStatistics {
     public internal(set) var relations: OrderedDictionary<String, String?> = [:]
     /// Declared field types (from a store's or file's schema), by field.
     public internal(set) var declared: OrderedDictionary<String, String> = [:]
+    /// Fields a source model declares optional (a schema whose class marks its required
+    /// fields, ``PFParse/ParseSchema/Field/isRequired``: a Realm model's), generated optional
+    /// even when every object read holds a value.
+    public internal(set) var modelOptional: Set<String> = []
     /// Typedstream classes: the type encodings of each value group, by position (`"@"`,
     /// `"i"`, `"{CGPoint=dd}"`); a position whose objects disagree holds `nil`.
     public internal(set) var classicGroups: [String?] = []
@@ -116,6 +120,10 @@ public final class TypeInference {
             for (name, field) in fields {
                 stats.declared[name] = field.description
                 if field.type == "Relation" { stats.relations[name] = .some(field.targetClass) }
+            }
+            // A class whose model marks required fields says which are optional.
+            if fields.values.contains(where: \.isRequired) {
+                for (name, field) in fields where !field.isRequired { stats.modelOptional.insert(name) }
             }
         }
     }

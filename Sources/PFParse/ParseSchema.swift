@@ -16,7 +16,8 @@ public struct ParseSchema: Sendable, Equatable {
         /// The target class of a Pointer or Relation.
         public var targetClass: String?
         /// Whether every object must hold a value (Parse's `required`; a Realm property that
-        /// is not optional). A model hint: stores that cannot keep it drop it.
+        /// is not optional). Kept by every pfarchive store (``restSpec``: parse-server's
+        /// `required` field option).
         public var isRequired = false
         /// Whether the source model indexes the field (a Realm indexed property); pfarchive's
         /// SQLite store and PostgreSQL create an index on its column.
@@ -41,9 +42,9 @@ public struct ParseSchema: Sendable, Equatable {
         public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type }
 
         /// Two fields are equal when they hold the same type (and target class): the model's
-        /// flags (``isRequired``, ``isIndexed``, ``isPrimaryKey``, ``embeddedClass``) are hints
-        /// a store may keep or not, so a schema read back from a store that does not keep them
-        /// still equals the one written.
+        /// flags (``isRequired``, ``isIndexed``, ``isPrimaryKey``, ``embeddedClass``) are
+        /// compared by ``sameModel(as:)`` and ``ParseSchema/modelDifferences(from:)``, which
+        /// every pfarchive store keeps (Docs/Stores.md, "The model's flags").
         public static func == (a: Field, b: Field) -> Bool { a.type == b.type && a.targetClass == b.targetClass }
     }
 
@@ -91,9 +92,12 @@ public struct ParseSchema: Sendable, Equatable {
                         guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
                             throw PFError(parse: ParseFailure.schemaFieldNoType(field: key, className: name), path: here.appending(key: "fields").appending(key: key))
                         }
-                        fields[key] = Field(type, targetClass: spec["targetClass"]?.stringValue)
+                        var field = Field(type, targetClass: spec["targetClass"]?.stringValue)
+                        field.readOptions(spec)
+                        fields[key] = field
                     }
                 }
+                ParseSchema.markIndexed(&fields, indexes: d["indexes"])
                 classes[name] = fields
             } else if case .string(let name)? = d["_id"] {
                 try ParseRules.checkClassName(name)
@@ -104,6 +108,11 @@ public struct ParseSchema: Sendable, Equatable {
                     }
                     fields[key] = field
                 }
+                // parse-server keeps field options (`required`) and indexes in `_metadata`.
+                if case .dictionary(let options)? = d["_metadata"]?["fields_options"] {
+                    for (key, spec) in options { fields[key]?.readOptions(spec) }
+                }
+                ParseSchema.markIndexed(&fields, indexes: d["_metadata"]?["indexes"])
                 classes[name] = fields
             } else {
                 throw PFError(parse: ParseFailure.schemaEntryUnnamed(index: i), path: here)
@@ -129,12 +138,11 @@ public struct ParseSchema: Sendable, Equatable {
         .dictionary([
             "results": .array(classes.map { name, fields in
                 var fs = OrderedDictionary<String, PFValue>()
-                for (key, field) in fields {
-                    var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
-                    if let t = field.targetClass { spec["targetClass"] = .string(t) }
-                    fs[key] = .dictionary(spec)
-                }
-                return ["className": .string(name), "fields": .dictionary(fs)]
+                for (key, field) in fields { fs[key] = .dictionary(field.restSpec) }
+                var entry: OrderedDictionary<String, PFValue> = ["className": .string(name), "fields": .dictionary(fs)]
+                let indexes = ParseSchema.indexes(of: fields)
+                if !indexes.isEmpty { entry["indexes"] = .dictionary(indexes) }
+                return .dictionary(entry)
             })
         ])
     }

@@ -211,9 +211,13 @@ struct ClassLayout {
                     throw PFError(PostgresStoreFailure.schemaFieldType(location: "\(location)", className: className, field: name), format: StoreFormat.name)
                 }
                 if type == "ACL" { continue }
-                fields[name] = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)
+                var field = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)
+                field.readOptions(spec)
+                fields[name] = field
             }
         }
+        // Indexed: a single-field index in parse-server's `indexes` (not a primary key's own).
+        ParseSchema.markIndexed(&fields, indexes: doc["indexes"], skipping: Set(fields.keys.map { Self.indexName(className, $0, unique: true) }))
         // parse-server's password column is the `bcryptPassword` field of a Parse export.
         if isUser, doc["fields"]?[Self.passwordColumn] != nil { fields[Self.passwordField] = .init("String") }
         if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let kinds)? = note["numberKinds"] {
@@ -241,6 +245,23 @@ struct ClassLayout {
         self.columns = [:]
         self.numberKinds = [:]
         self.document = [:]
+    }
+
+    /// The name of the index pfarchive makes for a model's primary key (`unique`) or indexed
+    /// field: `<Class>_key_<field>` or `<Class>_idx_<field>`, cut to PostgreSQL's 63 bytes.
+    static func indexName(_ className: String, _ field: String, unique: Bool) -> String {
+        let name = className + (unique ? "_key_" : "_idx_") + field
+        return String(name.utf8.prefix(63)) ?? String(decoding: Array(name.utf8.prefix(63)), as: UTF8.self)
+    }
+
+    /// The indexes of a field's model flags, with whether each is unique: a primary key's
+    /// unique index, and an indexed field's index (both for a primary key that is also indexed).
+    func modelIndexes(of name: String) -> [(name: String, unique: Bool)] {
+        guard let field = fields[name], !multiClassPointers.contains(name) else { return [] }
+        var out: [(name: String, unique: Bool)] = []
+        if field.isPrimaryKey { out.append((Self.indexName(className, name, unique: true), true)) }
+        if field.isIndexed { out.append((Self.indexName(className, name, unique: false), false)) }
+        return out
     }
 
     /// The key under which pfarchive keeps its note in a `_SCHEMA` document (parse-server
@@ -272,9 +293,8 @@ struct ClassLayout {
                 specs[name] = ["type": "Object"]
                 continue
             }
-            var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
-            if let target = field.targetClass { spec["targetClass"] = .string(target) }
-            specs[name] = .dictionary(spec)
+            // `required` is parse-server's; `primaryKey` and `embeddedClass` pfarchive's.
+            specs[name] = .dictionary(field.restSpec)
         }
         specs["_rperm"] = ["type": "Array", "contents": ["type": "String"]]
         specs["_wperm"] = ["type": "Array", "contents": ["type": "String"]]
@@ -287,6 +307,16 @@ struct ClassLayout {
         }
         doc["fields"] = .dictionary(specs)
         if doc["classLevelPermissions"] == nil { doc["classLevelPermissions"] = Self.defaultCLPs }
+        // The model's indexes, where parse-server keeps a class's indexes (by their names in
+        // the database), beside those the document listed.
+        var indexes = doc["indexes"]?.dictionaryValue ?? [:]
+        for name in fields.keys where !(isUser && name == Self.passwordField) {
+            for (index, _) in modelIndexes(of: name) { indexes[index] = .dictionary([name: .int(1)]) }
+        }
+        if !indexes.isEmpty {
+            if indexes["_id_"] == nil { indexes.updateValue(.dictionary(["_id": .int(1)]), forKey: "_id_", insertingAt: 0) }
+            doc["indexes"] = .dictionary(indexes)
+        }
         var note = OrderedDictionary<String, PFValue>()
         if !numberKinds.isEmpty {
             var kinds = OrderedDictionary<String, PFValue>()

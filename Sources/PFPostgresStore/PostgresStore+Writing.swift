@@ -288,6 +288,7 @@ extension PostgresStore {
             for (name, field) in ClassLayout.userDefaultFields where layout.fields[name] == nil { layout.fields[name] = field }
         }
         var changed = known == nil
+        var added: [String] = []
         for (name, field) in newFields where !ClassLayout.isDefaultField(name) && field.type != "ACL" {
             if let old = layout.fields[name] {
                 // A multi-class Pointer field takes pointers to any class.
@@ -305,6 +306,7 @@ extension PostgresStore {
                 }
             } else {
                 layout.fields[name] = field
+                added.append(name)
                 changed = true
             }
         }
@@ -320,13 +322,6 @@ extension PostgresStore {
                 "CREATE TABLE \(quoted(className)) (\(definitions.joined(separator: ", ")))", doing: "creating table \(className)")
             state.createdColumns[className, default: []].formUnion(wanted.keys)
             if keyless { state.keyless.append(className) }
-            // The source model's primary key (unique) and indexed fields (a Realm model's).
-            for (name, field) in newFields where (field.isPrimaryKey || field.isIndexed) && wanted[name] != nil {
-                let unique = field.isPrimaryKey
-                try session.query(
-                    "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(String((className + (unique ? "_key_" : "_idx_") + name).utf8.prefix(63)) ?? name)) ON \(quoted(className)) (\(quoted(name)))",
-                    doing: "indexing \(className).\(name)")
-            }
         } else {
             for (column, kind) in wanted {
                 if let present = existingColumns[column] {
@@ -349,6 +344,15 @@ extension PostgresStore {
             }
         }
         layout.columns = wanted
+        // The source model's primary key (unique) and indexed fields (a Realm model's), as the
+        // `_SCHEMA` document's `indexes` lists them (``ClassLayout/modelIndexes``).
+        for name in added where wanted[name] != nil {
+            for (index, unique) in layout.modelIndexes(of: name) {
+                try session.query(
+                    "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoted(index)) ON \(quoted(className)) (\(quoted(name)))",
+                    doing: "indexing \(className).\(name)")
+            }
+        }
         for (name, field) in layout.fields where field.type == "Relation" {
             try ensureJoinTable(ParseRelationKey(owningClass: className, field: name).joinClassName, state: &state)
         }

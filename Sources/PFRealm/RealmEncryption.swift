@@ -60,6 +60,47 @@ public enum RealmEncryption {
         return iv + [0, 0, 0, 0]
     }
 
+    /// Encrypts a file as realm-core lays encrypted files out (the inverse of
+    /// ``decrypt(_:key:)``): `plain` padded with zeros to whole pages, a metadata page before
+    /// every 64 data pages, each entry's current IV and HMAC set (`iv2`/`hmac2` left zero).
+    /// pfarchive never writes Realm files; this builds encrypted inputs for its tests and its
+    /// fuzz target (with the real encrypted fixture's IVs it rebuilds that file byte for byte).
+    /// - Parameters:
+    ///   - plain: the plain file.
+    ///   - key: the 64-byte key.
+    ///   - ivs: each data page's stored IV (not 0, which marks a page never written).
+    /// - Returns: the encrypted file.
+    /// - Throws: ``RealmFailure/keyLength(_:)``, or what AES throws.
+    public static func encrypt(_ plain: [UInt8], key: [UInt8], ivs: (Int) -> UInt32 = { UInt32(truncatingIfNeeded: $0 &+ 1) }) throws(PFError) -> [UInt8] {
+        guard key.count == 64 else { throw PFError(RealmFailure.keyLength(key.count), format: RealmFile.format) }
+        var data = plain
+        if data.count % pageSize != 0 { data += [UInt8](repeating: 0, count: pageSize - data.count % pageSize) }
+        let pages = data.count / pageSize
+        let aesKey = SymmetricKey(data: key[0..<32])
+        let hmacKey = Array(key[32..<64])
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + (pages / dataPagesPerMetadataPage + 1) * pageSize)
+        for p in 0..<pages {
+            if p % dataPagesPerMetadataPage == 0 { out += [UInt8](repeating: 0, count: pageSize) }
+            let metadataStart = (p / dataPagesPerMetadataPage) * (dataPagesPerMetadataPage + 1) * pageSize
+            let stored = ivs(p)
+            let ivBytes = (0..<4).map { UInt8(truncatingIfNeeded: stored >> UInt32(8 * $0)) }
+            let cipher: [UInt8]
+            do {
+                cipher = [UInt8](try AES._CBC.encrypt(
+                    data[(p * pageSize)..<((p + 1) * pageSize)], using: aesKey,
+                    iv: try AES._CBC.IV(ivBytes: iv(stored: ivBytes[...], dataOffset: p * pageSize)), noPadding: true))
+            } catch {
+                throw PFError(.invalidValue, format: RealmFile.format, "cannot encrypt data page \(p): \(error)")
+            }
+            let mac = RealmSHA224.hmac(key: hmacKey, message: cipher[...])
+            let entry = metadataStart + (p % dataPagesPerMetadataPage) * entrySize
+            out.replaceSubrange(entry..<(entry + 32), with: ivBytes + mac)
+            out += cipher
+        }
+        return out
+    }
+
     /// Decrypts a whole encrypted file, checking each data page's HMAC.
     /// - Parameters:
     ///   - file: the encrypted file's bytes.

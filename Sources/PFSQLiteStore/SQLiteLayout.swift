@@ -2,6 +2,7 @@ internal import GRDB
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 import PFParse
 import PFStores
 
@@ -142,7 +143,10 @@ struct SQLiteLayout {
                 throw PFError(SQLiteStoreFailure.badTableKind(location: location, name: name, kind: kind), format: SQLiteStore.format)
             }
         }
-        let fields = try Row.fetchAll(db, sql: "SELECT className, field, type, targetClass, columnName FROM _SCHEMA ORDER BY className, position")
+        // A store written before pfarchive kept the model's flags has no `options` column: it
+        // reads as it always did, every field without flags (and is not changed by reading).
+        let options = try hasOptionsColumn(db) ? "options" : "NULL"
+        let fields = try Row.fetchAll(db, sql: "SELECT className, field, type, targetClass, columnName, \(options) FROM _SCHEMA ORDER BY className, position")
         for row in fields {
             guard let className: String = row[0], let name: String = row[1], let type: String = row[2], let column: String = row[4] else {
                 throw PFError(SQLiteStoreFailure.incompleteSchemaRow(location: location), format: SQLiteStore.format)
@@ -150,7 +154,14 @@ struct SQLiteLayout {
             guard layout.classes[className] != nil else {
                 throw PFError(SQLiteStoreFailure.schemaUnknownClass(location: location, className: className), format: SQLiteStore.format)
             }
-            let field = ParseSchema.Field(type, targetClass: row[3])
+            var field = ParseSchema.Field(type, targetClass: row[3])
+            if let text: String = row[5] {
+                do throws(PFError) {
+                    field.readOptions(try JSONReader().read(Data(text.utf8)))
+                } catch {
+                    throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA options of \(className).\(name) are not JSON: \(error.message)")
+                }
+            }
             layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: type))
             layout.classes[className]?.takenColumns.insert(column.lowercased())
         }
@@ -159,6 +170,9 @@ struct SQLiteLayout {
 
     // MARK: Changing
 
+    /// Creates the metadata tables of a new store, or brings an existing store's up to date:
+    /// `_SCHEMA.options` (the model's flags, a JSON object; NULL for none) is added to a store
+    /// written before pfarchive kept them. Only a write does this.
     static func createMetadata(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS "_TABLES" (
@@ -166,10 +180,24 @@ struct SQLiteLayout {
               kind TEXT NOT NULL, owningClass TEXT, field TEXT, targetClass TEXT);
             CREATE TABLE IF NOT EXISTS "_SCHEMA" (
               className TEXT NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, targetClass TEXT,
-              columnName TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (className, field));
+              columnName TEXT NOT NULL, position INTEGER NOT NULL, options TEXT, PRIMARY KEY (className, field));
             PRAGMA application_id = \(Int32(bitPattern: StoreLocation.pfarchiveApplicationID));
             PRAGMA user_version = \(version);
             """)
+        if try !hasOptionsColumn(db) { try db.execute(sql: #"ALTER TABLE "_SCHEMA" ADD COLUMN options TEXT"#) }
+    }
+
+    /// Whether `_SCHEMA` has the `options` column (stores written by pfarchive before it kept
+    /// the model's flags do not).
+    static func hasOptionsColumn(_ db: Database) throws -> Bool {
+        try Row.fetchAll(db, sql: #"PRAGMA table_info("_SCHEMA")"#).contains { ($0["name"] as String?)?.lowercased() == "options" }
+    }
+
+    /// The `_SCHEMA.options` text of a field: its model's flags as a JSON object, or NULL.
+    static func optionsText(_ field: ParseSchema.Field) throws -> String? {
+        let options = field.modelOptions(indexed: true)
+        guard !options.isEmpty else { return nil }
+        return String(decoding: try JSONWriter().write(.dictionary(options)), as: UTF8.self)
     }
 
     /// Creates the table of a class when it has none.
@@ -193,8 +221,8 @@ struct SQLiteLayout {
         let declared = storage.declaredType.isEmpty ? "" : " " + storage.declaredType
         try db.execute(sql: "ALTER TABLE \(Self.quoted(layout.table)) ADD COLUMN \(Self.quoted(column))\(declared)")
         try db.execute(
-            sql: "INSERT INTO _SCHEMA (className, field, type, targetClass, columnName, position) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [className, name, field.type, field.targetClass, column, layout.fields.count])
+            sql: "INSERT INTO _SCHEMA (className, field, type, targetClass, columnName, position, options) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [className, name, field.type, field.targetClass, column, layout.fields.count, try Self.optionsText(field)])
         layout.fields[name] = FieldLayout(name: name, field: field, column: column, storage: storage)
         classes[className] = layout
     }

@@ -366,6 +366,7 @@ extension MongoShapeStore {
                 doc["_metadata"] = nil
                 doc["_metadata"] = metadata
             }
+            Self.noteModel(of: fields, in: &doc)
             if let encoded = session.tally.classes[className] {
                 // The originals of the encoded fields, beside what the class had noted before.
                 var metadata = doc["_metadata"]?.dictionaryValue ?? [:]
@@ -384,6 +385,32 @@ extension MongoShapeStore {
             try out.append(.dictionary(line), writer: Self.documentWriter)
         }
         try out.close()
+    }
+
+    /// Notes the model's flags of a class's fields in its `_SCHEMA` document as parse-server
+    /// keeps them: field options (`required`, and pfarchive's `primaryKey` and
+    /// `embeddedClass`) in `_metadata.fields_options`, indexes in `_metadata.indexes`
+    /// (`<field>_1`), beside what the document held.
+    static func noteModel(of fields: OrderedDictionary<String, ParseSchema.Field>, in doc: inout OrderedDictionary<String, PFValue>) {
+        let indexes = ParseSchema.indexes(of: fields)
+        var options = OrderedDictionary<String, PFValue>()
+        for (name, field) in fields {
+            let o = field.modelOptions(indexed: false)
+            if !o.isEmpty { options[name] = .dictionary(o) }
+        }
+        guard !options.isEmpty || !indexes.isEmpty else { return }
+        var metadata = doc["_metadata"]?.dictionaryValue ?? [:]
+        if !options.isEmpty {
+            var all = metadata["fields_options"]?.dictionaryValue ?? [:]
+            for (name, o) in options { all[name] = o }
+            metadata["fields_options"] = .dictionary(all)
+        }
+        if !indexes.isEmpty {
+            var all = metadata["indexes"]?.dictionaryValue ?? ["_id_": .dictionary(["_id": .int(1)])]
+            for (name, keys) in indexes { all[name] = keys }
+            metadata["indexes"] = .dictionary(all)
+        }
+        doc["_metadata"] = .dictionary(metadata)
     }
 
     /// Puts the finished temporary directory where the store belongs: foreign entries kept are

@@ -145,12 +145,17 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         return out
     }
 
-    /// The fields of a `_SCHEMA` document (default columns and `_` keys left out).
+    /// The fields of a `_SCHEMA` document (default columns and `_` keys left out), with the
+    /// model's flags of `_metadata.fields_options` and `_metadata.indexes`.
     static func schemaFields(of doc: OrderedDictionary<String, PFValue>) -> OrderedDictionary<String, ParseSchema.Field> {
         var fields = OrderedDictionary<String, ParseSchema.Field>()
         for (key, value) in doc where !key.hasPrefix("_") && !defaultSchemaKeys.contains(key) {
             if case .string(let t) = value, let field = field(mongoType: t) { fields[key] = field }
         }
+        if case .dictionary(let options)? = doc["_metadata"]?["fields_options"] {
+            for (key, spec) in options { fields[key]?.readOptions(spec) }
+        }
+        ParseSchema.markIndexed(&fields, indexes: doc["_metadata"]?["indexes"])
         return fields
     }
 

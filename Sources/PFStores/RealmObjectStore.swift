@@ -50,7 +50,8 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// The schema from the file's specs: integers, floats and doubles → Number, bool →
     /// Boolean, string, ObjectId, UUID and Decimal128 → String, data → Bytes, date → Date,
     /// a link → Pointer to its class (Object for an embedded class), lists and sets → Array,
-    /// dictionaries → Object. Mixed properties have no one type and are typed by their values.
+    /// dictionaries → Object, a typed link (whose values name their class) → Object. A Mixed
+    /// property has no one type and is left out: a destination types it by its first value.
     /// Each field carries the model's flags: required (not optional), indexed, primary key,
     /// and the embedded class of an embedded object.
     public func schema() throws(PFError) -> ParseSchema {
@@ -92,7 +93,12 @@ public final class RealmObjectStore: ObjectStoreReader {
             guard let i = column.targetTable, database.tables.indices.contains(i) else { return nil }
             let target = database.tables[i]
             return target.isEmbedded ? ParseSchema.Field("Object") : ParseSchema.Field("Pointer", targetClass: target.name)
-        case .mixed, .typedLink, .backlink: return nil
+        // A typed link names its target in each value (`{"$class": …, "$id": …}`): an Object.
+        case .typedLink: return ParseSchema.Field("Object")
+        // Mixed has no one type: the field is left to the destination, which types it by its
+        // first value (Docs/Realm.md, "Mixed"); lists, sets and dictionaries of Mixed are
+        // Arrays and Objects above.
+        case .mixed, .backlink: return nil
         }
     }
 

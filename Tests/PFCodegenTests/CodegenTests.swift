@@ -71,6 +71,22 @@ struct TypeInferenceTests {
         #expect(props.first { $0.key == "b" }?.type == .string)
     }
 
+    /// A source model's optional property (a Realm `int?`) is optional in the generated type
+    /// even when every object read holds a value; its required ones are not.
+    @Test func aModelsOptionalPropertiesStayOptional() throws {
+        let inference = try objects([#"{"name":"a","age":3}"#, #"{"name":"b","age":4}"#])
+        var name = ParseSchema.Field("String")
+        name.isRequired = true
+        inference.observe(schema: ParseSchema(["Item": ["name": name, "age": .init("Number")]]))
+        let props = try #require(inference.model().types.first?.properties)
+        #expect(props.first { $0.key == "age" }?.isOptional == true)
+        #expect(props.first { $0.key == "name" }?.isOptional == false)
+        // Without a model's flags, values decide as before.
+        let plain = try objects([#"{"name":"a","age":3}"#])
+        plain.observe(schema: ParseSchema(["Item": ["name": .init("String"), "age": .init("Number")]]))
+        #expect(try plain.model().types.first?.properties.allSatisfy { !$0.isOptional } == true)
+    }
+
     @Test func fewStringValuesBecomeAnEnumOnlyWhenAsked() throws {
         let rows = [#"{"rank":"gold"}"#, #"{"rank":"silver medal"}"#, #"{"rank":"gold"}"#]
         #expect(try objects(rows).model().types.first?.properties.first?.type == .string)

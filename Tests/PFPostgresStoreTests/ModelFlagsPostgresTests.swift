@@ -38,3 +38,60 @@ struct ModelFlagsPostgresTests {
         }
     }
 }
+
+/// The model's flags in parse-server's `_SCHEMA` document: `required` (and pfarchive's
+/// `primaryKey`, `embeddedClass`) on the field, the indexes in `indexes` under their names in
+/// the database; read back equal, the flags included.
+@Suite(.serialized, .enabled(if: TestServer.available, TestServer.skipReason))
+struct ModelFlagsSchemaPostgresTests {
+    @Test func theFlagsAreInTheSchemaDocumentAndReadBack() throws {
+        try TestServer.withDatabase { url in
+            var name = ParseSchema.Field("String")
+            name.isPrimaryKey = true
+            name.isRequired = true
+            var age = ParseSchema.Field("Number")
+            age.isIndexed = true
+            var address = ParseSchema.Field("Object")
+            address.embeddedClass = "Address"
+            var schema = ParseSchema()
+            schema.classes["Person"] = ["name": name, "age": age, "address": address, "nickname": .init("String")]
+            let objects = try ["Alice", "Bob"].enumerated().map { i, n in
+                try ParseObject(className: "Person", objectId: n, fields: ["name": .string(n), "age": .int(Int64(30 + i))])
+            }
+            let store = try PostgresStore.open(url: url)
+            defer { store.close() }
+            try copy(MemoryStore(objects: objects, schema: schema), into: store)
+            let reopened = try PostgresStore.open(url: url)
+            defer { reopened.close() }
+            let differences = schema.modelDifferences(from: try reopened.schema())
+            #expect(differences.isEmpty, "\(differences)")
+            let document = try reopened.schemaRows()["Person"]?.document ?? [:]
+            #expect(document["fields"]?["name"] == ["type": "String", "required": true, "primaryKey": true])
+            #expect(document["fields"]?["address"] == ["type": "Object", "embeddedClass": "Address"])
+            #expect(document["fields"]?["nickname"] == ["type": "String"])
+            // jsonb keeps an object's keys in its own order: compared as a dictionary.
+            let indexes = Dictionary(uniqueKeysWithValues: (document["indexes"]?.dictionaryValue ?? [:]).map { ($0.key, $0.value) })
+            #expect(indexes == ["_id_": ["_id": 1], "Person_key_name": ["name": 1], "Person_idx_age": ["age": 1]])
+        }
+    }
+}
+
+/// A `_SCHEMA` document as parse-server keeps it: `required` on a field and a single-field
+/// index in `indexes` are the model's flags (the primary key's own unique index is not).
+@Suite struct ModelFlagsSchemaDocumentTests {
+    @Test func parseServersRequiredAndIndexesAreRead() throws {
+        let document: PFValue = [
+            "className": "Person",
+            "fields": [
+                "objectId": ["type": "String"], "name": ["type": "String", "required": true, "primaryKey": true],
+                "age": ["type": "Number"], "city": ["type": "String"], "zip": ["type": "String"],
+            ],
+            "indexes": ["_id_": ["_id": 1], "age_1": ["age": 1], "city_zip": ["city": 1, "zip": 1], "Person_key_name": ["name": 1]],
+        ]
+        let layout = try ClassLayout(className: "Person", document: document, location: "test")
+        #expect(layout.fields["name"]?.isRequired == true && layout.fields["name"]?.isPrimaryKey == true)
+        #expect(layout.fields["name"]?.isIndexed == false)
+        #expect(layout.fields["age"]?.isIndexed == true && layout.fields["age"]?.isRequired == false)
+        #expect(layout.fields["city"]?.isIndexed == false && layout.fields["zip"]?.isIndexed == false)
+    }
+}

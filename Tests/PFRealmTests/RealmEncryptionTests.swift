@@ -1,5 +1,3 @@
-import Crypto
-import CryptoExtras
 import Foundation
 import PFCore
 import PFJSON
@@ -7,36 +5,6 @@ import PFTestSupport
 import Testing
 
 @testable import PFRealm
-
-/// A test encryptor of Realm files, page by page, as `util/encrypted_file_mapping.cpp` lays
-/// them out: a metadata page before every 64 data pages, AES-256-CBC pages whose IV is the
-/// stored 32-bit IV, the page's offset and 4 zero bytes, HMAC-SHA224 over the ciphertext.
-/// Checked against the real encrypted fixture: with the fixture's own IVs it rebuilds the
-/// fixture byte for byte.
-enum RealmTestEncryptor {
-    /// Encrypts `plain` (padded with zeros to whole pages); `ivs(page)` gives each data page's IV.
-    static func encrypt(_ plain: [UInt8], key: [UInt8], ivs: (Int) -> UInt32 = { UInt32($0 + 1) }) throws -> [UInt8] {
-        let page = RealmEncryption.pageSize
-        var data = plain
-        while data.count % page != 0 { data.append(0) }
-        let pages = data.count / page
-        var out: [UInt8] = []
-        for p in 0..<pages {
-            if p % 64 == 0 { out += [UInt8](repeating: 0, count: page) }
-            let metadataStart = (p / 64) * 65 * page
-            let iv = ivs(p)
-            let ivBytes = (0..<4).map { UInt8(truncatingIfNeeded: iv >> UInt32(8 * $0)) }
-            let cipher = [UInt8](try AES._CBC.encrypt(
-                data[(p * page)..<((p + 1) * page)], using: SymmetricKey(data: key[0..<32]),
-                iv: try AES._CBC.IV(ivBytes: RealmEncryption.iv(stored: ivBytes[...], dataOffset: p * page)), noPadding: true))
-            let mac = RealmSHA224.hmac(key: Array(key[32..<64]), message: cipher[...])
-            let entry = metadataStart + (p % 64) * 64
-            out.replaceSubrange(entry..<(entry + 32), with: ivBytes + mac)
-            out += cipher
-        }
-        return out
-    }
-}
 
 @Suite("Realm encryption") struct RealmEncryptionTests {
     static let fixtureKey = [UInt8](repeating: 1, count: 64)
@@ -76,7 +44,7 @@ enum RealmTestEncryptor {
         let encrypted = [UInt8](try Data(contentsOf: RealmFixtures.url("java-ios-alltypes-default-encrypted")))
         let decrypted = try RealmEncryption.decrypt(encrypted, key: Self.fixtureKey)
         let storedIVs = (0..<2).map { p in (0..<4).reduce(UInt32(0)) { $0 | UInt32(encrypted[p * 64 + $1]) << UInt32(8 * $1) } }
-        let rebuilt = try RealmTestEncryptor.encrypt(decrypted, key: Self.fixtureKey, ivs: { storedIVs[$0] })
+        let rebuilt = try RealmEncryption.encrypt(decrypted, key: Self.fixtureKey, ivs: { storedIVs[$0] })
         // The fixture's entries also hold each page's previous IV and HMAC (iv2, hmac2), which
         // a single encryption does not write: compare with those cleared.
         var expected = encrypted
@@ -88,7 +56,7 @@ enum RealmTestEncryptor {
     func encryptedFixturesOfFormats20To24ReadAsTheirPlainText(_ name: String) throws {
         let plain = [UInt8](try Data(contentsOf: RealmFixtures.url(name)))
         let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-        let encrypted = try RealmTestEncryptor.encrypt(plain, key: key)
+        let encrypted = try RealmEncryption.encrypt(plain, key: key)
         let expected = try RealmDatabase(RealmFile(bytes: plain)).document(includeInternal: true)
         #expect(try RealmDatabase(RealmFile(bytes: encrypted, key: key)).document(includeInternal: true) == expected)
         #expect {
@@ -100,7 +68,7 @@ enum RealmTestEncryptor {
         // 6,000 objects: more than 64 data pages, so a second metadata page.
         let (plain, rows) = RealmGeneratedTests.makeFile(seed: 9, count: 6000, streaming: true)
         let key = [UInt8](repeating: 0xA5, count: 64)
-        var encrypted = try RealmTestEncryptor.encrypt(plain, key: key, ivs: { UInt32($0 * 3 + 7) })
+        var encrypted = try RealmEncryption.encrypt(plain, key: key, ivs: { UInt32($0 * 3 + 7) })
         let dataPages = (plain.count + 4095) / 4096
         try #require(dataPages > 71, "\(dataPages) data pages")
         // Page 70's write "was interrupted": the entry's current IV and HMAC are new, the
@@ -158,7 +126,7 @@ enum RealmTestEncryptor {
         let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 3) }
         let hex = key.map { String(format: "%02x", $0) }.joined()
         let url = dir.appendingPathComponent("secret.realm")
-        try Data(try RealmTestEncryptor.encrypt([UInt8](try Data(contentsOf: RealmFixtures.url("js-simple"))), key: key)).write(to: url)
+        try Data(try RealmEncryption.encrypt([UInt8](try Data(contentsOf: RealmFixtures.url("js-simple"))), key: key)).write(to: url)
         let before = try Data(contentsOf: url)
         let out = dir.appendingPathComponent("out.json")
         let converted = try CLI.run(["convert", url.path, out.path, "--key", hex])

@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFJSON
 import PFParse
+import PFSQLiteStore
 import PFStores
 import PFTestSupport
 import Testing
@@ -66,6 +67,27 @@ import Testing
         #expect(document["Owner"]?[0]?["link"] == .null)
         #expect(db.unresolvedLinkCount == 1)
         #expect(db.unresolvedLinks == ["Owner.link -> Target key 5"])
+    }
+
+    /// A typed-link property is typed from the model (an Object: each value names its class),
+    /// not left to its values; it keeps that type through a store and back.
+    @Test func aTypedLinkPropertyIsAnObjectFieldOfTheSchema() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("typed.realm")
+        try Data(Self.makeFile(version: 22, linkKey: 0)).write(to: url)
+        let realm = try RealmObjectStore(url: url)
+        let schema = try realm.schema()
+        #expect(schema.classes["Owner"]?["link"] == ParseSchema.Field("Object"))
+        #expect(schema.classes["Owner"]?["link"]?.isRequired == false)
+        #expect(schema.classes["Owner"]?["tags"] == ParseSchema.Field("Object"))
+        let sqlite = SQLiteStore(url: dir.appendingPathComponent("typed.sqlite"))
+        _ = try StoreImporter().run(from: realm, to: sqlite)
+        sqlite.close()
+        let back = SQLiteStore(url: dir.appendingPathComponent("typed.sqlite"))
+        defer { back.close() }
+        #expect(schema.modelDifferences(from: try back.schema()).isEmpty)
+        #expect(try back.objects(in: "Owner").first?.fields["link"] == .object(["$class": .string("Target"), "$id": .int(0)]))
     }
 
     @Test func aDictionaryClusterWithoutItsValuesFailsCleanly() throws {

@@ -73,6 +73,13 @@ enum StoreMatrix {
         return try normalized(reader, numberKinds: numberKinds)
     }
 
+    /// A store's declared schema, as `pfarchive import` reads it.
+    static func schema(of argument: String) throws -> ParseSchema {
+        let reader = try openers.reader(for: StoreLocation.resolve(argument))
+        defer { reader.close() }
+        return try reader.schema()
+    }
+
     /// Runs the matrix for one input store and returns every difference found (empty when
     /// nothing was lost anywhere).
     /// - Parameters:
@@ -84,9 +91,13 @@ enum StoreMatrix {
     ///   - sources: the kinds the input is imported into to serve as further sources (all by
     ///     default; the input itself is always a source).
     ///   - destinations: the destination kinds (all by default).
+    ///   - model: a schema whose fields every destination, and the Parse export read back
+    ///     from it, must declare with the same type and model flags (required, indexed,
+    ///     primary key, embedded class), compared strictly (``PFParse/ParseSchema/modelDifferences(from:extraFields:)``);
+    ///     `nil` to compare the objects only.
     static func differences(
         input: String, inputKind: Kind?, expected: any ObjectStoreReader, sources sourceKinds: [Kind] = Kind.allCases,
-        destinations: [Kind] = Kind.allCases
+        destinations: [Kind] = Kind.allCases, model: ParseSchema? = nil
     ) throws -> [String] {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pf-matrix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -119,7 +130,17 @@ enum StoreMatrix {
                 let back = root.appendingPathComponent("\(source.label)-\(destination)-back").path
                 do {
                     try importStore(source.argument, into: place)
+                    if let model {
+                        for diff in model.modelDifferences(from: try schema(of: place), extraFields: false) {
+                            failures.append("\(source.label) → \(destination) (its schema): \(diff)")
+                        }
+                    }
                     try importStore(place, into: back)
+                    if let model {
+                        for diff in model.modelDifferences(from: try schema(of: back), extraFields: false) {
+                            failures.append("\(label) (its schema): \(diff)")
+                        }
+                    }
                     let throughPostgres = source.kind == .postgres || destination == .postgres
                     let actual = try read(back, numberKinds: throughPostgres ? kinds : nil)
                     if let diff = try StoreComparison.firstDifference(

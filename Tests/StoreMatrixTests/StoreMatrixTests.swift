@@ -66,7 +66,9 @@ import Testing
         try FileManager.default.copyItem(at: Fixtures.real.appendingPathComponent("realm").appendingPathComponent(name + ".realm"), to: file)
         let expected = try RealmObjectStore(url: file)
         defer { expected.close() }
-        let failures = try StoreMatrix.differences(input: file.path, inputKind: nil, expected: expected, sources: [])
+        // The model (types and flags: required, indexed, primary key, embedded class) must
+        // come back equal from every destination and from the export read back from it.
+        let failures = try StoreMatrix.differences(input: file.path, inputKind: nil, expected: expected, sources: [], model: try expected.schema())
         #expect(failures.isEmpty, "\(name): \(failures.count) pairs lost data:\n\(failures.joined(separator: "\n"))")
     }
 
@@ -167,7 +169,9 @@ import Testing
                 #expect(try StoreLocation.resolve(file.path).kind == .sqliteDatabase)
                 let expected = try SQLiteDatabaseObjectStore(url: file)
                 defer { expected.close() }
-                let failures = try StoreMatrix.differences(input: file.path, inputKind: nil, expected: expected, sources: [])
+                // The model (types and flags: required, indexed, primary key, embedded class) must
+        // come back equal from every destination and from the export read back from it.
+        let failures = try StoreMatrix.differences(input: file.path, inputKind: nil, expected: expected, sources: [], model: try expected.schema())
                 #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(database)\n\(database.sql)")
                 #expect(try Data(contentsOf: file) == before)
                 #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["random.db"])
