@@ -30,8 +30,9 @@ public final class ClassStatistics {
     public internal(set) var versions: Set<Int> = []
     /// Relations of the class (Parse), by field, with their target class when known.
     public internal(set) var relations: OrderedDictionary<String, String?> = [:]
-    /// Declared field types (from a store's or file's schema), by field.
-    public internal(set) var declared: OrderedDictionary<String, String> = [:]
+    /// Declared field types (from a store's or file's schema), by field: the Parse type and,
+    /// for Pointers and Relations, the target class.
+    public internal(set) var declared: OrderedDictionary<String, ParseSchema.Field> = [:]
     /// Typedstream classes: the type encodings of each value group, by position (`"@"`,
     /// `"i"`, `"{CGPoint=dd}"`); a position whose objects disagree holds `nil`.
     public internal(set) var classicGroups: [String?] = []
@@ -114,7 +115,7 @@ public final class TypeInference {
         for (className, fields) in schema.classes {
             let stats = classStatistics(className)
             for (name, field) in fields {
-                stats.declared[name] = field.description
+                stats.declared[name] = field
                 if field.type == "Relation" { stats.relations[name] = .some(field.targetClass) }
             }
         }
