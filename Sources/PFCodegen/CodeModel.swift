@@ -311,6 +311,11 @@ struct Resolver {
                     let targetName = typeNames[target]
                 {
                     propertyType = .model(targetName)
+                    pdoc.append("Read once every object exists (`decodeReference`), so back-references and cycles decode.")
+                } else if kinds == [.array], let elements = field.elements, elements.nulls == 0, Set(elements.kindsSeen) == [.archivedObject],
+                    elements.archivedClasses.count == 1, let target = elements.archivedClasses.keys.first, let targetName = typeNames[target]
+                {
+                    propertyType = .array(.model(targetName))
                 } else {
                     propertyType = .any
                     if kinds.count > 1 { conflict(stats.name, String(i), field, "kept as PFValue, which holds every value as it is") }
