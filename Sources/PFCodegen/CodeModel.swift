@@ -240,7 +240,7 @@ struct Resolver {
         for (field, target) in stats.relations where stats.shape.fields[field] == nil {
             let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
             var pdoc = ["`\(SwiftNames.docText(field))`: a Relation" + (target.map { " to `\(SwiftNames.docText($0))`" } ?? "")
-                + "; its rows are in `_Join:\(SwiftNames.docText(field)):\(SwiftNames.docText(stats.name))`, not in the objects."]
+                + "; its pairs are in `_Join:\(SwiftNames.docText(field)):\(SwiftNames.docText(stats.name))`, not in the objects."]
             let (t, notes) = relationType(target: target)
             pdoc += notes
             type.properties.append(GeneratedProperty(name: propertyName, key: field, type: t, isOptional: true, doc: pdoc))
@@ -504,8 +504,8 @@ struct Resolver {
     /// `ParseObject` when the target is unknown or has no model.
     func relationType(target: String?) -> (PropertyType, [String]) {
         if let target, let generated = typeNames[target] { return (.relation(generated), []) }
-        let which = target.map { "`\(SwiftNames.docText($0))` is not generated" } ?? "the target class is not known"
-        return (.relation("ParseObject"), ["A `ParseRelation<ParseObject>`: \(which)."])
+        let which = target.map { "`\(SwiftNames.docText($0))` has no generated model" } ?? "the target class is not known"
+        return (.relation("ParseObject"), ["`ParseRelation<ParseObject>`: \(which)."])
     }
 
     /// A nested object has a stable shape when it has a bounded set of keys and at least one
