@@ -362,6 +362,33 @@ struct CodegenCompileTests {
         #expect((Int(counts) ?? 0) > 0, "\(result.output)")
     }
 
+    /// A Parse export whose `_SCHEMA.json` declares Pointers no row sets (`team`: null or
+    /// missing in every row; `coach`: in no row) types them from their declared target, as
+    /// optional references to the target's generated model, and the code compiles.
+    @Test func pointerNoRowSetsIsTypedFromTheExportSchema() throws {
+        let export = try SwiftCompiler.scratch("schema-export").appendingPathComponent("export")
+        try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
+        let dates = #""createdAt": "2020-01-01T00:00:00.000Z", "updatedAt": "2020-01-01T00:00:00.000Z""#
+        let files = [
+            "Team.json": #"{"results": [{"objectId": "t1", "name": "Lions", \#(dates)}]}"#,
+            "Player.json": #"{"results": [{"objectId": "p1", "name": "Ada", \#(dates)}, {"objectId": "p2", "name": "Grace", "team": null, \#(dates)}]}"#,
+            "_SCHEMA.json": #"""
+                {"results": [
+                  {"className": "Team", "fields": {"objectId": {"type": "String"}, "createdAt": {"type": "Date"},
+                    "updatedAt": {"type": "Date"}, "ACL": {"type": "ACL"}, "name": {"type": "String"}}},
+                  {"className": "Player", "fields": {"objectId": {"type": "String"}, "createdAt": {"type": "Date"},
+                    "updatedAt": {"type": "Date"}, "ACL": {"type": "ACL"}, "name": {"type": "String"},
+                    "team": {"type": "Pointer", "targetClass": "Team"}, "coach": {"type": "Pointer", "targetClass": "Team"}}}]}
+                """#,
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: export.appendingPathComponent(name)) }
+        try typechecks(export)
+        let code = try SwiftCompiler.swiftFiles(in: try generate(export)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public var team: ParseReference<Team>?\n"))
+        #expect(code.contains("public var coach: ParseReference<Team>?\n"))
+        #expect(!code.contains("Not declared"))
+    }
+
     @Test func foundationKeyedArchiveRoundTripsThroughGeneratedClasses() throws {
         let dir = try SwiftCompiler.scratch("keyed")
         let archive = dir.appendingPathComponent("staff.bplist")
