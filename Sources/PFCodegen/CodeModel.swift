@@ -1,4 +1,5 @@
 import OrderedCollections
+import PFParse
 
 /// The Swift type of a generated property.
 public indirect enum PropertyType: Sendable, Equatable {
@@ -7,6 +8,9 @@ public indirect enum PropertyType: Sendable, Equatable {
     case parse(String)
     /// A Pointer to a generated model: `ParseReference<Name>`.
     case reference(String)
+    /// A Relation: `ParseRelation<Name>`, the generated model of its target class (or
+    /// `ParseObject` when the target has none).
+    case relation(String)
     /// A generated type (a nested struct, or an archived class).
     case model(String)
     /// A generated string enum.
@@ -31,6 +35,7 @@ public indirect enum PropertyType: Sendable, Equatable {
         case .data: "Data"
         case .parse(let name): name
         case .reference(let name): "ParseReference<\(name)>"
+        case .relation(let name): "ParseRelation<\(name)>"
         case .model(let name), .enumeration(let name): name
         case .array(let element): "[\(element.spelled(anyType: anyType))]"
         case .scalar(let name): name
@@ -236,27 +241,37 @@ struct Resolver {
         for (field, target) in stats.relations where stats.shape.fields[field] == nil {
             let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
             var pdoc = ["`\(SwiftNames.docText(field))`: a Relation" + (target.map { " to `\(SwiftNames.docText($0))`" } ?? "")
-                + "; its rows are in `_Join:\(SwiftNames.docText(field)):\(SwiftNames.docText(stats.name))`, not in the objects."]
-            pdoc.append("Read and written as Parse's `{\"__type\":\"Relation\"}` value when an object carries it.")
-            type.properties.append(GeneratedProperty(name: propertyName, key: field, type: .any, isOptional: true, doc: pdoc))
+                + "; its pairs are in `_Join:\(SwiftNames.docText(field)):\(SwiftNames.docText(stats.name))`, not in the objects."]
+            let (t, notes) = relationType(target: target)
+            pdoc += notes
+            type.properties.append(GeneratedProperty(name: propertyName, key: field, type: t, isOptional: true, doc: pdoc))
         }
         for (field, declared) in stats.declared where stats.shape.fields[field] == nil && stats.relations[field] == nil {
             let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
-            let t: PropertyType = switch declared {
-            case "Boolean": .bool
-            case "Number": .double
-            case "String": .string
-            case "Date": .date
-            case "Bytes": .data
-            case "File": .parse("ParseFile")
-            case "GeoPoint": .parse("ParseGeoPoint")
-            case "Polygon": .parse("ParsePolygon")
-            case "ACL": .parse("ParseACL")
-            default: .any
+            var notes: [String] = []
+            let t: PropertyType
+            switch declared.type {
+            case "Boolean": t = .bool
+            case "Number": t = .double
+            case "String": t = .string
+            case "Date": t = .date
+            case "Bytes": t = .data
+            case "File": t = .parse("ParseFile")
+            case "GeoPoint": t = .parse("ParseGeoPoint")
+            case "Polygon": t = .parse("ParsePolygon")
+            case "ACL": t = .parse("ParseACL")
+            case "Pointer":
+                if let target = declared.targetClass {
+                    (t, notes) = pointerType(target: target, className: stats.name)
+                } else {
+                    t = .parse("ParsePointer")
+                }
+            default: t = .any
             }
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: field, type: t, isOptional: true,
-                doc: ["`\(SwiftNames.docText(field))`: declared in the schema as `\(declared)`; no object holds it."]))
+                doc: ["`\(SwiftNames.docText(field))`: declared in the schema as `\(SwiftNames.docText(declared.description))`; no object holds it."]
+                    + notes))
         }
         return type
     }
@@ -297,6 +312,11 @@ struct Resolver {
                     let targetName = typeNames[target]
                 {
                     propertyType = .model(targetName)
+                    pdoc.append("Read once every object exists (`decodeReference`), so back-references and cycles decode.")
+                } else if kinds == [.array], let elements = field.elements, elements.nulls == 0, Set(elements.kindsSeen) == [.archivedObject],
+                    elements.archivedClasses.count == 1, let target = elements.archivedClasses.keys.first, let targetName = typeNames[target]
+                {
+                    propertyType = .array(.model(targetName))
                 } else {
                     propertyType = .any
                     if kinds.count > 1 { conflict(stats.name, String(i), field, "kept as PFValue, which holds every value as it is") }
@@ -368,7 +388,16 @@ struct Resolver {
     ) -> (PropertyType, [String]) {
         let kinds = Set(field.kindsSeen)
         let anyName = inference.source == .parse ? "ParseValue" : "PFValue"
-        if kinds.isEmpty { return (.any, ["Only nulls or no values were seen: kept as `\(anyName)`."]) }
+        if kinds.isEmpty {
+            // A Pointer no object sets (null everywhere) is typed from the schema's declaration.
+            if let declared = inference.classes[className]?.declared[path], declared.type == "Pointer",
+                let target = declared.targetClass
+            {
+                let (t, notes) = pointerType(target: target, className: className)
+                return (t, ["Only nulls were seen; typed from the schema's `\(SwiftNames.docText(declared.description))`."] + notes)
+            }
+            return (.any, ["Only nulls or no values were seen: kept as `\(anyName)`."])
+        }
         if kinds == [.int, .double] {
             conflict(className, path, field, "widened to Double (every integer seen fits)")
             return (.double, ["Integers and numbers both seen: widened to `Double`."])
@@ -387,7 +416,10 @@ struct Resolver {
         case .geoPoint: return (.parse("ParseGeoPoint"), [])
         case .polygon: return (.parse("ParsePolygon"), [])
         case .acl: return (.parse("ParseACL"), [])
-        case .relation: return (.any, ["A Relation: read and written as Parse's Relation value."])
+        case .relation:
+            if field.targetClasses.count == 1, let target = field.targetClasses.keys.first { return relationType(target: target) }
+            conflict(className, path, field, "Relations to several classes: kept as \(anyName)")
+            return (.any, [])
         case .other: return (.any, [])
         case .string:
             // An enum only where values repeat (a column of unique names or ids is not one).
@@ -407,12 +439,7 @@ struct Resolver {
             return (.string, [])
         case .pointer:
             if field.targetClasses.count == 1, let target = field.targetClasses.keys.first {
-                // A model holding a reference to itself, or to a model with Pointers of its
-                // own, would be a recursive value type: those stay Pointers.
-                let targetPoints = inference.classes[target]?.shape.fields.values.contains { $0.kinds[.pointer] != nil } ?? true
-                if let generated = typeNames[target], target != className, !targetPoints { return (.reference(generated), []) }
-                if typeNames[target] != nil { return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`; a Pointer, not a `ParseReference`, so the value types do not nest recursively."]) }
-                return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`, which is not generated."])
+                return pointerType(target: target, className: className)
             }
             conflict(className, path, field, "Pointers to several classes: kept as ParsePointer")
             return (.parse("ParsePointer"), [])
@@ -456,6 +483,30 @@ struct Resolver {
             owner.nested.append(nested)
             return (.model(structName), [])
         }
+    }
+
+    /// The type of a Pointer to one class: `ParseReference` to its generated model, or a
+    /// `ParsePointer` where a reference would make the value types nest recursively (a
+    /// model pointing at itself, or at a model with Pointers of its own, seen or declared)
+    /// or the target has no model.
+    func pointerType(target: String, className: String) -> (PropertyType, [String]) {
+        let targetStats = inference.classes[target]
+        let targetPoints = targetStats.map { stats in
+            stats.shape.fields.values.contains { $0.kinds[.pointer] != nil } || stats.declared.values.contains { $0.type == "Pointer" }
+        } ?? true
+        if let generated = typeNames[target], target != className, !targetPoints { return (.reference(generated), []) }
+        if typeNames[target] != nil {
+            return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`; a Pointer, not a `ParseReference`, so the value types do not nest recursively."])
+        }
+        return (.parse("ParsePointer"), ["Points at `\(SwiftNames.docText(target))`, which is not generated."])
+    }
+
+    /// The type of a Relation: `ParseRelation` of its target's generated model, or of
+    /// `ParseObject` when the target is unknown or has no model.
+    func relationType(target: String?) -> (PropertyType, [String]) {
+        if let target, let generated = typeNames[target] { return (.relation(generated), []) }
+        let which = target.map { "`\(SwiftNames.docText($0))` has no generated model" } ?? "the target class is not known"
+        return (.relation("ParseObject"), ["`ParseRelation<ParseObject>`: \(which)."])
     }
 
     /// A nested object has a stable shape when it has a bounded set of keys and at least one

@@ -217,11 +217,25 @@ public struct SwiftEmitter: Sendable {
         }
         out += pad + "}\n\n"
         out += pad + "\(mod)init(from coder: ClassicUnarchiver) throws {\n"
+        // A reference to a generated class is read with decodeReference (its object may be
+        // this one, or an ancestor still being read: a cycle). The group is consumed in
+        // order; the assignment runs once every object exists, through a closure that can
+        // only capture `self` after every property is set.
+        var deferred: [GeneratedProperty] = []
         for p in type.properties {
             switch p.type {
             case .group: out += pad + "    \(p.name) = try coder.decodeNextGroup()\n"
+            case .model(let target):
+                let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
+                out += pad + "    var \(assign): (\(target)?) -> Void = { _ in }\n"
+                out += pad + "    try coder.decodeReference(\(target).self) { \(assign)($0) }\n"
+                deferred.append(p)
             default: out += pad + "    \(p.name) = try coder.decode(\(p.type.spelled(anyType: "PFValue")).self)\n"
             }
+        }
+        for p in deferred {
+            let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
+            out += pad + "    \(assign) = { [unowned self] in self.\(p.name) = $0 }\n"
         }
         return out + pad + "}\n"
     }

@@ -30,8 +30,9 @@ public final class ClassStatistics {
     public internal(set) var versions: Set<Int> = []
     /// Relations of the class (Parse), by field, with their target class when known.
     public internal(set) var relations: OrderedDictionary<String, String?> = [:]
-    /// Declared field types (from a store's or file's schema), by field.
-    public internal(set) var declared: OrderedDictionary<String, String> = [:]
+    /// Declared field types (from a store's or file's schema), by field: the Parse type and,
+    /// for Pointers and Relations, the target class.
+    public internal(set) var declared: OrderedDictionary<String, ParseSchema.Field> = [:]
     /// Fields a source model declares optional (a schema whose class marks its required
     /// fields, ``PFParse/ParseSchema/Field/isRequired``: a Realm model's), generated optional
     /// even when every object read holds a value.
@@ -118,7 +119,7 @@ public final class TypeInference {
         for (className, fields) in schema.classes {
             let stats = classStatistics(className)
             for (name, field) in fields {
-                stats.declared[name] = field.description
+                stats.declared[name] = field
                 if field.type == "Relation" { stats.relations[name] = .some(field.targetClass) }
             }
             // A class whose model marks required fields says which are optional.
@@ -254,41 +255,41 @@ public final class TypeInference {
         stats.chain = [className] + superclasses.map(\.name)
     }
 
+    /// The classes of the typedstream objects met with an `$id` (shared objects), so a later
+    /// `{"$ref": N}` (a back-reference, or a cycle) counts as an object of that class.
+    var classicSharedClasses: [Int: String] = [:]
+
+    /// Observes a value of a typedstream tree. Objects (`$class` with `$values`) are rows of
+    /// their classes wherever they are: inside Foundation dictionaries, arrays and other
+    /// objects. `depth` bounds the nesting of values within one object (each object's
+    /// groups start again at 0: objects are rows, not nested shapes; the tree itself was
+    /// bounded by the reader).
     func observeClassic(_ value: PFValue, in field: FieldStatistics?, depth: Int) {
         guard depth < limits.maxDepth else { return }
         switch value {
         case .dictionary(let members):
-            guard case .string(let className)? = members["$class"], case .array(let groups)? = members["$values"] else {
-                if let field { observe(value, in: field) }
-                return
-            }
-            if let field {
+            if case .string(let className)? = members["$class"], case .array(let groups)? = members["$values"] {
+                observeClassicObject(className, members, groups, in: field)
+            } else if members.count == 1, case .int(let ref)? = members["$ref"] {
+                guard let field else { return }
                 field.present += 1
-                field.count(.archivedObject)
-                field.noteArchivedClass(className)
-            }
-            let stats = classStatistics(className)
-            stats.shape.rows += 1
-            stats.versions.insert(members["$version"]?.int64Value.flatMap { Int(exactly: $0) } ?? 0)
-            for (i, group) in groups.enumerated() {
-                guard case .dictionary(let g) = group else { continue }
-                let types = g["types"]?.stringValue
-                if i >= stats.classicGroups.count {
-                    // A position first met here: the objects before lacked it.
-                    stats.classicGroups.append(stats.shape.rows == 1 ? types : nil)
-                } else if stats.classicGroups[i] != types {
-                    stats.classicGroups[i] = nil
-                }
-                let values = g["values"]?.arrayValue ?? []
-                let positionField = stats.shape.field(String(i))
-                if values.count == 1, let only = values.first {
-                    observeClassic(only, in: positionField, depth: depth + 1)
+                if let className = Int(exactly: ref).flatMap({ classicSharedClasses[$0] }) {
+                    field.count(.archivedObject)
+                    field.noteArchivedClass(className)
                 } else {
-                    positionField?.present += 1
-                    positionField?.count(.other)
+                    field.count(.other)
+                }
+            } else {
+                // A Foundation value (a dictionary, an NSValue): a value tree for the field; the
+                // objects inside are rows of their classes.
+                if let field {
+                    field.present += 1
+                    field.count(members["$class"] == nil ? .object : .other)
+                }
+                for (key, member) in members where key != "$class" && key != "$id" {
+                    observeClassic(member, in: nil, depth: depth + 1)
                 }
             }
-            for i in groups.count..<max(groups.count, stats.classicGroups.count) { stats.classicGroups[i] = nil }
         case .array(let items):
             if let field {
                 field.present += 1
@@ -300,6 +301,43 @@ public final class TypeInference {
             }
         default:
             if let field { observe(value, in: field) }
+        }
+    }
+
+    func observeClassicObject(_ className: String, _ members: OrderedDictionary<String, PFValue>, _ groups: [PFValue], in field: FieldStatistics?) {
+        if let field {
+            field.present += 1
+            field.count(.archivedObject)
+            field.noteArchivedClass(className)
+        }
+        if case .int(let id)? = members["$id"], let id = Int(exactly: id) { classicSharedClasses[id] = className }
+        let stats = classStatistics(className)
+        stats.shape.rows += 1
+        stats.versions.insert(members["$version"]?.int64Value.flatMap { Int(exactly: $0) } ?? 0)
+        // The group types first: objects of the class nested in this one's values are
+        // observed (and compared) after it.
+        let first = stats.shape.rows == 1
+        for (i, group) in groups.enumerated() {
+            let types = group.dictionaryValue?["types"]?.stringValue
+            if i >= stats.classicGroups.count {
+                // A position first met here: the objects before lacked it.
+                stats.classicGroups.append(first ? types : nil)
+            } else if stats.classicGroups[i] != types {
+                stats.classicGroups[i] = nil
+            }
+        }
+        for i in groups.count..<max(groups.count, stats.classicGroups.count) { stats.classicGroups[i] = nil }
+        for (i, group) in groups.enumerated() {
+            guard case .dictionary(let g) = group else { continue }
+            let values = g["values"]?.arrayValue ?? []
+            let positionField = stats.shape.field(String(i))
+            if values.count == 1, let only = values.first {
+                observeClassic(only, in: positionField, depth: 0)
+            } else {
+                positionField?.present += 1
+                positionField?.count(.other)
+                for value in values { observeClassic(value, in: nil, depth: 0) }
+            }
         }
     }
 

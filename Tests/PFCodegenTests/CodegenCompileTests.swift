@@ -120,23 +120,152 @@ struct CodegenCompileTests {
         #expect(result.output.contains("round-trip 3 "), "\(result.output)")
     }
 
+    static let classicObjectRoundTrip = """
+        let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+        let document = try TypedStream.readDocument(data)
+        let unarchiver = ClassicUnarchiver(document: document, registry: GeneratedModels.registry)
+        func read<T: ClassicArchiveCoding>(_ type: T.Type, at index: Int) throws -> any ClassicArchiveCoding {
+            try unarchiver.decodeObject(T.self, at: index)
+        }
+        // Every object of a generated class, through its generated class (one unarchiver: shared
+        // objects stay shared, and a reference back to an object still being read closes a cycle).
+        var decoded: [(index: Int, object: any ClassicArchiveCoding)] = []
+        var classes: Set<String> = []
+        for index in document.entries.indices where document.objectEntry(index) != nil {
+            guard let name = unarchiver.classChain(ofObject: index).first?.name,
+                  let type = GeneratedModels.registry.type(forClassName: name) else { continue }
+            decoded.append((index, try read(type, at: index)))
+            classes.insert(name)
+        }
+        try unarchiver.finish()
+        var cycles = 0
+        for (index, object) in decoded {
+            // Each object alone as the root of a new stream reads back as the same graph as the
+            // original object's (classes, versions, groups, shared objects and cycles as $id/$ref).
+            let again = try ClassicArchiver.archivedData(withRootObject: object)
+            let original = try PFValue.classicRead(from: unarchiver, objectAt: index)
+            let back = try TypedStream.decodeValue(again)
+            guard same(original, back) else { print("MISMATCH at object \\(index) (\\(type(of: object)))\\n\\(original)\\n\\(back)"); exit(1) }
+            if case .dictionary(let members) = original, members["$id"] != nil { cycles += 1 }
+        }
+        print("round-trip \\(decoded.count) objects of \\(classes.count) classes, \\(cycles) shared or cyclic")
+        """
+
+    /// Links the generated classes of a typedstream with ``classicObjectRoundTrip`` and runs it.
+    func classicObjectsRoundTrip(_ source: URL) throws -> SwiftCompiler.Result {
+        let out = try generate(source)
+        let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
+        try (Self.comparison + Self.classicObjectRoundTrip).write(to: main, atomically: true, encoding: .utf8)
+        return try SwiftCompiler.buildAndRun(
+            try SwiftCompiler.swiftFiles(in: out) + [main], in: out.deletingLastPathComponent(), arguments: [source.path])
+    }
+
+    /// Real typedstreams written by Apple's `NSArchiver`, from pytypedstream's source
+    /// distribution (`scripts/setup.sh` downloads it; its licence keeps the files out of
+    /// this repository).
+    static let appleTypedstreams = Fixtures.repoRoot.appendingPathComponent(".venv/pytypedstream-sdist/pytypedstream-0.1.0/tests/data")
+
+    static func appleTypedstream(_ name: String) throws -> URL {
+        let url = appleTypedstreams.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            Issue.record("pytypedstream's real sample \(name) is missing from \(appleTypedstreams.path): run scripts/setup.sh")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return url
+    }
+
+    /// An Apple color list (`Emacs.clr`, 742 `NSColor`s in groups of several objects at the
+    /// root): every `NSColor` decodes through the generated class and re-encodes to the same graph.
+    @Test func appleColorListRoundTripsThroughGeneratedClasses() throws {
+        let result = try classicObjectsRoundTrip(try Self.appleTypedstream("Emacs.clr"))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round-trip 742 objects of 1 classes"), "\(result.output)")
+    }
+
+    /// Grapher documents (a root `NSMutableDictionary` holding the application's own classes,
+    /// with back-references from children to their parents): the classes inside Foundation
+    /// containers are found, typed from what their groups held (a back-reference by the class
+    /// it refers to, read with `decodeReference`; an array of one class as `[Class]`), and
+    /// the code compiles.
+    @Test(arguments: ["Empty2D macOS 10.14.gcx", "Empty2D macOS 13.gcx"])
+    func appleGrapherDocumentTypechecks(_ name: String) throws {
+        let source = try Self.appleTypedstream(name)
+        try typechecks(source)
+        let code = try SwiftCompiler.swiftFiles(in: try generate(source)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public final class CPDefinitionTree: ClassicArchiveCoding {"))
+        #expect(code.contains(": CPDefinitionTree?\n"))
+        #expect(code.contains("try coder.decodeReference(CPDefinitionTree.self) { assignValue"))
+        if name.hasSuffix("13.gcx") { #expect(code.contains("public var value2: [CPDefinitionEquation]?\n")) }
+        #expect(code.contains("ClassicClassVersion(\"CPTreeNode\", version: 0)"))
+    }
+
+    /// A typedstream whose objects refer back to themselves and to their parent (a cycle
+    /// through an array of children) decodes through the generated classes: references are
+    /// read once every object exists. Every object, the root included, re-encodes to the
+    /// same graph, the `$id`/`$ref` sharing included.
+    @Test func typedstreamWithCycleRoundTripsThroughGeneratedClasses() throws {
+        let dir = try SwiftCompiler.scratch("cycle")
+        let tree = dir.appendingPathComponent("folders.json")
+        try Data(Self.cyclicFolders.utf8).write(to: tree)
+        let stream = dir.appendingPathComponent("folders.typedstream")
+        let converted = try SwiftCompiler.run(
+            SwiftCompiler.buildDirectory.appendingPathComponent("pfarchive").path, ["convert", tree.path, stream.path])
+        #expect(converted.status == 0, "\(converted.output)")
+        let code = try SwiftCompiler.swiftFiles(in: try generate(stream)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public var value1: Folder?\n"))
+        #expect(code.contains("public var value2: [Folder]?\n"))
+        #expect(code.contains("public var value3: Int32\n"))
+        let result = try classicObjectsRoundTrip(stream)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round-trip 3 objects of 1 classes, 3 shared or cyclic"), "\(result.output)")
+    }
+
+    /// A folder (name, parent, children, child count, itself) with two children whose parent
+    /// is the root: in the tree shape `pfarchive convert` writes as a typedstream.
+    static let cyclicFolders = #"""
+        {"$class": "Folder", "$version": 2, "$id": 1, "$values": [
+          {"types": "@", "values": ["root"]},
+          {"types": "@", "values": [null]},
+          {"types": "@", "values": [[
+            {"$class": "Folder", "$version": 2, "$id": 2, "$values": [
+              {"types": "@", "values": ["docs"]}, {"types": "@", "values": [{"$ref": 1}]}, {"types": "@", "values": [[]]},
+              {"types": "i", "values": [0]}, {"types": "@", "values": [{"$ref": 2}]}]},
+            {"$class": "Folder", "$version": 2, "$id": 3, "$values": [
+              {"types": "@", "values": ["photos"]}, {"types": "@", "values": [{"$ref": 1}]}, {"types": "@", "values": [[]]},
+              {"types": "i", "values": [0]}, {"types": "@", "values": [{"$ref": 3}]}]}]]},
+          {"types": "i", "values": [2]},
+          {"types": "@", "values": [{"$ref": 1}]}]}
+        """#
+
     @Test(arguments: ["Samples/data/scores.json", "Benchmarks/data/twitter.json", "Benchmarks/data/citm_catalog.json"])
     func jsonTypechecks(_ path: String) throws {
         try typechecks(Fixtures.repoRoot.appendingPathComponent(path))
     }
 
+    /// The real export's rows decode through the generated models and encode back equal,
+    /// `_Role`'s `users` Relation (its pairs in `_Join:users:_Role.json`) included, through
+    /// its typed `ParseRelation` property rather than `preservingUnmappedFrom:`.
     @Test func realParseExportRoundTripsThroughGeneratedModels() throws {
         let export = Fixtures.real.appendingPathComponent("parse")
         let out = try generate(export)
+        let code = try SwiftCompiler.swiftFiles(in: out).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public var users: ParseRelation<ParseObject>?\n"))
         let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
         try (Self.comparison + """
             let dir = CommandLine.arguments[1]
             var checked = 0
-            func check<M: ParseModel>(_ type: M.Type, file: String) throws {
+            /// `relations`: the Relation fields of the class (their pairs are in `_Join:` files),
+            /// set in each row as Parse's REST API returns them with a fetched object.
+            func check<M: ParseModel>(_ type: M.Type, file: String, relations: [String: String] = [:]) throws {
                 let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + file))
                 guard !data.isEmpty else { return }
                 let adapter = ParseAdapter()
-                for row in try ParseExport.rows(fromJSON: data).rows {
+                for var row in try ParseExport.rows(fromJSON: data).rows {
+                    for (field, target) in relations.sorted(by: { $0.key < $1.key }) {
+                        guard case .dictionary(var members) = row else { exit(1) }
+                        members[field] = ["__type": "Relation", "className": .string(target)]
+                        row = .dictionary(members)
+                    }
                     let object = try ParseObject(rest: row, className: M.parseClassName)
                     guard GeneratedModels.dispatch.types.contains(where: { $0 == M.self }),
                           try GeneratedModels.dispatch.modelType(for: object) == M.self else {
@@ -150,13 +279,114 @@ struct CodegenCompileTests {
             }
             try check(Comment.self, file: "Comment.json")
             try check(NameWord.self, file: "NameWord.json")
-            try check(Role.self, file: "_Role.json")
+            try check(Role.self, file: "_Role.json", relations: ["users": "_User"])
             print("round-trip \\(checked)")
             """).write(to: main, atomically: true, encoding: .utf8)
         let result = try SwiftCompiler.buildAndRun(
             try SwiftCompiler.swiftFiles(in: out) + [main], in: out.deletingLastPathComponent(), arguments: [export.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("round-trip 260"), "\(result.output)")
+    }
+
+    /// Every object of a real store (Core Data stores, whose models are recovered from the
+    /// files, and a Realm file) is read by the store reader codegen reads, decoded through the
+    /// generated models (picked by the dispatch table) and written back to the same Parse
+    /// dictionary: every attribute, every to-one relationship (a Pointer) and every to-many
+    /// relationship (a Relation, typed `ParseRelation<Target>`) of every object. Every join
+    /// pair of every to-many relationship links two objects that were read. A Realm file's
+    /// `Parent.child`, a Pointer no object sets, is typed from its schema.
+    @Test(arguments: [
+        ("coredata/coredataplus/SampleModel2_V2.sqlite", "public var pages: ParseRelation<Page>\n"),
+        ("coredata/coredataplus/SampleModel_V1.sqlite", "public var cars: ParseRelation<Car>\n"),
+        ("coredata/coredataplus/SampleModel_V2.sqlite", "public var cars: ParseRelation<Car>\n"),
+        ("coredata/coredataplus/SampleModel3_V1.sqlite", "public struct User: ParseModel"),
+        ("coredata/restkit/RKSeedDatabase.sqlite", "public var user: ParseReference<User>\n"),
+        ("realm/kotlin-asset.realm", "public var child: ParseReference<Child>?\n"),
+    ])
+    func realStoreRoundTripsThroughGeneratedModels(_ path: String, _ expected: String) throws {
+        let store = Fixtures.real.appendingPathComponent(path)
+        let out = try generate(store)
+        let code = try SwiftCompiler.swiftFiles(in: out).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains(expected), "\(path)")
+        let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
+        try (Self.comparison + """
+            let location = try StoreLocation.resolve(CommandLine.arguments[1])
+            let reader = try StoreOpeners.standard(readerThreads: 1).reader(for: location)
+            defer { reader.close() }
+            let adapter = ParseAdapter()
+            var objects = 0, pointers = 0, relations = 0
+            var ids: [String: Set<String>] = [:]
+            func roundTrip<M: ParseModel>(_ type: M.Type, _ object: ParseObject) throws(PFError) {
+                guard case .dictionary(var members) = object.restValue else { exit(1) }
+                // The class is the model's type; a null field comes back as no key (the
+                // adapter writes no nil), which Parse reads the same: nothing else may differ.
+                guard members.removeValue(forKey: "className") ?? .string(M.parseClassName) == .string(M.parseClassName) else { exit(1) }
+                for (key, value) in members where value == .null { members[key] = nil }
+                let row = PFValue.dictionary(members)
+                let model = try adapter.decode(M.self, fromREST: row)
+                // Nothing is left to preservingUnmappedFrom: the generated properties hold it all.
+                let back = try adapter.restValue(of: model)
+                guard same(row, back) else { print("MISMATCH in \\(object.className):\\n\\(row)\\n\\(back)"); exit(1) }
+            }
+            for className in try reader.classNames() {
+                try reader.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
+                    let type = try GeneratedModels.dispatch.modelType(for: object)
+                    guard type.parseClassName == className else { print("dispatch failed for \\(className)"); exit(1) }
+                    try roundTrip(type, object)
+                    objects += 1
+                    for value in object.fields.values {
+                        if case .pointer = value { pointers += 1 }
+                        if case .relation = value { relations += 1 }
+                    }
+                    if let id = object.objectId { ids[className, default: []].insert(id) }
+                }
+            }
+            var pairs = 0
+            for relation in try reader.relations() {
+                try reader.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in
+                    let owners = ids[relation.owningClass] ?? []
+                    // The target may be an entity with sub-entities (a Book relation holds GraphicNovels).
+                    let related = ids.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+                    guard owners.contains(row.owningId), related.contains(row.relatedId) else {
+                        print("join pair \\(row) of \\(relation) links an object not read"); exit(1)
+                    }
+                    pairs += 1
+                }
+            }
+            print("round-trip \\(objects) objects, \\(pointers) pointers, \\(relations) relations, \\(pairs) join pairs")
+            """).write(to: main, atomically: true, encoding: .utf8)
+        let result = try SwiftCompiler.buildAndRun(
+            try SwiftCompiler.swiftFiles(in: out) + [main], in: out.deletingLastPathComponent(), arguments: [store.path])
+        #expect(result.status == 0, "\(path): \(result.output)")
+        let counts = try #require(result.output.firstMatch(of: /round-trip (\d+) objects/)?.1, "\(result.output)")
+        #expect((Int(counts) ?? 0) > 0, "\(result.output)")
+    }
+
+    /// A Parse export whose `_SCHEMA.json` declares Pointers no row sets (`team`: null or
+    /// missing in every row; `coach`: in no row) types them from their declared target, as
+    /// optional references to the target's generated model, and the code compiles.
+    @Test func pointerNoRowSetsIsTypedFromTheExportSchema() throws {
+        let export = try SwiftCompiler.scratch("schema-export").appendingPathComponent("export")
+        try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
+        let dates = #""createdAt": "2020-01-01T00:00:00.000Z", "updatedAt": "2020-01-01T00:00:00.000Z""#
+        let files = [
+            "Team.json": #"{"results": [{"objectId": "t1", "name": "Lions", \#(dates)}]}"#,
+            "Player.json": #"{"results": [{"objectId": "p1", "name": "Ada", \#(dates)}, {"objectId": "p2", "name": "Grace", "team": null, \#(dates)}]}"#,
+            "_SCHEMA.json": #"""
+                {"results": [
+                  {"className": "Team", "fields": {"objectId": {"type": "String"}, "createdAt": {"type": "Date"},
+                    "updatedAt": {"type": "Date"}, "ACL": {"type": "ACL"}, "name": {"type": "String"}}},
+                  {"className": "Player", "fields": {"objectId": {"type": "String"}, "createdAt": {"type": "Date"},
+                    "updatedAt": {"type": "Date"}, "ACL": {"type": "ACL"}, "name": {"type": "String"},
+                    "team": {"type": "Pointer", "targetClass": "Team"}, "coach": {"type": "Pointer", "targetClass": "Team"}}}]}
+                """#,
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: export.appendingPathComponent(name)) }
+        try typechecks(export)
+        let code = try SwiftCompiler.swiftFiles(in: try generate(export)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public var team: ParseReference<Team>?\n"))
+        #expect(code.contains("public var coach: ParseReference<Team>?\n"))
+        #expect(!code.contains("Not declared"))
     }
 
     @Test func foundationKeyedArchiveRoundTripsThroughGeneratedClasses() throws {

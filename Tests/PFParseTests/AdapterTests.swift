@@ -1,4 +1,5 @@
 import Foundation
+import PFCore
 import PFParse
 import PFParseAdapter
 import Testing
@@ -202,5 +203,37 @@ import Testing
         #expect(ParseKeyMap.snakeCase("id2Name") == "id2_name")
         #expect(ParseKeyMap.camelCase("player_name") == "playerName")
         #expect(ParseKeyMap.camelCase("_private_key") == "_privateKey")
+    }
+}
+
+/// A Relation field typed by its target model: read from the REST Relation value (and a
+/// typed one), written back as it, checked against the model's class.
+@Suite struct ParseRelationTests {
+    struct Street: ParseModel {
+        var objectId: String?
+        var residents: ParseRelation<Address>?
+        var anything: ParseRelation<ParseObject>?
+        static let parseClassName = "Street"
+    }
+
+    @Test func relationRoundTripsAndNamesItsTarget() throws {
+        let json = #"{"objectId":"s1","residents":{"__type":"Relation","className":"Address"},"anything":{"__type":"Relation","className":"_User"}}"#
+        let street = try ParseAdapter().decode(Street.self, fromREST: try rawJSON(json))
+        #expect(street.residents == ParseRelation<Address>())
+        #expect(street.residents?.targetClassName == "Address")
+        #expect(street.anything?.targetClassName == "_User", "a Relation of ParseObject accepts any class")
+        #expect(try ParseAdapter().restValue(of: street) == (try rawJSON(json)))
+        let object = try ParseObject(rest: try rawJSON(json), className: "Street")
+        #expect(try ParseAdapter().decode(Street.self, from: object).residents?.targetClassName == "Address")
+    }
+
+    @Test func relationToAnotherClassOrAnotherValueFails() throws {
+        for json in [
+            #"{"residents":{"__type":"Relation","className":"Person"}}"#,
+            #"{"residents":{"__type":"Pointer","className":"Address","objectId":"a1"}}"#,
+            #"{"residents":"Address"}"#,
+        ] {
+            #expect(throws: PFError.self, "\(json)") { try ParseAdapter().decode(Street.self, fromREST: try rawJSON(json)) }
+        }
     }
 }

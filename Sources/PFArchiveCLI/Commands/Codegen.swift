@@ -23,8 +23,9 @@ struct Codegen: ParsableCommand {
             which holds every value as it is.
 
             Styles: adapter (ParseModel structs for the model adapter, with key maps, \
-            ParseReference for Pointers and the class dispatch table; the default for Parse \
-            sources), codable (plain Codable types with CodingKeys; the default for JSON), \
+            ParseReference for Pointers, ParseRelation for Relations and the class \
+            dispatch table; the default for Parse sources), codable (plain Codable types \
+            with CodingKeys; the default for JSON), \
             archive (ArchiveCoding classes with the archive's class names, keys and class \
             versions; the default for keyed archives; for a typedstream, ClassicArchiveCoding \
             classes with its class names, class versions and superclasses, one property per \
