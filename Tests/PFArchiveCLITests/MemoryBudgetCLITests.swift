@@ -24,7 +24,9 @@ import Testing
         try Self.json.write(to: input)
         let gzipped = dir.appendingPathComponent("in.json.gz")
         try Compression.compress(Self.json, as: .gzip).write(to: gzipped)
-        let out = dir.appendingPathComponent("out.cbor")
+        // A property list: a CBOR document of the array's records would be written a record
+        // at a time, outside the budget.
+        let out = dir.appendingPathComponent("out.bplist")
         let need = MemoryBudget.estimate(.json, inputBytes: Self.json.count)
         #expect(need == Self.json.count * 17)
         // The decompressed size is what counts: the gzip file is a few hundred bytes.

@@ -38,8 +38,10 @@ struct Convert: ParsableCommand {
             or {"results":[...]} documents and Parse class files (--to parse) streams a record \
             at a time in bounded memory, with progress and throughput on a terminal, and gives \
             the same bytes as a whole-tree conversion; a bad record is named by its line, row \
-            or item. Other conversions read the whole tree and are refused up front when it \
-            would not fit in --max-memory.
+            or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
+            converted to one CBOR document (.cbor) is written a record at a time too. Other \
+            conversions read the whole tree and are refused up front when it would not fit \
+            in --max-memory.
 
               pfarchive convert big.json big.jsonl
               pfarchive convert big.jsonl big.json
@@ -136,7 +138,7 @@ struct Convert: ParsableCommand {
             readOptions.format = named
         }
         let bytes: Data
-        if let to = outputFormat, RecordStream.formats.contains(to), !reading.lenient, !blobs.decodeBlobs,
+        if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             readOptions.format.map(RecordStream.formats.contains) ?? true
         {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
