@@ -6,6 +6,7 @@ import PFCore
 import PFJSON
 import PFParse
 import PFParseExport
+import PFPropertyList
 import PFSerialization
 
 /// Converts between the record formats — a JSON document of records (an array, or a Parse
@@ -20,11 +21,12 @@ import PFSerialization
 /// record sequence is, as a tree, the array of its records; a record sequence written from
 /// a tree holds ``FormatIO/records(of:)``.
 ///
-/// A whole CBOR document (`to: .cbor`) is written the same way, record by record, when its
-/// tree is an array of records or a `{"results":[…]}` wrapper: CBOR's encoding of a
-/// definite-length container is its head followed by its children's encodings, so the
-/// records' encodings are kept (the output's size, never a value tree) and the head, whose
-/// count is known only at the end, is written before them (Docs/Architecture.md, "Memory of
+/// A whole CBOR document (`to: .cbor`) or XML property list (`to: .xmlplist`) is written the
+/// same way, record by record, when its tree is an array of records or a `{"results":[…]}`
+/// wrapper: CBOR's encoding of a definite-length container is its head followed by its
+/// children's encodings, so the records' encodings are kept (the output's size, never a
+/// value tree) and the head, whose count is known only at the end, is written before them;
+/// an XML property list's records are its elements, each written at its depth (Docs/Architecture.md, "Memory of
 /// whole-tree conversions").
 ///
 /// ```swift
@@ -38,11 +40,14 @@ public enum RecordStream {
     public struct Options: Sendable {
         /// The input format: `json`, `parse`, `jsonl` or `cborseq`.
         public var from: DataFormat
-        /// The output format: `json`, `parse`, `jsonl` or `cborseq`, or `cbor` (one CBOR
-        /// document; see ``canStream(from:to:pretty:start:)``).
+        /// The output format: `json`, `parse`, `jsonl` or `cborseq`, or `cbor` or `xmlplist`
+        /// (one document of the records; see ``canStream(from:to:pretty:start:)``).
         public var to: DataFormat
         /// Whether Parse's typed JSON maps to dates, data and UIDs on read, and back on write.
         public var typedJSON: Bool
+        /// Whether null records (and a results wrapper's null members) are left out of an XML
+        /// property list, as the tree writer's `dropNulls` does, instead of failing.
+        public var dropNulls = false
         /// Deterministic CBOR (RFC 8949 §4.2.1) for a CBOR sequence written.
         public var canonicalCBOR: Bool
         /// Budgets per record (`maxInputBytes` bounds one record).
@@ -78,7 +83,7 @@ public enum RecordStream {
     public static let formats: Set<DataFormat> = [.json, .parse, .jsonl, .cborseq]
 
     /// The formats a stream writes: the record formats, and a whole CBOR document of records.
-    public static let targets: Set<DataFormat> = formats.union([.cbor])
+    public static let targets: Set<DataFormat> = formats.union([.cbor, .xmlplist])
 
     /// Whether a conversion can stream: both formats are record formats (a JSON document to
     /// JSON is not: it is copied whole, with every member), the output is not indented, and
@@ -92,8 +97,8 @@ public enum RecordStream {
     /// - Returns: `true` when ``convert(options:read:write:progress:)`` gives the whole-tree result.
     public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data) -> Bool {
         guard formats.contains(from), targets.contains(to), !(from == .json && to == .json) else { return false }
-        if to == .cbor {
-            // A whole CBOR document is written record by record only when its tree is the
+        if to == .cbor || to == .xmlplist {
+            // A whole CBOR document or XML property list is written record by record only when its tree is the
             // records' array or results wrapper: a JSON document must open one (any other
             // object is read whole, as the tree route reads it), and a Parse class file's
             // tree is made of checked objects, so it is read whole.
@@ -164,12 +169,24 @@ public enum RecordStream {
             var rowOptions = JSONReader.Options(mode: .strict, typedValues: parse ? false : options.typedJSON, limits: options.limits)
             rowOptions.parallel = false
             let session = JSONReader.Session(reader: JSONReader(options: rowOptions))
+            // A row sits one level (an array) or two (a results wrapper) inside the document,
+            // and the whole-tree read counts those levels against maxDepth too.
+            var nested = rowOptions
+            nested.limits.maxDepth = max(1, options.limits.maxDepth - 1)
+            let inArray = JSONReader.Session(reader: JSONReader(options: nested))
+            nested.limits.maxDepth = max(1, options.limits.maxDepth - 2)
+            let inResults = JSONReader.Session(reader: JSONReader(options: nested))
             var cutter = ParseExportRowCutter(limits: options.limits)
             let handle = { (row: ParseExportRow) throws(PFError) in
                 if sink.shape == nil { sink.shape = row.shape }
                 let value: PFValue
                 do throws(PFError) {
-                    value = try session.read(row.bytes)
+                    let reader = switch row.shape {
+                    case .array: inArray
+                    case .results: inResults
+                    default: session
+                    }
+                    value = try reader.read(row.bytes)
                 } catch {
                     throw row.placed(error, file: options.inputName)
                 }
@@ -181,7 +198,7 @@ public enum RecordStream {
             try cutter.finish(handle)
             // A wrapper without rows still is one (`{"results":[]}`, not `[]`).
             if sink.shape == nil { sink.shape = cutter.shape }
-            if options.to == .cbor {
+            if options.to == .cbor || options.to == .xmlplist {
                 // The wrapper's other members are the document's too.
                 if let tail = cutter.tailMembers { sink.tail = try session.read(tail).dictionaryValue }
             }
@@ -209,6 +226,7 @@ public enum RecordStream {
         let json: JSONWriter
         let lines: JSONLines.Writer
         let cbor: CBORWriter
+        let xml: XMLPlistWriter
         /// The CBOR writer of a whole document's records inside a results wrapper.
         let cborInResults: CBORWriter
         /// How the input held its records; decides the wrapper of a JSON or Parse output.
@@ -232,6 +250,7 @@ public enum RecordStream {
             cbor = CBORWriter(options: cborOptions)
             cborOptions.limits.maxDepth = max(0, PFLimits.default.maxDepth - 2)
             cborInResults = CBORWriter(options: cborOptions)
+            xml = XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error))
             buffer.reserveCapacity(1 << 20 + 1 << 16)
         }
 
@@ -254,6 +273,14 @@ public enum RecordStream {
                     buffer.append(contentsOf: try cbor.write(record))
                 case .cbor:
                     buffer.append(contentsOf: try (shape == .results ? cborInResults : cbor).write(record))
+                case .xmlplist:
+                    if options.dropNulls, case .null = record { break }
+                    if !opened {
+                        opened = true
+                        buffer.append(contentsOf: XMLPlistWriter.header)
+                        buffer.append(contentsOf: shape == .results ? Self.xmlResultsOpen : Array("<array>\n".utf8))
+                    }
+                    buffer.append(contentsOf: try xml.element(record, indent: shape == .results ? 2 : 1))
                 case .parse:
                     let object = try FormatIO.parseObject(record, index: index, shape: shape ?? .array, className: options.parseClassName)
                     try separate()
@@ -280,6 +307,7 @@ public enum RecordStream {
 
         mutating func finish(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
             if options.to == .cbor { return try finishCBOR(write) }
+            if options.to == .xmlplist { return try finishXML(write) }
             if options.to == .json || options.to == .parse {
                 if !opened {
                     opened = true
@@ -336,6 +364,35 @@ public enum RecordStream {
                     try flush(write)
                 }
             }
+        }
+
+        /// `<dict>`, the `results` key and the array's opening, as the tree writer writes them.
+        static let xmlResultsOpen = Array("<dict>\n\t<key>results</key>\n\t<array>\n".utf8)
+
+        /// Closes a whole XML property list of the records: the array (`<array/>` when no
+        /// record was written), a results wrapper's other members, the document.
+        mutating func finishXML(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            let results = shape == .results
+            if opened {
+                buffer.append(contentsOf: (results ? "\t</array>\n" : "</array>\n").utf8)
+            } else {
+                buffer.append(contentsOf: XMLPlistWriter.header)
+                buffer.append(contentsOf: (results ? "<dict>\n\t<key>results</key>\n\t<array/>\n" : "<array/>\n").utf8)
+            }
+            if results {
+                for (key, value) in tail ?? [:] {
+                    if options.dropNulls, case .null = value { continue }
+                    do throws(PFError) {
+                        buffer.append(contentsOf: try xml.keyLine(key, indent: 1))
+                        buffer.append(contentsOf: try xml.element(value, indent: 1))
+                    } catch {
+                        throw error.prefixed(.key(key))
+                    }
+                }
+                buffer.append(contentsOf: "</dict>\n".utf8)
+            }
+            buffer.append(contentsOf: XMLPlistWriter.footer)
+            try flush(write)
         }
     }
 }

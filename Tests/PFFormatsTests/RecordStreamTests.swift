@@ -28,11 +28,11 @@ import Testing
 
     /// The whole-tree route for the same conversion.
     static func whole(_ input: Data, from: DataFormat, to: DataFormat, className: String? = nil,
-                      canonical: Bool = false) throws(PFError) -> Data {
+                      canonical: Bool = false, dropNulls: Bool = false) throws(PFError) -> Data {
         var readOptions = FormatIO.ReadOptions(format: from)
         readOptions.parseClassName = className
         let value = try FormatIO.read(input, options: readOptions).value
-        var writeOptions = FormatIO.WriteOptions(canonicalCBOR: canonical)
+        var writeOptions = FormatIO.WriteOptions(dropNulls: dropNulls, canonicalCBOR: canonical)
         writeOptions.parseClassName = className
         return try FormatIO.write(value, as: to, options: writeOptions)
     }
@@ -40,17 +40,25 @@ import Testing
     /// Checks every output format and several chunk sizes for one input.
     static func checkAllOutputs(_ input: Data, from: DataFormat, className: String? = nil, label: String,
                                 sizes: [Int] = [1, 7, 4096, 1 << 20]) throws {
-        // A whole CBOR document, deterministic or not, wherever the stream writes one.
-        let cbor = RecordStream.canStream(from: from, to: .cbor, pretty: false, start: input) ? [false, true] : []
-        let routes = [DataFormat.json, .jsonl, .cborseq, .parse].map { ($0, false) } + cbor.map { (DataFormat.cbor, $0) }
-        for (to, canonical) in routes where !(from == .json && to == .json) {
-            let expected = Result { () throws(PFError) in try whole(input, from: from, to: to, className: className, canonical: canonical) }
+        // A whole CBOR document (deterministic or not) and XML property list (nulls dropped or
+        // not), wherever the stream writes one.
+        var routes = [DataFormat.json, .jsonl, .cborseq, .parse].map { ($0, false) }
+        if RecordStream.canStream(from: from, to: .cbor, pretty: false, start: input) {
+            routes += [(.cbor, false), (.cbor, true), (.xmlplist, false), (.xmlplist, true)]
+        }
+        for (to, flag) in routes where !(from == .json && to == .json) {
+            let canonical = to == .cbor && flag
+            let dropNulls = to == .xmlplist && flag
+            let expected = Result { () throws(PFError) in
+                try whole(input, from: from, to: to, className: className, canonical: canonical, dropNulls: dropNulls)
+            }
             for size in sizes {
-                let options = RecordStream.Options(from: from, to: to, canonicalCBOR: canonical, parseClassName: className)
+                var options = RecordStream.Options(from: from, to: to, canonicalCBOR: canonical, parseClassName: className)
+                options.dropNulls = dropNulls
                 let got = Result { () throws(PFError) in try stream(input, options, chunk: size) }
                 switch (expected, got) {
                 case (.success(let e), .success(let g)):
-                    #expect(e == g, "\(label): \(from) → \(to), chunks of \(size): \(String(decoding: g.prefix(200), as: UTF8.self)) vs \(String(decoding: e.prefix(200), as: UTF8.self))")
+                    #expect(e == g, "\(label): \(from) → \(to) \(flag), chunks of \(size): \(String(decoding: g.prefix(200), as: UTF8.self)) vs \(String(decoding: e.prefix(200), as: UTF8.self))")
                 case (.failure(let e), .failure(let g)):
                     #expect(e.code == g.code, "\(label): \(from) → \(to): \(e) vs \(g)")
                 default:
@@ -125,26 +133,30 @@ import Testing
         #expect(try Self.stream(backLines, .init(from: .jsonl, to: .json), chunk: 17) == array)
     }
 
-    /// A whole CBOR document is written a record at a time (issue 23: bounded memory) and is
+    /// A whole CBOR document or XML property list is written a record at a time (issue 23: bounded memory) and is
     /// byte for byte the tree writer's: heads of every width, arrays of empty objects, nesting
     /// at and past the writer's depth limit inside an array and a results wrapper.
-    @Test func wholeCBORDocumentsAreWrittenRecordByRecord() throws {
+    @Test func wholeCBORAndXMLDocumentsAreWrittenRecordByRecord() throws {
         for n in [0, 23, 24, 255, 256, 65_535, 65_536] {
             let empties = Data(("[" + Array(repeating: "{}", count: n).joined(separator: ",") + "]").utf8)
             let expected = try Self.whole(empties, from: .json, to: .cbor)
             #expect(try Self.stream(empties, .init(from: .json, to: .cbor), chunk: 1 << 16) == expected, "\(n) empty objects")
+            let xml = try Self.whole(empties, from: .json, to: .xmlplist)
+            #expect(try Self.stream(empties, .init(from: .json, to: .xmlplist), chunk: 1 << 16) == xml, "\(n) empty objects")
         }
         for depth in [509, 510, 511, 512] {
             let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
             for document in ["[" + nested + "]", "{\"results\":[" + nested + "]}"] {
+              for to in [DataFormat.cbor, .xmlplist] {
                 let input = Data(document.utf8)
-                let expected = Result { () throws(PFError) in try Self.whole(input, from: .json, to: .cbor) }
-                let got = Result { () throws(PFError) in try Self.stream(input, .init(from: .json, to: .cbor), chunk: 1 << 20) }
+                let expected = Result { () throws(PFError) in try Self.whole(input, from: .json, to: to) }
+                let got = Result { () throws(PFError) in try Self.stream(input, .init(from: .json, to: to), chunk: 1 << 20) }
                 switch (expected, got) {
                 case (.success(let e), .success(let g)): #expect(e == g, "depth \(depth)")
                 case (.failure(let e), .failure(let g)): #expect(e.code == g.code, "depth \(depth): \(e) vs \(g)")
-                default: Issue.record("depth \(depth) \(document.prefix(12)): whole \(expected), streamed \(got)")
+                default: Issue.record("depth \(depth) \(document.prefix(12)) \(to): whole \(expected), streamed \(got)")
                 }
+              }
             }
         }
         // Only a JSON document of records is written this way; any other goes whole.
@@ -154,6 +166,8 @@ import Testing
         #expect(!RecordStream.canStream(from: .json, to: .cbor, pretty: false, start: Data("{\"results\":5}".utf8)))
         #expect(!RecordStream.canStream(from: .parse, to: .cbor, pretty: false, start: Data("[".utf8)))
         #expect(!RecordStream.canStream(from: .json, to: .bplist, pretty: false, start: Data("[".utf8)))
+        #expect(RecordStream.canStream(from: .jsonl, to: .xmlplist, pretty: true, start: Data("{}".utf8)))
+        #expect(!RecordStream.canStream(from: .json, to: .xmlplist, pretty: false, start: Data("{\"a\":[]}".utf8)))
     }
 
     @Test func badRecordsNameWhereTheyAre() throws {

@@ -39,7 +39,8 @@ struct Convert: ParsableCommand {
             at a time in bounded memory, with progress and throughput on a terminal, and gives \
             the same bytes as a whole-tree conversion; a bad record is named by its line, row \
             or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
-            converted to one CBOR document (.cbor) is written a record at a time too. Other \
+            converted to one CBOR document or XML property list is written a record at a time \
+            too. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
 
@@ -188,9 +189,10 @@ struct Convert: ParsableCommand {
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
     private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
-        let streamOptions = RecordStream.Options(
+        var streamOptions = RecordStream.Options(
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
+        streamOptions.dropNulls = dropNulls
         var bar = CountingProgress()
         let started = Date()
         let total = source.size.map { $0 >> 20 }
