@@ -188,7 +188,7 @@ let package = Package(
             name: "PFFormats",
             dependencies: [
                 "PFCore", "PFJSON", "PFCBOR", "PFCompression", "PFSerialization", "PFKeyedArchive", "PFTypedStream",
-                "PFParse", "PFParseExport",
+                "PFParse", "PFParseExport", "PFPropertyList",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

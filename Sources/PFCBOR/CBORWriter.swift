@@ -63,3 +63,28 @@ public struct CBORWriter: Sendable {
         return Data(encoder.bytes)
     }
 }
+
+// MARK: - Heads for writers that emit the contents themselves
+
+extension CBORWriter {
+    /// The head of a definite-length array of `count` elements (major type 4, the shortest
+    /// argument): what ``write(_:)`` puts before the elements' encodings, for a writer that
+    /// encodes the elements one at a time (`RecordStream`'s whole-tree CBOR).
+    /// - Parameter count: the number of elements.
+    /// - Returns: the head's bytes.
+    public static func arrayHead(count: Int) -> [UInt8] {
+        var encoder = CBOREncoder(options: Options())
+        encoder.head(4, UInt64(max(0, count)))
+        return encoder.bytes
+    }
+
+    /// The head of a definite-length map of `count` members (major type 5), as
+    /// ``arrayHead(count:)``.
+    /// - Parameter count: the number of members.
+    /// - Returns: the head's bytes.
+    public static func mapHead(count: Int) -> [UInt8] {
+        var encoder = CBOREncoder(options: Options())
+        encoder.head(5, UInt64(max(0, count)))
+        return encoder.bytes
+    }
+}

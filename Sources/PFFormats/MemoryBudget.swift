@@ -52,12 +52,15 @@ public struct MemoryBudget: Sendable, Equatable {
     /// - Returns: the factor.
     public static func bytesPerInputByte(_ format: DataFormat) -> Int {
         switch format {
-        // `[1,1,1,…]`: every 2 bytes a value (json-c's node, then a PFValue), measured 13×.
-        case .json, .parse, .jsonl: 16
+        // `[1,1,1,…]`: every 2 bytes a value (the scanner's 20-byte tape entry, then a
+        // PFValue in an array), measured 35× in all by `inspect` (release build, 30 MB);
+        // `[{},{},…]` → bplist 29×, a Parse export → bplist 7.4×.
+        case .json, .parse, .jsonl: 35
         // Markup around every value: measured under 4×.
         case .xmlplist: 8
         // A 1-byte integer or object reference per value (and shared references expanded),
-        // measured 33×.
+        // measured 33×; a bplist of `[{},{},…]` → JSON 8×, a Parse export's bplist or CBOR
+        // → JSON 9×.
         case .bplist, .cbor, .cborseq, .keyed, .typedstream: 40
         }
     }

@@ -1,10 +1,12 @@
 import Foundation
+import OrderedCollections
 import PFCBOR
 import PFCompression
 import PFCore
 import PFJSON
 import PFParse
 import PFParseExport
+import PFPropertyList
 import PFSerialization
 
 /// Converts between the record formats — a JSON document of records (an array, or a Parse
@@ -19,6 +21,14 @@ import PFSerialization
 /// record sequence is, as a tree, the array of its records; a record sequence written from
 /// a tree holds ``FormatIO/records(of:)``.
 ///
+/// A whole CBOR document (`to: .cbor`) or XML property list (`to: .xmlplist`) is written the
+/// same way, record by record, when its tree is an array of records or a `{"results":[…]}`
+/// wrapper: CBOR's encoding of a definite-length container is its head followed by its
+/// children's encodings, so the records' encodings are kept (the output's size, never a
+/// value tree) and the head, whose count is known only at the end, is written before them;
+/// an XML property list's records are its elements, each written at its depth (Docs/Architecture.md, "Memory of
+/// whole-tree conversions").
+///
 /// ```swift
 /// let options = RecordStream.Options(from: .json, to: .jsonl)
 /// let handle = try FileHandle(forReadingFrom: input)
@@ -30,10 +40,14 @@ public enum RecordStream {
     public struct Options: Sendable {
         /// The input format: `json`, `parse`, `jsonl` or `cborseq`.
         public var from: DataFormat
-        /// The output format: `json`, `parse`, `jsonl` or `cborseq`.
+        /// The output format: `json`, `parse`, `jsonl` or `cborseq`, or `cbor` or `xmlplist`
+        /// (one document of the records; see ``canStream(from:to:pretty:start:)``).
         public var to: DataFormat
         /// Whether Parse's typed JSON maps to dates, data and UIDs on read, and back on write.
         public var typedJSON: Bool
+        /// Whether null records (and a results wrapper's null members) are left out of an XML
+        /// property list, as the tree writer's `dropNulls` does, instead of failing.
+        public var dropNulls = false
         /// Deterministic CBOR (RFC 8949 §4.2.1) for a CBOR sequence written.
         public var canonicalCBOR: Bool
         /// Budgets per record (`maxInputBytes` bounds one record).
@@ -68,6 +82,9 @@ public enum RecordStream {
     /// The formats a stream reads and writes.
     public static let formats: Set<DataFormat> = [.json, .parse, .jsonl, .cborseq]
 
+    /// The formats a stream writes: the record formats, and a whole CBOR document of records.
+    public static let targets: Set<DataFormat> = formats.union([.cbor, .xmlplist])
+
     /// Whether a conversion can stream: both formats are record formats (a JSON document to
     /// JSON is not: it is copied whole, with every member), the output is not indented, and
     /// the input's first bytes are not compressed and, for a JSON document, open an array
@@ -79,7 +96,18 @@ public enum RecordStream {
     ///   - start: the input's first bytes (a chunk is enough).
     /// - Returns: `true` when ``convert(options:read:write:progress:)`` gives the whole-tree result.
     public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data) -> Bool {
-        guard formats.contains(from), formats.contains(to), !(from == .json && to == .json) else { return false }
+        guard formats.contains(from), targets.contains(to), !(from == .json && to == .json) else { return false }
+        if to == .cbor || to == .xmlplist {
+            // A whole CBOR document or XML property list is written record by record only when its tree is the
+            // records' array or results wrapper: a JSON document must open one (any other
+            // object is read whole, as the tree route reads it), and a Parse class file's
+            // tree is made of checked objects, so it is read whole.
+            switch from {
+            case .jsonl, .cborseq: return Compression.detect(start) == nil
+            case .json: return Compression.detect(start) == nil && ParseExportRowCutter.rowsShape(opening: start) != nil
+            default: return false
+            }
+        }
         if pretty && (to == .json || to == .parse) { return false }
         guard Compression.detect(start) == nil else { return false }
         switch from {
@@ -108,7 +136,7 @@ public enum RecordStream {
         options: Options, read: () throws(PFError) -> Data?, write: (UnsafeRawBufferPointer) throws(PFError) -> Void,
         progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress {
-        guard formats.contains(options.from), formats.contains(options.to) else {
+        guard formats.contains(options.from), targets.contains(options.to) else {
             throw PFError(.usage, format: .input, "\(options.from.rawValue) to \(options.to.rawValue) does not stream")
         }
         var sink = Sink(options: options)
@@ -141,12 +169,24 @@ public enum RecordStream {
             var rowOptions = JSONReader.Options(mode: .strict, typedValues: parse ? false : options.typedJSON, limits: options.limits)
             rowOptions.parallel = false
             let session = JSONReader.Session(reader: JSONReader(options: rowOptions))
+            // A row sits one level (an array) or two (a results wrapper) inside the document,
+            // and the whole-tree read counts those levels against maxDepth too.
+            var nested = rowOptions
+            nested.limits.maxDepth = max(1, options.limits.maxDepth - 1)
+            let inArray = JSONReader.Session(reader: JSONReader(options: nested))
+            nested.limits.maxDepth = max(1, options.limits.maxDepth - 2)
+            let inResults = JSONReader.Session(reader: JSONReader(options: nested))
             var cutter = ParseExportRowCutter(limits: options.limits)
             let handle = { (row: ParseExportRow) throws(PFError) in
                 if sink.shape == nil { sink.shape = row.shape }
                 let value: PFValue
                 do throws(PFError) {
-                    value = try session.read(row.bytes)
+                    let reader = switch row.shape {
+                    case .array: inArray
+                    case .results: inResults
+                    default: session
+                    }
+                    value = try reader.read(row.bytes)
                 } catch {
                     throw row.placed(error, file: options.inputName)
                 }
@@ -156,6 +196,12 @@ public enum RecordStream {
             }
             try pump { raw throws(PFError) in try cutter.feed(raw, handle) }
             try cutter.finish(handle)
+            // A wrapper without rows still is one (`{"results":[]}`, not `[]`).
+            if sink.shape == nil { sink.shape = cutter.shape }
+            if options.to == .cbor || options.to == .xmlplist {
+                // The wrapper's other members are the document's too.
+                if let tail = cutter.tailMembers { sink.tail = try session.read(tail).dictionaryValue }
+            }
             if cutter.shape == .empty || cutter.shape == nil {
                 guard parse else {
                     throw PFError(
@@ -180,11 +226,16 @@ public enum RecordStream {
         let json: JSONWriter
         let lines: JSONLines.Writer
         let cbor: CBORWriter
+        let xml: XMLPlistWriter
+        /// The CBOR writer of a whole document's records inside a results wrapper.
+        let cborInResults: CBORWriter
         /// How the input held its records; decides the wrapper of a JSON or Parse output.
         var shape: ParseExport.Shape?
         var buffer: [UInt8] = []
         var count = 0
         var opened = false
+        /// For a whole CBOR document of a results wrapper: the wrapper's other members.
+        var tail: OrderedDictionary<String, PFValue>?
 
         init(options: Options) {
             self.options = options
@@ -192,7 +243,14 @@ public enum RecordStream {
             jsonOptions.parallel = false
             json = JSONWriter(options: jsonOptions)
             lines = JSONLines.Writer(options: .init(typedValues: options.typedJSON))
-            cbor = CBORWriter(options: .init(canonical: options.canonicalCBOR))
+            // In a whole CBOR document, a record sits inside the array (and a results
+            // wrapper's map): it may nest only as deep as the tree writer lets it there.
+            var cborOptions = CBORWriter.Options(canonical: options.canonicalCBOR)
+            if options.to == .cbor { cborOptions.limits.maxDepth = max(0, PFLimits.default.maxDepth - 1) }
+            cbor = CBORWriter(options: cborOptions)
+            cborOptions.limits.maxDepth = max(0, PFLimits.default.maxDepth - 2)
+            cborInResults = CBORWriter(options: cborOptions)
+            xml = XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error))
             buffer.reserveCapacity(1 << 20 + 1 << 16)
         }
 
@@ -213,6 +271,16 @@ public enum RecordStream {
                     try lines.append(record, into: &buffer)
                 case .cborseq:
                     buffer.append(contentsOf: try cbor.write(record))
+                case .cbor:
+                    buffer.append(contentsOf: try (shape == .results ? cborInResults : cbor).write(record))
+                case .xmlplist:
+                    if options.dropNulls, case .null = record { break }
+                    if !opened {
+                        opened = true
+                        buffer.append(contentsOf: XMLPlistWriter.header)
+                        buffer.append(contentsOf: shape == .results ? Self.xmlResultsOpen : Array("<array>\n".utf8))
+                    }
+                    buffer.append(contentsOf: try xml.element(record, indent: shape == .results ? 2 : 1))
                 case .parse:
                     let object = try FormatIO.parseObject(record, index: index, shape: shape ?? .array, className: options.parseClassName)
                     try separate()
@@ -238,6 +306,8 @@ public enum RecordStream {
         }
 
         mutating func finish(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            if options.to == .cbor { return try finishCBOR(write) }
+            if options.to == .xmlplist { return try finishXML(write) }
             if options.to == .json || options.to == .parse {
                 if !opened {
                     opened = true
@@ -250,9 +320,79 @@ public enum RecordStream {
 
         /// Hands the buffered output to `write` once there is enough of it (or `force`).
         mutating func flush(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void, force: Bool = true) throws(PFError) {
-            guard !buffer.isEmpty, force || buffer.count >= 1 << 20 else { return }
+            // A whole CBOR document's records wait for its head (``finishCBOR(_:)``).
+            guard !buffer.isEmpty, force || (buffer.count >= 1 << 20 && options.to != .cbor) else { return }
             try buffer.withBytes { raw throws(PFError) in try write(raw) }
             buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Writes a whole CBOR document from the records' encodings: the array's head and the
+        /// records, inside the results wrapper's map (with its other members, in the order
+        /// the tree writer gives them) when the input was one.
+        mutating func finishCBOR(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            let records = CBORWriter.arrayHead(count: count)
+            guard shape == .results else {
+                if shape == .single {
+                    // One object read whole: its encoding is the document.
+                    return try flush(write)
+                }
+                try records.withBytes { raw throws(PFError) in try write(raw) }
+                return try flush(write)
+            }
+            let others = tail ?? [:]
+            // Each member of the wrapper: its key's encoding, then its value's (the records
+            // stand for the "results" value).
+            var members: [(key: [UInt8], value: [UInt8]?)] = [(Array(try cbor.write(.string("results"))), nil)]
+            for (key, value) in others {
+                do throws(PFError) {
+                    members.append((Array(try cbor.write(.string(key))), Array(try cbor.write(value))))
+                } catch {
+                    throw error.prefixed(.key(key))
+                }
+            }
+            if options.canonicalCBOR {
+                // Deterministic maps order their keys' encodings by length, then bytewise.
+                members.sort { a, b in a.key.count != b.key.count ? a.key.count < b.key.count : a.key.lexicographicallyPrecedes(b.key) }
+            }
+            try CBORWriter.mapHead(count: members.count).withBytes { raw throws(PFError) in try write(raw) }
+            for member in members {
+                try member.key.withBytes { raw throws(PFError) in try write(raw) }
+                if let value = member.value {
+                    try value.withBytes { raw throws(PFError) in try write(raw) }
+                } else {
+                    try records.withBytes { raw throws(PFError) in try write(raw) }
+                    try flush(write)
+                }
+            }
+        }
+
+        /// `<dict>`, the `results` key and the array's opening, as the tree writer writes them.
+        static let xmlResultsOpen = Array("<dict>\n\t<key>results</key>\n\t<array>\n".utf8)
+
+        /// Closes a whole XML property list of the records: the array (`<array/>` when no
+        /// record was written), a results wrapper's other members, the document.
+        mutating func finishXML(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            let results = shape == .results
+            if opened {
+                buffer.append(contentsOf: (results ? "\t</array>\n" : "</array>\n").utf8)
+            } else {
+                buffer.append(contentsOf: XMLPlistWriter.header)
+                buffer.append(contentsOf: (results ? "<dict>\n\t<key>results</key>\n\t<array/>\n" : "<array/>\n").utf8)
+            }
+            if results {
+                for (key, value) in tail ?? [:] {
+                    if options.dropNulls, case .null = value { continue }
+                    do throws(PFError) {
+                        buffer.append(contentsOf: try xml.keyLine(key, indent: 1))
+                        buffer.append(contentsOf: try xml.element(value, indent: 1))
+                    } catch {
+                        throw error.prefixed(.key(key))
+                    }
+                }
+                buffer.append(contentsOf: "</dict>\n".utf8)
+            }
+            buffer.append(contentsOf: XMLPlistWriter.footer)
+            try flush(write)
         }
     }
 }

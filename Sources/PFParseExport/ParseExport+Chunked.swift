@@ -58,6 +58,10 @@ public struct ParseExportRowCutter {
     public private(set) var rowCount = 0
     /// Bytes fed so far.
     public private(set) var bytesFed = 0
+    /// After ``finish(_:)``, a results wrapper's other members (a REST response's `"count"`)
+    /// as the text of one JSON object (`{"count":1}`), for a caller that writes the whole
+    /// document (``shape`` `.results`); `nil` when the wrapper has no other member.
+    public private(set) var tailMembers: Data?
 
     var phase = Phase.header
     /// Bytes carried across chunks: the header, a row cut by a chunk edge, the tail, or the
@@ -328,6 +332,19 @@ public struct ParseExportRowCutter {
         }
     }
 
+    /// The shape of the rows a document starting with `start` opens: `.array` for `[`,
+    /// `.results` for `{"results":[` (white space allowed between the tokens), `nil` for any
+    /// other start (one object, a scalar, or too few bytes to tell) — what the cutter will
+    /// find, told from the first bytes alone.
+    /// - Parameter start: the document's first bytes.
+    /// - Returns: the shape, or `nil`.
+    public static func rowsShape(opening start: Data) -> ParseExport.Shape? {
+        start.withUnsafeBytes { raw in
+            var scanner = RowScanner(bytes: raw)
+            return scanner.openRows()
+        }
+    }
+
     /// Whether the gathered bytes could still grow into `{ "results" : [` (only whitespace
     /// and a prefix of it so far), so the decision waits for more bytes.
     static func couldStillOpen(_ raw: UnsafeRawBufferPointer) -> Bool {
@@ -356,6 +373,7 @@ public struct ParseExportRowCutter {
                 guard let rest = try scanner.closeRows(shape) else { return }
                 var members = Data("{".utf8)
                 members.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]).dropFirst())
+                tailMembers = members
                 let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(members)
                 if case .dictionary(let d) = value {
                     if d["results"] != nil { throw PFError(ParseExportFailure.twoResults, format: ParseFailure.format) }

@@ -67,6 +67,47 @@ public struct XMLPlistWriter: Sendable {
     }
 }
 
+// MARK: - Parts of a document
+
+extension XMLPlistWriter {
+    /// The document's first lines (the XML declaration, the doctype, `<plist version="1.0">`),
+    /// as ``write(_:)`` writes them: for a writer that emits a document a part at a time
+    /// (`RecordStream`'s whole XML property list of records).
+    package static var header: [UInt8] { XMLPlistEmitter.header }
+
+    /// The document's last line, `</plist>`.
+    package static var footer: [UInt8] { Array("</plist>\n".utf8) }
+
+    /// The lines of one value at `indent` tabs inside a document, exactly as ``write(_:)``
+    /// writes it there (the depth limit counts `indent`).
+    /// - Parameters:
+    ///   - value: the value (a null is an error, as in a document).
+    ///   - indent: its depth in the document.
+    /// - Returns: its lines.
+    /// - Throws: ``PFCore/PFError`` as ``write(_:)`` does, the path relative to `value`.
+    package func element(_ value: PFValue, indent: Int) throws(PFError) -> [UInt8] {
+        var emitter = XMLPlistEmitter(dropNulls: options.nullPolicy == .drop)
+        try emitter.write(value, indent: indent)
+        return emitter.out
+    }
+
+    /// The line of a dictionary key at `indent` tabs (`<key>name</key>`), escaped as
+    /// ``write(_:)`` escapes it.
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - indent: its depth in the document.
+    /// - Returns: the line.
+    /// - Throws: ``PFCore/PFError`` `unrepresentable` for a key XML cannot hold.
+    package func keyLine(_ key: String, indent: Int) throws(PFError) -> [UInt8] {
+        var emitter = XMLPlistEmitter(dropNulls: false)
+        emitter.appendTabs(indent)
+        emitter.out.append(contentsOf: "<key>".utf8)
+        try emitter.appendEscaped(key)
+        emitter.out.append(contentsOf: "</key>\n".utf8)
+        return emitter.out
+    }
+}
+
 // MARK: - Emitter
 
 /// Appends the XML of a value tree to a byte buffer.

@@ -27,11 +27,12 @@ import Testing
     }
 
     /// The whole-tree route for the same conversion.
-    static func whole(_ input: Data, from: DataFormat, to: DataFormat, className: String? = nil) throws(PFError) -> Data {
+    static func whole(_ input: Data, from: DataFormat, to: DataFormat, className: String? = nil,
+                      canonical: Bool = false, dropNulls: Bool = false) throws(PFError) -> Data {
         var readOptions = FormatIO.ReadOptions(format: from)
         readOptions.parseClassName = className
         let value = try FormatIO.read(input, options: readOptions).value
-        var writeOptions = FormatIO.WriteOptions()
+        var writeOptions = FormatIO.WriteOptions(dropNulls: dropNulls, canonicalCBOR: canonical)
         writeOptions.parseClassName = className
         return try FormatIO.write(value, as: to, options: writeOptions)
     }
@@ -39,14 +40,25 @@ import Testing
     /// Checks every output format and several chunk sizes for one input.
     static func checkAllOutputs(_ input: Data, from: DataFormat, className: String? = nil, label: String,
                                 sizes: [Int] = [1, 7, 4096, 1 << 20]) throws {
-        for to in [DataFormat.json, .jsonl, .cborseq, .parse] where !(from == .json && to == .json) {
-            let expected = Result { () throws(PFError) in try whole(input, from: from, to: to, className: className) }
+        // A whole CBOR document (deterministic or not) and XML property list (nulls dropped or
+        // not), wherever the stream writes one.
+        var routes = [DataFormat.json, .jsonl, .cborseq, .parse].map { ($0, false) }
+        if RecordStream.canStream(from: from, to: .cbor, pretty: false, start: input) {
+            routes += [(.cbor, false), (.cbor, true), (.xmlplist, false), (.xmlplist, true)]
+        }
+        for (to, flag) in routes where !(from == .json && to == .json) {
+            let canonical = to == .cbor && flag
+            let dropNulls = to == .xmlplist && flag
+            let expected = Result { () throws(PFError) in
+                try whole(input, from: from, to: to, className: className, canonical: canonical, dropNulls: dropNulls)
+            }
             for size in sizes {
-                let options = RecordStream.Options(from: from, to: to, parseClassName: className)
+                var options = RecordStream.Options(from: from, to: to, canonicalCBOR: canonical, parseClassName: className)
+                options.dropNulls = dropNulls
                 let got = Result { () throws(PFError) in try stream(input, options, chunk: size) }
                 switch (expected, got) {
                 case (.success(let e), .success(let g)):
-                    #expect(e == g, "\(label): \(from) → \(to), chunks of \(size): \(String(decoding: g.prefix(200), as: UTF8.self)) vs \(String(decoding: e.prefix(200), as: UTF8.self))")
+                    #expect(e == g, "\(label): \(from) → \(to) \(flag), chunks of \(size): \(String(decoding: g.prefix(200), as: UTF8.self)) vs \(String(decoding: e.prefix(200), as: UTF8.self))")
                 case (.failure(let e), .failure(let g)):
                     #expect(e.code == g.code, "\(label): \(from) → \(to): \(e) vs \(g)")
                 default:
@@ -72,6 +84,11 @@ import Testing
         try Self.checkAllOutputs(array, from: .json, label: "array")
         let results = try FormatIO.write(["results": .array(Self.quirkyRecords), "count": 10], as: .json)
         try Self.checkAllOutputs(results, from: .json, label: "results", sizes: [5, 1 << 20])
+        // A results wrapper with other members whose keys sort before and after "results" in a
+        // deterministic map, spaced out; one without any.
+        let wrapper = Data(#" { "results" : [{"a":1},[],{}] , "b":{"__type":"Date","iso":"2011-06-10T18:33:42.123Z"},"zz":[1,{"c":null}],"moreThanSeven":"x"} "#.utf8)
+        try Self.checkAllOutputs(wrapper, from: .json, label: "results with members", sizes: [2, 1 << 20])
+        try Self.checkAllOutputs(Data(#"{"results":[]}"#.utf8), from: .json, label: "empty results", sizes: [1, 1 << 20])
         let pretty = try FormatIO.write(.array(Self.quirkyRecords), as: .json, options: .init(pretty: true))
         try Self.checkAllOutputs(pretty, from: .json, label: "pretty array", sizes: [3, 1 << 20])
         let lines = try FormatIO.write(.array(Self.quirkyRecords), as: .jsonl)
@@ -114,6 +131,43 @@ import Testing
         let backLines = try Self.stream(sequence, .init(from: .cborseq, to: .jsonl), chunk: 4096)
         #expect(backLines == lines)
         #expect(try Self.stream(backLines, .init(from: .jsonl, to: .json), chunk: 17) == array)
+    }
+
+    /// A whole CBOR document or XML property list is written a record at a time (issue 23: bounded memory) and is
+    /// byte for byte the tree writer's: heads of every width, arrays of empty objects, nesting
+    /// at and past the writer's depth limit inside an array and a results wrapper.
+    @Test func wholeCBORAndXMLDocumentsAreWrittenRecordByRecord() throws {
+        for n in [0, 23, 24, 255, 256, 65_535, 65_536] {
+            let empties = Data(("[" + Array(repeating: "{}", count: n).joined(separator: ",") + "]").utf8)
+            let expected = try Self.whole(empties, from: .json, to: .cbor)
+            #expect(try Self.stream(empties, .init(from: .json, to: .cbor), chunk: 1 << 16) == expected, "\(n) empty objects")
+            let xml = try Self.whole(empties, from: .json, to: .xmlplist)
+            #expect(try Self.stream(empties, .init(from: .json, to: .xmlplist), chunk: 1 << 16) == xml, "\(n) empty objects")
+        }
+        for depth in [509, 510, 511, 512] {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            for document in ["[" + nested + "]", "{\"results\":[" + nested + "]}"] {
+              for to in [DataFormat.cbor, .xmlplist] {
+                let input = Data(document.utf8)
+                let expected = Result { () throws(PFError) in try Self.whole(input, from: .json, to: to) }
+                let got = Result { () throws(PFError) in try Self.stream(input, .init(from: .json, to: to), chunk: 1 << 20) }
+                switch (expected, got) {
+                case (.success(let e), .success(let g)): #expect(e == g, "depth \(depth)")
+                case (.failure(let e), .failure(let g)): #expect(e.code == g.code, "depth \(depth): \(e) vs \(g)")
+                default: Issue.record("depth \(depth) \(document.prefix(12)) \(to): whole \(expected), streamed \(got)")
+                }
+              }
+            }
+        }
+        // Only a JSON document of records is written this way; any other goes whole.
+        #expect(RecordStream.canStream(from: .json, to: .cbor, pretty: false, start: Data(" { \"results\" : [".utf8)))
+        #expect(RecordStream.canStream(from: .json, to: .cbor, pretty: false, start: Data("[".utf8)))
+        #expect(!RecordStream.canStream(from: .json, to: .cbor, pretty: false, start: Data("{\"a\":[]}".utf8)))
+        #expect(!RecordStream.canStream(from: .json, to: .cbor, pretty: false, start: Data("{\"results\":5}".utf8)))
+        #expect(!RecordStream.canStream(from: .parse, to: .cbor, pretty: false, start: Data("[".utf8)))
+        #expect(!RecordStream.canStream(from: .json, to: .bplist, pretty: false, start: Data("[".utf8)))
+        #expect(RecordStream.canStream(from: .jsonl, to: .xmlplist, pretty: true, start: Data("{}".utf8)))
+        #expect(!RecordStream.canStream(from: .json, to: .xmlplist, pretty: false, start: Data("{\"a\":[]}".utf8)))
     }
 
     @Test func badRecordsNameWhereTheyAre() throws {

@@ -38,8 +38,11 @@ struct Convert: ParsableCommand {
             or {"results":[...]} documents and Parse class files (--to parse) streams a record \
             at a time in bounded memory, with progress and throughput on a terminal, and gives \
             the same bytes as a whole-tree conversion; a bad record is named by its line, row \
-            or item. Other conversions read the whole tree and are refused up front when it \
-            would not fit in --max-memory.
+            or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
+            converted to one CBOR document or XML property list is written a record at a time \
+            too. Other \
+            conversions read the whole tree and are refused up front when it would not fit \
+            in --max-memory.
 
               pfarchive convert big.json big.jsonl
               pfarchive convert big.jsonl big.json
@@ -136,7 +139,7 @@ struct Convert: ParsableCommand {
             readOptions.format = named
         }
         let bytes: Data
-        if let to = outputFormat, RecordStream.formats.contains(to), !reading.lenient, !blobs.decodeBlobs,
+        if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             readOptions.format.map(RecordStream.formats.contains) ?? true
         {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
@@ -186,9 +189,10 @@ struct Convert: ParsableCommand {
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
     private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
-        let streamOptions = RecordStream.Options(
+        var streamOptions = RecordStream.Options(
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
+        streamOptions.dropNulls = dropNulls
         var bar = CountingProgress()
         let started = Date()
         let total = source.size.map { $0 >> 20 }
