@@ -68,10 +68,12 @@ public struct CoreDataObjectCursor: Sendable {
     var position = 0
     var finished = false
     /// Values a row did not hold as its model says, with what was kept instead (the first
-    /// 1,000; ``warningCount`` counts them all).
-    public private(set) var warnings: [SQLiteRowReport] = []
-    /// How many warnings there were.
-    public private(set) var warningCount = 0
+    /// 1,000; ``reportCount`` counts them all).
+    public private(set) var reports: [SQLiteRowReport] = []
+    /// How many reports there were.
+    public private(set) var reportCount = 0
+    /// Called with each report as it is made, the 1,001st and later too (the CLI prints them).
+    public var onReport: (@Sendable (SQLiteRowReport) -> Void)?
 
     init(store: CoreDataStore, entity: String, layout: CoreDataLayout.EntityLayout, batchSize: Int) {
         self.store = store
@@ -130,7 +132,7 @@ public struct CoreDataObjectCursor: Sendable {
         for (attribute, _) in layout.attributes {
             let (value, warning) = converter.convert(row[index], as: attribute)
             index += 1
-            if let warning { warn(objectID, attribute.name, warning) }
+            if let warning { report(objectID, attribute.name, warning) }
             if value != .null { object[Self.fieldName(attribute.name)] = value }
         }
         for toOne in layout.toOne {
@@ -143,7 +145,7 @@ public struct CoreDataObjectCursor: Sendable {
             }
             guard !target.isNull else { continue }
             guard let targetKey = target.int64 else {
-                warn(objectID, toOne.relationship.name, "a foreign key that is not an integer (\(target)); left out")
+                report(objectID, toOne.relationship.name, "a foreign key that is not an integer (\(target)); left out")
                 continue
             }
             object[Self.fieldName(toOne.relationship.name)] = [
@@ -163,9 +165,11 @@ public struct CoreDataObjectCursor: Sendable {
         name == "className" || name == "objectId" ? name + "_coreData" : name
     }
 
-    mutating func warn(_ objectID: String, _ key: String, _ message: String) {
-        warningCount += 1
-        if warnings.count < 1_000 { warnings.append(SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message)) }
+    mutating func report(_ objectID: String, _ key: String, _ message: String) {
+        let report = SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message)
+        reportCount += 1
+        if reports.count < 1_000 { reports.append(report) }
+        onReport?(report)
     }
 }
 
@@ -193,7 +197,7 @@ extension CoreDataStore {
     }
 
     /// Calls `body` with every object of an entity, a batch at a time (see ``objects(entity:batchSize:)``).
-    /// - Returns: the warnings of the read (values kept as stored instead of converted).
+    /// - Returns: the reports of the read (values kept as stored instead of converted, the first 1,000).
     /// - Throws: ``PFError`` from reading, or whatever `body` throws.
     @discardableResult
     public func forEachObject(entity: String, batchSize: Int = 256, _ body: (PFValue) throws(PFError) -> Void) throws(PFError)
@@ -201,7 +205,7 @@ extension CoreDataStore {
     {
         var cursor = try objects(entity: entity, batchSize: batchSize)
         while let object = try cursor.next() { try body(object) }
-        return cursor.warnings
+        return cursor.reports
     }
 
     /// The first `limit` objects of an entity, for samples and small stores.

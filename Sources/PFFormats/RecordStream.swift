@@ -188,7 +188,15 @@ public enum RecordStream {
                     }
                     value = try reader.read(row.bytes)
                 } catch {
-                    throw row.placed(error, file: options.inputName)
+                    // The row's reader had the levels around the row taken off its maxDepth:
+                    // the error names the user's limit, as the whole-tree read does.
+                    var e = error
+                    if case .limitExceeded("maxDepth", _)? = error.failure(as: PFCoreFailure.self) {
+                        let failure = PFCoreFailure.limitExceeded(limit: "maxDepth", value: options.limits.maxDepth)
+                        e.failure = failure
+                        e.message = failure.message
+                    }
+                    throw row.placed(e, file: options.inputName)
                 }
                 guard parse else { return try sink.add(value) }
                 let object = try FormatIO.parseObject(value, index: row.index, shape: row.shape, className: options.parseClassName)

@@ -16,10 +16,14 @@ import PFSQLiteSource
 public final class CoreDataObjectStore: ObjectStoreReader {
     /// The opened Core Data store (model, layout, working copy).
     public let store: CoreDataStore
-    /// Values kept as stored instead of converted, per entity (the first 1,000 each).
-    public private(set) var warnings: [SQLiteRowReport] = []
-    /// How many values were kept as stored in all, over every read so far.
-    public private(set) var warningCount = 0
+    /// Values kept as stored instead of converted, or left out, with where they are (the
+    /// first 1,000).
+    public private(set) var reports: [SQLiteRowReport] = []
+    /// How many values were kept as stored or left out in all, over every read so far.
+    public private(set) var reportCount = 0
+    /// Called with each report as it is made (the CLI prints them on stderr), as
+    /// ``SQLiteDatabaseObjectStore/onReport`` is.
+    public var onReport: (@Sendable (SQLiteRowReport) -> Void)?
     private var closed = false
 
     /// Opens a Core Data store read-only.
@@ -73,7 +77,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// A value that does not fit Parse's rules throws with the entity, row id and key.
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         var cursor = try store.objects(entity: className)
-        defer { record(cursor.warnings, count: cursor.warningCount) }
+        cursor.onReport = onReport
+        defer { record(cursor.reports, count: cursor.reportCount) }
         while let row = try cursor.next() {
             let object: ParseObject
             do throws(PFError) {
@@ -95,8 +100,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     }
 
     private func record(_ new: [SQLiteRowReport], count: Int) {
-        warningCount += count
-        warnings.append(contentsOf: new.prefix(max(0, 1_000 - warnings.count)))
+        reportCount += count
+        reports.append(contentsOf: new.prefix(max(0, 1_000 - reports.count)))
     }
 
     /// Every stored to-many relationship of a concrete entity.

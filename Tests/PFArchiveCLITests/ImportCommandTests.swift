@@ -119,6 +119,60 @@ enum SQLiteSource {
         #expect(try SQLiteSource.sqlite3(dest, "SELECT kind FROM _TABLES WHERE name = 'Person'") == "class\n")
     }
 
+    @Test func coreDataValuesKeptAsStoredOrLeftOutAreWarnedAbout() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("App.sqlite")
+        try FileManager.default.copyItem(at: Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel_V1.sqlite"), to: source)
+        // A string attribute holding a blob and a to-one foreign key that is not an integer,
+        // as a damaged or hand-edited store has them.
+        try SQLiteSource.sqlite3(source, "UPDATE ZPERSON SET ZID = x'0102' WHERE Z_PK = 1; UPDATE ZCAR SET ZOWNER = 'x' WHERE Z_PK = 1;")
+        let result = try CLI.run(["import", source.path, dir.appendingPathComponent("out.sqlite").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("pfarchive: warning: \(source.path): ") }
+        #expect(warnings.count == 2, "\(result.stderr)")
+        #expect(warnings.contains { $0.contains("Person-1") && $0.contains(".id") }, "\(result.stderr)")
+        #expect(warnings.contains { $0.contains("Car-1") && $0.contains("owner") && $0.contains("left out") }, "\(result.stderr)")
+
+        // convert reads the same store as one document, with the same warnings.
+        let json = dir.appendingPathComponent("app.json")
+        let converted = try CLI.run(["convert", source.path, json.path])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(converted.stderr.split(separator: "\n").filter { $0.hasPrefix("pfarchive: warning: ") }.count == 2, "\(converted.stderr)")
+    }
+
+    @Test func convertWritesACoreDataStoreOrAPfarchiveStoreAsOneDocument() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel2_V2.sqlite")
+        let before = try Data(contentsOf: source)
+        let json = dir.appendingPathComponent("app.json")
+        let result = try CLI.run(["convert", source.path, json.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: source) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["app.json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: [[String: Any]]])
+        // Every entity's rows as sqlite3 counts them, and every to-many pair as a join row.
+        // Book's rows are those of entity 1 in ZBOOK (GraphicNovel, a sub-entity, shares the table).
+        let books = Int(try SQLiteSource.sqlite3(source, "SELECT count(*) FROM ZBOOK WHERE Z_ENT = 1").trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(document["Book"]?.count == books)
+        #expect(document["GraphicNovel"]?.count == 1)
+        let pairs = Int(
+            try SQLiteSource.sqlite3(source, "SELECT count(*) FROM ZPAGE p JOIN ZBOOK b ON p.ZBOOK = b.Z_PK WHERE b.Z_ENT = 1")
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(document["_Join:pages:Book"]?.count == pairs, "\(document.keys.sorted())")
+        #expect(document["Book"]?.first?["objectId"] as? String == "Book-1")
+
+        // pfarchive's own store: the import of that store converts to the same objects.
+        let store = dir.appendingPathComponent("app.sqlite")
+        #expect(try CLI.run(["import", source.path, store.path]).status == 0)
+        let again = dir.appendingPathComponent("again.json")
+        let fromStore = try CLI.run(["convert", store.path, again.path])
+        #expect(fromStore.status == 0, "\(fromStore.stderr)")
+        let diff = try CLI.run(["diff", json.path, again.path])
+        #expect(diff.status == 0, "\(diff.stdoutText)")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         let dir = try SQLiteSource.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

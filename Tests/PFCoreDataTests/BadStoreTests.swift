@@ -100,10 +100,10 @@ import Testing
             #expect(first["content"] == .data(fake))
             let second = try #require(try cursor.next())
             #expect(second["content"]?["$class"] == "Content", "the next row decodes normally")
-            #expect(cursor.warningCount == 1)
-            #expect(cursor.warnings.first?.objectId == "Page-1")
-            #expect(cursor.warnings.first?.column == "content")
-            #expect(cursor.warnings.first?.message.contains("kept as bytes") == true)
+            #expect(cursor.reportCount == 1)
+            #expect(cursor.reports.first?.objectId == "Page-1")
+            #expect(cursor.reports.first?.column == "content")
+            #expect(cursor.reports.first?.message.contains("kept as bytes") == true)
         }
     }
 
@@ -121,11 +121,11 @@ import Testing
             #expect(person["updatedAt"] == "yesterday")
             #expect(person["id"] == .data(Data([1, 2])))
             #expect(person["firstName"] == "Victoria")
-            #expect(Set(cursor.warnings.map(\.column)) == ["updatedAt", "id"])
+            #expect(Set(cursor.reports.map(\.column)) == ["updatedAt", "id"])
             var cars = try store.objects(entity: "Car")
             let car = try #require(try cars.next())
             #expect(car["owner"] == nil)
-            #expect(cars.warnings.first?.column == "owner")
+            #expect(cars.reports.first?.column == "owner")
         }
     }
 

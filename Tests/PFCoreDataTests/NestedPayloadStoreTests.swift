@@ -52,9 +52,9 @@ import Testing
             #expect(objects[0]["raw"] == .data(try Self.archive(.data(try Self.archive(Self.inner)))))
             #expect(objects[1]["map"] == ["z": 1])
             if case .data = objects[2]["map"] {} else { Issue.record("a damaged typedstream stays bytes: \(String(describing: objects[2]["map"]))") }
-            #expect(cursor.warnings.count == 1)
-            #expect(cursor.warnings.first?.column == "map")
-            #expect(cursor.warnings.first?.message.contains("typedstream") == true, "\(cursor.warnings)")
+            #expect(cursor.reports.count == 1)
+            #expect(cursor.reports.first?.column == "map")
+            #expect(cursor.reports.first?.message.contains("typedstream") == true, "\(cursor.reports)")
         }
     }
 

@@ -126,6 +126,10 @@ struct Convert: ParsableCommand {
             return
         }
         if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
+        if StoreInput.isStore(input) {
+            try convertStore(limits: reading.readOptions.limits)
+            return
+        }
         var readOptions = reading.readOptions
         readOptions.decodePayloads = blobs.decodeBlobs
         // Parse class files are named <Class>.json; objects in them carry no className.

@@ -135,6 +135,7 @@ struct Import: ParsableCommand {
                 tables: sqliteTables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
                 dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
             reporter: reporter)
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, reporter: reporter)
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader

@@ -22,19 +22,26 @@ extension StoreOpeners {
                 writer: nil)
         }
         SQLiteStore.register(in: &openers)
-        if decodeBlobs {
-            openers.register(
-                .coreData,
-                reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
-                    try CoreDataObjectStore(url: try StoreOpeners.existing(location), options: .init(decodeBlobs: true))
-                },
-                writer: nil)
-        }
+        if decodeBlobs { openers.registerCoreData(decodeBlobs: true, reporter: nil) }
         openers.register(
             .postgres,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },
             writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in try PostgresStore.open(url: location.argument) })
         return openers
+    }
+
+    /// Registers Core Data stores with the commands' options: `decodeBlobs` decodes the
+    /// payloads in Binary attributes; `reporter` prints each value kept as stored or left out.
+    mutating func registerCoreData(decodeBlobs: Bool, limits: PFLimits = .default, reporter: SQLiteInput.Reporter?) {
+        register(
+            .coreData,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                let store = try CoreDataObjectStore(
+                    url: try StoreOpeners.existing(location), options: .init(limits: limits, decodeBlobs: decodeBlobs))
+                if let reporter { store.onReport = { reporter.report($0) } }
+                return store
+            },
+            writer: nil)
     }
 
     /// A command's source and destination resolved as store arguments; a usage error when one

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import OrderedCollections
+import PFArchive
+import PFSQLiteStore
+
+/// Stores that `convert` reads whole as one document: Core Data stores and pfarchive's own
+/// SQLite store (other SQLite databases are ``SQLiteInput``'s, Realm files ``RealmInput``'s).
+enum StoreInput {
+    /// Whether a path is a Core Data store or pfarchive's SQLite store, told from its bytes (a
+    /// regular file only; standard input never is).
+    static func isStore(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        switch StoreLocation.sqliteKind(of: URL(fileURLWithPath: path)) {
+        case .coreData, .pfarchive: return true
+        case .notSQLite, .other: return false
+        }
+    }
+}
+
+extension Convert {
+    /// Converts a Core Data store or pfarchive's SQLite store to one document in the output
+    /// format: `{"Class": [objects…], "_Join:field:Class": [{"owningId", "relatedId"}…]}`,
+    /// objects as typed values (dates and bytes typed, special Parse types as `__type`
+    /// dictionaries), classes in the store's order, then the join rows of its Relations.
+    /// Values kept as stored or left out are warnings on stderr, as in `import`.
+    func convertStore(limits: PFLimits) throws {
+        let reporter = SQLiteInput.Reporter(file: input)
+        var openers = StoreOpeners.commands()
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
+        let document: PFValue
+        do {
+            let location = try StoreLocation.resolve(input)
+            let reader = try openers.reader(for: location)
+            defer { reader.close() }
+            document = try Self.document(of: reader)
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
+        reporter.finish()
+        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+        let writeOptions = FormatIO.WriteOptions(
+            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls, canonicalCBOR: canonical)
+        let out: Data
+        do {
+            out = try FormatIO.write(document, as: format, options: writeOptions)
+        } catch {
+            throw CLIFailure(file: output, error)
+        }
+        try FileIO.writeAtomically(out, to: output)
+    }
+
+    /// Every object and join row of a store as one dictionary.
+    static func document(of reader: any ObjectStoreReader) throws(PFError) -> PFValue {
+        var document = OrderedDictionary<String, PFValue>()
+        for className in try reader.classNames() {
+            var objects: [PFValue] = []
+            try reader.forEachObject(in: className) { (object: ParseObject) throws(PFError) in
+                // The document's key names the class; objects a store read with their
+                // `className` key (pfarchive's store keeps the source's key order) drop it.
+                guard case .dictionary(var members) = object.typedValue else { return }
+                if members["className"] == .string(className) { members.removeValue(forKey: "className") }
+                objects.append(.dictionary(members))
+            }
+            document[className] = .array(objects)
+        }
+        for relation in try reader.relations() {
+            var rows: [PFValue] = []
+            try reader.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in
+                rows.append(["owningId": .string(row.owningId), "relatedId": .string(row.relatedId)])
+            }
+            guard !rows.isEmpty else { continue }
+            document[relation.joinClassName] = .array(rows)
+        }
+        return .dictionary(document)
+    }
+}
