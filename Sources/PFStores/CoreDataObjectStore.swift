@@ -79,7 +79,18 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         var cursor = try store.objects(entity: className)
         cursor.onReport = onReport
         defer { record(cursor.reports, count: cursor.reportCount) }
-        while let row = try cursor.next() {
+        while var row = try cursor.next() {
+            // A `createdAt`/`updatedAt` attribute is Parse's own date: a row whose value there
+            // is not a date (kept as stored) keeps it under `<key>_coreData` instead of
+            // failing the whole read.
+            for key in ["createdAt", "updatedAt"] {
+                guard case .dictionary(var members) = row, let value = members[key] else { continue }
+                if case .date = value { continue }
+                if value == .null { continue }
+                members.removeValue(forKey: key)
+                members[key + "_coreData"] = value
+                row = .dictionary(members)
+            }
             let object: ParseObject
             do throws(PFError) {
                 object = try ParseObject(rest: row, className: className, checkingNames: false)
