@@ -74,6 +74,9 @@ public indirect enum DiffFailure: PFFailure, Hashable {
     case rowTooLarge(bytes: Int)
     /// An object too large to record for comparison.
     case objectTooLarge(bytes: Int)
+    /// A read of B's rows on another thread stopped early (A failed, or B holds more rows
+    /// than are kept in memory); caught inside the comparison, never reported.
+    case rowPassStopped
     // Reading a patched store document.
     /// The document is not a dictionary of classes.
     case patchedStoreNotDictionary
@@ -137,6 +140,7 @@ public indirect enum DiffFailure: PFFailure, Hashable {
         case .spilledRowDamaged: "a spilled row record is damaged"
         case .rowTooLarge(let bytes): "a row of \(bytes) bytes is too large to compare"
         case .objectTooLarge(let bytes): "an object of \(bytes) bytes is too large to compare"
+        case .rowPassStopped: "the reading of rows stopped"
         case .patchedStoreNotDictionary: "the patched store is not a dictionary of classes"
         case .patchedSchemaNotDictionary: "_SCHEMA is not a dictionary of classes"
         case .patchedSchemaClassNotDictionary: "not a dictionary of fields"

@@ -2,6 +2,7 @@ import Foundation
 import PFCore
 import PFParse
 import PFStores
+import Synchronization
 
 // MARK: - Two Parse exports: rows compared as written
 
@@ -22,7 +23,8 @@ extension StoreDiff {
     ///    ``read(_:of:into:)`` makes it), a 128-bit digest of its bytes
     ///    (``PFStores/ParseExportStore/RowDigest``) and its place in the file, held by key
     ///    (``RowIndex``; a key seen twice keeps its last row, as ``Partitioner`` does).
-    /// 2. B's rows are read the same way and looked up in A's index as they come: equal
+    /// 2. B's rows are read the same way, on another thread while A's index is built
+    ///    (``RowPass``), and looked up in A's index in file order: equal
     ///    digests are equal rows, hence equal objects, and are done with. A key only in A is
     ///    removed (its value is never shown); a key only in B, or whose digests differ, names
     ///    a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
@@ -43,14 +45,21 @@ extension StoreDiff {
         var readB: [RowIndex.Row] = []
         let removed = try Partitioner.encoded(.null)
         var keys = (a: 0, b: 0)
-        summary.objects.a += try indexA.read(className, of: exports.0)
+        // B's rows are summarised on a thread of their own while A's index is built here.
+        let passB = try RowPass(exports.1, className, limit: max(1, options.rowsInMemory))
+        do {
+            summary.objects.a += try indexA.read(className, of: exports.0)
+        } catch {
+            passB.cancel()
+            throw error
+        }
+        // nil when B holds more rows than are kept: B is then read here, as it comes.
+        let rowsB = try passB.finish()
         if indexA.files == nil {
-            // A is in memory: B's rows are looked up as they come, only the others kept.
+            // A is in memory: B's rows are looked up in order, only the others kept.
             var onlyB: [String: RowIndex.Row] = [:]
             var differentB: [String: RowIndex.Row] = [:]
-            try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
-                summary.objects.b += 1
-                let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+            func lookUp(_ key: String, _ row: RowIndex.Row) {
                 if let found = indexA.memory.index(forKey: key) {
                     // A key B repeats keeps B's last row.
                     if indexA.memory.values[found].digest == row.digest {
@@ -58,10 +67,19 @@ extension StoreDiff {
                         indexA.memory.values[found].match = .equal
                     } else {
                         indexA.memory.values[found].match = .different
-                        differentB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                        differentB[key] = row
                     }
                 } else {
-                    onlyB[key] = RowIndex.Row(location: row.location, digest: row.digest)
+                    onlyB[key] = row
+                }
+            }
+            if let rowsB {
+                summary.objects.b += rowsB.count
+                for summarised in rowsB { lookUp(summarised.key, summarised.row) }
+            } else {
+                try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                    summary.objects.b += 1
+                    lookUp(row.objectId ?? RowIndex.unnamed(row.location.index), RowIndex.Row(location: row.location, digest: row.digest))
                 }
             }
             keys.a = indexA.memory.count
@@ -80,7 +98,14 @@ extension StoreDiff {
             }
             readB += onlyB.values
         } else {
-            summary.objects.b += try indexB.read(className, of: exports.1)
+            if let rowsB {
+                // A spilled, so B's index is spilled too (``RowIndex/pair(_:_:_:)``): at once.
+                summary.objects.b += rowsB.count
+                try indexB.spill()
+                for summarised in rowsB { try indexB.add(key: summarised.key, summarised.row) }
+            } else {
+                summary.objects.b += try indexB.read(className, of: exports.1)
+            }
             let templates = (a: indexA.template, b: indexB.template)
             try RowIndex.pair(&indexA, &indexB) { (left: [String: RowIndex.Record], right: [String: RowIndex.Record]) throws(PFError) in
                 keys.a += left.count
@@ -116,13 +141,98 @@ extension StoreDiff {
 
 typealias RowDigest = ParseExportStore.RowDigest
 
+/// Pass 1 over B (each row's key, place and digest, ``ParseExportStore/forEachRow(in:_:)``)
+/// on a thread of its own, while the calling thread builds A's index: the two passes, each
+/// mostly one thread's work, use two cores. The thread opens an instance of B of its own (a
+/// store is not `Sendable`); only the summaries and the schema it inferred come back, and the
+/// schema is handed to the caller's instance of B (``ParseExportStore/adopt(_:)``), so
+/// comparing the schemas reads nothing again. The summaries are held until A's index is
+/// built (about 64 bytes a row); beyond `limit` rows the thread stops and ``finish()`` gives
+/// `nil`: B is then read on the calling thread after A, as it comes.
+final class RowPass {
+    /// A row of B: its key (as ``StoreDiff/read(_:of:into:)`` names it) and its place and digest.
+    struct KeyedRow: Sendable {
+        var key: String
+        var row: RowIndex.Row
+    }
+
+    /// What the thread is told.
+    struct Job: Sendable {
+        let url: URL
+        let options: ParseExportStore.Options
+        let className: String
+        let limit: Int
+        let stop: Stop
+    }
+
+    /// What the thread hands back: `rows` is `nil` when there were more than `limit`.
+    struct Output: Sendable {
+        var rows: [KeyedRow]?
+        var inferred: ParseExportStore.InferredClass?
+    }
+
+    /// Set when the caller no longer wants the rows (A failed).
+    final class Stop: Sendable {
+        let requested = Atomic<Bool>(false)
+    }
+
+    let store: ParseExportStore
+    let stop = Stop()
+    let map: OrderedParallelMap<Job, Output, PFError>
+
+    /// Starts reading a class of `store` on another thread.
+    init(_ store: ParseExportStore, _ className: String, limit: Int) throws(PFError) {
+        self.store = store
+        map = OrderedParallelMap(workers: 1) { job throws(PFError) in try RowPass.read(job) }
+        try map.submit(Job(url: store.url, options: store.options, className: className, limit: limit, stop: stop)) { _ in }
+    }
+
+    /// The pass itself, on the pool thread (or on the caller's, when no pool thread started).
+    static func read(_ job: Job) throws(PFError) -> Output {
+        let store = ParseExportStore(url: job.url, options: job.options)
+        var rows: [KeyedRow] = []
+        var tooMany = false
+        do {
+            try store.forEachRow(in: job.className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                guard rows.count < job.limit else {
+                    tooMany = true
+                    throw PFError(DiffFailure.rowPassStopped, format: .diff)
+                }
+                guard !job.stop.requested.load(ordering: .relaxed) else { throw PFError(DiffFailure.rowPassStopped, format: .diff) }
+                let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+                rows.append(KeyedRow(key: key, row: RowIndex.Row(location: row.location, digest: row.digest)))
+            }
+        } catch {
+            if tooMany { return Output(rows: nil, inferred: nil) }
+            throw error
+        }
+        return Output(rows: rows, inferred: store.inferredClass(job.className))
+    }
+
+    /// Waits for the pass: B's rows in file order, or `nil` when there were more than the limit.
+    /// - Throws: what reading B's rows throws.
+    func finish() throws(PFError) -> [KeyedRow]? {
+        var output: Output?
+        try map.finish { output = $0 }
+        guard let output, let rows = output.rows else { return nil }
+        if let inferred = output.inferred { store.adopt(inferred) }
+        return rows
+    }
+
+    /// Stops the pass and waits for its thread.
+    func cancel() {
+        stop.requested.store(true, ordering: .relaxed)
+        map.cancel()
+    }
+}
+
 /// The rows of one side of a class by key: each row's digest and place, in memory while
 /// small, beyond ``StoreDiff/Options/rowsInMemory`` spilled to hash-partitioned files the way
 /// ``Partitioner`` spills objects (a 40-byte record after the key), so only one partition is in memory
 /// when the sides are paired. A key seen twice keeps its last row, as ``Partitioner`` does.
 struct RowIndex {
     /// A row: its digest and where it is.
-    struct Row {
+    struct Row: Sendable {
         var location: ParseExportStore.RowLocation
         var digest: RowDigest
     }

@@ -162,6 +162,26 @@ extension ParseExportStore {
         if let inference { inferred[className] = inference }
     }
 
+    /// What ``forEachRow(in:_:)`` (or ``forEachObject(in:_:)``) inferred of one class's
+    /// schema on one instance of an export, to hand to another instance of the same export
+    /// (``adopt(_:)``): a comparison reads one export's rows on a thread of its own, with an
+    /// instance of its own, and gives what it inferred back to the caller's instance.
+    public struct InferredClass: Sendable {
+        let inference: SchemaInference
+    }
+
+    /// The schema inferred of a class from its rows, or `nil` when none was (the class is
+    /// declared in `_SCHEMA.json`, or its rows were not all read).
+    public func inferredClass(_ className: String) -> InferredClass? {
+        inferred[className].map(InferredClass.init)
+    }
+
+    /// Takes a class's schema as another instance of the same export inferred it, as if its
+    /// rows had been read here: ``schema()`` then reads them no more.
+    public func adopt(_ inferredClass: InferredClass) {
+        inferred[inferredClass.inference.className] = inferredClass.inference
+    }
+
     /// Calls `body` with the objects of the rows at `rows` (from ``forEachRow(in:_:)``, in
     /// file order), read as ``forEachObject(in:_:)`` reads them, on the calling thread. In a
     /// directory each row's bytes are read at its offset; a zip's file is cut again. A row

@@ -233,7 +233,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     }
 
     /// The field types of one class, gathered row by row.
-    struct SchemaInference {
+    struct SchemaInference: Sendable {
         let className: String
         var fields = OrderedDictionary<String, ParseSchema.Field>()
         var conflicts: [TypeConflict] = []

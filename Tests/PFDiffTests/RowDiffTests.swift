@@ -132,6 +132,48 @@ import Testing
     }
 
     /// Rows whose fields disagree on a type: the inferred schemas (kept type, conflicts) agree.
+    /// B's rows are read on a thread of their own, with an instance of B of their own, while
+    /// A's index is built (``RowPass``): the schema inferred there is handed to the caller's
+    /// instance; a B with more rows than are held is read again after A, an A that spills while
+    /// B is held pairs the same; a bad row of B fails as when B is read after A, and a bad row
+    /// of A fails first.
+    @Test func rowsOfBReadOnAnotherThread() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = (0..<6).map { #"{"objectId":"o\#($0)","v":\#($0)}"# }
+        let a = dir.appendingPathComponent("a"), b = dir.appendingPathComponent("b")
+        try Self.write(["C.json": Self.results(rows)], to: a)
+        try Self.write(["C.json": Self.results([rows[1], #"{"objectId":"o2","v":"two"}"#])], to: b)
+        // Spilled (2 rows held): A spills while B's 2 rows are held; the other way, B's 6 are read again.
+        let run = try Self.expectSame(a, b)
+        #expect(run.summary.objects == (a: 6, b: 2))
+
+        var options = StoreDiff.Options()
+        options.compareSchemas = false
+        let storeB = ParseExportStore(url: b)
+        _ = try StoreDiff.compare(ParseExportStore(url: a), storeB, options: options) { _ in }
+        #expect(storeB.inferredClass("C") != nil)  // adopted from the other thread's instance
+        #expect(try storeB.schema().classes["C"]?["v"]?.type == "Number")
+        #expect(storeB.typeConflicts.map(\.row) == [1])
+
+        let badA = dir.appendingPathComponent("bad-a"), badB = dir.appendingPathComponent("bad-b")
+        try Self.write(["C.json": Self.results([rows[0], #"{"objectId":"o1","v":}"#])], to: badA)
+        try Self.write(["C.json": Self.results([rows[0], rows[1], #"{"objectId":"o2","v":[}"#])], to: badB)
+        func failure(_ x: URL, _ y: URL, rows: Bool) -> String {
+            do {
+                _ = try Self.run(x, y, rows: rows)
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        for (x, y, culprit) in [(a, badB, "bad-b"), (badA, badB, "bad-a"), (badB, badA, "bad-b")] {
+            let fast = failure(x, y, rows: true)
+            #expect(fast == failure(x, y, rows: false))
+            #expect(fast.contains("/\(culprit): C.json"), "\(fast)")
+        }
+    }
+
     @Test func inferredSchemaConflictsAgree() throws {
         let dir = try StoreDiffTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
