@@ -100,6 +100,13 @@ public struct GeneratedType: Sendable, Equatable {
     public var version: Int
     /// The superclasses with their versions, most derived first (typedstream classes).
     public var classicSuperclasses: [ClassicSuperclass] = []
+    /// The generated type this class inherits from (typedstream classes): the nearest
+    /// superclass in its archived chain that is generated as a ``isClassicBase`` class.
+    public var superclass: String? = nil
+    /// Whether this is a superclass with no object of its own in the stream, generated so a
+    /// position holding objects of several of its subclasses has one type (typedstream
+    /// classes): it holds no values and is not in the registry.
+    public var isClassicBase = false
     /// Types declared inside this one (nested structs and enums).
     public var nested: [GeneratedType]
 }
@@ -180,6 +187,9 @@ struct Resolver {
     let options: CodeModelOptions
     var conflicts: [CodegenConflict] = []
     var typeNames: [String: String] = [:]
+    /// Typedstream superclasses generated as bases (by source name, in the order first
+    /// needed), each the nearest common superclass of a position's objects.
+    var classicBases: OrderedDictionary<String, Void> = [:]
 
     init(inference: TypeInference, options: CodeModelOptions) {
         self.inference = inference
@@ -200,9 +210,27 @@ struct Resolver {
         for stats in ordered {
             typeNames[stats.name] = SwiftNames.unique(SwiftNames.typeName(stats.name), in: &taken)
         }
+        let classicHierarchy = inference.source == .typedstream && options.classic
+        if classicHierarchy {
+            // The superclasses a position's objects share are named before any class is
+            // resolved, so every position can be typed as one.
+            for stats in wanted {
+                for (i, encoding) in stats.classicGroups.enumerated() where encoding == "@" {
+                    guard let field = stats.shape.fields[String(i)] else { continue }
+                    if let base = classicPositionBase(field) { classicBases[base] = () }
+                }
+            }
+            for base in classicBases.keys {
+                typeNames[base] = SwiftNames.unique(SwiftNames.typeName(base), in: &taken)
+            }
+        }
         var types: [GeneratedType] = []
         for stats in wanted {
             types.append(resolveClass(stats))
+        }
+        if classicHierarchy {
+            types += classicBases.keys.map(classicBaseType)
+            for i in types.indices { types[i].superclass = classicSuperclass(of: types[i].sourceName) }
         }
         return CodeModel(source: inference.source, origin: inference.origin, types: types, conflicts: conflicts)
     }
@@ -317,9 +345,20 @@ struct Resolver {
                     elements.archivedClasses.count == 1, let target = elements.archivedClasses.keys.first, let targetName = typeNames[target]
                 {
                     propertyType = .array(.model(targetName))
+                } else if kinds == [.archivedObject], let base = classicPositionBase(field), let baseName = typeNames[base] {
+                    propertyType = .model(baseName)
+                    pdoc.append("Objects of several classes: typed as their nearest common superclass, `\(SwiftNames.docText(base))`,"
+                        + " read once every object exists (`decodeReference`).")
+                } else if kinds == [.array], let base = classicPositionBase(field), let baseName = typeNames[base] {
+                    propertyType = .array(.model(baseName))
+                    pdoc.append("Elements of several classes: typed as their nearest common superclass, `\(SwiftNames.docText(base))`.")
                 } else {
                     propertyType = .any
-                    if kinds.count > 1 { conflict(stats.name, String(i), field, "kept as PFValue, which holds every value as it is") }
+                    if kinds.count > 1 {
+                        conflict(stats.name, String(i), field, "kept as PFValue, which holds every value as it is")
+                    } else if kinds == [.archivedObject], field.archivedClasses.count > 1 {
+                        conflict(stats.name, String(i), field, "objects of several classes with no common generated superclass: kept as PFValue")
+                    }
                 }
             } else if encoding == nil {
                 pdoc.append("The objects disagree on this group's types (or some lack it): kept as the group read.")
@@ -328,10 +367,89 @@ struct Resolver {
                 pdoc.append("Kept as the group read (`TypedStreamGroup`) and written back with the same encodings.")
             }
             let isObject = encoding == "@"
+            // A group some objects end before (a path of as many groups as it has points) is
+            // read only when the object has one left, and written only when read.
+            let trailing = propertyType == .group && (field?.present ?? 0) < stats.shape.rows
+            if trailing { pdoc.append("Some objects end before this group: `nil` for them.") }
             type.properties.append(GeneratedProperty(
-                name: "value\(i)", key: String(i), type: propertyType, isOptional: isObject, doc: pdoc,
+                name: "value\(i)", key: String(i), type: propertyType, isOptional: isObject || trailing, doc: pdoc,
                 isAlwaysPresent: true, classicEncoding: encoding))
         }
+        return type
+    }
+
+    // MARK: - Typedstream class hierarchy
+
+    /// A typedstream class's archived chain, most derived first: its own, or for a class with
+    /// no object of its own, the rest of a subclass's chain from it on.
+    func classicChain(of name: String) -> [String] {
+        if let stats = inference.classes[name] { return stats.chain.isEmpty ? [name, "NSObject"] : stats.chain }
+        return classicSuperclasses(of: name).map { $0.map(\.name) } ?? [name, "NSObject"]
+    }
+
+    /// A class with its version and superclasses, from some object's chain: for a class with
+    /// no object of its own.
+    func classicSuperclasses(of name: String) -> [(name: String, version: Int)]? {
+        for stats in inference.classes.values {
+            if let i = stats.classicSuperclasses.firstIndex(where: { $0.name == name }) {
+                return Array(stats.classicSuperclasses[i...])
+            }
+        }
+        return nil
+    }
+
+    /// The nearest superclass shared by every object a field held, when they are of several
+    /// generated classes (all of them recorded) and one exists that has no object of its own
+    /// in the stream and is not `NSObject`: the base the field is typed as. A class with
+    /// objects of its own is never a base (its values and its subclasses' would clash), so
+    /// the search goes on above it.
+    func sharedClassicBase(_ field: FieldStatistics) -> String? {
+        let classes = Array(field.archivedClasses.keys)
+        guard classes.count > 1, field.archivedClasses.values.reduce(0, +) == field.kinds[.archivedObject] ?? 0,
+            classes.allSatisfy({ typeNames[$0] != nil && inference.classes[$0] != nil }), let first = classes.first
+        else { return nil }
+        let others = classes.dropFirst().map { Set(classicChain(of: $0)) }
+        for candidate in classicChain(of: first).dropFirst() where candidate != "NSObject" && inference.classes[candidate] == nil {
+            if others.allSatisfy({ $0.contains(candidate) }) { return candidate }
+        }
+        return nil
+    }
+
+    /// The base an object position (`@`) is typed as: objects of several classes, or an
+    /// array of them (no nulls), sharing a superclass (``sharedClassicBase(_:)``).
+    func classicPositionBase(_ field: FieldStatistics) -> String? {
+        switch Set(field.kindsSeen) {
+        case [.archivedObject]: return sharedClassicBase(field)
+        case [.array]:
+            guard let elements = field.elements, elements.nulls == 0, Set(elements.kindsSeen) == [.archivedObject] else { return nil }
+            return sharedClassicBase(elements)
+        default: return nil
+        }
+    }
+
+    /// The generated base a class inherits from: the nearest in its chain.
+    func classicSuperclass(of name: String) -> String? {
+        classicChain(of: name).dropFirst().first { classicBases[$0] != nil }.flatMap { typeNames[$0] }
+    }
+
+    /// The type of a base: no values, its version and superclasses from its subclasses' chains.
+    func classicBaseType(_ base: String) -> GeneratedType {
+        let supers = classicSuperclasses(of: base) ?? [(name: base, version: 0)]
+        let chain = classicChain(of: base)
+        let subclasses = wanted.filter { classicChain(of: $0.name).dropFirst().contains(base) }.map { "`\(SwiftNames.docText($0.name))`" }
+        let doc = [
+            "The `\(SwiftNames.docText(base))` class of `\(SwiftNames.docText(inference.origin))` (typedstream): no object of its own in the"
+                + " stream, the superclass of \(subclasses.joined(separator: ", ")), so a position holding objects of several of them has one type.",
+            "Archived as `\(SwiftNames.docText(chain.joined(separator: " : ")))`, version \(supers.first?.version ?? 0); it holds no values"
+                + " (each subclass reads and writes all of its own) and is not in the registry.",
+        ]
+        var type = GeneratedType(
+            name: typeNames[base] ?? SwiftNames.typeName(base), sourceName: base, kind: .model, properties: [], doc: doc, chain: chain,
+            version: supers.first?.version ?? 0, nested: [])
+        let above = supers.dropFirst()
+        type.classicSuperclasses = above.isEmpty
+            ? [ClassicSuperclass(name: "NSObject", version: 0)] : above.map { ClassicSuperclass(name: $0.name, version: $0.version) }
+        type.isClassicBase = true
         return type
     }
 

@@ -125,7 +125,8 @@ public struct SwiftEmitter: Sendable {
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: isClass)
                 out += codingKeys(type.properties, pad: pad + "    ")
             case .archive where model.source == .typedstream:
-                out += pad + "\(mod)final class \(type.name): ClassicArchiveCoding {\n"
+                // A base is open to its subclasses; a class in a hierarchy inherits the conformance.
+                out += pad + "\(mod)\(type.isClassicBase ? "" : "final ")class \(type.name): \(type.superclass ?? "ClassicArchiveCoding") {\n"
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: true)
                 out += classicConformance(type, pad: pad + "    ")
             case .archive:
@@ -175,7 +176,9 @@ public struct SwiftEmitter: Sendable {
                 return "\(SwiftNames.escaped(p.name)): \(t)" + (t.hasSuffix("?") ? " = nil" : "")
             }
             out += "\n" + pad + "/// Makes a value from its properties.\n"
-            if params.count > 3 {
+            if params.isEmpty, type.superclass != nil {
+                out += pad + "override \(mod)init() {\n"
+            } else if params.count > 3 {
                 out += pad + "\(mod)init(\n" + params.map { pad + "    " + $0 }.joined(separator: ",\n") + "\n" + pad + ") {\n"
             } else {
                 out += pad + "\(mod)init(" + params.joined(separator: ", ") + ") {\n"
@@ -183,6 +186,7 @@ public struct SwiftEmitter: Sendable {
             for p in type.properties {
                 out += pad + "    self.\(p.name) = \(SwiftNames.escaped(p.name))\n"
             }
+            if type.superclass != nil { out += pad + "    super.init()\n" }
             out += pad + "}\n"
         }
         return out
@@ -200,23 +204,30 @@ public struct SwiftEmitter: Sendable {
     /// `ClassicArchiveCoding`: the class name, version and superclasses, and every value
     /// group written and read in stream order.
     func classicConformance(_ type: GeneratedType, pad: String) -> String {
-        var out = "\n" + pad + "\(mod)static var classicClassName: String { \(SwiftNames.literal(type.sourceName)) }\n"
-        if type.version != 0 { out += pad + "\(mod)static var classicVersion: Int { \(type.version) }\n" }
-        if type.classicSuperclasses != [ClassicSuperclass(name: "NSObject", version: 0)] {
+        // In a class hierarchy the names, versions and coding are class members every
+        // subclass overrides (a protocol extension's defaults would not be dispatched).
+        let inHierarchy = type.isClassicBase || type.superclass != nil
+        let over = type.superclass != nil ? "override " : ""
+        let member = inHierarchy ? "\(over)\(mod)class" : "\(mod)static"
+        var out = "\n" + pad + "\(member) var classicClassName: String { \(SwiftNames.literal(type.sourceName)) }\n"
+        if type.version != 0 || inHierarchy { out += pad + "\(member) var classicVersion: Int { \(type.version) }\n" }
+        if type.classicSuperclasses != [ClassicSuperclass(name: "NSObject", version: 0)] || inHierarchy {
             let supers = type.classicSuperclasses.map { "ClassicClassVersion(\(SwiftNames.literal($0.name)), version: \($0.version))" }
-            out += pad + "\(mod)static var classicSuperclasses: [ClassicClassVersion] { [\(supers.joined(separator: ", "))] }\n"
+            out += pad + "\(member) var classicSuperclasses: [ClassicClassVersion] { [\(supers.joined(separator: ", "))] }\n"
         }
-        out += "\n" + pad + "\(mod)func encode(with coder: ClassicArchiver) throws {\n"
+        out += "\n" + pad + "\(over)\(mod)func encode(with coder: ClassicArchiver) throws {\n"
         for p in type.properties {
             let name = SwiftNames.escaped(p.name)
             switch p.type {
             case .scalar: out += pad + "    coder.encode(\(name))\n"
+            case .group where p.isOptional:
+                out += pad + "    if let \(name) { try coder.encodeValues(ofTypes: \(name).encodings, \(name).values) }\n"
             case .group: out += pad + "    try coder.encodeValues(ofTypes: \(name).encodings, \(name).values)\n"
             default: out += pad + "    try coder.encode(\(name))\n"
             }
         }
         out += pad + "}\n\n"
-        out += pad + "\(mod)init(from coder: ClassicUnarchiver) throws {\n"
+        out += pad + "\(mod)\(inHierarchy ? "required " : "")init(from coder: ClassicUnarchiver) throws {\n"
         // A reference to a generated class is read with decodeReference (its object may be
         // this one, or an ancestor still being read: a cycle). The group is consumed in
         // order; the assignment runs once every object exists, through a closure that can
@@ -224,6 +235,7 @@ public struct SwiftEmitter: Sendable {
         var deferred: [GeneratedProperty] = []
         for p in type.properties {
             switch p.type {
+            case .group where p.isOptional: out += pad + "    \(p.name) = coder.hasMoreValues ? try coder.decodeNextGroup() : nil\n"
             case .group: out += pad + "    \(p.name) = try coder.decodeNextGroup()\n"
             case .model(let target):
                 let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
@@ -233,6 +245,9 @@ public struct SwiftEmitter: Sendable {
             default: out += pad + "    \(p.name) = try coder.decode(\(p.type.spelled(anyType: "PFValue")).self)\n"
             }
         }
+        // A subclass reads every value itself (the stream does not say which class wrote
+        // which group); its base holds none.
+        if type.superclass != nil { out += pad + "    super.init()\n" }
         for p in deferred {
             let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
             out += pad + "    \(assign) = { [unowned self] in self.\(p.name) = $0 }\n"
@@ -289,7 +304,8 @@ public struct SwiftEmitter: Sendable {
     // MARK: - The table of types
 
     func table(for model: CodeModel) -> String {
-        let names = model.types.map { "\($0.name).self" }.joined(separator: ", ")
+        // A typedstream base has no objects of its own: it is not registered.
+        let names = model.types.filter { !$0.isClassicBase }.map { "\($0.name).self" }.joined(separator: ", ")
         var out = ""
         switch style {
         case .adapter:
