@@ -91,7 +91,7 @@ public enum RealmEncryption {
                     data[(p * pageSize)..<((p + 1) * pageSize)], using: aesKey,
                     iv: try AES._CBC.IV(ivBytes: iv(stored: ivBytes[...], dataOffset: p * pageSize)), noPadding: true))
             } catch {
-                throw PFError(.invalidValue, format: RealmFile.format, "cannot encrypt data page \(p): \(error)")
+                throw PFError(RealmFailure.cannotEncrypt(page: p, reason: "\(error)"), format: RealmFile.format)
             }
             let mac = RealmSHA224.hmac(key: hmacKey, message: cipher[...])
             let entry = metadataStart + (p % dataPagesPerMetadataPage) * entrySize

@@ -45,6 +45,8 @@ public enum RealmFailure: PFFailure, Hashable {
     case unknownMixedType(Int64)
     /// A collection of another type than a list or dictionary nested in a Mixed value.
     case nestedCollectionType(Int64)
+    /// The encryptor (``RealmEncryption/encrypt``) could not encrypt a data page.
+    case cannotEncrypt(page: Int, reason: String)
 
     public var code: PFError.Code {
         switch self {
@@ -52,6 +54,7 @@ public enum RealmFailure: PFFailure, Hashable {
         case .encryptedWithoutKey, .notEncrypted, .pageHMAC, .pageNeverWritten, .noTopReference: .invalidValue
         case .encryptedSize, .shorterThanHeader, .nodePastEnd, .streamingFooterMissing, .topPastEnd: .truncated
         case .unsupportedVersion, .unknownColumnType, .unknownMixedType, .nestedCollectionType: .unsupported
+        case .cannotEncrypt: .invalidValue
         case .cannotRead: .io
         case .streamingFooterCookie, .damaged, .noRealmMark: .syntax
         }
@@ -89,6 +92,7 @@ public enum RealmFailure: PFFailure, Hashable {
         case .unknownColumnType(let table, let column, let type): "table \(table): column \(column) has the unknown type \(type)"
         case .unknownMixedType(let type): "a Mixed value of type \(type)"
         case .nestedCollectionType(let type): "a collection of type \(type) nested in a Mixed value"
+        case .cannotEncrypt(let page, let reason): "cannot encrypt data page \(page): \(reason)"
         }
     }
 }

@@ -159,7 +159,9 @@ struct SQLiteLayout {
                 do throws(PFError) {
                     field.readOptions(try JSONReader().read(Data(text.utf8)))
                 } catch {
-                    throw PFError(.invalidValue, format: SQLiteStore.format, "\(location): _SCHEMA options of \(className).\(name) are not JSON: \(error.message)")
+                    throw PFError(
+                        SQLiteStoreFailure.malformed(place: "\(location): _SCHEMA options of \(className).\(name)", problem: "not JSON: \(error.message)"),
+                        format: SQLiteStore.format)
                 }
             }
             layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: type))
