@@ -173,21 +173,28 @@ struct Convert: ParsableCommand {
         }
         progress.finish()
         BlobDecodingOption.warn(result.payloadNotes, file: input)
+        try writeOutput(result.value, parseClassName: readOptions.parseClassName)
+        progress.finish()
+    }
+
+    /// Writes a value read whole to OUTPUT in the output format, with the command's write
+    /// options (a temporary file renamed into place). The one place `convert` writes a tree:
+    /// documents, Realm files, SQLite databases and stores all end here.
+    func writeOutput(_ value: PFValue, parseClassName: String? = nil) throws {
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
         let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
         var writeOptions = FormatIO.WriteOptions(
             pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,
             canonicalCBOR: canonical,
             keyedContainer: container.flatMap { KeyedArchiveContainer(rawValue: $0.rawValue) } ?? .bplist)
-        writeOptions.parseClassName = readOptions.parseClassName
+        writeOptions.parseClassName = parseClassName
         let out: Data
         do {
-            out = try FormatIO.write(result.value, as: format, options: writeOptions)
+            out = try FormatIO.write(value, as: format, options: writeOptions)
         } catch {
             throw CLIFailure(file: output, error)
         }
         try FileIO.writeAtomically(out, to: output)
-        progress.finish()
     }
 
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a

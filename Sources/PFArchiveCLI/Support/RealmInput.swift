@@ -65,17 +65,7 @@ extension Convert {
             FileHandle.standardError.write(
                 Data("pfarchive: \(input): \(db.unresolvedLinkCount) links to objects not in the file written as null: \(shown)\n".utf8))
         }
-        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
-        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
-        let writeOptions = FormatIO.WriteOptions(
-            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls, canonicalCBOR: canonical)
-        let out: Data
-        do {
-            out = try FormatIO.write(document, as: format, options: writeOptions)
-        } catch {
-            throw CLIFailure(file: output, error)
-        }
-        try FileIO.writeAtomically(out, to: output)
+        try writeOutput(document)
     }
 }
 

@@ -168,17 +168,7 @@ extension Convert {
             throw CLIFailure(file: input, error)
         }
         reporter.finish()
-        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
-        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
-        let writeOptions = FormatIO.WriteOptions(
-            pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls, canonicalCBOR: canonical)
-        let out: Data
-        do {
-            out = try FormatIO.write(.dictionary(document), as: format, options: writeOptions)
-        } catch {
-            throw CLIFailure(file: output, error)
-        }
-        try FileIO.writeAtomically(out, to: output)
+        try writeOutput(.dictionary(document))
     }
 
     /// Streams one table as JSON lines to OUTPUT (a staged sibling renamed into place when
