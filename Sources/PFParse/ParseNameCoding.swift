@@ -388,9 +388,6 @@ extension ParseNameCoding {
         return recode(object, tally: &ignored, .decode(policy, originals: originals)) ?? object
     }
 
-    /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
-    /// a name or nested key actually changes: for an object the destination holds as it is
-    /// (nearly every one) nothing is built at all.
     /// Which way names are recoded (no closures: one made per call cost an allocation per
     /// nested value).
     private enum Recoding {
@@ -419,6 +416,9 @@ extension ParseNameCoding {
         }
     }
 
+    /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
+    /// a name or nested key actually changes: for an object the destination holds as it is
+    /// (nearly every one) nothing is built at all.
     private static func recode(_ object: ParseObject, tally: inout ParseNameTally, _ recoding: Recoding) -> ParseObject? {
         let recodesKeys = recoding.recodesKeys
         let fields = object.fields

@@ -51,10 +51,12 @@ public struct ParseRelation<Target>: Codable, Hashable, Sendable {
             name = try container.decode(String.self, forKey: .className)
         }
         if let required = Self.modelClassName, required != name {
-            let impl = decoder as? ParseDecoderImpl
-            throw PFError(
-                parse: ParseAdapterFailure.typeMismatch(expected: "a Relation to \(required)", found: "a Relation to \(name)"),
-                path: impl?.path ?? .root, context: impl?.context ?? .none)
+            let failure = ParseAdapterFailure.typeMismatch(expected: "a Relation to \(required)", found: "a Relation to \(name)")
+            // pfarchive's decoder reports Parse errors; any other decoder, Codable's own.
+            guard let impl = decoder as? ParseDecoderImpl else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: failure.message))
+            }
+            throw PFError(parse: failure, path: impl.path, context: impl.context)
         }
         targetClassName = name
     }

@@ -79,21 +79,10 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         var cursor = try store.objects(entity: className)
         cursor.onReport = onReport
         defer { record(cursor.reports, count: cursor.reportCount) }
-        while var row = try cursor.next() {
-            // A `createdAt`/`updatedAt` attribute is Parse's own date: a row whose value there
-            // is not a date (kept as stored) keeps it under `<key>_coreData` instead of
-            // failing the whole read.
-            for key in ["createdAt", "updatedAt"] {
-                guard case .dictionary(var members) = row, let value = members[key] else { continue }
-                if case .date = value { continue }
-                if value == .null { continue }
-                members.removeValue(forKey: key)
-                members[key + "_coreData"] = value
-                row = .dictionary(members)
-            }
+        while let row = try cursor.next() {
             let object: ParseObject
             do throws(PFError) {
-                object = try ParseObject(rest: row, className: className, checkingNames: false)
+                object = try parseObject(row, className: className)
             } catch {
                 // The source is Core Data: Parse's rules judged the value, but the failure is
                 // the store's, so it is not reported under Parse's name.
@@ -107,6 +96,32 @@ public final class CoreDataObjectStore: ObjectStoreReader {
                 throw e
             }
             try body(object)
+        }
+    }
+
+    /// The row as a Parse object. A `createdAt`/`updatedAt` attribute is Parse's own date; a
+    /// row whose value there Parse refuses (text kept as stored) keeps it under
+    /// `<key>_coreData`, with a report, instead of failing the whole read.
+    private func parseObject(_ row: PFValue, className: String) throws(PFError) -> ParseObject {
+        var row = row
+        while true {
+            do throws(PFError) {
+                return try ParseObject(rest: row, className: className, checkingNames: false)
+            } catch {
+                guard case .badTimestamp(let key, _)? = error.failure(as: ParseFailure.self),
+                    key == "createdAt" || key == "updatedAt",
+                    case .dictionary(var members) = row, let value = members.removeValue(forKey: key)
+                else { throw error }
+                var moved = key + "_coreData"
+                while members[moved] != nil { moved += "_" }
+                members[moved] = value
+                row = .dictionary(members)
+                let report = SQLiteRowReport(
+                    table: className, objectId: row["objectId"]?.stringValue ?? "?", column: key,
+                    message: "not a date Parse accepts for \(key); kept as \(moved)")
+                record([report], count: 1)
+                onReport?(report)
+            }
         }
     }
 

@@ -132,7 +132,7 @@ enum SQLiteSource {
         let result = try CLI.run(["import", source.path, dir.appendingPathComponent("out.sqlite").path])
         #expect(result.status == 0, "\(result.stderr)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("pfarchive: warning: \(source.path): ") }
-        #expect(warnings.count == 3, "\(result.stderr)")
+        #expect(warnings.count == 4, "\(result.stderr)")
         #expect(try SQLiteSource.sqlite3(dir.appendingPathComponent("out.sqlite"), "SELECT count(*) FROM Person WHERE _extra LIKE '%yesterday%' OR updatedAt_coreData = 'yesterday'") == "1\n")
         #expect(warnings.contains { $0.contains("Person-1") && $0.contains(".id") }, "\(result.stderr)")
         #expect(warnings.contains { $0.contains("Car-1") && $0.contains("owner") && $0.contains("left out") }, "\(result.stderr)")
@@ -141,7 +141,7 @@ enum SQLiteSource {
         let json = dir.appendingPathComponent("app.json")
         let converted = try CLI.run(["convert", source.path, json.path])
         #expect(converted.status == 0, "\(converted.stderr)")
-        #expect(converted.stderr.split(separator: "\n").filter { $0.hasPrefix("pfarchive: warning: ") }.count == 3, "\(converted.stderr)")
+        #expect(converted.stderr.split(separator: "\n").filter { $0.hasPrefix("pfarchive: warning: ") }.count == 4, "\(converted.stderr)")
     }
 
     @Test func convertWritesACoreDataStoreOrAPfarchiveStoreAsOneDocument() throws {

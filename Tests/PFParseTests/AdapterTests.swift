@@ -227,6 +227,13 @@ import Testing
         #expect(try ParseAdapter().decode(Street.self, from: object).residents?.targetClassName == "Address")
     }
 
+    @Test func anotherDecoderGetsCodablesOwnErrorForARelationToAnotherClass() throws {
+        let person = Data(#"{"__type":"Relation","className":"Person"}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ParseRelation<Address>.self, from: person) }
+        let address = Data(#"{"__type":"Relation","className":"Address"}"#.utf8)
+        #expect(try JSONDecoder().decode(ParseRelation<Address>.self, from: address).targetClassName == "Address")
+    }
+
     @Test func relationToAnotherClassOrAnotherValueFails() throws {
         for json in [
             #"{"residents":{"__type":"Relation","className":"Person"}}"#,

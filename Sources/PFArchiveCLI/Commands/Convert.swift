@@ -121,14 +121,17 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }
-        if SQLiteInput.isDatabase(input) {
+        switch input == "-" ? .notSQLite : StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) {
+        case .other:
             try convertSQLite(limits: reading.readOptions.limits)
             return
-        }
-        if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
-        if StoreInput.isStore(input) {
+        case .coreData, .pfarchive:
+            // A store is read whole; --table is for the tables of other databases.
+            if table != nil { throw ValidationError("--table applies to an SQLite database that is not a store; \(input) is one.") }
             try convertStore(limits: reading.readOptions.limits)
             return
+        case .notSQLite:
+            if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
         }
         var readOptions = reading.readOptions
         readOptions.decodePayloads = blobs.decodeBlobs

@@ -125,7 +125,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        var openers = StoreOpeners.commands(readerThreads: jobs, decodeBlobs: blobs.decodeBlobs, realmKey: realmKey.bytes)
+        var openers = StoreOpeners.commands(readerThreads: jobs, realmKey: realmKey.bytes)
         let (sourceLocation, destLocation) = try StoreOpeners.resolve(
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
         let reporter = SQLiteInput.Reporter(file: sourceLocation.description)

@@ -6,11 +6,11 @@ import PFSQLiteStore
 
 extension StoreOpeners {
     /// Every store the commands read and write: the standard file stores, pfarchive's SQLite
-    /// store and PostgreSQL; with `decodeBlobs`, Core Data stores decode the archives and
-    /// property lists in their Binary and Transformable attributes; with `realmKey` (`--key`),
-    /// Realm files are decrypted with it.
+    /// store and PostgreSQL; with `realmKey` (`--key`), Realm files are decrypted with it.
+    /// Commands that take `--decode-blobs` register Core Data stores with
+    /// ``registerCoreData(decodeBlobs:limits:reporter:)``.
     static func commands(
-        readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, decodeBlobs: Bool = false, realmKey: [UInt8]? = nil
+        readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, realmKey: [UInt8]? = nil
     ) -> StoreOpeners {
         var openers = StoreOpeners.standard(readerThreads: readerThreads)
         if let realmKey {
@@ -22,7 +22,6 @@ extension StoreOpeners {
                 writer: nil)
         }
         SQLiteStore.register(in: &openers)
-        if decodeBlobs { openers.registerCoreData(decodeBlobs: true, reporter: nil) }
         openers.register(
             .postgres,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in try PostgresStore.open(url: location.argument) },

@@ -80,9 +80,6 @@ enum SQLiteInput {
         }
     }
 
-    /// One row as one line of JSON lines: `{"objectId": …, fields…}` in Parse's REST shape,
-    /// written by PFJSON's writer (compact, typed values), then a newline. The one place
-    /// `convert --table` makes a line.
     /// A batch of rows as JSON lines: the lines, the rows' reports, and the error of the
     /// first row that could not be written (the lines and reports are those before it).
     struct JSONLinesBatch: Sendable {
@@ -107,6 +104,9 @@ enum SQLiteInput {
         return batch
     }
 
+    /// One row as one line of JSON lines: `{"objectId": …, fields…}` in Parse's REST shape,
+    /// written by PFJSON's writer (compact, typed values), then a newline. The one place
+    /// `convert --table` makes a line.
     static func appendJSONLine(_ row: SQLiteRow, to buffer: inout [UInt8]) throws(PFError) {
         var object = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
         object["objectId"] = .string(row.objectId)

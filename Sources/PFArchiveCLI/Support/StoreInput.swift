@@ -4,20 +4,6 @@ import OrderedCollections
 import PFArchive
 import PFSQLiteStore
 
-/// Stores that `convert` reads whole as one document: Core Data stores and pfarchive's own
-/// SQLite store (other SQLite databases are ``SQLiteInput``'s, Realm files ``RealmInput``'s).
-enum StoreInput {
-    /// Whether a path is a Core Data store or pfarchive's SQLite store, told from its bytes (a
-    /// regular file only; standard input never is).
-    static func isStore(_ path: String) -> Bool {
-        guard path != "-" else { return false }
-        switch StoreLocation.sqliteKind(of: URL(fileURLWithPath: path)) {
-        case .coreData, .pfarchive: return true
-        case .notSQLite, .other: return false
-        }
-    }
-}
-
 extension Convert {
     /// Converts a Core Data store or pfarchive's SQLite store to one document in the output
     /// format: `{"Class": [objects…], "_Join:field:Class": [{"owningId", "relatedId"}…]}`,
