@@ -307,9 +307,7 @@ struct Partitioner {
     }
 
     static func partition(of key: String, count: Int) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return Int(hash % UInt64(max(1, count)))
+        Int(StableHash.fnv1a(key.utf8) % UInt64(max(1, count)))
     }
 
     mutating func spill() throws(PFError) {

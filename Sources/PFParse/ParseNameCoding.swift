@@ -256,11 +256,7 @@ public enum ParseNameCoding {
 
     /// A name cut to `max` bytes that still names its original uniquely (with the store's table).
     static func shortened(_ encoded: String, original: String, max: Int) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in original.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        var hex = String(hash, radix: 16)
-        hex = String(repeating: "0", count: 16 - hex.count) + hex
-        let head = prefix + longMarker + hex + "_"
+        let head = prefix + longMarker + StableHash.fnv1aHex(original.utf8) + "_"
         let room = Swift.max(0, max - head.utf8.count)
         // The tail is ASCII when it was encoded; a long name the rules allow may not be, so it
         // is cut at a scalar boundary.

@@ -248,10 +248,21 @@ struct ClassLayout {
     }
 
     /// The name of the index pfarchive makes for a model's primary key (`unique`) or indexed
-    /// field: `<Class>_key_<field>` or `<Class>_idx_<field>`, cut to PostgreSQL's 63 bytes.
+    /// field: `<Class>_key_<field>` or `<Class>_idx_<field>`. A name longer than PostgreSQL's
+    /// 63 bytes is cut at a character boundary and ends in `_` and the 16 hex digits of its
+    /// hash, so two long names that share their beginning still get two indexes.
     static func indexName(_ className: String, _ field: String, unique: Bool) -> String {
         let name = className + (unique ? "_key_" : "_idx_") + field
-        return String(name.utf8.prefix(63)) ?? String(decoding: Array(name.utf8.prefix(63)), as: UTF8.self)
+        guard name.utf8.count > 63 else { return name }
+        var head = ""
+        var used = 0
+        for scalar in name.unicodeScalars {
+            let n = String(scalar).utf8.count
+            guard used + n <= 63 - 17 else { break }
+            head.unicodeScalars.append(scalar)
+            used += n
+        }
+        return head + "_" + StableHash.fnv1aHex(name.utf8)
     }
 
     /// The indexes of a field's model flags, with whether each is unique: a primary key's

@@ -539,11 +539,5 @@ private struct ImportState {
     }
 
     /// FNV-1a, 64 bits: stable across runs (Swift's `Hasher` is seeded per process).
-    static func fingerprint(_ id: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
+    static func fingerprint(_ id: String) -> UInt64 { StableHash.fnv1a(id.utf8) }
 }

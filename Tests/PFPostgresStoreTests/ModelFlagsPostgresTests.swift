@@ -44,6 +44,18 @@ struct ModelFlagsPostgresTests {
 /// the database; read back equal, the flags included.
 @Suite(.serialized, .enabled(if: TestServer.available, TestServer.skipReason))
 struct ModelFlagsSchemaPostgresTests {
+    @Test func longIndexNamesStayDistinctWithinPostgresLimit() {
+        let stem = String(repeating: "measurementOfTheDay", count: 3)
+        let a = ClassLayout.indexName("Reading", stem + "_min", unique: false)
+        let b = ClassLayout.indexName("Reading", stem + "_max", unique: false)
+        #expect(a != b, "two fields whose index names share 63 bytes get two indexes")
+        #expect(a.utf8.count <= 63 && b.utf8.count <= 63)
+        // A cut never splits a character.
+        let wide = ClassLayout.indexName("Lecture", String(repeating: "é", count: 40), unique: true)
+        #expect(wide.utf8.count <= 63 && !wide.contains("\u{FFFD}"))
+        #expect(ClassLayout.indexName("Reading", "day", unique: true) == "Reading_key_day")
+    }
+
     @Test func theFlagsAreInTheSchemaDocumentAndReadBack() throws {
         try TestServer.withDatabase { url in
             var name = ParseSchema.Field("String")
