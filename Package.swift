@@ -404,7 +404,7 @@ let package = Package(
             name: "PFSQLiteStoreTests",
             dependencies: [
                 "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFParseExport",
-                "PFStores", "PFSQLiteStore",
+                "PFStores", "PFSQLiteSource", "PFSQLiteStore",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -15,15 +15,13 @@ public enum FormatsFailure: PFFailure, Hashable {
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
     /// A JSON payload inside data is a scalar, not a container.
     case scalarPayload
-    /// A zip entry asked for is not in the archive.
-    case zipNoSuchEntry(String)
     /// The bytes are not a zip archive ZIPFoundation can open (`detail` is its reason).
     case zipUnreadable(detail: String)
 
     public var code: PFError.Code {
         switch self {
         case .emptyInput: .truncated
-        case .unrecognisedFormat, .zipNoSuchEntry, .zipUnreadable: .syntax
+        case .unrecognisedFormat, .zipUnreadable: .syntax
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         }
@@ -40,7 +38,6 @@ public enum FormatsFailure: PFFailure, Hashable {
                 + "(\(factor) bytes per input byte), more than the memory budget (\(Self.megabytes(budget)), "
                 + "--max-memory); raise it only if the machine has the memory"
         case .scalarPayload: "a scalar, not a payload"
-        case .zipNoSuchEntry(let name): "'\(name)' is not in the archive"
         case .zipUnreadable(let detail): "not a readable zip archive (\(detail)): truncated, or not a zip"
         }
     }

@@ -83,7 +83,7 @@ public struct ZipReader: Sendable {
     ///   mismatch, an unsupported method or corrupt data.
     public func contents(of entry: Entry) throws(PFError) -> Data {
         guard let index = entries.firstIndex(where: { $0.name == entry.name }) else {
-            throw PFError(FormatsFailure.zipNoSuchEntry(entry.name), format: Self.format)
+            throw PFError(CompressionFailure.zipNoSuchEntry("'\(entry.name)'"), format: Self.format)
         }
         let found = entries[index]
         var budget = InflationGuard(name: "'\(entry.name)'", declaredSize: UInt64(found.uncompressedSize),

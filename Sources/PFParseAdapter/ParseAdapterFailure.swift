@@ -42,8 +42,6 @@ public enum ParseAdapterFailure: PFFailure, Hashable {
     case mappingNeedsDictionary(property: String, keys: [String])
     /// A NaN or infinite number.
     case notFinite(Double)
-    /// An unsigned integer beyond Parse's 64-bit signed numbers.
-    case beyond64Bit(UInt64)
     /// A Pointer to an object without an objectId.
     case unsavedPointer(className: String)
     /// An `EncodingError` from `Codable` code (its own description).
@@ -66,7 +64,7 @@ public enum ParseAdapterFailure: PFFailure, Hashable {
     public var parseCode: ParseErrorCode? {
         switch self {
         case .typeMismatch, .notAnInteger, .integerDoesNotFit, .dateNotISO8601, .nestedClassMismatch, .notAnObjectOnPath,
-            .beyond64Bit, .dispatchFieldMissing, .noModelForTag, .transformerMismatch:
+            .dispatchFieldMissing, .noModelForTag, .transformerMismatch:
             .incorrectType
         case .classMismatch, .noModelForClass: .invalidClassName
         case .validationFailures: .validationError
@@ -113,7 +111,6 @@ public enum ParseAdapterFailure: PFFailure, Hashable {
         case .mappingNeedsDictionary(let property, let keys):
             "property '\(property)' maps to the keys \(keys.joined(separator: ", ")), so it must encode as a dictionary of them (use a struct or a transformer)"
         case .notFinite(let d): "\(d) is not a finite number; JSON and Parse cannot hold it"
-        case .beyond64Bit(let value): "\(value) is beyond Parse's 64-bit signed numbers"
         case .unsavedPointer(let className):
             "cannot write a Pointer to an unsaved \(className): it has no objectId; save it first or embed it"
         case .noModelForClass(let className, let known): "no model type for class '\(className)'; known: \(known.joined(separator: ", "))"

@@ -173,13 +173,13 @@ extension ParseEncoderImpl: SingleValueEncodingContainer {
     func encode(_ value: Int16) throws { set(.int(Int64(value))) }
     func encode(_ value: Int32) throws { set(.int(Int64(value))) }
     func encode(_ value: Int64) throws { set(.int(value)) }
-    func encode(_ value: UInt) throws { set(PFValue.integer(value) ?? .null) }
+    func encode(_ value: UInt) throws { try encode(UInt64(value)) }
     func encode(_ value: UInt8) throws { set(.int(Int64(value))) }
     func encode(_ value: UInt16) throws { set(.int(Int64(value))) }
     func encode(_ value: UInt32) throws { set(.int(Int64(value))) }
     func encode(_ value: UInt64) throws {
         guard let i = Int64(exactly: value) else {
-            throw PFError(parse: ParseAdapterFailure.beyond64Bit(value), path: path)
+            throw PFError(parse: ParseFailure.integerBeyond64Bit(value), path: path)
         }
         set(.int(i))
     }

@@ -404,7 +404,7 @@ extension PostgresStore {
         slots.reserveCapacity(objects.count)
         for (i, object) in objects.enumerated() {
             guard object.className == className else {
-                throw PFError(PostgresStoreFailure.wrongClassInBatch(location: "\(location)", index: i, className: className, objectClass: object.className), format: StoreFormat.name)
+                throw PFError(StoreFailure.wrongClassInBatch(location: "\(location)", index: i, objectId: object.objectId, className: object.className, batchClass: className), format: StoreFormat.name)
             }
             guard let id = object.objectId, !id.isEmpty else {
                 throw PFError(PostgresStoreFailure.noObjectId(location: "\(location)", className: className, index: i), format: StoreFormat.name)

@@ -46,8 +46,6 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
     case fieldTypeChanged(location: String, className: String, field: String, stored: String, incoming: String)
     /// A column of another SQL type than the field needs (`present` nil: unknown).
     case columnType(location: String, className: String, column: String, present: String?, expected: String)
-    /// An object of another class in a batch.
-    case wrongClassInBatch(location: String, index: Int, className: String, objectClass: String)
     /// An object without an `objectId` (the table's primary key).
     case noObjectId(location: String, className: String, index: Int)
     /// An `objectId` longer than 120 characters or holding U+0000 (`prefix`: its first 40).
@@ -65,7 +63,7 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
 
     public var code: PFError.Code {
         switch self {
-        case .notAURL, .noHost, .badPort, .badSSLMode, .connectionClosed, .wrongClassInBatch: .usage
+        case .notAURL, .noHost, .badPort, .badSSLMode, .connectionClosed: .usage
         case .queryFailed, .copyEndedEarly: .io
         case .rowRefused(_, _, _, let code, _), .unwritableJSON(_, let code, _), .notJSON(_, let code, _): code
         case .notAGeometry: .syntax
@@ -102,8 +100,6 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
             "\(location): \(className).\(field) is \(stored) in the database but \(incoming) in the data; parse-server keeps one type per field"
         case .columnType(let location, let className, let column, let present, let expected):
             "\(location): column \(className).\(column) is \(present ?? "of another type"); expected \(expected)"
-        case .wrongClassInBatch(let location, let index, let className, let objectClass):
-            "\(location): object \(index) of a \(className) batch is a \(objectClass)"
         case .noObjectId(let location, let className, let index):
             "\(location): \(className) object \(index) of the batch has no objectId; it is the table's primary key"
         case .badObjectId(let location, let className, let prefix):

@@ -163,7 +163,7 @@ final class WriteSession {
                 guard let base = objects.baseAddress else { return }
                 for i in objects.indices {
                     guard base[i].className == className else {
-                        throw PFError(SQLiteStoreFailure.wrongClassInBatch(location: location, className: base[i].className, batchClass: className), format: SQLiteStore.format)
+                        throw PFError(StoreFailure.wrongClassInBatch(location: location, index: i, objectId: base[i].objectId, className: base[i].className, batchClass: className), format: SQLiteStore.format)
                     }
                     for (key, field) in Self.fieldsWithoutColumn(base + i, known: known) {
                         try layout.ensureField(key, field, className: className, db)

@@ -110,7 +110,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         if let readQueue { return readQueue }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw PFError(SQLiteStoreFailure.noSuchFile(location: location), format: Self.format)
+            throw PFError(SQLiteFileFailure.noSuchFile(path: location), format: Self.format)
         }
         switch StoreLocation.sqliteKind(of: url) {
         case .pfarchive:
@@ -120,7 +120,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         case .other:
             throw PFError(SQLiteStoreFailure.otherDatabase(location: location), format: Self.format)
         case .notSQLite:
-            throw PFError(SQLiteStoreFailure.notSQLite(location: location), format: Self.format)
+            throw PFError(SQLiteFileFailure.notSQLite(path: location), format: Self.format)
         }
         let copy = try StoreCopy.make(of: url, format: Self.format)
         var config = Configuration()

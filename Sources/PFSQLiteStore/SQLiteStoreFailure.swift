@@ -9,14 +9,10 @@ import PFCore
 /// `error.failure(as: SQLiteStoreFailure.self)`. `location` names the store, `context` the
 /// store and what was being done.
 public enum SQLiteStoreFailure: PFFailure, Hashable {
-    /// No file at the store's path.
-    case noSuchFile(location: String)
     /// The file is a Core Data store.
     case coreDataStore(location: String)
     /// The file is an SQLite database of another program.
     case otherDatabase(location: String)
-    /// The file is not an SQLite database.
-    case notSQLite(location: String)
     /// The database lacks the tables `_TABLES` and `_SCHEMA`.
     case notPfarchiveStore(location: String)
     /// The database has `_TABLES` but no `_SCHEMA`.
@@ -33,8 +29,6 @@ public enum SQLiteStoreFailure: PFFailure, Hashable {
     case schemaUnknownClass(location: String, className: String)
     /// A write call after the write was finished.
     case writeFinished(location: String)
-    /// An object of another class in a batch.
-    case wrongClassInBatch(location: String, className: String, batchClass: String)
     /// A value SQLite cannot store (`what`, such as "the date …").
     case unrepresentable(key: String, what: String)
     /// A field's value cannot be written as JSON text (`code` and `problem`: the writer's).
@@ -53,12 +47,11 @@ public enum SQLiteStoreFailure: PFFailure, Hashable {
 
     public var code: PFError.Code {
         switch self {
-        case .noSuchFile: .io
         case .otherDatabase: .unsupported
-        case .coreDataStore, .notSQLite, .notPfarchiveStore, .noSchemaTable, .incompleteTablesRow, .incompleteJoinRow,
+        case .coreDataStore, .notPfarchiveStore, .noSchemaTable, .incompleteTablesRow, .incompleteJoinRow,
             .badTableKind, .incompleteSchemaRow, .schemaUnknownClass, .malformed:
             .invalidValue
-        case .writeFinished, .wrongClassInBatch: .usage
+        case .writeFinished: .usage
         case .unrepresentable: .unrepresentable
         case .unwritableField(_, let code, _): code
         case .textTooLong: .limitExceeded
@@ -70,11 +63,9 @@ public enum SQLiteStoreFailure: PFFailure, Hashable {
 
     public var message: String {
         switch self {
-        case .noSuchFile(let location): "\(location): no such file"
         case .coreDataStore(let location): "\(location): a Core Data store, not a pfarchive SQLite store; read it as Core Data"
         case .otherDatabase(let location):
             "\(location): not a pfarchive SQLite store (nor a Core Data store); read it as an SQLite database (SQLiteDatabaseObjectStore, store kind sqlite-db)"
-        case .notSQLite(let location): "\(location): not an SQLite database; expected a pfarchive SQLite store (see Docs/Stores.md)"
         case .notPfarchiveStore(let location):
             "\(location): not a pfarchive SQLite store; expected the tables _TABLES and _SCHEMA (see Docs/Stores.md)"
         case .noSchemaTable(let location): "\(location): has _TABLES but no _SCHEMA table; expected a pfarchive SQLite store"
@@ -84,8 +75,6 @@ public enum SQLiteStoreFailure: PFFailure, Hashable {
         case .incompleteSchemaRow(let location): "\(location): _SCHEMA has a row without className, field, type or columnName"
         case .schemaUnknownClass(let location, let className): "\(location): _SCHEMA names class \(className), which _TABLES does not list"
         case .writeFinished(let location): "\(location): the write was already finished"
-        case .wrongClassInBatch(let location, let className, let batchClass):
-            "\(location): an object of class \(className) in a batch of \(batchClass)"
         case .unrepresentable(let key, let what): "field '\(key)': \(what) cannot be stored in SQLite"
         case .unwritableField(let key, _, let problem): "field '\(key)': \(problem)"
         case .malformed(let place, let problem): "\(place): \(problem)"

@@ -89,7 +89,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
-            throw PFError(StoreFailure.cannotOpenFile(path: location, forWriting: false, reason: error.localizedDescription), format: Self.format)
+            throw PFError(StoreFailure.cannotOpen(path: location, reason: error.localizedDescription), format: Self.format)
         }
         defer { try? handle.close() }
         var cutter = JSONLines.Cutter(maxLineBytes: limits.maxInputBytes)
@@ -108,7 +108,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         } catch let error as PFError {
             throw error
         } catch {
-            throw PFError(StoreFailure.readFailed(path: location, after: nil, reason: error.localizedDescription), format: Self.format)
+            throw PFError(StoreFailure.cannotRead(path: location, reason: error.localizedDescription), format: Self.format)
         }
         try cutter.finish { line, at throws(PFError) in try body(line, place(at)) }
     }

@@ -32,7 +32,7 @@ struct MongoLineReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw PFError(StoreFailure.cannotOpenFile(path: displayName, forWriting: false, reason: error.localizedDescription), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotOpen(path: displayName, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
     }
 
@@ -98,7 +98,7 @@ struct MongoLineReader {
         do {
             chunk = try handle.read(upToCount: Self.chunkSize)
         } catch {
-            throw PFError(StoreFailure.readFailed(path: displayName, after: offset, reason: error.localizedDescription), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotRead(path: displayName, after: offset, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         guard let chunk, !chunk.isEmpty else {
             atEOF = true

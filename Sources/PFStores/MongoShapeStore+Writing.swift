@@ -20,12 +20,12 @@ final class MongoCollectionOutput {
     init(url: URL) throws(PFError) {
         self.url = url
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw PFError(StoreFailure.cannotCreateFile(path: url.path), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotCreate(path: url.path, reason: nil), format: MongoShapeStore.format)
         }
         do {
             handle = try FileHandle(forWritingTo: url)
         } catch {
-            throw PFError(StoreFailure.cannotOpenFile(path: url.path, forWriting: true, reason: error.localizedDescription), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotOpen(path: url.path, forWriting: true, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         buffer.reserveCapacity(1 << 20 + 4096)
     }
@@ -51,7 +51,7 @@ final class MongoCollectionOutput {
         do {
             try handle.write(contentsOf: buffer)
         } catch {
-            throw PFError(StoreFailure.writeFailed(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotWrite(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -59,7 +59,7 @@ final class MongoCollectionOutput {
     func close() throws(PFError) {
         try flush()
         do { try handle.close() } catch {
-            throw PFError(StoreFailure.closeFailed(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
+            throw PFError(StoreFailure.cannotClose(path: url.path, reason: error.localizedDescription), format: MongoShapeStore.format)
         }
     }
 
@@ -206,11 +206,11 @@ extension MongoShapeStore {
         var ids = session.lineOfId[className] ?? [:]
         defer { session.lineOfId[className] = ids }
         if session.schema.classes[className] == nil { session.schema.classes[className] = [:] }
-        for original in objects {
+        for (index, original) in objects.enumerated() {
             let object = ParseNameCoding.encode(original, policy: namePolicy, tally: &session.tally)
             let label = "\(directory.lastPathComponent)/\(className).json, object \(object.objectId ?? "without objectId")"
             guard object.className == className else {
-                throw PFError(StoreFailure.wrongClassInBatch(object: label, className: object.className, writtenAs: className), format: Self.format)
+                throw PFError(StoreFailure.wrongClassInBatch(location: location, index: index, objectId: object.objectId, className: object.className, batchClass: className), format: Self.format)
             }
             let document: PFValue
             do throws(MongoExtendedJSON.Failure) {

@@ -138,12 +138,12 @@ public enum StoreFailure: PFFailure, Hashable {
 
     /// No file or directory at `path`.
     case noSuchFile(path: String)
-    /// A file or directory cannot be created.
-    case cannotCreate(path: String, reason: String)
-    /// A file cannot be opened.
-    case cannotOpen(path: String, reason: String)
-    /// A file cannot be read.
-    case cannotRead(path: String, reason: String)
+    /// A file or directory cannot be created (`reason` nil: the system gave none).
+    case cannotCreate(path: String, reason: String?)
+    /// A file cannot be opened (`forWriting` or for reading).
+    case cannotOpen(path: String, forWriting: Bool = false, reason: String)
+    /// A file cannot be read (`after`: the byte it got to, when known).
+    case cannotRead(path: String, after: Int? = nil, reason: String)
     /// A file cannot be written.
     case cannotWrite(path: String, reason: String)
     /// A file cannot be closed.
@@ -156,16 +156,6 @@ public enum StoreFailure: PFFailure, Hashable {
     case cannotRename(from: String, to: String, reason: String)
     /// A file cannot be copied.
     case cannotCopy(from: String, to: String, reason: String)
-    /// A file of a line-based store cannot be created.
-    case cannotCreateFile(path: String)
-    /// A file of a line-based store cannot be opened (`forWriting` or for reading).
-    case cannotOpenFile(path: String, forWriting: Bool, reason: String)
-    /// Reading a file of a line-based store failed (`after`: the byte it got to, when known).
-    case readFailed(path: String, after: Int?, reason: String)
-    /// Writing a file of a line-based store failed.
-    case writeFailed(path: String, reason: String)
-    /// Closing a file of a line-based store failed.
-    case closeFailed(path: String, reason: String)
     /// A temporary directory cannot be created.
     case cannotCreateTemporaryDirectory(path: String, reason: String)
     /// A line of a line-based store is longer than the input budget; `hint` adds how to raise it.
@@ -191,8 +181,9 @@ public enum StoreFailure: PFFailure, Hashable {
     case badName(name: String, problem: String, policy: String)
     /// A class name a store cannot use (`problem` says why).
     case badClassName(location: String, className: String, problem: String)
-    /// An object in a batch of another class.
-    case wrongClassInBatch(object: String, className: String, writtenAs: String)
+    /// Object `index` of a batch of `batchClass` is of class `className` (every store's
+    /// `write(_:of:)` takes objects of one class).
+    case wrongClassInBatch(location: String, index: Int, objectId: String?, className: String, batchClass: String)
 
     // MARK: Copy rules on an import
 
@@ -273,8 +264,7 @@ public enum StoreFailure: PFFailure, Hashable {
         case .beingWritten, .noParentDirectory, .cannotCreateLock, .cannotLock, .cannotPutBack, .cannotCarryOver,
             .cannotSetMode, .cannotOpenToSync, .cannotSync, .cannotMoveIntoPlace, .cannotMoveAside, .cannotCreateStaged,
             .cannotWriteStaged, .noSuchFile, .cannotCreate, .cannotOpen, .cannotRead, .cannotWrite,
-            .cannotClose, .cannotList, .cannotRewrite, .cannotRename, .cannotCopy, .cannotCreateFile, .cannotOpenFile,
-            .readFailed, .writeFailed, .closeFailed, .cannotCreateTemporaryDirectory, .changedWhileCompared,
+            .cannotClose, .cannotList, .cannotRewrite, .cannotRename, .cannotCopy, .cannotCreateTemporaryDirectory, .changedWhileCompared,
             .cannotWriteZip, .cannotReopenZip, .entryVanished, .cannotCarryIntoZip, .notAZip, .cannotListCollections:
             .io
         }
@@ -316,22 +306,15 @@ public enum StoreFailure: PFFailure, Hashable {
         case .cannotCreateStaged(let location, let staged, let reason): return "\(location): cannot create \(staged)\(reason.map { ": \($0)" } ?? "")"
         case .cannotWriteStaged(let location, let reason): return "\(location): cannot write: \(reason)"
         case .noSuchFile(let path): return "\(path): no such file or directory"
-        case .cannotCreate(let path, let reason): return "cannot create \(path): \(reason)"
-        case .cannotOpen(let path, let reason): return "cannot open \(path): \(reason)"
-        case .cannotRead(let path, let reason): return "cannot read \(path): \(reason)"
+        case .cannotCreate(let path, let reason): return "cannot create \(path)\(reason.map { ": \($0)" } ?? "")"
+        case .cannotOpen(let path, let forWriting, let reason): return "cannot open \(path)\(forWriting ? " for writing" : ""): \(reason)"
+        case .cannotRead(let path, let after, let reason): return "cannot read \(path)\(after.map { " after byte \($0)" } ?? ""): \(reason)"
         case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
         case .cannotClose(let path, let reason): return "cannot close \(path): \(reason)"
         case .cannotList(let path, let reason): return "cannot list \(path): \(reason)"
         case .cannotRewrite(let path, let reason): return "cannot rewrite \(path): \(reason)"
         case .cannotRename(let from, let to, let reason): return "cannot rename \(from) to \(to) (\(reason))"
         case .cannotCopy(let from, let to, let reason): return "cannot copy \(from) to \(to) (\(reason))"
-        case .cannotCreateFile(let path): return "\(path): cannot create the file"
-        case .cannotOpenFile(let path, let forWriting, let reason):
-            return "\(path): cannot open for \(forWriting ? "writing" : "reading") (\(reason))"
-        case .readFailed(let path, let after, let reason):
-            return after.map { "\(path): read failed after byte \($0) (\(reason))" } ?? "\(path): cannot read (\(reason))"
-        case .writeFailed(let path, let reason): return "\(path): write failed (\(reason))"
-        case .closeFailed(let path, let reason): return "\(path): close failed (\(reason))"
         case .cannotCreateTemporaryDirectory(let path, let reason): return "\(path): cannot create the temporary directory (\(reason))"
         case .lineTooLong(let file, let line, let maxBytes, let hint):
             return "\(file): line \(line) is longer than \(maxBytes) bytes; expected one document per line"
@@ -348,8 +331,8 @@ public enum StoreFailure: PFFailure, Hashable {
             return "\(location): class \(asked) returned an object of class \(returned)"
         case .badName(let name, let problem, let policy): return "\(name): \(problem) (\(policy))"
         case .badClassName(let location, let className, let problem): return "\(location): class '\(className)': \(problem)"
-        case .wrongClassInBatch(let object, let className, let writtenAs):
-            return "\(object): is of class '\(className)', written as '\(writtenAs)'"
+        case .wrongClassInBatch(let location, let index, let objectId, let className, let batchClass):
+            return "\(location): object \(index)\(objectId.map { " ('\($0)')" } ?? "") of a \(batchClass) batch is of class \(className)"
         case .importPathRules:
             return "path rules (such as department.head) need a root object; an import copies every object, so it takes Type.key and *.key rules only"
         case .importObjectIdRules:

@@ -42,6 +42,20 @@ import Testing
         #expect(sortedKeys(kept) == sortedKeys(object.restValue))
     }
 
+    /// Unsigned integers past Int64.max are refused with ParseFailure's case, `UInt` as
+    /// `UInt64` (a `UInt` was written as an unsigned number that Parse cannot hold).
+    @Test func unsignedIntegersBeyondParsesNumbersAreRefused() throws {
+        struct Counter: ParseModel {
+            var objectId: String?
+            var big: UInt64 = 0
+            var word: UInt = 0
+            static let parseClassName = "Counter"
+        }
+        #expect(try adapter.restValue(of: Counter(big: UInt64(Int64.max), word: UInt(Int64.max))) == ["big": .int(.max), "word": .int(.max)])
+        expectParseError(ParseFailure.integerBeyond64Bit(.max), path: "big") { _ = try adapter.restValue(of: Counter(big: .max)) }
+        expectParseError(ParseFailure.integerBeyond64Bit(UInt64(UInt.max)), path: "word") { _ = try adapter.restValue(of: Counter(word: .max)) }
+    }
+
     @Test func nilAsNullWhenAsked() throws {
         let nulls = ParseAdapter(options: .init(nilEncoding: .null))
         let address = Address(objectId: nil, street: "x", city: nil)

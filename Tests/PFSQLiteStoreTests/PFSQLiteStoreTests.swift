@@ -2,6 +2,7 @@ import Foundation
 import PFCore
 import PFParse
 import PFParseExport
+import PFSQLiteSource
 import PFSQLiteStore
 import PFStoreTestSupport
 import PFStores
@@ -250,7 +251,11 @@ enum SQLiteSamples {
         defer { try? FileManager.default.removeItem(at: dir) }
         let text = dir.appendingPathComponent("text.sqlite")
         try Data("hello, not a database at all, just some text to fill the header".utf8).write(to: text)
-        #expect(throws: PFError.self) { try SQLiteStore(url: text).classNames() }
+        let notSQLite = #expect(throws: PFError.self) { try SQLiteStore(url: text).classNames() }
+        #expect(notSQLite?.failure(as: SQLiteFileFailure.self) == .notSQLite(path: SQLiteStore(url: text).location))
+        let absent = dir.appendingPathComponent("absent.sqlite")
+        let missing = #expect(throws: PFError.self) { try SQLiteStore(url: absent).classNames() }
+        #expect(missing?.failure(as: SQLiteFileFailure.self) == .noSuchFile(path: SQLiteStore(url: absent).location))
         let foreign = dir.appendingPathComponent("foreign.sqlite")
         _ = try SQLiteSamples.sqlite3(foreign, "CREATE TABLE t(x)")
         let error = #expect(throws: PFError.self) { try SQLiteStore(url: foreign).classNames() }
@@ -259,6 +264,20 @@ enum SQLiteSamples {
         let writer = SQLiteStore(url: foreign)
         #expect(throws: PFError.self) { try writer.begin(schema: ParseSchema()) }
         #expect(try Data(contentsOf: foreign) == before)
+    }
+}
+
+extension SQLiteStoreRoundTripTests {
+    @Test func aBatchHoldingAnotherClassIsRefusedWithTheSharedCase() throws {
+        let dir = try SQLiteSamples.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = SQLiteStore(url: dir.appendingPathComponent("batch.sqlite"))
+        try store.begin(schema: ParseSchema())
+        defer { store.abort() }
+        let objects = [try ParseObject(className: "A", objectId: "1", fields: [:]), try ParseObject(className: "B", objectId: "2", fields: [:])]
+        let error = #expect(throws: PFError.self) { try store.write(objects, className: "A") }
+        #expect(error?.failure(as: StoreFailure.self)
+            == .wrongClassInBatch(location: store.location, index: 1, objectId: "2", className: "B", batchClass: "A"), "\(String(describing: error))")
     }
 }
 

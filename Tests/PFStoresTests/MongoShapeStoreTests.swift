@@ -68,6 +68,18 @@ import Testing
         #expect(store.estimatedObjectCount(in: "Post") == 2)
     }
 
+    @Test func aBatchHoldingAnotherClassIsRefusedWithTheSharedCase() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let store = MongoShapeStore(directory: scratch.dump)
+        try store.begin(schema: ParseSchema())
+        defer { store.abort() }
+        let objects = [try ParseObject(className: "A", objectId: "1", fields: [:]), try ParseObject(className: "B", objectId: "2", fields: [:])]
+        let error = #expect(throws: PFError.self) { try store.write(objects, className: "A") }
+        #expect(error?.failure(as: StoreFailure.self)
+            == .wrongClassInBatch(location: store.location, index: 1, objectId: "2", className: "B", batchClass: "A"), "\(String(describing: error))")
+    }
+
     @Test func writesAreInvisibleUntilCommitAndAbortLeavesNothing() throws {
         let scratch = try MongoScratch()
         defer { scratch.cleanup() }
