@@ -79,10 +79,15 @@ package struct ParseContext: Sendable {
 extension PFError {
     /// The Parse error code this error carries, when it came from the Parse module with one.
     public var parseErrorCode: ParseErrorCode? {
-        guard format == ParseFailure.format, let range = message.range(of: "(Parse error ", options: .backwards) else {
-            return nil
-        }
-        let digits = message[range.upperBound...].prefix(while: { $0.isNumber })
-        return Int(digits).flatMap(ParseErrorCode.init(rawValue:))
+        guard format == ParseFailure.format else { return nil }
+        return (failure as? any ParseCodedFailure)?.parseCode
     }
+}
+
+/// A failure enum of the Parse modules (``ParseFailure``, the adapter's, the export reader's):
+/// each case names the code Parse defines for it, which ends its message and which
+/// ``PFCore/PFError/parseErrorCode`` reads back from the case.
+public protocol ParseCodedFailure: PFFailure {
+    /// The code Parse defines for the failure, or `nil` (the message then has no code).
+    var parseCode: ParseErrorCode? { get }
 }

@@ -7,7 +7,7 @@ import PFCore
 /// message when Parse defines one (``parseCode``), so ``PFCore/PFError/parseErrorCode`` reads
 /// it back. An error about one object starts with that object (`GameScore x1: `), which the
 /// thrower adds; match the case with `error.failure(as: ParseFailure.self)`.
-public enum ParseFailure: PFFailure, Hashable {
+public enum ParseFailure: ParseCodedFailure, Hashable {
     // Objects and names.
     /// A Parse object that is not a JSON object (`found` describes it).
     case objectNotJSONObject(found: String)

@@ -7,7 +7,7 @@ import PFParse
 /// As with ``PFParse/ParseFailure``, a message ends with Parse's code when Parse defines one
 /// and starts with the object it is about; match the case with
 /// `error.failure(as: ParseAdapterFailure.self)`.
-public enum ParseAdapterFailure: PFFailure, Hashable {
+public enum ParseAdapterFailure: ParseCodedFailure, Hashable {
     // Decoding.
     /// A value of another type than the property's (`found` describes it).
     case typeMismatch(expected: String, found: String)

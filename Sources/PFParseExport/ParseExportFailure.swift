@@ -7,7 +7,7 @@ import PFParse
 ///
 /// Errors made from a case carry it in ``PFCore/PFError/failure``; match it with
 /// `error.failure(as: ParseExportFailure.self)`.
-public enum ParseExportFailure: PFFailure, Hashable {
+public enum ParseExportFailure: ParseCodedFailure, Hashable {
     /// The rows array of a streamed export is malformed: ``RowsProblem`` says how.
     case rows(RowsProblem)
     /// The export has two `results` members.
@@ -61,17 +61,26 @@ public enum ParseExportFailure: PFFailure, Hashable {
         }
     }
 
-    public var message: String {
-        let invalidJSON = " (\(ParseErrorCode.invalidJSON))"
+    /// The code Parse defines for the failure (invalid JSON for the document's shape), or `nil`.
+    public var parseCode: ParseErrorCode? {
         switch self {
-        case .rows(let problem): return "\(problem)" + invalidJSON
-        case .twoResults: return "the export has two 'results' members" + invalidJSON
-        case .ambiguousResults: return "an object with 'results' and 'objectId' or '__type' is neither one object nor an export" + invalidJSON
-        case .resultsNotArray: return "'results' must be an array of objects" + invalidJSON
-        case .notADocument(let found):
-            return "a Parse document must be an object, an array of objects or {\"results\":[…]}, not \(found)" + invalidJSON
-        case .feedAfterFinish: return "feed(_:_:) after finish(_:)"
-        case .cannotList(let path, let reason): return "cannot list \(path): \(reason)"
+        case .rows, .twoResults, .ambiguousResults, .resultsNotArray, .notADocument: .invalidJSON
+        case .feedAfterFinish, .cannotList: nil
+        }
+    }
+
+    public var message: String { parseCode.map { reason + " (\($0))" } ?? reason }
+
+    /// The message without its Parse code.
+    private var reason: String {
+        switch self {
+        case .rows(let problem): "\(problem)"
+        case .twoResults: "the export has two 'results' members"
+        case .ambiguousResults: "an object with 'results' and 'objectId' or '__type' is neither one object nor an export"
+        case .resultsNotArray: "'results' must be an array of objects"
+        case .notADocument(let found): "a Parse document must be an object, an array of objects or {\"results\":[…]}, not \(found)"
+        case .feedAfterFinish: "feed(_:_:) after finish(_:)"
+        case .cannotList(let path, let reason): "cannot list \(path): \(reason)"
         }
     }
 }

@@ -198,19 +198,13 @@ final class PostgresSession {
         try? group.syncShutdownGracefully()
     }
 
-    /// The SQLSTATE of an error from the server, when it is one.
-    static func sqlState(of error: PFError) -> String? {
-        if case .queryFailed(_, _, _, let state)? = error.failure(as: PostgresStoreFailure.self) { return state }
-        guard let r = error.message.range(of: "(SQLSTATE ") else { return nil }
-        return String(error.message[r.upperBound...].prefix(5))
-    }
-
     /// An error from postgres-nio as a ``PFError``: the server's message and SQLSTATE, or the
     /// connection failure, with the URL (no password) and what was being done.
     static func describe(_ error: any Error, url: PostgresURL, doing: String) -> PFError {
         if let pf = error as? PFError { return pf }
         var text: String
         var sqlState: String?
+        var copyLine: PostgresStoreFailure.CopyLine?
         if let psql = error as? PSQLError {
             if let info = psql.serverInfo, let message = info[.message] {
                 text = message
@@ -222,6 +216,7 @@ final class PostgresSession {
                 // Where a COPY failed: "COPY <table>, line N, column c: …".
                 if let context = info[.locationContext], context.hasPrefix("COPY ") {
                     text += " at " + context.split(whereSeparator: \.isNewline).joined(separator: " ")
+                    copyLine = Self.copyLine(context)
                 }
             } else if let underlying = psql.underlying {
                 text = "\(psql.code): \(underlying)"
@@ -232,6 +227,18 @@ final class PostgresSession {
             text = "\(error)"
         }
         if let password = url.password, !password.isEmpty { text = text.replacingOccurrences(of: password, with: "***") }
-        return PFError(PostgresStoreFailure.queryFailed(url: "\(url)", doing: doing, detail: text, sqlState: sqlState), format: StoreFormat.name)
+        return PFError(
+            PostgresStoreFailure.queryFailed(url: "\(url)", doing: doing, detail: text, sqlState: sqlState, copyLine: copyLine),
+            format: StoreFormat.name)
+    }
+
+    /// The table and line a COPY error's context names ("COPY <table>, line N[, column c: …]"),
+    /// or nil when it names none.
+    static func copyLine(_ context: String) -> PostgresStoreFailure.CopyLine? {
+        let first = context.prefix { !$0.isNewline }
+        guard first.hasPrefix("COPY "), let comma = first.range(of: ", line ") else { return nil }
+        let table = first[first.index(first.startIndex, offsetBy: 5)..<comma.lowerBound]
+        guard let line = Int(first[comma.upperBound...].prefix { $0.isNumber }) else { return nil }
+        return PostgresStoreFailure.CopyLine(table: String(table), line: line)
     }
 }

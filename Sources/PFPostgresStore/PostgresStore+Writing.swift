@@ -634,14 +634,12 @@ extension PostgresStore {
     /// A COPY's error, naming the object of the line the server refused.
     private func copyError(_ error: any Error, _ segment: CopySegment) -> PFError {
         let described = PostgresSession.describe(error, url: url, doing: "copying rows into \(segment.target)")
-        guard let at = described.message.range(of: "at COPY \(segment.stage), line "),
-            let line = Int(described.message[at.upperBound...].prefix { $0.isNumber }),
-            segment.ids.indices.contains(line - 1)
+        guard case .queryFailed(_, _, let detail, let sqlState, let at?)? = described.failure(as: PostgresStoreFailure.self),
+            at.table == segment.stage, segment.ids.indices.contains(at.line - 1)
         else { return described }
-        let object = segment.ids[line - 1]
-        let detail = String(described.message.dropFirst("\(url): copying rows into \(segment.target) failed: ".count))
         return PFError(
-            PostgresStoreFailure.rowRefused(location: "\(location)", table: segment.target, objectId: object, code: described.code, detail: detail),
+            PostgresStoreFailure.rowRefused(
+                location: "\(location)", table: segment.target, objectId: segment.ids[at.line - 1], sqlState: sqlState, detail: detail),
             format: StoreFormat.name)
     }
 

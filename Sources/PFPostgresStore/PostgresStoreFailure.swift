@@ -9,6 +9,14 @@ import PFParse
 /// `error.failure(as: PostgresStoreFailure.self)`. `url` is the store's URL without its
 /// password, `location` the store as messages name it.
 public enum PostgresStoreFailure: PFFailure, Hashable {
+    /// The row of a COPY the server refused, as its error's context names it.
+    public struct CopyLine: Sendable, Hashable {
+        /// The table the COPY wrote.
+        public let table: String
+        /// The row's line in the COPY data, from 1.
+        public let line: Int
+    }
+
     /// The text is not a `postgres://` URL.
     case notAURL(String)
     /// The URL names no host.
@@ -20,10 +28,12 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
     /// A query on a closed connection (`doing`: what it was for).
     case connectionClosed(url: String, doing: String)
     /// The server or the connection failed (`detail`: the server's message, detail and place,
-    /// or the connection's error; `sqlState` when the server sent one).
-    case queryFailed(url: String, doing: String, detail: String, sqlState: String?)
-    /// The server refused the row of one object in a COPY (`detail`: the server's text).
-    case rowRefused(location: String, table: String, objectId: String, code: PFError.Code, detail: String)
+    /// or the connection's error; `sqlState` when the server sent one; `copyLine` when it
+    /// refused a row of a COPY).
+    case queryFailed(url: String, doing: String, detail: String, sqlState: String?, copyLine: CopyLine? = nil)
+    /// The server refused the row of one object in a COPY (`detail` and `sqlState`: its
+    /// ``queryFailed(url:doing:detail:sqlState:copyLine:)``'s).
+    case rowRefused(location: String, table: String, objectId: String, sqlState: String?, detail: String)
     /// A COPY stream closed before its rows were sent.
     case copyEndedEarly(table: String)
     /// A `_SCHEMA` row whose document is not a JSON object.
@@ -64,8 +74,8 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
     public var code: PFError.Code {
         switch self {
         case .notAURL, .noHost, .badPort, .badSSLMode, .connectionClosed: .usage
-        case .queryFailed, .copyEndedEarly: .io
-        case .rowRefused(_, _, _, let code, _), .unwritableJSON(_, let code, _), .notJSON(_, let code, _): code
+        case .queryFailed, .rowRefused, .copyEndedEarly: .io
+        case .unwritableJSON(_, let code, _), .notJSON(_, let code, _): code
         case .notAGeometry: .syntax
         case .columnNameClash: .unrepresentable
         case .valueTooLong: .limitExceeded
@@ -82,7 +92,7 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
         case .badPort(let url, let port): "\(url): port \(port) is not between 1 and 65535"
         case .badSSLMode(let url, let mode): "\(url): unknown sslmode '\(mode)'; expected disable, prefer or require"
         case .connectionClosed(let url, let doing): "\(url): the connection is closed (\(doing))"
-        case .queryFailed(let url, let doing, let detail, _): "\(url): \(doing) failed: \(detail)"
+        case .queryFailed(let url, let doing, let detail, _, _): "\(url): \(doing) failed: \(detail)"
         case .rowRefused(let location, let table, let objectId, _, let detail): "\(location): writing \(table) '\(objectId)' failed: \(detail)"
         case .copyEndedEarly(let table): "COPY into \(table) ended before its rows were sent"
         case .schemaNotAnObject(let location, let className): "\(location): the _SCHEMA row of \(className) is not a JSON object"

@@ -1,4 +1,5 @@
 import Foundation
+import PFCore
 import PFParse
 import PFParseExport
 import Testing
@@ -57,6 +58,15 @@ import Testing
         expectParseError(ParseFailure.integerBeyond64Bit(18_446_744_073_709_551_615), path: "n") {
             _ = try ParseObject(rest: try rawJSON(#"{"n":18446744073709551615}"#), className: "GameScore")
         }
+    }
+
+    /// The code comes from the failure case, never from text that only looks like one (a
+    /// field name or value quoted in a message once gave its "code").
+    @Test func parseErrorCodeComesFromTheCaseNotTheText() {
+        #expect(PFError(ParseFailure.badFieldName(problem: "x"), format: .parse).parseErrorCode == .invalidFieldName)
+        #expect(PFError(ParseExportFailure.twoResults, format: .parse).parseErrorCode == .invalidJSON)
+        #expect(PFError(ParseFailure.stubKey("k"), format: .parse).parseErrorCode == nil)
+        #expect(PFError(.invalidValue, format: .parse, "'(Parse error 105 InvalidFieldName)' is a string").parseErrorCode == nil)
     }
 }
 

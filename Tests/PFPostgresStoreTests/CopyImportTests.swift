@@ -257,10 +257,11 @@ struct CopyImportTests {
                         try copy(MemoryStore(objects: objects), into: store, batch: 3)
                     } throws: { error in
                         guard let e = error as? PFError else { return false }
-                        // The object is named by the case; the problem is the server's or the writer's text.
+                        // The object is named by the case (with the server's SQLSTATE when the
+                        // server refused it); the problem is the server's or the writer's text.
                         let object: String? =
                             switch e.failure(as: PostgresStoreFailure.self) {
-                            case .rowRefused(_, _, let id, _, _)?, .badFieldValue(_, _, let id, _, _)?: id
+                            case .rowRefused(_, _, let id, _?, _)?, .badFieldValue(_, _, let id, _, _)?: id
                             default: nil
                             }
                         return object == "odd10" && e.message.contains(what) && !e.message.contains("\n")

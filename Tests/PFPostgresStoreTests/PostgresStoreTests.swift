@@ -143,7 +143,7 @@ enum Sample {
                 _ = try PostgresStore.open(url: text)
             } throws: { error in
                 guard let e = error as? PFError else { return false }
-                guard case .queryFailed(let shown, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
+                guard case .queryFailed(let shown, _, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
                 return shown.hasPrefix("postgres://user@127.0.0.1:1/db") && !e.message.contains("ssW0rd")
             }
         }
@@ -155,7 +155,7 @@ enum Sample {
             _ = try PostgresStore.open(url: "postgres://user:hunter2@127.0.0.1:1/db?sslmode=disable")
         } throws: { error in
             guard let e = error as? PFError else { return false }
-            guard case .queryFailed(let shown, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
+            guard case .queryFailed(let shown, _, _, _, _)? = e.failure(as: PostgresStoreFailure.self) else { return false }
             return shown.hasPrefix("postgres://user@127.0.0.1:1/db") && !e.message.contains("hunter2")
         }
     }
@@ -343,6 +343,19 @@ struct PostgresStoreServerTests {
             try first.commit()
             try copy(source, into: second)
             #expect(try Set(second.classNames()) == ["_User", "Post"])
+        }
+    }
+
+    @Test func aBatchHoldingAnotherClassIsRefusedWithTheSharedCase() throws {
+        try TestServer.withDatabase { url in
+            let store = try PostgresStore.open(url: url)
+            defer { store.close() }
+            try store.begin(schema: ParseSchema())
+            defer { store.abort() }
+            let objects = [try ParseObject(className: "A", objectId: "1", fields: [:]), try ParseObject(className: "B", objectId: "2", fields: [:])]
+            let error = #expect(throws: PFError.self) { try store.write(objects, className: "A") }
+            #expect(error?.failure(as: StoreFailure.self)
+                == .wrongClassInBatch(location: store.location, index: 1, objectId: "2", className: "B", batchClass: "A"), "\(String(describing: error))")
         }
     }
 
