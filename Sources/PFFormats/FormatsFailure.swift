@@ -17,6 +17,8 @@ public enum FormatsFailure: PFFailure, Hashable {
     case scalarPayload
     /// The bytes are not a zip archive ZIPFoundation can open (`detail` is its reason).
     case zipUnreadable(detail: String)
+    /// A record stream was asked to convert between formats it does not stream.
+    case doesNotStream(from: String, to: String)
 
     public var code: PFError.Code {
         switch self {
@@ -24,6 +26,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         case .unrecognisedFormat, .zipUnreadable: .syntax
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
+        case .doesNotStream: .usage
         }
     }
 
@@ -39,6 +42,7 @@ public enum FormatsFailure: PFFailure, Hashable {
                 + "--max-memory); raise it only if the machine has the memory"
         case .scalarPayload: "a scalar, not a payload"
         case .zipUnreadable(let detail): "not a readable zip archive (\(detail)): truncated, or not a zip"
+        case .doesNotStream(let from, let to): "\(from) to \(to) does not stream"
         }
     }
 

@@ -137,7 +137,7 @@ public enum RecordStream {
         progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress {
         guard formats.contains(options.from), targets.contains(options.to) else {
-            throw PFError(.usage, format: .input, "\(options.from.rawValue) to \(options.to.rawValue) does not stream")
+            throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
         }
         var sink = Sink(options: options)
         var state = Progress()
@@ -212,9 +212,7 @@ public enum RecordStream {
             }
             if cutter.shape == .empty || cutter.shape == nil {
                 guard parse else {
-                    throw PFError(
-                        .truncated, format: .input,
-                        "the input is empty (0 bytes); expected JSON, a binary or XML property list, or CBOR", offset: 0)
+                    throw PFError(FormatsFailure.emptyInput(afterDecompression: false), format: .input, offset: 0)
                 }
                 // An empty class file is an empty export.
                 sink.shape = ParseExport.Shape.results

@@ -196,37 +196,39 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
 
         func object(_ row: SQLiteRow) -> MadeObject {
-            var made = MadeObject(reports: row.reports, object: .failure(PFError(.invalidValue, format: .sqlite, "")), row: row)
-            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &made.row, classNameOfTable) }
+            var fitted = row
+            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &fitted, classNameOfTable) }
+            var reports = row.reports
+            let made = self.object(&fitted, reports: &reports, id: row.objectId)
+            return MadeObject(reports: reports, object: made, row: fitted)
+        }
+
+        /// The object of `row`, or the error; a decoded payload a Parse object cannot hold is
+        /// put back as stored in `row`, with a report in `reports` (an error when `strict`).
+        func object(_ row: inout SQLiteRow, reports: inout [SQLiteRowReport], id: String) -> Result<ParseObject, PFError> {
             do throws(PFError) {
-                made.object = .success(try SQLiteDatabaseObjectStore.object(made.row, className: className))
-                return made
+                return .success(try SQLiteDatabaseObjectStore.object(row, className: className))
             } catch {
-                guard !made.row.originals.isEmpty else {
-                    made.object = .failure(located(error, id: row.objectId))
-                    return made
-                }
+                guard !row.originals.isEmpty else { return .failure(located(error, id: id)) }
                 // A decoded payload a Parse object cannot hold: keep what was stored.
-                var plain = made.row
-                for (field, stored) in made.row.originals { plain.fields[field] = stored }
+                var plain = row
+                for (field, stored) in row.originals { plain.fields[field] = stored }
                 let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
-                for field in made.row.originals.keys.sorted() {
+                for field in row.originals.keys.sorted() {
                     if strict {
-                        made.object = .failure(
+                        return .failure(
                             PFError(
-                                SQLiteSourceFailure.undecodable(file: file, table: tableName, objectId: row.objectId, column: field, reason: message),
+                                SQLiteSourceFailure.undecodable(file: file, table: tableName, objectId: id, column: field, reason: message),
                                 format: .sqlite))
-                        return made
                     }
-                    made.reports.append(SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message))
+                    reports.append(SQLiteRowReport(table: tableName, objectId: id, column: field, message: message))
                 }
-                made.row = plain
+                row = plain
                 do throws(PFError) {
-                    made.object = .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
+                    return .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
                 } catch {
-                    made.object = .failure(located(error, id: row.objectId))
+                    return .failure(located(error, id: id))
                 }
-                return made
             }
         }
 

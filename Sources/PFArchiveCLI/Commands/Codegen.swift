@@ -255,7 +255,7 @@ struct Codegen: ParsableCommand {
                 let objects = try? rows.map({ row throws(PFError) in
                     if case .string? = row["className"] { return try ParseObject(rest: row) }
                     guard ParseRules.classNameProblem(fileClass) == nil else {
-                        throw PFError(.invalidValue, format: .parse, "not a Parse class file")
+                        throw PFError(CommandLineFailure.notAParseClassFile, format: .parse)
                     }
                     return try ParseObject(rest: row, className: fileClass)
                 })

@@ -225,7 +225,7 @@ struct Convert: ParsableCommand {
                     write: { bytes throws(PFError) in
                         do { try StandardOutput.write(Data(bytes)) } catch {
                             outputFailure = error
-                            throw PFError(.io, format: .output, "standard output: cannot write")
+                            throw PFError(CommandLineFailure.outputFailed(output: "standard output"), format: .output)
                         }
                     }, progress: report)
             } else {

@@ -197,7 +197,9 @@ struct Copy: ParsableCommand {
                 do throws(PFError) {
                     objects.append(try ParseObject(rest: row, className: Self.hasClassName(row) ? nil : className))
                 } catch {
-                    throw PFError(error.code, format: error.format, error.message, path: PFKeyPath((shape == .results ? [.key("results"), .index(i)] : [.index(i)]) + (error.path?.components ?? [])))
+                    var located = error
+                    located.path = PFKeyPath((shape == .results ? [.key("results"), .index(i)] : [.index(i)]) + (error.path?.components ?? []))
+                    throw located
                 }
             }
             let graph = try ParseGraph.graph(ParseObjectSet(objects: objects)).graph

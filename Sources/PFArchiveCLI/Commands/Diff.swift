@@ -183,7 +183,7 @@ struct Diff: ParsableCommand {
             init(_ output: DiffOutput) { self.output = output }
         }
         let sink = Sink(DiffOutput(mode: json ? .json : brief ? .brief : .text, a: a, b: b))
-        let stop = PFError(.io, format: .diff, "stopped at the first difference")
+        let stop = PFError(CommandLineFailure.stoppedAtFirstDifference, format: .diff)
         let summary: StoreDiff.Summary
         do {
             summary = try StoreDiff.compare(left, right, options: storeOptions) { (event: StoreDiff.Event) throws(PFError) in
@@ -200,7 +200,7 @@ struct Diff: ParsableCommand {
             }
         } catch {
             if let failure = sink.failure { throw failure }
-            if error == stop {
+            if error.failure(as: CommandLineFailure.self) == .stoppedAtFirstDifference {
                 try sink.output.finish(summary: "", different: true)
                 return true
             }

@@ -67,3 +67,33 @@ struct CLIFailure: Error {
         return String(out)
     }
 }
+
+/// The failures the CLI's commands make themselves as ``PFCore/PFError``s (most of which stand
+/// in for an error kept aside and thrown instead), with their class and message in one place.
+enum CommandLineFailure: PFFailure, Hashable {
+    /// Writing `output` (a file, or "standard output") failed; the command throws the error
+    /// it kept.
+    case outputFailed(output: String)
+    /// Reading the input failed (`reason` is the system's).
+    case cannotRead(reason: String)
+    /// A JSON file whose rows have no className and whose file name is not a Parse class name.
+    case notAParseClassFile
+    /// `diff --brief` stopped at the first difference.
+    case stoppedAtFirstDifference
+
+    var code: PFError.Code {
+        switch self {
+        case .outputFailed, .cannotRead, .stoppedAtFirstDifference: .io
+        case .notAParseClassFile: .invalidValue
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .outputFailed(let output): "\(output): cannot write"
+        case .cannotRead(let reason): "cannot read: \(reason)"
+        case .notAParseClassFile: "not a Parse class file"
+        case .stoppedAtFirstDifference: "stopped at the first difference"
+        }
+    }
+}

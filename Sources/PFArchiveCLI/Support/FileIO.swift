@@ -221,7 +221,7 @@ extension FileIO {
                 let chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
                 return chunk.isEmpty ? nil : chunk
             } catch {
-                throw PFError(.io, format: .input, "cannot read: \(error.localizedDescription)")
+                throw PFError(CommandLineFailure.cannotRead(reason: error.localizedDescription), format: .input)
             }
         }
 

@@ -215,7 +215,7 @@ extension Convert {
                     buffer.append(contentsOf: batch.lines)
                     if let error = batch.failure { throw error }
                     if buffer.count >= 1 << 20 {
-                        do { try flush() } catch { failure = error; throw PFError(.io, format: .output, "") }
+                        do { try flush() } catch { failure = error; throw PFError(CommandLineFailure.outputFailed(output: output), format: .output) }
                     }
                 }
             } catch {
