@@ -393,7 +393,7 @@ let package = Package(
         .testTarget(
             name: "PFStoresTests",
             dependencies: [
-                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON",
+                "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCompression", "PFCore", "PFJSON",
                 "PFKeyedArchive", "PFParse", "PFParseExport", "PFStores",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -94,7 +94,7 @@ import Testing
         broken += Array(#" {"objectId":"x"}]}"#.utf8)
         let wrapper = Self.read(broken, workers: nil)
         #expect(wrapper.objects.count == 100)
-        #expect(wrapper.error?.message.contains("expected ',' or ']'") == true, "\(String(describing: wrapper.error))")
+        #expect(wrapper.error?.failure(as: ParseExportFailure.self) == .rows(.expectedCommaOrBracket), "\(String(describing: wrapper.error))")
         let parallel = Self.read(broken, workers: 2)
         #expect(parallel.error == wrapper.error)
         #expect(parallel.objects.count == 100)

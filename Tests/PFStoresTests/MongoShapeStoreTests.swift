@@ -179,7 +179,11 @@ import Testing
     @Test func aMalformedLineNamesFileAndLine() throws {
         let error = try #require(try Self.readError([Self.good, #"{"_id":"b","n":}"#]))
         #expect(error.format == MongoShapeStore.format)
-        #expect(error.message.contains("dump.jsonl/Post.json:2"))
+        guard case .notAJSONLine(let file, 2, .syntax, _)? = error.failure(as: StoreFailure.self) else {
+            Issue.record("expected notAJSONLine at line 2: \(error)")
+            return
+        }
+        #expect(file.hasSuffix("dump.jsonl/Post.json"), "\(file)")
         #expect(error.location?.line == 2)
         #expect(error.location?.column == 16)
         #expect(error.location?.offset == Self.good.utf8.count + 1 + 15)

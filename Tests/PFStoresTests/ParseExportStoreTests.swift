@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import PFCompression
 import PFCore
 import PFJSON
 import PFParse
@@ -359,12 +360,14 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         limits.maxCompressionRatio = 100
         let store = ParseExportStore(url: zip, options: .init(limits: limits))
         #expect { try store.objects(in: "Item") } throws: { error in
-            (error as? PFError)?.code == .limitExceeded && "\(error)".contains("maxCompressionRatio") && "\(error)".contains("Item.json")
+            guard case .entryLimitExceeded(let entry, "maxCompressionRatio", 100)? = (error as? PFError)?.failure(as: CompressionFailure.self) else { return false }
+            return (error as? PFError)?.code == .limitExceeded && entry.hasSuffix("Item.json")
         }
         limits = PFLimits()
         limits.maxDecompressedBytes = 1 << 20
         #expect { try ParseExportStore(url: zip, options: .init(limits: limits)).objects(in: "Item") } throws: { error in
-            "\(error)".contains("maxDecompressedBytes")
+            guard case .entryLimitExceeded(_, let limit, _)? = (error as? PFError)?.failure(as: CompressionFailure.self) else { return false }
+            return limit == "maxDecompressedBytes"
         }
     }
 }

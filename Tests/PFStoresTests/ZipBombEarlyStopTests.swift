@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFCore
 @testable import PFStores
 import PFTestSupport
@@ -31,7 +32,8 @@ import ZIPFoundation
         #expect {
             try container.forEachChunk(of: file, chunkSize: 64 << 10) { chunk throws(PFError) in handedOut += chunk.count }
         } throws: { error in
-            "\(error)".contains("maxCompressionRatio (1000)") && "\(error)".contains("export/Item.json")
+            guard case .entryLimitExceeded(let entry, "maxCompressionRatio", 1000)? = (error as? PFError)?.failure(as: CompressionFailure.self) else { return false }
+            return entry.hasSuffix("export/Item.json")
         }
         // 1 MiB of output is allowed before the ratio is judged; then at most one 64 KiB
         // window past 1,000 × the compressed bytes read so far. The whole entry is 256 MiB.
