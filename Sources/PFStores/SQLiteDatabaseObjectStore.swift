@@ -196,38 +196,41 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
 
         func object(_ row: SQLiteRow) -> MadeObject {
-            var made = MadeObject(reports: row.reports, object: .failure(PFError(.invalidValue, format: .sqlite, "")), row: row)
-            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &made.row, classNameOfTable) }
+            var renamed = row
+            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &renamed, classNameOfTable) }
+            // The placeholder error of a made object is built only when the object fails.
+            let first: PFError
             do throws(PFError) {
-                made.object = .success(try SQLiteDatabaseObjectStore.object(made.row, className: className))
-                return made
+                return MadeObject(reports: row.reports, object: .success(try SQLiteDatabaseObjectStore.object(renamed, className: className)), row: renamed)
             } catch {
-                guard !made.row.originals.isEmpty else {
-                    made.object = .failure(located(error, id: row.objectId))
-                    return made
-                }
-                // A decoded payload a Parse object cannot hold: keep what was stored.
-                var plain = made.row
-                for (field, stored) in made.row.originals { plain.fields[field] = stored }
-                let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
-                for field in made.row.originals.keys.sorted() {
-                    if strict {
-                        made.object = .failure(
-                            PFError(
-                                SQLiteSourceFailure.undecodable(file: file, table: tableName, objectId: row.objectId, column: field, reason: message),
-                                format: .sqlite))
-                        return made
-                    }
-                    made.reports.append(SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message))
-                }
-                made.row = plain
-                do throws(PFError) {
-                    made.object = .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
-                } catch {
-                    made.object = .failure(located(error, id: row.objectId))
-                }
+                first = error
+            }
+            var made = MadeObject(reports: row.reports, object: .failure(first), row: renamed)
+            guard !made.row.originals.isEmpty else {
+                made.object = .failure(located(first, id: row.objectId))
                 return made
             }
+            // A decoded payload a Parse object cannot hold: keep what was stored.
+            var plain = made.row
+            for (field, stored) in made.row.originals { plain.fields[field] = stored }
+            let message = "a decoded payload does not fit a Parse object (\(first.message)); kept as stored"
+            for field in made.row.originals.keys.sorted() {
+                if strict {
+                    made.object = .failure(
+                        PFError(
+                            SQLiteSourceFailure.undecodable(file: file, table: tableName, objectId: row.objectId, column: field, reason: message),
+                            format: .sqlite))
+                    return made
+                }
+                made.reports.append(SQLiteRowReport(table: tableName, objectId: row.objectId, column: field, message: message))
+            }
+            made.row = plain
+            do throws(PFError) {
+                made.object = .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
+            } catch {
+                made.object = .failure(located(error, id: row.objectId))
+            }
+            return made
         }
 
         func located(_ error: PFError, id: String) -> PFError {
@@ -272,10 +275,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     }
 
     static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {
-        var rest = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
-        rest["objectId"] = .string(row.objectId)
-        for (key, value) in row.fields { rest[key] = value }
-        return try ParseObject(rest: .dictionary(rest), className: className, checkingNames: false)
+        try ParseObject(rest: .dictionary(row.restObject), className: className, checkingNames: false)
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {
