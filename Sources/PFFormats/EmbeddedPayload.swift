@@ -400,24 +400,25 @@ extension EmbeddedPayload {
         // MARK: Walking a tree
 
         /// The tree with every data value that holds a payload decoded, depth-first.
-        mutating func expand(_ value: PFValue, depth: Int, path: PFCodingPath) -> PFValue {
-            expanded(value, depth: depth, path: path) ?? value
+        mutating func expand(_ value: PFValue, depth: Int, path: @autoclosure () -> PFCodingPath) -> PFValue {
+            expanded(value, depth: depth, path: path()) ?? value
         }
 
         /// The value with its payloads decoded, or `nil` when nothing in it changed (so trees
-        /// without payloads are never rebuilt).
-        mutating func expanded(_ value: PFValue, depth: Int, path: PFCodingPath) -> PFValue? {
+        /// without payloads are never rebuilt). The path is built only for a note (an
+        /// allocation per container otherwise).
+        mutating func expanded(_ value: PFValue, depth: Int, path: @autoclosure () -> PFCodingPath) -> PFValue? {
             budget.nodes -= min(1, budget.nodes)
             switch value {
             case .data(let bytes):
                 let (outcome, _) = decodeLevel(bytes, depth: depth + 1)
                 switch outcome {
                 case .decoded(let inner):
-                    return expand(inner, depth: depth + 1, path: path)
+                    return expand(inner, depth: depth + 1, path: path())
                 case .bytes:
                     return nil
                 case .undecodable(let why):
-                    notes.append(Note(path: path.keyPath, message: why))
+                    notes.append(Note(path: path().keyPath, message: why))
                     return nil
                 }
             case .array(let items):
@@ -428,7 +429,7 @@ extension EmbeddedPayload {
                         budget.nodes -= min(1, budget.nodes)
                         continue
                     }
-                    guard let changed = expanded(item, depth: depth + 1, path: path.appending(index: i)) else { continue }
+                    guard let changed = expanded(item, depth: depth + 1, path: path().appending(index: i)) else { continue }
                     if out == nil { out = items }
                     out?[i] = changed
                 }
@@ -441,7 +442,7 @@ extension EmbeddedPayload {
                         continue
                     }
                     let key = members.keys[i]
-                    guard let changed = expanded(member, depth: depth + 1, path: path.appending(key: key)) else { continue }
+                    guard let changed = expanded(member, depth: depth + 1, path: path().appending(key: key)) else { continue }
                     if out == nil { out = members }
                     out?.values[i] = changed
                 }

@@ -95,6 +95,26 @@ public struct SQLiteRow: Sendable {
     /// The stored values of the fields that were decoded, by field (a caller falls back to them
     /// when a decoded value does not fit its destination).
     public var originals: [String: PFValue]
+
+    /// The row as one object in Parse's REST shape: `objectId` first, then the fields in
+    /// order (a field named `objectId` takes that first place). What `convert --table`
+    /// writes as a line and `import` reads as an object.
+    public var restObject: OrderedDictionary<String, PFValue> {
+        guard fields.index(forKey: "objectId") == nil else {
+            var object = OrderedDictionary<String, PFValue>(minimumCapacity: fields.count + 1)
+            object["objectId"] = .string(objectId)
+            for (key, value) in fields { object[key] = value }
+            return object
+        }
+        // The keys are unique already: no lookup per field.
+        var keys = ["objectId"]
+        keys.reserveCapacity(fields.count + 1)
+        keys.append(contentsOf: fields.keys)
+        var values = [PFValue.string(objectId)]
+        values.reserveCapacity(fields.count + 1)
+        values.append(contentsOf: fields.values)
+        return OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
+    }
 }
 
 /// Something a row held that a reader kept as stored (or left out) instead of converting,
@@ -248,6 +268,20 @@ extension SQLiteDatabase {
         let file: String
         /// Columns read as Strings (``Options/textForMixedColumns``).
         let mixed: Set<String>
+        /// Per column, the field it is read under (``SQLiteDatabase/fieldName(_:)``), worked
+        /// out once per table instead of once per row.
+        let fieldNames: [String]
+        /// Per column, the field its original bytes go to with ``Options/keepOriginalBytes``.
+        let bytesNames: [String]
+        /// Per column, its date encoding, if it is a date column.
+        let dateColumns: [SQLiteDateColumn?]
+        /// Per column, whether it is read as a String (``mixed``).
+        let mixedColumns: [Bool]
+        /// Whether every field a row can have (columns, their `_bytes`, composite Pointers)
+        /// has a name of its own: then a row's fields are gathered in order and handed to the
+        /// dictionary at once, with no lookup per field; otherwise a later field with the
+        /// same name replaces the earlier one in its place, as a dictionary assignment does.
+        let namesAreUnique: Bool
 
         init(database: SQLiteDatabase, table: SQLiteTable, leading: Int, mixed: Set<String> = []) {
             self.mixed = mixed
@@ -273,53 +307,94 @@ extension SQLiteDatabase {
             self.pointers = pointers
             self.composite = composite
             keyIndexes = (table.identityColumns ?? []).compactMap { index[$0] }
+            let fieldNames = table.columns.map { SQLiteDatabase.fieldName($0.name) }
+            self.fieldNames = fieldNames
+            let keepBytes = database.options.keepOriginalBytes
+            bytesNames = fieldNames.map { field in
+                guard keepBytes else { return "" }
+                var name = field + "_bytes"
+                while fieldNames.contains(name) { name += "_" }
+                return name
+            }
+            dateColumns = table.columns.map { dates[$0.name] }
+            mixedColumns = table.columns.map { mixed.contains($0.name) }
+            var all = fieldNames + (keepBytes ? bytesNames : [])
+            all += composite.compactMap { $0.0.pointerField }
+            namesAreUnique = Set(all).count == all.count
         }
 
         func read(_ raw: [SQLiteValue], ordinal: Int64) throws(PFError) -> SQLiteRow {
             let values = raw.dropFirst(leading)
             let id = objectId(raw, ordinal: ordinal)
-            var fields = OrderedDictionary<String, PFValue>(minimumCapacity: table.columns.count + composite.count)
+            var fields = Fields(unique: namesAreUnique, capacity: table.columns.count + composite.count)
             var reports: [SQLiteRowReport] = []
             var originals: [String: PFValue] = [:]
             let options = database.options
             for (offset, column) in table.columns.enumerated() {
                 let value = values[values.startIndex + offset]
-                let field = SQLiteDatabase.fieldName(column.name)
+                let field = fieldNames[offset]
                 if let fk = pointers[offset] {
-                    fields[field] = SQLiteDatabase.pointer(fk.parentTable, [value])
+                    fields.set(field, SQLiteDatabase.pointer(fk.parentTable, [value]))
                     continue
                 }
-                if let dateColumn = dates[column.name], !value.isNull {
+                if let dateColumn = dateColumns[offset], !value.isNull {
                     switch dateColumn.date(value) {
                     case .success(let date):
-                        fields[field] = .date(date)
+                        fields.set(field, .date(date))
                         continue
                     case .failure(let problem):
                         try report(&reports, id, column.name, problem.message)
                     }
                 }
-                if mixed.contains(column.name) {
-                    fields[field] = value.isNull ? .null : .string(SQLiteDatabase.text(value))
+                if mixedColumns[offset] {
+                    fields.set(field, value.isNull ? .null : .string(SQLiteDatabase.text(value)))
                     continue
                 }
                 let (converted, problem, decoded) = SQLiteDatabase.convert(value, decode: options.decodeBlobs, limits: options.limits)
-                fields[field] = converted
+                fields.set(field, converted)
                 if let problem { try report(&reports, id, column.name, problem) }
                 if decoded {
                     let stored = SQLiteDatabase.plain(value)
                     originals[field] = stored
-                    if options.keepOriginalBytes {
-                        var name = field + "_bytes"
-                        while table.columns.contains(where: { SQLiteDatabase.fieldName($0.name) == name }) { name += "_" }
-                        fields[name] = stored
-                    }
+                    if options.keepOriginalBytes { fields.set(bytesNames[offset], stored) }
                 }
             }
             for (fk, indexes) in composite {
                 guard let field = fk.pointerField else { continue }
-                fields[field] = SQLiteDatabase.pointer(fk.parentTable, indexes.map { values[values.startIndex + $0] })
+                fields.set(field, SQLiteDatabase.pointer(fk.parentTable, indexes.map { values[values.startIndex + $0] }))
             }
-            return SQLiteRow(objectId: id, fields: fields, reports: reports, originals: originals)
+            return SQLiteRow(objectId: id, fields: fields.dictionary, reports: reports, originals: originals)
+        }
+
+        /// A row's fields as they are made: gathered in order when every name is known to be
+        /// unique (``namesAreUnique``), else assigned one by one.
+        struct Fields {
+            var keys: [String] = []
+            var values: [PFValue] = []
+            var assigned: OrderedDictionary<String, PFValue>?
+
+            init(unique: Bool, capacity: Int) {
+                if unique {
+                    keys.reserveCapacity(capacity)
+                    values.reserveCapacity(capacity)
+                } else {
+                    assigned = OrderedDictionary(minimumCapacity: capacity)
+                }
+            }
+
+            @inline(__always)
+            mutating func set(_ key: String, _ value: PFValue) {
+                if assigned != nil {
+                    assigned?[key] = value
+                } else {
+                    keys.append(key)
+                    values.append(value)
+                }
+            }
+
+            var dictionary: OrderedDictionary<String, PFValue> {
+                assigned ?? OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
+            }
         }
 
         func report(_ reports: inout [SQLiteRowReport], _ id: String, _ column: String, _ message: String) throws(PFError) {

@@ -139,11 +139,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             tableName: table(ofClass: className), className: className, file: database.url.lastPathComponent,
             strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil)
         let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        var settled = FieldTypes()
         try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
             // Read in place: iterating the array would copy each item (a retain per value it holds).
             try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
                 for i in made.indices {
-                    try deliver(made[i], className: className, body)
+                    try deliver(made[i], className: className, settled: &settled, body)
                 }
             }
         }
@@ -153,15 +154,51 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
 
     /// Records a made object's reports, then learns its fields and hands it to `body` (or
     /// throws its error).
-    private func deliver(_ item: borrowing MadeObject, className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
+    ///
+    /// Rows of a table mostly have the same fields of the same types: an object whose fields
+    /// and types are those of an earlier one that moved nothing (`settled`) has nothing to move
+    /// and nothing to learn either (the learned schema only grows), so both are skipped.
+    private func deliver(
+        _ item: borrowing MadeObject, className: String, settled: inout FieldTypes, _ body: (ParseObject) throws(PFError) -> Void
+    ) throws(PFError) {
         for report in item.reports { record(report) }
         guard case .success(var object) = item.object else {
             if case .failure(let error) = item.object { throw error }
             return
         }
-        if let moved = try movingConflicts(object, row: item.row, className: className) { object = moved }
-        learned.addFields(of: object)
+        if !settled.matches(object) {
+            if let moved = try movingConflicts(object, row: item.row, className: className) {
+                object = moved
+            } else {
+                settled = FieldTypes(object)
+            }
+            learned.addFields(of: object)
+        }
         try body(object)
+    }
+
+    /// The field names of an object in order, each with its schema type (`nil` for null).
+    struct FieldTypes {
+        var keys: [String] = []
+        var types: [String?] = []
+
+        init() {}
+
+        init(_ object: ParseObject) {
+            keys = Array(object.fields.keys)
+            types = object.fields.values.map(\.schemaTypeName)
+        }
+
+        /// Whether the object has exactly these fields, in this order, of these types.
+        func matches(_ object: ParseObject) -> Bool {
+            let fields = object.fields
+            guard !keys.isEmpty, fields.count == keys.count else { return false }
+            let values = fields.values
+            for (i, key) in fields.keys.enumerated() {
+                guard key == keys[i], values[values.startIndex + i].schemaTypeName == types[i] else { return false }
+            }
+            return true
+        }
     }
 
     /// One row made into an object: the reports to record first, then the object (or the
@@ -274,10 +311,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     }
 
     static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {
-        var rest = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
-        rest["objectId"] = .string(row.objectId)
-        for (key, value) in row.fields { rest[key] = value }
-        return try ParseObject(rest: .dictionary(rest), className: className, checkingNames: false)
+        try ParseObject(rest: .dictionary(row.restObject), className: className, checkingNames: false)
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {

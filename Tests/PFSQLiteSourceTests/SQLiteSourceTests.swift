@@ -100,6 +100,44 @@ print(json.dumps(obj, sort_keys=True))
         #expect(try Data(contentsOf: file) == before)
     }
 
+    /// Fields are gathered in order without a lookup each when every name a row can have is
+    /// its own; when two columns share a field (`objectId` is read as `objectId_sqlite`, and a
+    /// column already has that name) or a `_bytes` field, the later one replaces the earlier
+    /// in its place, as before. The REST object puts `objectId` first either way.
+    @Test func fieldsOfCollidingNamesKeepTheirPlaceAndTheLaterValue() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("names.db")
+        _ = try Self.python(
+            #"""
+import sys, sqlite3, plistlib
+c = sqlite3.connect(sys.argv[1])
+c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, "objectId" TEXT, "objectId_sqlite" TEXT, payload BLOB, payload_bytes BLOB, x TEXT)')
+c.execute("INSERT INTO t VALUES (7, 'first', 'second', ?, x'0102', 'last')", (plistlib.dumps({"k": 1}, fmt=plistlib.FMT_BINARY),))
+c.execute('CREATE TABLE u(id INTEGER PRIMARY KEY, "objectId" TEXT, payload BLOB)')
+c.execute("INSERT INTO u VALUES (8, 'only', ?)", (plistlib.dumps({"k": 2}, fmt=plistlib.FMT_BINARY),))
+c.commit()
+"""#, [file.path])
+        let options = SQLiteDatabase.Options(decodeBlobs: true, keepOriginalBytes: true)
+        let t = try #require(try Self.rows(file, options, table: "t").first)
+        #expect(Array(t.fields.keys) == ["id", "objectId_sqlite", "payload", "payload_bytes_", "payload_bytes", "x"])
+        #expect(t.fields["objectId_sqlite"] == .string("second"))
+        #expect(t.fields["payload"] == ["k": 1])
+        #expect(t.fields["payload_bytes"] == .data(Data([1, 2])))
+        #expect(Array(t.restObject.keys) == ["objectId", "id", "objectId_sqlite", "payload", "payload_bytes_", "payload_bytes", "x"])
+        #expect(t.restObject["objectId"] == .string("7"))
+
+        let u = try #require(try Self.rows(file, options, table: "u").first)
+        #expect(Array(u.fields.keys) == ["id", "objectId_sqlite", "payload", "payload_bytes"])
+        #expect(u.fields["payload"] == ["k": 2])
+        #expect(Array(u.restObject.keys) == ["objectId", "id", "objectId_sqlite", "payload", "payload_bytes"])
+        // A field named objectId (a caller's own row) takes the first place.
+        var own = u
+        own.fields["objectId"] = .string("mine")
+        #expect(Array(own.restObject.keys) == ["objectId", "id", "objectId_sqlite", "payload", "payload_bytes"])
+        #expect(own.restObject["objectId"] == .string("mine"))
+    }
+
     @Test func aRealKeyedArchiveInABlobDecodesAsTheArchiveItself() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -108,10 +108,7 @@ enum SQLiteInput {
     /// written by PFJSON's writer (compact, typed values), then a newline. The one place
     /// `convert --table` makes a line.
     static func appendJSONLine(_ row: SQLiteRow, to buffer: inout [UInt8]) throws(PFError) {
-        var object = OrderedDictionary<String, PFValue>(minimumCapacity: row.fields.count + 1)
-        object["objectId"] = .string(row.objectId)
-        for (key, value) in row.fields { object[key] = value }
-        try JSONWriter().write(.dictionary(object), into: &buffer)
+        try JSONWriter().write(.dictionary(row.restObject), into: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }
 }
@@ -157,10 +154,7 @@ extension Convert {
                 var rows: [PFValue] = []
                 try db.forEachRow(of: t.name) { (row: SQLiteRow) throws(PFError) in
                     row.reports.forEach(reporter.report)
-                    var object = OrderedDictionary<String, PFValue>()
-                    object["objectId"] = .string(row.objectId)
-                    for (key, value) in row.fields { object[key] = value }
-                    rows.append(.dictionary(object))
+                    rows.append(.dictionary(row.restObject))
                 }
                 document[t.name] = .array(rows)
             }
