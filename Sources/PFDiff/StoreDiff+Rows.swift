@@ -59,14 +59,14 @@ extension StoreDiff {
             // A is in memory: B's rows are looked up in order, only the others kept.
             var onlyB: [String: RowIndex.Row] = [:]
             var differentB: [String: RowIndex.Row] = [:]
-            func lookUp(_ key: String, _ row: RowIndex.Row) {
-                if let found = indexA.memory.index(forKey: key) {
+            func lookUp(_ key: String, hash: Int, _ row: RowIndex.Row) {
+                if let found = indexA.memory.find(key, hash: hash) {
                     // A key B repeats keeps B's last row.
-                    if indexA.memory.values[found].digest == row.digest {
-                        if indexA.memory.values[found].match == .different { differentB[key] = nil }
-                        indexA.memory.values[found].match = .equal
+                    if indexA.memory.entries[found].record.digest == row.digest {
+                        if indexA.memory.entries[found].record.match == .different { differentB[key] = nil }
+                        indexA.memory.setMatch(found, .equal)
                     } else {
-                        indexA.memory.values[found].match = .different
+                        indexA.memory.setMatch(found, .different)
                         differentB[key] = row
                     }
                 } else {
@@ -75,22 +75,24 @@ extension StoreDiff {
             }
             if let rowsB {
                 summary.objects.b += rowsB.count
-                for summarised in rowsB { lookUp(summarised.key, summarised.row) }
+                for summarised in rowsB { lookUp(summarised.key, hash: summarised.hash, summarised.row) }
             } else {
                 try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
-                    lookUp(row.objectId ?? RowIndex.unnamed(row.location.index), RowIndex.Row(location: row.location, digest: row.digest))
+                    let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+                    lookUp(key, hash: RowTable.hash(key), RowIndex.Row(location: row.location, digest: row.digest))
                 }
             }
             keys.a = indexA.memory.count
             keys.b = onlyB.count
-            for (key, record) in indexA.memory {
+            for entry in indexA.memory.entries {
+                let record = entry.record
                 switch record.match {
-                case .none: try sideA.add(key: key, bytes: removed)
+                case .none: try sideA.add(key: entry.key, bytes: removed)
                 case .equal: keys.b += 1
                 case .different:
                     keys.b += 1
-                    if let other = differentB[key], let row = indexA.row(record) {
+                    if let other = differentB[entry.key], let row = indexA.row(record) {
                         readA.append(row)
                         readB.append(other)
                     }
@@ -102,7 +104,7 @@ extension StoreDiff {
                 // A spilled, so B's index is spilled too (``RowIndex/pair(_:_:_:)``): at once.
                 summary.objects.b += rowsB.count
                 try indexB.spill()
-                for summarised in rowsB { try indexB.add(key: summarised.key, summarised.row) }
+                for summarised in rowsB { try indexB.add(key: summarised.key, hash: summarised.hash, summarised.row) }
             } else {
                 summary.objects.b += try indexB.read(className, of: exports.1)
             }
@@ -153,6 +155,8 @@ final class RowPass {
     /// A row of B: its key (as ``StoreDiff/read(_:of:into:)`` names it) and its place and digest.
     struct KeyedRow: Sendable {
         var key: String
+        /// The key's ``RowTable/hash(_:)``, computed on the pass's thread.
+        var hash: Int
         var row: RowIndex.Row
     }
 
@@ -200,7 +204,7 @@ final class RowPass {
                 }
                 guard !job.stop.requested.load(ordering: .relaxed) else { throw PFError(DiffFailure.rowPassStopped, format: .diff) }
                 let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                rows.append(KeyedRow(key: key, row: RowIndex.Row(location: row.location, digest: row.digest)))
+                rows.append(KeyedRow(key: key, hash: RowTable.hash(key), row: RowIndex.Row(location: row.location, digest: row.digest)))
             }
         } catch {
             if tooMany { return Output(rows: nil, inferred: nil) }
@@ -259,7 +263,7 @@ struct RowIndex {
     }
 
     let options: StoreDiff.Options
-    var memory: [String: Record] = [:]
+    var memory = RowTable()
     var files: Partitioner?
     /// The first row's place: the file's shape, which every row of it shares.
     var template: ParseExportStore.RowLocation?
@@ -290,31 +294,37 @@ struct RowIndex {
             if rows == 1024, files == nil, let size, row.location.offset > 0 {
                 // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
                 let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
-                memory.reserveCapacity(Int(min(expected, Double(max(1, options.rowsInMemory)) + 1)))
+                memory.reserveCapacity(Int(min(expected, Double(limit) + 1)))
             }
-            try add(key: row.objectId ?? Self.unnamed(row.location.index), Row(location: row.location, digest: row.digest))
+            let key = row.objectId ?? Self.unnamed(row.location.index)
+            try add(key: key, hash: files == nil ? RowTable.hash(key) : 0, Row(location: row.location, digest: row.digest))
         }
         return rows
     }
 
-    mutating func add(key: String, _ row: Row) throws(PFError) {
+    /// The most keys held in memory: ``StoreDiff/Options/rowsInMemory``, and no more than
+    /// ``RowTable`` numbers.
+    var limit: Int { min(max(1, options.rowsInMemory), Int(UInt32.max) - 1) }
+
+    /// Adds a row under `key`; `hash` is the key's ``RowTable/hash(_:)`` (unused once spilled).
+    mutating func add(key: String, hash: Int, _ row: Row) throws(PFError) {
         if files != nil {
             if template == nil { template = row.location }
             try files?.write(key: key, bytes: Self.encoded(row))
             return
         }
         if template == nil { template = row.location }
-        memory[key] = try Record(row)
-        if memory.count > max(1, options.rowsInMemory) { try spill() }
+        memory.set(key, hash: hash, try Record(row))
+        if memory.count > limit { try spill() }
     }
 
     mutating func spill() throws(PFError) {
         var partitioner = Partitioner(options: options)
         try partitioner.spill()
-        for (key, record) in memory {
-            if let row = row(record) { try partitioner.write(key: key, bytes: Self.encoded(row)) }
+        for entry in memory.entries {
+            if let row = row(entry.record) { try partitioner.write(key: entry.key, bytes: Self.encoded(row)) }
         }
-        memory = [:]
+        memory.removeAll()
         files = partitioner
     }
 
@@ -342,8 +352,11 @@ struct RowIndex {
 
     /// Partition `p`'s records (all of them when nothing was spilled).
     mutating func load(_ p: Int) throws(PFError) -> [String: Record] {
-        guard files != nil else { return p == 0 ? memory : [:] }
         var out: [String: Record] = [:]
+        guard files != nil else {
+            if p == 0 { for entry in memory.entries { out[entry.key] = entry.record } }
+            return out
+        }
         guard let loaded = try files?.load(p) else { return out }
         out.reserveCapacity(loaded.count)
         for (key, data) in loaded { out[key] = try Record(decoded(data)) }
@@ -362,7 +375,7 @@ struct RowIndex {
         for p in 0..<count {
             try body(try x.load(p), try y.load(p))
         }
-        x.memory = [:]
-        y.memory = [:]
+        x.memory.removeAll()
+        y.memory.removeAll()
     }
 }
