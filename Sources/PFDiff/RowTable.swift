@@ -1,19 +1,20 @@
-/// A side's rows by key while they fit in memory (``RowIndex``): an open-addressing hash table
-/// in place of a `[String: Record]`, built for a million keys looked up once each.
+/// A side's rows by key while they fit in memory (``RowIndex``, with ``RowIndex/Record``
+/// values): an open-addressing hash table in place of a `[String: Record]`, built for a
+/// million keys looked up once each.
 ///
-/// Entries sit in one array in the order they were first added (key, its hash, its record,
-/// 64 bytes each), and the table holds, per slot, the entry's number and 32 bits of its hash:
+/// Entries sit in one array in the order they were first added (key, its hash, its value:
+/// 64 bytes each for a record), and the table holds, per slot, the entry's number and 32 bits of its hash:
 /// a lookup touches one slot and, almost always, only the entry it is after. A key's hash
 /// (Swift's `Hasher`, seeded at random per process, so keys cannot be made to collide on
 /// purpose) is computed once, where the row is read, and travels with the row
-/// (``RowPass/KeyedRow``), so the thread that looks keys up does not hash them again.
+/// (``RowPass/KeyedRow``; ``RowIndex/hash(_:)``), so the thread that looks keys up does not hash them again.
 /// Keys are compared in full: equal hashes are not taken for equal keys.
-struct RowTable {
-    /// A key, its hash and its record.
+struct RowTable<Value> {
+    /// A key, its hash and its value.
     struct Entry {
         var key: String
         var hash: Int
-        var record: RowIndex.Record
+        var value: Value
     }
 
     /// The entries, in the order their keys were first added.
@@ -24,9 +25,6 @@ struct RowTable {
     private var mask = 0
 
     var count: Int { entries.count }
-
-    /// The hash a key is found by.
-    static func hash(_ key: String) -> Int { key.hashValue }
 
     /// Room for `capacity` keys without growing.
     mutating func reserveCapacity(_ capacity: Int) {
@@ -63,19 +61,19 @@ struct RowTable {
         }
     }
 
-    /// Sets `key`'s record: a key already held keeps its place and takes the new record.
-    mutating func set(_ key: String, hash: Int, _ record: RowIndex.Record) {
+    /// Sets `key`'s value: a key already held keeps its place and takes the new value.
+    mutating func set(_ key: String, hash: Int, _ value: Value) {
         if let n = find(key, hash: hash) {
-            entries[n].record = record
+            entries[n].value = value
             return
         }
         if (entries.count + 1) * 2 > slots.count { rehash(Self.slotCount(for: max(entries.count + 1, slots.count))) }
-        entries.append(Entry(key: key, hash: hash, record: record))
+        entries.append(Entry(key: key, hash: hash, value: value))
         insert(entries.count - 1, hash: hash)
     }
 
-    /// Sets the match of entry `n`'s record.
-    mutating func setMatch(_ n: Int, _ match: RowIndex.Record.Match) { entries[n].record.match = match }
+    /// Changes entry `n`'s value in place.
+    mutating func update(_ n: Int, _ body: (inout Value) -> Void) { body(&entries[n].value) }
 
     private mutating func insert(_ n: Int, hash: Int) {
         let value = Self.tag(hash) << 32 | UInt64(n + 1)

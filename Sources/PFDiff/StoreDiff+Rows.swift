@@ -62,11 +62,11 @@ extension StoreDiff {
             func lookUp(_ key: String, hash: Int, _ row: RowIndex.Row) {
                 if let found = indexA.memory.find(key, hash: hash) {
                     // A key B repeats keeps B's last row.
-                    if indexA.memory.entries[found].record.digest == row.digest {
-                        if indexA.memory.entries[found].record.match == .different { differentB[key] = nil }
-                        indexA.memory.setMatch(found, .equal)
+                    if indexA.memory.entries[found].value.digest == row.digest {
+                        if indexA.memory.entries[found].value.match == .different { differentB[key] = nil }
+                        indexA.memory.update(found) { $0.match = .equal }
                     } else {
-                        indexA.memory.setMatch(found, .different)
+                        indexA.memory.update(found) { $0.match = .different }
                         differentB[key] = row
                     }
                 } else {
@@ -80,13 +80,13 @@ extension StoreDiff {
                 try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
                     let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                    lookUp(key, hash: RowTable.hash(key), RowIndex.Row(location: row.location, digest: row.digest))
+                    lookUp(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest))
                 }
             }
             keys.a = indexA.memory.count
             keys.b = onlyB.count
             for entry in indexA.memory.entries {
-                let record = entry.record
+                let record = entry.value
                 switch record.match {
                 case .none: try sideA.add(key: entry.key, bytes: removed)
                 case .equal: keys.b += 1
@@ -155,7 +155,7 @@ final class RowPass {
     /// A row of B: its key (as ``StoreDiff/read(_:of:into:)`` names it) and its place and digest.
     struct KeyedRow: Sendable {
         var key: String
-        /// The key's ``RowTable/hash(_:)``, computed on the pass's thread.
+        /// The key's ``RowIndex/hash(_:)``, computed on the pass's thread.
         var hash: Int
         var row: RowIndex.Row
     }
@@ -204,7 +204,7 @@ final class RowPass {
                 }
                 guard !job.stop.requested.load(ordering: .relaxed) else { throw PFError(DiffFailure.rowPassStopped, format: .diff) }
                 let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                rows.append(KeyedRow(key: key, hash: RowTable.hash(key), row: RowIndex.Row(location: row.location, digest: row.digest)))
+                rows.append(KeyedRow(key: key, hash: RowIndex.hash(key), row: RowIndex.Row(location: row.location, digest: row.digest)))
             }
         } catch {
             if tooMany { return Output(rows: nil, inferred: nil) }
@@ -263,7 +263,7 @@ struct RowIndex {
     }
 
     let options: StoreDiff.Options
-    var memory = RowTable()
+    var memory = RowTable<Record>()
     var files: Partitioner?
     /// The first row's place: the file's shape, which every row of it shares.
     var template: ParseExportStore.RowLocation?
@@ -282,6 +282,9 @@ struct RowIndex {
 
     init(options: StoreDiff.Options) { self.options = options }
 
+    /// The hash a key is found by in ``RowTable`` (Swift's `Hasher`, seeded per process).
+    static func hash(_ key: String) -> Int { key.hashValue }
+
     /// The key of a row without an objectId, as ``StoreDiff/read(_:of:into:)`` names it.
     static func unnamed(_ row: Int) -> String { "(no objectId #\(row + 1))" }
 
@@ -297,7 +300,7 @@ struct RowIndex {
                 memory.reserveCapacity(Int(min(expected, Double(limit) + 1)))
             }
             let key = row.objectId ?? Self.unnamed(row.location.index)
-            try add(key: key, hash: files == nil ? RowTable.hash(key) : 0, Row(location: row.location, digest: row.digest))
+            try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, Row(location: row.location, digest: row.digest))
         }
         return rows
     }
@@ -306,7 +309,7 @@ struct RowIndex {
     /// ``RowTable`` numbers.
     var limit: Int { min(max(1, options.rowsInMemory), Int(UInt32.max) - 1) }
 
-    /// Adds a row under `key`; `hash` is the key's ``RowTable/hash(_:)`` (unused once spilled).
+    /// Adds a row under `key`; `hash` is the key's ``RowIndex/hash(_:)`` (unused once spilled).
     mutating func add(key: String, hash: Int, _ row: Row) throws(PFError) {
         if files != nil {
             if template == nil { template = row.location }
@@ -322,7 +325,7 @@ struct RowIndex {
         var partitioner = Partitioner(options: options)
         try partitioner.spill()
         for entry in memory.entries {
-            if let row = row(entry.record) { try partitioner.write(key: entry.key, bytes: Self.encoded(row)) }
+            if let row = row(entry.value) { try partitioner.write(key: entry.key, bytes: Self.encoded(row)) }
         }
         memory.removeAll()
         files = partitioner
@@ -354,7 +357,7 @@ struct RowIndex {
     mutating func load(_ p: Int) throws(PFError) -> [String: Record] {
         var out: [String: Record] = [:]
         guard files != nil else {
-            if p == 0 { for entry in memory.entries { out[entry.key] = entry.record } }
+            if p == 0 { for entry in memory.entries { out[entry.key] = entry.value } }
             return out
         }
         guard let loaded = try files?.load(p) else { return out }
