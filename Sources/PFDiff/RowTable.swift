@@ -98,3 +98,6 @@ struct RowTable<Value> {
         mask = 0
     }
 }
+
+extension RowTable: Sendable where Value: Sendable {}
+extension RowTable.Entry: Sendable where Value: Sendable {}

@@ -56,49 +56,44 @@ extension StoreDiff {
         // nil when B holds more rows than are kept: B is then read here, as it comes.
         let rowsB = try passB.finish()
         if indexA.files == nil {
-            // A is in memory: B's rows are looked up in order, only the others kept.
-            var onlyB: [String: RowIndex.Row] = [:]
-            var differentB: [String: RowIndex.Row] = [:]
-            func lookUp(_ key: String, hash: Int, _ row: RowIndex.Row) {
-                if let found = indexA.memory.find(key, hash: hash) {
-                    // A key B repeats keeps B's last row.
-                    if indexA.memory.entries[found].value.digest == row.digest {
-                        if indexA.memory.entries[found].value.match == .different { differentB[key] = nil }
-                        indexA.memory.update(found) { $0.match = .equal }
-                    } else {
-                        indexA.memory.update(found) { $0.match = .different }
-                        differentB[key] = row
-                    }
-                } else {
-                    onlyB[key] = row
-                }
-            }
+            // A is in memory: B's rows are looked up in order, only the others kept; held
+            // rows are looked up on two threads at once, each taking the keys of one half of
+            // the hashes (so each of A's keys, and all of B's rows with it, are one thread's).
+            var lookups: [RowLookup] = []
             if let rowsB {
                 summary.objects.b += rowsB.count
-                for summarised in rowsB { lookUp(summarised.key, hash: summarised.hash, summarised.row) }
+                lookups = RowLookup.run(rowsB, in: indexA.memory, parts: min(2, max(1, exports.0.options.workers)))
             } else {
+                var lookup = RowLookup(count: indexA.memory.count, part: 0, parts: 1)
                 try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
                     let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                    lookUp(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest))
+                    lookup.add(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest), in: indexA.memory)
                 }
+                lookups = [lookup]
             }
             keys.a = indexA.memory.count
-            keys.b = onlyB.count
-            for entry in indexA.memory.entries {
+            keys.b = lookups.reduce(0) { $0 + $1.onlyB.count }
+            for (n, entry) in indexA.memory.entries.enumerated() {
                 let record = entry.value
-                switch record.match {
+                var match = RowIndex.Record.Match.none
+                var other: RowIndex.Row?
+                for lookup in lookups where lookup.match[n] != .none {
+                    match = lookup.match[n]
+                    other = lookup.differentB[n]
+                }
+                switch match {
                 case .none: try sideA.add(key: entry.key, bytes: removed)
                 case .equal: keys.b += 1
                 case .different:
                     keys.b += 1
-                    if let other = differentB[entry.key], let row = indexA.row(record) {
+                    if let other, let row = indexA.row(record) {
                         readA.append(row)
                         readB.append(other)
                     }
                 }
             }
-            readB += onlyB.values
+            for lookup in lookups { readB += lookup.onlyB.values }
         } else {
             if let rowsB {
                 // A spilled, so B's index is spilled too (``RowIndex/pair(_:_:_:)``): at once.
@@ -142,6 +137,61 @@ extension StoreDiff {
 }
 
 typealias RowDigest = ParseExportStore.RowDigest
+
+/// B's rows looked up in A's index held in memory (``RowIndex/memory``), for one part of the
+/// keys: those whose hash falls in part `part` of `parts`. A's index is only read, so parts
+/// run on threads of their own; each of A's keys (and every row of B with that key) belongs
+/// to one part, and a key B repeats keeps B's last row, as in file order.
+struct RowLookup: Sendable {
+    let part: Int
+    let parts: Int
+    /// Per entry of A's index: whether B's last row with its key is the same (`.none`: no
+    /// row of this part has its key).
+    var match: [RowIndex.Record.Match]
+    /// B's last row for each entry of A whose match is `.different`.
+    var differentB: [Int: RowIndex.Row] = [:]
+    /// B's last row for each key not in A.
+    var onlyB: [String: RowIndex.Row] = [:]
+
+    init(count: Int, part: Int, parts: Int) {
+        self.part = part
+        self.parts = max(1, parts)
+        match = Array(repeating: .none, count: count)
+    }
+
+    /// Whether a key with this hash is this part's.
+    func owns(_ hash: Int) -> Bool { parts == 1 || Int((UInt(bitPattern: hash) >> 40) % UInt(parts)) == part }
+
+    /// Looks up one of B's rows (in file order), if its key is this part's.
+    mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) {
+        guard owns(hash) else { return }
+        if let found = table.find(key, hash: hash) {
+            if table.entries[found].value.digest == row.digest {
+                if match[found] == .different { differentB[found] = nil }
+                match[found] = .equal
+            } else {
+                match[found] = .different
+                differentB[found] = row
+            }
+        } else {
+            onlyB[key] = row
+        }
+    }
+
+    /// Looks up `rows` (B's, in file order) in `table`, one part of the keys per thread.
+    static func run(_ rows: [RowPass.KeyedRow], in table: RowTable<RowIndex.Record>, parts: Int) -> [RowLookup] {
+        let parts = max(1, parts)
+        let map = OrderedParallelMap<Int, RowLookup, Never>(workers: parts) { part in
+            var lookup = RowLookup(count: table.count, part: part, parts: parts)
+            for row in rows { lookup.add(row.key, hash: row.hash, row.row, in: table) }
+            return lookup
+        }
+        var out: [RowLookup] = []
+        for part in 0..<parts { map.submit(part) { out.append($0) } }
+        map.finish { out.append($0) }
+        return out
+    }
+}
 
 /// Pass 1 over B (each row's key, place and digest, ``ParseExportStore/forEachRow(in:_:)``)
 /// on a thread of its own, while the calling thread builds A's index: the two passes, each
@@ -243,8 +293,8 @@ struct RowIndex {
 
     /// A key's row, compactly (40 bytes): its digest and place, and (while B is looked up in
     /// A's index) whether B's last row with that key is the same.
-    struct Record {
-        enum Match: UInt8 { case none, equal, different }
+    struct Record: Sendable {
+        enum Match: UInt8, Sendable { case none, equal, different }
         var digest: RowDigest
         var index: Int
         var offset: Int
