@@ -56,53 +56,50 @@ extension StoreDiff {
         // nil when B holds more rows than are kept: B is then read here, as it comes.
         let rowsB = try passB.finish()
         if indexA.files == nil {
-            // A is in memory: B's rows are looked up in order, only the others kept.
-            var onlyB: [String: RowIndex.Row] = [:]
-            var differentB: [String: RowIndex.Row] = [:]
-            func lookUp(_ key: String, _ row: RowIndex.Row) {
-                if let found = indexA.memory.index(forKey: key) {
-                    // A key B repeats keeps B's last row.
-                    if indexA.memory.values[found].digest == row.digest {
-                        if indexA.memory.values[found].match == .different { differentB[key] = nil }
-                        indexA.memory.values[found].match = .equal
-                    } else {
-                        indexA.memory.values[found].match = .different
-                        differentB[key] = row
-                    }
-                } else {
-                    onlyB[key] = row
-                }
-            }
+            // A is in memory: B's rows are looked up in order, only the others kept; held
+            // rows are looked up on two threads at once, each taking the keys of one half of
+            // the hashes (so each of A's keys, and all of B's rows with it, are one thread's).
+            var lookups: [RowLookup] = []
             if let rowsB {
                 summary.objects.b += rowsB.count
-                for summarised in rowsB { lookUp(summarised.key, summarised.row) }
+                lookups = RowLookup.run(rowsB, in: indexA.memory, parts: min(2, max(1, exports.0.options.workers)))
             } else {
+                var lookup = RowLookup(count: indexA.memory.count, part: 0, parts: 1)
                 try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
-                    lookUp(row.objectId ?? RowIndex.unnamed(row.location.index), RowIndex.Row(location: row.location, digest: row.digest))
+                    let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+                    lookup.add(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest), in: indexA.memory)
                 }
+                lookups = [lookup]
             }
             keys.a = indexA.memory.count
-            keys.b = onlyB.count
-            for (key, record) in indexA.memory {
-                switch record.match {
-                case .none: try sideA.add(key: key, bytes: removed)
+            keys.b = lookups.reduce(0) { $0 + $1.onlyB.count }
+            for (n, entry) in indexA.memory.entries.enumerated() {
+                let record = entry.value
+                var match = RowIndex.Record.Match.none
+                var other: RowIndex.Row?
+                for lookup in lookups where lookup.match[n] != .none {
+                    match = lookup.match[n]
+                    other = lookup.differentB[n]
+                }
+                switch match {
+                case .none: try sideA.add(key: entry.key, bytes: removed)
                 case .equal: keys.b += 1
                 case .different:
                     keys.b += 1
-                    if let other = differentB[key], let row = indexA.row(record) {
+                    if let other, let row = indexA.row(record) {
                         readA.append(row)
                         readB.append(other)
                     }
                 }
             }
-            readB += onlyB.values
+            for lookup in lookups { readB += lookup.onlyB.values }
         } else {
             if let rowsB {
                 // A spilled, so B's index is spilled too (``RowIndex/pair(_:_:_:)``): at once.
                 summary.objects.b += rowsB.count
                 try indexB.spill()
-                for summarised in rowsB { try indexB.add(key: summarised.key, summarised.row) }
+                for summarised in rowsB { try indexB.add(key: summarised.key, hash: summarised.hash, summarised.row) }
             } else {
                 summary.objects.b += try indexB.read(className, of: exports.1)
             }
@@ -141,6 +138,61 @@ extension StoreDiff {
 
 typealias RowDigest = ParseExportStore.RowDigest
 
+/// B's rows looked up in A's index held in memory (``RowIndex/memory``), for one part of the
+/// keys: those whose hash falls in part `part` of `parts`. A's index is only read, so parts
+/// run on threads of their own; each of A's keys (and every row of B with that key) belongs
+/// to one part, and a key B repeats keeps B's last row, as in file order.
+struct RowLookup: Sendable {
+    let part: Int
+    let parts: Int
+    /// Per entry of A's index: whether B's last row with its key is the same (`.none`: no
+    /// row of this part has its key).
+    var match: [RowIndex.Record.Match]
+    /// B's last row for each entry of A whose match is `.different`.
+    var differentB: [Int: RowIndex.Row] = [:]
+    /// B's last row for each key not in A.
+    var onlyB: [String: RowIndex.Row] = [:]
+
+    init(count: Int, part: Int, parts: Int) {
+        self.part = part
+        self.parts = max(1, parts)
+        match = Array(repeating: .none, count: count)
+    }
+
+    /// Whether a key with this hash is this part's.
+    func owns(_ hash: Int) -> Bool { parts == 1 || Int((UInt(bitPattern: hash) >> 40) % UInt(parts)) == part }
+
+    /// Looks up one of B's rows (in file order), if its key is this part's.
+    mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) {
+        guard owns(hash) else { return }
+        if let found = table.find(key, hash: hash) {
+            if table.entries[found].value.digest == row.digest {
+                if match[found] == .different { differentB[found] = nil }
+                match[found] = .equal
+            } else {
+                match[found] = .different
+                differentB[found] = row
+            }
+        } else {
+            onlyB[key] = row
+        }
+    }
+
+    /// Looks up `rows` (B's, in file order) in `table`, one part of the keys per thread.
+    static func run(_ rows: [RowPass.KeyedRow], in table: RowTable<RowIndex.Record>, parts: Int) -> [RowLookup] {
+        let parts = max(1, parts)
+        let map = OrderedParallelMap<Int, RowLookup, Never>(workers: parts) { part in
+            var lookup = RowLookup(count: table.count, part: part, parts: parts)
+            for row in rows { lookup.add(row.key, hash: row.hash, row.row, in: table) }
+            return lookup
+        }
+        var out: [RowLookup] = []
+        for part in 0..<parts { map.submit(part) { out.append($0) } }
+        map.finish { out.append($0) }
+        return out
+    }
+}
+
 /// Pass 1 over B (each row's key, place and digest, ``ParseExportStore/forEachRow(in:_:)``)
 /// on a thread of its own, while the calling thread builds A's index: the two passes, each
 /// mostly one thread's work, use two cores. The thread opens an instance of B of its own (a
@@ -153,6 +205,8 @@ final class RowPass {
     /// A row of B: its key (as ``StoreDiff/read(_:of:into:)`` names it) and its place and digest.
     struct KeyedRow: Sendable {
         var key: String
+        /// The key's ``RowIndex/hash(_:)``, computed on the pass's thread.
+        var hash: Int
         var row: RowIndex.Row
     }
 
@@ -200,7 +254,7 @@ final class RowPass {
                 }
                 guard !job.stop.requested.load(ordering: .relaxed) else { throw PFError(DiffFailure.rowPassStopped, format: .diff) }
                 let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                rows.append(KeyedRow(key: key, row: RowIndex.Row(location: row.location, digest: row.digest)))
+                rows.append(KeyedRow(key: key, hash: RowIndex.hash(key), row: RowIndex.Row(location: row.location, digest: row.digest)))
             }
         } catch {
             if tooMany { return Output(rows: nil, inferred: nil) }
@@ -239,8 +293,8 @@ struct RowIndex {
 
     /// A key's row, compactly (40 bytes): its digest and place, and (while B is looked up in
     /// A's index) whether B's last row with that key is the same.
-    struct Record {
-        enum Match: UInt8 { case none, equal, different }
+    struct Record: Sendable {
+        enum Match: UInt8, Sendable { case none, equal, different }
         var digest: RowDigest
         var index: Int
         var offset: Int
@@ -259,7 +313,7 @@ struct RowIndex {
     }
 
     let options: StoreDiff.Options
-    var memory: [String: Record] = [:]
+    var memory = RowTable<Record>()
     var files: Partitioner?
     /// The first row's place: the file's shape, which every row of it shares.
     var template: ParseExportStore.RowLocation?
@@ -278,6 +332,9 @@ struct RowIndex {
 
     init(options: StoreDiff.Options) { self.options = options }
 
+    /// The hash a key is found by in ``RowTable`` (Swift's `Hasher`, seeded per process).
+    static func hash(_ key: String) -> Int { key.hashValue }
+
     /// The key of a row without an objectId, as ``StoreDiff/read(_:of:into:)`` names it.
     static func unnamed(_ row: Int) -> String { "(no objectId #\(row + 1))" }
 
@@ -290,31 +347,37 @@ struct RowIndex {
             if rows == 1024, files == nil, let size, row.location.offset > 0 {
                 // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
                 let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
-                memory.reserveCapacity(Int(min(expected, Double(max(1, options.rowsInMemory)) + 1)))
+                memory.reserveCapacity(Int(min(expected, Double(limit) + 1)))
             }
-            try add(key: row.objectId ?? Self.unnamed(row.location.index), Row(location: row.location, digest: row.digest))
+            let key = row.objectId ?? Self.unnamed(row.location.index)
+            try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, Row(location: row.location, digest: row.digest))
         }
         return rows
     }
 
-    mutating func add(key: String, _ row: Row) throws(PFError) {
+    /// The most keys held in memory: ``StoreDiff/Options/rowsInMemory``, and no more than
+    /// ``RowTable`` numbers.
+    var limit: Int { min(max(1, options.rowsInMemory), Int(UInt32.max) - 1) }
+
+    /// Adds a row under `key`; `hash` is the key's ``RowIndex/hash(_:)`` (unused once spilled).
+    mutating func add(key: String, hash: Int, _ row: Row) throws(PFError) {
         if files != nil {
             if template == nil { template = row.location }
             try files?.write(key: key, bytes: Self.encoded(row))
             return
         }
         if template == nil { template = row.location }
-        memory[key] = try Record(row)
-        if memory.count > max(1, options.rowsInMemory) { try spill() }
+        memory.set(key, hash: hash, try Record(row))
+        if memory.count > limit { try spill() }
     }
 
     mutating func spill() throws(PFError) {
         var partitioner = Partitioner(options: options)
         try partitioner.spill()
-        for (key, record) in memory {
-            if let row = row(record) { try partitioner.write(key: key, bytes: Self.encoded(row)) }
+        for entry in memory.entries {
+            if let row = row(entry.value) { try partitioner.write(key: entry.key, bytes: Self.encoded(row)) }
         }
-        memory = [:]
+        memory.removeAll()
         files = partitioner
     }
 
@@ -342,8 +405,11 @@ struct RowIndex {
 
     /// Partition `p`'s records (all of them when nothing was spilled).
     mutating func load(_ p: Int) throws(PFError) -> [String: Record] {
-        guard files != nil else { return p == 0 ? memory : [:] }
         var out: [String: Record] = [:]
+        guard files != nil else {
+            if p == 0 { for entry in memory.entries { out[entry.key] = entry.value } }
+            return out
+        }
         guard let loaded = try files?.load(p) else { return out }
         out.reserveCapacity(loaded.count)
         for (key, data) in loaded { out[key] = try Record(decoded(data)) }
@@ -362,7 +428,7 @@ struct RowIndex {
         for p in 0..<count {
             try body(try x.load(p), try y.load(p))
         }
-        x.memory = [:]
-        y.memory = [:]
+        x.memory.removeAll()
+        y.memory.removeAll()
     }
 }

@@ -134,10 +134,10 @@ extension ParseExportStore {
                         default: _ = try object()
                         }
                     }
-                    let shaped = try shapes?.types(of: row.bytes, reading: object)
+                    let shape = try shapes?.shape(of: row.bytes, reading: object)
                     let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
                     let summary = RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes))
-                    return ShapedRow(summary: summary, shape: shaped?.shape ?? 0, types: shaped?.types)
+                    return ShapedRow(summary: summary, shape: shape ?? 0)
                 }
             } catch {
                 throw row.placed(error, file: name)
@@ -146,13 +146,14 @@ extension ParseExportStore {
         try reader.read(rows: { add throws(PFError) in
             try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
         }, deliver: { (row: ShapedRow) throws(PFError) in
-            if let types = row.types {
+            if let shapes {
                 // A row of the previous row's shape has its types: adding them again records
                 // nothing new (every field is known with that type, or its conflict is noted),
-                // so only the row is counted.
+                // so only the row is counted. Another shape's types were kept by the worker
+                // that read the row, before it handed the row over.
                 if row.shape == lastShape, inference?.row ?? 0 > 0 {
                     inference?.row += 1
-                } else {
+                } else if let types = shapes.types(of: row.shape) {
                     inference?.add(types: types)
                     lastShape = row.shape
                 }
@@ -237,13 +238,15 @@ extension ParseExportStore {
         }
     }
 
-    /// A row's summary with its shape (``RowShapes``; 0 when the schema is not inferred) and
-    /// that shape's field types, as ``forEachRow(in:_:)``'s workers hand them over (a struct,
-    /// not a tuple: the reader's generic code then finds its type without a metadata lookup).
+    /// A row's summary with its shape (``RowShapes``; 0 when the schema is not inferred), as
+    /// ``forEachRow(in:_:)``'s workers hand them over (a struct, not a tuple: the reader's
+    /// generic code then finds its type without a metadata lookup). The shape's field types
+    /// stay in ``RowShapes`` and are looked up where the shape changes: carried in each row,
+    /// the one array they share was retained and released by every thread a row passed,
+    /// for every row.
     struct ShapedRow: Sendable {
         var summary: RowSummary
         var shape: Int
-        var types: [FieldType]?
     }
 
     /// A field and its type, as ``SchemaInference`` records them.
@@ -260,23 +263,26 @@ extension ParseExportStore {
     final class RowShapes: Sendable {
         let known = Mutex<[Int: [FieldType]]>([:])
 
-        /// The field types of a row: looked up by its shape, or read from its object (by
-        /// `reading`) the first time that shape is seen.
+        /// The shape of a row, whose field types are then kept (``types(of:)``): read from its
+        /// object (by `reading`) the first time that shape is seen.
         /// - Parameters:
         ///   - bytes: the row, which the JSON reader has checked (one object).
         ///   - reading: reads the row's object.
-        /// - Returns: the row's shape (hashed) and its field types.
-        func types(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> (shape: Int, types: [FieldType]) {
+        /// - Returns: the row's shape (hashed).
+        func shape(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> Int {
             let key = Self.shape(of: bytes)
-            if let types = known.withLock({ $0[key] }) { return (key, types) }
+            if known.withLock({ $0[key] != nil }) { return key }
             let object = try reading()
             var types: [FieldType] = []
             for (key, value) in object.fields {
                 if let field = ParseSchema.fieldType(of: value) { types.append((key, field)) }
             }
             known.withLock { $0[key] = types }
-            return (key, types)
+            return key
         }
+
+        /// The field types of a shape ``shape(of:reading:)`` returned.
+        func types(of shape: Int) -> [FieldType]? { known.withLock { $0[shape] } }
 
         /// The shape of a checked row, hashed (see ``RowShapes``).
         static func shape(of b: UnsafeRawBufferPointer) -> Int {

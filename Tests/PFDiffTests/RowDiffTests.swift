@@ -174,6 +174,34 @@ import Testing
         }
     }
 
+    /// The row index's hash table (``RowTable``) finds every key it holds, only those, and the
+    /// last value set for each, when hashes collide in full (all keys given one hash), share
+    /// their upper bits (the tag kept per slot) or differ, across its growth.
+    @Test(arguments: [0, 1, 2]) func rowTableFindsKeysWhateverTheirHashes(kind: Int) {
+        func hash(_ k: Int) -> Int {
+            switch kind {
+            case 0: 42
+            case 1: (7 << 32) | (k & 0xFF)
+            default: RowIndex.hash("k\(k)")
+            }
+        }
+        var table = RowTable<Int>()
+        let count = kind == 0 ? 300 : 5_000
+        for k in 0..<count { table.set("k\(k)", hash: hash(k), k) }
+        for k in stride(from: 0, to: count, by: 3) { table.set("k\(k)", hash: hash(k), -k) }
+        #expect(table.count == count)
+        for k in 0..<count {
+            let found = table.find("k\(k)", hash: hash(k))
+            #expect(found == k)
+            if let found { #expect(table.entries[found].value == (k % 3 == 0 ? -k : k)) }
+        }
+        #expect(table.find("k\(count)", hash: hash(count)) == nil)
+        table.update(1) { $0 = 99 }
+        #expect(table.entries[1].value == 99 && table.entries[1].key == "k1")
+        table.removeAll()
+        #expect(table.count == 0 && table.find("k1", hash: hash(1)) == nil)
+    }
+
     @Test func inferredSchemaConflictsAgree() throws {
         let dir = try StoreDiffTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
