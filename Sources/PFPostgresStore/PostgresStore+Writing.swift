@@ -91,10 +91,67 @@ struct ColumnPlan {
     let source: Source
     /// For a field: its name in the objects (`bcryptPassword` for `_hashed_password`), its
     /// Parse type, whether it is a multi-class Pointer, and its Pointer target class.
-    var field = ""
-    var type = ""
-    var multiClass = false
-    var targetClass: String?
+    let field: String
+    let type: String
+    /// ``type`` told apart without comparing strings (once per cell).
+    let typeCode: FieldTypeCode
+    let multiClass: Bool
+    let targetClass: String?
+
+    init(column: String, kind: ColumnKind, source: Source, field: String = "", type: String = "", multiClass: Bool = false, targetClass: String? = nil) {
+        self.column = column
+        self.kind = kind
+        self.source = source
+        self.field = field
+        self.type = type
+        self.typeCode = FieldTypeCode(type)
+        self.multiClass = multiClass
+        self.targetClass = targetClass
+    }
+}
+
+/// A Parse schema type name (``PFParse/ParseValue/schemaTypeName``) as a small code, so the
+/// check that a value suits its column costs no string comparison per cell.
+struct FieldTypeCode: Equatable {
+    let raw: UInt8
+
+    /// The code of a schema type name; names no value has share one code that no value gets.
+    init(_ name: String) {
+        switch name {
+        case "Boolean": raw = 1
+        case "Number": raw = 2
+        case "String": raw = 3
+        case "Date": raw = 4
+        case "Bytes": raw = 5
+        case "Pointer": raw = 6
+        case "Relation": raw = 7
+        case "File": raw = 8
+        case "GeoPoint": raw = 9
+        case "Polygon": raw = 10
+        case "Array": raw = 11
+        case "Object": raw = 12
+        default: raw = 255
+        }
+    }
+
+    /// The code of a value's ``PFParse/ParseValue/schemaTypeName`` (0 for null).
+    init(of value: ParseValue) {
+        switch value {
+        case .null: raw = 0
+        case .bool: raw = 1
+        case .int, .double: raw = 2
+        case .string: raw = 3
+        case .date: raw = 4
+        case .bytes: raw = 5
+        case .pointer, .embedded: raw = 6
+        case .relation: raw = 7
+        case .file: raw = 8
+        case .geoPoint: raw = 9
+        case .polygon: raw = 10
+        case .array: raw = 11
+        case .object: raw = 12
+        }
+    }
 }
 
 extension PostgresStore {
@@ -456,7 +513,9 @@ extension PostgresStore {
                 let object = objects[pick]
                 var placeholders: [String] = []
                 for (i, plan) in plans.enumerated() {
-                    switch try cell(object, plan, numbers: &numbers[i], className: className) {
+                    // No position hint: this path is COPY's oracle, so it finds every field by name.
+                    var hint = -1
+                    switch try cell(object, plan, numbers: &numbers[i], hint: &hint, className: className) {
                     case .null: binds.appendNull()
                     case .text(let s): binds.append(s)
                     case .bool(let b): binds.append(b)
@@ -530,7 +589,8 @@ extension PostgresStore {
         }
         if let open = copying,
             open.target != className || open.columns != columns || open.direct != direct
-                || open.rows + order.count > copySegmentRows || order.contains(where: open.idSet.contains)
+                || open.rows + order.count > (open.direct ? directCopySegmentRows : copySegmentRows)
+                || order.contains(where: open.idSet.contains)
         {
             try finishCopy()
         }
@@ -551,6 +611,7 @@ extension PostgresStore {
         var buffer = ByteBufferAllocator().buffer(capacity: 320 * order.count)
         var json: [UInt8] = []
         json.reserveCapacity(1_024)
+        var hints = [Int](repeating: -1, count: plans.count)
         for (id, pick) in zip(order, picks) {
             let object = objects[pick]
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
@@ -560,7 +621,7 @@ extension PostgresStore {
                         PostgresStoreFailure.valueTooLong(location: "\(location)", className: className, objectId: id, column: plans[i].column),
                         format: StoreFormat.name)
                 }
-                switch try cell(object, plans[i], numbers: &numbers[i], className: className) {
+                switch try cell(object, plans[i], numbers: &numbers[i], hint: &hints[i], className: className) {
                 case .null: CopyBinary.appendNull(to: &buffer)
                 case .text(let s): guard CopyBinary.append(s, to: &buffer) else { throw tooLong() }
                 case .bool(let b): CopyBinary.append(b, to: &buffer)
@@ -644,7 +705,12 @@ extension PostgresStore {
     }
 
     /// The value of one column of one object (noting the kinds of Number it holds in `numbers`).
-    private func cell(_ object: ParseObject, _ plan: ColumnPlan, numbers: inout NumberKind?, className: String) throws(PFError) -> CellValue {
+    ///
+    /// `hint` is where the field was in the previous object (rows of a class mostly share
+    /// their key order): a field found there costs no hash of its name.
+    private func cell(
+        _ object: ParseObject, _ plan: ColumnPlan, numbers: inout NumberKind?, hint: inout Int, className: String
+    ) throws(PFError) -> CellValue {
         switch plan.source {
         case .objectId: return .text(object.objectId ?? "")
         case .createdAt: return object.createdAt.map(CellValue.timestamp) ?? .null
@@ -653,7 +719,16 @@ extension PostgresStore {
         case .writers: return object.acl.map { .acl($0, write: true) } ?? .null
         case .field: break
         }
-        guard let value = object.fields[plan.field] else { return .null }
+        let fields = object.fields
+        let found: Int?
+        if hint >= 0, hint < fields.count, fields.keys[hint] == plan.field {
+            found = hint
+        } else {
+            found = fields.index(forKey: plan.field)
+            if let found { hint = found }
+        }
+        guard let found else { return .null }
+        let value = fields.values[found]
         if case .null = value { return .null }
         func fail(_ problem: String) -> PFError {
             PFError(
@@ -661,7 +736,7 @@ extension PostgresStore {
                     location: "\(location)", className: className, objectId: object.objectId ?? "", field: plan.column, problem: problem),
                 format: StoreFormat.name)
         }
-        guard value.schemaTypeName == plan.type else {
+        guard FieldTypeCode(of: value) == plan.typeCode else {
             throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(plan.type) (\(plan.kind.sqlType))")
         }
         func text(_ s: String) throws(PFError) -> String {
@@ -705,7 +780,24 @@ extension PostgresStore {
     /// refused.
     private func settlePointerTargets(_ objects: [ParseObject], layout: inout ClassLayout) throws(PFError) {
         let pointerFields = layout.fields.filter { $0.value.type == "Pointer" }.keys
-        for object in objects where !pointerFields.isEmpty {
+        // Mostly every pointer already points at its field's class (or the field is
+        // multi-class): one pass with no lookup in the layout finds that, and nothing changes.
+        var expected: [(name: String, target: String?)] = []
+        for name in pointerFields {
+            if layout.multiClassPointers.contains(name) { continue }
+            expected.append((name, layout.fields[name]?.targetClass))
+        }
+        let settled = expected.allSatisfy { $0.target != nil } && objects.allSatisfy { object in
+            expected.allSatisfy { field in
+                guard let value = object.fields[field.name] else { return true }
+                switch value {
+                case .pointer(let pointer): return pointer.className == field.target
+                case .embedded: return value.pointerValue.map { $0.className == field.target } ?? true
+                default: return true
+                }
+            }
+        }
+        for object in objects where !pointerFields.isEmpty && !settled {
             for name in pointerFields {
                 guard let value = object.fields[name], let field = layout.fields[name], field.type == "Pointer",
                     !layout.multiClassPointers.contains(name), let pointer = value.pointerValue

@@ -45,6 +45,11 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     var writeMethod = WriteMethod.copy
     /// The rows a staging table takes before it is merged (and a new one started).
     var copySegmentRows = 50_000
+    /// The rows a COPY straight into a table this transaction created takes before it ends
+    /// (and a new one starts): no merge waits for it, so it runs as long as this allows
+    /// (each end waits for the server to load every row sent, with nothing in flight). Its
+    /// objectIds are kept for messages: 16 bytes each for ids up to 15 bytes.
+    var directCopySegmentRows = 1_000_000
     /// The batches of COPY rows that may be on their way to the server at once.
     var copyBatchesInFlight = 4
     /// The COPY open in the transaction (``CopySegment``).

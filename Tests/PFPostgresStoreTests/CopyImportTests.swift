@@ -69,6 +69,7 @@ struct CopyImportTests {
                     defer { store.close() }
                     store.writeMethod = method
                     store.copySegmentRows = segmentRows
+                    store.directCopySegmentRows = segmentRows
                     store.copyBatchesInFlight = 2
                     try imports(store)
                     return try dump(url)
@@ -218,6 +219,32 @@ struct CopyImportTests {
         Self.expectSame(try Self.dumps(segmentRows: 1_000) { store in try copy(source, into: store, batch: 2) })
     }
 
+    /// COPY finds each column's field where the previous object had it, and by name
+    /// otherwise: objects whose fields come in other orders, with some absent, null or of
+    /// another Number kind, still fill the same columns as the INSERT (which finds every field
+    /// by name).
+    @Test func fieldsInAnyOrderAsTheInsertImport() throws {
+        let names = ["a", "b", "c", "d", "e", "f"]
+        var objects: [ParseObject] = []
+        for i in 0..<40 {
+            var fields = OrderedDictionary<String, ParseValue>()
+            let rotation = (i / 3) % names.count
+            for (k, name) in (names[rotation...] + names[..<rotation]).enumerated() where (i + k) % 7 != 0 {
+                switch name {
+                case "a": fields[name] = .string("a\(i)")
+                case "b": fields[name] = i % 5 == 0 ? .double(Double(i) + 0.25) : .int(Int64(i))
+                case "c": fields[name] = i % 4 == 0 ? .null : .bool(i % 2 == 0)
+                case "d": fields[name] = .object(["k": .int(Int64(i)), "s": .string("x")])
+                case "e": fields[name] = .pointer(ParsePointer(className: "Target", objectId: "t\(i % 3)"))
+                default: fields[name] = .date(Date(timeIntervalSince1970: 1_600_000_000 + Double(i)))
+                }
+            }
+            objects.append(try ParseObject(className: "Shuffled", objectId: "s\(i)", fields: fields))
+        }
+        let source = MemoryStore(objects: objects)
+        Self.expectSame(try Self.dumps(segmentRows: 1_000) { store in try copy(source, into: store, batch: 9) })
+    }
+
     @Test func generatedStoresAsTheInsertImport() async throws {
         await propertyCheck(count: 6, input: StoreGen.store()) { generated in
             let source = generated.memoryStore()
@@ -248,6 +275,7 @@ struct CopyImportTests {
             for segmentRows in [1_000, 2] {
                 for (field, bad, what) in [("when", ParseValue.date(tooOld), "out of range"), ("text", .string("nul\u{0}here"), "U+0000")] {
                     store.copySegmentRows = segmentRows
+                    store.directCopySegmentRows = segmentRows
                     var objects = try (0..<20).map { i in
                         try ParseObject(className: "Odd", objectId: "odd\(i)", fields: ["text": .string("overwritten \(i)")])
                     }
