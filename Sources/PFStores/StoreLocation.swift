@@ -130,7 +130,7 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// when never checkpointed) names both `Z_PRIMARYKEY` and `Z_METADATA`, and it is not one
     /// of pfarchive's own stores (application id ``pfarchiveApplicationID``).
     ///
-    /// The check reads bytes only (the start of the file and of the `-wal`), so it never opens
+    /// The check reads bytes only (the schema's pages in the file and the `-wal`), so it never opens
     /// the database and never creates or changes `-wal`/`-shm` files beside the user's data.
     /// - Parameter url: the file.
     /// - Returns: whether it looks like a Core Data store.
@@ -151,53 +151,30 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Tells what an SQLite file is without opening it with SQLite: the 100-byte header's
-    /// magic and application id, and the table names in the first pages. Page 1 is taken from
-    /// the `-wal` when that holds a newer copy of it (a change not checkpointed yet), else
-    /// from the file.
+    /// magic and application id, and the names of the tables in its schema (the
+    /// `sqlite_schema` b-tree walked page by page, see `SQLiteFileSchema`). Each page is taken
+    /// from the newest committed frame of the `-wal` when it holds one (a change not
+    /// checkpointed yet), else from the file. Names found elsewhere in the bytes (a Core Data
+    /// store kept in a blob) do not count.
     ///
     /// Only bytes are read, so deciding never creates, changes or locks a `-wal`, `-shm` or
     /// `-journal` file beside the source (opening a WAL database, even read-only, would).
     /// - Parameter url: the file.
     /// - Returns: its kind.
     public static func sqliteKind(of url: URL) -> SQLiteFileKind {
-        let main = readPrefix(of: url, count: 4 << 20) ?? Data()
-        let wal = readPrefix(of: URL(fileURLWithPath: url.path + "-wal"), count: 4 << 20)
-        var header = main
-        if let wal, let page = newestFirstPage(inWAL: wal), hasSQLiteHeader(page) { header = page }
-        guard header.count >= 100, hasSQLiteHeader(header) else { return .notSQLite }
-        let id = header[header.startIndex + 68 ..< header.startIndex + 72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        if id == pfarchiveApplicationID { return .pfarchive }
-        var bytes = main
-        if let wal { bytes.append(wal) }
-        if bytes.range(of: Data("Z_PRIMARYKEY".utf8)) != nil && bytes.range(of: Data("Z_METADATA".utf8)) != nil {
-            return .coreData
+        guard let schema = SQLiteFileSchema.read(url) else {
+            // An SQLite header whose schema cannot be walked is a damaged database: the
+            // generic source opens it and reports what is wrong.
+            return hasSQLiteHeader(url) ? .other : .notSQLite
         }
-        return .other
+        if schema.applicationID == pfarchiveApplicationID { return .pfarchive }
+        let tables = Set(schema.tableNames.map { $0.uppercased() })
+        return tables.contains("Z_PRIMARYKEY") && tables.contains("Z_METADATA") ? .coreData : .other
     }
 
-    private static func hasSQLiteHeader(_ bytes: Data) -> Bool {
-        bytes.count >= 100 && bytes.prefix(16) == Data("SQLite format 3\0".utf8)
-    }
-
-    /// The newest image of page 1 in the bytes of a `-wal` file (a 32-byte header, then frames
-    /// of a 24-byte header and one page), or `nil` when it holds none. Only frames of the
-    /// WAL's current generation count: their salts must match the header's (frames left over
-    /// from before a checkpoint restarted the WAL carry old salts).
-    static func newestFirstPage(inWAL wal: Data) -> Data? {
-        let bytes = [UInt8](wal)
-        guard bytes.count >= 32 else { return nil }
-        func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
-        let pageSize = be32(8) == 1 ? 65_536 : be32(8)
-        guard pageSize >= 512, pageSize <= 65_536 else { return nil }
-        let salts = bytes[16..<24]
-        var offset = 32
-        var found: Data?
-        while offset + 24 + pageSize <= bytes.count {
-            guard bytes[(offset + 8)..<(offset + 16)].elementsEqual(salts) else { break }
-            if be32(offset) == 1 { found = Data(bytes[(offset + 24)..<(offset + 24 + pageSize)]) }
-            offset += 24 + pageSize
-        }
-        return found
+    private static func hasSQLiteHeader(_ url: URL) -> Bool {
+        guard let bytes = readPrefix(of: url, count: 100) else { return false }
+        return SQLiteFileSchema.isSQLiteHeader(bytes)
     }
 
     /// The `PRAGMA application_id` of pfarchive's SQLite stores (`"PFAr"`), so tools and

@@ -96,6 +96,80 @@ import Testing
         #expect(try CoreDataStoreBuilder.directorySnapshot(live.deletingLastPathComponent()).keys.sorted() == ["other.db", "other.db-shm", "other.db-wal"])
     }
 
+    @Test func aDatabaseHoldingACoreDataStoreInABlobIsNotCoreData() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A forensic-style table of files, one of them a whole Core Data store, and the two
+        // table names in text too: before, finding the names anywhere in the bytes made this
+        // database "Core Data", which then refused it.
+        let coreData = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel_V1.sqlite")
+        let files = dir.appendingPathComponent("files.db")
+        try CoreDataStoreBuilder.sqlite3(files, """
+            CREATE TABLE file (name TEXT, note TEXT, body BLOB);
+            INSERT INTO file VALUES ('SampleModel_V1.sqlite', 'tables Z_PRIMARYKEY and Z_METADATA', readfile('\(coreData.path)'));
+            """)
+        #expect(StoreLocation.sqliteKind(of: files) == .other)
+        #expect(try StoreLocation.resolve(files.path).kind == .sqliteDatabase)
+        // The same rows written only to a live -wal.
+        let empty = dir.appendingPathComponent("wal.db")
+        try CoreDataStoreBuilder.sqlite3(empty, "PRAGMA journal_mode=WAL; CREATE TABLE file (name TEXT, body BLOB);")
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: empty, applying: "INSERT INTO file VALUES ('x', readfile('\(coreData.path)'));", into: dir.appendingPathComponent("live"))
+        #expect(StoreLocation.sqliteKind(of: live) == .other)
+    }
+
+    @Test func coreDataTablesAreFoundInASchemaOfManyPagesAndInTheWAL() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 400 tables with long definitions: the schema b-tree has interior pages, and the two
+        // Core Data tables are created last, far from page 1.
+        let columns = (0..<30).map { "ZATTRIBUTE_WITH_A_LONG_NAME_\($0) VARCHAR" }.joined(separator: ", ")
+        let tables = (0..<400).map { "CREATE TABLE ZENTITY\($0) (Z_PK INTEGER PRIMARY KEY, \(columns));" }.joined(separator: "\n")
+        let store = dir.appendingPathComponent("Big.sqlite")
+        try CoreDataStoreBuilder.sqlite3(store, "PRAGMA page_size=1024; PRAGMA journal_mode=WAL;\n" + tables)
+        #expect(StoreLocation.sqliteKind(of: store) == .other)
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: store, applying: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR); CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY);",
+            into: dir.appendingPathComponent("live"))
+        let pages = try Data(contentsOf: live).count / 1024
+        #expect(pages > 100, "the schema spans many pages")
+        #expect(StoreLocation.sqliteKind(of: live) == .coreData, "the two tables exist only in the -wal")
+        // A -wal whose frames fail their checksum is not read: the file's own schema counts.
+        let wal = URL(fileURLWithPath: live.path + "-wal")
+        var walBytes = try Data(contentsOf: wal)
+        walBytes[walBytes.count - 1] ^= 0xFF
+        try walBytes.write(to: wal)
+        #expect(StoreLocation.sqliteKind(of: live) == .other)
+    }
+
+    @Test func damagedSchemaPagesEndTheWalk() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("t.db")
+        try CoreDataStoreBuilder.sqlite3(source, "PRAGMA page_size=512; CREATE TABLE Z_PRIMARYKEY (a); CREATE TABLE Z_METADATA (b);")
+        let good = try Data(contentsOf: source)
+        #expect(StoreLocation.sqliteKind(of: source) == .coreData)
+        // Page 1 made an interior page whose right child is itself (a cycle), cell counts and
+        // offsets past the page, and a truncated file: each ends as "some SQLite database".
+        var mutations: [Data] = []
+        var cycle = good
+        cycle[100] = 0x05
+        cycle.replaceSubrange(108..<112, with: [0, 0, 0, 1])
+        mutations.append(cycle)
+        var count = good
+        count.replaceSubrange(103..<105, with: [0xFF, 0xFF])
+        mutations.append(count)
+        var pointer = good
+        pointer.replaceSubrange(108..<110, with: [0xFF, 0xF0])
+        mutations.append(pointer)
+        mutations.append(good.prefix(300))
+        for (i, bytes) in mutations.enumerated() {
+            let file = dir.appendingPathComponent("bad\(i).db")
+            try bytes.write(to: file)
+            #expect(StoreLocation.sqliteKind(of: file) == .other, "mutation \(i)")
+        }
+    }
+
     @Test func unavailableKindsSaySo() throws {
         let openers = StoreOpeners.standard
         let error = #expect(throws: PFError.self) { try openers.reader(for: StoreLocation.resolve("postgres://localhost/app")) }
