@@ -92,72 +92,130 @@ public struct JSONNode {
         self.generation = generation
     }
 
-    /// The node on the tape, or `nil` for a node of json-c's tree (checked alive). Every
-    /// accessor is ``JSONSourceView``'s, written once over ``JSONValueSource``; this and
-    /// ``tree`` only pick the document's source.
+    /// Stops the program when the document has closed.
     @inline(__always)
-    private var tape: JSONSourceView<JSONTape>? {
+    private func checkAlive() {
         precondition(document.generation == generation,
                      "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
-        guard index >= 0 else { return nil }
-        return JSONSourceView(source: document.tape, handle: index, document: document, generation: generation)
     }
 
-    /// The node in json-c's tree (once ``tape`` has said it is not on the tape).
+    /// json-c's value, once it is known the tree is still alive.
     @inline(__always)
-    private var tree: JSONSourceView<JSONCSource> {
-        JSONSourceView(source: document.tree, handle: object, document: document, generation: generation)
+    private var pointer: OpaquePointer? {
+        checkAlive()
+        return object
     }
+
+    /// Whether the node is a tape node (checked alive).
+    @inline(__always)
+    private var onTape: Bool {
+        checkAlive()
+        return index >= 0
+    }
+
+    /// The tape entry of a tape node.
+    @inline(__always)
+    private var entry: JSONTapeEntry { document.tape.entries[index] }
+
+    @inline(__always)
+    private func child(_ object: OpaquePointer?) -> JSONNode { JSONNode(object, document, generation) }
+
+    @inline(__always)
+    private func child(tapeIndex: Int) -> JSONNode { JSONNode(tapeIndex: tapeIndex, document, generation) }
 
     // MARK: - Scalars
 
     /// The value's kind.
     public var kind: Kind {
-        if let tape { return tape.kind }
-        return tree.kind
+        if onTape { return entry.kind }
+        guard let object = pointer else { return .null }
+        return JSONC.kind(object)
     }
 
     /// The value's kind and, for a scalar, its payload (a string is built here, so read it once).
     public var content: Content {
-        if let tape { return tape.content }
-        return tree.content
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .string: return .string(tape.string(index))
+            case .int: return .int(tape.int(index))
+            case .uint: return .uint(tape.uint(index))
+            case .double: return .double(tape.double(index))
+            case .bool: return .bool(tape.entries[index].flags & JSONTape.trueFlag != 0)
+            case .array: return .array
+            case .object: return .object
+            case .null: return .null
+            }
+        }
+        guard let object = pointer else { return .null }
+        switch JSONC.kind(object) {
+        case .string: return .string(JSONC.string(object))
+        case .int: return .int(json_object_get_int64(object))
+        case .uint: return .uint(json_object_get_uint64(object))
+        case .double: return .double(json_object_get_double(object))
+        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        case .array: return .array
+        case .object: return .object
+        case .null: return .null
+        }
     }
 
     /// Whether the value is `null`.
     public var isNull: Bool {
-        if let tape { return tape.kind == .null }
-        return tree.kind == .null
+        if onTape { return entry.kind == .null }
+        return pointer == nil
     }
 
     /// The boolean, or `nil` for any other kind.
     public var boolValue: Bool? {
-        if let tape { return tape.boolValue }
-        return tree.boolValue
+        if onTape {
+            let e = entry
+            return e.kind == .bool ? e.flags & JSONTape.trueFlag != 0 : nil
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_boolean else { return nil }
+        return json_object_get_boolean(object) != 0
     }
 
     /// The integer of an ``Kind/int``, or `nil` for any other kind.
     public var intValue: Int64? {
-        if let tape { return tape.intValue }
-        return tree.intValue
+        if onTape { return entry.kind == .int ? document.tape.int(index) : nil }
+        guard let object = pointer, JSONC.kind(object) == .int else { return nil }
+        return json_object_get_int64(object)
     }
 
     /// The integer of a ``Kind/uint`` (above `Int64.max`), or `nil` for any other kind.
     public var uintValue: UInt64? {
-        if let tape { return tape.uintValue }
-        return tree.uintValue
+        if onTape { return entry.kind == .uint ? document.tape.uint(index) : nil }
+        guard let object = pointer, JSONC.kind(object) == .uint else { return nil }
+        return json_object_get_uint64(object)
     }
 
     /// Any number as a `Double` (integers converted, as ``PFValue/doubleValue`` does), or
     /// `nil` for any other kind.
     public var doubleValue: Double? {
-        if let tape { return tape.doubleValue }
-        return tree.doubleValue
+        if onTape {
+            let tape = document.tape
+            switch tape.entries[index].kind {
+            case .double: return tape.double(index)
+            case .int: return Double(tape.int(index))
+            case .uint: return Double(tape.uint(index))
+            default: return nil
+            }
+        }
+        guard let object = pointer else { return nil }
+        switch JSONC.kind(object) {
+        case .double: return json_object_get_double(object)
+        case .int: return Double(json_object_get_int64(object))
+        case .uint: return Double(json_object_get_uint64(object))
+        default: return nil
+        }
     }
 
     /// The string (built on each call; read it once), or `nil` for any other kind.
     public var stringValue: String? {
-        if let tape { return tape.stringValue }
-        return tree.stringValue
+        if onTape { return entry.kind == .string ? document.tape.string(index) : nil }
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return JSONC.string(object)
     }
 
     /// Calls `body` with a string's UTF-8 bytes in place (no copy unless it has escapes; valid only inside
@@ -166,8 +224,12 @@ public struct JSONNode {
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
     /// - Throws: what `body` throws.
     public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
-        if let tape { return try tape.withStringBytes(body) }
-        return try tree.withStringBytes(body)
+        if onTape {
+            guard entry.kind == .string else { return nil }
+            return try document.tape.withStringBytes(index, body)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
+        return try body(JSONC.stringBytes(object))
     }
 
     // MARK: - Containers
@@ -175,8 +237,19 @@ public struct JSONNode {
     /// The number of elements of an array or members of an object (a repeated key counted
     /// once); 0 for any other kind.
     public var count: Int {
-        if let tape { return tape.count }
-        return tree.count
+        if onTape {
+            switch entry.kind {
+            case .array: return Int(entry.count)
+            case .object: return document.tape.memberCount(index)
+            default: return 0
+            }
+        }
+        guard let object = pointer else { return 0 }
+        let type = json_object_get_type(object)
+        if type == json_type_array { return json_object_array_length(object) }
+        guard type == json_type_object else { return 0 }
+        if document.keysNeedUniquing { return document.uniqueMembers(object).count }
+        return Int(json_object_object_length(object))
     }
 
     /// The element at `index` of an array, or `nil` when the value is not an array or the
@@ -184,16 +257,33 @@ public struct JSONNode {
     /// - Parameter index: a zero-based index.
     /// - Returns: the element.
     public func element(at index: Int) -> JSONNode? {
-        if let tape { return tape.element(at: index) }
-        return tree.element(at: index)
+        if onTape {
+            guard entry.kind == .array, let found = document.tape.element(of: self.index, at: index) else { return nil }
+            return child(tapeIndex: found)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_array,
+            index >= 0, index < json_object_array_length(object)
+        else { return nil }
+        return child(json_object_array_get_idx(object, index))
     }
 
     /// Calls `body` with each element of an array in order (nothing for other kinds).
     /// - Parameter body: receives the index and the element.
     /// - Throws: what `body` throws.
     public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
-        if let tape { return try tape.forEachElement(body) }
-        try tree.forEachElement(body)
+        if onTape {
+            let e = entry
+            guard e.kind == .array else { return }
+            var j = index + 1
+            for k in 0..<Int(e.count) {
+                try body(k, child(tapeIndex: j))
+                j = Int(document.tape.entries[j].next)
+            }
+            return
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_array else { return }
+        let n = json_object_array_length(object)
+        for k in 0..<n { try body(k, child(json_object_array_get_idx(object, k))) }
     }
 
     /// The member named `name` of an object, or `nil` when there is none or the value is not
@@ -202,8 +292,36 @@ public struct JSONNode {
     /// - Parameter name: the key.
     /// - Returns: the member's value.
     public func member(_ name: String) -> JSONNode? {
-        if let tape { return tape.member(name) }
-        return tree.member(name)
+        if onTape {
+            guard entry.kind == .object else { return nil }
+            guard JSONC.isPlainASCII(name) else {
+                // Tape documents have plain ASCII keys, yet a few non-ASCII names equal one as
+                // Swift strings (U+212A KELVIN SIGN is canonically "K"): compare as strings.
+                var found: Int?
+                var j = index + 1
+                for _ in 0..<Int(entry.count) {
+                    if document.tapeKey(j) == name { found = j + 1 }
+                    j = Int(document.tape.entries[j + 1].next)
+                }
+                return found.map { child(tapeIndex: $0) }
+            }
+            // ASCII names and keys: equal strings are equal bytes.
+            var name = name
+            let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
+            guard let found else { return nil }
+            return child(tapeIndex: found)
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return nil }
+        if !document.keysNeedUniquing, JSONC.isPlainASCII(name) {
+            // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
+            // so json-c's own hash lookup answers.
+            var found: OpaquePointer?
+            // withCString: no copy of a native string (passing `name` directly builds an array).
+            guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
+            return child(found)
+        }
+        guard let found = document.uniqueMembers(object)[name] else { return nil }
+        return child(found)
     }
 
     /// Calls `body` with each member of an object in document order (a repeated key once, at
@@ -211,8 +329,32 @@ public struct JSONNode {
     /// - Parameter body: receives the key and the value.
     /// - Throws: what `body` throws.
     public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
-        if let tape { return try tape.forEachMember(body) }
-        try tree.forEachMember(body)
+        if onTape {
+            let e = entry
+            guard e.kind == .object else { return }
+            if e.flags & JSONTape.duplicatesFlag != 0 {
+                for (key, value) in document.tape.uniqueMembers(of: index) {
+                    try body(document.tapeKey(key), child(tapeIndex: value))
+                }
+                return
+            }
+            var j = index + 1
+            for _ in 0..<Int(e.count) {
+                try body(document.tapeKey(j), child(tapeIndex: j + 1))
+                j = Int(document.tape.entries[j + 1].next)
+            }
+            return
+        }
+        guard let object = pointer, json_object_get_type(object) == json_type_object else { return }
+        if document.keysNeedUniquing {
+            for (name, value) in document.uniqueMembers(object) { try body(name, child(value)) }
+            return
+        }
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            try body(document.key(current), child(pf_json_entry_value(current)))
+            entry = pf_json_entry_next(current)
+        }
     }
 
     // MARK: - Copying out
@@ -223,146 +365,9 @@ public struct JSONNode {
     /// - Throws: ``PFError`` (`invalidValue`) for a malformed typed object in strict mode with
     ///   `typedValues` on, with the path below this node.
     public func value() throws(PFError) -> PFValue {
-        if let tape { return try tape.value() }
-        return try tree.value()
-    }
-}
-
-// MARK: - The node view, written once
-
-/// One value of an open document seen through its ``JSONValueSource``: every ``JSONNode``
-/// accessor, written once and specialised for the tape and for json-c's tree (a node picks
-/// its document's source and calls the same accessor here).
-struct JSONSourceView<Source: JSONValueSource> {
-    let source: Source
-    /// The value in the source.
-    let handle: Source.Value
-    let document: JSONDocument
-    let generation: UInt64
-
-    @inline(__always)
-    private func child(_ value: Source.Value) -> JSONNode { source.node(value, document, generation) }
-
-    @inline(__always)
-    var kind: JSONNode.Kind { source.kind(handle) }
-
-    @inline(__always)
-    var content: JSONNode.Content {
-        switch source.kind(handle) {
-        case .string: return .string(source.string(handle))
-        case .int: return .int(source.int(handle))
-        case .uint: return .uint(source.uint(handle))
-        case .double: return .double(source.double(handle))
-        case .bool: return .bool(source.bool(handle))
-        case .array: return .array
-        case .object: return .object
-        case .null: return .null
-        }
-    }
-
-    @inline(__always)
-    var boolValue: Bool? { kind == .bool ? source.bool(handle) : nil }
-
-    @inline(__always)
-    var intValue: Int64? { kind == .int ? source.int(handle) : nil }
-
-    @inline(__always)
-    var uintValue: UInt64? { kind == .uint ? source.uint(handle) : nil }
-
-    @inline(__always)
-    var doubleValue: Double? {
-        switch source.kind(handle) {
-        case .double: return source.double(handle)
-        case .int: return Double(source.int(handle))
-        case .uint: return Double(source.uint(handle))
-        default: return nil
-        }
-    }
-
-    @inline(__always)
-    var stringValue: String? { kind == .string ? source.string(handle) : nil }
-
-    @inline(__always)
-    func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
-        guard kind == .string else { return nil }
-        return try source.withStringBytes(handle, body)
-    }
-
-    /// Whether an object's members must be merged as strings (a repeated key, or keys beyond
-    /// ASCII whose distinct bytes may be equal strings).
-    @inline(__always)
-    private var merges: Bool { source.keysNeedUniquing || source.mayRepeatKeys(handle) }
-
-    var count: Int {
-        switch source.kind(handle) {
-        case .array: return source.count(handle)
-        case .object: return merges ? uniqueMembers().count : source.count(handle)
-        default: return 0
-        }
-    }
-
-    func element(at k: Int) -> JSONNode? {
-        guard source.kind(handle) == .array, k >= 0, k < source.count(handle) else { return nil }
-        return child(source.element(handle, at: k))
-    }
-
-    func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
-        guard source.kind(handle) == .array else { return }
-        var element: Source.Value?
-        for k in 0..<source.count(handle) {
-            let current = source.element(handle, k, after: element)
-            element = current
-            try body(k, child(current))
-        }
-    }
-
-    func member(_ name: String) -> JSONNode? {
-        guard source.kind(handle) == .object else { return nil }
-        if !source.keysNeedUniquing, JSONC.isPlainASCII(name) {
-            // All keys and the name are ASCII without U+0000: equal strings are equal bytes.
-            return source.member(handle, plainASCII: name).map(child)
-        }
-        // A name beyond ASCII may still equal an ASCII key as Swift strings (U+212A KELVIN
-        // SIGN is canonically "K"): compare as strings.
-        return uniqueMembers()[name].map(child)
-    }
-
-    func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
-        guard source.kind(handle) == .object else { return }
-        if merges {
-            for (name, member) in uniqueMembers() { try body(name, child(member)) }
-            return
-        }
-        var member = source.firstMember(handle)
-        while let current = member {
-            try body(key(current), child(source.memberValue(current)))
-            member = source.nextMember(current, of: handle)
-        }
-    }
-
-    func value() throws(PFError) -> PFValue {
-        try document.convert(source, handle)
-    }
-
-    /// A member's key, through the document's key cache.
-    @inline(__always)
-    private func key(_ member: Source.Member) -> String {
-        let raw = source.keyBytes(member)
-        return document.key(raw.start, raw.count, nulStandIn: source.nulStandIn)
-    }
-
-    /// The object's members with keys that are equal Swift strings merged, the last value at
-    /// the first position.
-    private func uniqueMembers() -> OrderedDictionary<String, Source.Value> {
-        var keys: [String] = []
-        var values: [Source.Value] = []
-        var member = source.firstMember(handle)
-        while let current = member {
-            keys.append(key(current))
-            values.append(source.memberValue(current))
-            member = source.nextMember(current, of: handle)
-        }
-        return OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+        if onTape { return try document.convert(tapeIndex: index) }
+        let object = pointer
+        return try document.convert(object)
     }
 }
 
@@ -373,13 +378,12 @@ struct JSONSourceView<Source: JSONValueSource> {
 final class JSONDocument {
     // Unchecked exclusivity: these are touched on every node access and key, and the
     // runtime's dynamic check cost more than the rest of a member visit. Accesses never
-    // overlap: `key(_:_:nulStandIn:)` and `convert(_:_:)` finish before any caller code runs.
+    // overlap: `key(_:)` and `convert(_:)` finish before any caller code runs.
     /// Changes when a document opens and when it closes, so nodes of a closed one are caught.
     @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
-    /// The open json-c document as a source (its U+0000 stand-in and whether keys need
-    /// uniquing); unused for a tape document.
-    @exclusivity(unchecked) private(set) var tree = JSONCSource()
+    @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
+    @exclusivity(unchecked) private(set) var keysNeedUniquing = false
     /// The open document's tape (empty for a json-c document); its storage is reused.
     @exclusivity(unchecked) var tape = JSONTape(entries: [], input: UnsafeRawBufferPointer(start: nil, count: 0))
     /// The tape builder's stack of open containers, kept for reuse.
@@ -393,8 +397,8 @@ final class JSONDocument {
     /// Starts a document; returns the generation of its nodes.
     func open(keyCache: inout JSONKeyCache, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) -> UInt64 {
         self.keyCache = JSONKeyCache.take(&keyCache)
-        tree.nulStandIn = nulStandIn
-        tree.keysNeedUniquing = keysNeedUniquing
+        self.nulStandIn = nulStandIn
+        self.keysNeedUniquing = keysNeedUniquing
         generation &+= 1
         return generation
     }
@@ -411,20 +415,49 @@ final class JSONDocument {
         tape.entries.removeAll(keepingCapacity: true)
     }
 
-    /// A key from its bytes, through the key cache.
+    /// The key at tape entry `index` (plain ASCII without escapes), through the key cache.
     @inline(__always)
-    func key(_ start: UnsafeRawPointer, _ count: Int, nulStandIn: Unicode.Scalar?) -> String {
-        keyCache.key(start, length: count, nulStandIn: nulStandIn)
+    func tapeKey(_ index: Int) -> String {
+        let e = tape.entries[index]
+        return keyCache.key(UnsafeRawPointer(tape.p + Int(e.start)), length: Int(e.end - e.start), nulStandIn: nil)
     }
 
-    /// A subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it: the one value
-    /// builder over the document's source, typed values included (the document is already
-    /// checked, so a tape's repeated keys merge here and are never rejected).
-    func convert<Source: JSONValueSource>(_ source: Source, _ value: Source.Value) throws(PFError) -> PFValue {
-        var builder = JSONValueBuilder(source: source, subtreeWith: options, nulStandIn: source.nulStandIn,
-                                       keysNeedUniquing: source.keysNeedUniquing, keyCache: JSONKeyCache.take(&keyCache))
+    /// A tape subtree as a ``PFValue``, as ``JSONReader/read(_:)-(Data)`` reads it: the one
+    /// value builder over the tape, typed values included (the tape is already checked, so
+    /// repeated keys merge here and are never rejected).
+    func convert(tapeIndex index: Int) throws(PFError) -> PFValue {
+        var builder = JSONValueBuilder(source: tape, subtreeWith: options, nulStandIn: nil, keysNeedUniquing: false,
+                                       keyCache: JSONKeyCache.take(&keyCache))
         defer { keyCache = builder.keyCache }
-        return try builder.convertRoot(value)
+        return try builder.convertRoot(index)
+    }
+
+    @inline(__always)
+    func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
+        keyCache.key(entry, nulStandIn: nulStandIn)
+    }
+
+    /// An object's members with keys that are equal Swift strings merged, the last value at
+    /// the first position (only for documents with keys beyond ASCII: distinct bytes for
+    /// json-c may be equal strings, e.g. "\u{E9}" and "e\u{301}").
+    func uniqueMembers(_ object: OpaquePointer) -> OrderedDictionary<String, OpaquePointer?> {
+        var keys: [String] = []
+        var values: [OpaquePointer?] = []
+        var entry = pf_json_object_first_entry(object)
+        while let current = entry {
+            keys.append(key(current))
+            values.append(pf_json_entry_value(current))
+            entry = pf_json_entry_next(current)
+        }
+        return OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
+    }
+
+    /// A subtree as a ``PFValue``, with the document's key cache.
+    func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
+        var converter = JSONTreeConverter(subtreeWith: options, nulStandIn: nulStandIn,
+                                          keysNeedUniquing: keysNeedUniquing, keyCache: JSONKeyCache.take(&keyCache))
+        defer { keyCache = converter.keyCache }
+        return try converter.convertRoot(object)
     }
 }
 

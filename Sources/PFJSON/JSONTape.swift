@@ -349,6 +349,37 @@ struct JSONTape {
         for index in repeating { entries[index].flags |= Self.duplicatesFlag }
     }
 
+    /// An object's members with repeated keys merged (the last value at the first position):
+    /// key index → value index.
+    func uniqueMembers(of object: Int) -> [(key: Int, value: Int)] {
+        var out: [(key: Int, value: Int)] = []
+        var position: [Data: Int] = [:]
+        for k in keyIndices(of: object) {
+            let name = Data(rawString(k))
+            if let at = position[name] {
+                out[at].value = k + 1
+            } else {
+                position[name] = out.count
+                out.append((k, k + 1))
+            }
+        }
+        return out
+    }
+
+    /// The member count with a repeated key counted once.
+    func memberCount(_ object: Int) -> Int {
+        let e = entries[object]
+        return e.flags & Self.duplicatesFlag != 0 ? uniqueMembers(of: object).count : Int(e.count)
+    }
+
+    /// The value index of element `position` of an array.
+    func element(of array: Int, at position: Int) -> Int? {
+        guard position >= 0, position < Int(entries[array].count) else { return nil }
+        var j = array + 1
+        for _ in 0..<position { j = Int(entries[j].next) }
+        return j
+    }
+
     /// The text of a value, for reading it again whole.
     func text(_ index: Int) -> UnsafeRawBufferPointer {
         let e = entries[index]

@@ -60,22 +60,6 @@ protocol JSONValueSource {
     func objectOffset(_ object: Value, slot: Int) -> Int
     /// A key from ``keyBytes(_:)``, as a String (for key paths).
     func keyName(_ start: UnsafeRawPointer, _ count: Int) -> String
-
-    // For node views (``JSONNode``, through ``JSONSourceView``):
-    /// The noncharacter standing for U+0000 in this document's keys, if any.
-    var nulStandIn: Unicode.Scalar? { get }
-    /// Whether keys with distinct bytes may be equal Swift strings (some key beyond ASCII),
-    /// so members are told apart as strings, never by their bytes.
-    var keysNeedUniquing: Bool { get }
-    /// Element `k` of an array, `0 <= k < count(array)`, wherever the walk stands.
-    func element(_ array: Value, at k: Int) -> Value
-    /// The value of the member whose key has exactly the bytes of `name` (the last one when
-    /// the key repeats), for a `name` of ASCII without U+0000; `nil` when there is none.
-    func member(_ object: Value, plainASCII name: String) -> Value?
-    /// Calls `body` with a `.string`'s decoded bytes (valid only inside `body`).
-    func withStringBytes<R, E: Error>(_ value: Value, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R
-    /// The node of `value` in the document that `document` holds open.
-    func node(_ value: Value, _ document: JSONDocument, _ generation: UInt64) -> JSONNode
 }
 
 // MARK: - json-c's tree
@@ -180,26 +164,6 @@ struct JSONCSource: JSONValueSource {
         JSONKeyCache.makeKey(start, count, nulStandIn)
     }
 
-    @inline(__always) func element(_ array: OpaquePointer?, at k: Int) -> OpaquePointer? {
-        json_object_array_get_idx(array, k)
-    }
-
-    @inline(__always) func member(_ object: OpaquePointer?, plainASCII name: String) -> OpaquePointer?? {
-        // json-c's own hash lookup; withCString: no copy of a native string.
-        var found: OpaquePointer?
-        guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
-        return .some(found)
-    }
-
-    @inline(__always)
-    func withStringBytes<R, E: Error>(_ value: OpaquePointer?, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(stringBytes(value) ?? UnsafeRawBufferPointer(start: nil, count: 0))
-    }
-
-    @inline(__always) func node(_ value: OpaquePointer?, _ document: JSONDocument, _ generation: UInt64) -> JSONNode {
-        JSONNode(value, document, generation)
-    }
-
     /// The bytes of an empty key (never read: its length is 0).
     static var emptyKey: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
 }
@@ -247,23 +211,5 @@ extension JSONTape: JSONValueSource {
     func objectOffset(_ object: Int, slot: Int) -> Int { Int(entries[object].start) }
     func keyName(_ start: UnsafeRawPointer, _ count: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
-    }
-
-    var nulStandIn: Unicode.Scalar? { nil }
-    var keysNeedUniquing: Bool { false }
-
-    @inline(__always) func element(_ array: Int, at k: Int) -> Int {
-        var j = array + 1
-        for _ in 0..<k { j = Int(entries[j].next) }
-        return j
-    }
-
-    @inline(__always) func member(_ object: Int, plainASCII name: String) -> Int? {
-        var name = name
-        return name.withUTF8 { bytes in member(of: object, named: UnsafeRawBufferPointer(bytes)) }
-    }
-
-    @inline(__always) func node(_ value: Int, _ document: JSONDocument, _ generation: UInt64) -> JSONNode {
-        JSONNode(tapeIndex: value, document, generation)
     }
 }
