@@ -151,6 +151,26 @@ public enum JSONText {
     }
 }
 
+extension JSONText {
+    /// Appends a double as the writer spells it (``appendDouble(_:into:)``; for `jsonb`, one
+    /// without a fraction in full digits with `.0`, see ``JSONWriter/Options/jsonb``), or
+    /// returns `false` for NaN and ±infinity.
+    @inline(__always)
+    static func appendDouble<Sink: JSONByteSink>(_ value: Double, jsonb: Bool, into out: inout Sink) -> Bool {
+        guard jsonb, value.isFinite, value.rounded(.towardZero) == value else { return appendDouble(value, into: &out) }
+        if abs(value) < 1e15, let i = Int64(exactly: value) {
+            if value.sign == .minus, i == 0 { out.append(UInt8(ascii: "-")) }
+            appendInteger(i, into: &out)
+            out.append(UInt8(ascii: "."))
+            out.append(UInt8(ascii: "0"))
+        } else {
+            // Every digit of the integer (a double above 1e15 is a whole number).
+            for b in String(format: "%.1f", value).utf8 { out.append(b) }
+        }
+        return true
+    }
+}
+
 // MARK: - The writer's scalars
 
 extension JSONNativeWriter {
@@ -165,19 +185,7 @@ extension JSONNativeWriter {
     /// Writes a double (see ``JSONText/appendDouble(_:to:)``; for `jsonb`, one without a
     /// fraction in full digits with `.0`, see ``JSONWriter/Options/jsonb``).
     mutating func writeDouble(_ value: Double) throws(PFError) {
-        if options.jsonb, value.isFinite, value.rounded(.towardZero) == value {
-            if abs(value) < 1e15, let i = Int64(exactly: value) {
-                if value.sign == .minus, i == 0 { text.append(UInt8(ascii: "-")) }
-                writeInteger(i)
-                text.append(UInt8(ascii: "."))
-                text.append(UInt8(ascii: "0"))
-            } else {
-                // Every digit of the integer (a double above 1e15 is a whole number).
-                for b in String(format: "%.1f", value).utf8 { text.append(b) }
-            }
-            return
-        }
-        guard JSONText.appendDouble(value, into: &text) else { throw JSONWriterError.nonFinite(value) }
+        guard JSONText.appendDouble(value, jsonb: options.jsonb, into: &text) else { throw JSONWriterError.nonFinite(value) }
     }
 
     /// Writes a quoted string (see ``JSONText/appendString(_:escapingSlashes:to:)``).

@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 
 /// How special types are written into a ``PFValue`` tree.
 public enum ParseRESTStyle: Sendable {
@@ -218,6 +219,24 @@ extension ParseValue {
             return .dictionary(out)
         case .embedded(let object):
             return object.encodedAsEmbedded(style: style)
+        }
+    }
+}
+
+extension ParseValue: JSONPlainValue {
+    /// The plain cases as their REST form (``restValue``) holds them, so the JSON writer can
+    /// write them without that tree (``PFJSON/JSONWriter/appendPlain(_:to:)``); typed values
+    /// are ``PFJSON/JSONPlainShape/other``.
+    package var plainShape: JSONPlainShape<ParseValue> {
+        switch self {
+        case .null: .null
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        case .array(let items): .array(items)
+        case .object(let members): .object(members)
+        case .date, .bytes, .pointer, .relation, .file, .geoPoint, .polygon, .embedded: .other
         }
     }
 }

@@ -56,65 +56,16 @@ enum PostgresJSON {
 
     /// Appends the JSON text of a Parse value as ``write(_:into:what:)`` writes its REST form
     /// (`value.restValue`), without building that tree — for the plain values most `jsonb`
-    /// columns hold: strings without U+0000, integers, doubles with a fraction, booleans, null,
-    /// and arrays and objects of them up to 64 deep. `false`, with `bytes` as it was, for
-    /// anything else (typed values, whole-number doubles, which `jsonb` text spells apart):
-    /// the caller then writes `value.restValue`.
+    /// columns hold (strings without U+0000, numbers, booleans, null, and arrays and objects
+    /// of them), through the writer's own plain path (``PFJSON/JSONWriter/appendPlain(_:to:)``).
+    /// `false`, with `bytes` as it was, for anything else (typed values, NaN, U+0000): the
+    /// caller then writes `value.restValue`, which reports what is wrong.
     /// - Parameters:
     ///   - value: the value.
     ///   - bytes: where the text goes.
     /// - Returns: whether the value was written.
     static func appendPlain(_ value: ParseValue, into bytes: inout [UInt8]) -> Bool {
-        let start = bytes.count
-        guard appendPlain(value, depth: 0, into: &bytes) else {
-            bytes.removeSubrange(start...)
-            return false
-        }
-        return true
-    }
-
-    private static func appendPlain(_ value: ParseValue, depth: Int, into bytes: inout [UInt8]) -> Bool {
-        switch value {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let b): bytes.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): JSONText.appendInteger(i, to: &bytes)
-        case .double(let d):
-            guard d.isFinite, d.rounded(.towardZero) != d else { return false }
-            JSONText.appendDouble(d, to: &bytes)
-        case .string(let s):
-            guard appendPlain(s, into: &bytes) else { return false }
-        case .array(let items):
-            guard depth < 64 else { return false }
-            bytes.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                guard appendPlain(item, depth: depth + 1, into: &bytes) else { return false }
-            }
-            bytes.append(UInt8(ascii: "]"))
-        case .object(let members):
-            guard depth < 64 else { return false }
-            bytes.append(UInt8(ascii: "{"))
-            for i in members.keys.indices {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                guard appendPlain(members.keys[i], into: &bytes) else { return false }
-                bytes.append(UInt8(ascii: ":"))
-                guard appendPlain(members.values[i], depth: depth + 1, into: &bytes) else { return false }
-            }
-            bytes.append(UInt8(ascii: "}"))
-        case .date, .bytes, .pointer, .relation, .file, .geoPoint, .polygon, .embedded:
-            return false
-        }
-        return true
-    }
-
-    /// A quoted string, or `false` for one holding U+0000 (which `jsonb` refuses: the full
-    /// writer says so).
-    private static func appendPlain(_ s: String, into bytes: inout [UInt8]) -> Bool {
-        var s = s
-        let hasNUL = s.withUTF8 { $0.contains(0) }
-        guard !hasNUL else { return false }
-        JSONText.appendString(s, to: &bytes)
-        return true
+        writer.appendPlain(value, to: &bytes)
     }
 
     /// Reads the text of a `jsonb` value (as `jsonb::text` prints it).
