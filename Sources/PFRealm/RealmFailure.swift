@@ -45,7 +45,7 @@ public enum RealmFailure: PFFailure, Hashable {
     case unknownMixedType(Int64)
     /// A collection of another type than a list or dictionary nested in a Mixed value.
     case nestedCollectionType(Int64)
-    /// The encryptor (``RealmEncryption/encrypt``) could not encrypt a data page.
+    /// The test encryptor (`RealmEncryption.encrypt`, package access) could not encrypt a data page.
     case cannotEncrypt(page: Int, reason: String)
 
     public var code: PFError.Code {
