@@ -236,11 +236,6 @@ import Testing
         #expect(error?.code == .unrepresentable)
         #expect(error?.failure(as: MongoExtendedJSON.Failure.self) == .dateBeyondMilliseconds(1e300))
         #expect(error?.path == [.key("when")])
-        let dotted = try ParseObject(className: "Post", objectId: "q", fields: ["o": .array([.object(["a.b": .int(1)])])])
-        let nested = mongoError { try store.write([dotted], className: "Post") }
-        #expect(nested?.failure(as: MongoExtendedJSON.Failure.self) == .reservedNestedKey("a.b"))
-        #expect(nested?.path == [.key("o"), .index(0), .key("a.b")])
-        #expect(nested?.message.hasPrefix("dump.jsonl/Post.json, object q: nested key 'a.b'") == true, "\(String(describing: nested))")
         store.abort()
         #expect(try scratch.siblings() == [])
     }
