@@ -22,30 +22,10 @@ func fuzzCBOR(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 func fuzzSequence(_ data: Data) {
     let limits = FuzzDriver.limits
     let whole = Result { () throws(PFError) -> [PFValue] in try CBORSequence.read(data, limits: limits) }
-    let bytes = [UInt8](data)
-    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
-    for chunking in [[1], [7], [split, bytes.count]] {
-        let fed = Result { () throws(PFError) -> [PFValue] in
-            var reader = CBORSequence.Reader(limits: limits)
-            var values: [PFValue] = []
-            var start = 0
-            var step = 0
-            while start < bytes.count {
-                let size = max(1, chunking[step % chunking.count])
-                step += 1
-                let end = min(bytes.count, start + size)
-                try bytes[start..<end].withBytes { raw throws(PFError) in
-                    try reader.feed(raw) { value, _ throws(PFError) in values.append(value) }
-                }
-                start = end
-            }
-            try reader.finish { value, _ throws(PFError) in values.append(value) }
-            return values
-        }
-        if fed != whole {
-            fatalError("CBOR sequence fed in chunks of \(chunking) and read whole disagree: \(fed) vs \(whole)")
-        }
-    }
+    FuzzDriver.checkChunkedFeeds(
+        [UInt8](data), against: whole, "CBOR sequence", make: { CBORSequence.Reader(limits: limits) },
+        feed: { reader, raw, values throws(PFError) in try reader.feed(raw) { value, _ throws(PFError) in values.append(value) } },
+        finish: { reader, values throws(PFError) in try reader.finish { value, _ throws(PFError) in values.append(value) } })
     guard let values = try? whole.get() else { return }
     values.forEach(FuzzDriver.exercise)
     guard let written = try? CBORSequence.write(values) else { return }

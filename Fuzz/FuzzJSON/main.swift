@@ -88,30 +88,10 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 func fuzzJSONLines(_ data: Data) {
     let reader = JSONReader(options: .init(limits: FuzzDriver.limits))
     let whole = Result { () throws(PFError) -> [PFValue] in try JSONLines.Reader.read(data, reader: reader) }
-    let bytes = [UInt8](data)
-    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
-    for chunking in [[1], [7], [split, bytes.count]] {
-        let fed = Result { () throws(PFError) -> [PFValue] in
-            var lines = JSONLines.Reader(reader: reader)
-            var values: [PFValue] = []
-            var start = 0
-            var step = 0
-            while start < bytes.count {
-                let size = max(1, chunking[step % chunking.count])
-                step += 1
-                let end = min(bytes.count, start + size)
-                try bytes[start..<end].withBytes { raw throws(PFError) in
-                    try lines.feed(raw) { value, _ throws(PFError) in values.append(value) }
-                }
-                start = end
-            }
-            try lines.finish { value, _ throws(PFError) in values.append(value) }
-            return values
-        }
-        if fed != whole {
-            fatalError("JSON Lines fed in chunks of \(chunking) and read whole disagree: \(fed) vs \(whole)")
-        }
-    }
+    FuzzDriver.checkChunkedFeeds(
+        [UInt8](data), against: whole, "JSON Lines", make: { JSONLines.Reader(reader: reader) },
+        feed: { lines, raw, values throws(PFError) in try lines.feed(raw) { value, _ throws(PFError) in values.append(value) } },
+        finish: { lines, values throws(PFError) in try lines.finish { value, _ throws(PFError) in values.append(value) } })
     guard let values = try? whole.get() else { return }
     values.forEach(FuzzDriver.exercise)
     guard let text = try? JSONLines.Writer().write(values) else { return }

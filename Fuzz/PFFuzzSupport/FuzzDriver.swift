@@ -35,6 +35,42 @@ public enum FuzzDriver {
         _ = value.description.utf8.count
     }
 
+    /// Checks an incremental record reader (CBOR sequences, JSON Lines) against a whole read:
+    /// a fresh reader (`make`) is fed `bytes` in pieces of 1 byte, of 7 bytes, and in two
+    /// pieces split where the first byte says, then finished; each must give the values or
+    /// the error of `whole`, or the target stops, naming `what`.
+    /// - Parameters:
+    ///   - feed: hands one piece to the reader, appending the values it completes.
+    ///   - finish: ends the input, appending the last values.
+    public static func checkChunkedFeeds<Reader>(
+        _ bytes: [UInt8], against whole: Result<[PFValue], PFError>, _ what: String,
+        make: () -> Reader,
+        feed: (inout Reader, UnsafeRawBufferPointer, inout [PFValue]) throws(PFError) -> Void,
+        finish: (inout Reader, inout [PFValue]) throws(PFError) -> Void
+    ) {
+        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        for chunking in [[1], [7], [split, bytes.count]] {
+            let fed = Result { () throws(PFError) -> [PFValue] in
+                var reader = make()
+                var values: [PFValue] = []
+                var start = 0
+                var step = 0
+                while start < bytes.count {
+                    let size = max(1, chunking[step % chunking.count])
+                    step += 1
+                    let end = min(bytes.count, start + size)
+                    try bytes[start..<end].withBytes { raw throws(PFError) in try feed(&reader, raw, &values) }
+                    start = end
+                }
+                try finish(&reader, &values)
+                return values
+            }
+            if fed != whole {
+                fatalError("\(what) fed in chunks of \(chunking) and read whole disagree: \(fed) vs \(whole)")
+            }
+        }
+    }
+
     /// Runs the target: libFuzzer in a fuzzing build, a replay of the argument files otherwise.
     public static func main(_ test: TestOneInput) -> Never {
         #if PFFUZZ

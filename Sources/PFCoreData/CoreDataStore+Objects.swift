@@ -68,12 +68,13 @@ public struct CoreDataObjectCursor: Sendable {
     var position = 0
     var finished = false
     /// Values a row did not hold as its model says, with what was kept instead (the first
-    /// 1,000; ``reportCount`` counts them all).
-    public private(set) var reports: [SQLiteRowReport] = []
-    /// How many reports there were.
-    public private(set) var reportCount = 0
+    /// 1,000 kept, all counted).
+    public private(set) var reports = SQLiteRowReports()
     /// Called with each report as it is made, the 1,001st and later too (the CLI prints them).
-    public var onReport: (@Sendable (SQLiteRowReport) -> Void)?
+    public var onReport: (@Sendable (SQLiteRowReport) -> Void)? {
+        get { reports.onReport }
+        set { reports.onReport = newValue }
+    }
 
     init(store: CoreDataStore, entity: String, layout: CoreDataLayout.EntityLayout, batchSize: Int) {
         self.store = store
@@ -166,10 +167,7 @@ public struct CoreDataObjectCursor: Sendable {
     }
 
     mutating func report(_ objectID: String, _ key: String, _ message: String) {
-        let report = SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message)
-        reportCount += 1
-        if reports.count < 1_000 { reports.append(report) }
-        onReport?(report)
+        reports.add(SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message))
     }
 }
 
@@ -197,11 +195,12 @@ extension CoreDataStore {
     }
 
     /// Calls `body` with every object of an entity, a batch at a time (see ``objects(entity:batchSize:)``).
-    /// - Returns: the reports of the read (values kept as stored instead of converted, the first 1,000).
+    /// - Returns: the reports of the read (values kept as stored instead of converted: the
+    ///   first 1,000 kept, all counted).
     /// - Throws: ``PFError`` from reading, or whatever `body` throws.
     @discardableResult
     public func forEachObject(entity: String, batchSize: Int = 256, _ body: (PFValue) throws(PFError) -> Void) throws(PFError)
-        -> [SQLiteRowReport]
+        -> SQLiteRowReports
     {
         var cursor = try objects(entity: entity, batchSize: batchSize)
         while let object = try cursor.next() { try body(object) }

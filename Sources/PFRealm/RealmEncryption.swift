@@ -65,13 +65,15 @@ public enum RealmEncryption {
     /// every 64 data pages, each entry's current IV and HMAC set (`iv2`/`hmac2` left zero).
     /// pfarchive never writes Realm files; this builds encrypted inputs for its tests and its
     /// fuzz target (with the real encrypted fixture's IVs it rebuilds that file byte for byte).
+    /// It is `package`: the tests and the fuzz targets are targets of this package, and a
+    /// library user does not see it.
     /// - Parameters:
     ///   - plain: the plain file.
     ///   - key: the 64-byte key.
     ///   - ivs: each data page's stored IV (not 0, which marks a page never written).
     /// - Returns: the encrypted file.
     /// - Throws: ``RealmFailure/keyLength(_:)``, or what AES throws.
-    public static func encrypt(_ plain: [UInt8], key: [UInt8], ivs: (Int) -> UInt32 = { UInt32(truncatingIfNeeded: $0 &+ 1) }) throws(PFError) -> [UInt8] {
+    package static func encrypt(_ plain: [UInt8], key: [UInt8], ivs: (Int) -> UInt32 = { UInt32(truncatingIfNeeded: $0 &+ 1) }) throws(PFError) -> [UInt8] {
         guard key.count == 64 else { throw PFError(RealmFailure.keyLength(key.count), format: RealmFile.format) }
         var data = plain
         if data.count % pageSize != 0 { data += [UInt8](repeating: 0, count: pageSize - data.count % pageSize) }

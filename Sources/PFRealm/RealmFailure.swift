@@ -37,15 +37,15 @@ public enum RealmFailure: PFFailure, Hashable {
     case noTopReference
     /// A top reference past the end of the file.
     case topPastEnd(top: UInt64, fileSize: Int)
-    /// A node that breaks the format; `detail` says which and how.
-    case damaged(_ detail: String)
+    /// A node that breaks the format; the ``Damage`` says which and how.
+    case damaged(Damage)
     /// A column of a type this reader does not know.
     case unknownColumnType(table: String, column: Int, type: Int64)
     /// A Mixed value of a type this reader does not know.
     case unknownMixedType(Int64)
     /// A collection of another type than a list or dictionary nested in a Mixed value.
     case nestedCollectionType(Int64)
-    /// The encryptor (``RealmEncryption/encrypt``) could not encrypt a data page.
+    /// The test encryptor (`RealmEncryption.encrypt`, package access) could not encrypt a data page.
     case cannotEncrypt(page: Int, reason: String)
 
     public var code: PFError.Code {
@@ -88,7 +88,7 @@ public enum RealmFailure: PFFailure, Hashable {
         case .streamingFooterCookie: "streaming-form file without its footer cookie (truncated?)"
         case .noTopReference: "the file has no top reference (an empty, never committed file)"
         case .topPastEnd(let top, let size): "top reference \(top) is past the end of the file (\(size) bytes)"
-        case .damaged(let detail): "damaged file: \(detail)"
+        case .damaged(let damage): "damaged file: \(damage)"
         case .unknownColumnType(let table, let column, let type): "table \(table): column \(column) has the unknown type \(type)"
         case .unknownMixedType(let type): "a Mixed value of type \(type)"
         case .nestedCollectionType(let type): "a collection of type \(type) nested in a Mixed value"

@@ -144,7 +144,7 @@ public final class RealmFile {
     }
 
     /// An error about the node at `ref`.
-    func damaged(_ message: String, at ref: Int) -> PFError {
-        PFError(RealmFailure.damaged(message), format: Self.format, offset: ref)
+    func damaged(_ damage: RealmFailure.Damage, at ref: Int) -> PFError {
+        PFError(RealmFailure.damaged(damage), format: Self.format, offset: ref)
     }
 }

@@ -29,34 +29,34 @@ extension RealmFile {
                     continue
                 }
                 let blob = try node(ref)
-                guard blob.widthType == 2, !blob.hasRefs else { throw damaged("a big string or binary is not one blob node", at: blob.ref) }
+                guard blob.widthType == 2, !blob.hasRefs else { throw damaged(.notKind(.bigString, expected: .bytes), at: blob.ref) }
                 var value = Array(try payloadBytes(blob, from: 0, count: blob.count))
                 if strings {
-                    guard value.last == 0 else { throw damaged("a big string without its terminating zero", at: blob.ref) }
+                    guard value.last == 0 else { throw damaged(.unterminatedString(big: true), at: blob.ref) }
                     value.removeLast()
                 }
                 out.append(value)
             }
         } else if n.hasRefs {
             // Medium (small blobs): [offsets, blob, nulls].
-            guard n.count >= 2 else { throw damaged("a medium string or binary leaf with \(n.count) slots", at: n.ref) }
-            let offsets = try child(n, 0, "string offsets")
-            let blob = try child(n, 1, "string blob")
+            guard n.count >= 2 else { throw damaged(.tooFewSlots(.mediumString, has: n.count, needs: 2), at: n.ref) }
+            let offsets = try child(n, 0, .stringOffsets)
+            let blob = try child(n, 1, .stringBlob)
             let nulls = n.count > 2 ? try childRef(n, 2).map { r throws(PFError) in try node(r) } : nil
-            guard blob.widthType == 2 else { throw damaged("string blob is not a byte node", at: blob.ref) }
+            guard blob.widthType == 2 else { throw damaged(.notKind(.stringBlob, expected: .bytes), at: blob.ref) }
             try spend(offsets.count, at: offsets.ref)
             var begin: Int64 = 0
             for i in 0..<offsets.count {
                 let end = try int(offsets, i)
                 guard end >= begin, end <= Int64(blob.count) else {
-                    throw damaged("string offset \(end) outside its blob of \(blob.count) bytes", at: offsets.ref)
+                    throw damaged(.stringOffset(end, blobBytes: blob.count), at: offsets.ref)
                 }
                 if let nulls, i < nulls.count, try int(nulls, i) != 0 {
                     out.append(nil)
                 } else {
                     var value = Array(try payloadBytes(blob, from: Int(begin), count: Int(end - begin)))
                     if strings {
-                        guard value.last == 0 else { throw damaged("a string without its terminating zero", at: blob.ref) }
+                        guard value.last == 0 else { throw damaged(.unterminatedString(big: false), at: blob.ref) }
                         value.removeLast()
                     }
                     out.append(value)
@@ -65,7 +65,7 @@ extension RealmFile {
             }
         } else {
             // Short: fixed slots of `width` bytes.
-            guard n.widthType == 1 else { throw damaged("a short string leaf whose elements are not fixed slots", at: n.ref) }
+            guard n.widthType == 1 else { throw damaged(.notKind(.shortString, expected: .fixedSlots), at: n.ref) }
             let w = n.width
             for i in 0..<n.count {
                 if w == 0 {
@@ -78,7 +78,7 @@ extension RealmFile {
                     out.append(nil)
                     continue
                 }
-                guard pad <= w - 1 else { throw damaged("a short string slot with padding \(pad) of \(w)", at: n.ref) }
+                guard pad <= w - 1 else { throw damaged(.shortStringPadding(pad, width: w), at: n.ref) }
                 out.append(Array(bytes[slot..<(slot + w - 1 - pad)]))
             }
         }
@@ -111,7 +111,7 @@ extension RealmFile {
             if let enumRef = column.enumKeysRef {
                 let keys = try stringValues(try node(enumRef), nullable: column.isNullable)
                 return try ints(leaf).map { (i: Int64) throws(PFError) -> RealmValue in
-                    guard i >= 0, i < Int64(keys.count) else { throw damaged("enumerated string index \(i) of \(keys.count)", at: leaf.ref) }
+                    guard i >= 0, i < Int64(keys.count) else { throw damaged(.indexOutOfRange(.enumeratedString, index: i, count: keys.count), at: leaf.ref) }
                     return keys[Int(i)].map { .string(Self.text($0)) } ?? .null
                 }
             }
@@ -119,25 +119,26 @@ extension RealmFile {
         case .binary:
             return try blobLeaf(leaf, nullable: column.isNullable, strings: false).map { $0.map { .binary(Data($0)) } ?? .null }
         case .float:
-            guard leaf.widthType == 1, leaf.width == 4 || leaf.count == 0 else { throw damaged("a float leaf of width \(leaf.width)", at: leaf.ref) }
+            guard leaf.widthType == 1, leaf.width == 4 || leaf.count == 0 else { throw damaged(.width(.floatLeaf, leaf.width), at: leaf.ref) }
             try spend(leaf.count, at: leaf.ref)
             return (0..<leaf.count).map { i in
                 let bits = UInt32(truncatingIfNeeded: UInt64(le: bytes, leaf.payload + 4 * i, 4))
                 return column.isNullable && bits == 0x7fc0_00aa ? .null : .float(Float(bitPattern: bits))
             }
         case .double:
-            guard leaf.widthType == 1, leaf.width == 8 || leaf.count == 0 else { throw damaged("a double leaf of width \(leaf.width)", at: leaf.ref) }
+            guard leaf.widthType == 1, leaf.width == 8 || leaf.count == 0 else { throw damaged(.width(.doubleLeaf, leaf.width), at: leaf.ref) }
             try spend(leaf.count, at: leaf.ref)
             return (0..<leaf.count).map { i in
                 let bits = UInt64(le: bytes, leaf.payload + 8 * i, 8)
                 return column.isNullable && bits == 0x7ff8_0000_0000_00aa ? .null : .double(Double(bitPattern: bits))
             }
         case .timestamp:
-            guard leaf.hasRefs, leaf.count >= 2 else { throw damaged("a timestamp leaf with \(leaf.count) slots", at: leaf.ref) }
-            let seconds = try ints(try child(leaf, 0, "timestamp seconds"))
-            let nanos = try child(leaf, 1, "timestamp nanoseconds")
+            guard leaf.hasRefs else { throw damaged(.noReferences(.timestampLeaf), at: leaf.ref) }
+            guard leaf.count >= 2 else { throw damaged(.tooFewSlots(.timestampLeaf, has: leaf.count, needs: 2), at: leaf.ref) }
+            let seconds = try ints(try child(leaf, 0, .timestampSeconds))
+            let nanos = try child(leaf, 1, .timestampNanoseconds)
             guard let null = seconds.first, nanos.count == seconds.count - 1 else {
-                throw damaged("timestamp leaf: \(seconds.count - 1) seconds and \(nanos.count) nanoseconds", at: leaf.ref)
+                throw damaged(.timestampHalves(seconds: seconds.count - 1, nanoseconds: nanos.count), at: leaf.ref)
             }
             var out: [RealmValue] = []
             out.reserveCapacity(nanos.count)
@@ -156,7 +157,7 @@ extension RealmFile {
         case .decimal:
             return try decimals(leaf)
         case .link, .linkList:
-            guard let target = column.targetTable else { throw damaged("link column \(column.name) without a target table", at: leaf.ref) }
+            guard let target = column.targetTable else { throw damaged(.linkWithoutTarget(column: column.name), at: leaf.ref) }
             return try ints(leaf).map { v in
                 let key = v &- linkAdjust
                 if linkAdjust == 1 && v == 0 { return .null }
@@ -167,7 +168,7 @@ extension RealmFile {
         case .typedLink:
             // Pairs: the target table's key + 1 (31 bits) and the object's key + 1; 0 is null.
             let all = try ints(leaf)
-            guard all.count % 2 == 0 else { throw damaged("a typed-link leaf of \(all.count) values, not pairs", at: leaf.ref) }
+            guard all.count % 2 == 0 else { throw damaged(.typedLinkValues(all.count), at: leaf.ref) }
             return stride(from: 0, to: all.count, by: 2).map { i in
                 all[i] == 0 ? .null : .typedLink(table: (all[i] &- 1) & 0x7FFF_FFFF, key: all[i + 1] &- 1)
             }
@@ -178,7 +179,7 @@ extension RealmFile {
 
     /// ObjectId and UUID leaves: blocks of a null bitmap byte and 8 values.
     func fixedBytes(_ leaf: RealmNode, size: Int) throws(PFError) -> [[UInt8]?] {
-        guard leaf.widthType == 2 else { throw damaged("a fixed-bytes leaf that is not a byte node", at: leaf.ref) }
+        guard leaf.widthType == 2 else { throw damaged(.notKind(.fixedBytesLeaf, expected: .bytes), at: leaf.ref) }
         let block = 1 + 8 * size
         let full = leaf.count / block
         let rest = leaf.count % block
@@ -198,7 +199,7 @@ extension RealmFile {
     /// Decimal128 leaves: 16-byte values before format 24; 4, 8 or 16 bytes (BID32, BID64,
     /// BID128) from format 24.
     func decimals(_ leaf: RealmNode) throws(PFError) -> [RealmValue] {
-        guard leaf.widthType == 1 || leaf.count == 0 else { throw damaged("a Decimal128 leaf that is not fixed slots", at: leaf.ref) }
+        guard leaf.widthType == 1 || leaf.count == 0 else { throw damaged(.notKind(.decimalLeaf, expected: .fixedSlots), at: leaf.ref) }
         try spend(leaf.count, at: leaf.ref)
         var out: [RealmValue] = []
         for i in 0..<leaf.count {
@@ -214,7 +215,7 @@ extension RealmFile {
             case 0:
                 out.append(.decimal("0"))
             default:
-                throw damaged("a Decimal128 leaf of width \(leaf.width)", at: leaf.ref)
+                throw damaged(.width(.decimalLeaf, leaf.width), at: leaf.ref)
             }
         }
         return out

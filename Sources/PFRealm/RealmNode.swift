@@ -37,7 +37,7 @@ extension RealmFile {
     /// - Throws: when the reference is not a node inside the file.
     func node(_ value: Int64) throws(PFError) -> RealmNode {
         guard value >= 24, value & 7 == 0, value <= Int64(bytes.count) - 8 else {
-            throw damaged("reference \(value) is not a node inside the file (\(bytes.count) bytes)", at: Int(clamping: value))
+            throw damaged(.badReference(value, fileSize: bytes.count), at: Int(clamping: value))
         }
         let ref = Int(value)
         let flags = bytes[ref + 4]
@@ -49,7 +49,7 @@ extension RealmFile {
         case 0: byteSize = (count * width + 7) >> 3
         case 1: byteSize = count * width
         case 2: byteSize = count
-        default: throw damaged("node with an unknown width type 3", at: ref)
+        default: throw damaged(.unknownWidthType, at: ref)
         }
         guard byteSize <= bytes.count - ref - 8 else {
             throw PFError(RealmFailure.nodePastEnd(bytes: byteSize, ref: ref, fileSize: bytes.count), format: Self.format, offset: ref)
@@ -59,8 +59,8 @@ extension RealmFile {
 
     /// Element `i` of an integer node, signed for widths of 8 bits and more.
     func int(_ node: RealmNode, _ i: Int) throws(PFError) -> Int64 {
-        guard i >= 0, i < node.count else { throw damaged("index \(i) past the \(node.count) elements of the node", at: node.ref) }
-        guard node.widthType == 0 else { throw damaged("expected an integer node", at: node.ref) }
+        guard i >= 0, i < node.count else { throw damaged(.indexOutOfRange(.node, index: Int64(i), count: node.count), at: node.ref) }
+        guard node.widthType == 0 else { throw damaged(.notKind(.node, expected: .integers), at: node.ref) }
         let p = node.payload
         switch node.width {
         case 0: return 0
@@ -71,14 +71,14 @@ extension RealmFile {
         case 16: return Int64(Int16(bitPattern: UInt16(le: bytes, p + 2 * i, 2)))
         case 32: return Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: UInt64(le: bytes, p + 4 * i, 4))))
         case 64: return Int64(bitPattern: UInt64(le: bytes, p + 8 * i, 8))
-        default: throw damaged("integer width \(node.width)", at: node.ref)
+        default: throw damaged(.width(.node, node.width), at: node.ref)
         }
     }
 
     /// Element `i` of an unsigned node (Realm's key arrays): every width unsigned.
     func uint(_ node: RealmNode, _ i: Int) throws(PFError) -> UInt64 {
-        guard i >= 0, i < node.count else { throw damaged("index \(i) past the \(node.count) elements of the node", at: node.ref) }
-        guard node.widthType == 0 else { throw damaged("expected an integer node", at: node.ref) }
+        guard i >= 0, i < node.count else { throw damaged(.indexOutOfRange(.node, index: Int64(i), count: node.count), at: node.ref) }
+        guard node.widthType == 0 else { throw damaged(.notKind(.node, expected: .integers), at: node.ref) }
         switch node.width {
         case 8, 16, 32, 64: return UInt64(le: bytes, node.payload + node.width / 8 * i, node.width / 8)
         default: return UInt64(bitPattern: try int(node, i))
@@ -102,22 +102,22 @@ extension RealmFile {
     }
 
     /// A child node that must be present.
-    func child(_ parent: RealmNode, _ i: Int, _ what: String) throws(PFError) -> RealmNode {
-        guard let ref = try childRef(parent, i) else { throw damaged("missing \(what) (slot \(i) of the node)", at: parent.ref) }
+    func child(_ parent: RealmNode, _ i: Int, _ what: RealmFailure.Part) throws(PFError) -> RealmNode {
+        guard let ref = try childRef(parent, i) else { throw damaged(.missing(what, slot: i), at: parent.ref) }
         return try node(ref)
     }
 
     /// A tagged integer (`value >> 1` of an odd element) of a node with references.
-    func tagged(_ node: RealmNode, _ i: Int, _ what: String) throws(PFError) -> Int64 {
+    func tagged(_ node: RealmNode, _ i: Int, _ what: RealmFailure.Part) throws(PFError) -> Int64 {
         let v = try int(node, i)
-        guard v & 1 == 1 else { throw damaged("\(what) is not a tagged integer (slot \(i))", at: node.ref) }
+        guard v & 1 == 1 else { throw damaged(.notTagged(what, slot: i), at: node.ref) }
         return v >> 1
     }
 
     /// The raw payload bytes `[start, start + count)` of a node; the range is checked.
     func payloadBytes(_ node: RealmNode, from start: Int, count: Int) throws(PFError) -> ArraySlice<UInt8> {
         guard start >= 0, count >= 0, start <= node.byteSize, count <= node.byteSize - start else {
-            throw damaged("range \(start)+\(count) outside the node's \(node.byteSize) bytes", at: node.ref)
+            throw damaged(.rangeOutsideNode(start: start, count: count, byteSize: node.byteSize), at: node.ref)
         }
         return bytes[(node.payload + start)..<(node.payload + start + count)]
     }
@@ -125,13 +125,14 @@ extension RealmFile {
     /// The leaves of a B+tree (or a single leaf), in order. Inner nodes are
     /// `[offsets or elements-per-child, children…, tagged total]`; each node is visited once.
     func bptreeLeaves(_ root: RealmNode, depth: Int = 0, visited: inout Set<Int>) throws(PFError) -> [RealmNode] {
-        guard visited.insert(root.ref).inserted else { throw damaged("a B+tree refers to node \(root.ref) twice (a cycle)", at: root.ref) }
+        guard visited.insert(root.ref).inserted else { throw damaged(.cycle(.bTree, ref: root.ref), at: root.ref) }
         guard root.isInner else { return [root] }
-        guard depth < Self.maxTreeDepth else { throw damaged("B+tree deeper than \(Self.maxTreeDepth) levels", at: root.ref) }
-        guard root.hasRefs, root.count >= 2 else { throw damaged("inner B+tree node without children", at: root.ref) }
+        guard depth < Self.maxTreeDepth else { throw damaged(.tooDeep(.bTree, levels: Self.maxTreeDepth), at: root.ref) }
+        guard root.hasRefs else { throw damaged(.noReferences(.bTreeInner), at: root.ref) }
+        guard root.count >= 2 else { throw damaged(.tooFewSlots(.bTreeInner, has: root.count, needs: 2), at: root.ref) }
         var leaves: [RealmNode] = []
         for i in 1..<(root.count - 1) {
-            let c = try child(root, i, "B+tree child")
+            let c = try child(root, i, .bTreeChild)
             leaves += try bptreeLeaves(c, depth: depth + 1, visited: &visited)
         }
         return leaves

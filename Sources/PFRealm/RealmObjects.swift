@@ -25,14 +25,14 @@ extension RealmFile {
     private func walkCluster(
         _ n: RealmNode, offset: Int64, depth: Int, visited: inout Set<Int>, _ body: (ClusterLeaf) throws(PFError) -> Void
     ) throws(PFError) {
-        guard visited.insert(n.ref).inserted else { throw damaged("the cluster tree refers to node \(n.ref) twice (a cycle)", at: n.ref) }
-        guard depth < Self.maxTreeDepth else { throw damaged("cluster tree deeper than \(Self.maxTreeDepth) levels", at: n.ref) }
-        guard n.hasRefs, n.count >= 1 else { throw damaged("a cluster node without references", at: n.ref) }
+        guard visited.insert(n.ref).inserted else { throw damaged(.cycle(.clusterTree, ref: n.ref), at: n.ref) }
+        guard depth < Self.maxTreeDepth else { throw damaged(.tooDeep(.clusterTree, levels: Self.maxTreeDepth), at: n.ref) }
+        guard n.hasRefs, n.count >= 1 else { throw damaged(.noReferences(.clusterNode), at: n.ref) }
         if n.isInner {
-            guard n.count >= 3 else { throw damaged("an inner cluster node with \(n.count) slots", at: n.ref) }
+            guard n.count >= 3 else { throw damaged(.tooFewSlots(.clusterInner, has: n.count, needs: 3), at: n.ref) }
             let keyOffsets = try childRef(n, 0).map { r throws(PFError) in try node(r) }
-            let subDepth = try tagged(n, 1, "cluster depth")
-            guard subDepth >= 0, subDepth < 8 else { throw damaged("cluster depth \(subDepth)", at: n.ref) }
+            let subDepth = try tagged(n, 1, .clusterDepth)
+            guard subDepth >= 0, subDepth < 8 else { throw damaged(.clusterDepth(subDepth), at: n.ref) }
             for i in 3..<n.count {
                 let childOffset: Int64
                 if let keyOffsets {
@@ -40,7 +40,7 @@ extension RealmFile {
                 } else {
                     childOffset = Int64(i - 3) << (8 * subDepth)
                 }
-                try walkCluster(try child(n, i, "cluster child"), offset: offset &+ childOffset, depth: depth + 1, visited: &visited, body)
+                try walkCluster(try child(n, i, .clusterChild), offset: offset &+ childOffset, depth: depth + 1, visited: &visited, body)
             }
             return
         }
@@ -48,11 +48,11 @@ extension RealmFile {
         var keys: [Int64] = []
         if first & 1 == 1 {
             let count = Int(first >> 1)
-            guard count >= 0, count <= n.byteSize * 8 + 1_000 else { throw damaged("a cluster claims \(count) objects", at: n.ref) }
+            guard count >= 0, count <= n.byteSize * 8 + 1_000 else { throw damaged(.clusterObjectCount(count), at: n.ref) }
             try spend(count, at: n.ref)
             keys = (0..<count).map { offset &+ Int64($0) }
         } else {
-            let keyNode = try child(n, 0, "cluster keys")
+            let keyNode = try child(n, 0, .clusterKeys)
             try spend(keyNode.count, at: keyNode.ref)
             keys.reserveCapacity(keyNode.count)
             for i in 0..<keyNode.count { keys.append(offset &+ Int64(bitPattern: try uint(keyNode, i))) }
@@ -64,15 +64,15 @@ extension RealmFile {
     func columnValues(_ leaf: ClusterLeaf, _ column: RealmColumn) throws(PFError) -> [RealmValue] {
         let slot = column.leafIndex + 1
         guard slot < leaf.node.count else {
-            throw damaged("the cluster has no leaf for column \(column.name) (slot \(slot) of \(leaf.node.count))", at: leaf.node.ref)
+            throw damaged(.columnWithoutLeaf(column: column.name, slot: slot, slots: leaf.node.count), at: leaf.node.ref)
         }
-        let n = try child(leaf.node, slot, "leaf of column \(column.name)")
+        let n = try child(leaf.node, slot, .columnLeaf(column.name))
         let values: [RealmValue]
         if column.collection == .none {
             values = try leafValues(n, column)
         } else {
             // One collection per object: a reference to its root, or 0 when empty.
-            guard n.hasRefs || n.count == 0 else { throw damaged("the collection column \(column.name) holds no references", at: n.ref) }
+            guard n.hasRefs || n.count == 0 else { throw damaged(.noReferences(.collectionColumn(column.name)), at: n.ref) }
             var out: [RealmValue] = []
             out.reserveCapacity(n.count)
             for i in 0..<n.count {
@@ -82,7 +82,7 @@ extension RealmFile {
             values = out
         }
         guard values.count == leaf.keys.count else {
-            throw damaged("column \(column.name) has \(values.count) values for \(leaf.keys.count) objects", at: n.ref)
+            throw damaged(.columnValues(column: column.name, values: values.count, objects: leaf.keys.count), at: n.ref)
         }
         return values
     }
@@ -123,12 +123,13 @@ extension RealmFile {
 
     /// A dictionary: `[keys, values]`, two B+trees of the same size (string keys, Mixed values).
     func dictionary(_ top: RealmNode, valueColumn: RealmColumn, depth: Int) throws(PFError) -> RealmValue {
-        guard top.hasRefs, top.count >= 2 else { throw damaged("a dictionary with \(top.count) slots", at: top.ref) }
-        let keys = try stringValues(try child(top, 0, "dictionary keys"), nullable: false)
+        guard top.hasRefs else { throw damaged(.noReferences(.dictionary), at: top.ref) }
+        guard top.count >= 2 else { throw damaged(.tooFewSlots(.dictionary, has: top.count, needs: 2), at: top.ref) }
+        let keys = try stringValues(try child(top, 0, .dictionaryKeys), nullable: false)
         var valueType = valueColumn
         valueType.type = .mixed
-        let values = try bptreeValues(try child(top, 1, "dictionary values"), valueType, depth: depth)
-        guard keys.count == values.count else { throw damaged("a dictionary with \(keys.count) keys and \(values.count) values", at: top.ref) }
+        let values = try bptreeValues(try child(top, 1, .dictionaryValues), valueType, depth: depth)
+        guard keys.count == values.count else { throw damaged(.dictionaryEntries(entries: nil, keys: keys.count, values: values.count), at: top.ref) }
         return .dictionary(zip(keys, values).map { (key: Self.text($0.0 ?? []), value: $0.1) })
     }
 
@@ -141,12 +142,12 @@ extension RealmFile {
         var entries: [(key: [UInt8], value: RealmValue)] = []
         try forEachCluster(root: root) { (leaf) throws(PFError) in
             guard leaf.node.count >= 3 else {
-                throw damaged("a dictionary cluster of \(column.name) with \(leaf.node.count) slots, not keys and values", at: leaf.node.ref)
+                throw damaged(.tooFewSlots(.dictionaryCluster(column.name), has: leaf.node.count, needs: 3), at: leaf.node.ref)
             }
-            let keys = try stringValues(try child(leaf.node, 1, "dictionary keys"), nullable: false)
-            let values = try mixedValues(try child(leaf.node, 2, "dictionary values"))
+            let keys = try stringValues(try child(leaf.node, 1, .dictionaryKeys), nullable: false)
+            let values = try mixedValues(try child(leaf.node, 2, .dictionaryValues))
             guard keys.count == leaf.keys.count, values.count == leaf.keys.count else {
-                throw damaged("a dictionary cluster with \(leaf.keys.count) entries, \(keys.count) keys and \(values.count) values", at: leaf.node.ref)
+                throw damaged(.dictionaryEntries(entries: leaf.keys.count, keys: keys.count, values: values.count), at: leaf.node.ref)
             }
             for (key, value) in zip(keys, values) { entries.append((key ?? [], value)) }
             guard entries.count <= limits.maxCollectionCount else {
@@ -161,29 +162,30 @@ extension RealmFile {
     /// composite element is `value << 8 | payload index << 5 | (type + 1)`, or 0 for null.
     func mixedValues(_ leaf: RealmNode, depth: Int = 0) throws(PFError) -> [RealmValue] {
         guard depth < limits.maxDepth, depth < 64 else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: Self.format, offset: leaf.ref) }
-        guard leaf.hasRefs, leaf.count >= 1 else { throw damaged("a Mixed leaf without its composite array", at: leaf.ref) }
-        let composite = try ints(try child(leaf, 0, "Mixed composite"))
+        guard leaf.hasRefs else { throw damaged(.noReferences(.mixedLeaf), at: leaf.ref) }
+        guard leaf.count >= 1 else { throw damaged(.tooFewSlots(.mixedLeaf, has: leaf.count, needs: 1), at: leaf.ref) }
+        let composite = try ints(try child(leaf, 0, .mixedComposite))
         func payload(_ i: Int) throws(PFError) -> RealmNode {
-            guard i < leaf.count else { throw damaged("a Mixed leaf without its payload \(i)", at: leaf.ref) }
-            return try child(leaf, i, "Mixed payload \(i)")
+            guard i < leaf.count else { throw damaged(.tooFewSlots(.mixedLeaf, has: leaf.count, needs: i + 1), at: leaf.ref) }
+            return try child(leaf, i, .mixedPayload(i))
         }
         var intsNode: RealmNode?
         var pairsNode: RealmNode?
         var strings: [[UInt8]?]?
         func intPayload(_ i: Int64) throws(PFError) -> Int64 {
             if intsNode == nil { intsNode = try payload(1) }
-            guard let n = intsNode, i >= 0, i < Int64(n.count) else { throw damaged("Mixed int payload \(i) out of range", at: leaf.ref) }
+            guard let n = intsNode, i >= 0, i < Int64(n.count) else { throw damaged(.indexOutOfRange(.mixedInt, index: i, count: intsNode?.count ?? 0), at: leaf.ref) }
             return try int(n, Int(i))
         }
         func pairPayload(_ i: Int64) throws(PFError) -> (Int64, Int64) {
             if pairsNode == nil { pairsNode = try payload(2) }
-            guard let n = pairsNode, i >= 0, i < Int64(n.count / 2) else { throw damaged("Mixed pair payload \(i) out of range", at: leaf.ref) }
+            guard let n = pairsNode, i >= 0, i < Int64(n.count / 2) else { throw damaged(.indexOutOfRange(.mixedPair, index: i, count: (pairsNode?.count ?? 0) / 2), at: leaf.ref) }
             return (try int(n, Int(i) * 2), try int(n, Int(i) * 2 + 1))
         }
         func stringPayload(_ i: Int64) throws(PFError) -> [UInt8] {
             if strings == nil { strings = try blobLeaf(try payload(3), nullable: true, strings: true) }
             guard let s = strings, i >= 0, i < Int64(s.count), let value = s[Int(i)] else {
-                throw damaged("Mixed string payload \(i) out of range", at: leaf.ref)
+                throw damaged(.indexOutOfRange(.mixedString, index: i, count: strings?.count ?? 0), at: leaf.ref)
             }
             return value
         }
@@ -211,11 +213,11 @@ extension RealmFile {
                 out.append(RealmDecimal.bid128(low: UInt64(bitPattern: lo), high: UInt64(bitPattern: hi)))
             case 15:
                 let b = try stringPayload(data)
-                guard b.count >= 12 else { throw damaged("a Mixed ObjectId of \(b.count) bytes", at: leaf.ref) }
+                guard b.count >= 12 else { throw damaged(.mixedBytes(.mixedObjectId, count: b.count), at: leaf.ref) }
                 out.append(.objectId(Data(b.prefix(12))))
             case 17:
                 let b = try stringPayload(data)
-                guard b.count >= 16 else { throw damaged("a Mixed UUID of \(b.count) bytes", at: leaf.ref) }
+                guard b.count >= 16 else { throw damaged(.mixedBytes(.mixedUUID, count: b.count), at: leaf.ref) }
                 out.append(.uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))))
             case 16:
                 let (tableKey, key) = try pairPayload(data)
@@ -235,9 +237,9 @@ extension RealmFile {
 
     /// A list or dictionary nested in a Mixed value (format 24).
     private func nestedCollection(_ leaf: RealmNode, index: Int64, type: Int64, depth: Int) throws(PFError) -> RealmValue {
-        guard leaf.count > 4 else { throw damaged("a Mixed leaf without its collection references", at: leaf.ref) }
-        let refs = try child(leaf, 4, "Mixed collections")
-        guard index >= 0, index < Int64(refs.count) else { throw damaged("Mixed collection \(index) out of range", at: refs.ref) }
+        guard leaf.count > 4 else { throw damaged(.tooFewSlots(.mixedLeaf, has: leaf.count, needs: 5), at: leaf.ref) }
+        let refs = try child(leaf, 4, .mixedCollections)
+        guard index >= 0, index < Int64(refs.count) else { throw damaged(.indexOutOfRange(.mixedCollection, index: index, count: refs.count), at: refs.ref) }
         let ref = try childRef(refs, Int(index))
         var column = RealmColumn(
             name: "", type: .mixed, isNullable: true, isIndexed: false, collection: .list, targetClass: nil, originProperty: nil,

@@ -90,11 +90,12 @@ extension RealmFile {
     /// Reads the group's tables and their specs.
     func readTables() throws(PFError) -> [RealmTable] {
         let top = try node(Int64(topRef))
-        guard top.hasRefs, top.count >= 3 else { throw damaged("the top array has \(top.count) slots, not the group's 3 or more", at: top.ref) }
-        let names = try stringValues(try child(top, 0, "table names"), nullable: false)
-        let refs = try child(top, 1, "table references")
+        guard top.hasRefs else { throw damaged(.noReferences(.topArray), at: top.ref) }
+        guard top.count >= 3 else { throw damaged(.tooFewSlots(.topArray, has: top.count, needs: 3), at: top.ref) }
+        let names = try stringValues(try child(top, 0, .tableNames), nullable: false)
+        let refs = try child(top, 1, .tableReferences)
         guard refs.hasRefs, refs.count == names.count else {
-            throw damaged("\(names.count) table names but \(refs.count) table references", at: refs.ref)
+            throw damaged(.tableNamesAndReferences(names: names.count, references: refs.count), at: refs.ref)
         }
         try spend(names.count, at: refs.ref)
         var tables: [RealmTable] = []
@@ -103,7 +104,7 @@ extension RealmFile {
             let name = names[i].map { String(decoding: $0, as: UTF8.self) } ?? ""
             // A removed table leaves its slot behind: no name, and no reference.
             guard let ref = try childRef(refs, i) else {
-                guard name.isEmpty else { throw damaged("table \(name) has no reference (slot \(i))", at: refs.ref) }
+                guard name.isEmpty else { throw damaged(.tableWithoutReference(table: name, slot: i), at: refs.ref) }
                 continue
             }
             let (table, specs) = try readTable(try node(ref), name: name, index: i)
@@ -119,7 +120,7 @@ extension RealmFile {
                 var column = spec.column
                 if let target = spec.targetKey {
                     guard let index = byKey[target] else {
-                        throw damaged("\(table.name).\(column.name) links to table key \(target), which is not in the file", at: 0)
+                        throw damaged(.linkTargetMissing(table: table.name, column: column.name, targetKey: target), at: 0)
                     }
                     column.targetTable = index
                     column.targetClass = raw[index].0.name
@@ -150,14 +151,16 @@ extension RealmFile {
 
     /// Reads one table's top array and spec.
     private func readTable(_ top: RealmNode, name: String, index: Int) throws(PFError) -> (RealmTable, [RealmColumnSpec]) {
-        guard top.hasRefs, top.count >= 3 else { throw damaged("table \(name) has \(top.count) slots", at: top.ref) }
-        let spec = try child(top, 0, "spec of table \(name)")
-        guard spec.hasRefs, spec.count >= 3 else { throw damaged("spec of table \(name) has \(spec.count) slots", at: spec.ref) }
-        let types = try ints(try child(spec, 0, "column types"))
-        let names = try stringValues(try child(spec, 1, "column names"), nullable: false)
-        let attributes = try ints(try child(spec, 2, "column attributes"))
+        guard top.hasRefs else { throw damaged(.noReferences(.table(name)), at: top.ref) }
+        guard top.count >= 3 else { throw damaged(.tooFewSlots(.table(name), has: top.count, needs: 3), at: top.ref) }
+        let spec = try child(top, 0, .tableSpec(name))
+        guard spec.hasRefs else { throw damaged(.noReferences(.tableSpec(name)), at: spec.ref) }
+        guard spec.count >= 3 else { throw damaged(.tooFewSlots(.tableSpec(name), has: spec.count, needs: 3), at: spec.ref) }
+        let types = try ints(try child(spec, 0, .columnTypes))
+        let names = try stringValues(try child(spec, 1, .columnNames), nullable: false)
+        let attributes = try ints(try child(spec, 2, .columnAttributes))
         guard names.count <= types.count, attributes.count == types.count else {
-            throw damaged("table \(name): \(types.count) column types, \(names.count) names and \(attributes.count) attributes", at: spec.ref)
+            throw damaged(.columnSpec(table: name, types: types.count, names: names.count, attributes: attributes.count), at: spec.ref)
         }
         let enumKeys = spec.count > 4 ? try childRef(spec, 4).map { r throws(PFError) in try node(r) } : nil
         let colKeys = spec.count > 5 ? try childRef(spec, 5).map { r throws(PFError) in try node(r) } : nil

@@ -16,14 +16,15 @@ import PFSQLiteSource
 public final class CoreDataObjectStore: ObjectStoreReader {
     /// The opened Core Data store (model, layout, working copy).
     public let store: CoreDataStore
-    /// Values kept as stored instead of converted, or left out, with where they are (the
-    /// first 1,000).
-    public private(set) var reports: [SQLiteRowReport] = []
-    /// How many values were kept as stored or left out in all, over every read so far.
-    public private(set) var reportCount = 0
+    /// Values kept as stored instead of converted, or left out, with where they are, over
+    /// every read so far (the first 1,000 kept, all counted).
+    public private(set) var reports = SQLiteRowReports()
     /// Called with each report as it is made (the CLI prints them on stderr), as
     /// ``SQLiteDatabaseObjectStore/onReport`` is.
-    public var onReport: (@Sendable (SQLiteRowReport) -> Void)?
+    public var onReport: (@Sendable (SQLiteRowReport) -> Void)? {
+        get { reports.onReport }
+        set { reports.onReport = newValue }
+    }
     private var closed = false
 
     /// Opens a Core Data store read-only.
@@ -78,7 +79,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         var cursor = try store.objects(entity: className)
         cursor.onReport = onReport
-        defer { record(cursor.reports, count: cursor.reportCount) }
+        defer { reports.absorb(cursor.reports) }
         while let row = try cursor.next() {
             let object: ParseObject
             do throws(PFError) {
@@ -116,18 +117,12 @@ public final class CoreDataObjectStore: ObjectStoreReader {
                 while members[moved] != nil { moved += "_" }
                 members[moved] = value
                 row = .dictionary(members)
-                let report = SQLiteRowReport(
-                    table: className, objectId: row["objectId"]?.stringValue ?? "?", column: key,
-                    message: "not a date Parse accepts for \(key); kept as \(moved)")
-                record([report], count: 1)
-                onReport?(report)
+                reports.add(
+                    SQLiteRowReport(
+                        table: className, objectId: row["objectId"]?.stringValue ?? "?", column: key,
+                        message: "not a date Parse accepts for \(key); kept as \(moved)"))
             }
         }
-    }
-
-    private func record(_ new: [SQLiteRowReport], count: Int) {
-        reportCount += count
-        reports.append(contentsOf: new.prefix(max(0, 1_000 - reports.count)))
     }
 
     /// Every stored to-many relationship of a concrete entity.

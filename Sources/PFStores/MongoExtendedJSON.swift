@@ -21,89 +21,76 @@ import PFParse
 /// `{"$binary":{"base64":…,"subType":"00"}}`, and NaN and the infinities as
 /// `{"$numberDouble":"NaN"}`; other numbers are plain JSON.
 public enum MongoExtendedJSON {
-    /// Why a wrapper could not be read: a phrase for an error message and the key path.
-    public struct Failure: Error, Sendable {
-        /// What was wrong and what was expected.
-        public var message: String
-        /// Where in the document.
-        public var path: PFKeyPath
-    }
+    static let format: PFError.Format = .mongoShape
 
     // MARK: - Reading
 
     /// Turns an Extended JSON tree into a BSON-like tree (dates, data, typed numbers).
     /// - Parameter value: the tree the JSON reader made of one document (typed values off).
     /// - Returns: the tree with every wrapper replaced by its value.
-    /// - Throws: ``Failure`` for a malformed or unsupported wrapper, or a key starting with `$`
-    ///   that is not a wrapper.
-    public static func decode(_ value: PFValue) throws(Failure) -> PFValue {
-        try decode(value, path: .root)
-    }
-
-    static func decode(_ value: PFValue, path: PFCodingPath) throws(Failure) -> PFValue {
+    /// - Throws: ``PFCore/PFError`` with a ``Failure`` case and the key path of the value, for
+    ///   a malformed or unsupported wrapper, or a key starting with `$` that is not a wrapper.
+    public static func decode(_ value: PFValue) throws(PFError) -> PFValue {
         switch value {
         case .array(let items):
             var out: [PFValue] = []
             out.reserveCapacity(items.count)
-            for (i, item) in items.enumerated() { out.append(try decode(item, path: path.appending(index: i))) }
+            for (i, item) in items.enumerated() {
+                do throws(PFError) { out.append(try decode(item)) } catch { throw error.prefixed(.index(i)) }
+            }
             return .array(out)
         case .dictionary(let d):
-            if let first = d.keys.first, first.hasPrefix("$") { return try wrapper(first, d, path: path) }
+            if let first = d.keys.first, first.hasPrefix("$") { return try wrapper(first, d) }
             var out = OrderedDictionary<String, PFValue>()
             out.reserveCapacity(d.count)
             for (key, member) in d {
-                if key.hasPrefix("$") {
-                    throw Failure(
-                        message: "key '\(key)' starts with '$' but is not the only key of an Extended JSON wrapper",
-                        path: path.appending(key: key).keyPath)
-                }
-                out[key] = try decode(member, path: path.appending(key: key))
+                if key.hasPrefix("$") { throw PFError(Failure.dollarKey(key), format: format, path: [.key(key)]) }
+                do throws(PFError) { out[key] = try decode(member) } catch { throw error.prefixed(.key(key)) }
             }
             return .dictionary(out)
         case .uint(let u):
-            throw Failure(message: "the integer \(u) is beyond BSON's 64-bit integers", path: path.keyPath)
+            throw PFError(Failure.integerBeyond64Bits(u), format: format, path: .root)
         default:
             return value
         }
     }
 
-    private static func wrapper(
-        _ key: String, _ d: OrderedDictionary<String, PFValue>, path: PFCodingPath
-    ) throws(Failure) -> PFValue {
-        func fail(_ message: String) -> Failure { Failure(message: message, path: path.keyPath) }
+    /// An error about the wrapper at the current value (its path is put in front as the
+    /// error unwinds).
+    private static func fail(_ failure: Failure) -> PFError { PFError(failure, format: format, path: .root) }
+
+    private static func wrapper(_ key: String, _ d: OrderedDictionary<String, PFValue>) throws(PFError) -> PFValue {
         let payload = d[key] ?? .null
-        if key == "$binary" { return try binary(d, path: path) }
-        guard d.count == 1 else {
-            throw fail("an Extended JSON '\(key)' wrapper has other keys (\(d.keys.filter { $0 != key }.joined(separator: ", "))); expected {\"\(key)\": …} alone")
-        }
+        if key == "$binary" { return try binary(d) }
+        guard d.count == 1 else { throw fail(.wrapperWithOtherKeys(wrapper: key, others: d.keys.filter { $0 != key })) }
         switch key {
         case "$date":
-            return .date(try date(payload, path: path))
+            return .date(try date(payload))
         case "$numberInt":
             guard case .string(let s) = payload, let i = Int32(s) else {
-                throw fail("malformed $numberInt; expected {\"$numberInt\":\"<32-bit integer>\"}")
+                throw fail(.malformedNumberInt)
             }
             return .int(Int64(i))
         case "$numberLong":
             guard case .string(let s) = payload, let i = Int64(s) else {
-                throw fail("malformed $numberLong; expected {\"$numberLong\":\"<64-bit integer>\"}")
+                throw fail(.malformedNumberLong)
             }
             return .int(i)
         case "$numberDouble":
             guard case .string(let s) = payload, let d = double(s) else {
-                throw fail("malformed $numberDouble; expected {\"$numberDouble\":\"<number>\"}, \"NaN\", \"Infinity\" or \"-Infinity\"")
+                throw fail(.malformedNumberDouble)
             }
             return .double(d)
         case "$oid":
             guard case .string(let s) = payload, s.utf8.count == 24, s.utf8.allSatisfy(isHexDigit) else {
-                throw fail("malformed $oid; expected {\"$oid\":\"<24 hex digits>\"}")
+                throw fail(.malformedObjectId)
             }
             return .string(s)
         case "$numberDecimal", "$timestamp", "$regularExpression", "$regex", "$minKey", "$maxKey", "$code", "$symbol",
             "$dbPointer", "$undefined", "$uuid":
-            throw fail("the BSON type \(key) has no Parse equivalent; Parse stores only strings, numbers, booleans, dates, binary, arrays and objects")
+            throw fail(.noParseEquivalent(key))
         default:
-            throw fail("unknown Extended JSON wrapper '\(key)'; expected $date, $numberInt, $numberLong, $numberDouble, $oid or $binary")
+            throw fail(.unknownWrapper(key))
         }
     }
 
@@ -125,13 +112,10 @@ public enum MongoExtendedJSON {
         }
     }
 
-    private static func date(_ payload: PFValue, path: PFCodingPath) throws(Failure) -> Date {
-        let expected = "expected {\"$date\":\"YYYY-MM-DDTHH:MM:SS.mmmZ\"} or {\"$date\":{\"$numberLong\":\"<milliseconds>\"}}"
+    private static func date(_ payload: PFValue) throws(PFError) -> Date {
         switch payload {
         case .string(let s):
-            guard let date = PFDateFormat.parseISO8601(s) else {
-                throw Failure(message: "malformed $date '\(s)' is not an ISO 8601 date-time; \(expected)", path: path.keyPath)
-            }
+            guard let date = PFDateFormat.parseISO8601(s) else { throw fail(.malformedDate(text: s)) }
             return date
         case .int(let millis):
             return Date(timeIntervalSince1970: Double(millis) / 1000)
@@ -141,11 +125,10 @@ public enum MongoExtendedJSON {
             }
         default: break
         }
-        throw Failure(message: "malformed $date; \(expected)", path: path.keyPath)
+        throw fail(.malformedDate(text: nil))
     }
 
-    private static func binary(_ d: OrderedDictionary<String, PFValue>, path: PFCodingPath) throws(Failure) -> PFValue {
-        let expected = "expected {\"$binary\":{\"base64\":\"…\",\"subType\":\"00\"}}"
+    private static func binary(_ d: OrderedDictionary<String, PFValue>) throws(PFError) -> PFValue {
         var text: String?
         var subType: String?
         if d.count == 1, case .dictionary(let inner)? = d["$binary"], inner.count == 2 {
@@ -155,14 +138,14 @@ public enum MongoExtendedJSON {
             text = t
             subType = s
         }
-        guard let text, let subType else { throw Failure(message: "malformed $binary; \(expected)", path: path.keyPath) }
+        guard let text, let subType else { throw fail(.malformedBinary) }
         // Subtypes 00 (generic) and 02 (old binary) are plain bytes; UUIDs, MD5 and encrypted
         // values have no Parse meaning, so reading them as Bytes would lose what they are.
         guard subType == "00" || subType == "0" || subType == "02" || subType == "2" else {
-            throw Failure(message: "$binary subtype '\(subType)' has no Parse equivalent; expected subtype 00 (generic bytes)", path: path.keyPath)
+            throw fail(.binarySubtype(subType))
         }
         guard let data = PFBase64.decode(text, ignoringWhitespace: false) else {
-            throw Failure(message: "malformed $binary: 'base64' is not valid base64", path: path.keyPath)
+            throw fail(.binaryNotBase64)
         }
         return .data(data)
     }

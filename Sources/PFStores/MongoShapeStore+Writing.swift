@@ -213,10 +213,12 @@ extension MongoShapeStore {
                 throw PFError(StoreFailure.wrongClassInBatch(location: location, index: index, objectId: object.objectId, className: object.className, batchClass: className), format: Self.format)
             }
             let document: PFValue
-            do throws(MongoExtendedJSON.Failure) {
+            do throws(PFError) {
                 document = try MongoDocument.encode(object)
             } catch {
-                throw PFError(StoreFailure.notMongoRepresentable(object: label, problem: error.message), format: Self.format, path: error.path)
+                var located = error
+                located.message = "\(label): \(error.message)"
+                throw located
             }
             if let id = object.objectId {
                 if ids[id] != nil { session.classesWithDuplicates.insert(className) }

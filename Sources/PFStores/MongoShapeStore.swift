@@ -267,10 +267,10 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         let addRelations = options.addRelationFields
         try forEachDocument(at: url, name: className) { doc, fail throws(PFError) in
             let object: ParseObject
-            do throws(MongoExtendedJSON.Failure) {
+            do throws(PFError) {
                 object = try MongoDocument.decode(doc, className: className, fields: fields, addRelationFields: addRelations)
             } catch {
-                throw fail(error.message, error.path)
+                throw fail.locate(error)
             }
             try body(decoding ? ParseNameCoding.decode(object, policy: .mongoShape) : object)
         }
@@ -334,11 +334,37 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         doc["_metadata"]?[originalNamesKey] != nil
     }
 
+    /// Makes the errors about one line of a file: they name the file and line.
+    struct LineFailure {
+        let file: String
+        let line: Int
+        let offset: Int
+
+        var location: PFError.Location { PFError.Location(offset: offset, line: line, column: 1) }
+
+        /// A document out of the shape the store expects (`problem` says how), at `path`.
+        func callAsFunction(_ problem: String, _ path: PFKeyPath) -> PFError {
+            PFError(
+                StoreFailure.badDocument(file: file, line: line, problem: problem), format: MongoShapeStore.format,
+                location: location, path: path)
+        }
+
+        /// `error` (a ``MongoExtendedJSON/Failure``, or Parse's failure for a value it
+        /// refuses), keeping its case and path, with the file and line in front of its message.
+        func locate(_ error: PFError) -> PFError {
+            var e = error
+            e.format = MongoShapeStore.format
+            e.message = "\(file):\(line): \(e.message)"
+            e.location = location
+            return e
+        }
+    }
+
     /// Calls `body` with each document of a file, Extended JSON wrappers decoded; `body` gets
     /// a maker of errors that name the file and line.
     func forEachDocument(
         at url: URL, name: String,
-        _ body: (PFValue, _ fail: (String, PFKeyPath) -> PFError) throws(PFError) -> Void
+        _ body: (PFValue, _ fail: LineFailure) throws(PFError) -> Void
     ) throws(PFError) {
         let display = directory.lastPathComponent + "/" + url.lastPathComponent
         var reader = try MongoLineReader(url: url, displayName: display, maxLineBytes: maxLineBytes)
@@ -358,16 +384,12 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
                     location: PFError.Location(offset: line.offset + (error.location?.offset ?? 0), line: line.number, column: column),
                     path: error.path)
             }
-            let fail: (String, PFKeyPath) -> PFError = { message, path in
-                PFError(
-                    StoreFailure.badDocument(file: display, line: line.number, problem: message), format: format,
-                    location: PFError.Location(offset: line.offset, line: line.number, column: 1), path: path)
-            }
+            let fail = LineFailure(file: display, line: line.number, offset: line.offset)
             let doc: PFValue
-            do throws(MongoExtendedJSON.Failure) {
+            do throws(PFError) {
                 doc = try MongoExtendedJSON.decode(raw)
             } catch {
-                throw fail(error.message, error.path)
+                throw fail.locate(error)
             }
             try body(doc, fail)
         }) {}

@@ -32,12 +32,14 @@ import PFSQLiteSource
 public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The opened database.
     public let database: SQLiteDatabase
-    /// Values kept as stored instead of decoded, with where they are (the first 1,000).
-    public private(set) var reports: [SQLiteRowReport] = []
-    /// How many values were kept as stored in all, over every read so far.
-    public private(set) var reportCount = 0
+    /// Values kept as stored instead of decoded, with where they are, over every read so far
+    /// (the first 1,000 kept, all counted).
+    public private(set) var reports = SQLiteRowReports()
     /// Called with each report as it is made (the CLI prints them on stderr).
-    public var onReport: ((SQLiteRowReport) -> Void)?
+    public var onReport: (@Sendable (SQLiteRowReport) -> Void)? {
+        get { reports.onReport }
+        set { reports.onReport = newValue }
+    }
     /// Each table's class name, by table name (``SQLiteDatabaseObjectStore`` says how a name
     /// Parse forbids is made valid).
     public let classNameOfTable: [String: String]
@@ -161,7 +163,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     private func deliver(
         _ item: borrowing MadeObject, className: String, settled: inout FieldTypes, _ body: (ParseObject) throws(PFError) -> Void
     ) throws(PFError) {
-        for report in item.reports { record(report) }
+        for report in item.reports { reports.add(report) }
         guard case .success(var object) = item.object else {
             if case .failure(let error) = item.object { throw error }
             return
@@ -325,12 +327,6 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         if e.message.hasPrefix(object) { e.message.removeFirst(object.count) }
         e.message = "\(file): \(object)\(e.message)"
         return e
-    }
-
-    private func record(_ report: SQLiteRowReport) {
-        reportCount += 1
-        if reports.count < 1_000 { reports.append(report) }
-        onReport?(report)
     }
 
     /// Foreign keys are Pointers, so there are no join rows.

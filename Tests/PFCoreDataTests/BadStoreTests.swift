@@ -100,10 +100,10 @@ import Testing
             #expect(first["content"] == .data(fake))
             let second = try #require(try cursor.next())
             #expect(second["content"]?["$class"] == "Content", "the next row decodes normally")
-            #expect(cursor.reportCount == 1)
-            #expect(cursor.reports.first?.objectId == "Page-1")
-            #expect(cursor.reports.first?.column == "content")
-            #expect(cursor.reports.first?.message.contains("kept as bytes") == true)
+            #expect(cursor.reports.count == 1)
+            #expect(cursor.reports.kept.first?.objectId == "Page-1")
+            #expect(cursor.reports.kept.first?.column == "content")
+            #expect(cursor.reports.kept.first?.message.contains("kept as bytes") == true)
         }
     }
 
@@ -121,11 +121,11 @@ import Testing
             #expect(person["updatedAt"] == "yesterday")
             #expect(person["id"] == .data(Data([1, 2])))
             #expect(person["firstName"] == "Victoria")
-            #expect(Set(cursor.reports.map(\.column)) == ["updatedAt", "id"])
+            #expect(Set(cursor.reports.kept.map(\.column)) == ["updatedAt", "id"])
             var cars = try store.objects(entity: "Car")
             let car = try #require(try cars.next())
             #expect(car["owner"] == nil)
-            #expect(cars.reports.first?.column == "owner")
+            #expect(cars.reports.kept.first?.column == "owner")
         }
     }
 

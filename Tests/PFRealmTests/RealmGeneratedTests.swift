@@ -110,27 +110,6 @@ import Testing
         }
     }
 
-    @Test func aClusterThatContainsItselfFails() throws {
-        var w = RealmTestWriter()
-        let leaf = w.refs([RealmTestWriter.tagged(0)])
-        let selfRef = Int64(w.bytes.count)
-        let inner = w.refs([0, RealmTestWriter.tagged(1), RealmTestWriter.tagged(0), leaf, selfRef], inner: true)
-        #expect(inner == selfRef)
-        let types = w.ints([])
-        let names = w.shortStrings([])
-        let spec = w.refs([types, names, w.ints([])])
-        let table = w.refs([spec, 0, inner])
-        let top = w.refs([w.shortStrings(["class_Loop"]), w.refs([table]), RealmTestWriter.tagged(0)])
-        let db = try RealmDatabase(RealmFile(bytes: w.file(top: top)))
-        let loop = try #require(db.table(named: "Loop"))
-        let error = try #require(throws: PFError.self) { try db.objects(of: loop) }
-        guard case .damaged(let detail)? = error.failure(as: RealmFailure.self) else {
-            Issue.record("expected a damaged file, not \(error)")
-            return
-        }
-        #expect(detail.contains("cycle"), "\(error)")
-    }
-
     @Test func versionsOutsideTheSupportedOnesFailNamingBoth() throws {
         for version: UInt8 in [9, 10, 11, 19, 21, 25, 200] {
             let (bytes, _) = Self.makeFile(seed: 1, count: 3, streaming: false)

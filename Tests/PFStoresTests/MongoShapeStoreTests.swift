@@ -192,7 +192,7 @@ import Testing
     @Test func aBadPointerStringNamesTheKey() throws {
         let error = try #require(try Self.readError([#"{"_id":"a","_p_owner":"_User-u1"}"#]))
         #expect(error.message.contains("Post.json:1"))
-        #expect(error.message.contains(#""<Class>$<objectId>""#))
+        #expect(error.failure(as: MongoExtendedJSON.Failure.self) == .badPointer(key: "_p_owner", text: nil))
         #expect(error.path == [.key("_p_owner")])
         let notString = try #require(try Self.readError([Self.good, Self.good, #"{"_id":"c","_p_owner":{"a":1}}"#]))
         #expect(notString.location?.line == 3)
@@ -201,21 +201,28 @@ import Testing
     @Test func aBadDateNamesWhatWasExpected() throws {
         let error = try #require(try Self.readError([#"{"_id":"a","when":{"$date":"yesterday"}}"#]))
         #expect(error.message.contains("Post.json:1"))
-        #expect(error.message.contains("$date"))
+        #expect(error.failure(as: MongoExtendedJSON.Failure.self) == .malformedDate(text: "yesterday"))
         #expect(error.path == [.key("when")])
         let numberLong = try #require(try Self.readError([#"{"_id":"a","_created_at":{"$date":{"$numberLong":"12x"}}}"#]))
+        #expect(numberLong.failure(as: MongoExtendedJSON.Failure.self) == .malformedDate(text: nil))
         #expect(numberLong.path == [.key("_created_at")])
         let extra = try #require(try Self.readError([#"{"_id":"a","n":{"$numberLong":"1","x":2}}"#]))
-        #expect(extra.message.contains("other keys"))
+        #expect(extra.failure(as: MongoExtendedJSON.Failure.self) == .wrapperWithOtherKeys(wrapper: "$numberLong", others: ["x"]))
+        // A wrapper deep in the document: the path is put together as the error unwinds.
+        let deep = try #require(try Self.readError([#"{"_id":"a","list":[1,{"at":{"$oid":"xyz"}}]}"#]))
+        #expect(deep.failure(as: MongoExtendedJSON.Failure.self) == .malformedObjectId)
+        #expect(deep.path == [.key("list"), .index(1), .key("at")])
+        #expect(deep.message.hasPrefix("dump.jsonl/Post.json:1: malformed $oid"), "\(deep)")
+        #expect(deep.location?.line == 1)
     }
 
     @Test func unknownInternalKeysAndBSONTypesAreRejected() throws {
         let internalKey = try #require(try Self.readError([#"{"_id":"a","_secret":1}"#]))
-        #expect(internalKey.message.contains("_secret"))
+        #expect(internalKey.failure(as: MongoExtendedJSON.Failure.self) == .unknownInternalKey("_secret"))
         let decimal = try #require(try Self.readError([#"{"_id":"a","d":{"$numberDecimal":"1.5"}}"#]))
-        #expect(decimal.message.contains("$numberDecimal"))
+        #expect(decimal.failure(as: MongoExtendedJSON.Failure.self) == .noParseEquivalent("$numberDecimal"))
         let uuid = try #require(try Self.readError([#"{"_id":"a","b":{"$binary":{"base64":"AAE=","subType":"04"}}}"#]))
-        #expect(uuid.message.contains("subtype"))
+        #expect(uuid.failure(as: MongoExtendedJSON.Failure.self) == .binarySubtype("04"))
     }
 
     @Test func aLineLongerThanTheBoundFailsCleanly() throws {
@@ -243,6 +250,7 @@ import Testing
         let far = try ParseObject(className: "Post", objectId: "p", fields: ["when": .date(Date(timeIntervalSince1970: 1e300))])
         let error = mongoError { try store.write([far], className: "Post") }
         #expect(error?.code == .unrepresentable)
+        #expect(error?.failure(as: MongoExtendedJSON.Failure.self) == .dateBeyondMilliseconds(1e300))
         #expect(error?.path == [.key("when")])
         store.abort()
         #expect(try scratch.siblings() == [])
