@@ -59,6 +59,10 @@ public struct GeneratedProperty: Sendable, Equatable {
     public var doc: [String]
     /// Whether every object held the key (a `nil` is then written back as null, not left out).
     public var isAlwaysPresent = false
+    /// Whether some object held null for the key: in the adapter style the property is a
+    /// double optional (`T??`), `.some(nil)` for a null and `nil` for a missing key, so both
+    /// round-trip.
+    public var keepsNull = false
     /// The type encodings of the value group the property is read from and written as
     /// (typedstream classes, whose values are stored by position).
     public var classicEncoding: String? = nil
@@ -263,7 +267,7 @@ struct Resolver {
                 || stats.modelOptional.contains(key)
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc,
-                isAlwaysPresent: field.present == stats.shape.rows))
+                isAlwaysPresent: field.present == stats.shape.rows, keepsNull: field.nulls > 0))
         }
         // Relations and declared fields no row holds.
         for (field, target) in stats.relations where stats.shape.fields[field] == nil {
@@ -596,7 +600,7 @@ struct Resolver {
                 let optional = member.nulls > 0 || member.present < shape.rows || memberType == .any
                 nested.properties.append(GeneratedProperty(
                     name: memberName, key: key, type: memberType, isOptional: optional,
-                    doc: ["`\(SwiftNames.docText(key))`: " + describe(member, rows: shape.rows)] + notes))
+                    doc: ["`\(SwiftNames.docText(key))`: " + describe(member, rows: shape.rows)] + notes, keepsNull: member.nulls > 0))
             }
             owner.nested.append(nested)
             return (.model(structName), [])

@@ -148,6 +148,8 @@ public struct SwiftEmitter: Sendable {
         if style != .adapter, case .reference = type { type = .parse("ParsePointer") }
         if style != .adapter, case .array(.reference) = type { type = .array(.parse("ParsePointer")) }
         let base = type.spelled(anyType: anyType)
+        // The adapter keeps a null apart from a missing key in a double optional.
+        if style == .adapter, p.keepsNull { return base + "??" }
         return p.isOptional || isDeferredReference(p) ? base + "?" : base
     }
 
@@ -167,6 +169,7 @@ public struct SwiftEmitter: Sendable {
         for (i, p) in type.properties.enumerated() {
             if i > 0 { out += "\n" }
             for line in p.doc { out += pad + "/// " + line + "\n" }
+            if style == .adapter, p.keepsNull { out += pad + "/// `.some(nil)` is a null, `nil` no key.\n" }
             out += pad + "\(mod)var \(SwiftNames.escaped(p.name)): \(spelled(p, anyType: anyType))\n"
         }
         // A memberwise initializer: Swift synthesizes one only for internal structs.

@@ -128,7 +128,11 @@ struct ParseKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         } catch {
             return nil  // as `contains`, which answers false when the lookup fails
         }
-        if found.value?.isNull ?? true { return nil }
+        if found.value?.isNull ?? true {
+            // A double optional (`T??`) keeps a null apart from a missing key: `.some(nil)`.
+            if found.value != nil, let nullable = T.self as? any ParseExplicitNull.Type { return nullable.explicitNull as? T }
+            return nil
+        }
         return try decodeValue(T.self, key)
     }
 
@@ -426,4 +430,17 @@ enum ParseScalars {
         }
         return try otherwise()
     }
+}
+
+/// An optional property type whose `nil` stands for a present null. A model property of a
+/// double optional type (`String??`) decodes a key holding null as `.some(nil)` and a
+/// missing key as `nil`, and encodes them back the same way (synthesized `Encodable` writes
+/// `.some(nil)` as null and leaves `nil` out), so a round trip keeps null and missing apart.
+protocol ParseExplicitNull {
+    /// The optional's `nil`.
+    static var explicitNull: Self { get }
+}
+
+extension Optional: ParseExplicitNull {
+    static var explicitNull: Self { nil }
 }

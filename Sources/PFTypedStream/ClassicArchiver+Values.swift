@@ -7,12 +7,19 @@ import PFCore
 /// The inverse of ``TypedStream/decodeValue(_:limits:)`` for generic objects: a tree object
 /// `{"$class": N, "$version": V, "$values": [{"types": "i@", "values": [...]}]}` (with
 /// optional `"$classes"`/`"$versions"` and `"$id"`) is written as that class with those
-/// groups, and `{"$ref": N}` / `{"$id": N, "$value": …}` keep sharing, so a stream decoded to
+/// groups, and `{"$ref": N}` / `{"$id": N, "$value": …}` keep sharing (a second object with
+/// an `$id` already written is written as a reference to it), so a stream decoded to
 /// a tree, edited (or migrated) and encoded again stays a stream of the same objects.
 extension ClassicArchiver {
     /// Writes a dictionary of the decoded-tree shape, or returns `false` when it is a plain
     /// dictionary (written as `NSDictionary` by the caller).
     func writeTreeObject(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
+        // An object whose `$id` this archiver has written (a shared object in a tree read
+        // before, or in another tree read from the same stream) is that object again.
+        if let id = members["$id"]?.int64Value, let number = sharedTreeIDs[id] {
+            writer.writeReference(number)
+            return true
+        }
         if members.count == 1, let reference = members["$ref"] {
             guard let id = reference.int64Value, let number = sharedTreeIDs[id] else {
                 throw PFError(TypedStreamFailure.undefinedReference(reference.scalarDescription), format: .typedstream, path: [.key("$ref")])

@@ -123,8 +123,9 @@ public final class ClassicArchiver {
     }
 
     /// Encodes one group of values of the given types, as `encodeValuesOfObjCTypes:` does
-    /// (for example `"iI"`). Objects (`@`) and classes (`#`) are written with
-    /// ``encode(_:)-(T?)`` instead.
+    /// (for example `"iI"`). A class (`#`) is written from its resolved chain
+    /// (``TypedStreamValue/classChain(_:)``); objects (`@`) are written with
+    /// ``encode(_:)-(T?)`` or, in a group with other values, ``encodeGroup(_:)``.
     /// - Parameters:
     ///   - types: the encodings, one per value.
     ///   - values: the values.
@@ -168,7 +169,10 @@ public final class ClassicArchiver {
             case (UInt8(ascii: "*"), .cString(let s)): try writeCString(String(decoding: s, as: UTF8.self))
             case (UInt8(ascii: "%"), .atom(let s?)), (UInt8(ascii: ":"), .selector(let s?)): writer.writeSharedString(s)
             case (UInt8(ascii: "%"), .atom(nil)), (UInt8(ascii: ":"), .selector(nil)): writer.writeNil()
-            case (UInt8(ascii: "+"), .null), (UInt8(ascii: "*"), .null), (UInt8(ascii: "@"), .null): writer.writeNil()
+            case (UInt8(ascii: "#"), .classChain(let chain)) where !chain.isEmpty:
+                writer.writeClassChain(chain.map { ($0.name, $0.version) })
+            case (UInt8(ascii: "+"), .null), (UInt8(ascii: "*"), .null), (UInt8(ascii: "@"), .null), (UInt8(ascii: "#"), .null):
+                writer.writeNil()
             case (UInt8(ascii: "!"), _): break
             default: throw mismatch()
             }
@@ -195,6 +199,27 @@ public final class ClassicArchiver {
         writer.writeEncodings([.object])
         guard let object else { return writer.writeNil() }
         try object.classicWrite(to: self)
+    }
+
+    /// Encodes one group of several values, objects among them, as
+    /// `encodeValuesOfObjCTypes:"@@", &a, &b` does: the type string of every value (`@` for an
+    /// object), then each value. Color lists write their entries this way (`@@`: a color and
+    /// its name), and a stream's root groups can be of any such shape (`@i`).
+    /// - Parameter values: the values, in order.
+    /// - Throws: ``PFError`` `usage` for an empty group or a value that does not fit its type,
+    ///   `limitExceeded` past `maxDepth`, or what an object's `encode(with:)` throws.
+    public func encodeGroup(_ values: [ClassicGroupValue]) throws {
+        guard !values.isEmpty else {
+            throw PFError(TypedStreamFailure.typeCount(types: 0, values: 0), format: .typedstream)
+        }
+        writer.writeEncodings(values.map(\.encoding))
+        for value in values {
+            switch value {
+            case .object(nil): writer.writeNil()
+            case .object(let object?): try object.classicWrite(to: self)
+            case .value(let type, let value): try writeValue(value, as: type)
+            }
+        }
     }
 
     /// Writes a literal object: NEW, the class chain, the groups `body` writes, END.
@@ -228,6 +253,23 @@ public final class ClassicArchiver {
         let identity: AnyObject? = type(of: value) is AnyClass ? value as AnyObject : nil
         try writeObject(chain: type(of: value).classicChain, identity: identity) { archiver in
             try value.encode(with: archiver)
+        }
+    }
+}
+
+/// One value of a group that ``ClassicArchiver/encodeGroup(_:)`` writes.
+public enum ClassicGroupValue {
+    /// An object or value written as an object (`@`); `nil` is written as NIL.
+    case object((any ClassicRepresentable)?)
+    /// A value of another type, such as `.value(.int32, .int(752))` or a resolved class
+    /// (`.value(.scalar(UInt8(ascii: "#")), .classChain(chain))`).
+    case value(TypeEncoding, TypedStreamValue)
+
+    /// The type the group's type string gives this value.
+    var encoding: TypeEncoding {
+        switch self {
+        case .object: .object
+        case .value(let type, _): type
         }
     }
 }

@@ -414,9 +414,12 @@ extension PFValue: ClassicRepresentable {
         }
     }
 
-    /// Reads any object as a tree, as ``TypedStream/decodeValue(_:limits:)`` does.
+    /// Reads any object as a tree, as ``TypedStream/decodeValue(_:limits:)`` does, except
+    /// that an object shared anywhere in the stream carries `$id` (its index in the table plus
+    /// one) in every tree read from this unarchiver: a ``ClassicArchiver`` that writes several
+    /// such trees writes that object once and refers back to it after that.
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> PFValue {
         var converter = TypedStreamValueConverter(document: unarchiver.document, limits: unarchiver.limits)
-        return try converter.convertObject(root: index)
+        return try converter.convertObject(index, sharedIn: unarchiver.referenceCounts)
     }
 }

@@ -29,6 +29,9 @@ public final class ClassicUnarchiver {
     var inProgress: Set<Int> = []
     var deferred: [() throws -> Void] = []
     var decodedInstances: [any ClassicArchiveCoding] = []
+    /// How often each object is reached from the roots, counted once when a tree is first
+    /// read (``PFCore/PFValue/classicRead(from:objectAt:)``).
+    lazy var referenceCounts: [Int: Int] = TypedStreamValueConverter.referenceCounts(document, limits: limits)
 
     /// Makes an unarchiver over a document, positioned at its first root group.
     /// - Parameters:
@@ -135,7 +138,7 @@ public final class ClassicUnarchiver {
             throw failure(.groupMismatch(expected: types.map(\.description).joined(), found: group.encodingString))
         }
         frames[last].next += 1
-        return group.values
+        return resolvingClasses(group).values
     }
 
     static func matches(_ found: TypeEncoding, _ expected: TypeEncoding) -> Bool {
@@ -164,7 +167,27 @@ public final class ClassicUnarchiver {
             throw failure(.noMoreValues(in: frames.last?.className ?? "the stream", expected: nil))
         }
         frames[last].next += 1
-        return frames[last].groups[frames[last].next - 1]
+        return resolvingClasses(frames[last].groups[frames[last].next - 1])
+    }
+
+    /// A group with its class values (`#`) resolved to their chains
+    /// (``TypedStreamValue/classChain(_:)``): an index into this stream's table means nothing
+    /// to a caller that writes the group into another stream.
+    func resolvingClasses(_ group: TypedStreamGroup) -> TypedStreamGroup {
+        // Most groups hold no class; they go back as they are, without copying.
+        guard group.encodings.contains(where: \.holdsClass) else { return group }
+        func resolve(_ value: TypedStreamValue) -> TypedStreamValue {
+            switch value {
+            case .class(let index):
+                return .classChain(document.classChain(index).map { ClassicClassVersion($0.name, version: $0.version) })
+            case .array(let items): return .array(items.map(resolve))
+            case .structure(let name, let fields): return .structure(name: name, fields: fields.map(resolve))
+            default: return value
+            }
+        }
+        var out = group
+        out.values = group.values.map(resolve)
+        return out
     }
 
     // MARK: - Scalars

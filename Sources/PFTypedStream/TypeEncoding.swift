@@ -16,6 +16,8 @@ public indirect enum TypeEncoding: Sendable, Hashable, CustomStringConvertible {
 
     /// `@`: an object.
     public static let object = TypeEncoding.scalar(UInt8(ascii: "@"))
+    /// `#`: a class.
+    public static let classValue = TypeEncoding.scalar(UInt8(ascii: "#"))
     /// `i`: a 32-bit signed integer.
     public static let int32 = TypeEncoding.scalar(UInt8(ascii: "i"))
     /// `I`: a 32-bit unsigned integer.
@@ -55,6 +57,15 @@ public indirect enum TypeEncoding: Sendable, Hashable, CustomStringConvertible {
         case .scalar(let c): c != UInt8(ascii: "!")
         case .array(let count, let element): count > 0 && element.consumesInput
         case .structure(_, let fields): fields.contains { $0.consumesInput }
+        }
+    }
+
+    /// Whether a value of this type is or contains a class (`#`).
+    var holdsClass: Bool {
+        switch self {
+        case .scalar(let c): c == UInt8(ascii: "#")
+        case .array(_, let element): element.holdsClass
+        case .structure(_, let fields): fields.contains { $0.holdsClass }
         }
     }
 

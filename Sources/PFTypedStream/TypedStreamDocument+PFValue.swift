@@ -12,6 +12,10 @@ struct TypedStreamValueConverter {
     var ids: [Int: Int] = [:]
     var nextID = 1
     var nodes = 0
+    /// Whether an object's `$id` is its index in the table plus one, rather than numbered
+    /// from 1 in this tree: trees read one by one from the same stream then give a shared
+    /// object the same `$id`, and an archiver writing them keeps it one object.
+    var idsFromTable = false
 
     init(document: TypedStreamDocument, limits: PFLimits) {
         self.document = document
@@ -92,6 +96,26 @@ struct TypedStreamValueConverter {
         return try object(index, depth: 0)
     }
 
+    /// How often each object is reached from the stream's roots (an object reached more
+    /// than once anywhere in the stream is shared).
+    static func referenceCounts(_ document: TypedStreamDocument, limits: PFLimits) -> [Int: Int] {
+        var converter = TypedStreamValueConverter(document: document, limits: limits)
+        converter.countReferences(from: rootReferences(document.roots))
+        return converter.counts
+    }
+
+    /// One object of a stream read as a tree among others from the same stream: an object
+    /// shared anywhere in the stream (`counts`, ``referenceCounts(_:limits:)``) carries its
+    /// table-based `$id` (``idsFromTable``).
+    mutating func convertObject(_ index: Int, sharedIn counts: [Int: Int]) throws(PFError) -> PFValue {
+        self.counts = counts
+        // The tree's root is reached once more, as the root: a child that refers back to it
+        // closes a cycle rather than reading it again.
+        self.counts[index, default: 0] += 1
+        idsFromTable = true
+        return try object(index, depth: 0)
+    }
+
     mutating func node(_ offset: Int) throws(PFError) {
         nodes += 1
         guard nodes <= limits.maxNodes else { throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .typedstream, offset: offset) }
@@ -117,6 +141,7 @@ struct TypedStreamValueConverter {
         case .bytes(let b), .byteArray(let b): return .data(Data(b))
         case .atom(let s), .selector(let s): return s.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
         case .class(let i): return .dictionary(["$classRef": .string(document.classEntry(i)?.name ?? "?")])
+        case .classChain(let chain): return .dictionary(["$classRef": .string(chain.first?.name ?? "?")])
         case .object(let i): return try object(i, depth: depth + 1)
         case .array(let items):
             var out: [PFValue] = []
@@ -146,8 +171,9 @@ struct TypedStreamValueConverter {
         if let id = ids[index] { return .dictionary(["$ref": .int(Int64(id))]) }
         var id: Int?
         if (counts[index] ?? 0) > 1 {
-            id = nextID
-            ids[index] = nextID
+            let next = idsFromTable ? index + 1 : nextID
+            id = next
+            ids[index] = next
             nextID += 1
         }
         let chain = document.classChain(entry.classIndex)

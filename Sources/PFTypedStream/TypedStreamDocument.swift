@@ -51,8 +51,13 @@ public indirect enum TypedStreamValue: Sendable, Equatable {
     case selector([UInt8]?)
     /// An object (`@`): its index in ``TypedStreamDocument/entries``.
     case object(Int)
-    /// A class (`#`): its index in ``TypedStreamDocument/entries``.
+    /// A class (`#`): its index in ``TypedStreamDocument/entries``, as the reader records it.
     case `class`(Int)
+    /// A class (`#`) resolved to its chain, most derived first (name and version of the class
+    /// and of each superclass), so it means something outside its document:
+    /// ``ClassicUnarchiver`` hands out class values this way, and ``ClassicArchiver`` writes
+    /// them, referring back to a class already in the new stream as typedstream does.
+    case classChain([ClassicClassVersion])
     /// An array of bytes (`[Nc]`, `[NC]`).
     case byteArray([UInt8])
     /// Any other fixed array.

@@ -28,6 +28,32 @@ import Testing
         #expect(person.nickname == nil)
     }
 
+    /// A double optional keeps a null apart from a missing key: `.some(nil)` for null, `nil`
+    /// for no key, and each encodes back as it came (null stays null, a missing key stays
+    /// missing), for scalars, transformed values (a Date) and nested objects alike.
+    @Test func doubleOptionalsKeepNullApartFromMissing() throws {
+        struct Memo: ParseModel, Equatable {
+            struct Box: Codable, Equatable { var label: String?? }
+            var objectId: String?
+            var note: String??
+            var due: Date??
+            var box: Box??
+            static let parseClassName = "Memo"
+        }
+        let nulls: PFValue = ["objectId": "m1", "note": .null, "due": .null, "box": ["label": .null]]
+        let memo = try adapter.decode(Memo.self, fromREST: nulls)
+        #expect(memo.note == .some(nil) && memo.due == .some(nil) && memo.box == .some(Memo.Box(label: .some(nil))))
+        #expect(try adapter.restValue(of: memo) == nulls)
+        let missing: PFValue = ["objectId": "m2", "box": [:]]
+        let bare = try adapter.decode(Memo.self, fromREST: missing)
+        #expect(bare.note == nil && bare.due == nil && bare.box == .some(Memo.Box(label: nil)))
+        #expect(try adapter.restValue(of: bare) == missing)
+        let set: PFValue = ["objectId": "m3", "note": "hi", "due": ["__type": "Date", "iso": "2020-02-02T10:00:00.123Z"], "box": ["label": "x"]]
+        let full = try adapter.decode(Memo.self, fromREST: set)
+        #expect(full.note == "hi" && full.box == Memo.Box(label: "x"))
+        #expect(try adapter.restValue(of: full) == set)
+    }
+
     @Test func encodesKeepingUnmappedKeysWhenAsked() throws {
         let object = try ParseObject(rest: try rawJSON(Self.personJSON), className: "Person")
         let person = try adapter.decode(Person.self, from: object)

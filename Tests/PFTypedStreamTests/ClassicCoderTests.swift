@@ -199,6 +199,63 @@ enum GraphGen {
         ])
     }
 
+    /// A stream with class values (`#`) and groups of several values, objects among them
+    /// (`@@#`, `@i`), as Apple's Grapher documents and color lists hold them.
+    static func classValuesAndGroups() throws -> Data {
+        let archiver = ClassicArchiver()
+        let node = Node(label: "a", weight: 1)
+        try archiver.encodeGroup([.object(node), .object(node), .value(.classValue, .classChain(Self.viewChain))])
+        try archiver.encodeGroup([.object(nil), .value(.int32, .int(752))])
+        try archiver.encodeValue(ofType: .classValue, .classChain(Self.viewChain))
+        try archiver.encodeValue(ofType: .classValue, .null)
+        return archiver.encodedData
+    }
+
+    static let viewChain = [ClassicClassVersion("GView2D", version: 2), ClassicClassVersion("GView", version: 1), ClassicClassVersion("NSObject")]
+
+    /// The unarchiver hands a class value out as its chain (an index into the stream's table
+    /// would mean nothing in another stream), the archiver writes it back, a class already
+    /// in the stream as a back-reference, and a group of several values stays one group.
+    @Test func classValuesAndGroupsOfSeveralValuesRoundTrip() throws {
+        let document = try TypedStream.readDocument(try Self.classValuesAndGroups())
+        #expect(document.roots.map(\.encodingString) == ["@@#", "@i", "#", "#"])
+        // Each class once (a node holds an NSString and an NSArray): NSObject after Node, and the
+        // whole view chain the second time, are references.
+        let classes = document.entries.compactMap { entry -> String? in if case .class(let c) = entry { "\(c.name) v\(c.version)" } else { nil } }
+        #expect(classes == ["Node v3", "NSObject v0", "NSString v1", "NSArray v0", "GView2D v2", "GView v1"])
+        let unarchiver = ClassicUnarchiver(document: document, registry: ClassicClassRegistry([Node.self]))
+        let first = try unarchiver.decodeNextGroup()
+        #expect(first.values.count == 3 && first.values[0] == first.values[1], "the node is written once and shared")
+        #expect(first.values.last == .classChain(Self.viewChain))
+        #expect(try unarchiver.decodeValues(ofTypes: [.object, .int32]) == [.null, .int(752)])
+        #expect(try unarchiver.decodeValue(ofType: .classValue) == .classChain(Self.viewChain))
+        #expect(try unarchiver.decodeValue(ofType: .classValue) == .null)
+
+        // Written again from what the unarchiver handed out: the same stream.
+        let again = ClassicArchiver()
+        let reread = ClassicUnarchiver(document: document, registry: ClassicClassRegistry([Node.self]))
+        while reread.hasMoreValues {
+            let group = try reread.decodeNextGroup()
+            var values: [ClassicGroupValue] = []
+            for (encoding, value) in zip(group.encodings, group.values) {
+                if encoding == .object, case .object(let index) = value {
+                    values.append(.object(try reread.decodeObject(Node.self, at: index)))
+                } else {
+                    values.append(encoding == .object ? .object(nil) : .value(encoding, value))
+                }
+            }
+            try again.encodeGroup(values)
+        }
+        #expect(again.encodedData == (try Self.classValuesAndGroups()))
+
+        // A class value still an index into another stream's table cannot be written.
+        #expect {
+            try ClassicArchiver().encodeValue(ofType: .classValue, .class(2))
+        } throws: { error in
+            (error as? PFError)?.failure(as: TypedStreamFailure.self) == .valueType(value: "class(2)", type: "#")
+        }
+    }
+
     @Test func readerMustConsumeWhatTheWriterWrote() throws {
         final class Lazy: ClassicArchiveCoding {
             static let classicClassName = "Node"

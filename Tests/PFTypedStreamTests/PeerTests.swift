@@ -121,6 +121,28 @@ print(json.dumps(conv(typedstream.unarchive_from_data(sys.stdin.buffer.read())))
         #expect((theirs as? NSObject) == (ours as? NSObject))
     }
 
+    /// Class values (`#`), the second a back-reference to the class chain already written,
+    /// and groups of several values (`@@#`, `@i`) read as pfarchive wrote them.
+    @Test func pytypedstreamReadsClassValuesAndGroupsOfSeveralValues() throws {
+        try Self.requirePeer()
+        let script = """
+            import sys
+            from typedstream import advanced_repr, archiving
+            for group in archiving.Unarchiver.from_data(sys.stdin.buffer.read()).decode_all():
+                print("|".join(e.decode() for e in group.encodings), [str(v) if isinstance(v, archiving.Class) else type(v).__name__ if v is not None and not isinstance(v, int) else v for v in group.values])
+            """
+        let result = try Peers.python(script, input: try ClassicCoderTests.classValuesAndGroups())
+        #expect(result.status == 0, "\(result.stderr)")
+        let view = "GView2D v2, extends GView v1, extends NSObject v0"
+        #expect(result.stdoutText == """
+            @|@|# ['GenericArchivedObject', 'GenericArchivedObject', '\(view)']
+            @|i [None, 752]
+            # ['\(view)']
+            # [None]
+
+            """, "\(result.stdoutText)")
+    }
+
     // MARK: - pytypedstream reads, pfarchive reads the same
 
     /// Prints the stream's low-level events that carry data, in order: numbers, byte strings,
