@@ -27,7 +27,10 @@ import PFSerialization
 /// children's encodings, so the records' encodings are kept (the output's size, never a
 /// value tree) and the head, whose count is known only at the end, is written before them;
 /// an XML property list's records are its elements, each written at its depth (Docs/Architecture.md, "Memory of
-/// whole-tree conversions").
+/// whole-tree conversions"). A binary property list (`to: .bplist`) is written the same way by
+/// ``PFPropertyList/BinaryPlistStreamWriter``: each record's objects as it comes, the array
+/// (or wrapper) that holds them and the offset table last; it reads back to the same value
+/// as the whole-tree file, but is not byte for byte that file (its root comes last).
 ///
 /// ```swift
 /// let options = RecordStream.Options(from: .json, to: .jsonl)
@@ -57,6 +60,10 @@ public enum RecordStream {
         public var parseClassName: String?
         /// The input's name in messages about a row of a JSON document.
         public var inputName: String
+        /// The input's size in bytes when known. A binary property list's reference width
+        /// is chosen from it (an input of `n` bytes holds at most `n` values), so `to: .bplist`
+        /// streams only when it is set (see ``canStream(from:to:pretty:start:inputBytes:)``).
+        public var inputBytes: Int?
 
         /// Makes options; every parameter defaults to the property's documented default.
         public init(from: DataFormat, to: DataFormat, typedJSON: Bool = true, canonicalCBOR: Bool = false,
@@ -83,7 +90,7 @@ public enum RecordStream {
     public static let formats: Set<DataFormat> = [.json, .parse, .jsonl, .cborseq]
 
     /// The formats a stream writes: the record formats, and a whole CBOR document of records.
-    public static let targets: Set<DataFormat> = formats.union([.cbor, .xmlplist])
+    public static let targets: Set<DataFormat> = formats.union([.cbor, .xmlplist, .bplist])
 
     /// Whether a conversion can stream: both formats are record formats (a JSON document to
     /// JSON is not: it is copied whole, with every member), the output is not indented, and
@@ -94,10 +101,12 @@ public enum RecordStream {
     ///   - to: the output format.
     ///   - pretty: whether indented output was asked for (JSON and Parse are then written whole).
     ///   - start: the input's first bytes (a chunk is enough).
+    ///   - inputBytes: the input's size, when known (a binary property list needs it).
     /// - Returns: `true` when ``convert(options:read:write:progress:)`` gives the whole-tree result.
-    public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data) -> Bool {
+    public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data, inputBytes: Int? = nil) -> Bool {
         guard formats.contains(from), targets.contains(to), !(from == .json && to == .json) else { return false }
-        if to == .cbor || to == .xmlplist {
+        if to == .bplist && inputBytes == nil { return false }
+        if to == .cbor || to == .xmlplist || to == .bplist {
             // A whole CBOR document or XML property list is written record by record only when its tree is the
             // records' array or results wrapper: a JSON document must open one (any other
             // object is read whole, as the tree route reads it), and a Parse class file's
@@ -206,7 +215,7 @@ public enum RecordStream {
             try cutter.finish(handle)
             // A wrapper without rows still is one (`{"results":[]}`, not `[]`).
             if sink.shape == nil { sink.shape = cutter.shape }
-            if options.to == .cbor || options.to == .xmlplist {
+            if options.to == .cbor || options.to == .xmlplist || options.to == .bplist {
                 // The wrapper's other members are the document's too.
                 if let tail = cutter.tailMembers { sink.tail = try session.read(tail).dictionaryValue }
             }
@@ -233,6 +242,8 @@ public enum RecordStream {
         let lines: JSONLines.Writer
         let cbor: CBORWriter
         let xml: XMLPlistWriter
+        /// A whole binary property list's writer.
+        var plist: BinaryPlistStreamWriter
         /// The CBOR writer of a whole document's records inside a results wrapper.
         let cborInResults: CBORWriter
         /// How the input held its records; decides the wrapper of a JSON or Parse output.
@@ -257,6 +268,11 @@ public enum RecordStream {
             cborOptions.limits.maxDepth = max(0, PFLimits.default.maxDepth - 2)
             cborInResults = CBORWriter(options: cborOptions)
             xml = XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error))
+            // Every value (a key too) takes at least one input byte of its own; the array and
+            // a results wrapper with its key add three objects.
+            let bound = (options.inputBytes ?? Int(UInt32.max)).addingReportingOverflow(4)
+            plist = BinaryPlistStreamWriter(
+                options: .init(nullPolicy: options.dropNulls ? .drop : .error), objectBound: bound.overflow ? .max : bound.partialValue)
             buffer.reserveCapacity(1 << 20 + 1 << 16)
         }
 
@@ -287,6 +303,14 @@ public enum RecordStream {
                         buffer.append(contentsOf: shape == .results ? Self.xmlResultsOpen : Array("<array>\n".utf8))
                     }
                     buffer.append(contentsOf: try xml.element(record, indent: shape == .results ? 2 : 1))
+                case .bplist:
+                    if options.dropNulls, case .null = record { break }
+                    let depth = switch shape ?? .array {
+                    case .single: 0
+                    case .results: 2
+                    default: 1
+                    }
+                    try plist.appendRecord(record, depth: depth, into: &buffer)
                 case .parse:
                     let object = try FormatIO.parseObject(record, index: index, shape: shape ?? .array, className: options.parseClassName)
                     try separate()
@@ -314,6 +338,7 @@ public enum RecordStream {
         mutating func finish(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
             if options.to == .cbor { return try finishCBOR(write) }
             if options.to == .xmlplist { return try finishXML(write) }
+            if options.to == .bplist { return try finishBinaryPlist(write) }
             if options.to == .json || options.to == .parse {
                 if !opened {
                     opened = true
@@ -370,6 +395,36 @@ public enum RecordStream {
                     try flush(write)
                 }
             }
+        }
+
+        /// Writes a whole binary property list's root — the records' array, inside the
+        /// results wrapper's dictionary (with its other members after `results`, as the tree
+        /// holds them) when the input was one, or the one record read whole — then its offset
+        /// table and trailer.
+        mutating func finishBinaryPlist(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            let root: Int
+            if shape == .single, plist.recordCount == 1, let only = plist.firstRecord {
+                root = only
+            } else {
+                let records = try plist.writeRecordArray(into: &buffer, flush: write)
+                if shape == .results {
+                    var keys = [try plist.write(.string("results"), depth: 1, into: &buffer)]
+                    var values = [records]
+                    for (key, value) in tail ?? [:] {
+                        if options.dropNulls, case .null = value { continue }
+                        do throws(PFError) {
+                            values.append(try plist.write(value, depth: 1, into: &buffer))
+                            keys.append(try plist.write(.string(key), depth: 1, into: &buffer))
+                        } catch {
+                            throw error.prefixed(.key(key))
+                        }
+                    }
+                    root = try plist.writeDictionary(keys: keys, values: values, into: &buffer)
+                } else {
+                    root = records
+                }
+            }
+            try plist.finish(root: root, into: &buffer, flush: write)
         }
 
         /// `<dict>`, the `results` key and the array's opening, as the tree writer writes them.

@@ -224,31 +224,53 @@ extension BinaryPlistEncoder {
 
     /// A seeded 64-bit hash of `scalarBytes[start..<start + count]`, eight bytes at a time.
     private func hashBytes(_ start: Int, _ count: Int) -> UInt64 {
-        scalarBytes.withUnsafeBytes { raw in
-            var h = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
-            var i = start
-            let end = start + count
-            while i + 8 <= end {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-                h ^= h >> 29
-                i += 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < end {
-                tail |= UInt64(raw[i]) << shift
-                shift += 8
-                i += 1
-            }
-            // Final avalanche (MurmurHash3's fmix64), so the low bits used as slots depend on
-            // every input bit.
-            h ^= tail
-            h ^= h >> 33
-            h = h &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 33
-            h = h &* 0xC4CE_B9FE_1A85_EC53
-            h ^= h >> 33
-            return h
+        scalarBytes.withUnsafeBytes { raw in Self.hash(raw, start, count, seed: seed) }
+    }
+
+    /// A seeded 64-bit hash of `raw[start..<start + count]`, eight bytes at a time (the one
+    /// scalar hash of the tree writer and ``BinaryPlistStreamWriter``'s shared scalars).
+    static func hash(_ raw: UnsafeRawBufferPointer, _ start: Int, _ count: Int, seed: UInt64) -> UInt64 {
+        var h = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+        var i = start
+        let end = start + count
+        while i + 8 <= end {
+            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 29
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < end {
+            tail |= UInt64(raw[i]) << shift
+            shift += 8
+            i += 1
+        }
+        // Final avalanche (MurmurHash3's fmix64), so the low bits used as slots depend on
+        // every input bit.
+        h ^= tail
+        h ^= h >> 33
+        h = h &* 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        h = h &* 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 33
+        return h
+    }
+
+    /// Empties the encoder for the next value, keeping its buffers' capacity (the stream
+    /// writer flattens one record at a time). The interning table is cleared in place while
+    /// it is small, and made small again after a large value.
+    mutating func reset() {
+        entries.removeAll(keepingCapacity: true)
+        scalarBytes.removeAll(keepingCapacity: true)
+        refs.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
+        guard internedCount > 0 else { return }
+        internedCount = 0
+        if slots.count > 4096 {
+            slots = Array(repeating: -1, count: 1024)
+            slotHashes = Array(repeating: 0, count: 1024)
+        } else {
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         }
     }
 

@@ -85,6 +85,9 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
     case unwritableNull
     /// The value nests deeper than `maxDepth`.
     case tooDeep(maxDepth: Int)
+    /// A streamed writer numbered more objects than the reference width it chose up front
+    /// (from its object bound) can address.
+    case tooManyObjects(objectRefSize: Int)
 
     public var code: PFError.Code {
         switch self {
@@ -94,7 +97,7 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
             .keyNotString:
             .invalidValue
         case .unwritableDate, .unwritableUID, .unwritableNull: .unrepresentable
-        case .tooDeep: .limitExceeded
+        case .tooDeep, .tooManyObjects: .limitExceeded
         default: .syntax
         }
     }
@@ -149,6 +152,8 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
         case .unwritableNull:
             "null has no binary property list form; drop the value or set BinaryPlistWriter.Options.nullPolicy to .drop or .writeNullMarker"
         case .tooDeep(let maxDepth): "nesting is deeper than maxDepth (\(maxDepth)); CoreFoundation reads at most 512 levels"
+        case .tooManyObjects(let size):
+            "more objects than \(size)-byte references can number; the object bound given to the streamed writer was too small"
         }
     }
 

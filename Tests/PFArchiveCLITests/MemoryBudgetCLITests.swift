@@ -24,9 +24,9 @@ import Testing
         try Self.json.write(to: input)
         let gzipped = dir.appendingPathComponent("in.json.gz")
         try Compression.compress(Self.json, as: .gzip).write(to: gzipped)
-        // A property list: a CBOR document of the array's records would be written a record
-        // at a time, outside the budget.
-        let out = dir.appendingPathComponent("out.bplist")
+        // JSON to JSON is copied whole; a property list or CBOR document of the array's records
+        // would be written a record at a time, outside the budget.
+        let out = dir.appendingPathComponent("out.json")
         let need = MemoryBudget.estimate(.json, inputBytes: Self.json.count)
         #expect(need == Self.json.count * 36)
         // The decompressed size is what counts: the gzip file is a few hundred bytes.

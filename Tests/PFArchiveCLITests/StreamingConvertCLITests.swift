@@ -50,7 +50,7 @@ import Testing
         // Standard input streams too.
         let piped = try CLI.run(["convert", "-", "-", "--from", "jsonl", "--to", "parse"], input: try Data(contentsOf: lines))
         #expect(piped.status == 0 && piped.stdoutText.hasPrefix("[{\"objectId\":\"o0\""), "\(piped.stderr)")
-        // A whole-tree output (a binary plist) of JSON Lines input.
+        // A binary property list of JSON Lines input (written a record at a time) and back.
         let plist = dir.appendingPathComponent("big.bplist")
         #expect(try CLI.run(["convert", lines.path, plist.path]).status == 0)
         let fromPlist = try CLI.run(["convert", plist.path, "-", "--to", "jsonl"])
@@ -92,8 +92,16 @@ import Testing
         // A whole CBOR document of the records is written a record at a time too.
         let cbor = try CLI.run(["convert", lines.path, dir.appendingPathComponent("out.cbor").path, "--max-memory", budget])
         #expect(cbor.status == 0, "\(cbor.stderr)")
-        let refused = try CLI.run(["convert", lines.path, dir.appendingPathComponent("out.bplist").path, "--max-memory", budget])
+        // And a binary property list (issue 23), which reads back as the records.
+        let plist = dir.appendingPathComponent("out.bplist")
+        let bplist = try CLI.run(["convert", lines.path, plist.path, "--max-memory", budget])
+        #expect(bplist.status == 0, "\(bplist.stderr)")
+        let back = try CLI.run(["convert", plist.path, "-", "--to", "jsonl"])
+        let lineBytes = try Data(contentsOf: lines)
+        #expect(back.status == 0 && back.stdout == lineBytes, "\(back.stderr)")
+        // Indented JSON is written whole.
+        let refused = try CLI.run(["convert", lines.path, dir.appendingPathComponent("pretty.json").path, "--pretty", "--max-memory", budget])
         #expect(refused.status == 1 && refused.stderr.contains("--max-memory") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.bplist").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("pretty.json").path))
     }
 }

@@ -3,6 +3,7 @@ import PFCBOR
 import PFCore
 import PFFormats
 import PFJSON
+import PFPropertyList
 import PFSerialization
 import PFTestSupport
 import Testing
@@ -168,6 +169,128 @@ import Testing
         #expect(!RecordStream.canStream(from: .json, to: .bplist, pretty: false, start: Data("[".utf8)))
         #expect(RecordStream.canStream(from: .jsonl, to: .xmlplist, pretty: true, start: Data("{}".utf8)))
         #expect(!RecordStream.canStream(from: .json, to: .xmlplist, pretty: false, start: Data("{\"a\":[]}".utf8)))
+    }
+
+    /// Streams `input` to a whole binary property list, its size known as the CLI knows a file's.
+    static func streamPlist(_ input: Data, from: DataFormat, dropNulls: Bool = false, chunk: Int) throws(PFError) -> Data {
+        var options = RecordStream.Options(from: from, to: .bplist)
+        options.dropNulls = dropNulls
+        options.inputBytes = input.count
+        return try stream(input, options, chunk: chunk)
+    }
+
+    /// A streamed binary property list reads back — by pfarchive, by Python's plistlib and by
+    /// Foundation's PropertyListSerialization — as the whole-tree file does, nulls dropped or
+    /// not; where the tree writer fails, the stream fails with the same code.
+    static func checkPlist(_ input: Data, from: DataFormat, label: String, sizes: [Int] = [7, 1 << 20], peers: Bool = true) throws {
+        for dropNulls in [false, true] {
+            let expected = Result { () throws(PFError) in try whole(input, from: from, to: .bplist, dropNulls: dropNulls) }
+            for size in sizes {
+                let got = Result { () throws(PFError) in try streamPlist(input, from: from, dropNulls: dropNulls, chunk: size) }
+                switch (expected, got) {
+                case (.success(let e), .success(let g)):
+                    let a = try FormatIO.read(e, options: .init(format: .bplist)).value
+                    let b = try FormatIO.read(g, options: .init(format: .bplist)).value
+                    #expect(a == b, "\(label) \(dropNulls), chunks of \(size)")
+                    if peers && size == sizes.last { try peersReadAlike(e, g, label: "\(label) \(dropNulls)") }
+                case (.failure(let e), .failure(let g)):
+                    #expect(e.code == g.code, "\(label) \(dropNulls): \(e) vs \(g)")
+                default:
+                    Issue.record("\(label) \(dropNulls), chunks of \(size): whole \(expected), streamed \(got)")
+                }
+            }
+        }
+    }
+
+    /// plistlib and Foundation read the two files to equal values.
+    static func peersReadAlike(_ whole: Data, _ streamed: Data, label: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-bplist-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (a, b) = (dir.appendingPathComponent("whole.bplist"), dir.appendingPathComponent("streamed.bplist"))
+        try whole.write(to: a)
+        try streamed.write(to: b)
+        let script = "import plistlib, sys\na, b = (plistlib.load(open(p, 'rb')) for p in sys.argv[1:3])\nprint('same' if a == b else 'different')"
+        let python = try Peers.python(script, [a.path, b.path])
+        #expect(python.stdoutText == "same\n", "\(label): plistlib \(python.stdoutText) \(python.stderr)")
+        let x = try PropertyListSerialization.propertyList(from: whole, format: nil)
+        let y = try PropertyListSerialization.propertyList(from: streamed, format: nil)
+        #expect(Self.same(x, y), "\(label): PropertyListSerialization")
+    }
+
+    /// Deep equality of two Foundation property list values (strings by their scalars).
+    static func same(_ a: Any, _ b: Any) -> Bool {
+        switch (a, b) {
+        case let (x as String, y as String): return Array(x.unicodeScalars) == Array(y.unicodeScalars)
+        case let (x as Data, y as Data): return x == y
+        case let (x as Date, y as Date): return x == y
+        case let (x as [String: Any], y as [String: Any]):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { same(value, $0) } ?? false }
+        case let (x as [Any], y as [Any]): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case let (x as NSNumber, y as NSNumber): return x == y
+        default: return false
+        }
+    }
+
+    /// A whole binary property list is written a record at a time (issue 23: bounded memory):
+    /// quirky records, results wrappers with members, JSON Lines and CBOR sequences, the real
+    /// exports, arrays of empty objects across every reference width, nesting at the depth
+    /// limit, and more distinct short values than are shared across records.
+    @Test func wholeBinaryPlistsAreWrittenRecordByRecord() throws {
+        let array = try FormatIO.write(.array(Self.quirkyRecords), as: .json)
+        try Self.checkPlist(array, from: .json, label: "array")
+        let withoutNull = try FormatIO.write(.array(Self.quirkyRecords.filter { $0 != .null }), as: .json)
+        try Self.checkPlist(withoutNull, from: .json, label: "array without a null record")
+        let results = try FormatIO.write(["results": .array(Self.quirkyRecords), "count": 10], as: .json)
+        try Self.checkPlist(results, from: .json, label: "results")
+        let wrapper = Data(#" { "results" : [{"a":1},[],{}] , "b":{"__type":"Date","iso":"2011-06-10T18:33:42.123Z"},"zz":[1,{"c":null}],"moreThanSeven":"x", "n": null} "#.utf8)
+        try Self.checkPlist(wrapper, from: .json, label: "results with members", sizes: [2, 1 << 20])
+        try Self.checkPlist(Data(#"{"results":[]}"#.utf8), from: .json, label: "empty results", sizes: [1, 1 << 20])
+        try Self.checkPlist(Data("[]".utf8), from: .json, label: "empty array")
+        try Self.checkPlist(try FormatIO.write(.array(Self.quirkyRecords), as: .jsonl), from: .jsonl, label: "jsonl")
+        try Self.checkPlist(try FormatIO.write(.array(Self.quirkyRecords), as: .cborseq), from: .cborseq, label: "cborseq")
+        try Self.checkPlist(Data(), from: .jsonl, label: "empty jsonl")
+        let exports = Fixtures.files(in: Fixtures.real.appendingPathComponent("parse")) { $0.hasSuffix(".json") }
+        #expect(exports.count >= 3)
+        for file in exports {
+            let bytes = try Fixtures.data(file)
+            guard !bytes.isEmpty else { continue }
+            try Self.checkPlist(bytes, from: .json, label: file.lastPathComponent, sizes: [13, 1 << 20])
+        }
+        // Reference widths of 1, 2 and 4 bytes, offsets of 1 to 4; empty containers are not shared.
+        for n in [0, 14, 15, 84, 85, 255, 256, 21_845, 21_846, 65_536] {
+            let empties = Data(("[" + Array(repeating: "{}", count: n).joined(separator: ",") + "]").utf8)
+            let plist = try Self.streamPlist(empties, from: .json, chunk: 1 << 16)
+            #expect(try FormatIO.read(plist, options: .init(format: .bplist)).value == .array(Array(repeating: [:], count: n)), "\(n)")
+            #expect(try BinaryPlistReader.info(plist).numObjects == n + 1, "\(n)")
+            if n == 65_536 { try Self.peersReadAlike(try Self.whole(empties, from: .json, to: .bplist), plist, label: "\(n) empties") }
+        }
+        // Equal short scalars are shared across records, as the tree writer shares them.
+        let repeated = Data(("[" + Array(repeating: #"{"a":1,"b":"x"}"#, count: 300).joined(separator: ",") + "]").utf8)
+        let shared = try Self.streamPlist(repeated, from: .json, chunk: 100)
+        #expect(try BinaryPlistReader.info(shared).numObjects == BinaryPlistReader.info(try Self.whole(repeated, from: .json, to: .bplist)).numObjects)
+        for depth in [509, 510, 511, 512] {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            for document in ["[" + nested + "]", "{\"results\":[" + nested + "]}"] {
+                // plistlib recurses two Python frames per level and stops near 500.
+                try Self.checkPlist(Data(document.utf8), from: .json, label: "depth \(depth)", sizes: [1 << 20], peers: false)
+            }
+        }
+        // More distinct short strings than the shared table keeps: later ones are written per use.
+        let count = BinaryPlistStreamWriter.maxSharedScalars + 1000
+        var lines = ""
+        lines.reserveCapacity(count * 24)
+        for i in 0..<count { lines += "{\"k\":\"v\(i)\",\"v\":\"v\(i % 7)\"}\n" }
+        let many = Data(lines.utf8)
+        let streamed = try Self.streamPlist(many, from: .jsonl, chunk: 1 << 20)
+        let wholeMany = try Self.whole(many, from: .jsonl, to: .bplist)
+        #expect(try FormatIO.read(streamed, options: .init(format: .bplist)).value == FormatIO.read(wholeMany, options: .init(format: .bplist)).value)
+        try Self.peersReadAlike(wholeMany, streamed, label: "many distinct strings")
+        // Streaming needs the input's size (the references' width is chosen from it).
+        #expect(!RecordStream.canStream(from: .jsonl, to: .bplist, pretty: false, start: Data("{}".utf8)))
+        #expect(RecordStream.canStream(from: .jsonl, to: .bplist, pretty: false, start: Data("{}".utf8), inputBytes: 2))
+        #expect(RecordStream.canStream(from: .json, to: .bplist, pretty: false, start: Data("[".utf8), inputBytes: 2))
+        #expect(!RecordStream.canStream(from: .json, to: .bplist, pretty: false, start: Data("{\"a\":[]}".utf8), inputBytes: 9))
     }
 
     @Test func badRecordsNameWhereTheyAre() throws {

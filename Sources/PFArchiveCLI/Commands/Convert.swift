@@ -154,7 +154,7 @@ struct Convert: ParsableCommand {
             let source = try FileIO.ChunkedInput(input)
             let from = readOptions.format ?? (FormatDetector.detect(source.first) == .json ? .json : nil)
             let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
-            if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first) {
+            if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first, inputBytes: source.size) {
                 try stream(source, from: from, to: to, options: readOptions)
                 return
             }
@@ -207,6 +207,7 @@ struct Convert: ParsableCommand {
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
         streamOptions.dropNulls = dropNulls
+        streamOptions.inputBytes = source.size
         var bar = CountingProgress()
         let started = Date()
         let total = source.size.map { $0 >> 20 }
