@@ -170,7 +170,7 @@ public struct StoreDiff {
             let subject = "\(className)/\(key)"
             let pointer = JSONPointer(tokens: [className, key])
             switch (x, y) {
-            case (let x?, nil):
+            case (_?, nil):
                 try emit(Difference(.removed, subject: subject), [.init(.remove, pointer: pointer)])
             case (nil, let y?):
                 try emit(Difference(.added, subject: subject), [.init(.add, pointer: pointer, value: y)])

@@ -53,8 +53,8 @@ public struct MemoryBudget: Sendable, Equatable {
     public static func bytesPerInputByte(_ format: DataFormat) -> Int {
         switch format {
         // `[1,1,1,…]`: every 2 bytes a value (the scanner's 20-byte tape entry, then a
-        // PFValue in an array), measured 35× in all by `inspect` (release build, 30 MB);
-        // `[{},{},…]` → bplist 29×, a Parse export → bplist 7.4×.
+        // PFValue in an array), measured 35× in all by `inspect` (release build, 30 MB).
+        // Records written to CBOR, XML or binary plists stream instead (RecordStream).
         case .json, .parse, .jsonl: 35
         // Markup around every value: measured under 4×.
         case .xmlplist: 8

@@ -97,9 +97,6 @@ public struct BinaryPlistStreamWriter {
         encoder.reset()
         _ = try encoder.flatten(value, depth: depth)
         let start = out.count
-        if position == 0 {
-            out.append(contentsOf: BinaryPlistLayout.magic)
-        }
         // Number the objects: a scalar shared earlier keeps its number; the others take the
         // next ones, in the flattening order, which is also the order they are written in.
         numbers.removeAll(keepingCapacity: true)
@@ -121,7 +118,11 @@ public struct BinaryPlistStreamWriter {
             }
         }
         guard next <= numberLimit else {
+            // A failed writer is not used again (its shared table may name numbers never written).
             throw PFError(BinaryPlistFailure.tooManyObjects(objectRefSize: objectRefSize), path: .root)
+        }
+        if position == 0 {
+            out.append(contentsOf: BinaryPlistLayout.magic)
         }
         var at = position + (out.count - start)
         for (i, entry) in encoder.entries.enumerated() where fresh[i] {

@@ -106,9 +106,14 @@ struct SQLiteFileSchema {
         let bodyStart = record + Int(headerSize)
         guard let typeSerial = varint(page, &at, end: bodyStart), let nameSerial = varint(page, &at, end: bodyStart),
               typeSerial >= 13, typeSerial % 2 == 1, nameSerial >= 13, nameSerial % 2 == 1 else { return nil }
-        let typeLength = Int((typeSerial - 13) / 2), nameLength = Int(clamping: (nameSerial - 13) / 2)
-        let nameStart = bodyStart + typeLength
-        guard nameStart <= end, nameLength <= end - nameStart else { return nil }
+        // Lengths come from untrusted varints (up to 2^63): each is checked against what is
+        // left of the page before any arithmetic on it.
+        guard (typeSerial - 13) / 2 <= UInt64(end - bodyStart) else { return nil }
+        let nameStart = bodyStart + Int((typeSerial - 13) / 2)
+        guard (nameSerial - 13) / 2 <= UInt64(end - nameStart) else { return nil }
+        let nameLength = Int((nameSerial - 13) / 2)
+        // Text in a UTF-8 database (Core Data's and pfarchive's are); a UTF-16 database's
+        // schema never reads "table" here, so it lists no tables and is "any SQLite database".
         guard page[bodyStart..<nameStart].elementsEqual("table".utf8) else { return nil }
         return String(decoding: page[nameStart..<(nameStart + nameLength)], as: UTF8.self)
     }
@@ -171,7 +176,9 @@ struct SQLiteFileSchema {
     /// The committed frames of a `-wal` file: for each page, the offset of its newest image.
     /// Frames count only while their salts match the header's and their running checksum is
     /// right, and only up to the last commit frame (a frame whose "database size" is non-zero),
-    /// exactly the frames SQLite itself would read.
+    /// exactly the frames SQLite itself would read. The whole `-wal` is read for that, as SQLite
+    /// does when it opens one, a frame at a time (never all of it in memory): a `-wal` of
+    /// gigabytes makes resolving the path take as long as reading it.
     private struct WALFrames {
         var pageSize: Int?
         var pages: [Int: Int] = [:]

@@ -239,8 +239,6 @@ public enum StoreFailure: PFFailure, Hashable {
     case notAJSONLine(file: String, line: Int, code: PFError.Code, problem: String)
     /// A line of a Mongo-shape collection is not a document pfarchive reads (`problem` says why).
     case badDocument(file: String, line: Int, problem: String)
-    /// A value that Mongo's extended JSON cannot hold (`problem` says which).
-    case notMongoRepresentable(object: String, problem: String)
     /// A store archive whose contents are out of shape.
     case badStoreArchive(location: String, problem: ArchiveProblem)
     /// A store archive that is not a keyed archive (`problem`: what the reader reported).
@@ -260,7 +258,7 @@ public enum StoreFailure: PFFailure, Hashable {
         case .readingUnavailable, .writingUnavailable: .unsupported
         case .notAJSONLine(_, _, let code, _): code
         case .lineTooLong: .limitExceeded
-        case .notMongoRepresentable, .cannotArchive: .unrepresentable
+        case .cannotArchive: .unrepresentable
         case .beingWritten, .noParentDirectory, .cannotCreateLock, .cannotLock, .cannotPutBack, .cannotCarryOver,
             .cannotSetMode, .cannotOpenToSync, .cannotSync, .cannotMoveIntoPlace, .cannotMoveAside, .cannotCreateStaged,
             .cannotWriteStaged, .noSuchFile, .cannotCreate, .cannotOpen, .cannotRead, .cannotWrite,
@@ -362,7 +360,6 @@ public enum StoreFailure: PFFailure, Hashable {
         case .noCollection(let location, let className): return "\(location): no collection '\(className)' (expected \(className).json)"
         case .badDocument(let file, let line, let problem): return "\(file):\(line): \(problem)"
         case .notAJSONLine(let file, let line, _, let problem): return "\(file):\(line): \(problem); expected one JSON document per line"
-        case .notMongoRepresentable(let object, let problem): return "\(object): \(problem)"
         case .badStoreArchive(let location, let problem): return "\(location): \(problem)"
         case .unreadableStoreArchive(let location, let problem): return "\(location): \(problem)"
         case .cannotArchive(let problem): return "cannot archive the store: \(problem)"

@@ -163,19 +163,18 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// - Returns: its kind.
     public static func sqliteKind(of url: URL) -> SQLiteFileKind {
         guard let schema = SQLiteFileSchema.read(url) else {
-            // An SQLite header whose schema cannot be walked is a damaged database: the
-            // generic source opens it and reports what is wrong.
-            return hasSQLiteHeader(url) ? .other : .notSQLite
+            // An SQLite header whose schema cannot be walked is a damaged database: one of
+            // pfarchive's stores still says so by its application id (its store then reports
+            // the damage); any other is opened by the generic source, which reports it.
+            guard let header = readPrefix(of: url, count: 100), SQLiteFileSchema.isSQLiteHeader(header) else { return .notSQLite }
+            return header[header.startIndex + 68 ..< header.startIndex + 72].elementsEqual(pfarchiveApplicationIDBytes) ? .pfarchive : .other
         }
         if schema.applicationID == pfarchiveApplicationID { return .pfarchive }
         let tables = Set(schema.tableNames.map { $0.uppercased() })
         return tables.contains("Z_PRIMARYKEY") && tables.contains("Z_METADATA") ? .coreData : .other
     }
 
-    private static func hasSQLiteHeader(_ url: URL) -> Bool {
-        guard let bytes = readPrefix(of: url, count: 100) else { return false }
-        return SQLiteFileSchema.isSQLiteHeader(bytes)
-    }
+    private static let pfarchiveApplicationIDBytes: [UInt8] = [0x50, 0x46, 0x41, 0x72]
 
     /// The `PRAGMA application_id` of pfarchive's SQLite stores (`"PFAr"`), so tools and
     /// ``isCoreDataFile(_:)`` tell them apart from other SQLite files.

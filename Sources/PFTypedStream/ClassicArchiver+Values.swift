@@ -14,9 +14,11 @@ extension ClassicArchiver {
     /// Writes a dictionary of the decoded-tree shape, or returns `false` when it is a plain
     /// dictionary (written as `NSDictionary` by the caller).
     func writeTreeObject(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
-        // An object whose `$id` this archiver has written (a shared object in a tree read
-        // before, or in another tree read from the same stream) is that object again.
-        if let id = members["$id"]?.int64Value, let number = sharedTreeIDs[id] {
+        // An object whose `$id` this archiver has written with the same contents (a shared
+        // object in another tree read from the same stream, which numbers `$id`s stream-wide)
+        // is that object again. Trees decoded one by one number their `$id`s from 1 each, so
+        // an `$id` met again with other contents is another object, written in full.
+        if let id = members["$id"]?.int64Value, let number = sharedTreeIDs[id], sharedTreeValues[id] == members {
             writer.writeReference(number)
             return true
         }
@@ -29,6 +31,7 @@ extension ClassicArchiver {
         }
         if members.count == 2, let inner = members["$value"], let id = members["$id"]?.int64Value, inner.isContainer {
             sharedTreeIDs[id] = writer.nextNumber
+            sharedTreeValues[id] = members
             try inner.classicWrite(to: self)
             return true
         }
@@ -49,7 +52,10 @@ extension ClassicArchiver {
                 throw PFError(TypedStreamFailure.classesStart(name), format: .typedstream, path: [.key("$classes")])
             }
         }
-        if let id = members["$id"]?.int64Value { sharedTreeIDs[id] = writer.nextNumber }
+        if let id = members["$id"]?.int64Value {
+            sharedTreeIDs[id] = writer.nextNumber
+            sharedTreeValues[id] = members
+        }
         try writeObject(chain: chain) { archiver in
             for (g, group) in groups.enumerated() {
                 try archiver.writeTreeGroup(group, path: [.key("$values"), .index(g)])

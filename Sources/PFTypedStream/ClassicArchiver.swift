@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 
 /// Archives values into a typedstream that `NSUnarchiver` and pytypedstream read: the
@@ -19,6 +20,9 @@ public final class ClassicArchiver {
     let maxDepth: Int
     /// Object numbers of tree values written with `$id`, for later `{"$ref": N}`.
     var sharedTreeIDs: [Int64: Int] = [:]
+    /// The contents written under each `$id`: the same `$id` with the same contents is the
+    /// same object, with other contents another tree's object.
+    var sharedTreeValues: [Int64: OrderedDictionary<String, PFValue>] = [:]
 
     /// Makes an archiver that writes the standard header (version 4, `streamtyped`, 1000).
     /// - Parameter maxDepth: the deepest nesting of objects to write before failing with

@@ -16,6 +16,9 @@ struct TypedStreamValueConverter {
     /// from 1 in this tree: trees read one by one from the same stream then give a shared
     /// object the same `$id`, and an archiver writing them keeps it one object.
     var idsFromTable = false
+    /// The root of a tree read by ``convertObject(_:sharedIn:)``, reached once more than
+    /// `counts` says.
+    var extraRoot: Int?
 
     init(document: TypedStreamDocument, limits: PFLimits) {
         self.document = document
@@ -108,10 +111,11 @@ struct TypedStreamValueConverter {
     /// shared anywhere in the stream (`counts`, ``referenceCounts(_:limits:)``) carries its
     /// table-based `$id` (``idsFromTable``).
     mutating func convertObject(_ index: Int, sharedIn counts: [Int: Int]) throws(PFError) -> PFValue {
+        // Shared with the caller, never copied: the tree's root counts once more, as the root
+        // (a child that refers back to it closes a cycle rather than reading it again), through
+        // `extraRoot` instead of a changed copy of the whole table for every object read.
         self.counts = counts
-        // The tree's root is reached once more, as the root: a child that refers back to it
-        // closes a cycle rather than reading it again.
-        self.counts[index, default: 0] += 1
+        extraRoot = index
         idsFromTable = true
         return try object(index, depth: 0)
     }
@@ -170,7 +174,7 @@ struct TypedStreamValueConverter {
         }
         if let id = ids[index] { return .dictionary(["$ref": .int(Int64(id))]) }
         var id: Int?
-        if (counts[index] ?? 0) > 1 {
+        if (counts[index] ?? 0) + (index == extraRoot ? 1 : 0) > 1 {
             let next = idsFromTable ? index + 1 : nextID
             id = next
             ids[index] = next

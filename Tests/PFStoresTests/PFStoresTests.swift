@@ -163,10 +163,63 @@ import Testing
         pointer.replaceSubrange(108..<110, with: [0xFF, 0xF0])
         mutations.append(pointer)
         mutations.append(good.prefix(300))
+        // A record whose type is a 9-byte varint (2^64 - 1): its length must not be added to
+        // an offset unchecked (that trapped).
+        var huge = good
+        let table = try #require(huge.range(of: Data("tableZ_PRIMARYKEY".utf8))).lowerBound
+        try #require(huge[table - 6] == 6, "a six-byte record header before the type")
+        huge[table - 6] = 11
+        for k in 1...9 { huge[table - 6 + k] = 0xFF }
+        huge[table - 6 + 10] = 37
+        mutations.append(huge)
         for (i, bytes) in mutations.enumerated() {
             let file = dir.appendingPathComponent("bad\(i).db")
             try bytes.write(to: file)
             #expect(StoreLocation.sqliteKind(of: file) == .other, "mutation \(i)")
+        }
+        // One of pfarchive's stores whose schema page is damaged is still said to be one (its
+        // store then reports the damage), not "some other database".
+        let own = dir.appendingPathComponent("own.db")
+        try CoreDataStoreBuilder.sqlite3(own, "PRAGMA page_size=512; PRAGMA application_id=\(Int32(bitPattern: StoreLocation.pfarchiveApplicationID)); CREATE TABLE t (x);")
+        var ownBytes = try Data(contentsOf: own)
+        ownBytes.replaceSubrange(103..<105, with: [0xFF, 0xFF])
+        try ownBytes.write(to: own)
+        #expect(StoreLocation.sqliteKind(of: own) == .pfarchive)
+    }
+
+    @Test func randomlyDamagedSQLiteFilesAreClassifiedWithoutTrapOrHang() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The schema walk reads untrusted bytes: damage a real Core Data store (several schema
+        // pages) and a live -wal at random places, and truncate them; every answer must come
+        // back (the test's own time bounds a hang) and only ever be one of the kinds.
+        let store = Fixtures.real.appendingPathComponent("coredata/coredataplus/SampleModel2_V2.sqlite")
+        let good = try Data(contentsOf: store)
+        let small = dir.appendingPathComponent("small.db")
+        try CoreDataStoreBuilder.sqlite3(small, "PRAGMA page_size=512; PRAGMA journal_mode=WAL; CREATE TABLE t (x);")
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: small, applying: "CREATE TABLE Z_PRIMARYKEY (a); CREATE TABLE Z_METADATA (b);", into: dir.appendingPathComponent("live"))
+        let wal = try Data(contentsOf: URL(fileURLWithPath: live.path + "-wal"))
+        #expect(StoreLocation.sqliteKind(of: live) == .coreData)
+        var random = SplitMix64(seed: 24)
+        let file = dir.appendingPathComponent("damaged.db")
+        for round in 0..<400 {
+            var bytes = round % 2 == 0 ? good : try Data(contentsOf: live)
+            var sidecar = wal
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                if round % 4 == 3 {
+                    sidecar[Int.random(in: 0..<sidecar.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                } else {
+                    bytes[Int.random(in: 0..<min(bytes.count, 16_384), using: &random)] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+            if round % 5 == 4 { bytes = bytes.prefix(Int.random(in: 0..<bytes.count, using: &random)) }
+            try bytes.write(to: file)
+            if round % 2 == 1 { try sidecar.write(to: URL(fileURLWithPath: file.path + "-wal")) } else {
+                try? FileManager.default.removeItem(at: URL(fileURLWithPath: file.path + "-wal"))
+            }
+            let kind = StoreLocation.sqliteKind(of: file)
+            #expect([.coreData, .other, .notSQLite, .pfarchive].contains(kind))
         }
     }
 

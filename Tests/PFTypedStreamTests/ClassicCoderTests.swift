@@ -127,6 +127,21 @@ enum GraphGen {
         #expect(tree["$version"] == .int(3))
     }
 
+    @Test func treesDecodedApartKeepTheirOwnObjectsWhenWrittenTogether() throws {
+        // Two streams, each with a shared object: decoded one by one, both number it `$id` 1.
+        let a = Node(label: "a", weight: 1)
+        a.buddy = a
+        let b = Node(label: "b", weight: 2)
+        b.buddy = b
+        let treeA = try TypedStream.decodeValue(try ClassicArchiver.archivedData(withRootObject: a))
+        let treeB = try TypedStream.decodeValue(try ClassicArchiver.archivedData(withRootObject: b))
+        #expect(treeA["$id"] == .int(1) && treeB["$id"] == .int(1))
+        // Written together, b stays b: an `$id` met again with other contents is another object.
+        let both = try TypedStream.decodeValue(try TypedStream.encodeValue(.array([treeA, treeB])))
+        let labels = both.arrayValue?.map { "\($0)".contains("\"b\"") }
+        #expect(labels == [false, true])
+    }
+
     @Test func oneModelArchivesKeyedAndClassic() throws {
         let a = Node(label: "a", weight: 7)
         let b = Node(label: "b", weight: -2)
