@@ -233,12 +233,14 @@ public struct StoreDiff {
         return counter
     }
 
-    /// An object's compared value: its typed JSON without `objectId` (the key already), fields
-    /// in the order of their UTF-8 bytes so that the same object read from two stores (whose
-    /// field orders differ) encodes to the same bytes.
+    /// An object's compared value: its typed JSON without `objectId` and `className` (the
+    /// key and the class compared already; a source that kept `className` among a row's
+    /// members, as Core Data's reader does, is not different for it), fields in the order of
+    /// their UTF-8 bytes so that the same object read from two stores (whose field orders
+    /// differ) encodes to the same bytes.
     static func value(of object: ParseObject) -> PFValue {
         guard case .dictionary(let m) = object.encoded(style: .typed) else { return .null }
-        var fields = m.elements.filter { $0.key != "objectId" }
+        var fields = m.elements.filter { $0.key != "objectId" && $0.key != "className" }
         fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeysWithValues: fields))
     }

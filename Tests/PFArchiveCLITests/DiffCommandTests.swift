@@ -63,6 +63,19 @@ import Testing
         #expect(second.status == 0, "\(second.stdoutText.prefix(400))\(second.stderr)")
     }
 
+    /// Each real Core Data store imported into pfarchive's SQLite store compares equal to it
+    /// (every object was reported as having lost its `className`).
+    @Test(arguments: ["coredata/restkit/RKSeedDatabase.sqlite", "coredata/coredataplus/SampleModel2_V2.sqlite"])
+    func aCoreDataStoreAndItsImportCompareEqual(_ store: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = Fixtures.real.appendingPathComponent(store).path
+        let imported = dir.appendingPathComponent("imported.sqlite").path
+        #expect(try CLI.run(["import", source, imported]).status == 0)
+        let result = try CLI.run(["diff", source, imported])
+        #expect(result.status == 0, "\(result.stdoutText.prefix(400))\(result.stderr)")
+    }
+
     @Test func troubleExitsTwoWithOneLine() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
