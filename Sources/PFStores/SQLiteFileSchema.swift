@@ -132,6 +132,14 @@ struct SQLiteFileSchema {
         return value
     }
 
+    /// The first 100 bytes of the file at `url` (the database header), read as the walk reads
+    /// pages (only from a regular file), or `nil`.
+    static func header(of url: URL) -> [UInt8]? {
+        guard let file = PageFile(url) else { return nil }
+        defer { file.close() }
+        return file.read(at: 0, count: 100)
+    }
+
     static func isSQLiteHeader<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.count >= 100 && bytes.prefix(16).elementsEqual("SQLite format 3\0".utf8)
     }

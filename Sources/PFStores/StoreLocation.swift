@@ -166,7 +166,7 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
             // An SQLite header whose schema cannot be walked is a damaged database: one of
             // pfarchive's stores still says so by its application id (its store then reports
             // the damage); any other is opened by the generic source, which reports it.
-            guard let header = readPrefix(of: url, count: 100), SQLiteFileSchema.isSQLiteHeader(header) else { return .notSQLite }
+            guard let header = SQLiteFileSchema.header(of: url), SQLiteFileSchema.isSQLiteHeader(header) else { return .notSQLite }
             return header[header.startIndex + 68 ..< header.startIndex + 72].elementsEqual(pfarchiveApplicationIDBytes) ? .pfarchive : .other
         }
         if schema.applicationID == pfarchiveApplicationID { return .pfarchive }
@@ -180,14 +180,6 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// ``isCoreDataFile(_:)`` tell them apart from other SQLite files.
     public static let pfarchiveApplicationID: UInt32 = 0x5046_4172
 
-    private static func readPrefix(of url: URL, count: Int) -> Data? {
-        // Only a regular file: opening a FIFO named `x.sqlite` would wait for a writer forever.
-        var status = stat()
-        guard stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? handle.close() }
-        return try? handle.read(upToCount: count)
-    }
 
     /// Hides every password of a URL argument, the one home for this in pfarchive.
     ///
