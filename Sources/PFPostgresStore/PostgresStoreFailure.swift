@@ -74,7 +74,11 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
     public var code: PFError.Code {
         switch self {
         case .notAURL, .noHost, .badPort, .badSSLMode, .connectionClosed: .usage
-        case .queryFailed, .rowRefused, .copyEndedEarly: .io
+        case .queryFailed, .copyEndedEarly: .io
+        case .rowRefused(_, _, _, let sqlState, _):
+            // SQLSTATE class 22 (data exception) and 23 (integrity constraint violation) blame the row's values;
+            // any other class (connection, resources, the server) is a failure to write.
+            if let sqlState, sqlState.hasPrefix("22") || sqlState.hasPrefix("23") { .invalidValue } else { .io }
         case .unwritableJSON(_, let code, _), .notJSON(_, let code, _): code
         case .notAGeometry: .syntax
         case .columnNameClash: .unrepresentable
