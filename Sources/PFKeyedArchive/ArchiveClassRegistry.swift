@@ -8,7 +8,7 @@
 /// var registry = ArchiveClassRegistry([Employee.self, Department.self])
 /// registry.register(Employee.self, as: "OldApp.Employee", "Staff")
 /// ```
-public struct ArchiveClassRegistry: @unchecked Sendable {
+public struct ArchiveClassRegistry: Sendable {
     // Metatypes are immutable values; the dictionary is only read after construction.
     private var types: [String: any ArchiveCoding.Type] = [:]
 

@@ -29,7 +29,10 @@ import PFCore
 /// ``KeyedUnarchiver/decodeReference(_:forKey:assign:)``, whose closure runs once every
 /// object exists; then ``archiveDidDecode()`` runs on every decoded class instance. No
 /// half-built object is ever handed to your code.
-public protocol ArchiveCoding: ArchiveRepresentable, ArchiveVersioned {
+///
+/// Its metatype is `SendableMetatype`, so registries and dispatch tables of these types are
+/// `Sendable` without an unchecked promise; a conformance cannot be isolated to an actor.
+public protocol ArchiveCoding: ArchiveRepresentable, ArchiveVersioned, SendableMetatype {
     /// The class name written to archives and looked up when reading them, such as
     /// `"Employee"` or `"MyApp.Employee"`.
     static var archiveClassName: String { get }

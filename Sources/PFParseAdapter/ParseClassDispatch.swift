@@ -9,9 +9,9 @@ import PFParse
 /// let model = try dispatch.decode(object, with: adapter)   // any ParseModel
 /// if let player = model as? Player { … }
 /// ```
-public struct ParseClassDispatch: @unchecked Sendable {
+public struct ParseClassDispatch: Sendable {
     /// How the type is chosen.
-    public enum Rule: @unchecked Sendable {
+    public enum Rule: Sendable {
         /// By the object's class name (each type's ``ParseModel/parseClassName``).
         case className
         /// By a string field's value, e.g. `kind` = `"video"` → `VideoPost.self`.

@@ -23,7 +23,10 @@ import PFParse
 ///
 /// Properties named `objectId`, `createdAt`, `updatedAt` and `acl`/`ACL` map to Parse's
 /// default columns unless the key map says otherwise.
-public protocol ParseModel: Codable {
+///
+/// Its metatype is `SendableMetatype`, so registries and dispatch tables of these types are
+/// `Sendable` without an unchecked promise; a conformance cannot be isolated to an actor.
+public protocol ParseModel: Codable, SendableMetatype {
     /// The Parse class the type maps to, such as `GameScore` or `_User`.
     static var parseClassName: String { get }
     /// How properties map to keys. Default: ``ParseKeyMap/identity``.

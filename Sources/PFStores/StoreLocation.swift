@@ -357,7 +357,7 @@ public struct StoreOpeners: Sendable {
     }
 
     /// Registers a store kept in a file or directory, read and written by one class.
-    private mutating func registerFileStore<Store: ObjectStoreReader & ObjectStoreWriter>(
+    private mutating func registerFileStore<Store: ObjectStoreReader & ObjectStoreWriter & SendableMetatype>(
         _ kind: StoreKind, _ make: @escaping @Sendable (URL) -> Store
     ) {
         register(

@@ -29,7 +29,10 @@ import PFCore
 /// Decoding is two-phase, as for keyed archives: ``init(from:)`` builds each object; a
 /// reference that closes a cycle is read with ``ClassicUnarchiver/decodeReference(_:assign:)``
 /// whose closure runs once every object exists; then ``classicDidDecode()`` runs.
-public protocol ClassicArchiveCoding: ClassicRepresentable {
+///
+/// Its metatype is `SendableMetatype`, so registries and dispatch tables of these types are
+/// `Sendable` without an unchecked promise; a conformance cannot be isolated to an actor.
+public protocol ClassicArchiveCoding: ClassicRepresentable, SendableMetatype {
     /// The class name written to the stream and looked up in the ``ClassicClassRegistry``.
     static var classicClassName: String { get }
     /// The class version written to the stream (`+[NSObject version]`). Defaults to 0.
@@ -119,7 +122,7 @@ public protocol ClassicRepresentable {
 /// var registry = ClassicClassRegistry([Point3.self])
 /// registry.register(Point3.self, as: "OldPoint")
 /// ```
-public struct ClassicClassRegistry: @unchecked Sendable {
+public struct ClassicClassRegistry: Sendable {
     // Metatypes are immutable values; the dictionary is only read after construction.
     private var types: [String: any ClassicArchiveCoding.Type] = [:]
 

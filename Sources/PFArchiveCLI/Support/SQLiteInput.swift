@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OrderedCollections
 import PFArchive
+import Synchronization
 
 /// `--tables` and `--date-column`: which tables of an SQLite database are read, and which
 /// columns are dates (`inspect`, `convert`, `import`).
@@ -60,20 +61,28 @@ enum SQLiteInput {
     }
 
     /// Prints what rows kept as stored, one warning line each (the first 100, then a count).
-    final class Reporter: @unchecked Sendable {
+    /// Reports may come from several reading threads; the count is behind a `Mutex`.
+    final class Reporter: Sendable {
         let file: String
-        private(set) var count = 0
+        private let made = Mutex(0)
 
         init(file: String) { self.file = file }
 
+        /// How many reports were made.
+        var count: Int { made.withLock { $0 } }
+
         func report(_ report: SQLiteRowReport) {
-            count += 1
-            if count <= 100 {
+            let number = made.withLock { count in
+                count += 1
+                return count
+            }
+            if number <= 100 {
                 StandardOutput.writeError(Data("pfarchive: warning: \(file): \(report)\n".utf8))
             }
         }
 
         func finish() {
+            let count = count
             if count > 100 {
                 StandardOutput.writeError(Data("pfarchive: warning: \(file): \(count - 100) more values kept as stored\n".utf8))
             }
