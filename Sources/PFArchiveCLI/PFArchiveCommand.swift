@@ -61,7 +61,11 @@ extension PFArchiveCommand {
         let lines = { (text: String) in
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        var first = lines(message(for: error)).first ?? "invalid usage"
+        let message = lines(message(for: error))
+        var first = message.first ?? "invalid usage"
+        // A bulleted list after the first line (the values an option takes) joins it.
+        let items = message.dropFirst().prefix { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }
+        if first.hasSuffix(":") && !items.isEmpty { first += " " + items.joined(separator: ", ") }
         if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
         if first.hasSuffix(".") { first.removeLast() }
         guard let hint = lines(fullMessage(for: error)).first(where: { $0.hasPrefix("See '") }) else { return first }

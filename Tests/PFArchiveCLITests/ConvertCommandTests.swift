@@ -105,6 +105,14 @@ import Testing
         #expect(result.stderr.hasSuffix("\n") && result.stderr.dropLast().contains("\n") == false, "one line: \(result.stderr)")
     }
 
+    /// ArgumentParser lists an option's values on lines of their own; the one line keeps them.
+    @Test func anInvalidOptionValueNamesTheValuesAllowed() throws {
+        let result = try CLI.run(["convert", "a.json", "b.json", "--to", "nope"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'nope'") && result.stderr.contains(": json, bplist, xmlplist, cbor, keyed, typedstream, parse, jsonl, cborseq; see 'pfarchive convert --help'"), "\(result.stderr)")
+        #expect(result.stderr.dropLast().contains("\n") == false, "one line: \(result.stderr)")
+    }
+
     @Test func missingInputExitsOne() throws {
         let result = try CLI.run(["convert", "/nonexistent/in.json", "/tmp/out.json"])
         #expect(result.status == 1)
