@@ -82,7 +82,7 @@ public struct ParseSchema: Sendable, Equatable {
                 var fields = OrderedDictionary<String, Field>()
                 if case .dictionary(let fs)? = d["fields"] {
                     for (key, spec) in fs {
-                        guard case .string(let name)? = spec["type"], case let type = ParseFieldType(rawValue: name), type.isKnown else {
+                        guard case .string(let typeName)? = spec["type"], case let type = ParseFieldType(rawValue: typeName), type.isKnown else {
                             throw PFError(parse: ParseFailure.schemaFieldNoType(field: key, className: name), path: here.appending(key: "fields").appending(key: key))
                         }
                         var field = Field(type, targetClass: spec["targetClass"]?.stringValue)

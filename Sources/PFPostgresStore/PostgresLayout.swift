@@ -210,7 +210,7 @@ struct ClassLayout {
         if case .dictionary(let fieldSpecs)? = doc["fields"] {
             for (name, spec) in fieldSpecs {
                 if Self.isDefaultField(name) || name.hasPrefix("_") { continue }
-                guard case .string(let name)? = spec["type"], case let type = ParseFieldType(rawValue: name), type.isKnown else {
+                guard case .string(let typeName)? = spec["type"], case let type = ParseFieldType(rawValue: typeName), type.isKnown else {
                     throw PFError(PostgresStoreFailure.schemaFieldType(location: "\(location)", className: className, field: name), format: StoreFormat.name)
                 }
                 if type == .acl { continue }

@@ -159,7 +159,7 @@ public final class RealmObjectStore: ObjectStoreReader {
                 }
                 return .dictionary(out)
             case .object(let t, let id)?:
-                return ["__type": "Pointer", "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
+                return ["__type": ParseFieldType.pointer.restTag, "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
             case nil:
                 return .null
             }
