@@ -283,16 +283,16 @@ struct Resolver {
             var notes: [String] = []
             let t: PropertyType
             switch declared.type {
-            case "Boolean": t = .bool
-            case "Number": t = .double
-            case "String": t = .string
-            case "Date": t = .date
-            case "Bytes": t = .data
-            case "File": t = .parse("ParseFile")
-            case "GeoPoint": t = .parse("ParseGeoPoint")
-            case "Polygon": t = .parse("ParsePolygon")
-            case "ACL": t = .parse("ParseACL")
-            case "Pointer":
+            case .boolean: t = .bool
+            case .number: t = .double
+            case .string: t = .string
+            case .date: t = .date
+            case .bytes: t = .data
+            case .file: t = .parse("ParseFile")
+            case .geoPoint: t = .parse("ParseGeoPoint")
+            case .polygon: t = .parse("ParsePolygon")
+            case .acl: t = .parse("ParseACL")
+            case .pointer:
                 if let target = declared.targetClass {
                     (t, notes) = pointerType(target: target, className: stats.name)
                 } else {
@@ -477,23 +477,24 @@ struct Resolver {
         return text + "."
     }
 
+    /// The name of an observed kind: Parse's field type name where there is one.
     func kindName(_ kind: ObservedKind) -> String {
         switch kind {
-        case .bool: "Boolean"
+        case .bool: ParseFieldType.boolean.rawValue
         case .int: "Integer"
-        case .double: "Number"
-        case .string: "String"
-        case .date: "Date"
-        case .bytes: "Bytes"
-        case .pointer: "Pointer"
-        case .relation: "Relation"
-        case .file: "File"
-        case .geoPoint: "GeoPoint"
-        case .polygon: "Polygon"
-        case .acl: "ACL"
-        case .array: "Array"
-        case .object: "Object"
-        case .archivedObject: "Object"
+        case .double: ParseFieldType.number.rawValue
+        case .string: ParseFieldType.string.rawValue
+        case .date: ParseFieldType.date.rawValue
+        case .bytes: ParseFieldType.bytes.rawValue
+        case .pointer: ParseFieldType.pointer.rawValue
+        case .relation: ParseFieldType.relation.rawValue
+        case .file: ParseFieldType.file.rawValue
+        case .geoPoint: ParseFieldType.geoPoint.rawValue
+        case .polygon: ParseFieldType.polygon.rawValue
+        case .acl: ParseFieldType.acl.rawValue
+        case .array: ParseFieldType.array.rawValue
+        case .object: ParseFieldType.object.rawValue
+        case .archivedObject: ParseFieldType.object.rawValue
         case .other: "Other"
         }
     }
@@ -512,7 +513,7 @@ struct Resolver {
         let anyName = inference.source == .parse ? "ParseValue" : "PFValue"
         if kinds.isEmpty {
             // A Pointer no object sets (null everywhere) is typed from the schema's declaration.
-            if let declared = inference.classes[className]?.declared[path], declared.type == "Pointer",
+            if let declared = inference.classes[className]?.declared[path], declared.type == .pointer,
                 let target = declared.targetClass
             {
                 let (t, notes) = pointerType(target: target, className: className)
@@ -614,7 +615,7 @@ struct Resolver {
     func pointerType(target: String, className: String) -> (PropertyType, [String]) {
         let targetStats = inference.classes[target]
         let targetPoints = targetStats.map { stats in
-            stats.shape.fields.values.contains { $0.kinds[.pointer] != nil } || stats.declared.values.contains { $0.type == "Pointer" }
+            stats.shape.fields.values.contains { $0.kinds[.pointer] != nil } || stats.declared.values.contains { $0.type == .pointer }
         } ?? true
         if let generated = typeNames[target], target != className, !targetPoints { return (.reference(generated), []) }
         if typeNames[target] != nil {

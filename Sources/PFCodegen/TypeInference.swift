@@ -120,7 +120,7 @@ public final class TypeInference {
             let stats = classStatistics(className)
             for (name, field) in fields {
                 stats.declared[name] = field
-                if field.type == "Relation" { stats.relations[name] = .some(field.targetClass) }
+                if field.type == .relation { stats.relations[name] = .some(field.targetClass) }
             }
             // A class whose model marks required fields says which are optional.
             if fields.values.contains(where: \.isRequired) {

@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFParse
 
 /// One difference between two values or stores, as `pfarchive diff` prints it.
 public struct Difference: Sendable, Equatable, CustomStringConvertible {
@@ -59,7 +60,8 @@ public struct Difference: Sendable, Equatable, CustomStringConvertible {
             let before = Difference.render(old ?? .null)
             var after = Difference.render(new ?? .null)
             // `Pointer Team/a1 → Team/b2`: the second of two pointers drops the word.
-            if before.hasPrefix("Pointer "), after.hasPrefix("Pointer ") { after.removeFirst("Pointer ".count) }
+            let pointer = "\(ParseFieldType.pointer) "
+            if before.hasPrefix(pointer), after.hasPrefix(pointer) { after.removeFirst(pointer.count) }
             return "\(location): \(before) → \(after)"
         case .sharing:
             return "~ \(location): \(note ?? "shared differently")"
@@ -69,14 +71,16 @@ public struct Difference: Sendable, Equatable, CustomStringConvertible {
     /// A one-line rendering of a value: scalars as `PFValue.scalarDescription`, containers by
     /// their size, Parse typed values by their content (`Pointer Team/a1`, `File a.png`).
     public static func render(_ value: PFValue) -> String {
-        if case .dictionary(let members) = value, let type = members["__type"]?.stringValue {
+        if case .dictionary(let members) = value, let name = members["__type"]?.stringValue {
+            // A REST value's `__type` names its field type, which starts the rendering.
+            let type = ParseFieldType(rawValue: name)
             switch type {
-            case "Pointer":
-                return "Pointer \(members["className"]?.stringValue ?? "?")/\(members["objectId"]?.stringValue ?? "?")"
-            case "File": return "File \(members["name"]?.stringValue ?? "?")"
-            case "GeoPoint":
-                return "GeoPoint(\(members["latitude"].map { $0.scalarDescription } ?? "?"), \(members["longitude"].map { $0.scalarDescription } ?? "?"))"
-            case "Relation": return "Relation<\(members["className"]?.stringValue ?? "?")>"
+            case .pointer:
+                return "\(type) \(members["className"]?.stringValue ?? "?")/\(members["objectId"]?.stringValue ?? "?")"
+            case .file: return "\(type) \(members["name"]?.stringValue ?? "?")"
+            case .geoPoint:
+                return "\(type)(\(members["latitude"].map { $0.scalarDescription } ?? "?"), \(members["longitude"].map { $0.scalarDescription } ?? "?"))"
+            case .relation: return "\(type)<\(members["className"]?.stringValue ?? "?")>"
             default: break
             }
         }

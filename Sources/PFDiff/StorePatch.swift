@@ -153,8 +153,8 @@ public enum StorePatch {
     /// A schema field from its description (`Number`, `Pointer<Team>`, `Relation<_User>`).
     static func field(_ text: String) -> ParseSchema.Field {
         if text.hasSuffix(">"), let open = text.firstIndex(of: "<") {
-            return ParseSchema.Field(String(text[..<open]), targetClass: String(text[text.index(after: open)..<text.index(before: text.endIndex)]))
+            return ParseSchema.Field(ParseFieldType(rawValue: String(text[..<open])), targetClass: String(text[text.index(after: open)..<text.index(before: text.endIndex)]))
         }
-        return ParseSchema.Field(text)
+        return ParseSchema.Field(ParseFieldType(rawValue: text))
     }
 }

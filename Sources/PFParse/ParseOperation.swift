@@ -197,7 +197,7 @@ extension ParseOperation {
         func wrongType(_ expected: String) -> PFError {
             PFError(
                 parse: ParseFailure.operationNeedsType(
-                    operation: name, key: key, expected: expected, found: current.map { $0.schemaTypeName ?? "null" } ?? "nothing"),
+                    operation: name, key: key, expected: expected, found: current.map { $0.fieldType?.rawValue ?? "null" } ?? "nothing"),
                 path: PFCodingPath.root.appending(key: key))
         }
         switch self {

@@ -45,7 +45,7 @@ extension ParseSchema.Field {
     /// The field's REST `/schemas` spec: `type`, `targetClass` and the options of
     /// ``modelOptions(indexed:)`` (indexes are the class's `indexes`).
     public var restSpec: OrderedDictionary<String, PFValue> {
-        var spec: OrderedDictionary<String, PFValue> = ["type": .string(type)]
+        var spec: OrderedDictionary<String, PFValue> = ["type": .string(type.rawValue)]
         if let targetClass { spec["targetClass"] = .string(targetClass) }
         for (key, value) in modelOptions(indexed: false) { spec[key] = value }
         return spec

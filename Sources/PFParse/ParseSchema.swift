@@ -10,9 +10,8 @@ import PFCore
 public struct ParseSchema: Sendable, Equatable {
     /// One field's type.
     public struct Field: Sendable, Equatable, CustomStringConvertible {
-        /// `String`, `Number`, `Boolean`, `Date`, `Object`, `Array`, `GeoPoint`, `File`,
-        /// `Bytes`, `Polygon`, `Pointer`, `Relation` or `ACL`.
-        public var type: String
+        /// The type (a name Parse does not define is kept as ``ParseFieldType/unknown(_:)``).
+        public var type: ParseFieldType
         /// The target class of a Pointer or Relation.
         public var targetClass: String?
         /// Whether every object must hold a value (Parse's `required`; a Realm property that
@@ -32,14 +31,14 @@ public struct ParseSchema: Sendable, Equatable {
 
         /// Makes a field type.
         /// - Parameters:
-        ///   - type: the type name.
+        ///   - type: the type.
         ///   - targetClass: the target class of a Pointer or Relation.
-        public init(_ type: String, targetClass: String? = nil) {
+        public init(_ type: ParseFieldType, targetClass: String? = nil) {
             self.type = type
             self.targetClass = targetClass
         }
 
-        public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type }
+        public var description: String { targetClass.map { "\(type)<\($0)>" } ?? type.rawValue }
 
         /// Two fields are equal when they hold the same type (and target class): the model's
         /// flags (``isRequired``, ``isIndexed``, ``isPrimaryKey``, ``embeddedClass``) are
@@ -47,12 +46,6 @@ public struct ParseSchema: Sendable, Equatable {
         /// every pfarchive store keeps (Docs/Stores.md, "The model's flags").
         public static func == (a: Field, b: Field) -> Bool { a.type == b.type && a.targetClass == b.targetClass }
     }
-
-    /// The valid field type names.
-    public static let typeNames: Set<String> = [
-        "String", "Number", "Boolean", "Date", "Object", "Array", "GeoPoint", "File", "Bytes", "Polygon", "Pointer",
-        "Relation", "ACL",
-    ]
 
     /// Fields by class, in order.
     public var classes: OrderedDictionary<String, OrderedDictionary<String, Field>>
@@ -89,7 +82,7 @@ public struct ParseSchema: Sendable, Equatable {
                 var fields = OrderedDictionary<String, Field>()
                 if case .dictionary(let fs)? = d["fields"] {
                     for (key, spec) in fs {
-                        guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
+                        guard case .string(let typeName)? = spec["type"], case let type = ParseFieldType(rawValue: typeName), type.isKnown else {
                             throw PFError(parse: ParseFailure.schemaFieldNoType(field: key, className: name), path: here.appending(key: "fields").appending(key: key))
                         }
                         var field = Field(type, targetClass: spec["targetClass"]?.stringValue)
@@ -103,7 +96,7 @@ public struct ParseSchema: Sendable, Equatable {
                 try ParseRules.checkClassName(name)
                 var fields = OrderedDictionary<String, Field>()
                 for (key, spec) in d where key != "_id" && key != "_metadata" {
-                    guard case .string(let mongoType) = spec, let field = ParseSchema.field(mongoType: mongoType) else {
+                    guard case .string(let mongoType) = spec, let field = Field(mongoType: mongoType) else {
                         throw PFError(parse: ParseFailure.schemaFieldUnknownType(field: key, className: name), path: here.appending(key: key))
                     }
                     fields[key] = field
@@ -118,19 +111,6 @@ public struct ParseSchema: Sendable, Equatable {
                 throw PFError(parse: ParseFailure.schemaEntryUnnamed(index: i), path: here)
             }
         }
-    }
-
-    /// A field type from parse-server's Mongo spelling: `string`, `*_User`, `relation<Tag>`, ….
-    static func field(mongoType: String) -> Field? {
-        if mongoType.hasPrefix("*") { return Field("Pointer", targetClass: String(mongoType.dropFirst())) }
-        if mongoType.hasPrefix("relation<"), mongoType.hasSuffix(">") {
-            return Field("Relation", targetClass: String(mongoType.dropFirst(9).dropLast()))
-        }
-        let names = [
-            "string": "String", "number": "Number", "boolean": "Boolean", "date": "Date", "object": "Object",
-            "array": "Array", "geopoint": "GeoPoint", "file": "File", "bytes": "Bytes", "polygon": "Polygon", "acl": "ACL",
-        ]
-        return names[mongoType].map { Field($0) }
     }
 
     /// The schema as the REST `/schemas` shape.
@@ -153,8 +133,8 @@ public struct ParseSchema: Sendable, Equatable {
     /// - Parameter value: a field value.
     /// - Returns: its type.
     public static func fieldType(of value: ParseValue) -> Field? {
-        guard let name = value.schemaTypeName else { return nil }
-        return Field(name, targetClass: value.targetClassName)
+        guard let type = value.fieldType else { return nil }
+        return Field(type, targetClass: value.targetClassName)
     }
 
     // MARK: - Growing

@@ -82,14 +82,16 @@ extension ParseValue {
     }
 
     /// A typed object, or `nil` for a `__type` Parse does not define (kept as a dictionary).
+    /// A `__type` tag is the name of the value's field type (``ParseFieldType``), except that
+    /// `Object` tags a whole embedded object.
     static func decodeTyped<Input: ParseRESTInput>(
         _ type: String, _ d: Input, path: @autoclosure () -> PFCodingPath, context: ParseContext
     ) throws(PFError) -> ParseValue? {
         func fail(_ failure: ParseFailure) -> PFError {
             PFError(parse: failure, path: path(), context: context)
         }
-        switch type {
-        case "Date":
+        switch ParseFieldType(rawValue: type) {
+        case .date:
             switch d.restMember("iso")?.restCase {
             case .string(let iso)?:
                 guard let date = ParseDate.date(from: iso) else {
@@ -100,7 +102,7 @@ extension ParseValue {
             default:
                 throw fail(.malformedDate)
             }
-        case "Bytes":
+        case .bytes:
             guard let text = d.restMember("base64")?.restString else {
                 throw fail(.malformedBytes)
             }
@@ -108,17 +110,17 @@ extension ParseValue {
                 throw fail(.bytesNotBase64)
             }
             return .bytes(bytes)
-        case "Pointer":
+        case .pointer:
             guard let className = d.restMember("className")?.restString, let objectId = d.restMember("objectId")?.restString else {
                 throw fail(.malformedPointer)
             }
             return .pointer(ParsePointer(className: className, objectId: objectId))
-        case "Relation":
+        case .relation:
             guard let className = d.restMember("className")?.restString else {
                 throw fail(.malformedRelation)
             }
             return .relation(className: className)
-        case "File":
+        case .file:
             guard let name = d.restMember("name")?.restString, !name.isEmpty else {
                 throw fail(.malformedFile)
             }
@@ -129,14 +131,14 @@ extension ParseValue {
             default: throw fail(.fileURLNotString)
             }
             return .file(ParseFile(name: name, url: url))
-        case "GeoPoint":
+        case .geoPoint:
             guard let latitude = d.restMember("latitude")?.restDouble, let longitude = d.restMember("longitude")?.restDouble else {
                 throw fail(.malformedGeoPoint)
             }
             let point = ParseGeoPoint(latitude: latitude, longitude: longitude)
             if let problem = point.problem { throw fail(.badGeoPoint(problem: problem)) }
             return .geoPoint(point)
-        case "Polygon":
+        case .polygon:
             guard let items = d.restMember("coordinates"), case .array = items.restCase else {
                 throw fail(.malformedPolygon)
             }
@@ -161,7 +163,7 @@ extension ParseValue {
                 throw fail(.polygonTooFewVertices(count: points.count))
             }
             return .polygon(ParsePolygon(coordinates: points))
-        case "Object":
+        case .object:
             return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path(), checkingNames: context.checksNames))
         default:
             return nil
@@ -191,23 +193,23 @@ extension ParseValue {
         case .string(let s): return .string(s)
         case .date(let date):
             guard style == .rest, let iso = ParseDate.string(from: date) else { return .date(date) }
-            return ["__type": "Date", "iso": .string(iso)]
+            return ["__type": ParseFieldType.date.restTag, "iso": .string(iso)]
         case .bytes(let data):
             guard style == .rest else { return .data(data) }
-            return ["__type": "Bytes", "base64": .string(PFBase64.encode(data))]
+            return ["__type": ParseFieldType.bytes.restTag, "base64": .string(PFBase64.encode(data))]
         case .pointer(let p):
-            return ["__type": "Pointer", "className": .string(p.className), "objectId": .string(p.objectId)]
+            return ["__type": ParseFieldType.pointer.restTag, "className": .string(p.className), "objectId": .string(p.objectId)]
         case .relation(let c):
-            return ["__type": "Relation", "className": .string(c)]
+            return ["__type": ParseFieldType.relation.restTag, "className": .string(c)]
         case .file(let f):
-            var d: OrderedDictionary<String, PFValue> = ["__type": "File", "name": .string(f.name)]
+            var d: OrderedDictionary<String, PFValue> = ["__type": ParseFieldType.file.restTag, "name": .string(f.name)]
             if let url = f.url { d["url"] = .string(url) }
             return .dictionary(d)
         case .geoPoint(let g):
-            return ["__type": "GeoPoint", "latitude": .double(g.latitude), "longitude": .double(g.longitude)]
+            return ["__type": ParseFieldType.geoPoint.restTag, "latitude": .double(g.latitude), "longitude": .double(g.longitude)]
         case .polygon(let p):
             return [
-                "__type": "Polygon",
+                "__type": ParseFieldType.polygon.restTag,
                 "coordinates": .array(p.coordinates.map { .array([.double($0.latitude), .double($0.longitude)]) }),
             ]
         case .array(let items):

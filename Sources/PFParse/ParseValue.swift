@@ -120,23 +120,23 @@ public struct ParsePolygon: Sendable, Hashable, Codable {
 // MARK: - Accessors
 
 extension ParseValue {
-    /// Parse's schema type name of the value: `String`, `Number`, `Boolean`, `Date`, `Object`,
-    /// `Array`, `GeoPoint`, `File`, `Bytes`, `Polygon`, `Pointer`, `Relation`; `nil` for null.
-    public var schemaTypeName: String? {
+    /// The schema type of the value (an embedded object is a ``ParseFieldType/pointer``, an
+    /// object with a `__type` Parse does not define an ``ParseFieldType/object``); `nil` for null.
+    public var fieldType: ParseFieldType? {
         switch self {
         case .null: nil
-        case .bool: "Boolean"
-        case .int, .double: "Number"
-        case .string: "String"
-        case .date: "Date"
-        case .bytes: "Bytes"
-        case .pointer, .embedded: "Pointer"
-        case .relation: "Relation"
-        case .file: "File"
-        case .geoPoint: "GeoPoint"
-        case .polygon: "Polygon"
-        case .array: "Array"
-        case .object: "Object"
+        case .bool: .boolean
+        case .int, .double: .number
+        case .string: .string
+        case .date: .date
+        case .bytes: .bytes
+        case .pointer, .embedded: .pointer
+        case .relation: .relation
+        case .file: .file
+        case .geoPoint: .geoPoint
+        case .polygon: .polygon
+        case .array: .array
+        case .object: .object
         }
     }
 

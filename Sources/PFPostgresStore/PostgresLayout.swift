@@ -12,16 +12,16 @@ enum ColumnKind: Equatable, Sendable {
 
     /// The column for a Parse field type; `nil` for `Relation` (a join table) and `ACL`
     /// (`_rperm`/`_wperm`).
-    init?(parseType: String) {
+    init?(parseType: ParseFieldType) {
         switch parseType {
-        case "String", "Pointer", "File": self = .text
-        case "Number": self = .double
-        case "Boolean": self = .boolean
-        case "Date": self = .timestamp
-        case "Object", "Array", "Bytes": self = .jsonb
-        case "GeoPoint": self = .point
-        case "Polygon": self = .polygon
-        default: return nil
+        case .string, .pointer, .file: self = .text
+        case .number: self = .double
+        case .boolean: self = .boolean
+        case .date: self = .timestamp
+        case .object, .array, .bytes: self = .jsonb
+        case .geoPoint: self = .point
+        case .polygon: self = .polygon
+        case .relation, .acl, .unknown: return nil
         }
     }
 
@@ -79,15 +79,15 @@ enum ColumnKind: Equatable, Sendable {
     }
 
     /// A Parse field type for a column that the schema does not describe.
-    var inferredParseType: String? {
+    var inferredParseType: ParseFieldType? {
         switch self {
-        case .text, .varchar120: "String"
-        case .double: "Number"
-        case .boolean: "Boolean"
-        case .timestamp: "Date"
-        case .jsonb: "Object"
-        case .point: "GeoPoint"
-        case .polygon: "Polygon"
+        case .text, .varchar120: .string
+        case .double: .number
+        case .boolean: .boolean
+        case .timestamp: .date
+        case .jsonb: .object
+        case .point: .geoPoint
+        case .polygon: .polygon
         case .textArray: nil
         }
     }
@@ -132,8 +132,8 @@ struct ClassLayout {
     ]
     /// parse-server's default `_User` fields.
     static let userDefaultFields: OrderedDictionary<String, ParseSchema.Field> = [
-        "username": .init("String"), "email": .init("String"), "emailVerified": .init("Boolean"),
-        "authData": .init("Object"),
+        "username": .init(.string), "email": .init(.string), "emailVerified": .init(.boolean),
+        "authData": .init(.object),
     ]
     /// The `_User` field a Parse export calls `bcryptPassword` is parse-server's `_hashed_password`.
     static let passwordField = "bcryptPassword"
@@ -183,6 +183,9 @@ struct ClassLayout {
         isUser && name == Self.passwordField ? Self.passwordColumn : name
     }
 
+    /// A field spec of the stored `_SCHEMA` document: `{"type":<name>}`.
+    static func spec(_ type: ParseFieldType) -> PFValue { ["type": type.restTag] }
+
     /// Whether a field name is one of the columns every class has.
     static func isDefaultField(_ name: String) -> Bool {
         ParseRules.defaultColumns.contains(name) || name == "_rperm" || name == "_wperm"
@@ -207,10 +210,10 @@ struct ClassLayout {
         if case .dictionary(let fieldSpecs)? = doc["fields"] {
             for (name, spec) in fieldSpecs {
                 if Self.isDefaultField(name) || name.hasPrefix("_") { continue }
-                guard case .string(let type)? = spec["type"], ParseSchema.typeNames.contains(type) else {
+                guard case .string(let typeName)? = spec["type"], case let type = ParseFieldType(rawValue: typeName), type.isKnown else {
                     throw PFError(PostgresStoreFailure.schemaFieldType(location: "\(location)", className: className, field: name), format: StoreFormat.name)
                 }
-                if type == "ACL" { continue }
+                if type == .acl { continue }
                 var field = ParseSchema.Field(type, targetClass: spec["targetClass"]?.stringValue)
                 field.readOptions(spec)
                 fields[name] = field
@@ -219,7 +222,7 @@ struct ClassLayout {
         // Indexed: a single-field index in parse-server's `indexes` (not a primary key's own).
         ParseSchema.markIndexed(&fields, indexes: doc["indexes"], skipping: Set(fields.keys.map { Self.indexName(className, $0, unique: true) }))
         // parse-server's password column is the `bcryptPassword` field of a Parse export.
-        if isUser, doc["fields"]?[Self.passwordColumn] != nil { fields[Self.passwordField] = .init("String") }
+        if isUser, doc["fields"]?[Self.passwordColumn] != nil { fields[Self.passwordField] = .init(.string) }
         if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let kinds)? = note["numberKinds"] {
             for (name, value) in kinds {
                 if let s = value.stringValue, let kind = NumberKind(rawValue: s) { numberKinds[name] = kind }
@@ -227,7 +230,7 @@ struct ClassLayout {
         }
         if case .dictionary(let note)? = doc[Self.noteKey], case .dictionary(let pointers)? = note["pointers"] {
             for (name, target) in pointers where !Self.isDefaultField(name) && !name.hasPrefix("_") {
-                fields[name] = ParseSchema.Field("Pointer", targetClass: target.stringValue)
+                fields[name] = ParseSchema.Field(.pointer, targetClass: target.stringValue)
                 multiClassPointers.insert(name)
             }
         }
@@ -291,25 +294,25 @@ struct ClassLayout {
         var doc = document
         doc["className"] = .string(className)
         var specs = OrderedDictionary<String, PFValue>()
-        specs["objectId"] = ["type": "String"]
-        specs["createdAt"] = ["type": "Date"]
-        specs["updatedAt"] = ["type": "Date"]
+        specs["objectId"] = Self.spec(.string)
+        specs["createdAt"] = Self.spec(.date)
+        specs["updatedAt"] = Self.spec(.date)
         for (name, field) in fields {
             if isUser, name == Self.passwordField { continue }
             // parse-server wants a Relation's targetClass; one that is unknown is declared by
             // its join table alone (which the reader lists).
-            if field.type == "Relation", field.targetClass?.isEmpty ?? true { continue }
+            if field.type == .relation, field.targetClass?.isEmpty ?? true { continue }
             // parse-server sees a multi-class Pointer as the Object (jsonb) it is stored as.
             if multiClassPointers.contains(name) {
-                specs[name] = ["type": "Object"]
+                specs[name] = Self.spec(.object)
                 continue
             }
             // `required` is parse-server's; `primaryKey` and `embeddedClass` pfarchive's.
             specs[name] = .dictionary(field.restSpec)
         }
-        specs["_rperm"] = ["type": "Array", "contents": ["type": "String"]]
-        specs["_wperm"] = ["type": "Array", "contents": ["type": "String"]]
-        if isUser { specs[Self.passwordColumn] = ["type": "String"] }
+        specs["_rperm"] = ["type": ParseFieldType.array.restTag, "contents": Self.spec(.string)]
+        specs["_wperm"] = ["type": ParseFieldType.array.restTag, "contents": Self.spec(.string)]
+        if isUser { specs[Self.passwordColumn] = Self.spec(.string) }
         // Keep fields of the old document this import does not know (e.g. parse-server's own).
         if case .dictionary(let old)? = document["fields"] {
             for (name, spec) in old where specs[name] == nil && (name.hasPrefix("_") || Self.isDefaultField(name)) {

@@ -43,14 +43,14 @@ struct RowReader {
             default:
                 // parse-server's private columns (_email_verify_token, …) are not Parse fields.
                 if column.hasPrefix("_") || ParseRules.fieldNameProblem(column, className: layout.className) != nil { continue }
-                if let field = layout.fields[column], field.type == "Relation" { continue }
+                if let field = layout.fields[column], field.type == .relation { continue }
                 role = .field(column, layout.fields[column])
             }
             selected.append(Selected(column: column, kind: kind, role: role))
         }
         self.selected = selected
         self.relations = layout.fields.compactMap { name, field in
-            field.type == "Relation" ? field.targetClass.map { (name, $0) } : nil
+            field.type == .relation ? field.targetClass.map { (name, $0) } : nil
         }
     }
 
@@ -107,10 +107,10 @@ struct RowReader {
         case .text, .varchar120:
             let text = try cell.decode(String.self)
             switch field?.type {
-            case "Pointer":
+            case .pointer?:
                 guard let target = field?.targetClass else { throw fail(objectId, name, "is a Pointer without a targetClass in _SCHEMA") }
                 return .pointer(ParsePointer(className: target, objectId: text))
-            case "File": return .file(ParseFile(name: text))
+            case .file?: return .file(ParseFile(name: text))
             default: return .string(text)
             }
         case .double:

@@ -92,13 +92,13 @@ struct ColumnPlan {
     /// For a field: its name in the objects (`bcryptPassword` for `_hashed_password`), its
     /// Parse type, whether it is a multi-class Pointer, and its Pointer target class.
     let field: String
-    let type: String
+    let type: ParseFieldType
     /// ``type`` told apart without comparing strings (once per cell).
     let typeCode: FieldTypeCode
     let multiClass: Bool
     let targetClass: String?
 
-    init(column: String, kind: ColumnKind, source: Source, field: String = "", type: String = "", multiClass: Bool = false, targetClass: String? = nil) {
+    init(column: String, kind: ColumnKind, source: Source, field: String = "", type: ParseFieldType = .string, multiClass: Bool = false, targetClass: String? = nil) {
         self.column = column
         self.kind = kind
         self.source = source
@@ -110,31 +110,31 @@ struct ColumnPlan {
     }
 }
 
-/// A Parse schema type name (``PFParse/ParseValue/schemaTypeName``) as a small code, so the
+/// A Parse field type (``PFParse/ParseValue/fieldType``) as a small code, so the
 /// check that a value suits its column costs no string comparison per cell.
 struct FieldTypeCode: Equatable {
     let raw: UInt8
 
-    /// The code of a schema type name; names no value has share one code that no value gets.
-    init(_ name: String) {
-        switch name {
-        case "Boolean": raw = 1
-        case "Number": raw = 2
-        case "String": raw = 3
-        case "Date": raw = 4
-        case "Bytes": raw = 5
-        case "Pointer": raw = 6
-        case "Relation": raw = 7
-        case "File": raw = 8
-        case "GeoPoint": raw = 9
-        case "Polygon": raw = 10
-        case "Array": raw = 11
-        case "Object": raw = 12
-        default: raw = 255
+    /// The code of a field type; types no value has share one code that no value gets.
+    init(_ type: ParseFieldType) {
+        switch type {
+        case .boolean: raw = 1
+        case .number: raw = 2
+        case .string: raw = 3
+        case .date: raw = 4
+        case .bytes: raw = 5
+        case .pointer: raw = 6
+        case .relation: raw = 7
+        case .file: raw = 8
+        case .geoPoint: raw = 9
+        case .polygon: raw = 10
+        case .array: raw = 11
+        case .object: raw = 12
+        case .acl, .unknown: raw = 255
         }
     }
 
-    /// The code of a value's ``PFParse/ParseValue/schemaTypeName`` (0 for null).
+    /// The code of a value's ``PFParse/ParseValue/fieldType`` (0 for null).
     init(of value: ParseValue) {
         switch value {
         case .null: raw = 0
@@ -324,7 +324,7 @@ extension PostgresStore {
         for (className, fields) in schema.classes {
             var stored = OrderedDictionary<String, ParseSchema.Field>()
             for (name, field) in fields {
-                let storedName = storedName(name, relation: field.type == "Relation", className: className)
+                let storedName = storedName(name, relation: field.type == .relation, className: className)
                 if storedName != name { transaction?.tally.field(name, storedAs: storedName, className: className) }
                 if stored[storedName] == nil { stored[storedName] = field }
             }
@@ -346,7 +346,7 @@ extension PostgresStore {
         }
         var changed = known == nil
         var added: [String] = []
-        for (name, field) in newFields where !ClassLayout.isDefaultField(name) && field.type != "ACL" {
+        for (name, field) in newFields where !ClassLayout.isDefaultField(name) && field.type != .acl {
             if let old = layout.fields[name] {
                 // A multi-class Pointer field takes pointers to any class.
                 if old.type != field.type
@@ -410,7 +410,7 @@ extension PostgresStore {
                     doing: "indexing \(className).\(name)")
             }
         }
-        for (name, field) in layout.fields where field.type == "Relation" {
+        for (name, field) in layout.fields where field.type == .relation {
             try ensureJoinTable(ParseRelationKey(owningClass: className, field: name).joinClassName, state: &state)
         }
         state.layouts[className] = layout
@@ -551,7 +551,7 @@ extension PostgresStore {
                 let name = layout.isUser && column == ClassLayout.passwordColumn ? ClassLayout.passwordField : column
                 let field = layout.fields[name]
                 return ColumnPlan(
-                    column: column, kind: kind, source: .field, field: name, type: field?.type ?? "String",
+                    column: column, kind: kind, source: .field, field: name, type: field?.type ?? .string,
                     multiClass: layout.multiClassPointers.contains(name), targetClass: field?.targetClass)
             }
         }
@@ -737,7 +737,7 @@ extension PostgresStore {
                 format: StoreFormat.name)
         }
         guard FieldTypeCode(of: value) == plan.typeCode else {
-            throw fail("holds a \(value.schemaTypeName ?? "null") but the column is for \(plan.type) (\(plan.kind.sqlType))")
+            throw fail("holds a \(value.fieldType?.rawValue ?? "null") but the column is for \(plan.type) (\(plan.kind.sqlType))")
         }
         func text(_ s: String) throws(PFError) -> String {
             guard !s.utf8.contains(0) else { throw fail("holds U+0000, which PostgreSQL text cannot store") }
@@ -779,7 +779,7 @@ extension PostgresStore {
     /// the transaction keeps its type (parse-server and its apps rely on it): such a value is
     /// refused.
     private func settlePointerTargets(_ objects: [ParseObject], layout: inout ClassLayout) throws(PFError) {
-        let pointerFields = layout.fields.filter { $0.value.type == "Pointer" }.keys
+        let pointerFields = layout.fields.filter { $0.value.type == .pointer }.keys
         // Mostly every pointer already points at its field's class (or the field is
         // multi-class): one pass with no lookup in the layout finds that, and nothing changes.
         var expected: [(name: String, target: String?)] = []
@@ -799,7 +799,7 @@ extension PostgresStore {
         }
         for object in objects where !pointerFields.isEmpty && !settled {
             for name in pointerFields {
-                guard let value = object.fields[name], let field = layout.fields[name], field.type == "Pointer",
+                guard let value = object.fields[name], let field = layout.fields[name], field.type == .pointer,
                     !layout.multiClassPointers.contains(name), let pointer = value.pointerValue
                 else { continue }
                 guard let target = field.targetClass else {
@@ -841,9 +841,9 @@ extension PostgresStore {
     private func insert(_ rows: [ParseJoinRow], relation: ParseRelationKey) throws(PFError) {
         guard var state = transaction else { throw notBegun() }
         let key = ParseRelationKey(owningClass: relation.owningClass, field: relation.field)
-        if state.layouts[key.owningClass]?.fields[key.field]?.type != "Relation" {
+        if state.layouts[key.owningClass]?.fields[key.field]?.type != .relation {
             try finishCopy()
-            try prepareClass(key.owningClass, fields: [key.field: ParseSchema.Field("Relation", targetClass: relation.targetClass)])
+            try prepareClass(key.owningClass, fields: [key.field: ParseSchema.Field(.relation, targetClass: relation.targetClass)])
             guard let updated = transaction else { throw notBegun() }
             state = updated
         }

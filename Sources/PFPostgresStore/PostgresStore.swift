@@ -236,7 +236,7 @@ public final class PostgresStore: ObjectStoreReader, ObjectStoreWriter {
     public func relations() throws(PFError) -> [ParseRelationKey] {
         var keys = OrderedDictionary<ParseRelationKey, String?>()
         for (className, layout) in try schemaRows() {
-            for (name, field) in layout.fields where field.type == "Relation" {
+            for (name, field) in layout.fields where field.type == .relation {
                 let original = layout.originalNames.map { ParseNameCoding.decodeField(name, policy: namePolicy, originals: $0) } ?? name
                 keys[ParseRelationKey(owningClass: className, field: original)] = field.targetClass
             }

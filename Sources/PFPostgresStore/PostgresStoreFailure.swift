@@ -101,7 +101,7 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
         case .copyEndedEarly(let table): "COPY into \(table) ended before its rows were sent"
         case .schemaNotAnObject(let location, let className): "\(location): the _SCHEMA row of \(className) is not a JSON object"
         case .schemaFieldType(let location, let className, let field):
-            "\(location): _SCHEMA of \(className), field '\(field)' has no valid 'type'; expected one of \(ParseSchema.typeNames.sorted().joined(separator: ", "))"
+            "\(location): _SCHEMA of \(className), field '\(field)' has no valid 'type'; expected one of \(ParseFieldType.known.map(\.rawValue).sorted().joined(separator: ", "))"
         case .unwritableJSON(let what, _, let problem): "\(what): \(problem)"
         case .notJSON(let what, _, let problem): "\(what): jsonb text is not JSON: \(problem)"
         case .badColumnValue(let location, let className, let objectId, let column, let problem):

@@ -28,16 +28,16 @@ enum ColumnStorage: String {
     /// `TEXT` Parse REST JSON of the value (Object, Array, File, GeoPoint, Polygon, ACL).
     case json
 
-    init(type: String) {
+    init(type: ParseFieldType) {
         switch type {
-        case "String": self = .text
-        case "Number": self = .number
-        case "Boolean": self = .boolean
-        case "Date": self = .date
-        case "Pointer": self = .pointer
-        case "Relation": self = .relation
-        case "Bytes": self = .bytes
-        default: self = .json
+        case .string: self = .text
+        case .number: self = .number
+        case .boolean: self = .boolean
+        case .date: self = .date
+        case .pointer: self = .pointer
+        case .relation: self = .relation
+        case .bytes: self = .bytes
+        case .object, .array, .file, .geoPoint, .polygon, .acl, .unknown: self = .json
         }
     }
 
@@ -154,7 +154,7 @@ struct SQLiteLayout {
             guard layout.classes[className] != nil else {
                 throw PFError(SQLiteStoreFailure.schemaUnknownClass(location: location, className: className), format: SQLiteStore.format)
             }
-            var field = ParseSchema.Field(type, targetClass: row[3])
+            var field = ParseSchema.Field(ParseFieldType(rawValue: type), targetClass: row[3])
             if let text: String = row[5] {
                 do throws(PFError) {
                     field.readOptions(try JSONReader().read(Data(text.utf8)))
@@ -164,7 +164,7 @@ struct SQLiteLayout {
                         format: SQLiteStore.format)
                 }
             }
-            layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: type))
+            layout.classes[className]?.fields[name] = FieldLayout(name: name, field: field, column: column, storage: ColumnStorage(type: field.type))
             layout.classes[className]?.takenColumns.insert(column.lowercased())
         }
         return layout
@@ -224,7 +224,7 @@ struct SQLiteLayout {
         try db.execute(sql: "ALTER TABLE \(Self.quoted(layout.table)) ADD COLUMN \(Self.quoted(column))\(declared)")
         try db.execute(
             sql: "INSERT INTO _SCHEMA (className, field, type, targetClass, columnName, position, options) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [className, name, field.type, field.targetClass, column, layout.fields.count, try Self.optionsText(field)])
+            arguments: [className, name, field.type.rawValue, field.targetClass, column, layout.fields.count, try Self.optionsText(field)])
         layout.fields[name] = FieldLayout(name: name, field: field, column: column, storage: storage)
         classes[className] = layout
     }

@@ -215,7 +215,7 @@ struct SQLiteRowBinder {
         case (.bytes, .bytes(let d)) where !d.isEmpty: blob(d)
         case (.json, _):
             switch (field.field.type, value) {
-            case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
+            case (.object, .object), (.array, .array), (.file, .file), (.geoPoint, .geoPoint), (.polygon, .polygon):
                 try json(value, key: field.name)
             default: return false
             }

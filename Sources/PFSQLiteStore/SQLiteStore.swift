@@ -248,7 +248,7 @@ public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
         var keys = OrderedDictionary<ParseRelationKey, ParseRelationKey>()
         for (key, join) in layout.joins { keys[key] = join.key }
         for (className, c) in layout.classes {
-            for (name, field) in c.fields where field.field.type == "Relation" {
+            for (name, field) in c.fields where field.field.type == .relation {
                 let key = ParseRelationKey(owningClass: className, field: name)
                 if keys[key] == nil { keys[key] = ParseRelationKey(owningClass: className, field: name, targetClass: field.field.targetClass) }
             }

@@ -47,12 +47,14 @@ enum SQLiteValueCodec {
         case (.json, .string(let text)):
             let decoded = try parseValue(json: text, where: place)
             switch (field.field.type, decoded) {
-            case ("Object", .object), ("Array", .array), ("File", .file), ("GeoPoint", .geoPoint), ("Polygon", .polygon):
+            case (.object, .object), (.array, .array), (.file, .file), (.geoPoint, .geoPoint), (.polygon, .polygon):
                 return decoded
-            case (let type, _) where !["Object", "Array", "File", "GeoPoint", "Polygon"].contains(type):
-                return decoded
+            case (.object, _), (.array, _), (.file, _), (.geoPoint, _), (.polygon, _):
+                throw malformed(place(), "expected the JSON of a \(field.field.type), found \(decoded.fieldType?.rawValue ?? "null")")
             default:
-                throw malformed(place(), "expected the JSON of a \(field.field.type), found \(decoded.schemaTypeName ?? "null")")
+                // An ACL field's JSON, or a type Parse did not define when pfarchive was
+                // written: kept as read.
+                return decoded
             }
         default:
             throw malformed(place(), "expected \(expectation(field.storage)), found \(describe(value))")

@@ -63,7 +63,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
             }
             for relationship in entity.relationships where !relationship.isTransient && unmapped[relationship.name] == nil {
                 fields[Self.fieldName(relationship.name)] = ParseSchema.Field(
-                    relationship.isToMany ? "Relation" : "Pointer", targetClass: relationship.destination)
+                    relationship.isToMany ? .relation : .pointer, targetClass: relationship.destination)
             }
             schema.classes[entity.name] = fields
         }
@@ -157,14 +157,14 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     deinit { close() }
 
     /// The Parse type of a Core Data attribute type, or `nil` for types that are not stored.
-    static func parseType(_ type: CoreDataAttributeType) -> String? {
+    static func parseType(_ type: CoreDataAttributeType) -> ParseFieldType? {
         switch type {
-        case .integer16, .integer32, .integer64, .decimal, .double, .float: "Number"
-        case .string, .uuid, .uri, .objectID: "String"
-        case .boolean: "Boolean"
-        case .date: "Date"
-        case .binaryData: "Bytes"
-        case .transformable, .composite: "Object"
+        case .integer16, .integer32, .integer64, .decimal, .double, .float: .number
+        case .string, .uuid, .uri, .objectID: .string
+        case .boolean: .boolean
+        case .date: .date
+        case .binaryData: .bytes
+        case .transformable, .composite: .object
         case .undefined, .unknown: nil
         }
     }

@@ -207,7 +207,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 ?? ParseExportStore.systemRelationTargets[key.owningClass + "." + key.field]
             index.joins[name]?.key.targetClass = target
             if index.schema.classes[key.owningClass]?[key.field] == nil {
-                index.schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation", targetClass: target)
+                index.schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field(.relation, targetClass: target)
             }
         }
         self.index = index

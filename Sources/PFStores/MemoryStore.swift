@@ -74,7 +74,7 @@ public final class MemoryStore: ObjectStoreReader, ObjectStoreWriter {
         let schema = try schema()
         var keys = OrderedSet(joinRowsByRelation.keys.map { ParseRelationKey(owningClass: $0.owningClass, field: $0.field) })
         for (className, fields) in schema.classes {
-            for (name, field) in fields where field.type == "Relation" {
+            for (name, field) in fields where field.type == .relation {
                 keys.append(ParseRelationKey(owningClass: className, field: name))
             }
         }

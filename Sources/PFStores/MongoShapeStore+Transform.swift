@@ -272,7 +272,7 @@ public enum MongoDocument {
             }
         }
         if addRelationFields, let schemaFields {
-            for (name, field) in schemaFields where field.type == "Relation" && fields[name] == nil {
+            for (name, field) in schemaFields where field.type == .relation && fields[name] == nil {
                 if let target = field.targetClass { fields[name] = .relation(className: target) }
             }
         }
@@ -311,15 +311,16 @@ public enum MongoDocument {
 
     /// A top-level field value: File, GeoPoint, Polygon and Bytes columns have their own
     /// Mongo forms, told by the schema type.
-    static func top(_ value: PFValue, type: String?) throws(PFError) -> ParseValue {
+    static func top(_ value: PFValue, type: ParseFieldType?) throws(PFError) -> ParseValue {
         switch (type, value) {
-        case ("File", .string(let name)):
+        case (.file?, .string(let name)):
             return .file(ParseFile(name: name))
-        case ("GeoPoint", .array(let pair)) where pair.count == 2:
+        case (.geoPoint?, .array(let pair)) where pair.count == 2:
             if let lng = pair[0].doubleValue, let lat = pair[1].doubleValue {
                 return .geoPoint(ParseGeoPoint(latitude: lat, longitude: lng))
             }
-        case ("Polygon", .dictionary(let d)):
+        case (.polygon?, .dictionary(let d)):
+            // GeoJSON's type name, not Parse's.
             if d["type"] == .string("Polygon"), case .array(let rings)? = d["coordinates"], case .array(var ring)? = rings.first {
                 if ring.count > 3, ring.first == ring.last { ring.removeLast() }
                 var points: [ParseGeoPoint] = []
@@ -331,7 +332,7 @@ public enum MongoDocument {
                 }
                 if !points.isEmpty { return .polygon(ParsePolygon(coordinates: points)) }
             }
-        case ("Bytes", .string(let text)):
+        case (.bytes?, .string(let text)):
             if let data = PFBase64.decode(text, ignoringWhitespace: false) { return .bytes(data) }
         default: break
         }

@@ -245,7 +245,7 @@ extension MongoShapeStore {
             try output.append(document, writer: Self.documentWriter)
         }
         if let target = relation.targetClass, session.schema.classes[relation.owningClass]?[field] == nil {
-            session.schema.classes[relation.owningClass, default: [:]][field] = ParseSchema.Field("Relation", targetClass: target)
+            session.schema.classes[relation.owningClass, default: [:]][field] = ParseSchema.Field(.relation, targetClass: target)
         }
     }
 
@@ -262,7 +262,7 @@ extension MongoShapeStore {
             // A Relation whose target class is unknown cannot be in _SCHEMA (parse-server reads
             // only relation<Class>): its _Join collection, empty or not, is what declares it.
             for (className, fields) in session.schema.classes {
-                for (name, field) in fields where field.type == "Relation" && Self.mongoType(of: field) == nil {
+                for (name, field) in fields where field.type == .relation && field.mongoType == nil {
                     _ = try output(for: ParseRelationKey(owningClass: className, field: name).joinClassName, in: session)
                 }
             }
@@ -360,7 +360,7 @@ extension MongoShapeStore {
                     if MongoDocument.mongoKeyForUserField[name] != nil { continue }
                 }
                 if name == "sessionToken" { continue }
-                if let type = Self.mongoType(of: field) { doc[name] = .string(type) }
+                if let type = field.mongoType { doc[name] = .string(type) }
             }
             if doc["_rperm"] == nil { doc["_rperm"] = "array" }
             if doc["_wperm"] == nil { doc["_wperm"] = "array" }

@@ -134,7 +134,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             if let problem = ParseRules.classNameProblem(className) { throw fail(problem, .root.appending(key: "_id")) }
             d["_id"] = nil
             for (key, value) in d where !key.hasPrefix("_") && !Self.defaultSchemaKeys.contains(key) {
-                guard case .string(let type) = value, Self.field(mongoType: type) != nil else {
+                guard case .string = value else {
                     throw fail(
                         "unknown _SCHEMA type for field '\(key)'; expected \"string\", \"number\", \"boolean\", \"date\", \"object\", \"array\", \"geopoint\", \"file\", \"bytes\", \"polygon\", \"*<Class>\" or \"relation<<Class>>\"",
                         .root.appending(key: key))
@@ -150,7 +150,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     static func schemaFields(of doc: OrderedDictionary<String, PFValue>) -> OrderedDictionary<String, ParseSchema.Field> {
         var fields = OrderedDictionary<String, ParseSchema.Field>()
         for (key, value) in doc where !key.hasPrefix("_") && !defaultSchemaKeys.contains(key) {
-            if case .string(let t) = value, let field = field(mongoType: t) { fields[key] = field }
+            if case .string(let t) = value { fields[key] = field(mongoType: t) }
         }
         if case .dictionary(let options)? = doc["_metadata"]?["fields_options"] {
             for (key, spec) in options { fields[key]?.readOptions(spec) }
@@ -161,32 +161,12 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
 
     static let defaultSchemaKeys: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
 
-    /// A schema field from parse-server's Mongo type spelling.
-    static func field(mongoType: String) -> ParseSchema.Field? {
-        if mongoType.hasPrefix("*"), mongoType.count > 1 { return ParseSchema.Field("Pointer", targetClass: String(mongoType.dropFirst())) }
-        if mongoType.hasPrefix("relation<"), mongoType.hasSuffix(">"), mongoType.count > 10 {
-            return ParseSchema.Field("Relation", targetClass: String(mongoType.dropFirst(9).dropLast()))
-        }
-        let names = [
-            "string": "String", "number": "Number", "boolean": "Boolean", "date": "Date", "object": "Object", "map": "Object",
-            "array": "Array", "geopoint": "GeoPoint", "file": "File", "bytes": "Bytes", "polygon": "Polygon",
-        ]
-        return names[mongoType].map { ParseSchema.Field($0) }
-    }
-
-    /// parse-server's Mongo type spelling of a schema field, or `nil` for ACL and for a
-    /// Pointer or Relation whose target class is unknown: parse-server (and this store's
-    /// reader) accept only `*<Class>` and `relation<Class>`, so such a field is left out of
-    /// `_SCHEMA` (a Relation's rows are still written to its `_Join` collection, which tells
-    /// the reader the relation exists).
-    static func mongoType(of field: ParseSchema.Field) -> String? {
-        switch field.type {
-        case "Pointer": return field.targetClass.flatMap { $0.isEmpty ? nil : "*" + $0 }
-        case "Relation": return field.targetClass.flatMap { $0.isEmpty ? nil : "relation<" + $0 + ">" }
-        case "ACL": return nil
-        case "GeoPoint": return "geopoint"
-        default: return field.type.lowercased()
-        }
+    /// A schema field from parse-server's Mongo type spelling (``PFParse/ParseSchema/Field/init(mongoType:)``);
+    /// a spelling Parse did not define when pfarchive was written (a newer parse-server's)
+    /// is kept as ``PFParse/ParseFieldType/unknown(_:)`` with the spelling as read, and is
+    /// written back as read.
+    static func field(mongoType: String) -> ParseSchema.Field {
+        ParseSchema.Field(mongoType: mongoType) ?? ParseSchema.Field(ParseFieldType(rawValue: mongoType))
     }
 
     /// `_metadata` per class, as stored in `_SCHEMA` (class-level permissions, indexes, field
@@ -220,7 +200,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
                 fields = ParseNameCoding.decode(ParseSchema([className: fields]), policy: namePolicy).classes[className] ?? fields
             }
             // The password hash is the `bcryptPassword` field of the objects read.
-            if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field("String") }
+            if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field(.string) }
             schema.classes[className] = fields
         }
         // Classes without a _SCHEMA document: inferred from their objects.
@@ -236,7 +216,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         // A _Join collection declares its relation when _SCHEMA does not (its target unknown).
         for name in try collectionFiles(in: directory).keys {
             guard let key = try relationKey(ofCollection: name), schema.classes[key.owningClass]?[key.field] == nil else { continue }
-            schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field("Relation")
+            schema.classes[key.owningClass, default: [:]][key.field] = ParseSchema.Field(.relation)
         }
         return schema
     }
@@ -283,7 +263,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         }
         let schema = try schema()
         for (className, fields) in schema.classes {
-            for (name, field) in fields where field.type == "Relation" {
+            for (name, field) in fields where field.type == .relation {
                 keys.append(ParseRelationKey(owningClass: className, field: name))
             }
         }

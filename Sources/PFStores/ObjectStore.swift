@@ -135,7 +135,7 @@ extension ParseSchema {
     /// - Parameter relation: the relation.
     public mutating func addRelation(_ relation: ParseRelationKey) {
         guard classes[relation.owningClass]?[relation.field] == nil else { return }
-        classes[relation.owningClass, default: [:]][relation.field] = Field("Relation", targetClass: relation.targetClass)
+        classes[relation.owningClass, default: [:]][relation.field] = Field(.relation, targetClass: relation.targetClass)
     }
 }
 
@@ -146,7 +146,7 @@ extension ParseSchema {
         var kept = self
         var heldBack = ParseSchema()
         for (className, fields) in classes {
-            for (name, field) in fields where ["Pointer", "Relation"].contains(field.type) && field.targetClass == nil {
+            for (name, field) in fields where field.type.refersToClass && field.targetClass == nil {
                 kept.classes[className]?[name] = nil
                 heldBack.classes[className, default: [:]][name] = field
             }

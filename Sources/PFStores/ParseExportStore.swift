@@ -196,7 +196,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         }
         for key in layout.joins.keys.map(originalKey) where schema.classes[key.owningClass]?[key.field] == nil {
             schema.classes[key.owningClass, default: [:]][key.field] =
-                ParseSchema.Field("Relation", targetClass: Self.systemRelationTargets[key.owningClass + "." + key.field])
+                ParseSchema.Field(.relation, targetClass: Self.systemRelationTargets[key.owningClass + "." + key.field])
         }
         typeConflicts = conflicts
         cachedSchema = schema
@@ -341,7 +341,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         let schema = try schema()
         var keys = OrderedSet(layout.joins.keys.map { originalKey(ParseRelationKey(owningClass: $0.owningClass, field: $0.field)) })
         for (className, fields) in schema.classes {
-            for (field, type) in fields where type.type == "Relation" {
+            for (field, type) in fields where type.type == .relation {
                 keys.append(ParseRelationKey(owningClass: className, field: field))
             }
         }

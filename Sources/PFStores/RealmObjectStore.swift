@@ -79,22 +79,22 @@ public final class RealmObjectStore: ObjectStoreReader {
 
     func parseField(_ column: RealmColumn) -> ParseSchema.Field? {
         switch column.collection {
-        case .list, .set: return ParseSchema.Field("Array")
-        case .dictionary: return ParseSchema.Field("Object")
+        case .list, .set: return ParseSchema.Field(.array)
+        case .dictionary: return ParseSchema.Field(.object)
         case .none: break
         }
         switch column.type {
-        case .int, .float, .double: return ParseSchema.Field("Number")
-        case .bool: return ParseSchema.Field("Boolean")
-        case .string, .objectId, .uuid, .decimal: return ParseSchema.Field("String")
-        case .binary: return ParseSchema.Field("Bytes")
-        case .timestamp: return ParseSchema.Field("Date")
+        case .int, .float, .double: return ParseSchema.Field(.number)
+        case .bool: return ParseSchema.Field(.boolean)
+        case .string, .objectId, .uuid, .decimal: return ParseSchema.Field(.string)
+        case .binary: return ParseSchema.Field(.bytes)
+        case .timestamp: return ParseSchema.Field(.date)
         case .link, .linkList:
             guard let i = column.targetTable, database.tables.indices.contains(i) else { return nil }
             let target = database.tables[i]
-            return target.isEmbedded ? ParseSchema.Field("Object") : ParseSchema.Field("Pointer", targetClass: target.name)
+            return target.isEmbedded ? ParseSchema.Field(.object) : ParseSchema.Field(.pointer, targetClass: target.name)
         // A typed link names its target in each value (`{"$class": …, "$id": …}`): an Object.
-        case .typedLink: return ParseSchema.Field("Object")
+        case .typedLink: return ParseSchema.Field(.object)
         // Mixed has no one type: the field is left to the destination, which types it by its
         // first value (Docs/Realm.md, "Mixed"); lists, sets and dictionaries of Mixed are
         // Arrays and Objects above.
@@ -159,7 +159,7 @@ public final class RealmObjectStore: ObjectStoreReader {
                 }
                 return .dictionary(out)
             case .object(let t, let id)?:
-                return ["__type": "Pointer", "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
+                return ["__type": ParseFieldType.pointer.restTag, "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
             case nil:
                 return .null
             }

@@ -244,7 +244,7 @@ public final class RuledStoreReader: ObjectStoreReader {
         for (owner, fields) in schema.classes {
             var kept = OrderedDictionary<String, ParseSchema.Field>()
             for (key, field) in fields {
-                let isEdge = ["Pointer", "Relation"].contains(field.type)
+                let isEdge = field.type.refersToClass
                     && !rules.hasAttributeRule(ownerType: owner, key: key, path: CopyRules.noPath)
                 if isEdge {
                     if keeps(edge: key, of: owner, to: field.targetClass) { kept[key] = field }
@@ -255,7 +255,7 @@ public final class RuledStoreReader: ObjectStoreReader {
                 case .omit: break
                 case .set(let constant):
                     if let value = try? Self.parseValue(constant, key: key, owner: owner) { kept[key] = ParseSchema.fieldType(of: value) }
-                case .regenerate(let generator): kept[key] = ParseSchema.Field(generator == .now ? "Date" : "String")
+                case .regenerate(let generator): kept[key] = ParseSchema.Field(generator == .now ? .date : .string)
                 }
             }
             for (key, action) in rules.typeAttributes[owner] ?? [:] where kept[key] == nil && !Self.builtIn.contains(key) {

@@ -116,10 +116,10 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                 uniquingKeysWith: { a, _ in a })
             let name = className(ofTable: table.name)
             for (name, field) in learned.classes[name] ?? [:] {
-                fields[name] = pointerFields[name].map { ParseSchema.Field("Pointer", targetClass: $0) } ?? field
+                fields[name] = pointerFields[name].map { ParseSchema.Field(.pointer, targetClass: $0) } ?? field
             }
             for (name, target) in pointerFields where fields[name] == nil {
-                fields[name] = ParseSchema.Field("Pointer", targetClass: target)
+                fields[name] = ParseSchema.Field(.pointer, targetClass: target)
             }
             schema.classes[name] = fields
         }
@@ -182,13 +182,13 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The field names of an object in order, each with its schema type (`nil` for null).
     struct FieldTypes {
         var keys: [String] = []
-        var types: [String?] = []
+        var types: [ParseFieldType?] = []
 
         init() {}
 
         init(_ object: ParseObject) {
             keys = Array(object.fields.keys)
-            types = object.fields.values.map(\.schemaTypeName)
+            types = object.fields.values.map(\.fieldType)
         }
 
         /// Whether the object has exactly these fields, in this order, of these types.
@@ -197,7 +197,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             guard !keys.isEmpty, fields.count == keys.count else { return false }
             let values = fields.values
             for (i, key) in fields.keys.enumerated() {
-                guard key == keys[i], values[values.startIndex + i].schemaTypeName == types[i] else { return false }
+                guard key == keys[i], values[values.startIndex + i].fieldType == types[i] else { return false }
             }
             return true
         }
@@ -286,8 +286,8 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         var row = row
         var moved = false
         for (key, value) in object.fields {
-            guard let type = value.schemaTypeName, let was = known[key]?.type, was != type, let stored = row.fields[key] else { continue }
-            var name = key + "_as_" + type.lowercased()
+            guard let type = value.fieldType, let was = known[key]?.type, was != type, let stored = row.fields[key] else { continue }
+            var name = key + "_as_" + type.rawValue.lowercased()
             while row.fields[name] != nil || (known[name].map { $0.type != type } ?? false) { name += "_" }
             row.fields.removeValue(forKey: key)
             row.fields[name] = stored
@@ -304,7 +304,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// Points the row's Pointers at their tables' class names.
     static func renamePointerTargets(in row: inout SQLiteRow, _ classNameOfTable: [String: String]) {
         for (key, value) in row.fields {
-            guard case .dictionary(var pointer) = value, pointer["__type"] == .string("Pointer"),
+            guard case .dictionary(var pointer) = value, pointer["__type"] == ParseFieldType.pointer.restTag,
                 case .string(let target)? = pointer["className"], let renamed = classNameOfTable[target], renamed != target
             else { continue }
             pointer["className"] = .string(renamed)

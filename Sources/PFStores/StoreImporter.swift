@@ -377,7 +377,7 @@ private struct ImportState {
             if declared == nil { (learned, relations) = try writerSchema(from: try reader.schema()) }
             for (i, relation) in relations.enumerated() where relation.targetClass == nil {
                 relations[i] = try inferTarget(of: relation, from: reader)
-                if let target = relations[i].targetClass, learned.classes[relation.owningClass]?[relation.field]?.type == "Relation" {
+                if let target = relations[i].targetClass, learned.classes[relation.owningClass]?[relation.field]?.type == .relation {
                     learned.classes[relation.owningClass]?[relation.field]?.targetClass = target
                 }
             }

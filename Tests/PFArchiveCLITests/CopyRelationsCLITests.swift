@@ -290,7 +290,7 @@ import Testing
         let second = try CLI.run(["import", mongo.path, back.path])
         #expect(second.status == 0, "\(second.stderr)")
         let backSchema = try ParseExportStore(url: back).schema()
-        #expect(backSchema.classes["Team"]?["members"] == ParseSchema.Field("Relation", targetClass: "Player"))
+        #expect(backSchema.classes["Team"]?["members"] == ParseSchema.Field(.relation, targetClass: "Player"))
         #expect(Set(try members(back, owner: "Team", target: "Player", field: "members")) == Self.members)
     }
 

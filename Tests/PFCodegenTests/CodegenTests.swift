@@ -75,15 +75,15 @@ struct TypeInferenceTests {
     /// even when every object read holds a value; its required ones are not.
     @Test func aModelsOptionalPropertiesStayOptional() throws {
         let inference = try objects([#"{"name":"a","age":3}"#, #"{"name":"b","age":4}"#])
-        var name = ParseSchema.Field("String")
+        var name = ParseSchema.Field(.string)
         name.isRequired = true
-        inference.observe(schema: ParseSchema(["Item": ["name": name, "age": .init("Number")]]))
+        inference.observe(schema: ParseSchema(["Item": ["name": name, "age": .init(.number)]]))
         let props = try #require(inference.model().types.first?.properties)
         #expect(props.first { $0.key == "age" }?.isOptional == true)
         #expect(props.first { $0.key == "name" }?.isOptional == false)
         // Without a model's flags, values decide as before.
         let plain = try objects([#"{"name":"a","age":3}"#])
-        plain.observe(schema: ParseSchema(["Item": ["name": .init("String"), "age": .init("Number")]]))
+        plain.observe(schema: ParseSchema(["Item": ["name": .init(.string), "age": .init(.number)]]))
         #expect(try plain.model().types.first?.properties.allSatisfy { !$0.isOptional } == true)
     }
 

@@ -153,7 +153,7 @@ import Testing
         let storeB = ParseExportStore(url: b)
         _ = try StoreDiff.compare(ParseExportStore(url: a), storeB, options: options) { _ in }
         #expect(storeB.inferredClass("C") != nil)  // adopted from the other thread's instance
-        #expect(try storeB.schema().classes["C"]?["v"]?.type == "Number")
+        #expect(try storeB.schema().classes["C"]?["v"]?.type == .number)
         #expect(storeB.typeConflicts.map(\.row) == [1])
 
         let badA = dir.appendingPathComponent("bad-a"), badB = dir.appendingPathComponent("bad-b")
@@ -220,7 +220,7 @@ import Testing
         try store.forEachRow(in: "C") { _ in summaries += 1 }
         #expect(summaries == 4)
         #expect(store.typeConflicts.isEmpty)  // not inferred yet: schema() reads none again
-        #expect(try store.schema().classes["C"]?["v"]?.type == "String")
+        #expect(try store.schema().classes["C"]?["v"]?.type == .string)
         #expect(store.typeConflicts.map(\.field).sorted() == ["p", "v", "v"])
     }
 

@@ -59,7 +59,7 @@ import Testing
             joins[key] = rows
         }
         var schema = store.schema
-        schema.classes["PatchOnly"] = ["geo": ParseSchema.Field("GeoPoint")]
+        schema.classes["PatchOnly"] = ["geo": ParseSchema.Field(.geoPoint)]
         return MemoryStore(objects: objects, joinRows: joins, schema: schema)
     }
 

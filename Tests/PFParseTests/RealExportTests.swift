@@ -115,7 +115,7 @@ struct NameWord: ParseModel, Equatable {
         #expect(report.issues.count == 1)
         #expect(report.issues.first?.description
             == "warning: Comment Sew2MPHk57 at parentComment: dangling Pointer: Comment/null is not in the export (Parse error 101 ObjectNotFound)")
-        #expect(report.schema.classes["Comment"]?["by"] == ParseSchema.Field("Pointer", targetClass: "_User"))
-        #expect(report.schema.classes["NameWord"]?["oe"] == ParseSchema.Field("String"))
+        #expect(report.schema.classes["Comment"]?["by"] == ParseSchema.Field(.pointer, targetClass: "_User"))
+        #expect(report.schema.classes["NameWord"]?["oe"] == ParseSchema.Field(.string))
     }
 }

@@ -6,15 +6,15 @@ import Testing
 /// shape and parse-server's Mongo `_SCHEMA` documents, and the strict comparison that sees them.
 @Suite struct SchemaModelFlagsTests {
     static func flagged() -> ParseSchema {
-        var name = ParseSchema.Field("String")
+        var name = ParseSchema.Field(.string)
         name.isPrimaryKey = true
         name.isRequired = true
-        var age = ParseSchema.Field("Number")
+        var age = ParseSchema.Field(.number)
         age.isIndexed = true
-        var address = ParseSchema.Field("Object")
+        var address = ParseSchema.Field(.object)
         address.embeddedClass = "Address"
         var schema = ParseSchema()
-        schema.classes["Person"] = ["name": name, "age": age, "address": address, "friend": .init("Pointer", targetClass: "Person")]
+        schema.classes["Person"] = ["name": name, "age": age, "address": address, "friend": .init(.pointer, targetClass: "Person")]
         return schema
     }
 

@@ -151,7 +151,7 @@ struct CopyImportTests {
         }
         let sample = try Sample.store()
         var schema = try sample.schema()
-        schema.classes["Odd"] = ["tags": .init("Relation", targetClass: "Post")]
+        schema.classes["Odd"] = ["tags": .init(.relation, targetClass: "Post")]
         let tags = ParseRelationKey(owningClass: "Odd", field: "tags", targetClass: "Post")
         var joinRows = try sample.relations().reduce(into: [ParseRelationKey: [ParseJoinRow]]()) { $0[$1] = try sample.joinRows(of: $1) }
         joinRows[tags] = (0..<oddStrings.count).flatMap { i in

@@ -31,8 +31,8 @@ struct MixedSQLiteColumnPostgresTests {
             defer { store.close() }
             let report = try StoreImporter().run(from: source, to: store)
             #expect(report.totalObjects == 5)
-            #expect(try store.schema().classes["setting"]?["value"]?.type == "String")
-            #expect(try store.schema().classes["setting"]?["size"]?.type == "Number", "REAL and INTEGER are both Numbers: not mixed")
+            #expect(try store.schema().classes["setting"]?["value"]?.type == .string)
+            #expect(try store.schema().classes["setting"]?["size"]?.type == .number, "REAL and INTEGER are both Numbers: not mixed")
             let values = Dictionary(uniqueKeysWithValues: try store.objects(in: "setting").map { ($0.objectId ?? "", $0.fields["value"]) })
             #expect(values["1"] == .string("42"))
             #expect(values["2"] == .string("n/a"))
@@ -67,7 +67,7 @@ struct MixedSQLiteColumnPostgresTests {
             let report = try StoreImporter().run(from: source, to: store)
             #expect(report.totalObjects == 4)
             let fields = try store.schema().classes["doc"]
-            #expect(fields?["body"]?.type == "Object" && fields?["body_as_bytes"]?.type == "Bytes" && fields?["body_as_array"]?.type == "Array")
+            #expect(fields?["body"]?.type == .object && fields?["body_as_bytes"]?.type == .bytes && fields?["body_as_array"]?.type == .array)
             let objects = Dictionary(uniqueKeysWithValues: try store.objects(in: "doc").map { ($0.objectId ?? "", $0.fields) })
             #expect(objects["1"]?["body"] == .object(["a": .int(1)]))
             #expect(objects["2"]?["body_as_bytes"] == .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])))

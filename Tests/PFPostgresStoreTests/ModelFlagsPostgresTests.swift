@@ -13,13 +13,13 @@ import Testing
 struct ModelFlagsPostgresTests {
     @Test func aPrimaryKeyGetsAUniqueIndexAndAnIndexedFieldAnIndex() throws {
         try TestServer.withDatabase { url in
-            var name = ParseSchema.Field("String")
+            var name = ParseSchema.Field(.string)
             name.isPrimaryKey = true
             name.isRequired = true
-            var age = ParseSchema.Field("Number")
+            var age = ParseSchema.Field(.number)
             age.isIndexed = true
             var schema = ParseSchema()
-            schema.classes["Person"] = ["name": name, "age": age, "nickname": .init("String")]
+            schema.classes["Person"] = ["name": name, "age": age, "nickname": .init(.string)]
             let objects = try ["Alice", "Bob"].enumerated().map { i, n in
                 try ParseObject(className: "Person", objectId: n, fields: ["name": .string(n), "age": .int(Int64(30 + i))])
             }
@@ -58,15 +58,15 @@ struct ModelFlagsSchemaPostgresTests {
 
     @Test func theFlagsAreInTheSchemaDocumentAndReadBack() throws {
         try TestServer.withDatabase { url in
-            var name = ParseSchema.Field("String")
+            var name = ParseSchema.Field(.string)
             name.isPrimaryKey = true
             name.isRequired = true
-            var age = ParseSchema.Field("Number")
+            var age = ParseSchema.Field(.number)
             age.isIndexed = true
-            var address = ParseSchema.Field("Object")
+            var address = ParseSchema.Field(.object)
             address.embeddedClass = "Address"
             var schema = ParseSchema()
-            schema.classes["Person"] = ["name": name, "age": age, "address": address, "nickname": .init("String")]
+            schema.classes["Person"] = ["name": name, "age": age, "address": address, "nickname": .init(.string)]
             let objects = try ["Alice", "Bob"].enumerated().map { i, n in
                 try ParseObject(className: "Person", objectId: n, fields: ["name": .string(n), "age": .int(Int64(30 + i))])
             }

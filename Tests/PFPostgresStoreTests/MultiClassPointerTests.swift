@@ -36,10 +36,10 @@ struct MultiClassPointerTests {
             objects.append(try ParseObject(className: "Page", objectId: "p\(i)", fields: fields))
         }
         var schema = ParseSchema()
-        schema.classes["Book"] = ["title": .init("String")]
-        schema.classes["GraphicNovel"] = ["title": .init("String")]
+        schema.classes["Book"] = ["title": .init(.string)]
+        schema.classes["GraphicNovel"] = ["title": .init(.string)]
         schema.classes["Page"] = [
-            "number": .init("Number"), "book": .init("Pointer", targetClass: "Book"), "author": .init("Pointer", targetClass: "_User"),
+            "number": .init(.number), "book": .init(.pointer, targetClass: "Book"), "author": .init(.pointer, targetClass: "_User"),
         ]
         return MemoryStore(objects: objects, schema: schema)
     }
@@ -66,8 +66,8 @@ struct MultiClassPointerTests {
                 let read = try #require(pages[expected.objectId ?? ""])
                 #expect(read.fields == expected.fields, "\(expected.objectId ?? "")")
             }
-            #expect(try store.schema().classes["Page"]?["book"] == .init("Pointer", targetClass: "Book"))
-            #expect(try store.schema().classes["Page"]?["author"] == .init("Pointer", targetClass: "_User"))
+            #expect(try store.schema().classes["Page"]?["book"] == .init(.pointer, targetClass: "Book"))
+            #expect(try store.schema().classes["Page"]?["author"] == .init(.pointer, targetClass: "_User"))
             // parse-server sees an Object (jsonb) field holding REST pointers; the note says it is a Pointer.
             let document = try Self.schemaDocument(store, "Page")
             #expect(document["fields"]?["book"] == ["type": "Object"])
@@ -99,7 +99,7 @@ struct MultiClassPointerTests {
             _ = try StoreImporter().run(from: store, to: ParseExportStore(url: directory))
             let back = ParseExportStore(url: directory)
             defer { back.close() }
-            #expect(try back.schema().classes["Page"]?["book"] == .init("Pointer", targetClass: "Book"))
+            #expect(try back.schema().classes["Page"]?["book"] == .init(.pointer, targetClass: "Book"))
             for className in ["Book", "GraphicNovel", "Page"] {
                 let read = try objectsById(back, className)
                 for expected in try source.objects(in: className) {
@@ -131,7 +131,7 @@ struct MultiClassPointerTests {
             // The source declares Pointer<Book> (as a Core Data store does) and holds a subclass's row.
             let foreign = try ParseObject(className: "Page", objectId: "p2", fields: ["book": Self.pointer("GraphicNovel", "g1")])
             var schema = ParseSchema()
-            schema.classes["Page"] = ["book": .init("Pointer", targetClass: "Book")]
+            schema.classes["Page"] = ["book": .init(.pointer, targetClass: "Book")]
             #expect {
                 try copy(MemoryStore(objects: [foreign], schema: schema), into: store)
             } throws: { error in
@@ -151,13 +151,13 @@ struct MultiClassPointerTests {
             let store = try PostgresStore.open(url: url)
             defer { store.close() }
             var schema = ParseSchema()
-            schema.classes["Page"] = ["book": .init("Pointer")]
+            schema.classes["Page"] = ["book": .init(.pointer)]
             let pages = [
                 try ParseObject(className: "Page", objectId: "p1", fields: ["book": Self.pointer("Book", "b1")]),
                 try ParseObject(className: "Page", objectId: "p2", fields: ["book": Self.pointer("Book", "b2")]),
             ]
             try copy(MemoryStore(objects: pages, schema: schema), into: store)
-            #expect(try store.schema().classes["Page"]?["book"] == .init("Pointer", targetClass: "Book"))
+            #expect(try store.schema().classes["Page"]?["book"] == .init(.pointer, targetClass: "Book"))
             #expect(try store.objects(in: "Page").map { $0.fields["book"] } == pages.map { $0.fields["book"] })
         }
     }

@@ -69,16 +69,16 @@ enum Sample {
         let likes = ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User")
         var schema = ParseSchema()
         schema.classes["_User"] = [
-            "username": .init("String"), "email": .init("String"), "emailVerified": .init("Boolean"),
-            "bcryptPassword": .init("String"), "authData": .init("Object"),
+            "username": .init(.string), "email": .init(.string), "emailVerified": .init(.boolean),
+            "bcryptPassword": .init(.string), "authData": .init(.object),
         ]
         schema.classes["Post"] = [
-            "title": .init("String"), "count": .init("Number"), "big": .init("Number"), "ratio": .init("Number"),
-            "whole": .init("Number"), "huge": .init("Number"), "tiny": .init("Number"), "published": .init("Boolean"),
-            "when": .init("Date"), "meta": .init("Object"), "tags": .init("Array"),
-            "author": .init("Pointer", targetClass: "_User"), "photo": .init("File"), "place": .init("GeoPoint"),
-            "area": .init("Polygon"), "blob": .init("Bytes"), "likes": .init("Relation", targetClass: "_User"),
-            "gone": .init("String"),
+            "title": .init(.string), "count": .init(.number), "big": .init(.number), "ratio": .init(.number),
+            "whole": .init(.number), "huge": .init(.number), "tiny": .init(.number), "published": .init(.boolean),
+            "when": .init(.date), "meta": .init(.object), "tags": .init(.array),
+            "author": .init(.pointer, targetClass: "_User"), "photo": .init(.file), "place": .init(.geoPoint),
+            "area": .init(.polygon), "blob": .init(.bytes), "likes": .init(.relation, targetClass: "_User"),
+            "gone": .init(.string),
         ]
         return MemoryStore(
             objects: [u1, u2, p1, p2],
@@ -217,7 +217,7 @@ struct PostgresStoreServerTests {
         let post = try ParseObject(className: "Post", objectId: "p1", fields: ["title": .string("x")])
         let fans = ParseRelationKey(owningClass: "Post", field: "fans")
         var schema = ParseSchema()
-        schema.classes["Post"] = ["title": .init("String"), "fans": .init("Relation")]
+        schema.classes["Post"] = ["title": .init(.string), "fans": .init(.relation)]
         let rows = [ParseJoinRow(owningId: "p1", relatedId: "gone1"), ParseJoinRow(owningId: "p1", relatedId: "gone2")]
         let source = MemoryStore(objects: [post], joinRows: [fans: rows], schema: schema)
         try TestServer.withDatabase { url in
@@ -263,7 +263,7 @@ struct PostgresStoreServerTests {
             // And a second store reads the same (the schema note is in the database, not in memory).
             let again = try PostgresStore.open(url: url)
             defer { again.close() }
-            #expect(try again.schema().classes["Post"]?["author"] == .init("Pointer", targetClass: "_User"))
+            #expect(try again.schema().classes["Post"]?["author"] == .init(.pointer, targetClass: "_User"))
         }
     }
 
@@ -410,8 +410,8 @@ struct PostgresStoreServerTests {
 
             // A new class, a changed object, new join rows, then a bad object mid-batch.
             var schema = ParseSchema()
-            schema.classes["Comment"] = ["text": .init("String")]
-            schema.classes["Post"] = ["extra": .init("Number")]
+            schema.classes["Comment"] = ["text": .init(.string)]
+            schema.classes["Post"] = ["extra": .init(.number)]
             try store.begin(schema: schema)
             try store.write(
                 [try ParseObject(className: "Comment", objectId: "c1", fields: ["text": .string("first")])], className: "Comment")

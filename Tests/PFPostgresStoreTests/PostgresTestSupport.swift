@@ -87,7 +87,7 @@ func expectedAfterPostgres(_ object: ParseObject, schema: ParseSchema) throws ->
         default: fields[key] = value
         }
     }
-    for (name, field) in schema.classes[object.className] ?? [:] where field.type == "Relation" {
+    for (name, field) in schema.classes[object.className] ?? [:] where field.type == .relation {
         if let target = field.targetClass { fields[name] = .relation(className: target) }
     }
     var acl: ParseACL?

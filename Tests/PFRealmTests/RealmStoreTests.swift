@@ -66,8 +66,8 @@ import Testing
             john.fields["pets"]?.restValue
                 == [["__type": "Pointer", "className": "Pet", "objectId": "Pet-0"], ["__type": "Pointer", "className": "Pet", "objectId": "Pet-1"]])
         let schema = try v5.schema()
-        #expect(schema.classes["Person"]?["address"]?.type == "Object")
-        #expect(schema.classes["Person"]?["pets"]?.type == "Array")
+        #expect(schema.classes["Person"]?["address"]?.type == .object)
+        #expect(schema.classes["Person"]?["pets"]?.type == .array)
     }
 
     /// Issue 25: primary key, indexed, optional and embedded travel in the shared schema, and

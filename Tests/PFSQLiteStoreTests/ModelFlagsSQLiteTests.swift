@@ -13,15 +13,15 @@ import Testing
     /// A class with every flag: `name` the required primary key, `age` indexed, `address` an
     /// embedded object, `nickname` none.
     static func flaggedSource() throws -> MemoryStore {
-        var name = ParseSchema.Field("String")
+        var name = ParseSchema.Field(.string)
         name.isPrimaryKey = true
         name.isRequired = true
-        var age = ParseSchema.Field("Number")
+        var age = ParseSchema.Field(.number)
         age.isIndexed = true
-        var address = ParseSchema.Field("Object")
+        var address = ParseSchema.Field(.object)
         address.embeddedClass = "Address"
         var schema = ParseSchema()
-        schema.classes["Person"] = ["name": name, "age": age, "address": address, "nickname": .init("String")]
+        schema.classes["Person"] = ["name": name, "age": age, "address": address, "nickname": .init(.string)]
         let objects = try ["Alice", "Bob"].enumerated().map { i, n in
             try ParseObject(
                 className: "Person", objectId: n,
@@ -56,7 +56,7 @@ import Testing
         let old = SQLiteStore(url: url)
         let schema = try old.schema()
         #expect(Array(schema.classes["Person"]?.keys ?? []) == ["name", "bestFriend", "age"])
-        #expect(schema.classes["Person"]?["bestFriend"] == ParseSchema.Field("Pointer", targetClass: "Person"))
+        #expect(schema.classes["Person"]?["bestFriend"] == ParseSchema.Field(.pointer, targetClass: "Person"))
         #expect(schema.classes["Person"]?.values.allSatisfy { !$0.hasModelFlags } == true)
         #expect(try old.objects(in: "Person").map(\.objectId) == ["Bob", "Alice", "Charlie"])
         old.close()
@@ -64,7 +64,7 @@ import Testing
         #expect(try SQLiteSamples.sqlite3(url, "SELECT count(*) FROM pragma_table_info('_SCHEMA') WHERE name = 'options'") == "0\n")
 
         // A write adds `_SCHEMA.options`; the old class keeps its fields, the new its flags.
-        var dog = ParseSchema.Field("String")
+        var dog = ParseSchema.Field(.string)
         dog.isPrimaryKey = true
         var schemaAdded = ParseSchema()
         schemaAdded.classes["Dog"] = ["tag": dog]

@@ -107,8 +107,8 @@ enum SQLiteSamples {
         let store = try SQLiteSamples.copy(source, to: dir.appendingPathComponent("out.sqlite"))
         try SQLiteSamples.expectSameContent(source, store)
         let schema = try store.schema()
-        #expect(schema.classes["Post"]?["author"] == ParseSchema.Field("Pointer", targetClass: "_User"))
-        #expect(schema.classes["Post"]?["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(schema.classes["Post"]?["author"] == ParseSchema.Field(.pointer, targetClass: "_User"))
+        #expect(schema.classes["Post"]?["likes"] == ParseSchema.Field(.relation, targetClass: "_User"))
         // Nothing but the temporary sibling's rename: no leftovers beside the store.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.sqlite"])
     }
@@ -202,7 +202,7 @@ enum SQLiteSamples {
         _ = try SQLiteSamples.copy(try SQLiteSamples.everyType(), to: url)
         let before = try Data(contentsOf: url)
         let existing = SQLiteStore(url: url)
-        try existing.begin(schema: ParseSchema(["New": ["f": .init("String")]]))
+        try existing.begin(schema: ParseSchema(["New": ["f": .init(.string)]]))
         try existing.write([try ParseObject(className: "Post", objectId: "p1", fields: ["extraField": .int(1)])], className: "Post")
         try existing.write([ParseJoinRow(owningId: "x", relatedId: "y")], relation: ParseRelationKey(owningClass: "Post", field: "likes"))
         existing.abort()
@@ -349,6 +349,6 @@ extension SQLiteStoreRoundTripTests {
         // The SQLite schema also names _Role.users, the relation the join file implies.
         let diff = try StoreComparison.firstDifference(expected: source, actual: store, schema: .covers)
         #expect(diff == nil, "\(diff ?? "")")
-        #expect(try store.schema().classes["_Role"]?["users"] == ParseSchema.Field("Relation"))
+        #expect(try store.schema().classes["_Role"]?["users"] == ParseSchema.Field(.relation))
     }
 }

@@ -40,7 +40,7 @@ import Testing
         let schema = try store.schema()
         var objects: [ParseObject] = []
         for className in try store.classNames() {
-            let relations = (schema.classes[className] ?? [:]).filter { $0.value.type == "Relation" }
+            let relations = (schema.classes[className] ?? [:]).filter { $0.value.type == .relation }
             try store.forEachObject(in: className) { object throws(PFError) in
                 var fields = object.fields
                 for (key, value) in fields {

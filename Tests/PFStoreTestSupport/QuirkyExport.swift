@@ -135,14 +135,14 @@ public struct QuirkyExport: Sendable {
         var schema = ParseSchema()
         for className in classes { schema.classes[className] = store.schema.classes[className] ?? [:] }
         for (relation, _) in joins where quirks.noSchemaFile {
-            schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field("Relation", targetClass: relation.targetClass)
+            schema.classes[relation.owningClass, default: [:]][relation.field] = ParseSchema.Field(.relation, targetClass: relation.targetClass)
         }
         if !quirks.noSchemaFile {
             var entries: [PFValue] = []
             for (className, fields) in schema.classes {
                 var fieldValues = OrderedDictionary<String, PFValue>()
                 for (name, field) in fields {
-                    var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type)]
+                    var spec: OrderedDictionary<String, PFValue> = ["type": .string(field.type.rawValue)]
                     if let target = field.targetClass { spec["targetClass"] = .string(target) }
                     fieldValues[name] = .dictionary(spec)
                 }

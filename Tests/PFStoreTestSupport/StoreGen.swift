@@ -129,12 +129,12 @@ public enum StoreGen {
         }
         let userCount = Int.random(in: 0...shape.maxObjectsPerClass, using: &rng)
         plans.append(ClassPlan(name: "_User", fields: [
-            "username": .init("String"), "email": .init("String"), "emailVerified": .init("Boolean"),
-            "bcryptPassword": .init("String"), "authData": .init("Object"),
+            "username": .init(.string), "email": .init(.string), "emailVerified": .init(.boolean),
+            "bcryptPassword": .init(.string), "authData": .init(.object),
         ], ids: ids(userCount, rng: &rng)))
         plans.append(ClassPlan(name: "_Role", fields: [
-            "name": .init("String"), "users": .init("Relation", targetClass: "_User"),
-            "roles": .init("Relation", targetClass: "_Role"),
+            "name": .init(.string), "users": .init(.relation, targetClass: "_User"),
+            "roles": .init(.relation, targetClass: "_Role"),
         ], ids: ids(Int.random(in: 0...min(3, shape.maxObjectsPerClass), using: &rng), rng: &rng)))
         let allClasses = ["_User", "_Role"] + customNames
         for name in customNames {
@@ -148,7 +148,7 @@ public enum StoreGen {
                     if fields[fieldName] != nil { fieldName += "\(i)" }
                 }
                 let target = type == "Pointer" || type == "Relation" ? allClasses.randomElement(using: &rng) : nil
-                fields[fieldName] = ParseSchema.Field(type, targetClass: target)
+                fields[fieldName] = ParseSchema.Field(ParseFieldType(rawValue: type), targetClass: target)
             }
             plans.append(ClassPlan(name: name, fields: fields,
                                    ids: ids(Int.random(in: 0...shape.maxObjectsPerClass, using: &rng), rng: &rng)))
@@ -166,7 +166,7 @@ public enum StoreGen {
             for (index, id) in plan.ids.enumerated() {
                 var fields = OrderedDictionary<String, ParseValue>()
                 for (name, field) in plan.fields {
-                    if field.type == "Relation" {
+                    if field.type == .relation {
                         if shape.relationValuesInObjects, Int.random(in: 0..<4, using: &rng) > 0 {
                             fields[name] = .relation(className: field.targetClass ?? "_User")
                         }
@@ -197,7 +197,7 @@ public enum StoreGen {
                     acl: acl(context, rng: &rng), fields: fields)
                 if let object { objects.append(object) }
             }
-            for (name, field) in plan.fields where field.type == "Relation" {
+            for (name, field) in plan.fields where field.type == .relation {
                 let targets = idsByClass[field.targetClass ?? ""] ?? []
                 var rows = OrderedSet<ParseJoinRow>()
                 for owner in plan.ids where Bool.random(using: &rng) {
@@ -296,28 +296,28 @@ public enum StoreGen {
 
     static func value(of field: ParseSchema.Field, _ context: Context, rng: inout any SeededRandomNumberGenerator) -> ParseValue {
         switch field.type {
-        case "String": return .string(string(context, rng: &rng))
-        case "Number":
+        case .string: return .string(string(context, rng: &rng))
+        case .number:
             switch Int.random(in: 0..<4, using: &rng) {
             case 0: return .int(ValueGen.boundaryIntegers.randomElement(using: &rng) ?? 0)
             case 1: return .int(Int64.random(in: -1000...1000, using: &rng))
             default: return .double(double(context, rng: &rng))
             }
-        case "Boolean": return .bool(Bool.random(using: &rng))
-        case "Date": return .date(date(rng: &rng))
-        case "Bytes":
+        case .boolean: return .bool(Bool.random(using: &rng))
+        case .date: return .date(date(rng: &rng))
+        case .bytes:
             let count = [0, 1, 2, 3, 16, 57].randomElement(using: &rng) ?? 0
             return .bytes(Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }))
-        case "Pointer": return pointer(to: field.targetClass, context, rng: &rng)
-        case "File":
+        case .pointer: return pointer(to: field.targetClass, context, rng: &rng)
+        case .file:
             let name = "tfss-\(objectId(rng: &rng))-" + (["photo.png", "a b.txt", "日本.jpg"].randomElement(using: &rng) ?? "f")
             let url = Bool.random(using: &rng) ? "https://files.example.com/app/\(name)" : nil
             return .file(ParseFile(name: name, url: url))
-        case "GeoPoint": return .geoPoint(geoPoint(rng: &rng))
-        case "Polygon":
+        case .geoPoint: return .geoPoint(geoPoint(rng: &rng))
+        case .polygon:
             return .polygon(ParsePolygon(coordinates: (0..<Int.random(in: 3...6, using: &rng)).map { _ in geoPoint(rng: &rng) }))
-        case "Array": return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in anyValue(context, depth: 1, rng: &rng) })
-        case "Object": return object(context, depth: 1, rng: &rng)
+        case .array: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in anyValue(context, depth: 1, rng: &rng) })
+        case .object: return object(context, depth: 1, rng: &rng)
         default: return .null
         }
     }
@@ -327,15 +327,15 @@ public enum StoreGen {
         let nested = depth < context.shape.maxValueDepth
         switch Int.random(in: 0..<(nested ? 14 : 12), using: &rng) {
         case 0: return .null
-        case 1: return value(of: .init("Boolean"), context, rng: &rng)
-        case 2, 3: return value(of: .init("Number"), context, rng: &rng)
+        case 1: return value(of: .init(.boolean), context, rng: &rng)
+        case 2, 3: return value(of: .init(.number), context, rng: &rng)
         case 4, 5: return .string(string(context, rng: &rng))
-        case 6: return value(of: .init("Date"), context, rng: &rng)
-        case 7: return value(of: .init("Bytes"), context, rng: &rng)
+        case 6: return value(of: .init(.date), context, rng: &rng)
+        case 7: return value(of: .init(.bytes), context, rng: &rng)
         case 8: return pointer(to: nil, context, rng: &rng)
-        case 9: return value(of: .init("GeoPoint"), context, rng: &rng)
-        case 10: return value(of: .init("File"), context, rng: &rng)
-        case 11: return value(of: .init("Number"), context, rng: &rng)
+        case 9: return value(of: .init(.geoPoint), context, rng: &rng)
+        case 10: return value(of: .init(.file), context, rng: &rng)
+        case 11: return value(of: .init(.number), context, rng: &rng)
         case 12: return .array((0..<Int.random(in: 0...3, using: &rng)).map { _ in anyValue(context, depth: depth + 1, rng: &rng) })
         default: return object(context, depth: depth + 1, rng: &rng)
         }

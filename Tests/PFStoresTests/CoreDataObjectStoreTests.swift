@@ -30,10 +30,10 @@ import Testing
                 #expect(object.className == className)
                 for (key, value) in object.fields {
                     let declared = try #require(fields[key], "\(className).\(key) is not in the schema")
-                    if case .object = value, declared.type == "Object" { continue }
+                    if case .object = value, declared.type == .object { continue }
                     guard let actual = ParseSchema.fieldType(of: value) else { continue }
-                    #expect(actual.type == declared.type || declared.type == "Object", "\(className).\(key): \(actual) vs \(declared)")
-                    if let target = actual.targetClass, declared.type == "Pointer" {
+                    #expect(actual.type == declared.type || declared.type == .object, "\(className).\(key): \(actual) vs \(declared)")
+                    if let target = actual.targetClass, declared.type == .pointer {
                         // A pointer may name a subentity of the declared destination.
                         #expect(source.store.model.entity(named: target) != nil)
                     }

@@ -36,7 +36,7 @@ import Testing
         let url = dir.appendingPathComponent("scores.ndjson")
         let store = JSONLinesStore(url: url)
         var schema = ParseSchema()
-        schema.classes["GameScore"] = ["score": ParseSchema.Field("Number")]
+        schema.classes["GameScore"] = ["score": ParseSchema.Field(.number)]
         schema.classes["Empty"] = [:]
         try store.begin(schema: schema)
         try store.write([try Self.object("a", 1), try Self.object("b", 2), try Self.object("a", 3)], className: "GameScore")

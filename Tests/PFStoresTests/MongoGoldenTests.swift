@@ -74,7 +74,7 @@ import Testing
         let scratch = try MongoScratch()
         defer { scratch.cleanup() }
         let store = MongoShapeStore(directory: scratch.dump)
-        try store.begin(schema: ParseSchema(["GameScore": ["score": .init("Number"), "ACL": .init("ACL")]]))
+        try store.begin(schema: ParseSchema(["GameScore": ["score": .init(.number), "ACL": .init(.acl)]]))
         try store.write([try Self.gameScore()], className: "GameScore")
         try store.commit()
         let expected =
@@ -180,7 +180,7 @@ import Testing
             ])
         #expect(trips[1] == second)
         let schema = try store.schema()
-        #expect(schema.classes["Trip"]?["driver"] == ParseSchema.Field("Pointer", targetClass: "_User"))
+        #expect(schema.classes["Trip"]?["driver"] == ParseSchema.Field(.pointer, targetClass: "_User"))
         #expect(schema.classes["Trip"]?["objectId"] == nil)
         #expect(try store.relations() == [ParseRelationKey(owningClass: "Trip", field: "riders", targetClass: "_User")])
         #expect(try store.classMetadata()["Trip"]?["indexes"]?["_id_"]?["_id"] == .int(1))

@@ -19,7 +19,7 @@ import Testing
             for (key, value) in object.fields {
                 if case .file(let f) = value { fields[key] = .file(ParseFile(name: f.name)) } else { fields[key] = value }
             }
-            for (name, field) in generated.schema.classes[object.className] ?? [:] where field.type == "Relation" {
+            for (name, field) in generated.schema.classes[object.className] ?? [:] where field.type == .relation {
                 fields[name] = .relation(className: field.targetClass ?? "")
             }
             objects.append(try ParseObject(

@@ -58,7 +58,7 @@ import Testing
         let store = MongoShapeStore(directory: scratch.dump)
         try copyAll(source, into: store)
         try Self.expectSameContents(source, store)
-        #expect(try store.schema().classes["Post"]?["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(try store.schema().classes["Post"]?["likes"] == ParseSchema.Field(.relation, targetClass: "_User"))
         #expect(try store.relations().first?.targetClass == "_User")
         // Nothing is left beside the store.
         #expect(try scratch.siblings() == ["dump.jsonl"])

@@ -22,7 +22,7 @@ import Testing
         try store.commit()
         #expect(try store.objects(in: "Post") == [a])
         #expect(try store.joinRows(of: key) == [ParseJoinRow(owningId: "a1", relatedId: "u1")])
-        #expect(try store.schema().classes["Post"]?["title"]?.type == "String")
+        #expect(try store.schema().classes["Post"]?["title"]?.type == .string)
     }
 
     @Test func joinClassNamesParse() {

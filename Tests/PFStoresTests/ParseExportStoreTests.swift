@@ -47,9 +47,9 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         #expect(try store.relations() == [users])
         #expect(try store.joinRows(of: users).isEmpty)
         let schema = try store.schema()
-        #expect(schema.classes["Comment"]?["by"] == ParseSchema.Field("Pointer", targetClass: "_User"))
-        #expect(schema.classes["Comment"]?["upvotes"] == ParseSchema.Field("Number"))
-        #expect(schema.classes["_Role"]?["users"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(schema.classes["Comment"]?["by"] == ParseSchema.Field(.pointer, targetClass: "_User"))
+        #expect(schema.classes["Comment"]?["upvotes"] == ParseSchema.Field(.number))
+        #expect(schema.classes["_Role"]?["users"] == ParseSchema.Field(.relation, targetClass: "_User"))
         // Every row equals what the whole-file reader makes of it.
         for name in ["Comment", "NameWord", "_Role"] {
             let whole = try ParseExport.objects(fromJSON: Data(contentsOf: realExport.appendingPathComponent(name + ".json")), className: name)
@@ -112,8 +112,8 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         ])
         let store = ParseExportStore(url: dir)
         let fields = try #require(try store.schema().classes["Item"])
-        #expect(fields["v"] == ParseSchema.Field("String"))
-        #expect(fields["p"] == ParseSchema.Field("Pointer", targetClass: "A"))
+        #expect(fields["v"] == ParseSchema.Field(.string))
+        #expect(fields["p"] == ParseSchema.Field(.pointer, targetClass: "A"))
         #expect(fields["z"] == nil)
         #expect(store.typeConflicts.map(\.description) == [
             "Item.v: kept String (first seen); row 1 has Number", "Item.p: kept Pointer<A> (first seen); row 1 has Pointer<B>",
@@ -127,16 +127,16 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
             "Post.json": #"{"results":[]}"#,
         ])
         let fields = try #require(try ParseExportStore(url: mongo).schema().classes["Post"])
-        #expect(fields["author"] == ParseSchema.Field("Pointer", targetClass: "_User"))
-        #expect(fields["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(fields["author"] == ParseSchema.Field(.pointer, targetClass: "_User"))
+        #expect(fields["likes"] == ParseSchema.Field(.relation, targetClass: "_User"))
         #expect(try ParseExportStore(url: mongo).relations() == [ParseRelationKey(owningClass: "Post", field: "likes", targetClass: "_User")])
         let rest = try scratch.directory("rest", [
             "_SCHEMA.json": #"{"results":[{"className":"Post","fields":{"title":{"type":"String"}}}]}"#,
             "Note.json": #"[{"objectId":"n","x":true}]"#,
         ])
         let schema = try ParseExportStore(url: rest).schema()
-        #expect(schema.classes["Post"]?["title"] == ParseSchema.Field("String"))
-        #expect(schema.classes["Note"]?["x"] == ParseSchema.Field("Boolean"), "classes the file does not name are inferred")
+        #expect(schema.classes["Post"]?["title"] == ParseSchema.Field(.string))
+        #expect(schema.classes["Note"]?["x"] == ParseSchema.Field(.boolean), "classes the file does not name are inferred")
         #expect(try ParseExportStore(url: rest).classNames() == ["Note", "Post"])
     }
 }

@@ -105,7 +105,7 @@ final class CountingReader: ObjectStoreReader {
         ])
         let store = ParseExportStore(url: url)
         let declared = try #require(try store.declaredSchema())
-        #expect(declared.classes["Post"]?["likes"] == ParseSchema.Field("Relation", targetClass: "_User"))
+        #expect(declared.classes["Post"]?["likes"] == ParseSchema.Field(.relation, targetClass: "_User"))
     }
 }
 

@@ -44,7 +44,7 @@ import Testing
         var rows = 0
         for seed in 0..<40 {
             let store = StoreGen.store(seed: UInt64(seed))
-            for object in store.objects { for value in object.fields.values { value.schemaTypeName.map { _ = types.insert($0) } } }
+            for object in store.objects { for value in object.fields.values { value.fieldType.map { _ = types.insert($0.rawValue) } } }
             rows += store.joinRows.values.reduce(0) { $0 + $1.count }
         }
         #expect(types.isSuperset(of: ["String", "Number", "Boolean", "Date", "Bytes", "Pointer", "File", "GeoPoint", "Polygon", "Array", "Object", "Relation"]))
@@ -69,7 +69,7 @@ import Testing
         #expect(StoreComparison.difference(a, b) == "field 'n': expected int 3, got double 3.0")
 
         var schema = generated.schema
-        schema.classes["_User"]?["email"] = .init("Number")
+        schema.classes["_User"]?["email"] = .init(.number)
         #expect(StoreComparison.schemaDifference(generated.schema, schema)?.contains("_User.email") == true)
     }
 }

@@ -230,7 +230,7 @@ enum StoreMatrix {
             // The relation's field, with its target class where the store knows it.
             let declared = try store.schema().classes[relation.owningClass]?[relation.field]
             schema.classes[relation.owningClass, default: [:]][relation.field] =
-                ParseSchema.Field("Relation", targetClass: declared?.targetClass ?? relation.targetClass)
+                ParseSchema.Field(.relation, targetClass: declared?.targetClass ?? relation.targetClass)
         }
         return MemoryStore(location: store.location, objects: objects, joinRows: joins, schema: schema)
     }
