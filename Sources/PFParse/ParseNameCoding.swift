@@ -404,6 +404,18 @@ extension ParseNameCoding {
             }
         }
 
+        /// Whether `key` surely stays as it is (answered without building a string): what
+        /// nearly every nested key does, so ``key(_:)`` is called only for the others.
+        func keeps(_ key: String) -> Bool {
+            switch self {
+            case .encode(let policy), .decode(let policy, _):
+                guard policy.nestedKeys != .unrestricted else { return true }
+                if ParseNameCoding.hasPrefix(key) { return false }
+                if case .encode = self { return policy.nestedKeyProblem(key) == nil }
+                return true
+            }
+        }
+
         func key(_ key: String) -> String {
             switch self {
             case .encode(let policy): ParseNameCoding.encodeNestedKey(key, policy: policy)
@@ -462,8 +474,9 @@ extension ParseNameCoding {
             for i in d.elements.indices {
                 let k = d.keys[i]
                 let member = d.values[i]
-                // `__type` marks a typed value in REST JSON; it is not a name of the data.
-                let newKey = k == "__type" ? k : recoding.key(k)
+                // `__type` marks a typed value in REST JSON; it is not a name of the data (told
+                // by length first: a comparison with a literal is not the cheap one of equal strings).
+                let newKey = (k.utf8.count == 6 && k == "__type") || recoding.keeps(k) ? k : recoding.key(k)
                 if newKey != k { count += 1 }
                 let new = recode(member, recoding, count: &count)
                 if out == nil {

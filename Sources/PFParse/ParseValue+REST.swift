@@ -69,15 +69,22 @@ extension ParseValue {
             if let type = value.restMember("__type")?.restString {
                 if let typed = try decodeTyped(type, value, path: path(), context: context) { return typed }
             }
-            var out = OrderedDictionary<String, ParseValue>()
-            out.reserveCapacity(value.restCount)
+            // Both inputs give each key once (as for an object's fields), so the members are
+            // gathered as two arrays and the dictionary built at the end, with no lookup of
+            // each key on insertion.
+            let count = value.restCount
+            var keys: [String] = []
+            var values: [ParseValue] = []
+            keys.reserveCapacity(count)
+            values.reserveCapacity(count)
             try value.forEachRESTMember { (key: String, member: Input) throws(PFError) in
                 if context.checksNames, key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
                     throw PFError(parse: ParseFailure.badNestedKey(problem: problem), path: path().appending(key: key), context: context)
                 }
-                out[key] = try decode(member, path: path().appending(key: key), context: context)
+                values.append(try decode(member, path: path().appending(key: key), context: context))
+                keys.append(key)
             }
-            return .object(out)
+            return .object(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
         }
     }
 

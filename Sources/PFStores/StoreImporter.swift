@@ -476,8 +476,16 @@ private struct ImportState {
         }
         let id = object.objectId ?? ""
         var indices: [Int] = []
-        for (key, value) in object.fields {
-            collectPointers(value, key: key, indices: &indices, className: object.className, objectId: id)
+        // By index, and only the values that may hold a pointer (iterating the dictionary
+        // copies each key and value: a retain and a release per field).
+        let fields = object.fields
+        for i in fields.values.indices {
+            switch fields.values[i] {
+            case .pointer, .array:
+                collectPointers(fields.values[i], key: fields.keys[i], indices: &indices, className: object.className, objectId: id)
+            default:
+                continue
+            }
         }
     }
 
