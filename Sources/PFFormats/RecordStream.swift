@@ -236,9 +236,9 @@ public enum RecordStream {
     // MARK: - Documents of records
 
     /// The document formats read a record at a time from their bytes (``convert(options:document:write:progress:)``):
-    /// a binary property list and a CBOR document whose root is an array of records or a
-    /// `{"results": […]}` wrapper.
-    public static let documentFormats: Set<DataFormat> = [.bplist, .cbor]
+    /// a binary property list, a CBOR document and an XML property list whose root is an
+    /// array of records or a `{"results": […]}` wrapper.
+    public static let documentFormats: Set<DataFormat> = [.bplist, .cbor, .xmlplist]
 
     /// The shape of a document of records: whether a wrapper holds them, and how many other
     /// members it has (`nil`: not known before its end).
@@ -256,13 +256,17 @@ public enum RecordStream {
         case .cbor:
             CBORReader(options: .init(limits: limits)).recordsShape(bytes)
                 .map { DocumentShape(wrapped: $0.wrapped, otherMembers: $0.otherMembers) }
+        case .xmlplist:
+            // A wrapper's other members follow its records: not known up front.
+            XMLPlistReader(options: .init(limits: limits)).recordsWrapped(bytes)
+                .map { DocumentShape(wrapped: $0, otherMembers: $0 ? nil : 0) }
         default:
             nil
         }
     }
 
     /// Whether a whole document (already in memory, or mapped) converts a record at a time
-    /// with the whole-tree route's result: `from` is a binary property list or CBOR document
+    /// with the whole-tree route's result: `from` is a binary property list, CBOR document or XML property list
     /// (uncompressed) whose root is an array of records or a dictionary whose first key,
     /// `results`, holds them (see ``PFPropertyList/BinaryPlistReader/recordsShape(_:)``);
     /// the output is a record sequence, an unindented JSON document, or a whole CBOR
@@ -283,7 +287,7 @@ public enum RecordStream {
         return true
     }
 
-    /// Converts a binary property list or CBOR document of records (see
+    /// Converts a binary property list, CBOR document or XML property list of records (see
     /// ``canStream(document:from:to:pretty:limits:)``) a record at a time: each record is
     /// decoded from the document's bytes (a mapped file stays on disk) and written at once,
     /// so memory is the input's pages touched plus the largest record, never the tree.
@@ -318,10 +322,10 @@ public enum RecordStream {
             }
         }
         let others: OrderedDictionary<String, PFValue>?
-        if options.from == .bplist {
-            others = try BinaryPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
-        } else {
-            others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        switch options.from {
+        case .bplist: others = try BinaryPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        case .xmlplist: others = try XMLPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        default: others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
         }
         if let others, !others.isEmpty {
             guard options.to == .cbor || options.to == .xmlplist || options.to == .bplist else {

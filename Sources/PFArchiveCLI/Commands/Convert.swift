@@ -159,7 +159,7 @@ struct Convert: ParsableCommand {
                 return
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
-            // A binary property list or CBOR document of records is decoded a record at a
+            // A binary property list, CBOR document or XML property list of records is read a record at a
             // time from its (mapped) bytes, never as a tree.
             let document = readOptions.format ?? FormatDetector.detect(bytes)
             if let document, compression == nil, RecordStream.documentFormats.contains(document),
@@ -209,7 +209,7 @@ struct Convert: ParsableCommand {
         try FileIO.writeAtomically(out, to: output)
     }
 
-    /// Converts a binary property list or CBOR document a record at a time
+    /// Converts a binary property list, CBOR document or XML property list a record at a time
     /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes.
     private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
         var streamOptions = RecordStream.Options(
