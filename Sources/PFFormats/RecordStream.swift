@@ -32,6 +32,10 @@ import PFSerialization
 /// (or wrapper) that holds them and the offset table last; it reads back to the same value
 /// as the whole-tree file, but is not byte for byte that file (its root comes last).
 ///
+/// A binary property list, CBOR document or XML property list of records is read a record at
+/// a time too (``convert(options:document:write:progress:)``): each element of its records'
+/// array is decoded from the document's bytes by that format's reader and written at once.
+///
 /// ```swift
 /// let options = RecordStream.Options(from: .json, to: .jsonl)
 /// let handle = try FileHandle(forReadingFrom: input)
