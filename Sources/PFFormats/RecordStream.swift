@@ -252,7 +252,10 @@ public enum RecordStream {
     }
 
     /// The shape of `bytes` as a document of records in format `from`, or `nil`.
-    static func documentShape(_ bytes: Data, from: DataFormat, limits: PFLimits) -> DocumentShape? {
+    /// - Parameter countOthers: whether an XML wrapper's other members, which follow its
+    ///   records, are counted: a pass over the document that keeps no record (a damaged
+    ///   document is then `nil`, left to the whole read to report).
+    static func documentShape(_ bytes: Data, from: DataFormat, limits: PFLimits, countOthers: Bool = false) -> DocumentShape? {
         switch from {
         case .bplist:
             BinaryPlistReader(options: .init(limits: limits)).recordsShape(bytes)
@@ -262,8 +265,12 @@ public enum RecordStream {
                 .map { DocumentShape(wrapped: $0.wrapped, otherMembers: $0.otherMembers) }
         case .xmlplist:
             // A wrapper's other members follow its records: not known up front.
-            XMLPlistReader(options: .init(limits: limits)).recordsWrapped(bytes)
-                .map { DocumentShape(wrapped: $0, otherMembers: $0 ? nil : 0) }
+            XMLPlistReader(options: .init(limits: limits)).recordsWrapped(bytes).flatMap { wrapped in
+                guard wrapped, countOthers else { return DocumentShape(wrapped: wrapped, otherMembers: wrapped ? nil : 0) }
+                let reader = XMLPlistReader(options: .init(limits: limits))
+                guard let others = try? reader.readRecords(bytes, record: { _ throws(PFError) in }) else { return nil }
+                return DocumentShape(wrapped: true, otherMembers: others.count)
+            }
         default:
             nil
         }
@@ -276,7 +283,9 @@ public enum RecordStream {
     /// the output is a record sequence, an unindented JSON document, or a whole CBOR
     /// document or property list. A wrapper with other members streams only to a whole
     /// document (which keeps them): JSON would drop them, and they may make a record
-    /// sequence's tree one record.
+    /// sequence's tree one record. An XML wrapper's members follow its records, so for
+    /// the other outputs they are counted first by a pass over the document that keeps no
+    /// record (twice the reading time, the same memory).
     /// - Parameters:
     ///   - bytes: the input document.
     ///   - from: its format.
@@ -286,7 +295,12 @@ public enum RecordStream {
     /// - Returns: `true` when ``convert(options:document:write:progress:)`` gives the whole-tree result.
     public static func canStream(document bytes: Data, from: DataFormat, to: DataFormat, pretty: Bool, limits: PFLimits = .default) -> Bool {
         guard documentFormats.contains(from), targets.contains(to), to != .parse, !(pretty && to == .json) else { return false }
-        guard Compression.detect(bytes.prefix(16)) == nil, let shape = documentShape(bytes, from: from, limits: limits) else { return false }
+        // An XML wrapper's other members are counted (a pass that keeps no record) only when
+        // the output would not keep them.
+        let countOthers = !(to == .cbor || to == .xmlplist || to == .bplist)
+        guard Compression.detect(bytes.prefix(16)) == nil,
+            let shape = documentShape(bytes, from: from, limits: limits, countOthers: countOthers)
+        else { return false }
         if shape.wrapped && shape.otherMembers != 0 { return to == .cbor || to == .xmlplist || to == .bplist }
         return true
     }
