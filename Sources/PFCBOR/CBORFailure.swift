@@ -61,6 +61,9 @@ public enum CBORFailure: PFFailure, Hashable {
     case tagContent(tag: UInt64, expected: String, found: String)
     /// The writer was given a value nesting deeper than `maxDepth`.
     case tooDeep(maxDepth: Int)
+    /// A record-at-a-time read of a document that is neither an array nor a map whose
+    /// first key is `results` with an array as its value.
+    case notRecords
 
     public var code: PFError.Code {
         switch self {
@@ -70,7 +73,7 @@ public enum CBORFailure: PFFailure, Hashable {
         case .trailingBytes, .reservedAdditionalInfo, .tagAdditionalInfo, .indefiniteNotAllowed, .badChunk,
             .twoByteSimple, .strayBreak:
             .syntax
-        case .unassignedSimple, .nonTextKey, .stringReferences, .bignumTooWide, .negativeBignumTooSmall: .unsupported
+        case .unassignedSimple, .notRecords, .nonTextKey, .stringReferences, .bignumTooWide, .negativeBignumTooSmall: .unsupported
         case .invalidUTF8, .invalidUTF8InChunk, .negativeTooSmall, .duplicateKey, .badDate, .unknownSharedReference,
             .cyclicSharedReference, .tagContent:
             .invalidValue
@@ -81,6 +84,8 @@ public enum CBORFailure: PFFailure, Hashable {
     public var message: String {
         switch self {
         case .emptyInput: "empty input; expected a CBOR data item"
+        case .notRecords:
+            "the top-level item is not an array of records or a map whose first key, results, holds one; read the document whole"
         case .expectedItem: "unexpected end of input; expected a data item"
         case .expectedMapKey: "unexpected end of input; expected a map key"
         case .truncatedHead(let start):

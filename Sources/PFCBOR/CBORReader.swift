@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 
 // MARK: - CBORReader
@@ -52,6 +53,47 @@ public struct CBORReader: Sendable {
     public func read(_ bytes: Data) throws(PFError) -> PFValue {
         try CBORReader.scan(bytes, limits: options.limits) { (scanner: inout CBORScanner) throws(PFError) in
             try scanner.document()
+        }
+    }
+
+    /// How a document holds records, for a record-at-a-time read (``readRecords(_:record:)``).
+    public struct RecordsShape: Sendable, Equatable {
+        /// Whether the records are the `results` array of a wrapper map (else the document
+        /// is their array).
+        public var wrapped: Bool
+        /// How many members the wrapper has besides `results`; `nil` for an indefinite-length
+        /// map (known only at its end).
+        public var otherMembers: Int?
+    }
+
+    /// Whether the document (after any self-describe tags) is an array of records, definite
+    /// or indefinite, or a map whose first key is `results` with an array as its value, as
+    /// a Parse export's `{"results": […]}` is; reads only the first heads and that key.
+    /// - Parameter bytes: the document.
+    /// - Returns: the shape, or `nil` for any other document (``read(_:)`` reads it whole).
+    public func recordsShape(_ bytes: Data) -> RecordsShape? {
+        guard bytes.count <= options.limits.maxInputBytes else { return nil }
+        return try? CBORReader.scan(bytes, limits: options.limits) { (scanner: inout CBORScanner) throws(PFError) -> RecordsShape? in
+            scanner.recordsShape().map { RecordsShape(wrapped: $0.wrapped, otherMembers: $0.others) }
+        }
+    }
+
+    /// Reads a document of ``recordsShape(_:)``'s shape as ``read(_:)`` does — every check,
+    /// limit and nesting depth, shared values (tag 28) available to later records — but
+    /// hands each record to `record` as soon as it is read, so memory is bounded by the
+    /// largest record (and the shared values) besides the input's bytes.
+    /// - Parameters:
+    ///   - bytes: the document.
+    ///   - record: receives each record, in order.
+    /// - Returns: the wrapper's other members (read after the records), or `nil` when the
+    ///   document is the records' array.
+    /// - Throws: ``PFError`` as ``read(_:)`` does, ``CBORFailure/notRecords`` when the
+    ///   document is not of a records shape, and whatever `record` throws.
+    public func readRecords(
+        _ bytes: Data, record: (PFValue) throws(PFError) -> Void
+    ) throws(PFError) -> OrderedDictionary<String, PFValue>? {
+        try CBORReader.scan(bytes, limits: options.limits) { (scanner: inout CBORScanner) throws(PFError) in
+            try scanner.records(record)
         }
     }
 

@@ -32,6 +32,10 @@ import PFSerialization
 /// (or wrapper) that holds them and the offset table last; it reads back to the same value
 /// as the whole-tree file, but is not byte for byte that file (its root comes last).
 ///
+/// A binary property list, CBOR document or XML property list of records is read a record at
+/// a time too (``convert(options:document:write:progress:)``): each element of its records'
+/// array is decoded from the document's bytes by that format's reader and written at once.
+///
 /// ```swift
 /// let options = RecordStream.Options(from: .json, to: .jsonl)
 /// let handle = try FileHandle(forReadingFrom: input)
@@ -233,6 +237,129 @@ public enum RecordStream {
         return state
     }
 
+    // MARK: - Documents of records
+
+    /// The document formats read a record at a time from their bytes (``convert(options:document:write:progress:)``):
+    /// a binary property list, a CBOR document and an XML property list whose root is an
+    /// array of records or a `{"results": […]}` wrapper.
+    public static let documentFormats: Set<DataFormat> = [.bplist, .cbor, .xmlplist]
+
+    /// The shape of a document of records: whether a wrapper holds them, and how many other
+    /// members it has (`nil`: not known before its end).
+    struct DocumentShape {
+        var wrapped: Bool
+        var otherMembers: Int?
+    }
+
+    /// The shape of `bytes` as a document of records in format `from`, or `nil`.
+    /// - Parameter countOthers: whether an XML wrapper's other members, which follow its
+    ///   records, are counted: a pass over the document that keeps no record (a damaged
+    ///   document is then `nil`, left to the whole read to report).
+    static func documentShape(_ bytes: Data, from: DataFormat, limits: PFLimits, countOthers: Bool = false) -> DocumentShape? {
+        switch from {
+        case .bplist:
+            BinaryPlistReader(options: .init(limits: limits)).recordsShape(bytes)
+                .map { DocumentShape(wrapped: $0.wrapped, otherMembers: $0.otherMembers) }
+        case .cbor:
+            CBORReader(options: .init(limits: limits)).recordsShape(bytes)
+                .map { DocumentShape(wrapped: $0.wrapped, otherMembers: $0.otherMembers) }
+        case .xmlplist:
+            // A wrapper's other members follow its records: not known up front.
+            XMLPlistReader(options: .init(limits: limits)).recordsWrapped(bytes).flatMap { wrapped in
+                guard wrapped, countOthers else { return DocumentShape(wrapped: wrapped, otherMembers: wrapped ? nil : 0) }
+                let reader = XMLPlistReader(options: .init(limits: limits))
+                guard let others = try? reader.readRecords(bytes, record: { _ throws(PFError) in }) else { return nil }
+                return DocumentShape(wrapped: true, otherMembers: others.count)
+            }
+        default:
+            nil
+        }
+    }
+
+    /// Whether a whole document (already in memory, or mapped) converts a record at a time
+    /// with the whole-tree route's result: `from` is a binary property list, CBOR document or XML property list
+    /// (uncompressed) whose root is an array of records or a dictionary whose first key,
+    /// `results`, holds them (see ``PFPropertyList/BinaryPlistReader/recordsShape(_:)``);
+    /// the output is a record sequence, an unindented JSON document, or a whole CBOR
+    /// document or property list. A wrapper with other members streams only to a whole
+    /// document (which keeps them): JSON would drop them, and they may make a record
+    /// sequence's tree one record. An XML wrapper's members follow its records, so for
+    /// the other outputs they are counted first by a pass over the document that keeps no
+    /// record (twice the reading time, the same memory).
+    /// - Parameters:
+    ///   - bytes: the input document.
+    ///   - from: its format.
+    ///   - to: the output format.
+    ///   - pretty: whether indented output was asked for.
+    ///   - limits: the read's budgets.
+    /// - Returns: `true` when ``convert(options:document:write:progress:)`` gives the whole-tree result.
+    public static func canStream(document bytes: Data, from: DataFormat, to: DataFormat, pretty: Bool, limits: PFLimits = .default) -> Bool {
+        guard documentFormats.contains(from), targets.contains(to), to != .parse, !(pretty && to == .json) else { return false }
+        // An XML wrapper's other members are counted (a pass that keeps no record) only when
+        // the output would not keep them.
+        let countOthers = !(to == .cbor || to == .xmlplist || to == .bplist)
+        guard Compression.detect(bytes.prefix(16)) == nil,
+            let shape = documentShape(bytes, from: from, limits: limits, countOthers: countOthers)
+        else { return false }
+        if shape.wrapped && shape.otherMembers != 0 { return to == .cbor || to == .xmlplist || to == .bplist }
+        return true
+    }
+
+    /// Converts a binary property list, CBOR document or XML property list of records (see
+    /// ``canStream(document:from:to:pretty:limits:)``) a record at a time: each record is
+    /// decoded from the document's bytes (a mapped file stays on disk) and written at once,
+    /// so memory is the input's pages touched plus the largest record, never the tree.
+    /// The output is that of ``convert(options:read:write:progress:)`` for the same records.
+    /// - Parameters:
+    ///   - options: the formats (`from` is `bplist` or `cbor`) and settings.
+    ///   - bytes: the document.
+    ///   - write: receives the output in chunks of about a mebibyte.
+    ///   - progress: called every few thousand records.
+    /// - Returns: the bytes read (the document's size) and the records written.
+    /// - Throws: ``PFCore/PFError`` from the reader (``PFPropertyList/BinaryPlistFailure/notRecords``
+    ///   or ``PFCBOR/CBORFailure/notRecords`` for a document of another shape), the
+    ///   writers, or `write`.
+    @discardableResult
+    public static func convert(
+        options: Options, document bytes: Data, write: (UnsafeRawBufferPointer) throws(PFError) -> Void,
+        progress: ((Progress) -> Void)? = nil
+    ) throws(PFError) -> Progress {
+        guard documentFormats.contains(options.from), targets.contains(options.to), options.to != .parse else {
+            throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+        }
+        var sink = Sink(options: options)
+        var state = Progress()
+        let shape = documentShape(bytes, from: options.from, limits: options.limits)
+        sink.shape = shape?.wrapped == true ? ParseExport.Shape.results : ParseExport.Shape.array
+        let add = { (record: PFValue) throws(PFError) in
+            try sink.add(record)
+            try sink.flush(write, force: false)
+            if sink.count & 0xFFF == 0 {
+                state.records = sink.count
+                progress?(state)
+            }
+        }
+        let others: OrderedDictionary<String, PFValue>?
+        switch options.from {
+        case .bplist: others = try BinaryPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        case .xmlplist: others = try XMLPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        default: others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        }
+        if let others, !others.isEmpty {
+            guard options.to == .cbor || options.to == .xmlplist || options.to == .bplist else {
+                // Checked by canStream(document:…) from the document's heads; an indefinite
+                // CBOR map's members are known only now.
+                throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+            }
+            sink.tail = others
+        }
+        try sink.finish(write)
+        state.bytesRead = bytes.count
+        state.records = sink.count
+        progress?(state)
+        return state
+    }
+
     // MARK: - Output
 
     /// Writes records in the output format, in the shape the whole-tree route writes.
@@ -270,7 +397,15 @@ public enum RecordStream {
             xml = XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error))
             // Every value (a key too) takes at least one input byte of its own; the array and
             // a results wrapper with its key add three objects.
-            let bound = (options.inputBytes ?? Int(UInt32.max)).addingReportingOverflow(4)
+            // A binary property list or CBOR document read a record at a time may share a
+            // value between records (an object referenced twice, tag 29): its values are
+            // bounded by maxNodes instead, and a key goes with each value.
+            var objects = options.inputBytes ?? Int(UInt32.max)
+            if RecordStream.documentFormats.contains(options.from) {
+                let nodes = options.limits.maxNodes.multipliedReportingOverflow(by: 2)
+                objects = nodes.overflow ? .max : max(objects, nodes.partialValue)
+            }
+            let bound = objects.addingReportingOverflow(4)
             plist = BinaryPlistStreamWriter(
                 options: .init(nullPolicy: options.dropNulls ? .drop : .error), objectBound: bound.overflow ? .max : bound.partialValue)
             buffer.reserveCapacity(1 << 20 + 1 << 16)

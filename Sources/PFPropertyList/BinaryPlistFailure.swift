@@ -88,11 +88,13 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
     /// A streamed writer numbered more objects than the reference width it chose up front
     /// (from its object bound) can address.
     case tooManyObjects(objectRefSize: Int)
-
+    /// A record-at-a-time read of a file whose root is neither an array nor a dictionary
+    /// whose first key is `results` and holds an array.
+    case notRecords
     public var code: PFError.Code {
         switch self {
         case .tooShort, .utf16TooLong, .referencesTruncated, .extendedCountMissing, .objectTruncated: .truncated
-        case .version, .newerType: .unsupported
+        case .version, .newerType, .notRecords: .unsupported
         case .cycle, .integerTooWide, .dateNotFinite, .uidWidth, .uidTooLarge, .nonASCII, .unpairedSurrogate,
             .keyNotString:
             .invalidValue
@@ -154,6 +156,8 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
         case .tooDeep(let maxDepth): "nesting is deeper than maxDepth (\(maxDepth)); CoreFoundation reads at most 512 levels"
         case .tooManyObjects(let size):
             "more objects than \(size)-byte references can number; the object bound given to the streamed writer was too small"
+        case .notRecords:
+            "the root object is not an array of records or a dictionary whose first key, results, holds one; read the file whole"
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 
 /// Reads binary property lists (`bplist00`) into ``PFValue`` trees.
@@ -60,6 +61,60 @@ public struct BinaryPlistReader: Sendable {
             let info = try BinaryPlistInfo.parse(buffer)
             var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits)
             return try scanner.decode(info.topObject, depth: 0).0
+        }
+    }
+
+    /// How a file holds records, for a record-at-a-time read (``readRecords(_:record:)``).
+    public struct RecordsShape: Sendable, Equatable {
+        /// Whether the records are the `results` array of a wrapper dictionary (else the
+        /// root is their array).
+        public var wrapped: Bool
+        /// How many members the wrapper has besides `results`.
+        public var otherMembers: Int
+    }
+
+    /// Whether the file's root is an array (or set) of records, or a dictionary whose first
+    /// key is `results` (held once) with an array as its value, as a Parse export's
+    /// `{"results": […]}` is; decodes only the trailer, the root and the wrapper's keys.
+    /// - Parameter bytes: the file's bytes.
+    /// - Returns: the shape, or `nil` for any other root, and for a file whose trailer or
+    ///   root is damaged (``read(_:)`` reports why).
+    public func recordsShape(_ bytes: Data) -> RecordsShape? {
+        guard bytes.count <= options.limits.maxInputBytes else { return nil }
+        return bytes.withUnsafeBytes { buffer -> RecordsShape? in
+            guard let info = try? BinaryPlistInfo.parse(buffer) else { return nil }
+            var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: options.limits, sparse: true)
+            return scanner.recordsLayout().map { RecordsShape(wrapped: $0.wrapper != nil, otherMembers: $0.others.count) }
+        }
+    }
+
+    /// Decodes the records of a file of ``recordsShape(_:)``'s shape one at a time, handing
+    /// each to `record` as soon as it is decoded, in memory bounded by the largest record
+    /// (and the file's bytes): no table grows with the file's object count, and only the
+    /// current record's objects are remembered, so an object two records share is decoded
+    /// in each. Every record is the value ``read(_:)`` gives for it, and every check and
+    /// limit of ``read(_:)`` applies (the records' nodes count together against `maxNodes`).
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - record: receives each record, in order.
+    /// - Returns: the wrapper's other members (after the records, in file order), or `nil`
+    ///   when the root is the records' array.
+    /// - Throws: ``PFError`` as ``read(_:)`` does, with ``BinaryPlistFailure/notRecords``
+    ///   when the root is not of a records shape, and whatever `record` throws.
+    public func readRecords(
+        _ bytes: Data, record: (PFValue) throws(PFError) -> Void
+    ) throws(PFError) -> OrderedDictionary<String, PFValue>? {
+        let limits = options.limits
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: BinaryPlistLayout.format, offset: 0)
+        }
+        return try bytes.withBytes { buffer throws(PFError) -> OrderedDictionary<String, PFValue>? in
+            let info = try BinaryPlistInfo.parse(buffer)
+            var scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: limits, sparse: true)
+            guard let layout = scanner.recordsLayout() else {
+                throw PFError(BinaryPlistFailure.notRecords, offset: BinaryPlistLayout.headerSize)
+            }
+            return try scanner.readRecords(layout, record: record)
         }
     }
 

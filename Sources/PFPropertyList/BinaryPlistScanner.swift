@@ -37,15 +37,24 @@ struct BinaryPlistScanner: ~Copyable {
     var keyScratch: [UInt64] = []
     /// Scratch open-addressing table for duplicate keys in large dictionaries (index + 1).
     var duplicateTable: ContiguousArray<Int> = []
+    /// Whether the scanner remembers decoded objects in `memo` (only those of the record
+    /// being read, see ``BinaryPlistScanner/readRecords(begin:record:)``) instead of the flat
+    /// per-object tables, which are then empty: a streamed read of a large file keeps no
+    /// table that grows with its object count.
+    let sparse: Bool
+    /// In sparse mode, the objects decoded (or being decoded: node count -1) since the last
+    /// ``resetMemo(keeping:)``.
+    var memo: [Int: (value: PFValue, nodes: Int)] = [:]
 
-    init(buffer: UnsafeRawBufferPointer, info: BinaryPlistInfo, limits: PFLimits) {
+    init(buffer: UnsafeRawBufferPointer, info: BinaryPlistInfo, limits: PFLimits, sparse: Bool = false) {
         self.buffer = buffer
         self.info = info
         self.limits = limits
         self.objectsEnd = info.offsetTableOffset
+        self.sparse = sparse
         // numObjects entries of the offset table are really present in the file, so these
         // tables grow with the input's size, not with a count it merely claims.
-        let n = info.numObjects
+        let n = sparse ? 0 : info.numObjects
         self.values = .allocate(capacity: n)
         values.initialize(repeating: .null, count: n)
         self.nodeCounts = .allocate(capacity: n)
@@ -58,7 +67,7 @@ struct BinaryPlistScanner: ~Copyable {
     }
 
     deinit {
-        values.deinitialize(count: info.numObjects)
+        values.deinitialize(count: sparse ? 0 : info.numObjects)
         values.deallocate()
         nodeCounts.deallocate()
         keyHashes.deallocate()
@@ -71,8 +80,15 @@ struct BinaryPlistScanner: ~Copyable {
     /// Decodes object `index`, nested inside `depth` containers.
     /// - Returns: the value and the number of nodes in its expanded tree.
     mutating func decode(_ index: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
-        let state = nodeCounts[index]
-        if state > 0 { return (values[index], state) }
+        let state: Int
+        if sparse {
+            let known = memo[index]
+            if let known, known.nodes > 0 { return known }
+            state = known?.nodes ?? 0
+        } else {
+            state = nodeCounts[index]
+            if state > 0 { return (values[index], state) }
+        }
         let offset = try objectOffset(index)
         if state < 0 {
             throw PFError(BinaryPlistFailure.cycle(index: index), offset: offset)
@@ -91,9 +107,19 @@ struct BinaryPlistScanner: ~Copyable {
         case nil:
             throw PFError(BinaryPlistFailure.unknownMarker(marker), offset: offset)
         }
-        values[index] = value
-        nodeCounts[index] = count
+        if sparse {
+            memo[index] = (value, count)
+        } else {
+            values[index] = value
+            nodeCounts[index] = count
+        }
         return (value, count)
+    }
+
+    /// Marks object `index` as being decoded: reaching it again before it is done is a cycle.
+    @inline(__always)
+    mutating func markInProgress(_ index: Int) {
+        if sparse { memo[index] = (.null, -1) } else { nodeCounts[index] = -1 }
     }
 
     /// The offset of object `index` from the offset table, checked to lie in the object area.
@@ -113,7 +139,7 @@ struct BinaryPlistScanner: ~Copyable {
     private mutating func decodeArray(_ index: Int, at offset: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
         try checkDepth(depth, at: offset)
         let (n, start) = try collectionCount(at: offset, refsPerElement: 1)
-        nodeCounts[index] = -1
+        markInProgress(index)
         var items: [PFValue] = []
         items.reserveCapacity(n)
         var nodes = 1
@@ -137,7 +163,7 @@ struct BinaryPlistScanner: ~Copyable {
     private mutating func decodeDictionary(_ index: Int, at offset: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
         try checkDepth(depth, at: offset)
         let (n, start) = try collectionCount(at: offset, refsPerElement: 2)
-        nodeCounts[index] = -1
+        markInProgress(index)
         // Keys and values are collected first and handed to the dictionary in one go, which
         // then hashes each key once and never compares keys. That needs the keys to be
         // unique, which `uniqueKeyHashes` checks with per-object cached hashes; a dictionary
@@ -195,7 +221,7 @@ struct BinaryPlistScanner: ~Copyable {
     /// per object, or ``nonASCIIKey`` when the string has a non-ASCII byte.
     @inline(__always)
     mutating func keyHash(_ ref: Int, _ key: String) -> UInt64 {
-        let cached = keyHashes[ref]
+        let cached = sparse ? 0 : keyHashes[ref]
         if cached != 0 { return cached }
         var key = key
         let hash = key.withUTF8 { bytes -> UInt64 in
@@ -210,7 +236,7 @@ struct BinaryPlistScanner: ~Copyable {
             h = h &* 0xBF58_476D_1CE4_E5B9
             return (h ^ (h >> 32)) | 1
         }
-        keyHashes[ref] = hash
+        if !sparse { keyHashes[ref] = hash }
         return hash
     }
 
@@ -249,7 +275,7 @@ struct BinaryPlistScanner: ~Copyable {
 
     /// The element count of the collection at `offset` and where its references start,
     /// checked against the object area, ``PFLimits/maxCollectionCount`` and overflow.
-    private func collectionCount(at offset: Int, refsPerElement: Int) throws(PFError) -> (Int, Int) {
+    func collectionCount(at offset: Int, refsPerElement: Int) throws(PFError) -> (Int, Int) {
         let (n, start) = try lengthAndStart(at: offset)
         let (perElement, o1) = info.objectRefSize.multipliedReportingOverflow(by: refsPerElement)
         let (bytes, o2) = n.multipliedReportingOverflow(by: perElement)
@@ -267,7 +293,7 @@ struct BinaryPlistScanner: ~Copyable {
     /// An object reference at `p` (inside a range `collectionCount` checked), checked
     /// against numObjects.
     @inline(__always)
-    private func objectRef(at p: Int) throws(PFError) -> Int {
+    func objectRef(at p: Int) throws(PFError) -> Int {
         let raw = readUInt(at: p, size: info.objectRefSize)
         guard raw < UInt64(info.numObjects) else {
             throw PFError(BinaryPlistFailure.objectReference(raw, numObjects: info.numObjects), offset: p)
@@ -276,14 +302,14 @@ struct BinaryPlistScanner: ~Copyable {
     }
 
     @inline(__always)
-    private func checkDepth(_ depth: Int, at offset: Int) throws(PFError) {
+    func checkDepth(_ depth: Int, at offset: Int) throws(PFError) {
         guard depth <= limits.maxDepth else {
             throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: Self.format, offset: offset)
         }
     }
 
     @inline(__always)
-    private func addNodes(_ a: Int, _ b: Int, at offset: Int) throws(PFError) -> Int {
+    func addNodes(_ a: Int, _ b: Int, at offset: Int) throws(PFError) -> Int {
         let (sum, overflow) = a.addingReportingOverflow(b)
         guard !overflow, sum <= limits.maxNodes else {
             throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: offset)

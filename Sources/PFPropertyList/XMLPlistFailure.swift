@@ -8,6 +8,9 @@ import PFCore
 /// `text` an element's text as messages show it (quoted, shortened), `openedAt` a
 /// `line L, column C` position.
 public enum XMLPlistFailure: PFFailure, Hashable {
+    /// A record-at-a-time read of a document whose root is neither an array nor a
+    /// dictionary whose first key, `results`, holds an array.
+    case notRecords
     // The document ends early.
     /// The document ends inside a tag.
     case endsInsideTag
@@ -174,7 +177,7 @@ public enum XMLPlistFailure: PFFailure, Hashable {
             .integerWithoutDigits, .integerOutOfRange, .notReal, .notDate, .emptyScalar, .invalidBase64, .notEmpty,
             .duplicateKey:
             .invalidValue
-        case .utf16ByteOrderMark, .utf16WithoutByteOrderMark, .encoding, .entityDeclaration, .parameterEntity:
+        case .utf16ByteOrderMark, .utf16WithoutByteOrderMark, .encoding, .entityDeclaration, .parameterEntity, .notRecords:
             .unsupported
         case .nullRoot, .nullValue, .dateOutOfRange, .uncarriableCharacter: .unrepresentable
         case .tooDeep: .limitExceeded
@@ -252,6 +255,8 @@ public enum XMLPlistFailure: PFFailure, Hashable {
         case .invalidBase64(let reason): "invalid base64 in <data>: \(reason)"
         case .notEmpty(let e): "<\(e)> must be empty; write <\(e)/>"
         case .duplicateKey(let key): "duplicate key '\(key)' in <dict>; each key may appear once"
+        case .notRecords:
+            "the root is not an array of records or a <dict> whose first key, results, holds one; read the document whole"
         case .utf16ByteOrderMark:
             "the document is UTF-16 or UTF-32 (byte order mark); only UTF-8 is supported, convert it first"
         case .utf16WithoutByteOrderMark:

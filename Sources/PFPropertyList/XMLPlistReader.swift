@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 
 /// Reads Apple XML property lists (`<plist version="1.0">`) into a ``PFCore/PFValue`` tree.
@@ -64,6 +65,60 @@ public struct XMLPlistReader: Sendable {
             } catch {
                 throw scanner.locate(error)
             }
+        }
+    }
+
+    /// Whether the document's root is an array of records, or a dictionary whose first key
+    /// is `results` with an array as its value (a Parse export's shape); reads only the
+    /// prolog and the first start tags.
+    /// - Parameter bytes: the document.
+    /// - Returns: `false` for an array, `true` for a wrapper, `nil` for any other document
+    ///   (``read(_:)`` reads it whole).
+    public func recordsWrapped(_ bytes: Data) -> Bool? {
+        guard bytes.count <= options.limits.maxInputBytes else { return nil }
+        return bytes.withUnsafeBytes { raw -> Bool? in
+            var scanner = XMLPlistScanner(raw, limits: options.limits)
+            return try? scanner.recordsWrapped()
+        }
+    }
+
+    /// Reads a document of ``recordsWrapped(_:)``'s shape as ``read(_:)`` does — every
+    /// check and limit — but hands each record (each element of the records' array) to
+    /// `record` as soon as it is read, in memory bounded by the largest record.
+    /// - Parameters:
+    ///   - bytes: the document.
+    ///   - record: receives each record, in order; its errors pass unchanged.
+    /// - Returns: the wrapper's other members, or `nil` when the root is the records' array.
+    /// - Throws: ``PFCore/PFError`` as ``read(_:)`` does, ``XMLPlistFailure/notRecords``
+    ///   for a document of another shape, and whatever `record` throws.
+    public func readRecords(
+        _ bytes: Data, record: (PFValue) throws(PFError) -> Void
+    ) throws(PFError) -> OrderedDictionary<String, PFValue>? {
+        let limits = options.limits
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: XMLPlistScanner.formatName, offset: 0)
+        }
+        guard let wrapped = recordsWrapped(bytes) else {
+            throw PFError(XMLPlistFailure.notRecords, format: XMLPlistScanner.formatName, offset: 0)
+        }
+        return try bytes.withBytes { raw throws(PFError) -> OrderedDictionary<String, PFValue>? in
+            var scanner = XMLPlistScanner(raw, limits: limits)
+            var recordError: PFError?
+            let value: PFValue
+            do throws(PFError) {
+                value = try scanner.readDocument(streaming: true) { item throws(PFError) in
+                    do throws(PFError) { try record(item) } catch {
+                        recordError = error
+                        throw error
+                    }
+                }
+            } catch {
+                if let recordError { throw recordError }
+                throw scanner.locate(error)
+            }
+            guard wrapped, case .dictionary(var members) = value else { return nil }
+            members.removeValue(forKey: "results")
+            return members
         }
     }
 

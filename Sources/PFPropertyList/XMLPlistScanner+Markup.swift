@@ -320,3 +320,34 @@ extension XMLPlistScanner {
         }
     }
 }
+
+// MARK: - Records
+
+extension XMLPlistScanner {
+    /// Whether the document is an array (`false`) or a dictionary whose first key is
+    /// `results` and holds an array (`true`): the prolog, `<plist>` and the first tags only.
+    /// - Throws: ``XMLPlistFailure/notRecords`` for another root, or the scanner's errors.
+    mutating func recordsWrapped() throws(PFError) -> Bool {
+        try readProlog()
+        guard pos < count, bytes[pos] == UInt8(ascii: "<") else { throw fail(.notRecords, at: pos) }
+        var tag = try readStartTag()
+        if tag.element == .plist, !tag.isEmpty {
+            try skipMisc()
+            guard pos < count, bytes[pos] == UInt8(ascii: "<"), !startsEndTag() else { throw fail(.notRecords, at: pos) }
+            tag = try readStartTag()
+        }
+        if tag.element == .array { return false }
+        guard tag.element == .dict, !tag.isEmpty else { throw fail(.notRecords, at: tag.offset) }
+        try skipMisc()
+        guard pos < count, bytes[pos] == UInt8(ascii: "<"), !startsEndTag() else { throw fail(.notRecords, at: pos) }
+        let key = try readStartTag()
+        guard key.element == .key, !key.isEmpty, try readString(.key, openOffset: key.offset) == "results" else {
+            throw fail(.notRecords, at: key.offset)
+        }
+        try skipMisc()
+        guard pos < count, bytes[pos] == UInt8(ascii: "<"), !startsEndTag() else { throw fail(.notRecords, at: pos) }
+        guard try readStartTag().element == .array else { throw fail(.notRecords, at: pos) }
+        return true
+    }
+}
+

@@ -73,6 +73,11 @@ struct XMLPlistFrame {
     /// The key read for the next value of a dictionary.
     var pendingKey: String?
     var keyOffset = 0
+    /// Whether this array holds the records of a record-at-a-time read: its elements go to
+    /// the reader's callback instead of `items`.
+    var streams = false
+    /// Elements handed to the callback.
+    var streamed = 0
 
     var element: XMLPlistElement { isDictionary ? .dict : .array }
 }
@@ -146,6 +151,9 @@ struct XMLPlistScanner {
     var nodes = 0
     var stack: [XMLPlistFrame] = []
     let scratch = XMLPlistScratch()
+    /// Whether the records' array (the root, or a first `results` member of the root
+    /// dictionary) hands its elements to ``readDocument(records:)``'s callback.
+    var streamingRecords = false
 
     init(_ bytes: UnsafeRawBufferPointer, limits: PFLimits) {
         self.bytes = bytes
@@ -155,7 +163,14 @@ struct XMLPlistScanner {
 
     // MARK: Document
 
-    mutating func readDocument() throws(PFError) -> PFValue {
+    /// - Parameters:
+    ///   - streaming: whether the records' array (see `streamingRecords`) hands each element
+    ///     to `records` instead of keeping it; the document's value then holds that array empty.
+    ///   - records: receives the records when `streaming`.
+    mutating func readDocument(
+        streaming: Bool = false, records: (PFValue) throws(PFError) -> Void = { _ throws(PFError) in }
+    ) throws(PFError) -> PFValue {
+        streamingRecords = streaming
         try readProlog()
         guard pos < count else {
             throw fail(.endsBeforeRoot, at: pos)
@@ -175,7 +190,7 @@ struct XMLPlistScanner {
             guard bytes[pos] == UInt8(ascii: "<") else { throw unexpectedText(expected: "a value") }
             tag = try readStartTag()
         }
-        let value = try readValue(startingWith: tag)
+        let value = try readValue(startingWith: tag, records: records)
         if inPlist {
             try skipMisc()
             guard pos < count else { throw fail(.endsBeforePlistEnd, at: pos) }
@@ -300,14 +315,16 @@ struct XMLPlistScanner {
     // MARK: Values
 
     /// Reads the value whose start tag was just read, with an explicit stack for containers.
-    mutating func readValue(startingWith first: XMLPlistStartTag) throws(PFError) -> PFValue {
+    mutating func readValue(
+        startingWith first: XMLPlistStartTag, records: (PFValue) throws(PFError) -> Void = { _ throws(PFError) in }
+    ) throws(PFError) -> PFValue {
         var next: XMLPlistStartTag? = first
         while true {
             if let tag = next {
                 next = nil
                 if let value = try readElement(tag) {
                     if stack.isEmpty { return value }
-                    try deliver(value)
+                    try deliver(value, records: records)
                 }
             }
             // Inside the innermost open container: its next element or its end tag.
@@ -333,7 +350,7 @@ struct XMLPlistScanner {
                 let frame = stack.removeLast()
                 let value = Self.finish(frame)
                 if stack.isEmpty { return value }
-                try deliver(value)
+                try deliver(value, records: records)
                 continue
             }
             let tag = try readStartTag()
@@ -362,7 +379,12 @@ struct XMLPlistScanner {
             guard stack.count < limits.maxDepth else {
                 throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: Self.formatName, offset: tag.offset)
             }
-            stack.append(XMLPlistFrame(isDictionary: tag.element == .dict, openOffset: tag.offset))
+            var frame = XMLPlistFrame(isDictionary: tag.element == .dict, openOffset: tag.offset)
+            if streamingRecords, tag.element == .array {
+                frame.streams = stack.isEmpty
+                    || (stack.count == 1 && stack[0].isDictionary && stack[0].members.isEmpty && stack[0].pendingKey == "results")
+            }
+            stack.append(frame)
             return nil
         case .string:
             return .string(tag.isEmpty ? "" : try readString(.string, openOffset: tag.offset))
@@ -409,9 +431,17 @@ struct XMLPlistScanner {
     }
 
     /// Adds a finished value to the innermost open container.
-    mutating func deliver(_ value: PFValue) throws(PFError) {
+    mutating func deliver(_ value: PFValue, records: (PFValue) throws(PFError) -> Void) throws(PFError) {
         let top = stack.count - 1
         guard top >= 0 else { return }
+        if stack[top].streams {
+            guard stack[top].streamed < limits.maxCollectionCount else {
+                throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.formatName, offset: pos)
+            }
+            try records(value)
+            stack[top].streamed += 1
+            return
+        }
         if stack[top].isDictionary {
             guard let key = stack[top].pendingKey else {
                 throw fail(.valueWithoutKey, at: pos)
@@ -467,7 +497,7 @@ struct XMLPlistScanner {
             if frame.isDictionary {
                 if let key = frame.pendingKey { components.append(.key(key)) }
             } else {
-                components.append(.index(frame.items.count))
+                components.append(.index(frame.items.count + frame.streamed))
             }
         }
         return components

@@ -147,7 +147,7 @@ struct Convert: ParsableCommand {
         }
         let bytes: Data
         if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,
-            readOptions.format.map(RecordStream.formats.contains) ?? true
+            readOptions.format.map({ RecordStream.formats.contains($0) || RecordStream.documentFormats.contains($0) }) ?? true
         {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
             // to check); anything else is read whole below.
@@ -159,6 +159,15 @@ struct Convert: ParsableCommand {
                 return
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
+            // A binary property list, CBOR document or XML property list of records is read a record at a
+            // time from its (mapped) bytes, never as a tree.
+            let document = readOptions.format ?? FormatDetector.detect(bytes)
+            if let document, compression == nil, RecordStream.documentFormats.contains(document),
+                RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits)
+            {
+                try streamDocument(bytes, from: document, to: to, options: readOptions)
+                return
+            }
         } else {
             bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         }
@@ -200,6 +209,26 @@ struct Convert: ParsableCommand {
         try FileIO.writeAtomically(out, to: output)
     }
 
+    /// Converts a binary property list, CBOR document or XML property list a record at a time
+    /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes.
+    private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+        var streamOptions = RecordStream.Options(
+            from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
+            parseClassName: options.parseClassName, inputName: input)
+        streamOptions.dropNulls = dropNulls
+        streamOptions.inputBytes = bytes.count
+        var bar = CountingProgress()
+        let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
+        defer { bar.clear() }
+        try writeStreamed(
+            toOutput: { write throws(PFError) in
+                try RecordStream.convert(options: streamOptions, document: bytes, write: write, progress: report)
+            },
+            toFile: { write throws(PFError) in
+                try RecordStream.convert(options: streamOptions, document: bytes, write: write, progress: report)
+            })
+    }
+
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
     private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
@@ -217,26 +246,39 @@ struct Convert: ParsableCommand {
             bar.update(done: state.bytesRead >> 20, total: total, label: "MiB read, \(state.records) records, \(rate) MiB/s")
         }
         defer { bar.clear() }
+        try writeStreamed(
+            toOutput: { write throws(PFError) in
+                try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
+            },
+            toFile: { write throws(PFError) in
+                try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
+            })
+    }
+
+    /// Runs a streamed conversion into OUTPUT: standard output (`toOutput`, given a writer
+    /// of it), or a temporary file renamed into place once the conversion succeeds
+    /// (`toFile`; a failure leaves nothing behind).
+    private func writeStreamed(
+        toOutput: (_ write: @escaping (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void,
+        toFile: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
+    ) throws {
         // A failure to write standard output is the CLI's own one-line error, not the input's.
-        var outputFailure: Error?
+        final class Failure: @unchecked Sendable { var error: Error? }
+        let outputFailure = Failure()
         do {
             if output == "-" {
-                try RecordStream.convert(
-                    options: streamOptions, read: source.next,
-                    write: { bytes throws(PFError) in
-                        do { try StandardOutput.write(Data(bytes)) } catch {
-                            outputFailure = error
-                            throw PFError(CommandLineFailure.outputFailed(output: "standard output"), format: .output)
-                        }
-                    }, progress: report)
+                try toOutput { bytes throws(PFError) in
+                    do { try StandardOutput.write(Data(bytes)) } catch {
+                        outputFailure.error = error
+                        throw PFError(CommandLineFailure.outputFailed(output: "standard output"), format: .output)
+                    }
+                }
             } else {
                 let url = try FileIO.outputFile(output)
-                try Destination.writeFile(to: url, format: .output, name: output) { write throws(PFError) in
-                    try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
-                }
+                try Destination.writeFile(to: url, format: .output, name: output, toFile)
             }
         } catch let error as PFError {
-            if let outputFailure { throw outputFailure }
+            if let failure = outputFailure.error { throw failure }
             if error.format == .output { throw CLIFailure(error.message) }
             throw CLIFailure(file: input, error)
         }
