@@ -77,6 +77,48 @@ import Testing
         #expect(row.status == 1 && row.stderr.contains("row 1") && row.stderr.split(separator: "\n").count == 1, "\(row.stderr)")
     }
 
+    /// A binary plist, CBOR document or XML plist of records is read a record at a time; cut
+    /// short or damaged late, it fails with one line and exit 1 after records were already
+    /// converted, leaving no output file and an earlier file at the destination untouched.
+    @Test func aDamagedPlistOrCBORDocumentOfRecordsLeavesNoOutput() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("export.json")
+        try Self.export(3000).write(to: source)
+        for (name, format) in [("records.bplist", "bplist"), ("records.cbor", "cbor"), ("records.plist", "xmlplist")] {
+            let whole = dir.appendingPathComponent(name)
+            let made = try CLI.run(["convert", source.path, whole.path, "--to", format])
+            #expect(made.status == 0, "\(made.stderr)")
+            let bytes = try Data(contentsOf: whole)
+            let streamed = try CLI.run(["convert", whole.path, "-", "--to", "jsonl"])
+            #expect(streamed.status == 0 && streamed.stdout.split(separator: UInt8(ascii: "\n")).count == 3000, "\(format): \(streamed.stderr)")
+            // Cut at 90%: the records before the cut convert, then the document ends early.
+            // A bplist's trailer is at its end, so its last quarter is overwritten instead.
+            var damaged = bytes
+            if format == "bplist" {
+                let from = bytes.count * 3 / 4
+                damaged.replaceSubrange(from..<(bytes.count - 40), with: Data(repeating: 0xFF, count: bytes.count - 40 - from))
+            } else {
+                damaged = bytes.prefix(bytes.count * 9 / 10)
+            }
+            let input = dir.appendingPathComponent("damaged-" + name)
+            try damaged.write(to: input)
+            for to in ["jsonl", "json", "cbor"] {
+                let out = dir.appendingPathComponent("out-\(format).\(to)")
+                let run = try CLI.run(["convert", input.path, out.path])
+                #expect(run.status == 1, "\(format) → \(to): \(run.stderr)")
+                #expect(run.stderr.hasPrefix("pfarchive: ") && run.stderr.split(separator: "\n").count == 1, "\(format) → \(to): \(run.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out.path), "\(format) → \(to) left an output")
+                let kept = dir.appendingPathComponent("kept-\(format).\(to)")
+                try Data("earlier".utf8).write(to: kept)
+                #expect(try CLI.run(["convert", input.path, kept.path]).status == 1)
+                #expect(try Data(contentsOf: kept) == Data("earlier".utf8), "\(format) → \(to) damaged the destination")
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") || $0.contains("tmp") }
+        #expect(left.isEmpty, "temporary files left: \(left)")
+    }
+
     /// Streamed routes are bounded, so the memory budget does not apply to them; a whole-tree
     /// route from the same input is refused up front.
     @Test func streamingIsExemptFromTheMemoryBudgetAndWholeTreesAreNot() throws {
