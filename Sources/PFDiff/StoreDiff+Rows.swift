@@ -247,7 +247,12 @@ final class RowPass {
         var rows: [KeyedRow] = []
         var tooMany = false
         do {
+            let size = try store.fileSize(of: job.className)
             try store.forEachRow(in: job.className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                if rows.count == 1024, let expected = RowIndex.expectedRows(size: size, after: row.location) {
+                    // Room for the rows the file seems to hold (up to the limit): no copy as the array grows.
+                    rows.reserveCapacity(min(expected, job.limit))
+                }
                 guard rows.count < job.limit else {
                     tooMany = true
                     throw PFError(DiffFailure.rowPassStopped, format: .diff)
@@ -344,15 +349,22 @@ struct RowIndex {
         let size = try store.fileSize(of: className)
         try store.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
             rows += 1
-            if rows == 1024, files == nil, let size, row.location.offset > 0 {
+            if rows == 1024, files == nil, let expected = Self.expectedRows(size: size, after: row.location) {
                 // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
-                let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
-                memory.reserveCapacity(Int(min(expected, Double(limit) + 1)))
+                memory.reserveCapacity(min(expected, limit + 1))
             }
             let key = row.objectId ?? Self.unnamed(row.location.index)
             try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, Row(location: row.location, digest: row.digest))
         }
         return rows
+    }
+
+    /// About how many rows a file of `size` bytes holds (5 % over), judged from where `row`,
+    /// met after its first 1024 rows, ends; `nil` when the size is unknown. At most `Int32.max`.
+    static func expectedRows(size: Int?, after row: ParseExportStore.RowLocation) -> Int? {
+        guard let size, row.offset > 0 else { return nil }
+        let expected = Double(size) / Double(row.offset + row.count) * 1024 * 1.05
+        return Int(min(max(expected, 0), Double(Int32.max)))
     }
 
     /// The most keys held in memory: ``StoreDiff/Options/rowsInMemory``, and no more than
