@@ -152,6 +152,9 @@ struct RowLookup: Sendable {
     var differentB: [Int: RowIndex.Row] = [:]
     /// B's last row for each key not in A.
     var onlyB: [String: RowIndex.Row] = [:]
+    /// Where B's last row found stood in A's index, less its own place in B: the guess for
+    /// the next (``RowTable/find(_:hash:hint:)``).
+    var shift = 0
 
     init(count: Int, part: Int, parts: Int) {
         self.part = part
@@ -165,7 +168,8 @@ struct RowLookup: Sendable {
     /// Looks up one of B's rows (in file order), if its key is this part's.
     mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) {
         guard owns(hash) else { return }
-        if let found = table.find(key, hash: hash) {
+        if let found = table.find(key, hash: hash, hint: row.location.index &+ shift) {
+            shift = found &- row.location.index
             if table.entries[found].value.digest == row.digest {
                 if match[found] == .different { differentB[found] = nil }
                 match[found] = .equal

@@ -196,6 +196,15 @@ import Testing
             if let found { #expect(table.entries[found].value == (k % 3 == 0 ? -k : k)) }
         }
         #expect(table.find("k\(count)", hash: hash(count)) == nil)
+        // A guessed entry is taken only when it holds the key: right, wrong (with the same
+        // hash in kind 0), out of range or negative guesses all find what find(_:hash:) finds.
+        for k in 0..<count {
+            for hint in [k, k + 1, k - 1, count, -5, Int.max] {
+                #expect(table.find("k\(k)", hash: hash(k), hint: hint) == k)
+            }
+        }
+        #expect(table.find("k\(count)", hash: hash(count), hint: count - 1) == nil)
+        #expect(table.find("k\(count)", hash: hash(count - 1), hint: count - 1) == nil)
         table.update(1) { $0 = 99 }
         #expect(table.entries[1].value == 99 && table.entries[1].key == "k1")
         table.removeAll()
