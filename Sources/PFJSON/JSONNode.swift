@@ -395,48 +395,48 @@ extension JSONNode {
         return document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
             guard index < entries.count, entries[index].kind == .object else { return nil }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShapeFeed.capacity) { buffer -> Int in
-            guard let base = buffer.baseAddress else { return 0 }
-            var feed = ShapeFeed(buffer: base)
-            feed.byte(tag)
-            func isName(_ key: JSONTapeEntry, _ name: StaticString) -> Bool {
-                let n = Int(key.end) - Int(key.start)
-                return n == name.utf8CodeUnitCount && memcmp(p + Int(key.start), name.utf8Start, n) == 0
-            }
-            var j = index + 1
-            for _ in 0..<Int(entries[index].count) {
-                let key = entries[j]
-                let value = entries[j + 1]
-                feed.run(p + Int(key.start), Int(key.end) - Int(key.start))
-                switch value.kind {
-                case .null: feed.byte(1)
-                case .bool: feed.byte(2)
-                case .int, .uint:
-                    let n = Int(value.end) - Int(value.start)
-                    if n >= 19 {
-                        feed.byte(4)
-                        feed.run(p + Int(value.start), n)
-                    } else {
-                        feed.byte(3)
-                    }
-                case .double: feed.byte(5)
-                case .string: feed.byte(6)
-                case .array: feed.byte(7)
-                case .object:
-                    feed.byte(8)
-                    var k = j + 2
-                    for _ in 0..<Int(value.count) {
-                        let inner = entries[k]
-                        let innerValue = entries[k + 1]
-                        if innerValue.kind == .string, isName(inner, first) || isName(inner, second) {
-                            feed.run(p + Int(inner.start), Int(inner.end) - Int(inner.start))
-                            feed.run(p + Int(innerValue.start), Int(innerValue.end) - Int(innerValue.start))
-                        }
-                        k = Int(innerValue.next)
-                    }
+                guard let base = buffer.baseAddress else { return 0 }
+                var feed = ShapeFeed(buffer: base)
+                feed.byte(tag)
+                func isName(_ key: JSONTapeEntry, _ name: StaticString) -> Bool {
+                    let n = Int(key.end) - Int(key.start)
+                    return n == name.utf8CodeUnitCount && memcmp(p + Int(key.start), name.utf8Start, n) == 0
                 }
-                j = Int(value.next)
-            }
-            return feed.finalize()
+                var j = index + 1
+                for _ in 0..<Int(entries[index].count) {
+                    let key = entries[j]
+                    let value = entries[j + 1]
+                    feed.run(p + Int(key.start), Int(key.end) - Int(key.start))
+                    switch value.kind {
+                    case .null: feed.byte(1)
+                    case .bool: feed.byte(2)
+                    case .int, .uint:
+                        let n = Int(value.end) - Int(value.start)
+                        if n >= 19 {
+                            feed.byte(4)
+                            feed.run(p + Int(value.start), n)
+                        } else {
+                            feed.byte(3)
+                        }
+                    case .double: feed.byte(5)
+                    case .string: feed.byte(6)
+                    case .array: feed.byte(7)
+                    case .object:
+                        feed.byte(8)
+                        var k = j + 2
+                        for _ in 0..<Int(value.count) {
+                            let inner = entries[k]
+                            let innerValue = entries[k + 1]
+                            if innerValue.kind == .string, isName(inner, first) || isName(inner, second) {
+                                feed.run(p + Int(inner.start), Int(inner.end) - Int(inner.start))
+                                feed.run(p + Int(innerValue.start), Int(innerValue.end) - Int(innerValue.start))
+                            }
+                            k = Int(innerValue.next)
+                        }
+                    }
+                    j = Int(value.next)
+                }
+                return feed.finalize()
             }
         }
     }
