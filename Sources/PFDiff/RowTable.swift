@@ -61,6 +61,15 @@ struct RowTable<Value> {
         }
     }
 
+    /// The number of the entry holding `key`, or `nil`, trying entry `hint` first: when the
+    /// keys are looked up in about the order they were added (two exports of one database
+    /// list their objects alike), the guess is right and the lookup reads the entries in
+    /// order instead of a slot at random. A wrong guess costs one comparison of hashes.
+    func find(_ key: String, hash: Int, hint: Int) -> Int? {
+        if hint >= 0, hint < entries.count, entries[hint].hash == hash, entries[hint].key == key { return hint }
+        return find(key, hash: hash)
+    }
+
     /// Sets `key`'s value: a key already held keeps its place and takes the new value.
     mutating func set(_ key: String, hash: Int, _ value: Value) {
         if let n = find(key, hash: hash) {

@@ -152,6 +152,9 @@ struct RowLookup: Sendable {
     var differentB: [Int: RowIndex.Row] = [:]
     /// B's last row for each key not in A.
     var onlyB: [String: RowIndex.Row] = [:]
+    /// Where B's last row found stood in A's index, less its own place in B: the guess for
+    /// the next (``RowTable/find(_:hash:hint:)``).
+    var shift = 0
 
     init(count: Int, part: Int, parts: Int) {
         self.part = part
@@ -165,7 +168,8 @@ struct RowLookup: Sendable {
     /// Looks up one of B's rows (in file order), if its key is this part's.
     mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) {
         guard owns(hash) else { return }
-        if let found = table.find(key, hash: hash) {
+        if let found = table.find(key, hash: hash, hint: row.location.index &+ shift) {
+            shift = found &- row.location.index
             if table.entries[found].value.digest == row.digest {
                 if match[found] == .different { differentB[found] = nil }
                 match[found] = .equal
@@ -247,7 +251,12 @@ final class RowPass {
         var rows: [KeyedRow] = []
         var tooMany = false
         do {
+            let size = try store.fileSize(of: job.className)
             try store.forEachRow(in: job.className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                if rows.count == 1024, let expected = RowIndex.expectedRows(size: size, after: row.location) {
+                    // Room for the rows the file seems to hold (up to the limit): no copy as the array grows.
+                    rows.reserveCapacity(min(expected, job.limit))
+                }
                 guard rows.count < job.limit else {
                     tooMany = true
                     throw PFError(DiffFailure.rowPassStopped, format: .diff)
@@ -344,15 +353,22 @@ struct RowIndex {
         let size = try store.fileSize(of: className)
         try store.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
             rows += 1
-            if rows == 1024, files == nil, let size, row.location.offset > 0 {
+            if rows == 1024, files == nil, let expected = Self.expectedRows(size: size, after: row.location) {
                 // Room for the rows the file seems to hold (up to the limit): no rehashing as it grows.
-                let expected = Double(size) / Double(row.location.offset + row.location.count) * 1024 * 1.05
-                memory.reserveCapacity(Int(min(expected, Double(limit) + 1)))
+                memory.reserveCapacity(min(expected, limit + 1))
             }
             let key = row.objectId ?? Self.unnamed(row.location.index)
             try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, Row(location: row.location, digest: row.digest))
         }
         return rows
+    }
+
+    /// About how many rows a file of `size` bytes holds (5 % over), judged from where `row`,
+    /// met after its first 1024 rows, ends; `nil` when the size is unknown. At most `Int32.max`.
+    static func expectedRows(size: Int?, after row: ParseExportStore.RowLocation) -> Int? {
+        guard let size, row.offset > 0 else { return nil }
+        let expected = Double(size) / Double(row.offset + row.count) * 1024 * 1.05
+        return Int(min(max(expected, 0), Double(Int32.max)))
     }
 
     /// The most keys held in memory: ``StoreDiff/Options/rowsInMemory``, and no more than

@@ -371,6 +371,118 @@ public struct JSONNode {
     }
 }
 
+// MARK: - An object's member shape
+
+extension JSONNode {
+    /// Hashes what decides the types of the members of an object read from the tape, without
+    /// decoding anything: each key's bytes as written (repeats included, in order), each
+    /// value's kind (an integer of 19 digits or more with its digits, as it may not fit 64
+    /// bits), and, for a value that is an object, its members named `first` or `second` whose
+    /// values are strings (key and raw value bytes). Equal hashes (with the same `Hasher`
+    /// seed) are equal shapes but for a 64-bit collision. `nil` when the node is not an object
+    /// on the tape (a json-c document: the caller reads the bytes instead).
+    ///
+    /// The tape already holds every position the scanner found, so this costs a walk over a
+    /// few entries per member instead of a second pass over the bytes.
+    /// - Parameters:
+    ///   - first: a member name of nested objects whose string value counts (Parse's `__type`).
+    ///   - second: another (Parse's `className`).
+    ///   - tag: a leading byte, so callers can keep these hashes apart from others of their own.
+    /// - Returns: the shape's hash, or `nil`.
+    package func memberShape(_ first: StaticString, _ second: StaticString, tag: UInt8) -> Int? {
+        guard onTape else { return nil }
+        let p = document.tape.p
+        return document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
+            guard index < entries.count, entries[index].kind == .object else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShapeFeed.capacity) { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                var feed = ShapeFeed(buffer: base)
+                feed.byte(tag)
+                func isName(_ key: JSONTapeEntry, _ name: StaticString) -> Bool {
+                    let n = Int(key.end) - Int(key.start)
+                    return n == name.utf8CodeUnitCount && memcmp(p + Int(key.start), name.utf8Start, n) == 0
+                }
+                var j = index + 1
+                for _ in 0..<Int(entries[index].count) {
+                    let key = entries[j]
+                    let value = entries[j + 1]
+                    feed.run(p + Int(key.start), Int(key.end) - Int(key.start))
+                    switch value.kind {
+                    case .null: feed.byte(1)
+                    case .bool: feed.byte(2)
+                    case .int, .uint:
+                        let n = Int(value.end) - Int(value.start)
+                        if n >= 19 {
+                            feed.byte(4)
+                            feed.run(p + Int(value.start), n)
+                        } else {
+                            feed.byte(3)
+                        }
+                    case .double: feed.byte(5)
+                    case .string: feed.byte(6)
+                    case .array: feed.byte(7)
+                    case .object:
+                        feed.byte(8)
+                        var k = j + 2
+                        for _ in 0..<Int(value.count) {
+                            let inner = entries[k]
+                            let innerValue = entries[k + 1]
+                            if innerValue.kind == .string, isName(inner, first) || isName(inner, second) {
+                                feed.run(p + Int(inner.start), Int(inner.end) - Int(inner.start))
+                                feed.run(p + Int(innerValue.start), Int(innerValue.end) - Int(innerValue.start))
+                            }
+                            k = Int(innerValue.next)
+                        }
+                    }
+                    j = Int(value.next)
+                }
+                return feed.finalize()
+            }
+        }
+    }
+}
+
+/// Gathers the pieces of a shape in a small buffer hashed a buffer at a time (one `Hasher`
+/// call per small piece costs more than the walk); the stream hashed does not depend on the
+/// buffer's size. Each run goes in after its length, so pieces cannot run into each other.
+private struct ShapeFeed {
+    static let capacity = 512
+    /// `capacity` bytes, the caller's.
+    let buffer: UnsafeMutablePointer<UInt8>
+    var used = 0
+    var hasher = Hasher()
+
+    mutating func flush() {
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: buffer, count: used))
+        used = 0
+    }
+
+    mutating func byte(_ b: UInt8) {
+        if used == Self.capacity { flush() }
+        buffer[used] = b
+        used += 1
+    }
+
+    mutating func run(_ start: UnsafePointer<UInt8>, _ count: Int) {
+        let count = max(0, count)
+        if used + 8 + count > Self.capacity { flush() }
+        UnsafeMutableRawPointer(buffer + used).storeBytes(of: UInt64(count).littleEndian, as: UInt64.self)
+        used += 8
+        if count > Self.capacity - used {
+            flush()
+            hasher.combine(bytes: UnsafeRawBufferPointer(start: start, count: count))
+        } else {
+            (buffer + used).update(from: start, count: count)
+            used += count
+        }
+    }
+
+    mutating func finalize() -> Int {
+        flush()
+        return hasher.finalize()
+    }
+}
+
 // MARK: - The document behind the nodes
 
 /// What nodes of one document share: the generation that tells a live tree from a freed one,

@@ -197,9 +197,8 @@ public struct JSONReader: Sendable {
             let base = bytes.baseAddress, bytes.count > 0
         else { return nil }  // withTree reports these
         var scanner = JSONScanner(bytes: bytes, base: base, options: options)
-        var builder = JSONTapeBuilder(reusing: document.tape.entries, document.openContainers,
+        var builder = JSONTapeBuilder(reusing: &document.tape.entries, &document.openContainers,
                                       input: base.assumingMemoryBound(to: UInt8.self))
-        document.tape.entries = []
         defer { document.openContainers = builder.openContainers }
         let scan = try scanner.scan(into: &builder)
         document.tape = JSONTape(entries: builder.entries, input: bytes)

@@ -72,9 +72,14 @@ struct JSONTapeBuilder: JSONScanSink {
     /// The input's first byte (for telling integers from doubles).
     let p: UnsafePointer<UInt8>
 
-    init(reusing entries: [JSONTapeEntry], _ openContainers: [UInt32], input p: UnsafePointer<UInt8>) {
-        self.entries = entries
-        self.openContainers = openContainers
+    /// Takes the storage of `entries` and `openContainers` (left empty), so the builder holds
+    /// the only reference and empties them in place: copies of the arrays would make
+    /// `removeAll(keepingCapacity:)` allocate fresh storage and free the old, once a document.
+    init(reusing entries: inout [JSONTapeEntry], _ openContainers: inout [UInt32], input p: UnsafePointer<UInt8>) {
+        self.entries = []
+        self.openContainers = []
+        swap(&self.entries, &entries)
+        swap(&self.openContainers, &openContainers)
         self.p = p
         self.entries.removeAll(keepingCapacity: true)
         self.openContainers.removeAll(keepingCapacity: true)

@@ -94,7 +94,9 @@ public struct ParallelRowReader<Output: Sendable>: Sendable {
 
 // MARK: - One read
 
-extension ParallelRowReader {
+/// Rows copied out of the cutter's chunks, for ``ParallelRowReader``. Outside the generic
+/// reader, so its code reaches the type without asking the runtime for its metadata per row.
+struct ParallelRowBatch: Sendable {
     /// A row inside a batch's bytes.
     struct Span: Sendable {
         var start: Int
@@ -104,11 +106,13 @@ extension ParallelRowReader {
         var shape: ParseExport.Shape
     }
 
-    /// Rows copied out of the cutter's chunks.
-    struct Batch: Sendable {
-        var bytes: [UInt8] = []
-        var spans: [Span] = []
-    }
+    var bytes: [UInt8] = []
+    var spans: [Span] = []
+}
+
+extension ParallelRowReader {
+    typealias Batch = ParallelRowBatch
+    typealias Span = ParallelRowBatch.Span
 
     /// A batch that failed: the outputs of its rows before the failing one, and the error
     /// (or an error of `deliver`, with no outputs).
@@ -122,7 +126,8 @@ extension ParallelRowReader {
     /// most twice as many batches as workers in flight).
     final class Run {
         let reader: ParallelRowReader
-        var current = Batch()
+        // The reader's own thread alone touches it (rows and deliveries alternate on it).
+        @exclusivity(unchecked) var current = Batch()
         var stopped = false
         let map: OrderedParallelMap<Batch, [Output], BatchFailure>
 

@@ -134,7 +134,7 @@ extension ParseExportStore {
                         default: _ = try object()
                         }
                     }
-                    let shape = try shapes?.shape(of: row.bytes, reading: object)
+                    let shape = try shapes?.shape(of: row.bytes, root: root, reading: object)
                     let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
                     let summary = RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes))
                     return ShapedRow(summary: summary, shape: shape ?? 0)
@@ -264,13 +264,20 @@ extension ParseExportStore {
         let known = Mutex<[Int: [FieldType]]>([:])
 
         /// The shape of a row, whose field types are then kept (``types(of:)``): read from its
-        /// object (by `reading`) the first time that shape is seen.
+        /// object (by `reading`) the first time that shape is seen. A row read onto the JSON
+        /// reader's tape has its shape hashed from the tape (``PFJSON/JSONNode/memberShape(_:_:tag:)``:
+        /// the same facts, no second pass over its bytes); another from its bytes
+        /// (``shape(of:)``). The two hashes start with different tags, so they never stand
+        /// for each other.
         /// - Parameters:
         ///   - bytes: the row, which the JSON reader has checked (one object).
+        ///   - root: the row's root node.
         ///   - reading: reads the row's object.
         /// - Returns: the row's shape (hashed).
-        func shape(of bytes: UnsafeRawBufferPointer, reading: () throws(PFError) -> ParseObject) throws(PFError) -> Int {
-            let key = Self.shape(of: bytes)
+        func shape(
+            of bytes: UnsafeRawBufferPointer, root: JSONNode, reading: () throws(PFError) -> ParseObject
+        ) throws(PFError) -> Int {
+            let key = root.memberShape("__type", "className", tag: 0xFF) ?? Self.shape(of: bytes)
             if known.withLock({ $0[key] != nil }) { return key }
             let object = try reading()
             var types: [FieldType] = []
@@ -366,6 +373,7 @@ extension ParseExportStore {
                 for k in 0..<(end - start) where b[start + k] != name.utf8Start[k] { return false }
                 return true
             }
+            feed(0xFE)  // not ``PFJSON/JSONNode/memberShape(_:_:tag:)``'s 0xFF
             space()
             guard i < n, b[i] == 0x7B else {
                 feed(0, n)

@@ -196,6 +196,15 @@ import Testing
             if let found { #expect(table.entries[found].value == (k % 3 == 0 ? -k : k)) }
         }
         #expect(table.find("k\(count)", hash: hash(count)) == nil)
+        // A guessed entry is taken only when it holds the key: right, wrong (with the same
+        // hash in kind 0), out of range or negative guesses all find what find(_:hash:) finds.
+        for k in 0..<count {
+            for hint in [k, k + 1, k - 1, count, -5, Int.max] {
+                #expect(table.find("k\(k)", hash: hash(k), hint: hint) == k)
+            }
+        }
+        #expect(table.find("k\(count)", hash: hash(count), hint: count - 1) == nil)
+        #expect(table.find("k\(count)", hash: hash(count - 1), hint: count - 1) == nil)
         table.update(1) { $0 = 99 }
         #expect(table.entries[1].value == 99 && table.entries[1].key == "k1")
         table.removeAll()
@@ -252,6 +261,37 @@ import Testing
         #expect(try byRows.schema().classes["C"] == byObjects.schema().classes["C"])
         #expect(byRows.typeConflicts == byObjects.typeConflicts)
         #expect(Set(byRows.typeConflicts.map(\.field)) == ["v", "p", "w"])
+    }
+
+    /// Row shapes hashed from the JSON reader's tape, and from the bytes of rows the tape does
+    /// not hold (a key with an escape or beyond ASCII), mixed in one file: the schema and its
+    /// conflicts are the object path's (long integers, doubles, escaped `__type`s, dates).
+    @Test func inferredSchemaFromTapeAndByteShapes() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shapes = [
+            #"{"objectId":"%","n":1,"p":{"__type":"Pointer","className":"X","objectId":"1"}}"#,
+            #"{"objectId":"%","n":1234567890123456789,"p":{"__type":"Poin\u0074er","className":"Y","objectId":"1"}}"#,
+            #"{"objectId":"%","n":1.5,"m":"x","d":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#,
+            #"{"objectId":"%","n\u0031":true,"d":"2020","é":[1]}"#,
+            #"{"objectId":"%","é":{"a":1},"d":{"__type":"Bytes","base64":"AA=="}}"#,
+        ]
+        var rows: [String] = []
+        var random = SplitMix64(seed: 2626)
+        while rows.count < 2000 {
+            let shape = shapes[Int(random.next() % UInt64(shapes.count))]
+            for _ in 0..<Int(random.next() % 300) + 1 { rows.append(shape.replacingOccurrences(of: "%", with: "r\(rows.count)")) }
+        }
+        try Self.write(["C.json": Self.results(rows)], to: dir)
+        let byRows = ParseExportStore(url: dir)
+        var count = 0
+        try byRows.forEachRow(in: "C") { _ in count += 1 }
+        #expect(count == rows.count)
+        let byObjects = ParseExportStore(url: dir)
+        try byObjects.forEachObject(in: "C") { _ in }
+        #expect(try byRows.schema().classes["C"] == byObjects.schema().classes["C"])
+        #expect(byRows.typeConflicts == byObjects.typeConflicts)
+        #expect(!byRows.typeConflicts.isEmpty)
     }
 
     /// Generated exports (every Parse type, relations, ACLs, missing objectIds) against a copy
