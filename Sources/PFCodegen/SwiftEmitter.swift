@@ -238,8 +238,8 @@ public struct SwiftEmitter: Sendable {
         var deferred: [GeneratedProperty] = []
         for p in type.properties {
             switch p.type {
-            case .group where p.isOptional: out += pad + "    \(p.name) = coder.hasMoreValues ? try coder.decodeNextGroup() : nil\n"
-            case .group: out += pad + "    \(p.name) = try coder.decodeNextGroup()\n"
+            case .group where p.isOptional: out += pad + "    \(p.name) = coder.hasMoreValues ? try coder.decodeDetachedGroup() : nil\n"
+            case .group: out += pad + "    \(p.name) = try coder.decodeDetachedGroup()\n"
             case .model(let target):
                 let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
                 out += pad + "    var \(assign): (\(target)?) -> Void = { _ in }\n"

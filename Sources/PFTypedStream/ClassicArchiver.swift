@@ -128,7 +128,8 @@ public final class ClassicArchiver {
 
     /// Encodes one group of values of the given types, as `encodeValuesOfObjCTypes:` does
     /// (for example `"iI"`). A class (`#`) is written from its resolved chain
-    /// (``TypedStreamValue/classChain(_:)``); objects (`@`) are written with
+    /// (``TypedStreamValue/classChain(_:)``) and an object (`@`) from its value tree
+    /// (``TypedStreamValue/tree(_:)``); other objects are written with
     /// ``encode(_:)-(T?)`` or, in a group with other values, ``encodeGroup(_:)``.
     /// - Parameters:
     ///   - types: the encodings, one per value.
@@ -175,6 +176,7 @@ public final class ClassicArchiver {
             case (UInt8(ascii: "%"), .atom(nil)), (UInt8(ascii: ":"), .selector(nil)): writer.writeNil()
             case (UInt8(ascii: "#"), .classChain(let chain)) where !chain.isEmpty:
                 writer.writeClassChain(chain.map { ($0.name, $0.version) })
+            case (UInt8(ascii: "@"), .tree(let tree)): try tree.classicWrite(to: self)
             case (UInt8(ascii: "+"), .null), (UInt8(ascii: "*"), .null), (UInt8(ascii: "@"), .null), (UInt8(ascii: "#"), .null):
                 writer.writeNil()
             case (UInt8(ascii: "!"), _): break

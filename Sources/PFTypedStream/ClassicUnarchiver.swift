@@ -170,6 +170,31 @@ public final class ClassicUnarchiver {
         return resolvingClasses(frames[last].groups[frames[last].next - 1])
     }
 
+    /// Consumes the next group whatever its types, with every value resolved so it means
+    /// something outside this stream: class values (`#`) as their chains
+    /// (``TypedStreamValue/classChain(_:)``) and objects (`@`) as their value trees
+    /// (``TypedStreamValue/tree(_:)``, an object shared elsewhere in the stream with its
+    /// `$id`). What a generated class keeps for a group it has no Swift type for, and writes
+    /// back with ``ClassicArchiver/encodeValues(ofTypes:_:)``; ``decodeNextGroup()`` leaves
+    /// objects as indices into this stream's table, for a reader that decodes them itself.
+    /// - Returns: the group.
+    /// - Throws: ``PFError`` `invalidValue` when the object has no groups left, or what
+    ///   reading an object's tree throws (`limitExceeded`).
+    public func decodeDetachedGroup() throws -> TypedStreamGroup {
+        var group = try decodeNextGroup()
+        guard group.encodings.contains(where: \.holdsObject) else { return group }
+        func resolve(_ value: TypedStreamValue) throws -> TypedStreamValue {
+            switch value {
+            case .object(let index): return .tree(try PFValue.classicRead(from: self, objectAt: index))
+            case .array(let items): return .array(try items.map(resolve))
+            case .structure(let name, let fields): return .structure(name: name, fields: try fields.map(resolve))
+            default: return value
+            }
+        }
+        group.values = try group.values.map(resolve)
+        return group
+    }
+
     /// A group with its class values (`#`) resolved to their chains
     /// (``TypedStreamValue/classChain(_:)``): an index into this stream's table means nothing
     /// to a caller that writes the group into another stream.

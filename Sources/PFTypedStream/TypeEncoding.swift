@@ -61,11 +61,17 @@ public indirect enum TypeEncoding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a value of this type is or contains a class (`#`).
-    var holdsClass: Bool {
+    var holdsClass: Bool { holds(UInt8(ascii: "#")) }
+
+    /// Whether this is, or contains, an object (`@`).
+    var holdsObject: Bool { holds(UInt8(ascii: "@")) }
+
+    /// Whether this is, or contains, the scalar `code`.
+    func holds(_ code: UInt8) -> Bool {
         switch self {
-        case .scalar(let c): c == UInt8(ascii: "#")
-        case .array(_, let element): element.holdsClass
-        case .structure(_, let fields): fields.contains { $0.holdsClass }
+        case .scalar(let c): c == code
+        case .array(_, let element): element.holds(code)
+        case .structure(_, let fields): fields.contains { $0.holds(code) }
         }
     }
 

@@ -147,6 +147,7 @@ struct TypedStreamValueConverter {
         case .class(let i): return .dictionary(["$classRef": .string(document.classEntry(i)?.name ?? "?")])
         case .classChain(let chain): return .dictionary(["$classRef": .string(chain.first?.name ?? "?")])
         case .object(let i): return try object(i, depth: depth + 1)
+        case .tree(let v): return v
         case .array(let items):
             var out: [PFValue] = []
             for item in items { out.append(try raw(item, depth: depth + 1)) }

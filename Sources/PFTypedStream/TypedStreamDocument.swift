@@ -58,6 +58,11 @@ public indirect enum TypedStreamValue: Sendable, Equatable {
     /// ``ClassicUnarchiver`` hands out class values this way, and ``ClassicArchiver`` writes
     /// them, referring back to a class already in the new stream as typedstream does.
     case classChain([ClassicClassVersion])
+    /// An object (`@`) resolved to its value tree (as ``PFCore/PFValue/classicRead(from:objectAt:)``
+    /// reads it), so it means something outside its document:
+    /// ``ClassicUnarchiver/decodeDetachedGroup()`` hands out the objects of a group this way,
+    /// and ``ClassicArchiver`` writes them back as the objects they were.
+    case tree(PFValue)
     /// An array of bytes (`[Nc]`, `[NC]`).
     case byteArray([UInt8])
     /// Any other fixed array.

@@ -270,7 +270,7 @@ print("pytypedstream: %d objects the same" % len(ours))
     /// of a generated class decoded through it), ``classicObjectReencode`` (each re-encoded
     /// and compared) and, with `wholeStream`, ``classicStreamReencode``, and runs it; then
     /// pytypedstream reads what it wrote (``peerComparison``), and its output is appended.
-    func classicObjectsRoundTrip(_ source: URL, reencode: Bool = true, wholeStream: Bool = false) throws -> SwiftCompiler.Result {
+    func classicObjectsRoundTrip(_ source: URL, reencode: Bool = true, wholeStream: Bool = false, peer: Bool = true) throws -> SwiftCompiler.Result {
         let out = try generate(source)
         let dir = out.deletingLastPathComponent()
         let main = dir.appendingPathComponent("main.swift")
@@ -279,7 +279,7 @@ print("pytypedstream: %d objects the same" % len(ours))
         let written = ["objects.typedstream", "objects.txt", "stream.typedstream"].map { dir.appendingPathComponent($0).path }
         var result = try SwiftCompiler.buildAndRun(
             try SwiftCompiler.swiftFiles(in: out) + [main], in: dir, arguments: [source.path] + written)
-        guard result.status == 0, reencode else { return result }
+        guard result.status == 0, reencode, peer else { return result }
         let peer = try Peers.python(Self.peerComparison, [source.path] + written.prefix(wholeStream ? 3 : 2))
         result.status = peer.status
         result.output += peer.stdoutText + peer.stderr
@@ -335,8 +335,8 @@ print("pytypedstream: %d objects the same" % len(ours))
     /// generated base they inherit from, so an object decoded as its own class before is
     /// shared there rather than read again as a `PFValue` (which failed on main); a class
     /// whose objects end after different numbers of groups (`NSBezierPath`) reads its last
-    /// groups only when present. Every object of a generated class decodes, and the graph
-    /// completes (`finish`).
+    /// groups only when present. Every object of a generated class decodes, the graph
+    /// completes (`finish`), and each re-encodes to the same graph (read back by pfarchive).
     @Test(arguments: [("Empty2D macOS 10.14.gcx", 940), ("Empty2D macOS 13.gcx", 655)])
     func appleGrapherDocumentDecodesThroughGeneratedClasses(_ name: String, _ objects: Int) throws {
         let source = try Self.appleTypedstream(name)
@@ -345,15 +345,20 @@ print("pytypedstream: %d objects the same" % len(ours))
         #expect(code.contains("public final class GView2D: GView {"))
         #expect(code.contains("public var value0: GView?\n"))
         #expect(code.contains("override public class var classicClassName: String { \"GView2D\" }"))
-        #expect(code.contains("coder.hasMoreValues ? try coder.decodeNextGroup() : nil"))
+        #expect(code.contains("coder.hasMoreValues ? try coder.decodeDetachedGroup() : nil"))
         #expect(!code.contains("GView.self,") && !code.contains(", GView.self"), "a base is not in the registry")
         #expect(code.contains("public var value0: TypedStreamGroup\n"), "CPClassValue keeps its `#` group")
-        // Not yet re-encoded: some objects keep a group holding an object as read (an index
-        // into this stream's table), which the archiver cannot write ("value object(493)
-        // does not fit type @"); the class values (`#`) and shared trees no longer stop it.
-        let result = try classicObjectsRoundTrip(source, reencode: false)
+        // A group holding an object (a catalog NSColor's `@@@`) keeps it as its value tree
+        // (`decodeDetachedGroup`), not as an index into this stream's table, which the
+        // archiver could not write ("value object(493) does not fit type @" on main).
+        // Not yet compared with pytypedstream: the Foundation values kept as `PFValue`
+        // (Grapher's attribute dictionaries) are written back as `NSArray`/`NSDictionary`
+        // and `q`/`d` NSNumbers where the original has `NSMutableArray`/`NSMutableDictionary`
+        // and `i`/`f` ones, which pytypedstream renders differently.
+        let result = try classicObjectsRoundTrip(source, peer: false)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("decoded \(objects) objects of "), "\(result.output)")
+        #expect(result.output.contains("round-trip \(objects) objects of "), "\(result.output)")
     }
 
     /// A typedstream whose objects refer back to themselves and to their parent (a cycle

@@ -51,7 +51,7 @@ struct TypeInferenceTests {
         #expect(model.conflicts.map(\.field) == ["2"])
         let code = SwiftEmitter(style: .archive).files(for: model).map(\.contents).joined()
         #expect(code.contains("final class Shape: ClassicArchiveCoding {"))
-        #expect(code.contains("value1 = try coder.decodeNextGroup()"))
+        #expect(code.contains("value1 = try coder.decodeDetachedGroup()"))
         #expect(code.contains("try coder.encodeValues(ofTypes: value1.encodings, value1.values)"))
     }
 

@@ -271,6 +271,25 @@ enum GraphGen {
         }
     }
 
+    /// A group read detached holds its objects as value trees, not as indices into the
+    /// stream's table (which `encodeValues` refuses: "value object(1) does not fit type @"),
+    /// so it is written into a new stream as it was: the same graph, the shared node once.
+    @Test func detachedGroupWithObjectsWritesBack() throws {
+        let data = try Self.classValuesAndGroups()
+        let unarchiver = ClassicUnarchiver(document: try TypedStream.readDocument(data))
+        let again = ClassicArchiver()
+        while unarchiver.hasMoreValues {
+            let group = try unarchiver.decodeDetachedGroup()
+            #expect(!group.values.contains { if case .object = $0 { true } else { false } })
+            try again.encodeValues(ofTypes: group.encodings, group.values)
+        }
+        #expect(try TypedStream.decodeValue(again.encodedData) == (try TypedStream.decodeValue(data)))
+        let first = try ClassicUnarchiver(document: try TypedStream.readDocument(data)).decodeDetachedGroup()
+        guard case .tree(.dictionary(let node)) = first.values[0] else { Issue.record("\(first.values[0])"); return }
+        #expect(node["$class"] == .string("Node") && node["$id"] != nil, "shared in its stream: carries its $id")
+        #expect(first.values[1] == first.values[0], "each tree whole; the archiver writes the node once by its $id")
+    }
+
     @Test func readerMustConsumeWhatTheWriterWrote() throws {
         final class Lazy: ClassicArchiveCoding {
             static let classicClassName = "Node"
