@@ -146,6 +146,7 @@ struct Convert: ParsableCommand {
             readOptions.format = named
         }
         let bytes: Data
+        var streamTarget: DataFormat?
         if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             readOptions.format.map({ RecordStream.formats.contains($0) || RecordStream.documentFormats.contains($0) }) ?? true
         {
@@ -159,20 +160,23 @@ struct Convert: ParsableCommand {
                 return
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
-            // A binary property list, CBOR document or XML property list of records is read a record at a
-            // time from its (mapped) bytes, never as a tree.
-            let document = readOptions.format ?? FormatDetector.detect(bytes)
-            if let document, compression == nil, RecordStream.documentFormats.contains(document),
-                RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits)
-            {
-                try streamDocument(bytes, from: document, to: to, options: readOptions)
-                return
-            }
+            if compression == nil { streamTarget = to }
         } else {
             bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         }
+        // A Realm file is told by its header before its bytes are taken for any format (a
+        // Realm file's first byte can open a CBOR document).
         if readOptions.format == nil && RealmInput.isRealm(input, bytes, key: realmKey) {
             try convertRealm(bytes, options: readOptions)
+            return
+        }
+        // A binary property list, CBOR document or XML property list of records is read a record at a
+        // time from its (mapped) bytes, never as a tree.
+        if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(bytes),
+            RecordStream.documentFormats.contains(document),
+            RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits)
+        {
+            try streamDocument(bytes, from: document, to: to, options: readOptions)
             return
         }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
