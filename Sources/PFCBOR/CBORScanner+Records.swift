@@ -55,6 +55,7 @@ extension CBORScanner {
         }
         let members: OrderedDictionary<String, PFValue>?
         let start = pos
+        guard pos < end || pos != 0 else { throw PFError(CBORFailure.emptyInput, offset: 0) }
         let initial = try head()
         switch initial >> 5 {
         case 4:
@@ -69,20 +70,6 @@ extension CBORScanner {
             throw PFError(CBORFailure.trailingBytes(end - pos), offset: pos)
         }
         return members
-    }
-
-    /// Reads an item's initial byte, counted as ``value(depth:)`` counts it.
-    private mutating func head() throws(PFError) -> UInt8 {
-        let start = pos
-        guard pos < end else { throw PFError(pos == 0 ? CBORFailure.emptyInput : CBORFailure.expectedItem, offset: pos) }
-        let initial = byte(at: pos)
-        pos += 1
-        nodes += 1
-        guard nodes <= limits.maxNodes else {
-            throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: start)
-        }
-        items += 1
-        return initial
     }
 
     /// A `{"results": […], …}` map: the records, then the other members.

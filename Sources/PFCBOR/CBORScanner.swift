@@ -150,12 +150,11 @@ struct CBORScanner {
 
     // MARK: - Items
 
-    /// Reads one data item at nesting level `depth` (the number of enclosing arrays, maps and tags).
-    mutating func value(depth: Int) throws(PFError) -> PFValue {
+    /// Reads an item's initial byte and counts the item against `maxNodes`.
+    @inline(__always)
+    mutating func head() throws(PFError) -> UInt8 {
         let start = pos
-        guard pos < end else {
-            throw PFError(CBORFailure.expectedItem, offset: pos)
-        }
+        guard pos < end else { throw PFError(CBORFailure.expectedItem, offset: pos) }
         let initial = byte(at: pos)
         pos += 1
         nodes += 1
@@ -163,6 +162,13 @@ struct CBORScanner {
             throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: Self.format, offset: start)
         }
         items += 1
+        return initial
+    }
+
+    /// Reads one data item at nesting level `depth` (the number of enclosing arrays, maps and tags).
+    mutating func value(depth: Int) throws(PFError) -> PFValue {
+        let start = pos
+        let initial = try head()
         let ai = initial & 0x1F
         switch initial >> 5 {
         case 0:
