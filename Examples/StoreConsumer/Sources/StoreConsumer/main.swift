@@ -14,7 +14,7 @@ struct Mismatch: Error, CustomStringConvertible {
 
 func run(_ path: String) throws {
     let schema = ParseSchema([
-        "Player": ["name": .init("String"), "score": .init("Number")],
+        "Player": ["name": .init(.string), "score": .init(.number)],
     ])
     let players = [
         try ParseObject(className: "Player", objectId: "p1", fields: ["name": .string("Ada"), "score": .int(12)]),
