@@ -42,6 +42,11 @@ public enum FormatIO {
         /// Refuses, before any tree is built, an input whose whole tree is estimated not to
         /// fit (``MemoryBudget``); `nil` (the default) does not check.
         public var memoryBudget: MemoryBudget?
+        /// The format the input's file name names (``FormatDetector/infer(fromPath:)``), which
+        /// detection consults where the bytes cannot tell (``FormatDetector/detect(_:named:)``:
+        /// a `.cbor` file whose root is not an array or a map); `nil` (the default) judges by
+        /// the bytes alone. ``format`` overrides both.
+        public var namedFormat: DataFormat?
 
         /// Makes read options; every parameter defaults to the property's documented default.
         public init(format: DataFormat? = nil, jsonMode: JSONReader.Mode = .strict, typedJSON: Bool = true,
@@ -128,7 +133,7 @@ public enum FormatIO {
                 // is a class without rows).
                 throw PFError(FormatsFailure.emptyInput(afterDecompression: compression != nil), format: .input, offset: 0)
             }
-            guard let format = options.format ?? FormatDetector.detect(plain) else {
+            guard let format = options.format ?? FormatDetector.detect(plain, named: options.namedFormat) else {
                 throw PFError(FormatsFailure.unrecognisedFormat, format: .input, offset: 0)
             }
             try options.memoryBudget?.check(format, inputBytes: plain.count)

@@ -28,6 +28,24 @@ public enum FormatDetector {
         return nil
     }
 
+    /// The format of (already decompressed) bytes, judged by magic bytes first and then by the
+    /// format the input's file name names, where the bytes cannot tell.
+    ///
+    /// A CBOR document has no magic of its own unless it is self-described: a root that is
+    /// not an array or a map (`-1` is `0x20`, a 20-byte text starts with `0x74`, `t`) is
+    /// unrecognised or taken for JSON by ``detect(_:)``. So a file named `.cbor` whose bytes
+    /// have no binary plist, typedstream or XML magic is CBOR. Any other name changes nothing.
+    /// - Parameters:
+    ///   - bytes: the input, after decompression.
+    ///   - named: the format the file name implies (``infer(fromPath:)``), or `nil`.
+    /// - Returns: the detected format, or `nil`.
+    public static func detect(_ bytes: Data, named: DataFormat?) -> DataFormat? {
+        if named == .cbor, !BinaryPlistReader.hasMagic(bytes), !TypedStream.hasMagic(bytes), !XMLPlistReader.hasMagic(bytes) {
+            return .cbor
+        }
+        return detect(bytes)
+    }
+
     /// The format and compression a file name implies, such as `json` + `gzip` for `x.json.gz`.
     /// - Parameter path: a file path; `-` (standard input or output) implies nothing.
     /// - Returns: the format (or `nil` when the extension names none) and the compression.

@@ -50,6 +50,48 @@ import Testing
         if outputName.hasSuffix(".bplist") { #expect(written.starts(with: Array("bplist00".utf8))) }
     }
 
+    /// A CBOR document whose root is not an array or a map has no magic (`-1` is `0x20`; a
+    /// 20-byte text starts with `0x74`, `t`, and `-17` is `0x30`, `0`, both JSON starts): the
+    /// `.cbor` name tells it, so what `convert` wrote, `convert`, `inspect`, `diff` and
+    /// `patch` read back. Under another name the bytes alone decide, as before.
+    @Test(arguments: ["-1", "\"twenty characters ok\"", "-17", "3.5", "true", "\"\""])
+    func scalarCBORDocumentsAreReadBackByTheirName(json: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("in.json").path
+        let cbor = dir.appendingPathComponent("value.cbor").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: source))
+        let written = try CLI.run(["convert", source, cbor])
+        #expect(written.status == 0, "\(written.stderr)")
+        let back = dir.appendingPathComponent("back.json").path
+        let read = try CLI.run(["convert", cbor, back])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(try readValue(back) == JSONReader().read(Data(json.utf8)))
+        let inspected = try CLI.run(["inspect", cbor])
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        let compared = try CLI.run(["diff", source, cbor])
+        #expect(compared.status == 0, "\(compared.stdoutText) \(compared.stderr)")
+        let patch = dir.appendingPathComponent("empty.patch.json").path
+        try Data("[]".utf8).write(to: URL(fileURLWithPath: patch))
+        let patched = try CLI.run(["patch", cbor, patch, dir.appendingPathComponent("patched.json").path])
+        #expect(patched.status == 0, "\(patched.stderr)")
+        // Compressed: the name's format is the one under `.zz`.
+        let compressed = dir.appendingPathComponent("value.cbor.zz").path
+        #expect(try CLI.run(["convert", source, compressed]).status == 0)
+        #expect(try CLI.run(["convert", compressed, back]).status == 0)
+        #expect(try readValue(back) == JSONReader().read(Data(json.utf8)))
+        // The same bytes under a name that says nothing are judged by the bytes alone: unread,
+        // or read as another value (CBOR -17 is the JSON text `0`); `--from cbor` reads them.
+        let unnamed = dir.appendingPathComponent("value.bin").path
+        try FileManager.default.copyItem(atPath: cbor, toPath: unnamed)
+        let guessed = dir.appendingPathComponent("guessed.json").path
+        if try CLI.run(["convert", unnamed, guessed]).status == 0 {
+            #expect(try readValue(guessed) != JSONReader().read(Data(json.utf8)))
+        }
+        #expect(try CLI.run(["convert", unnamed, back, "--from", "cbor"]).status == 0)
+        #expect(try readValue(back) == JSONReader().read(Data(json.utf8)))
+    }
+
     @Test func readsStandardInputAndWritesStandardOutput() throws {
         let input = try Data(contentsOf: URL(fileURLWithPath: sample))
         let toCBOR = try CLI.run(["convert", "-", "-", "--to", "cbor", "--compress", "gzip"], input: input)

@@ -114,6 +114,26 @@ import Testing
 /// zlib's magic is two bytes with a 1-in-31 check: some plain inputs pass it (the JSON number
 /// `80`, a CBOR text string of 94 bytes). Every entry point reads them as what they are, and
 /// reports the inflate error only when they are not that either.
+/// The file name is consulted only where the bytes cannot tell: a `.cbor` name makes bytes
+/// without another format's magic CBOR, and nothing else changes what the bytes say.
+@Suite struct NamedDetectionTests {
+    @Test func aCBORNameDecidesOnlyWhatTheBytesCannot() {
+        let scalar = Data([0x20])  // CBOR -1: no format's magic
+        let text = Data([0x74] + Array("twenty characters ok".utf8))  // looks like JSON's `t`
+        #expect(FormatDetector.detect(scalar) == nil)
+        #expect(FormatDetector.detect(text) == .json)
+        #expect(FormatDetector.detect(scalar, named: .cbor) == .cbor)
+        #expect(FormatDetector.detect(text, named: .cbor) == .cbor)
+        // Other names change nothing.
+        #expect(FormatDetector.detect(scalar, named: .json) == nil)
+        #expect(FormatDetector.detect(text, named: nil) == .json)
+        #expect(FormatDetector.detect(Data([0x9F, 0xFF]), named: .json) == .cbor)
+        // Magic wins over a `.cbor` name.
+        #expect(FormatDetector.detect(Data("bplist00".utf8) + Data(count: 40), named: .cbor) == .bplist)
+        #expect(FormatDetector.detect(Data("<?xml version=\"1.0\"?><plist/>".utf8), named: .cbor) == .xmlplist)
+    }
+}
+
 @Suite struct ZlibLookalikeEntryPointTests {
     static let number = Data("80".utf8)
 

@@ -228,6 +228,7 @@ struct Codegen: ParsableCommand {
             }
             var options = FormatIO.ReadOptions()
             options.limits = limits
+            options.namedFormat = FormatDetector.infer(fromPath: source).format
             let result = try FormatIO.read(bytes, options: options)
             let rootName = SwiftNames.typeName(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
             if result.format == .typedstream {

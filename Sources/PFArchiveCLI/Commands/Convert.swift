@@ -133,7 +133,7 @@ struct Convert: ParsableCommand {
         case .notSQLite:
             if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
         }
-        var readOptions = reading.readOptions
+        var readOptions = reading.readOptions(for: input)
         readOptions.decodePayloads = blobs.decodeBlobs
         // Parse class files are named <Class>.json; objects in them carry no className.
         if input != "-" {
@@ -153,7 +153,7 @@ struct Convert: ParsableCommand {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
             // to check); anything else is read whole below.
             let source = try FileIO.ChunkedInput(input)
-            let from = readOptions.format ?? (FormatDetector.detect(source.first) == .json ? .json : nil)
+            let from = readOptions.format ?? (FormatDetector.detect(source.first, named: readOptions.namedFormat) == .json ? .json : nil)
             let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
             if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first, inputBytes: source.size) {
                 try stream(source, from: from, to: to, options: readOptions)
@@ -172,7 +172,7 @@ struct Convert: ParsableCommand {
         }
         // A binary property list, CBOR document or XML property list of records is read a record at a
         // time from its (mapped) bytes, never as a tree.
-        if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(bytes),
+        if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
             RecordStream.documentFormats.contains(document),
             RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits)
         {

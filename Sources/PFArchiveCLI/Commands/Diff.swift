@@ -131,7 +131,7 @@ struct Diff: ParsableCommand {
     }
 
     func readInput(_ path: String) throws -> DiffInput {
-        var readOptions = reading.readOptions
+        var readOptions = reading.readOptions(for: path)
         if path != "-" {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: path))
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
@@ -355,7 +355,7 @@ struct Patch: ParsableCommand {
     func run() throws {
         if patchesStore { return try patchStore() }
         if output != "-" { _ = try FileIO.outputFile(output) }
-        let readOptions = reading.readOptions
+        let readOptions = reading.readOptions(for: input)
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         let document: DiffInput
         do { document = try DiffInput.read(bytes, options: readOptions) } catch { throw CLIFailure(file: input, error) }

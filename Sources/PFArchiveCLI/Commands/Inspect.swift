@@ -70,7 +70,7 @@ struct Inspect: ParsableCommand {
     }
 
     func run() throws {
-        var options = reading.readOptions
+        var options = reading.readOptions(for: input)
         options.decodePayloads = blobs.decodeBlobs
         if SQLiteInput.isDatabase(input) && !graphRequested {
             try inspectSQLite(limits: options.limits)

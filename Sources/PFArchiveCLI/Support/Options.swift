@@ -49,6 +49,14 @@ struct ReadingOptions: ParsableArguments {
         options.memoryBudget = limitOptions.memoryBudget
         return options
     }
+
+    /// ``readOptions`` for reading the file at `path`, whose name may tell what its bytes
+    /// cannot (a `.cbor` document whose root is a scalar).
+    func readOptions(for path: String) -> FormatIO.ReadOptions {
+        var options = readOptions
+        options.namedFormat = FormatDetector.infer(fromPath: path).format
+        return options
+    }
 }
 
 /// The decoding budgets (``PFLimits``), shared by every command that reads untrusted input:
