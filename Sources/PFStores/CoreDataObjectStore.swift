@@ -52,6 +52,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// The schema from the model: attribute types mapped to Parse types (integers, decimals
     /// and floats → Number, UUID and URI → String, binary data → Bytes, transformable →
     /// Object), to-one relationships → Pointer and to-many → Relation with their destination.
+    /// A `createdAt` or `updatedAt` Date attribute is Parse's own column of every object, not a
+    /// field of the schema, as in every other store.
     public func schema() throws(PFError) -> ParseSchema {
         var schema = ParseSchema()
         for entity in store.entities where !entity.isAbstract {
@@ -59,6 +61,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
             let unmapped = store.unmappedProperties(entity: entity.name)
             for attribute in entity.attributes where !attribute.isTransient && unmapped[attribute.name] == nil {
                 guard let type = Self.parseType(attribute.type) else { continue }
+                if type == .date, attribute.name == "createdAt" || attribute.name == "updatedAt" { continue }
                 fields[Self.fieldName(attribute.name)] = ParseSchema.Field(type)
             }
             for relationship in entity.relationships where !relationship.isTransient && unmapped[relationship.name] == nil {
