@@ -81,7 +81,8 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
     case unwritableDate(Double)
     /// A UID above `UInt32.max` cannot be written.
     case unwritableUID(UInt64)
-    /// Null has no binary property list form.
+    /// Null has no binary property list form (under the `error` null policy; `.drop` leaves it
+    /// out, `.writeNullMarker` writes the 0x00 marker CoreFoundation and plistlib reject).
     case unwritableNull
     /// The value nests deeper than `maxDepth`.
     case tooDeep(maxDepth: Int)
@@ -152,7 +153,7 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
         case .unwritableDate(let t): "date is \(t) seconds since 2001-01-01; a binary property list date must be finite"
         case .unwritableUID(let uid): "UID \(uid) is above UInt32.max, which CoreFoundation cannot read"
         case .unwritableNull:
-            "null has no binary property list form; drop the value or set BinaryPlistWriter.Options.nullPolicy to .drop or .writeNullMarker"
+            "null has no binary property list form"
         case .tooDeep(let maxDepth): "nesting is deeper than maxDepth (\(maxDepth)); CoreFoundation reads at most 512 levels"
         case .tooManyObjects(let size):
             "more objects than \(size)-byte references can number; the object bound given to the streamed writer was too small"

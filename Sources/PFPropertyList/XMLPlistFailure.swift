@@ -266,7 +266,7 @@ public enum XMLPlistFailure: PFFailure, Hashable {
             "the DOCTYPE declares an entity; entity declarations are never processed (they allow 'billion laughs' expansion), remove the internal subset"
         case .parameterEntity: "parameter entity references in the DOCTYPE are not supported"
         case .nullRoot: "the root value is null; a property list cannot hold null"
-        case .nullValue: "null cannot be written to a property list; remove it or write with nullPolicy .drop"
+        case .nullValue: "null cannot be written to a property list"
         case .dateOutOfRange(let seconds):
             "the date \(seconds)s since 2001 is outside years 1–9999; XML property lists write YYYY-MM-DDTHH:MM:SSZ"
         case .uncarriableCharacter(let name):

@@ -135,6 +135,25 @@ import Testing
         #expect(try readValue(out.path) == [:])
     }
 
+    /// A null a property list cannot hold is refused in one line that names the CLI's way out
+    /// (`--drop-nulls`), not a library option, whether the document is written whole or a
+    /// record at a time.
+    @Test(arguments: [#"{"a": null}"#, #"[{"a": 1}, {"a": null}]"#], ["out.bplist", "out.plist"])
+    func aNullAPropertyListCannotHoldNamesDropNulls(json: String, outputName: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("null.json")
+        try Data(json.utf8).write(to: input)
+        let out = dir.appendingPathComponent(outputName).path
+        let result = try CLI.run(["convert", input.path, out])
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("pass --drop-nulls"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Options"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try CLI.run(["convert", input.path, out, "--drop-nulls"]).status == 0)
+    }
+
     @Test(arguments: [
         ["convert"], ["convert", "a.json"], ["convert", "a.json", "b.unknown"], ["frobnicate"],
         ["convert", "a.json", "b.json", "--compress", "lzma"], ["inspect", "x", "--path", "a..b"],

@@ -8,7 +8,17 @@ struct CLIFailure: Error {
     /// A failure about a file: `file: what went wrong at where`.
     init(file: String, _ error: PFError) {
         let name = file == "-" ? "<stdin>" : file
-        message = Self.oneLine("\(name): \(Self.unrepeated(error, files: [file]).description)")
+        let advice = Self.advice(for: error).map { "; \($0)" } ?? ""
+        message = Self.oneLine("\(name): \(Self.unrepeated(error, files: [file]).description)\(advice)")
+    }
+
+    /// What a command-line user can do about a failure whose library message speaks of a
+    /// library option: a null a property list cannot hold is left out with `--drop-nulls`.
+    static func advice(for error: PFError) -> String? {
+        if error.failure(as: BinaryPlistFailure.self) == .unwritableNull || error.failure(as: XMLPlistFailure.self) == .nullValue {
+            return "pass --drop-nulls to leave nulls out"
+        }
+        return nil
     }
 
     /// The error without a leading `file: ` that the line already starts with: stores name
