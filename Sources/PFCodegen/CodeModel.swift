@@ -385,7 +385,7 @@ struct Resolver {
 
     /// Folds the groups some objects end before (a path's points, one group each: Grapher's
     /// `NSBezierPath` has 1,628) into one `[TypedStreamGroup]` property read until the object
-    /// ends. One property per group made the generated class take minutes to type-check; each
+    /// ends. One property per group made the generated class take minutes to compile; each
     /// element keeps its own encodings, so it is written back exactly as read.
     func foldTrailingGroups(_ type: inout GeneratedType) {
         guard let first = type.properties.firstIndex(where: { $0.type == .group && $0.isOptional && $0.classicEncoding != "@" }),

@@ -330,7 +330,7 @@ print("pytypedstream: %d objects the same" % len(ours))
         // `NSBezierPath` writes one group per point, as many as the path has (1,628 groups in
         // 10.14's longest): the groups objects end before are one `[TypedStreamGroup]` read
         // until the object ends, not one property each (a class of 1,628 properties took
-        // minutes to type-check on main).
+        // minutes to compile into the decode test's executable on main).
         let path = code.components(separatedBy: "public final class NSBezierPath: ClassicArchiveCoding {").dropFirst().first?
             .components(separatedBy: "\n}\n").first ?? ""
         #expect(path.contains("while coder.hasMoreValues { value"), "\(path.prefix(2000))")
