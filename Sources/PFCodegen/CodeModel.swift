@@ -379,7 +379,30 @@ struct Resolver {
                 name: "value\(i)", key: String(i), type: propertyType, isOptional: isObject || trailing, doc: pdoc,
                 isAlwaysPresent: true, classicEncoding: encoding))
         }
+        foldTrailingGroups(&type)
         return type
+    }
+
+    /// Folds the groups some objects end before (a path's points, one group each: Grapher's
+    /// `NSBezierPath` has 1,628) into one `[TypedStreamGroup]` property read until the object
+    /// ends. One property per group made the generated class take minutes to compile; each
+    /// element keeps its own encodings, so it is written back exactly as read.
+    func foldTrailingGroups(_ type: inout GeneratedType) {
+        guard let first = type.properties.firstIndex(where: { $0.type == .group && $0.isOptional && $0.classicEncoding != "@" }),
+            type.properties.count - first >= 2,
+            type.properties[first...].allSatisfy({ $0.type == .group && $0.isOptional && $0.classicEncoding != "@" })
+        else { return }
+        let folded = type.properties[first...]
+        var encodings: [String] = []
+        for encoding in folded.compactMap(\.classicEncoding) where !encodings.contains(encoding) { encodings.append(encoding) }
+        let described = encodings.isEmpty ? "" : " (" + encodings.prefix(4).map { "`\(SwiftNames.docText($0))`" }.joined(separator: ", ")
+            + (encodings.count > 4 ? ", ..." : "") + ")"
+        let last = type.properties.count - 1
+        type.properties.replaceSubrange(first..., with: [GeneratedProperty(
+            name: "value\(first)", key: String(first), type: .array(.group), isOptional: false,
+            doc: ["Value groups \(first)-\(last)\(described): the groups objects end before, in stream order,",
+                "read until the object ends and written back with the same encodings."],
+            isAlwaysPresent: true, classicEncoding: nil)])
     }
 
     // MARK: - Typedstream class hierarchy

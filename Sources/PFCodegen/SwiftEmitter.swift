@@ -226,6 +226,8 @@ public struct SwiftEmitter: Sendable {
             case .group where p.isOptional:
                 out += pad + "    if let \(name) { try coder.encodeValues(ofTypes: \(name).encodings, \(name).values) }\n"
             case .group: out += pad + "    try coder.encodeValues(ofTypes: \(name).encodings, \(name).values)\n"
+            case .array(.group):
+                out += pad + "    for group in \(name) { try coder.encodeValues(ofTypes: group.encodings, group.values) }\n"
             default: out += pad + "    try coder.encode(\(name))\n"
             }
         }
@@ -240,6 +242,10 @@ public struct SwiftEmitter: Sendable {
             switch p.type {
             case .group where p.isOptional: out += pad + "    \(p.name) = coder.hasMoreValues ? try coder.decodeDetachedGroup() : nil\n"
             case .group: out += pad + "    \(p.name) = try coder.decodeDetachedGroup()\n"
+            case .array(.group):
+                out += pad + "    var \(p.name): [TypedStreamGroup] = []\n"
+                out += pad + "    while coder.hasMoreValues { \(p.name).append(try coder.decodeDetachedGroup()) }\n"
+                out += pad + "    self.\(p.name) = \(p.name)\n"
             case .model(let target):
                 let assign = "assign" + p.name.prefix(1).uppercased() + p.name.dropFirst()
                 out += pad + "    var \(assign): (\(target)?) -> Void = { _ in }\n"
