@@ -100,7 +100,7 @@ final class PostgresCopyStream: @unchecked Sendable {
     /// Names may hold any character but NUL (refused before): inside double quotes a newline
     /// does not end the identifier.
     static func statementTail(table: String, columns: [String]) -> String {
-        var out = table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var out = table.doublingEvery("\"") + "\""
         if !columns.isEmpty { out += " (" + columns.map(quoted).joined(separator: ", ") + ")" }
         return out + " FROM STDIN WITH (FORMAT binary) --"
     }

@@ -95,7 +95,7 @@ enum ColumnKind: Equatable, Sendable {
 
 /// An SQL identifier in double quotes.
 func quoted(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    "\"" + name.doublingEvery("\"") + "\""
 }
 
 // MARK: - Number kinds

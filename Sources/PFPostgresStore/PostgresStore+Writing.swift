@@ -816,7 +816,7 @@ extension PostgresStore {
                         format: StoreFormat.name)
                 }
                 try finishCopy()
-                let literal = "'" + target.replacingOccurrences(of: "'", with: "''") + "'"
+                let literal = "'" + target.doublingEvery("'") + "'"
                 try session.query(
                     """
                     ALTER TABLE \(quoted(layout.className)) ALTER COLUMN \(quoted(column)) TYPE jsonb USING CASE WHEN \(quoted(column)) IS NULL THEN NULL \

@@ -179,7 +179,7 @@ extension SQLiteConnection {
     /// Quotes an SQL identifier (table and column names come from the file), the one home
     /// for this in the SQLite readers.
     package static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + identifier.doublingEvery("\"") + "\""
     }
 
     /// Prepares a statement to be stepped a batch at a time (``SQLiteCursor``).

@@ -101,7 +101,7 @@ struct SQLiteLayout {
     var takenTables: Set<String> = ["_tables", "_schema"]
 
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + name.doublingEvery("\"") + "\""
     }
 
     mutating func freshTable(for name: String) -> String {

@@ -64,6 +64,36 @@ import Testing
 
     /// `--internal-tables` reads views, virtual, shadow and `sqlite_*` tables in `inspect` and
     /// `import` as it does in `convert`; without it they are skipped (and named as such).
+    /// A table and a column named with a double quote followed by a combining mark (one Swift
+    /// Character that is not `"`): the quote must still be doubled in every SQL statement, or
+    /// the name ends early ("unrecognized token" on main). Read, converted, imported into the
+    /// SQLite store and compared equal.
+    @Test func namesWithAQuoteAndACombiningMarkAreQuotedScalarByScalar() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlquote-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("quotes.db")
+        let table = "t\"\u{301}x", column = "c\"\u{301}"
+        let quote = { (name: String) in "\"" + name.unicodeScalars.map { $0 == "\"" ? "\"\"" : String($0) }.joined() + "\"" }
+        try CoreDataStoreBuilder.sqlite3(
+            db,
+            """
+            CREATE TABLE \(quote(table))(id INTEGER PRIMARY KEY, \(quote(column)) TEXT);
+            INSERT INTO \(quote(table)) VALUES (1, 'one'), (2, 'two');
+            """)
+        let inspect = try CLI.run(["inspect", db.path])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let lines = try CLI.run(["convert", db.path, "-", "--table", table])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(lines.stdoutText.split(separator: "\n").count == 2, "\(lines.stdoutText)")
+        #expect(lines.stdoutText.contains("one") && lines.stdoutText.contains("two"))
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let imported = try CLI.run(["import", db.path, store])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let compared = try CLI.run(["diff", db.path, store])
+        #expect(compared.status == 0, "\(compared.stdoutText)\(compared.stderr)")
+    }
+
     @Test func internalTablesFlagAppliesToInspectAndImport() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldb-internal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -99,7 +99,7 @@ public enum CoreDataStoreBuilder {
             case .null, .objects: "NULL"
             case .integer(let i): "\(i)"
             case .real(let d): d.isFinite ? "\(d)" : "NULL"
-            case .text(let s): "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+            case .text(let s): "'" + s.doublingEvery("'") + "'"
             case .blob(let d): "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
             case .object(_, let key): "\(key)"
             }
@@ -133,7 +133,7 @@ public enum CoreDataStoreBuilder {
 
     static func failure(_ message: String) -> PFError { PFError(.usage, format: .coreData, message) }
 
-    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String { "\"" + name.doublingEvery("\"") + "\"" }
 
     /// The entities in `Z_ENT` order (roots in the order given, each followed depth first by
     /// its subentities in name order), with their `Z_ENT`.

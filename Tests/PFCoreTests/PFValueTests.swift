@@ -93,3 +93,19 @@ import Testing
         }
     }
 }
+
+/// SQL quoting doubles quotes scalar by scalar (`String.doublingEvery(_:)`).
+@Suite struct DoublingTests {
+    @Test func aQuoteFollowedByACombiningMarkIsDoubled() {
+        // Built outside `#expect`: the macro's expansion mangles such a literal.
+        let quoted = "a\"\u{301}b", doubled = "a\"\"\u{301}b"
+        let apostrophes = "x'\u{301}y''", doubledApostrophes = "x''\u{301}y''''"
+        #expect(quoted.doublingEvery("\"") == doubled)
+        #expect(apostrophes.doublingEvery("'") == doubledApostrophes)
+        #expect("plain".doublingEvery("\"") == "plain")
+        #expect("\"".doublingEvery("\"") == "\"\"")
+        // Character-wise replacement misses it: why the helper exists.
+        let characterWise = quoted.replacingOccurrences(of: "\"", with: "\"\"")
+        #expect(characterWise == quoted)
+    }
+}

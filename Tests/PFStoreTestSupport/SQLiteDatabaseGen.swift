@@ -1,4 +1,5 @@
 import Foundation
+import PFCore
 import PropertyBased
 
 /// Random SQLite databases of other programs, as SQL for the `sqlite3` shell (so pfarchive
@@ -127,7 +128,7 @@ public enum SQLiteDatabaseGen {
         return Database(sql: statements.joined(separator: "\n") + "\n", tables: summary)
     }
 
-    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String { "\"" + name.doublingEvery("\"") + "\"" }
 
     /// A literal of a declared type, NULL one time in five.
     static func literal(_ type: String, _ rng: inout any SeededRandomNumberGenerator) -> String {
@@ -140,7 +141,7 @@ public enum SQLiteDatabaseGen {
             let bytes = (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
         case "TEXT":
-            return "'" + (texts.randomElement(using: &rng) ?? "").replacingOccurrences(of: "'", with: "''") + "'"
+            return "'" + (texts.randomElement(using: &rng) ?? "").doublingEvery("'") + "'"
         default:
             // No declared type: text here (a column whose rows hold several storage classes has
             // no one Parse type; the generic source types a field by its first value).

@@ -344,8 +344,12 @@ public enum StoreGen {
     static func object(_ context: Context, depth: Int, rng: inout any SeededRandomNumberGenerator) -> ParseValue {
         var members = OrderedDictionary<String, ParseValue>()
         for i in 0..<Int.random(in: 0...4, using: &rng) {
-            // Nested keys may be any text but `$`, `.` (Parse reserves them) and `__type`.
-            var key = string(context, rng: &rng).replacingOccurrences(of: "$", with: "S").replacingOccurrences(of: ".", with: "_")
+            // Nested keys may be any text but `$`, `.` (Parse reserves them) and `__type`. They
+            // are replaced scalar by scalar: a `$` followed by a combining mark is one Character
+            // that a Character-wise replacement misses (seed 1RCfn0epjNDApxK4OMC0m/DW0NTouRE8kNIW067r+7E=).
+            var key = String(String.UnicodeScalarView(string(context, rng: &rng).unicodeScalars.map { scalar -> Unicode.Scalar in
+                scalar == "$" ? "S" : scalar == "." ? "_" : scalar
+            }))
             if context.shape.forbiddenNames, Bool.random(using: &rng) {
                 key = forbiddenNestedKeys.randomElement(using: &rng) ?? "a.b"
             }
