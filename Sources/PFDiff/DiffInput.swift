@@ -15,7 +15,10 @@ public struct DiffInput: Sendable {
 
     /// Reads bytes as `convert` does, except that a property list, JSON or CBOR document with
     /// the shape of a keyed archive (`$archiver`, `$objects`, `$top`) is decoded as a keyed
-    /// archive: its object graph is compared, not its object table.
+    /// archive: its object graph is compared, not its object table. One with the shape that
+    /// does not decode as an archive (a damaged one, or a rendering such as plistlib's JSON
+    /// with `$bytes_hex` data) is compared as the tree it is, as `convert` keeps it; a limit it
+    /// passes while decoding still fails.
     /// - Parameters:
     ///   - bytes: the input.
     ///   - options: the reading options (an explicit ``PFFormats/FormatIO/ReadOptions/format`` is kept).
@@ -27,7 +30,13 @@ public struct DiffInput: Sendable {
         {
             var keyedOptions = options
             keyedOptions.format = .keyed
-            result = try FormatIO.read(bytes, options: keyedOptions)
+            do {
+                result = try FormatIO.read(bytes, options: keyedOptions)
+            } catch where error.code == .limitExceeded {
+                throw error
+            } catch {
+                // Not an archive after all: the table is what `convert` writes, so compare it.
+            }
         }
         return DiffInput(value: result.value, format: result.format, isGraph: [.keyed, .typedstream].contains(result.format))
     }

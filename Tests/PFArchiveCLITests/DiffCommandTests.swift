@@ -81,6 +81,26 @@ import Testing
         #expect(result.status == 0, "\(result.stdoutText.prefix(400))\(result.stderr)")
     }
 
+    /// A document with a keyed archive's shape that does not decode as one (a damaged
+    /// archive, plistlib's JSON rendering with `$bytes_hex` data) is compared as the tree
+    /// `convert` keeps: its conversions compare equal (exit 2, "object has no $class", on main).
+    @Test(arguments: [
+        "keyed/bpylist2-neg-invalid_uid_archive.bplist", "EXPECTED/keyed/dp-primitives.bplist.plistlib.json",
+        "EXPECTED/keyed/scf-NSAttributedString.archive.plistlib.json",
+    ])
+    func anArchiveShapedDocumentThatIsNoArchiveComparesAsItsTree(_ file: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = Fixtures.real.appendingPathComponent(file).path
+        for name in ["copy.cbor", "copy.json"] {
+            let out = dir.appendingPathComponent(name).path
+            let converted = try CLI.run(["convert", source, out])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let result = try CLI.run(["diff", source, out])
+            #expect(result.status == 0, "\(name): \(result.stdoutText.prefix(400))\(result.stderr)")
+        }
+    }
+
     @Test func troubleExitsTwoWithOneLine() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
