@@ -161,9 +161,11 @@ public struct CoreDataObjectCursor: Sendable {
         return .dictionary(object)
     }
 
-    /// Property names that would collide with the Parse envelope get a `_coreData` suffix.
-    static func fieldName(_ name: String) -> String {
-        name == "className" || name == "objectId" ? name + "_coreData" : name
+    /// The field a property is read under: names that would collide with the Parse envelope
+    /// (`className`, `objectId`, and `ACL`, which Parse reads as permissions) get a
+    /// `_coreData` suffix. (`createdAt`/`updatedAt` stay: a date there is Parse's own.)
+    package static func fieldName(_ name: String) -> String {
+        name == "className" || name == "objectId" || name == "ACL" ? name + "_coreData" : name
     }
 
     mutating func report(_ objectID: String, _ key: String, _ message: String) {

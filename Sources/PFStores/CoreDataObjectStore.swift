@@ -172,9 +172,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         }
     }
 
-    /// The field a property is read under (the cursor renames names that collide with the
-    /// Parse envelope).
+    /// The field a property is read under, as the cursor names it (``CoreDataObjectCursor/fieldName(_:)``).
     static func fieldName(_ name: String) -> String {
-        name == "className" || name == "objectId" ? name + "_coreData" : name
+        CoreDataObjectCursor.fieldName(name)
     }
 }
