@@ -35,23 +35,9 @@ extension ClassicArchiver {
             try inner.classicWrite(to: self)
             return true
         }
+        if try writeTreeValue(members) { return true }
         guard case .string(let name)? = members["$class"], case .array(let groups)? = members["$values"] else { return false }
-        let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
-        var chain = [ClassicClassVersion(name, version: version), ClassicClassVersion("NSObject")]
-        if case .array(let names)? = members["$classes"] {
-            let versions = members["$versions"]?.arrayValue ?? []
-            chain = []
-            for (i, entry) in names.enumerated() {
-                guard let className = entry.stringValue else {
-                    throw PFError(TypedStreamFailure.classesEntry(kind: entry.kind.rawValue), format: .typedstream, path: [.key("$classes"), .index(i)])
-                }
-                let recorded = i == 0 ? version : (versions.indices.contains(i) ? versions[i].int64Value.flatMap { Int(exactly: $0) } ?? 0 : 0)
-                chain.append(ClassicClassVersion(className, version: recorded))
-            }
-            guard chain.first?.name == name else {
-                throw PFError(TypedStreamFailure.classesStart(name), format: .typedstream, path: [.key("$classes")])
-            }
-        }
+        let chain = try Self.classChain(name, members, path: [])
         if let id = members["$id"]?.int64Value {
             sharedTreeIDs[id] = writer.nextNumber
             sharedTreeValues[id] = members
@@ -62,6 +48,47 @@ extension ClassicArchiver {
             }
         }
         return true
+    }
+
+    /// Writes an `NSValue` of the decoded-tree shape, `{"$class": "NSValue", "type": "{CGSize=dd}",
+    /// "value": […]}` (and an optional `$id`), as that `NSValue`, or returns `false` for any
+    /// other dictionary. Written as a dictionary, it would read back as the same tree but be a
+    /// dictionary to every other reader.
+    func writeTreeValue(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
+        guard case .string("NSValue")? = members["$class"], case .string(let text)? = members["type"], let value = members["value"],
+            members.keys.allSatisfy({ ["$class", "$id", "type", "value"].contains($0) })
+        else { return false }
+        let type = try TypeEncoding.parse(text)
+        let element = try Self.streamValue(value, as: type, path: [.key("value")])
+        if let id = members["$id"]?.int64Value {
+            sharedTreeIDs[id] = writer.nextNumber
+            sharedTreeValues[id] = members
+        }
+        try ClassicValue(type: type, value: element).classicWrite(to: self)
+        return true
+    }
+
+    /// The class chain a tree object (`$class`) or class value (`$classRef`) named `name`
+    /// gives: `"$version"` (0 when absent), and `"$classes"`/`"$versions"` when present, else
+    /// the class under NSObject.
+    static func classChain(_ name: String, _ members: OrderedDictionary<String, PFValue>, path: PFKeyPath) throws(PFError) -> [ClassicClassVersion] {
+        let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
+        guard case .array(let names)? = members["$classes"] else {
+            return [ClassicClassVersion(name, version: version), ClassicClassVersion("NSObject")]
+        }
+        let versions = members["$versions"]?.arrayValue ?? []
+        var chain: [ClassicClassVersion] = []
+        for (i, entry) in names.enumerated() {
+            guard let className = entry.stringValue else {
+                throw PFError(TypedStreamFailure.classesEntry(kind: entry.kind.rawValue), format: .typedstream, path: path.appending(key: "$classes").appending(index: i))
+            }
+            let recorded = i == 0 ? version : (versions.indices.contains(i) ? versions[i].int64Value.flatMap { Int(exactly: $0) } ?? 0 : 0)
+            chain.append(ClassicClassVersion(className, version: recorded))
+        }
+        guard chain.first?.name == name else {
+            throw PFError(TypedStreamFailure.classesStart(name), format: .typedstream, path: path.appending(key: "$classes"))
+        }
+        return chain
     }
 
     /// Writes one `{"types": "…", "values": […]}` group.
@@ -115,6 +142,11 @@ extension ClassicArchiver {
             case (UInt8(ascii: ":"), .null): return .selector(nil)
             case (UInt8(ascii: "*"), .null), (UInt8(ascii: "+"), .null): return .null
             case (UInt8(ascii: "!"), _): return .ignored
+            case (UInt8(ascii: "#"), .null): return .null
+            case (UInt8(ascii: "#"), .dictionary(let members)):
+                // A class value as the reader writes it: `{"$classRef": name, …}`.
+                guard case .string(let name)? = members["$classRef"] else { throw mismatch() }
+                return .classChain(try classChain(name, members, path: path))
             default: throw mismatch()
             }
         case .array(let count, let element):

@@ -144,8 +144,8 @@ struct TypedStreamValueConverter {
         case .cString(let s): return String(validating: s, as: UTF8.self).map(PFValue.string) ?? .data(Data(s))
         case .bytes(let b), .byteArray(let b): return .data(Data(b))
         case .atom(let s), .selector(let s): return s.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
-        case .class(let i): return .dictionary(["$classRef": .string(document.classEntry(i)?.name ?? "?")])
-        case .classChain(let chain): return .dictionary(["$classRef": .string(chain.first?.name ?? "?")])
+        case .class(let i): return Self.classReference(document.classChain(i).map { ClassicClassVersion($0.name, version: $0.version) })
+        case .classChain(let chain): return Self.classReference(chain)
         case .object(let i): return try object(i, depth: depth + 1)
         case .tree(let v): return v
         case .array(let items):
@@ -157,6 +157,21 @@ struct TypedStreamValueConverter {
             for item in fields { out.append(try raw(item, depth: depth + 1)) }
             return .array(out)
         }
+    }
+
+    /// A class value (`#`): `{"$classRef": name}`, with `"$version"` when it is not 0 and
+    /// `"$classes"`/`"$versions"` when the superclasses are not just NSObject, as an object
+    /// has them, so ``ClassicArchiver`` writes the same chain back.
+    static func classReference(_ chain: [ClassicClassVersion]) -> PFValue {
+        guard let first = chain.first else { return .null }
+        var members: OrderedDictionary<String, PFValue> = ["$classRef": .string(first.name)]
+        if first.version != 0 { members["$version"] = .int(Int64(first.version)) }
+        let superclasses = chain.dropFirst()
+        if !(superclasses.count == 1 && superclasses.first?.name == "NSObject" && superclasses.first?.version == 0) {
+            members["$classes"] = .array(chain.map { .string($0.name) })
+            members["$versions"] = .array(chain.map { .int(Int64($0.version)) })
+        }
+        return .dictionary(members)
     }
 
     mutating func object(_ index: Int, depth: Int) throws(PFError) -> PFValue {

@@ -215,6 +215,40 @@ print(json.dumps({"header": [r.streamer_version, r.byte_order, r.system_version]
         _ = try TypedStream.decodeValue(Data(contentsOf: url))
     }
 
+    /// A real file's tree written again (`convert x.gcx x.json`, then `--to typedstream`)
+    /// keeps its class values (`#`, `{"$classRef": …}` with the chain) and its `NSValue`s
+    /// (`{"$class": "NSValue", "type", "value"}`): pytypedstream finds as many of each in ours
+    /// as in Apple's, and no dictionary with a `$class` key. On main the Grapher files failed
+    /// ("dictionary does not fit type #") and an NSValue came back as an NSDictionary.
+    @Test(arguments: ["Emacs.clr", "Empty2D macOS 10.14.gcx", "Empty2D macOS 13.gcx"])
+    func realAppleFilesWrittenAgainFromTheirTreeKeepClassValuesAndNSValues(_ name: String) throws {
+        try Self.requirePeer()
+        let url = try #require(try Self.realFiles().first { $0.lastPathComponent == name })
+        let tree = try TypedStream.decodeValue(Data(contentsOf: url))
+        let written = try TypedStream.encodeValue(tree)
+        #expect(try TypedStream.decodeValue(written) == tree)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pf-ts-again-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ours = directory.appendingPathComponent("again.typedstream")
+        try written.write(to: ours)
+        let script = #"""
+import sys, json
+from typedstream import advanced_repr, archiving
+def count(path):
+    with open(path, "rb") as f: groups = archiving.Unarchiver.from_data(f.read()).decode_all()
+    text = "\n".join("\n".join(advanced_repr.as_multiline_string(g)) for g in groups)
+    return {"values": text.count("NSValue, type b'"), "classes": text.count("type b'#'"), "dollarClass": text.count("NSString('$class')")}
+print(json.dumps([count(sys.argv[1]), count(sys.argv[2])]))
+"""#
+        let result = try Peers.python(script, [url.path, ours.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Int]])
+        #expect(counts.count == 2)
+        #expect(counts.first == counts.last, "Apple's, then ours: \(counts)")
+        #expect(counts.last?["dollarClass"] == 0)
+    }
+
     @Test func realGrapherRootDictionaryMatchesPytypedstreamKeys() throws {
         try Self.requirePeer()
         let url = try #require(try Self.realFiles().first { $0.lastPathComponent == "Empty2D macOS 13.gcx" })
