@@ -50,22 +50,43 @@ extension ClassicArchiver {
         return true
     }
 
-    /// Writes an `NSValue` of the decoded-tree shape, `{"$class": "NSValue", "type": "{CGSize=dd}",
-    /// "value": […]}` (and an optional `$id`), as that `NSValue`, or returns `false` for any
-    /// other dictionary. Written as a dictionary, it would read back as the same tree but be a
-    /// dictionary to every other reader.
+    /// Writes an `NSValue` or `NSURL` of the decoded-tree shape — `{"$class": "NSValue", "type":
+    /// "{CGSize=dd}", "value": […]}`, `{"$class": "NSURL", "base": {…}, "string": "…"}`, each with
+    /// an optional `$id` — as that object, or returns `false` for any other dictionary. Written
+    /// as a dictionary, it would read back as the same tree but be a dictionary to every other
+    /// reader.
     func writeTreeValue(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
-        guard case .string("NSValue")? = members["$class"], case .string(let text)? = members["type"], let value = members["value"],
-            members.keys.allSatisfy({ ["$class", "$id", "type", "value"].contains($0) })
-        else { return false }
-        let type = try TypeEncoding.parse(text)
-        let element = try Self.streamValue(value, as: type, path: [.key("value")])
-        if let id = members["$id"]?.int64Value {
-            sharedTreeIDs[id] = writer.nextNumber
-            sharedTreeValues[id] = members
+        func only(_ keys: Set<String>) -> Bool { members.keys.allSatisfy { $0 == "$class" || $0 == "$id" || keys.contains($0) } }
+        func register() {
+            if let id = members["$id"]?.int64Value {
+                sharedTreeIDs[id] = writer.nextNumber
+                sharedTreeValues[id] = members
+            }
         }
-        try ClassicValue(type: type, value: element).classicWrite(to: self)
-        return true
+        switch members["$class"] {
+        case .string("NSValue")?:
+            guard case .string(let text)? = members["type"], let value = members["value"], only(["type", "value"]) else { return false }
+            let type = try TypeEncoding.parse(text)
+            let element = try Self.streamValue(value, as: type, path: [.key("value")])
+            register()
+            try ClassicValue(type: type, value: element).classicWrite(to: self)
+            return true
+        case .string("NSURL")?:
+            guard case .string(let string)? = members["string"], only(["base", "string"]) else { return false }
+            register()
+            try writeObject(chain: ClassicClassVersion.nsURL) { archiver in
+                if let base = members["base"] {
+                    archiver.encode(true)
+                    try archiver.encode(base)
+                } else {
+                    archiver.encode(false)
+                }
+                try archiver.encode(string)
+            }
+            return true
+        default:
+            return false
+        }
     }
 
     /// The class chain a tree object (`$class`) or class value (`$classRef`) named `name`
