@@ -55,7 +55,8 @@ extension CBORScanner {
         }
         let members: OrderedDictionary<String, PFValue>?
         let start = pos
-        guard pos < end || pos != 0 else { throw PFError(CBORFailure.emptyInput, offset: 0) }
+        // Nothing at all (not even a self-describe tag) is empty input, not a missing item.
+        if pos == 0, pos >= end { throw PFError(CBORFailure.emptyInput, offset: 0) }
         let initial = try head()
         switch initial >> 5 {
         case 4:
