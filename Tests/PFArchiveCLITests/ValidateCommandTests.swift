@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFJSON
 import PFTestSupport
 import Testing
@@ -134,5 +135,34 @@ import Testing
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("(Parse error 105 InvalidFieldName)"))
         #expect(bad.stderr.contains(#"[0]["a.b"]"#))
+    }
+
+    /// A single INPUT whose bytes are plainly no class file (a plist, a typedstream, an
+    /// SQLite or Realm file, compressed bytes) fails with one line on stderr naming what it
+    /// is, instead of a JSON syntax error at byte 0 reported as a violation on stdout.
+    @Test func anInputThatIsNoClassFileIsNamedInOneLine() throws {
+        let real = Fixtures.real
+        let gzipped = FileManager.default.temporaryDirectory.appendingPathComponent("pfvalidate-\(UUID().uuidString).json.gz")
+        try Compression.compress(Data(#"[{"objectId":"a"}]"#.utf8), as: .gzip).write(to: gzipped)
+        defer { try? FileManager.default.removeItem(at: gzipped) }
+        let cases: [(URL, String)] = [
+            (real.appendingPathComponent("bplist/bpylist2-date_past.bplist"), "a binary property list"),
+            (real.appendingPathComponent("realm/core-upgrade_4_23.realm"), "a Realm file"),
+            (real.appendingPathComponent("coredata/coredataplus/SampleModel_V2.sqlite"), "an SQLite database"),
+            (gzipped, "gzip-compressed data"),
+        ]
+        for (file, kind) in cases {
+            let result = try CLI.run(["validate", file.path])
+            #expect(result.status == 1, "\(file.lastPathComponent)")
+            #expect(result.stdoutText.isEmpty, "\(file.lastPathComponent)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("\(file.lastPathComponent): \(kind), not a Parse class file"), "\(result.stderr)")
+        }
+        // A broken class file is still a violation with its position.
+        let broken = try temporaryExport(["Broken.json": "[{\"objectId\":"])
+        defer { try? FileManager.default.removeItem(at: broken) }
+        let result = try CLI.run(["validate", broken.appendingPathComponent("Broken.json").path])
+        #expect(result.status == 1)
+        #expect(result.stdoutText.contains("error: Broken (no objectId): Broken.json: JSON: unexpected end of input"))
     }
 }

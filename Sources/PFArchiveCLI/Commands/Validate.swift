@@ -30,7 +30,9 @@ struct Validate: ParsableCommand {
               pfarchive validate export/GameScore.json --schema schema.json
               pfarchive validate export/ --json > report.json
 
-            With an archive schema (pfarchive's versioning format, see `pfarchive migrate`),             INPUT is a keyed archive, typedstream or JSON tree, and every object that would             fail to migrate or decode under the schema is listed:
+            With an archive schema (pfarchive's versioning format, see `pfarchive migrate`), \
+            INPUT is a keyed archive, typedstream or JSON tree, and every object that would \
+            fail to migrate or decode under the schema is listed:
               pfarchive validate employees.archive --schema schema.json
             """
     )
@@ -132,6 +134,9 @@ struct Validate: ParsableCommand {
         }
         let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
         guard input.lowercased().hasSuffix(".zip") || ZipReader.isZip(bytes) else {
+            if let kind = Validate.notAClassFile(bytes) {
+                throw CLIFailure("\(input): \(kind), not a Parse class file (JSON); validate reads a Parse export, or an archive with --schema and an archive schema")
+            }
             return [ClassFile(label: url.lastPathComponent) { bytes }]
         }
         do {
@@ -156,6 +161,20 @@ struct Validate: ParsableCommand {
         } catch {
             throw CLIFailure(file: input, error)
         }
+    }
+
+    /// What a single INPUT is when its bytes say plainly that it is no class file (a
+    /// property list, a typedstream, self-described CBOR, compressed bytes, an SQLite
+    /// database or a Realm file), or `nil` when it may be JSON (a broken class file is
+    /// reported as a violation, with its position).
+    static func notAClassFile(_ bytes: Data) -> String? {
+        if let compression = Compression.detect(bytes) { return "\(compression.rawValue)-compressed data" }
+        if bytes.starts(with: Data("SQLite format 3\0".utf8)) { return "an SQLite database" }
+        if RealmFile.hasRealmHeader(bytes.prefix(24)) { return "a Realm file" }
+        guard let format = FormatDetector.detect(bytes), format != .json else { return nil }
+        // CBOR without its self-describe tag is only a guess from one byte: leave it to the JSON reader.
+        if format == .cbor, !bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return nil }
+        return "a \(format.displayName)"
     }
 
     static func jsonIssue(_ issue: ParseIssue) -> PFValue {
@@ -198,7 +217,7 @@ extension Validate {
                 }),
             ]
             let text = (try? JSONWriter(options: .init(pretty: true)).write(document)) ?? Data()
-            try StandardOutput.write(text)
+            try StandardOutput.write(text + Data("\n".utf8))
         } else {
             var lines = issues.map { issue in
                 let where_ = issue.className.map { "\($0) at \(issue.path)" } ?? "\(issue.path)"
