@@ -36,7 +36,7 @@ extension ClassicArchiver {
             return true
         }
         if try writeTreeValue(members) { return true }
-        guard case .string(let name)? = members["$class"], case .array(let groups)? = members["$values"] else { return false }
+        guard case .string(let name)? = members["$class"], case .array(let groups)? = Self.metadata("$values", in: members) else { return false }
         let chain = try Self.classChain(name, members, path: [])
         if let id = members["$id"]?.int64Value {
             sharedTreeIDs[id] = writer.nextNumber
@@ -89,15 +89,23 @@ extension ClassicArchiver {
         }
     }
 
+    /// A tree's metadata key (`$values`, `$classes`, `$versions`, `$classRef`) as the reader
+    /// writes it, or escaped as the keyed archive's JSON form writes every field name it does
+    /// not own (`$$values`): a tree that went through that form (`pfarchive copy`, a keyed
+    /// graph's JSON) is the same stream.
+    static func metadata(_ key: String, in members: OrderedDictionary<String, PFValue>) -> PFValue? {
+        members[key] ?? members["$" + key]
+    }
+
     /// The class chain a tree object (`$class`) or class value (`$classRef`) named `name`
     /// gives: `"$version"` (0 when absent), and `"$classes"`/`"$versions"` when present, else
     /// the class under NSObject.
     static func classChain(_ name: String, _ members: OrderedDictionary<String, PFValue>, path: PFKeyPath) throws(PFError) -> [ClassicClassVersion] {
         let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
-        guard case .array(let names)? = members["$classes"] else {
+        guard case .array(let names)? = metadata("$classes", in: members) else {
             return [ClassicClassVersion(name, version: version), ClassicClassVersion("NSObject")]
         }
-        let versions = members["$versions"]?.arrayValue ?? []
+        let versions = metadata("$versions", in: members)?.arrayValue ?? []
         var chain: [ClassicClassVersion] = []
         for (i, entry) in names.enumerated() {
             guard let className = entry.stringValue else {
@@ -166,7 +174,7 @@ extension ClassicArchiver {
             case (UInt8(ascii: "#"), .null): return .null
             case (UInt8(ascii: "#"), .dictionary(let members)):
                 // A class value as the reader writes it: `{"$classRef": name, …}`.
-                guard case .string(let name)? = members["$classRef"] else { throw mismatch() }
+                guard case .string(let name)? = metadata("$classRef", in: members) else { throw mismatch() }
                 return .classChain(try classChain(name, members, path: path))
             default: throw mismatch()
             }

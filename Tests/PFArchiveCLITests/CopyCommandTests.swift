@@ -210,4 +210,47 @@ with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         #expect(failed.status == 1 && failed.stderr.contains("no such object"))
         #expect(!FileManager.default.fileExists(atPath: single.path))
     }
+
+    /// Apple's real typedstreams (pytypedstream's samples) are copied as typedstreams: the
+    /// copy under the deep profile is the stream `convert` writes from the file's tree, byte
+    /// for byte, and `diff` finds nothing between it and Apple's file. On main the input was
+    /// taken for a keyed archive ("CBOR: … trailing bytes"), and a tree that went through the
+    /// keyed JSON form (`$values` written `$$values`) did not write back.
+    @Test(arguments: ["Emacs.clr", "Empty2D macOS 10.14.gcx", "Empty2D macOS 13.gcx"])
+    func realTypedstreamsAreCopiedAsTypedstreams(_ name: String) throws {
+        let source = Fixtures.repoRoot.appendingPathComponent(".venv/pytypedstream-sdist/pytypedstream-0.1.0/tests/data/\(name)")
+        try #require(FileManager.default.fileExists(atPath: source.path), "run scripts/setup.sh")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copied = dir.appendingPathComponent("copy.typedstream"), converted = dir.appendingPathComponent("tree.typedstream")
+        let copy = try CLI.run(["copy", source.path, copied.path, "--quiet"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        #expect(try CLI.run(["convert", source.path, converted.path]).status == 0)
+        #expect(try Data(contentsOf: copied) == Data(contentsOf: converted))
+        let diff = try CLI.run(["diff", source.path, copied.path])
+        #expect(diff.status == 0, "\(diff.stdoutText)")
+        // The JSON form of the copy converts back to the same stream too.
+        let json = dir.appendingPathComponent("copy.json"), again = dir.appendingPathComponent("again.typedstream")
+        #expect(try CLI.run(["convert", source.path, dir.appendingPathComponent("tree.json").path]).status == 0)
+        #expect(try CLI.run(["copy", dir.appendingPathComponent("tree.json").path, json.path, "--quiet"]).status == 0)
+        let back = try CLI.run(["convert", json.path, again.path])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try Data(contentsOf: again) == Data(contentsOf: converted))
+    }
+
+    /// A store file is no graph: one line naming what it is and the command that copies a
+    /// store under rules, instead of a JSON or CBOR error at byte 0 or 1.
+    @Test func aStoreFileIsRefusedInOneLine() throws {
+        let real = Fixtures.real
+        for (path, kind) in [("realm/core-upgrade_4_23.realm", "a Realm file"), ("coredata/coredataplus/SampleModel_V1.sqlite", "an SQLite database")] {
+            let dir = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let result = try CLI.run(["copy", real.appendingPathComponent(path).path, dir.appendingPathComponent("out.json").path])
+            #expect(result.status == 1)
+            #expect(result.stderr.split(separator: "\n").count == 1)
+            #expect(result.stderr.contains("\(kind), a store, not a graph"), "\(result.stderr)")
+            #expect(result.stderr.contains("--rules"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        }
+    }
 }

@@ -6,7 +6,7 @@ import PFArchive
 /// `pfarchive copy`: copies an object graph with the semantics a copy profile decides.
 struct Copy: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy an object graph (a Parse export, a keyed archive or JSON) under copy rules and a profile.",
+        abstract: "Copy an object graph (a Parse export, a keyed archive, a typedstream or JSON) under copy rules and a profile.",
         discussion: """
             Each relationship is copied, shared, omitted, kept conditionally or written as a \
             reference, and each attribute copied, omitted, regenerated or set, as the profile \
@@ -15,9 +15,10 @@ struct Copy: ParsableCommand {
 
             INPUT is a Parse export (a class file: one object, an array or {"results":[…]}; or \
             a directory or .zip of class files and _Join:<field>:<Class>.json files), a keyed archive \
-            in any container, or a JSON document ($class objects, $id/$ref sharing). The \
-            output has the input's form: the copied Parse objects (with their join rows), the \
-            copied graph as a keyed archive, or as JSON. --root picks what to copy: \
+            in any container, a typedstream, or a JSON document ($class objects, $id/$ref \
+            sharing). The output has the input's form: the copied Parse objects (with their \
+            join rows), the copied graph as a keyed archive or typedstream, or as JSON. A \
+            store's objects are copied under rules by `pfarchive import SOURCE DEST --rules FILE`. --root picks what to copy: \
             Class/objectId in a Parse export, a key path in an archive or JSON; by default \
             everything. --dry-run prints the plan (the report) and writes nothing.
 
@@ -37,7 +38,7 @@ struct Copy: ParsableCommand {
     )
 
     enum InputKind: String, ExpressibleByArgument, CaseIterable {
-        case parse, keyed, json
+        case parse, keyed, typedstream, json
     }
 
     @Argument(help: "The graph to copy: a file, a Parse export directory, or '-' for standard input.")
@@ -55,7 +56,7 @@ struct Copy: ParsableCommand {
     @Option(name: .long, help: "What to copy: Class/objectId in a Parse export, a key path in an archive or JSON.")
     var root: String?
 
-    @Option(name: .long, help: "Read the input as parse, keyed or json instead of detecting it.")
+    @Option(name: .long, help: "Read the input as parse, keyed, typedstream or json instead of detecting it.")
     var from: InputKind?
 
     @Flag(name: .long, help: "Print the plan (what would be copied, shared, omitted, cut) and write nothing.")
@@ -138,6 +139,7 @@ struct Copy: ParsableCommand {
             /// empty ones too) and its `_SCHEMA.json`, copied as it is.
             case parseDirectory(classes: [String], relations: [ParseRelationKey], schemaFile: Data?)
             case keyed(KeyedArchiveContainer)
+            case typedstream
             case json
         }
 
@@ -168,6 +170,9 @@ struct Copy: ParsableCommand {
         }
         let limits = limitOptions.limits
         let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
+        if let kind = StoreFileKind.of(bytes) {
+            throw CLIFailure("\(input): \(kind), a store, not a graph; copy a store's objects under rules with pfarchive import SOURCE DEST --rules FILE")
+        }
         do throws(PFError) {
             // Opened as every reader opens bytes: one layer of compression undone (a zlib
             // look-alike read as what it is), under the limits given on the command line.
@@ -183,6 +188,10 @@ struct Copy: ParsableCommand {
     func readSource(_ decoded: Data, limits: PFLimits) throws(PFError) -> Source {
         let detected = FormatDetector.detect(decoded)
         try limitOptions.memoryBudget.check(detected ?? .json, inputBytes: decoded.count)
+        if from == .typedstream || (from == nil && detected == .typedstream) {
+            let value = try TypedStream.decodeValue(decoded, limits: limits)
+            return Source(graph: try KeyedGraph(json: value), form: .typedstream)
+        }
         let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
         if isKeyed {
             let (table, container) = try KeyedArchive.readTable(decoded, limits: limits, decompress: false)
@@ -294,7 +303,7 @@ struct Copy: ParsableCommand {
                 throw CLIFailure("\(input): --root \(root): no such object; expected Class/objectId of an object in the export")
             }
             return [root: value]
-        case .keyed, .json:
+        case .keyed, .typedstream, .json:
             let path: PFKeyPath
             do { path = try PFKeyPath(parsing: root) } catch { throw CLIFailure("--root \(root): \(error.description)") }
             guard var value = source.graph.root ?? source.graph.top.values.first else {
@@ -328,6 +337,8 @@ struct Copy: ParsableCommand {
             try FileIO.writeAtomically(bytes, to: output)
         case .keyed(let container):
             try FileIO.writeAtomically(try KeyedArchive.archive(result.graph, container: container), to: output)
+        case .typedstream:
+            try FileIO.writeAtomically(try TypedStream.encodeValue(try result.graph.jsonValue()), to: output)
         case .parseFile(let shape, _):
             let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
             let document = ParseExport.document(set.objects, shape: shape == .single && set.objects.count != 1 ? .array : shape, style: .rest)

@@ -169,8 +169,7 @@ struct Validate: ParsableCommand {
     /// reported as a violation, with its position).
     static func notAClassFile(_ bytes: Data) -> String? {
         if let compression = Compression.detect(bytes) { return "\(compression.rawValue)-compressed data" }
-        if bytes.starts(with: Data("SQLite format 3\0".utf8)) { return "an SQLite database" }
-        if RealmFile.hasRealmHeader(bytes.prefix(24)) { return "a Realm file" }
+        if let kind = StoreFileKind.of(bytes) { return kind }
         guard let format = FormatDetector.detect(bytes), format != .json else { return nil }
         // CBOR without its self-describe tag is only a guess from one byte: leave it to the JSON reader.
         if format == .cbor, !bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return nil }
