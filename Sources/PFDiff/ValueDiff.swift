@@ -43,6 +43,8 @@ public struct ValueDiff {
     let options: DiffOptions
     /// In graph mode, the path where each `$id` first occurs, per side.
     var idPaths: (a: [Int64: PFKeyPath], b: [Int64: PFKeyPath]) = ([:], [:])
+    /// In graph mode, the path of each `$id`'s first `$ref`, per side.
+    var refPaths: (a: [Int64: PFKeyPath], b: [Int64: PFKeyPath]) = ([:], [:])
     var result = DiffResult()
 
     /// Compares two trees.
@@ -54,8 +56,8 @@ public struct ValueDiff {
     public static func compare(_ a: PFValue, _ b: PFValue, options: DiffOptions = DiffOptions()) -> DiffResult {
         var diff = ValueDiff(options: options)
         if options.graph {
-            diff.idPaths.a = collectIDs(a)
-            diff.idPaths.b = collectIDs(b)
+            (diff.idPaths.a, diff.refPaths.a) = collectIDs(a)
+            (diff.idPaths.b, diff.refPaths.b) = collectIDs(b)
         }
         diff.compare(a, b, path: [], emitPatch: true)
         return diff.result
@@ -284,13 +286,18 @@ public struct ValueDiff {
         return inner
     }
 
-    /// Where each `$id` first occurs.
-    static func collectIDs(_ root: PFValue) -> [Int64: PFKeyPath] {
+    /// Where each `$id` first occurs, and where its first `$ref` is.
+    static func collectIDs(_ root: PFValue) -> (ids: [Int64: PFKeyPath], refs: [Int64: PFKeyPath]) {
         var out: [Int64: PFKeyPath] = [:]
+        var refs: [Int64: PFKeyPath] = [:]
         var stack: [(PFValue, [PFKeyPath.Component])] = [(root, [])]
         while let (value, path) = stack.popLast() {
             switch value {
             case .dictionary(let m):
+                if let r = reference(value) {
+                    if refs[r] == nil { refs[r] = PFKeyPath(path) }
+                    continue
+                }
                 if let id = m["$id"]?.int64Value, out[id] == nil { out[id] = PFKeyPath(path) }
                 for (k, v) in m.reversed() where v.isContainer { stack.append((v, path + [.key(k)])) }
             case .array(let a):
@@ -298,7 +305,7 @@ public struct ValueDiff {
             default: break
             }
         }
-        return out
+        return (out, refs)
     }
 
     /// Handles references and wrappers in graph mode; returns true when it dealt with the pair.
@@ -311,14 +318,23 @@ public struct ValueDiff {
                 if refA != refB { op(.init(.replace, path: keyPath, value: b), emitPatch) }
                 return true
             }
-            func describe(_ target: PFKeyPath?, _ side: String) -> String {
-                guard let target else { return "a separate copy in \(side)" }
+            func describe(_ target: PFKeyPath?, _ value: PFValue, _ refs: [Int64: PFKeyPath], _ side: String) -> String {
+                guard let target else {
+                    // The object in full here, shared if something refers to it.
+                    guard case .dictionary(let m) = value, let id = m["$id"]?.int64Value, let first = refs[id] else {
+                        return "a separate copy in \(side)"
+                    }
+                    if first.components.count > path.count, Array(first.components.prefix(path.count)) == path {
+                        return "in a cycle through \(first) in \(side)"
+                    }
+                    return "shared with \(first) in \(side)"
+                }
                 if target.components.count <= path.count, Array(path.prefix(target.components.count)) == target.components {
                     return "a cycle back to \(target) in \(side)"
                 }
                 return "shared with \(target) in \(side)"
             }
-            record(Difference(.sharing, path: keyPath, old: a, new: b, note: "\(describe(targetA, "A")); \(describe(targetB, "B"))"))
+            record(Difference(.sharing, path: keyPath, old: a, new: b, note: "\(describe(targetA, a, refPaths.a, "A")); \(describe(targetB, b, refPaths.b, "B"))"))
             op(.init(.replace, path: keyPath, value: b), emitPatch)
             return true
         }

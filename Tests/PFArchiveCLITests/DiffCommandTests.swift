@@ -251,4 +251,41 @@ import Testing
         #expect(same.status == 0, "\(same.stdoutText)\(same.stderr)")
         #expect(same.stdoutText.hasPrefix("no differences ("))
     }
+
+    /// patch(A, diff(A, B)) is B for pairs of the real property lists and keyed archives of
+    /// every writer in the fixtures (each file with the next and the third after it, by
+    /// name), the output named as B is: a keyed archive patched into a plain tree, a plain tree
+    /// patched into a graph, two writers' spellings of one graph. On main, 13 of 93 pairs
+    /// failed (a graph written as a plain plist could not hold its nulls; a `$ref` before its
+    /// `$id`).
+    @Test func patchTurnsEachRealFileIntoAnother() throws {
+        let real = Fixtures.real
+        var files: [URL] = []
+        for folder in ["keyed", "keyed/linux-corelibs", "bplist", "xmlplist"] {
+            let dir = real.appendingPathComponent(folder)
+            files += try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+                .filter { !$0.hasDirectoryPath && !$0.lastPathComponent.hasSuffix(".md") && !$0.lastPathComponent.hasPrefix(".") }
+        }
+        files.sort { $0.lastPathComponent < $1.lastPathComponent }
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var patched = 0
+        for step in [1, 3] {
+            for (i, a) in files.enumerated() {
+                let b = files[(i + step) % files.count]
+                let patch = dir.appendingPathComponent("patch.json")
+                let diff = try CLI.run(["diff", a.path, b.path, "--json"])
+                guard diff.status != 2 else { continue }  // an input that does not read
+                try diff.stdout.write(to: patch)
+                let out = dir.appendingPathComponent("out.\(b.pathExtension)")
+                let applied = try CLI.run(["patch", a.path, patch.path, out.path])
+                #expect(applied.status == 0, "\(a.lastPathComponent) → \(b.lastPathComponent): \(applied.stderr)")
+                guard applied.status == 0 else { continue }
+                let again = try CLI.run(["diff", out.path, b.path])
+                #expect(again.status == 0, "\(a.lastPathComponent) → \(b.lastPathComponent): \(again.stdoutText.prefix(300))")
+                patched += 1
+            }
+        }
+        #expect(patched >= 60)
+    }
 }

@@ -125,4 +125,40 @@ import Testing
         }
         #expect(compared >= 10)
     }
+
+    /// swift-corelibs-foundation wrote one graph (a cycle and a tag shared three times) as a
+    /// binary and an XML archive whose objects list their keys in different orders, so each
+    /// graph's JSON has the shared tag in full at a different path. They are the same graph:
+    /// no difference. On main, three "sharing" differences.
+    @Test func oneGraphFromTwoWritersIsEqual() throws {
+        let dir = Fixtures.real.appendingPathComponent("keyed/linux-corelibs")
+        let binary = try Self.read(Data(contentsOf: dir.appendingPathComponent("swift-linux-cycle.bplist")))
+        let xml = try Self.read(Data(contentsOf: dir.appendingPathComponent("swift-linux-cycle.xml")))
+        let result = ValueDiff.compare(binary.value, xml.value, options: Self.graphOptions)
+        #expect(result.isEmpty, "\(result.differences.map(\.description))")
+    }
+
+    /// The canonical form puts each shared object in full at its first occurrence in key
+    /// order, whatever order the writer used; it leaves alone a graph whose `$ref` names no
+    /// `$id` and one that would nest deeper than the limit.
+    @Test func canonicalFormDoesNotDependOnMemberOrder() throws {
+        let tag: PFValue = ["$class": "Tag", "$id": 2, "label": "t"]
+        let first: PFValue = ["$class": "Node", "$id": 1, "shared": tag, "children": [["$class": "Node", "shared": ["$ref": 2]]]]
+        let second: PFValue = ["$class": "Node", "$id": 1, "children": [["$class": "Node", "shared": tag]], "shared": ["$ref": 2]]
+        #expect(ValueDiff.compare(first, second, options: Self.graphOptions).isEmpty == false)
+        let a = GraphCanonicalForm.canonical(first), b = GraphCanonicalForm.canonical(second)
+        #expect(a == b)
+        #expect(ValueDiff.compare(a, b, options: Self.graphOptions).isEmpty)
+        // The canonical form is still a graph pfarchive writes and reads back.
+        let archived = try FormatIO.write(a, as: .keyed)
+        let readBack = try Self.read(archived).value
+        #expect(readBack == a, "\(readBack) ≠ \(a)")
+        // A cycle stays a cycle.
+        let cycle: PFValue = ["$class": "Node", "$id": 1, "next": ["$class": "Node", "next": ["$ref": 1]]]
+        #expect(GraphCanonicalForm.canonical(cycle) == cycle)
+        // Left alone: a dangling $ref; a form deeper than the limit.
+        let dangling: PFValue = ["b": ["$ref": 9], "a": ["$id": 1, "$value": [1]]]
+        #expect(GraphCanonicalForm.canonical(dangling) == dangling)
+        #expect(GraphCanonicalForm.canonical(second, maxDepth: 2) == second)
+    }
 }

@@ -285,7 +285,8 @@ struct Patch: ParsableCommand {
             INPUT is read as diff reads it (keyed archives and typedstreams as their object \
             graph's JSON shape); PATCH is a JSON array of operations (add, remove, replace, \
             move, copy, test) with RFC 6901 pointers. The output's format comes from --to or its \
-            extension, as for convert, and it is written atomically: a failed patch leaves no \
+            extension, as for convert, except that a keyed archive written to a property list \
+            or CBOR name stays a keyed archive in that container; it is written atomically: a failed patch leaves no \
             file. An operation that cannot apply is reported by its index and pointer.
 
             When INPUT is a store (as diff decides: a directory, .zip, .sqlite, .db, \
@@ -362,11 +363,23 @@ struct Patch: ParsableCommand {
         let operations = try readOperations()
         let patched: PFValue
         do { patched = try operations.apply(to: document.value) } catch { throw CLIFailure(file: patch, error) }
-        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        guard var format = outputFormat else { throw CLIFailure("\(output): no output format") }
+        // A keyed archive's graph is what was patched (or a tree was patched into a graph, as
+        // a patch from `diff plain.bplist archive.bplist` does): an output named as a property
+        // list or CBOR is a keyed archive in that container (a plain tree of the graph would
+        // lose it, and cannot hold its nulls). --to says otherwise; JSON is the graph's JSON.
+        var container = KeyedArchiveContainer.bplist
+        if to == nil, document.format == .keyed || Self.holdsGraphMarkers(patched), format != .json,
+            let tree = format.treeFormat, !Self.isObjectTable(patched)
+        {
+            container = tree
+            format = .keyed
+        }
         let out: Data
         do {
             out = try FormatIO.write(patched, as: format, options: .init(
-                pretty: pretty, compression: FormatDetector.infer(fromPath: output).compression, typedJSON: !reading.noTypedJSON))
+                pretty: pretty, compression: FormatDetector.infer(fromPath: output).compression, typedJSON: !reading.noTypedJSON,
+                keyedContainer: container))
         } catch {
             throw CLIFailure(file: output, error)
         }
@@ -375,6 +388,35 @@ struct Patch: ParsableCommand {
 }
 
 extension Patch {
+    /// Whether a patched value is an object table (or a damaged one) rather than a graph: a
+    /// graph's JSON escapes every `$` key it does not own (`$$objects`), so `$archiver`,
+    /// `$objects` or `$top` at the root come from a tree (a patch from an archive to a table
+    /// that `diff` read as a tree), which is written as that tree.
+    static func isObjectTable(_ value: PFValue) -> Bool {
+        guard case .dictionary(let members) = value else { return false }
+        return members["$archiver"] != nil || members["$objects"] != nil || members["$top"] != nil
+    }
+
+    /// Whether a value holds an object of a graph's JSON shape (`{"$class": "Name", …}`) or a
+    /// reference (`{"$ref": N}`): a property list or CBOR tree read as it is has neither (a
+    /// keyed archive's table names its classes by `CF$UID`).
+    static func holdsGraphMarkers(_ value: PFValue) -> Bool {
+        var stack = [value]
+        while let next = stack.popLast() {
+            switch next {
+            case .dictionary(let members):
+                if case .string? = members["$class"] { return true }
+                if members.count == 1, members["$ref"]?.int64Value != nil { return true }
+                stack.append(contentsOf: members.values.lazy.filter(\.isContainer))
+            case .array(let items):
+                stack.append(contentsOf: items.lazy.filter(\.isContainer))
+            default:
+                break
+            }
+        }
+        return false
+    }
+
     /// Patches a store: reads INPUT whole into its document view, applies PATCH, and writes the
     /// result to OUTPUT as `import` writes a destination.
     func patchStore() throws {

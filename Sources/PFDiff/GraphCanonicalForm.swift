@@ -1,0 +1,120 @@
+import OrderedCollections
+import PFCore
+
+/// One spelling for an object graph in pfarchive's JSON shape (`$id` at an object's full
+/// occurrence, `{"$ref": N}` at every other), whatever order its writer visited it in.
+///
+/// A graph's JSON writes each shared object in full where its writer met it first, and that
+/// depends on the order of the members it walked: the same graph archived by two writers
+/// (swift-corelibs' binary and XML forms of one archive list an object's keys in different
+/// orders) puts the full copy at `shared` in one and at `children[0].shared` in the other.
+/// Compared as trees they would differ in sharing where they do not. In the canonical form
+/// every dictionary's members are in key order, each shared object is in full at its first
+/// occurrence in that order, and only shared objects have an `$id`, numbered 1, 2, 3… in that
+/// order, so two spellings of one graph are one tree (equal with `==`), and a patch computed
+/// between canonical forms applies to the canonical form (`pfarchive patch` reads its input
+/// as `diff` does).
+public enum GraphCanonicalForm {
+    /// The canonical form of `root`, or `root` itself when it has no `$id` (nothing in it is
+    /// shared, so nothing depends on order), when a `$ref`
+    /// names no `$id`, or when the canonical form would nest deeper than `maxDepth` (moving
+    /// a shared object to its first occurrence in key order can put it deeper).
+    /// - Parameters:
+    ///   - root: a graph's JSON shape.
+    ///   - maxDepth: the deepest nesting the canonical form may have.
+    /// - Returns: the canonical form.
+    public static func canonical(_ root: PFValue, maxDepth: Int = PFLimits.default.maxDepth) -> PFValue {
+        var definitions: [Int64: OrderedDictionary<String, PFValue>] = [:]
+        var references: Set<Int64> = []
+        var repeated: Set<Int64> = []
+        collect(root, &definitions, &references, &repeated)
+        guard !definitions.isEmpty, references.isSubset(of: definitions.keys) else { return root }
+        var builder = Builder(definitions: definitions, shared: references.union(repeated), maxDepth: maxDepth)
+        return builder.emit(root, depth: 0) ?? root
+    }
+
+    /// Every `$id`'s dictionary, every `$ref`'s number, and the `$id`s met in full more than
+    /// once (a typedstream's roots each hold in full an object they share).
+    static func collect(_ root: PFValue, _ definitions: inout [Int64: OrderedDictionary<String, PFValue>],
+                        _ references: inout Set<Int64>, _ repeated: inout Set<Int64>) {
+        var stack: [PFValue] = [root]
+        while let value = stack.popLast() {
+            switch value {
+            case .dictionary(let members):
+                if members.count == 1, let r = members["$ref"]?.int64Value {
+                    references.insert(r)
+                    continue
+                }
+                if let id = members["$id"]?.int64Value {
+                    if definitions[id] == nil { definitions[id] = members } else { repeated.insert(id) }
+                }
+                for item in members.values where item.isContainer { stack.append(item) }
+            case .array(let items):
+                for item in items where item.isContainer { stack.append(item) }
+            default:
+                break
+            }
+        }
+    }
+
+    struct Builder {
+        let definitions: [Int64: OrderedDictionary<String, PFValue>]
+        /// The `$id`s met more than once; any other is written without its `$id`.
+        let shared: Set<Int64>
+        let maxDepth: Int
+        /// The new number of each `$id` written so far.
+        var renumbered: [Int64: Int64] = [:]
+
+        /// Writes the definition of `id` here, numbered next when it is shared; an object
+        /// reached once loses its `$id`, a collection its `{"$id", "$value"}` wrapper.
+        mutating func define(_ id: Int64, depth: Int) -> PFValue? {
+            guard var members = definitions[id] else { return nil }
+            guard shared.contains(id) else {
+                if members.count == 2, let inner = members["$value"] { return emit(inner, depth: depth) }
+                members.removeValue(forKey: "$id")
+                return emitMembers(members, depth: depth)
+            }
+            let number = Int64(renumbered.count + 1)
+            renumbered[id] = number
+            members["$id"] = .int(number)
+            return emitMembers(members, depth: depth)
+        }
+
+        /// The canonical form of `value`, or `nil` when it nests deeper than `maxDepth`.
+        mutating func emit(_ value: PFValue, depth: Int) -> PFValue? {
+            switch value {
+            case .dictionary(let members):
+                if members.count == 1, let r = members["$ref"]?.int64Value {
+                    if let number = renumbered[r] { return ["$ref": .int(number)] }
+                    return define(r, depth: depth)
+                }
+                if let id = members["$id"]?.int64Value {
+                    if let number = renumbered[id] { return ["$ref": .int(number)] }
+                    return define(id, depth: depth)
+                }
+                return emitMembers(members, depth: depth)
+            case .array(let items):
+                guard depth < maxDepth else { return nil }
+                var out: [PFValue] = []
+                out.reserveCapacity(items.count)
+                for item in items {
+                    guard let canonical = emit(item, depth: depth + 1) else { return nil }
+                    out.append(canonical)
+                }
+                return .array(out)
+            default:
+                return value
+            }
+        }
+
+        mutating func emitMembers(_ members: OrderedDictionary<String, PFValue>, depth: Int) -> PFValue? {
+            guard depth < maxDepth else { return nil }
+            var out = OrderedDictionary<String, PFValue>(minimumCapacity: members.count)
+            for key in members.keys.sorted() {
+                guard let item = members[key], let canonical = emit(item, depth: depth + 1) else { return nil }
+                out[key] = canonical
+            }
+            return .dictionary(out)
+        }
+    }
+}
