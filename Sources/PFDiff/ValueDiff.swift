@@ -46,6 +46,10 @@ public struct ValueDiff {
     /// In graph mode, the path of each `$id`'s first `$ref`, per side.
     var refPaths: (a: [Int64: PFKeyPath], b: [Int64: PFKeyPath]) = ([:], [:])
     var result = DiffResult()
+    /// Set for ``isEqual(_:_:path:)``'s scratch comparison: stop at the first difference and
+    /// compare arrays position by position, without setting aside a common head and tail (which
+    /// asks ``isEqual(_:_:path:)`` again, one level down: exponential in the nesting depth).
+    var equalityOnly = false
 
     /// Compares two trees.
     /// - Parameters:
@@ -81,6 +85,7 @@ public struct ValueDiff {
     // MARK: - Comparing
 
     mutating func compare(_ a: PFValue, _ b: PFValue, path: [PFKeyPath.Component], emitPatch: Bool) {
+        if equalityOnly && !result.differences.isEmpty { return }
         if options.isIgnored(path) { return }
         if a == b && !options.graph { return }
         let keyPath = PFKeyPath(path)
@@ -140,6 +145,13 @@ public struct ValueDiff {
     }
 
     mutating func compareOrdered(_ x: [PFValue], _ y: [PFValue], path: [PFKeyPath.Component], emitPatch: Bool) {
+        if equalityOnly {
+            guard x.count == y.count else {
+                return record(Difference(.changed, path: PFKeyPath(path), old: .array(x), new: .array(y)))
+            }
+            for i in x.indices where result.differences.isEmpty { compare(x[i], y[i], path: path + [.index(i)], emitPatch: false) }
+            return
+        }
         // Set aside the common head and tail, so one insertion or removal is one line.
         var head = 0
         while head < x.count, head < y.count, isEqual(x[head], y[head], path: path + [.index(head)]) { head += 1 }
@@ -219,6 +231,8 @@ public struct ValueDiff {
         if a == b && !options.graph { return true }
         var scratch = ValueDiff(options: options)
         scratch.idPaths = idPaths
+        scratch.refPaths = refPaths
+        scratch.equalityOnly = true
         scratch.compare(a, b, path: path, emitPatch: false)
         return scratch.result.differences.isEmpty
     }
