@@ -8,8 +8,10 @@
 # speed against Python's, by the wall clock and by CPU time (pfarchive decodes on every core).
 # See Docs/SQLite.md, "Performance", and Docs/Benchmarks.md.
 #
-# usage: Benchmarks/sqlite-bench.sh [--rows N] [--work DIR] [--keep]
+# usage: Benchmarks/sqlite-bench.sh [--rows N] [--work DIR] [--bin PFARCHIVE] [--keep]
 #   --rows N   rows in the table (default 1000000)
+#   --bin P    the pfarchive binary to measure (default $PFARCHIVE, else the release build), so
+#              one build's figures can be taken before and after another is built
 # Generated data goes to --work (default /tmp/pfarchive-sqlite-bench), never into the repo.
 # Needs the release build (swift build -c release --scratch-path .build-release --product pfarchive)
 # and python3 (the repository's .venv or $PFARCHIVE_PYTHON when set).
@@ -19,15 +21,16 @@ root=$(dirname "$here")
 rows=1000000
 work=/tmp/pfarchive-sqlite-bench
 keep=no
+bin=${PFARCHIVE:-$root/.build-release/release/pfarchive}
 while [ $# -gt 0 ]; do
     case "$1" in
     --rows) rows=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
     --keep) keep=yes; shift ;;
-    *) echo "usage: $0 [--rows N] [--work DIR] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rows N] [--work DIR] [--bin PFARCHIVE] [--keep]" >&2; exit 2 ;;
     esac
 done
-bin=${PFARCHIVE:-$root/.build-release/release/pfarchive}
 if [ ! -x "$bin" ]; then
     echo "build first: swift build -c release --scratch-path .build-release --product pfarchive" >&2
     exit 2
