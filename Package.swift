@@ -435,7 +435,7 @@ let package = Package(
         .testTarget(
             name: "PFDiffTests",
             dependencies: [
-                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFTypedStream", "PFParse", "PFFormats",
+                "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFKeyedArchive", "PFTypedStream", "PFParse", "PFFormats", "PFSerialization",
                 "PFStores", "PFSQLiteStore", "PFDiff",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

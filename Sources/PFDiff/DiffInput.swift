@@ -18,7 +18,9 @@ public struct DiffInput: Sendable {
     /// archive: its object graph is compared, not its object table. One with the shape that
     /// does not decode as an archive (a damaged one, or a rendering such as plistlib's JSON
     /// with `$bytes_hex` data) is compared as the tree it is, as `convert` keeps it; a limit it
-    /// passes while decoding still fails. A graph is given in its ``GraphCanonicalForm``.
+    /// passes while decoding still fails. A graph is given in its ``GraphCanonicalForm``, as is
+    /// a document holding a graph's JSON shape (integer `$id`s that `$ref`s name), which then
+    /// counts as a graph.
     /// - Parameters:
     ///   - bytes: the input.
     ///   - options: the reading options (an explicit ``PFFormats/FormatIO/ReadOptions/format`` is kept).
@@ -38,9 +40,18 @@ public struct DiffInput: Sendable {
                 // Not an archive after all: the table is what `convert` writes, so compare it.
             }
         }
-        let isGraph = [.keyed, .typedstream].contains(result.format)
-        // One spelling per graph, so two writers' orders are not differences in sharing.
-        let value = isGraph ? GraphCanonicalForm.canonical(result.value, maxDepth: options.limits.maxDepth) : result.value
-        return DiffInput(value: value, format: result.format, isGraph: isGraph)
+        // One spelling per graph, so two writers' orders are not differences in sharing. A
+        // document that holds a graph's JSON shape (`convert x.archive x.json`: `$id`s and
+        // `$ref`s) is that graph too.
+        if [.keyed, .typedstream].contains(result.format) {
+            let value = GraphCanonicalForm.canonical(result.value, maxDepth: options.limits.maxDepth)
+            return DiffInput(value: value, format: result.format, isGraph: true)
+        }
+        if result.format != .parse {
+            if let value = GraphCanonicalForm.canonicalIfGraph(result.value, maxDepth: options.limits.maxDepth, requireReferences: true) {
+                return DiffInput(value: value, format: result.format, isGraph: true)
+            }
+        }
+        return DiffInput(value: result.value, format: result.format, isGraph: false)
     }
 }

@@ -11,7 +11,8 @@ import PFCore
 /// Compared as trees they would differ in sharing where they do not. In the canonical form
 /// every dictionary's members are in key order, each shared object is in full at its first
 /// occurrence in that order, and only shared objects have an `$id`, numbered 1, 2, 3… in that
-/// order, so two spellings of one graph are one tree (equal with `==`), and a patch computed
+/// order (a shared `$class` object is `{"$class", "$id", …}`, never wrapped in `{"$id",
+/// "$value"}`), so two spellings of one graph are one tree (equal with `==`), and a patch computed
 /// between canonical forms applies to the canonical form (`pfarchive patch` reads its input
 /// as `diff` does).
 public enum GraphCanonicalForm {
@@ -22,15 +23,23 @@ public enum GraphCanonicalForm {
     /// - Parameters:
     ///   - root: a graph's JSON shape.
     ///   - maxDepth: the deepest nesting the canonical form may have.
+    ///   - requireReferences: leave `root` alone unless it holds a `$ref` — for a document
+    ///     not read as a graph (JSON, a plist), whose integer `$id` keys make it a graph only
+    ///     when something refers to them.
     /// - Returns: the canonical form.
-    public static func canonical(_ root: PFValue, maxDepth: Int = PFLimits.default.maxDepth) -> PFValue {
+    public static func canonical(_ root: PFValue, maxDepth: Int = PFLimits.default.maxDepth, requireReferences: Bool = false) -> PFValue {
+        canonicalIfGraph(root, maxDepth: maxDepth, requireReferences: requireReferences) ?? root
+    }
+
+    /// ``canonical(_:maxDepth:requireReferences:)``, or `nil` where that gives `root` itself.
+    public static func canonicalIfGraph(_ root: PFValue, maxDepth: Int = PFLimits.default.maxDepth, requireReferences: Bool = false) -> PFValue? {
         var definitions: [Int64: OrderedDictionary<String, PFValue>] = [:]
         var references: Set<Int64> = []
         var repeated: Set<Int64> = []
         collect(root, &definitions, &references, &repeated)
-        guard !definitions.isEmpty, references.isSubset(of: definitions.keys) else { return root }
+        guard !definitions.isEmpty, references.isSubset(of: definitions.keys), !(requireReferences && references.isEmpty) else { return nil }
         var builder = Builder(definitions: definitions, shared: references.union(repeated), maxDepth: maxDepth)
-        return builder.emit(root, depth: 0) ?? root
+        return builder.emit(root, depth: 0)
     }
 
     /// Every `$id`'s dictionary, every `$ref`'s number, and the `$id`s met in full more than
@@ -76,6 +85,11 @@ public enum GraphCanonicalForm {
             }
             let number = Int64(renumbered.count + 1)
             renumbered[id] = number
+            // A shared dictionary that is a `$class` object (a typedstream's NSDictionary holding
+            // a keyed archive's object) is that object with an `$id`, as a keyed graph spells it.
+            if members.count == 2, case .dictionary(let inner)? = members["$value"], case .string? = inner["$class"], inner["$id"] == nil {
+                members = inner
+            }
             members["$id"] = .int(number)
             return emitMembers(members, depth: depth)
         }

@@ -25,6 +25,11 @@ public enum KeyedArchive {
         // The container is found by FormatDetector, and compression (with zlib's look-alikes)
         // undone by Serialization, as for every other reader.
         try Serialization.open(bytes, limits: limits, decompress: decompress) { (plain, _) throws(PFError) in
+            // A typedstream has no tree to hold an object table (read as CBOR, it would fail
+            // with "trailing bytes"): say what it is.
+            if FormatDetector.detect(plain) == .typedstream {
+                throw PFError(KeyedArchiveFailure.typedstreamNotKeyed, format: .keyedArchive)
+            }
             let container = FormatDetector.container(plain)
             let plist = try Serialization.readTree(plain, as: container, options: .init(limits: limits))
             return (try KeyedObjectTable(plist: plist), container)

@@ -38,6 +38,8 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
     case rootNotDictionary(found: String)
     /// The root has no `$archiver`.
     case noArchiver
+    /// The bytes are a typedstream (NSArchiver's classic format), not a keyed archive.
+    case typedstreamNotKeyed
     /// `$archiver` is not `NSKeyedArchiver`.
     case archiverName(found: String)
     /// `$version` is not 100000.
@@ -169,6 +171,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .rootNotDictionary(let found):
             "the archive's root is \(found), expected a dictionary with $archiver, $version, $top and $objects"
         case .noArchiver: "missing $archiver; this is not an NSKeyedArchiver archive"
+        case .typedstreamNotKeyed: "this is a typedstream (NSArchiver's classic format), not an NSKeyedArchiver archive"
         case .archiverName(let found): "$archiver is \(found), expected \"NSKeyedArchiver\""
         case .archiveVersion(let found): "$version is \(found), expected 100000"
         case .noTop: "missing $top; expected a dictionary of object references"

@@ -30,24 +30,27 @@ extension ClassicArchiver {
             return true
         }
         if members.count == 2, let inner = members["$value"], let id = members["$id"]?.int64Value, inner.isContainer {
-            sharedTreeIDs[id] = writer.nextNumber
-            sharedTreeValues[id] = members
+            registerSharedTree(id, members)
             try inner.classicWrite(to: self)
             return true
         }
         if try writeTreeValue(members) { return true }
         guard case .string(let name)? = members["$class"], case .array(let groups)? = Self.metadata("$values", in: members) else { return false }
         let chain = try Self.classChain(name, members, path: [])
-        if let id = members["$id"]?.int64Value {
-            sharedTreeIDs[id] = writer.nextNumber
-            sharedTreeValues[id] = members
-        }
+        if let id = members["$id"]?.int64Value { registerSharedTree(id, members) }
         try writeObject(chain: chain) { archiver in
             for (g, group) in groups.enumerated() {
                 try archiver.writeTreeGroup(group, path: [.key("$values"), .index(g)])
             }
         }
         return true
+    }
+
+    /// Records that the next object written is the tree value with this `$id`, so a later
+    /// `{"$ref": id}` (or the same value again) is written as a reference to it.
+    func registerSharedTree(_ id: Int64, _ members: OrderedDictionary<String, PFValue>) {
+        sharedTreeIDs[id] = writer.nextNumber
+        sharedTreeValues[id] = members
     }
 
     /// Writes an `NSValue` or `NSURL` of the decoded-tree shape — `{"$class": "NSValue", "type":
@@ -58,10 +61,7 @@ extension ClassicArchiver {
     func writeTreeValue(_ members: OrderedDictionary<String, PFValue>) throws -> Bool {
         func only(_ keys: Set<String>) -> Bool { members.keys.allSatisfy { $0 == "$class" || $0 == "$id" || keys.contains($0) } }
         func register() {
-            if let id = members["$id"]?.int64Value {
-                sharedTreeIDs[id] = writer.nextNumber
-                sharedTreeValues[id] = members
-            }
+            if let id = members["$id"]?.int64Value { registerSharedTree(id, members) }
         }
         switch members["$class"] {
         case .string("NSValue")?:

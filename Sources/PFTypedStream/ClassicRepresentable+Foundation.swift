@@ -399,12 +399,20 @@ extension PFValue: ClassicRepresentable {
         case .dictionary(let members):
             // `$class`/`$values` objects and `$id`/`$ref` sharing, as decodeValue writes them.
             if try archiver.writeTreeObject(members) { return }
-            guard let count = Int32(exactly: members.count) else {
-                throw PFError(TypedStreamFailure.dictionaryTooLarge(members.count), format: .typedstream)
+            // Any other dictionary is an NSDictionary. One with an `$id` is shared (a keyed
+            // archive's object, `{"$class": "kt.Tag", "$id": 2, "label": …}`, has no typedstream
+            // form of its own): it is written once, without the `$id`, and its `$ref`s refer to it.
+            var entries = members
+            if let id = members["$id"]?.int64Value {
+                archiver.registerSharedTree(id, members)
+                entries.removeValue(forKey: "$id")
+            }
+            guard let count = Int32(exactly: entries.count) else {
+                throw PFError(TypedStreamFailure.dictionaryTooLarge(entries.count), format: .typedstream)
             }
             try archiver.writeObject(chain: ClassicClassVersion.nsDictionary) { a in
                 a.encode(count)
-                for (key, value) in members {
+                for (key, value) in entries {
                     try a.encode(key)
                     try a.encode(value)
                 }

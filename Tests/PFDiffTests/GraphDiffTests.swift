@@ -2,6 +2,7 @@ import Foundation
 import PFCore
 import PFFormats
 import PFKeyedArchive
+import PFSerialization
 import PFTestSupport
 import Testing
 
@@ -160,5 +161,42 @@ import Testing
         let dangling: PFValue = ["b": ["$ref": 9], "a": ["$id": 1, "$value": [1]]]
         #expect(GraphCanonicalForm.canonical(dangling) == dangling)
         #expect(GraphCanonicalForm.canonical(second, maxDepth: 2) == second)
+    }
+
+    /// Every real keyed archive converted to a typedstream, JSON or CBOR (as `convert x.archive
+    /// y.typedstream` does) is the same graph to `diff`. On main a cycle through keyed objects
+    /// failed to write as a typedstream ("$ref 2 names no earlier $id": a keyed object is an
+    /// NSDictionary there, and was not shared), a shared one read back wrapped in
+    /// `{"$id", "$value"}`, and a graph's JSON was compared as a plain tree against the archive.
+    @Test func realArchivesConvertedToOtherGraphFormatsAreTheSameGraph() throws {
+        let dir = Fixtures.real.appendingPathComponent("keyed")
+        var files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+        files += try FileManager.default.contentsOfDirectory(at: dir.appendingPathComponent("linux-corelibs"), includingPropertiesForKeys: nil)
+        var compared = 0
+        for file in files where !file.lastPathComponent.contains("-neg-") && !file.hasDirectoryPath {
+            let bytes = try Data(contentsOf: file)
+            guard let original = try? Self.read(bytes), original.isGraph else { continue }
+            let decoded = try FormatIO.read(bytes, options: .init(format: .keyed)).value
+            for format in [DataFormat.typedstream, .json, .cbor] {
+                let converted = try FormatIO.write(decoded, as: format)
+                let back = try Self.read(converted)
+                if format == .typedstream { #expect(back.isGraph, "\(file.lastPathComponent)") }
+                let result = ValueDiff.compare(original.value, back.value, options: Self.graphOptions)
+                #expect(result.isEmpty, "\(file.lastPathComponent) → \(format): \(result.differences.prefix(3).map(\.description))")
+            }
+            compared += 1
+        }
+        #expect(compared >= 15)
+    }
+
+    /// A typedstream read as a keyed archive says what it is, instead of "CBOR: N trailing bytes".
+    @Test func aTypedstreamIsNotTakenForAKeyedArchive() throws {
+        let stream = try FormatIO.write(["$class": "NSObject"] as PFValue, as: .typedstream)
+        #expect(throws: PFError.self) { _ = try KeyedArchive.readTable(stream) }
+        do {
+            _ = try KeyedArchive.readTable(stream)
+        } catch {
+            #expect(error.failure(as: KeyedArchiveFailure.self) == .typedstreamNotKeyed)
+        }
     }
 }
