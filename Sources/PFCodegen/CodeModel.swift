@@ -104,12 +104,13 @@ public struct GeneratedType: Sendable, Equatable {
     public var version: Int
     /// The superclasses with their versions, most derived first (typedstream classes).
     public var classicSuperclasses: [ClassicSuperclass] = []
-    /// The generated type this class inherits from (typedstream classes): the nearest
-    /// superclass in its archived chain that is generated as a ``isClassicBase`` class.
+    /// The generated type this class inherits from (typedstream and keyed archive classes,
+    /// archive style): the nearest superclass in its archived chain that is generated as a
+    /// ``isClassicBase`` class.
     public var superclass: String? = nil
-    /// Whether this is a superclass with no object of its own in the stream, generated so a
-    /// position holding objects of several of its subclasses has one type (typedstream
-    /// classes): it holds no values and is not in the registry.
+    /// Whether this is a superclass with no object of its own in the source, generated so a
+    /// position (typedstream) or key (keyed archive) holding objects of several of its
+    /// subclasses has one type: it holds no values and is not in the registry.
     public var isClassicBase = false
     /// Types declared inside this one (nested structs and enums).
     public var nested: [GeneratedType]
@@ -166,7 +167,9 @@ public struct CodeModelOptions: Sendable {
     /// Make nested structs for Object fields with a stable shape (off for the archive style,
     /// whose dictionaries decode as value trees).
     public var nestedStructs = true
-    /// Make typedstream classes positional `ClassicArchiveCoding` classes (the archive style).
+    /// The archive style: make typedstream classes positional `ClassicArchiveCoding`
+    /// classes, and give a field holding objects of several archived classes (keyed or
+    /// typedstream) their nearest common superclass as a generated base class.
     public var classic = false
 
     /// Makes options.
@@ -214,11 +217,17 @@ struct Resolver {
         for stats in ordered {
             typeNames[stats.name] = SwiftNames.unique(SwiftNames.typeName(stats.name), in: &taken)
         }
-        let classicHierarchy = inference.source == .typedstream && options.classic
+        let classicHierarchy = (inference.source == .typedstream || inference.source == .keyedArchive) && options.classic
         if classicHierarchy {
-            // The superclasses a position's objects share are named before any class is
-            // resolved, so every position can be typed as one.
+            // The superclasses a position's (or a key's) objects share are named before any
+            // class is resolved, so every field can be typed as one.
             for stats in wanted {
+                if inference.source == .keyedArchive {
+                    for field in stats.shape.fields.values {
+                        if let base = classicPositionBase(field) { classicBases[base] = () }
+                    }
+                    continue
+                }
                 for (i, encoding) in stats.classicGroups.enumerated() where encoding == "@" {
                     guard let field = stats.shape.fields[String(i)] else { continue }
                     if let base = classicPositionBase(field) { classicBases[base] = () }
@@ -407,11 +416,16 @@ struct Resolver {
 
     // MARK: - Typedstream class hierarchy
 
-    /// A typedstream class's archived chain, most derived first: its own, or for a class with
-    /// no object of its own, the rest of a subclass's chain from it on.
+    /// An archived class's chain (typedstream or keyed archive), most derived first: its
+    /// own, or for a class with no object of its own, the rest of a subclass's chain from it on
+    /// (a keyed archive's `$classes`, a typedstream's class table).
     func classicChain(of name: String) -> [String] {
         if let stats = inference.classes[name] { return stats.chain.isEmpty ? [name, "NSObject"] : stats.chain }
-        return classicSuperclasses(of: name).map { $0.map(\.name) } ?? [name, "NSObject"]
+        if let supers = classicSuperclasses(of: name) { return supers.map(\.name) }
+        for stats in inference.classes.values {
+            if let i = stats.chain.firstIndex(of: name) { return Array(stats.chain[i...]) }
+        }
+        return [name, "NSObject"]
     }
 
     /// A class with its version and superclasses, from some object's chain: for a class with
@@ -464,6 +478,20 @@ struct Resolver {
         let supers = classicSuperclasses(of: base) ?? [(name: base, version: 0)]
         let chain = classicChain(of: base)
         let subclasses = wanted.filter { classicChain(of: $0.name).dropFirst().contains(base) }.map { "`\(SwiftNames.docText($0.name))`" }
+        if inference.source == .keyedArchive {
+            // A keyed archive's `$classes` carry no versions of the superclasses: version 0.
+            let doc = [
+                "The `\(SwiftNames.docText(base))` class of `\(SwiftNames.docText(inference.origin))` (keyed archive): no object of its own"
+                    + " in the archive, the superclass of \(subclasses.joined(separator: ", ")), so a key holding objects of several of them has one type.",
+                "Archived as `\(SwiftNames.docText(chain.joined(separator: " : ")))`; it holds no keys (each subclass reads and writes all of its own)"
+                    + " and is not in the registry.",
+            ]
+            var type = GeneratedType(
+                name: typeNames[base] ?? SwiftNames.typeName(base), sourceName: base, kind: .model, properties: [], doc: doc, chain: chain,
+                version: 0, nested: [])
+            type.isClassicBase = true
+            return type
+        }
         let doc = [
             "The `\(SwiftNames.docText(base))` class of `\(SwiftNames.docText(inference.origin))` (typedstream): no object of its own in the"
                 + " stream, the superclass of \(subclasses.joined(separator: ", ")), so a position holding objects of several of them has one type.",
@@ -593,8 +621,11 @@ struct Resolver {
             if field.archivedClasses.count == 1, let target = field.archivedClasses.keys.first, let generated = typeNames[target] {
                 return (.model(generated), [])
             }
+            if let base = sharedClassicBase(field), classicBases[base] != nil, let baseName = typeNames[base] {
+                return (.model(baseName), ["Objects of several classes: typed as their nearest common superclass, `\(SwiftNames.docText(base))`."])
+            }
             if field.archivedClasses.count > 1 {
-                conflict(className, path, field, "objects of several classes: kept as \(anyName)")
+                conflict(className, path, field, "objects of several classes with no common generated superclass (other than NSObject): kept as \(anyName)")
             }
             return (.any, [])
         case .array:

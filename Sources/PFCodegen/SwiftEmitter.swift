@@ -130,7 +130,7 @@ public struct SwiftEmitter: Sendable {
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: true)
                 out += classicConformance(type, pad: pad + "    ")
             case .archive:
-                out += pad + "\(mod)final class \(type.name): ArchiveCoding {\n"
+                out += pad + "\(mod)\(type.isClassicBase ? "" : "final ")class \(type.name): \(type.superclass ?? "ArchiveCoding") {\n"
                 out += members(of: type, anyType: anyType, model: model, level: level, isClass: true)
                 out += archiveConformance(type, pad: pad + "    ")
             }
@@ -178,8 +178,11 @@ public struct SwiftEmitter: Sendable {
                 let t = spelled(p, anyType: anyType)
                 return "\(SwiftNames.escaped(p.name)): \(t)" + (t.hasSuffix("?") ? " = nil" : "")
             }
-            out += "\n" + pad + "/// Makes a value from its properties.\n"
-            if params.isEmpty, type.superclass != nil {
+            if !type.properties.isEmpty || !type.nested.isEmpty { out += "\n" }
+            out += pad + (params.isEmpty ? "/// Makes an instance.\n" : "/// Makes a value from its properties.\n")
+            if params.isEmpty, type.superclass == nil {
+                return out + pad + "\(mod)init() {}\n"
+            } else if params.isEmpty {
                 out += pad + "override \(mod)init() {\n"
             } else if params.count > 3 {
                 out += pad + "\(mod)init(\n" + params.map { pad + "    " + $0 }.joined(separator: ",\n") + "\n" + pad + ") {\n"
@@ -265,13 +268,27 @@ public struct SwiftEmitter: Sendable {
     }
 
     func archiveConformance(_ type: GeneratedType, pad: String) -> String {
-        var out = "\n" + pad + "\(mod)static let archiveClassName = \(SwiftNames.literal(type.sourceName))\n"
+        // In a class hierarchy the name, chain and version are class members every subclass
+        // overrides (a protocol extension's defaults would not be dispatched), as in
+        // classicConformance.
+        let inHierarchy = type.isClassicBase || type.superclass != nil
+        let over = type.superclass != nil ? "override " : ""
+        let member = inHierarchy ? "\(over)\(mod)class var" : "\(mod)static let"
+        var out = "\n" + pad + (inHierarchy
+            ? "\(member) archiveClassName: String { \(SwiftNames.literal(type.sourceName)) }\n"
+            : "\(member) archiveClassName = \(SwiftNames.literal(type.sourceName))\n")
+        let variable = inHierarchy ? "\(over)\(mod)class" : "\(mod)static"
         let chain = type.chain.map(SwiftNames.literal).joined(separator: ", ")
-        if type.chain != [type.sourceName, "NSObject"] {
-            out += pad + "\(mod)static var archiveClassChain: [String] { [\(chain)] }\n"
+        if type.chain != [type.sourceName, "NSObject"] || inHierarchy {
+            out += pad + "\(variable) var archiveClassChain: [String] { [\(chain)] }\n"
         }
-        if type.version != 0 { out += pad + "\(mod)static var archiveVersion: Int { \(type.version) }\n" }
-        out += "\n" + pad + "\(mod)func encode(with coder: KeyedArchiver) throws {\n"
+        if type.version != 0 || inHierarchy { out += pad + "\(variable) var archiveVersion: Int { \(type.version) }\n" }
+        if type.properties.isEmpty {
+            // A base holds no keys: its subclasses write and read all of their own.
+            return out + "\n" + pad + "\(mod)func encode(with coder: KeyedArchiver) throws {}\n\n"
+                + pad + "\(mod)required init(from coder: KeyedUnarchiver) throws {}\n"
+        }
+        out += "\n" + pad + "\(over)\(mod)func encode(with coder: KeyedArchiver) throws {\n"
         for p in type.properties {
             let name = SwiftNames.escaped(p.name)
             let key = SwiftNames.literal(p.key)
@@ -289,7 +306,7 @@ public struct SwiftEmitter: Sendable {
             }
         }
         out += pad + "}\n\n"
-        out += pad + "\(mod)init(from coder: KeyedUnarchiver) throws {\n"
+        out += pad + "\(mod)\(inHierarchy ? "required " : "")init(from coder: KeyedUnarchiver) throws {\n"
         var deferred: [GeneratedProperty] = []
         for p in type.properties {
             if isDeferredReference(p) {
@@ -303,6 +320,9 @@ public struct SwiftEmitter: Sendable {
                 out += pad + "    \(p.name) = try coder.decode(\(base).self, forKey: \(SwiftNames.literal(p.key)))\n"
             }
         }
+        // A subclass reads every key itself; its base holds none. `self` is captured only
+        // after the base is initialized.
+        if type.superclass != nil { out += pad + "    super.init()\n" }
         for p in deferred {
             let base = p.type.spelled(anyType: "PFValue")
             out += pad + "    try coder.decodeReference(\(base).self, forKey: \(SwiftNames.literal(p.key))) { [unowned self] in self.\(p.name) = $0 }\n"

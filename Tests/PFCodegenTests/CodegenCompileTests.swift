@@ -586,6 +586,38 @@ print("pytypedstream: %d objects the same" % len(ours))
     }
 }
 
+extension CodegenCompileTests {
+    /// A key holding objects of several classes (bpylist2's `JNStreamTable.columns`: five
+    /// column classes) is typed as their nearest common superclass from the archive's
+    /// `$classes` (`JNStreamTableColumn`, generated as an open base with no keys of its own),
+    /// and the archive decodes into the generated classes and re-encodes with every object's
+    /// class, chain, version and keys (was `[PFValue]`, "objects of several classes").
+    @Test func keyedArchiveWithSeveralClassesRoundTripsThroughTheirSuperclass() throws {
+        let source = Fixtures.real.appendingPathComponent("keyed/bpylist2-fullChangeLog.bplist")
+        let out = try generate(source)
+        let code = try SwiftCompiler.swiftFiles(in: out).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public var columns: [JNStreamTableColumn]\n"))
+        #expect(code.contains("public class JNStreamTableColumn: ArchiveCoding {"))
+        #expect(code.contains("public final class JNStreamTablePackedValueColumn: JNStreamTableColumn {"))
+        #expect(!code.contains("several classes: kept as"))
+        let dir = out.deletingLastPathComponent()
+        let main = dir.appendingPathComponent("main.swift")
+        try (Self.comparison + """
+            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+            let root = try KeyedUnarchiver.unarchivedObject(ofType: JNStreamTable.self, from: data, registry: GeneratedModels.registry)
+            let again = try KeyedArchiver.archivedData(withRootObject: root)
+            let a = try KeyedGraph(table: KeyedArchive.readTable(data).table).jsonValue()
+            let b = try KeyedGraph(table: KeyedArchive.readTable(again).table).jsonValue()
+            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
+            print("round-trip " + root.columns.map { type(of: $0).archiveClassName }.joined(separator: ","))
+            """).write(to: main, atomically: true, encoding: .utf8)
+        let result = try SwiftCompiler.buildAndRun(try SwiftCompiler.swiftFiles(in: out) + [main], in: dir, arguments: [source.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round-trip JNStreamTableUInt8Column,JNStreamTableUInt64Column,"), "\(result.output)")
+        #expect(result.output.contains(",JNStreamTableDictionaryColumn"), "\(result.output)")
+    }
+}
+
 /// Objects archived by Foundation's own NSKeyedArchiver.
 final class FoundationStaff: NSObject, NSCoding {
     var name: String
