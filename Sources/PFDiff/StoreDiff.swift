@@ -237,10 +237,17 @@ public struct StoreDiff {
     /// key and the class compared already; a source that kept `className` among a row's
     /// members, as Core Data's reader does, is not different for it), fields in the order of
     /// their UTF-8 bytes so that the same object read from two stores (whose field orders
-    /// differ) encodes to the same bytes.
+    /// differ) encodes to the same bytes. A Relation field is left out: its value
+    /// (`{"__type": "Relation", "className": …}`) says only what the schema says, and stores
+    /// differ in whether rows carry it (Parse.com's exports leave it out, Parse Server's
+    /// MongoDB shape puts it in); the relation is compared by its join rows and the schema.
     static func value(of object: ParseObject) -> PFValue {
         guard case .dictionary(let m) = object.encoded(style: .typed) else { return .null }
-        var fields = m.elements.filter { $0.key != "objectId" && $0.key != "className" }
+        var fields = m.elements.filter { field in
+            if field.key == "objectId" || field.key == "className" { return false }
+            if case .dictionary(let d) = field.value, d["__type"] == .string("Relation") { return false }
+            return true
+        }
         fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeysWithValues: fields))
     }
