@@ -621,6 +621,8 @@ extension PostgresStore {
         json.reserveCapacity(1_024)
         var hints = [Int](repeating: -1, count: plans.count)
         for (id, pick) in zip(order, picks) {
+            // One copy per row: `objects[pick]` in the cell loop made one per cell.
+            let object = objects[pick]
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
             for i in plans.indices {
                 func tooLong() -> PFError {
@@ -628,7 +630,7 @@ extension PostgresStore {
                         PostgresStoreFailure.valueTooLong(location: "\(location)", className: className, objectId: id, column: plans[i].column),
                         format: StoreFormat.name)
                 }
-                switch try cell(objects[pick], plans[i], numbers: &numbers[i], hint: &hints[i], className: className) {
+                switch try cell(object, plans[i], numbers: &numbers[i], hint: &hints[i], className: className) {
                 case .null: CopyBinary.appendNull(to: &buffer)
                 case .text(let s): guard CopyBinary.append(s, to: &buffer) else { throw tooLong() }
                 case .bool(let b): CopyBinary.append(b, to: &buffer)
