@@ -237,12 +237,20 @@ extension PostgresStore {
         // and the schema); reading adds them to every object again. Most objects have no
         // Relation field and no name to encode: the batch is then written as it came, no copy
         // of it (a copy of an object retains every field, and releases them all again after).
+        // By index, never `for object in objects`: a copy of an object retains each of its
+        // fields and releases them again, on every pass over every batch.
         var copied: [ParseObject]?
-        for (i, object) in objects.enumerated() {
-            let hasRelation = object.fields.values.contains { if case .relation = $0 { return true } else { return false } }
-            let kept = !hasRelation ? nil : try object.replacingFields(
-                object.fields.filter { if case .relation = $0.value { return false } else { return true } })
-            guard let changed = ParseNameCoding.encodedIfChanged(kept ?? object, policy: namePolicy, tally: &tally) ?? kept else { continue }
+        for i in objects.indices {
+            let hasRelation = objects[i].fields.values.contains { if case .relation = $0 { return true } else { return false } }
+            let changed: ParseObject?
+            if hasRelation {
+                let kept = try objects[i].replacingFields(
+                    objects[i].fields.filter { if case .relation = $0.value { return false } else { return true } })
+                changed = ParseNameCoding.encodedIfChanged(kept, policy: namePolicy, tally: &tally) ?? kept
+            } else {
+                changed = ParseNameCoding.encodedIfChanged(objects[i], policy: namePolicy, tally: &tally)
+            }
+            guard let changed else { continue }
             if copied == nil { copied = objects }
             copied?[i] = changed
         }
@@ -435,9 +443,9 @@ extension PostgresStore {
         // Fields the schema did not announce get columns too.
         let known = transaction?.layouts[className]?.fields ?? [:]
         var newFields = OrderedDictionary<String, ParseSchema.Field>()
-        for object in objects {
+        for index in objects.indices {
             // By index: only a new field's value is looked at (copying each retains it).
-            let fields = object.fields
+            let fields = objects[index].fields
             for i in fields.keys.indices where known[fields.keys[i]] == nil && newFields[fields.keys[i]] == nil {
                 if let field = ParseSchema.fieldType(of: fields.values[i]) { newFields[fields.keys[i]] = field }
             }
@@ -459,11 +467,11 @@ extension PostgresStore {
         order.reserveCapacity(objects.count)
         picks.reserveCapacity(objects.count)
         slots.reserveCapacity(objects.count)
-        for (i, object) in objects.enumerated() {
-            guard object.className == className else {
-                throw PFError(StoreFailure.wrongClassInBatch(location: "\(location)", index: i, objectId: object.objectId, className: object.className, batchClass: className), format: StoreFormat.name)
+        for i in objects.indices {
+            guard objects[i].className == className else {
+                throw PFError(StoreFailure.wrongClassInBatch(location: "\(location)", index: i, objectId: objects[i].objectId, className: objects[i].className, batchClass: className), format: StoreFormat.name)
             }
-            guard let id = object.objectId, !id.isEmpty else {
+            guard let id = objects[i].objectId, !id.isEmpty else {
                 throw PFError(PostgresStoreFailure.noObjectId(location: "\(location)", className: className, index: i), format: StoreFormat.name)
             }
             guard id.utf8.count <= 120 || id.count <= 120, !id.utf8.contains(0) else {
@@ -613,6 +621,7 @@ extension PostgresStore {
         json.reserveCapacity(1_024)
         var hints = [Int](repeating: -1, count: plans.count)
         for (id, pick) in zip(order, picks) {
+            // One copy per row: `objects[pick]` in the cell loop made one per cell.
             let object = objects[pick]
             CopyBinary.beginRow(columns: plans.count, in: &buffer)
             for i in plans.indices {
@@ -787,9 +796,9 @@ extension PostgresStore {
             if layout.multiClassPointers.contains(name) { continue }
             expected.append((name, layout.fields[name]?.targetClass))
         }
-        let settled = expected.allSatisfy { $0.target != nil } && objects.allSatisfy { object in
+        let settled = expected.allSatisfy { $0.target != nil } && objects.indices.allSatisfy { index in
             expected.allSatisfy { field in
-                guard let value = object.fields[field.name] else { return true }
+                guard let value = objects[index].fields[field.name] else { return true }
                 switch value {
                 case .pointer(let pointer): return pointer.className == field.target
                 case .embedded: return value.pointerValue.map { $0.className == field.target } ?? true
