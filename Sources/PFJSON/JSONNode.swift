@@ -506,7 +506,7 @@ struct JSONTreeChecker {
 
 // MARK: - json-c values
 
-/// Reading json-c values, shared by the tree converter, the checker and ``JSONNode``.
+/// Reading json-c values, shared by the tree converter, the checker and the tree's copy into a tape.
 enum JSONC {
     /// The kind of a non-NULL json-c value.
     @inline(__always)
