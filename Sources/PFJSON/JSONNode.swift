@@ -6,11 +6,12 @@ import PFCore
 /// A read-only view of one value of a parsed JSON document: nothing is copied until asked (a
 /// string becomes a `String` when ``stringValue`` is read).
 ///
-/// A strict document whose object keys are plain ASCII without escapes (a Parse export's
-/// rows, most JSON in practice) is viewed straight over the input bytes, through the record
-/// pfarchive's validating scanner makes as it goes; any other document (lenient mode, keys
-/// beyond ASCII or with escapes, a `maxStringBytes` budget below the input's size) over
-/// json-c's tree. Both show the same values, counts and errors.
+/// Every document is viewed as one tape (``JSONTape``). A strict document whose object keys
+/// are plain ASCII without escapes (a Parse export's rows, most JSON in practice) is viewed
+/// straight over the input bytes, through the record pfarchive's validating scanner makes as
+/// it goes; any other document (lenient mode, keys beyond ASCII or with escapes, integers
+/// beyond 64 bits, a `maxStringBytes` budget below the input's size) is read by json-c and
+/// its tree copied into a tape of decoded values. Both show the same values, counts and errors.
 ///
 /// Nodes are handed out by ``JSONReader/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and
 /// ``JSONReader/Session/withDocument(_:_:)-(UnsafeRawBufferPointer,_)`` and are valid **only
@@ -71,22 +72,12 @@ public struct JSONNode {
         case object
     }
 
-    /// json-c's value (`nil` for `null` and for tape nodes).
-    private let object: OpaquePointer?
-    /// The value's entry in the document's tape, or -1 for a json-c node.
+    /// The value's entry in the document's tape.
     private let index: Int
     private let document: JSONDocument
     private let generation: UInt64
 
-    init(_ object: OpaquePointer?, _ document: JSONDocument, _ generation: UInt64) {
-        self.object = object
-        self.index = -1
-        self.document = document
-        self.generation = generation
-    }
-
     init(tapeIndex index: Int, _ document: JSONDocument, _ generation: UInt64) {
-        self.object = nil
         self.index = index
         self.document = document
         self.generation = generation
@@ -99,26 +90,12 @@ public struct JSONNode {
                      "a JSONNode was used after the withDocument closure that gave it returned; keep Swift values (value(), stringValue) instead")
     }
 
-    /// json-c's value, once it is known the tree is still alive.
+    /// The node's tape entry (checked alive).
     @inline(__always)
-    private var pointer: OpaquePointer? {
+    private var entry: JSONTapeEntry {
         checkAlive()
-        return object
+        return document.tape.entries[index]
     }
-
-    /// Whether the node is a tape node (checked alive).
-    @inline(__always)
-    private var onTape: Bool {
-        checkAlive()
-        return index >= 0
-    }
-
-    /// The tape entry of a tape node.
-    @inline(__always)
-    private var entry: JSONTapeEntry { document.tape.entries[index] }
-
-    @inline(__always)
-    private func child(_ object: OpaquePointer?) -> JSONNode { JSONNode(object, document, generation) }
 
     @inline(__always)
     private func child(tapeIndex: Int) -> JSONNode { JSONNode(tapeIndex: tapeIndex, document, generation) }
@@ -126,34 +103,18 @@ public struct JSONNode {
     // MARK: - Scalars
 
     /// The value's kind.
-    public var kind: Kind {
-        if onTape { return entry.kind }
-        guard let object = pointer else { return .null }
-        return JSONC.kind(object)
-    }
+    public var kind: Kind { entry.kind }
 
     /// The value's kind and, for a scalar, its payload (a string is built here, so read it once).
     public var content: Content {
-        if onTape {
-            let tape = document.tape
-            switch tape.entries[index].kind {
-            case .string: return .string(tape.string(index))
-            case .int: return .int(tape.int(index))
-            case .uint: return .uint(tape.uint(index))
-            case .double: return .double(tape.double(index))
-            case .bool: return .bool(tape.entries[index].flags & JSONTape.trueFlag != 0)
-            case .array: return .array
-            case .object: return .object
-            case .null: return .null
-            }
-        }
-        guard let object = pointer else { return .null }
-        switch JSONC.kind(object) {
-        case .string: return .string(JSONC.string(object))
-        case .int: return .int(json_object_get_int64(object))
-        case .uint: return .uint(json_object_get_uint64(object))
-        case .double: return .double(json_object_get_double(object))
-        case .bool: return .bool(json_object_get_boolean(object) != 0)
+        checkAlive()
+        let tape = document.tape
+        switch tape.entries[index].kind {
+        case .string: return .string(tape.string(index))
+        case .int: return .int(tape.int(index))
+        case .uint: return .uint(tape.uint(index))
+        case .double: return .double(tape.double(index))
+        case .bool: return .bool(tape.entries[index].flags & JSONTape.trueFlag != 0)
         case .array: return .array
         case .object: return .object
         case .null: return .null
@@ -161,62 +122,35 @@ public struct JSONNode {
     }
 
     /// Whether the value is `null`.
-    public var isNull: Bool {
-        if onTape { return entry.kind == .null }
-        return pointer == nil
-    }
+    public var isNull: Bool { entry.kind == .null }
 
     /// The boolean, or `nil` for any other kind.
     public var boolValue: Bool? {
-        if onTape {
-            let e = entry
-            return e.kind == .bool ? e.flags & JSONTape.trueFlag != 0 : nil
-        }
-        guard let object = pointer, json_object_get_type(object) == json_type_boolean else { return nil }
-        return json_object_get_boolean(object) != 0
+        let e = entry
+        return e.kind == .bool ? e.flags & JSONTape.trueFlag != 0 : nil
     }
 
     /// The integer of an ``Kind/int``, or `nil` for any other kind.
-    public var intValue: Int64? {
-        if onTape { return entry.kind == .int ? document.tape.int(index) : nil }
-        guard let object = pointer, JSONC.kind(object) == .int else { return nil }
-        return json_object_get_int64(object)
-    }
+    public var intValue: Int64? { entry.kind == .int ? document.tape.int(index) : nil }
 
     /// The integer of a ``Kind/uint`` (above `Int64.max`), or `nil` for any other kind.
-    public var uintValue: UInt64? {
-        if onTape { return entry.kind == .uint ? document.tape.uint(index) : nil }
-        guard let object = pointer, JSONC.kind(object) == .uint else { return nil }
-        return json_object_get_uint64(object)
-    }
+    public var uintValue: UInt64? { entry.kind == .uint ? document.tape.uint(index) : nil }
 
     /// Any number as a `Double` (integers converted, as ``PFValue/doubleValue`` does), or
     /// `nil` for any other kind.
     public var doubleValue: Double? {
-        if onTape {
-            let tape = document.tape
-            switch tape.entries[index].kind {
-            case .double: return tape.double(index)
-            case .int: return Double(tape.int(index))
-            case .uint: return Double(tape.uint(index))
-            default: return nil
-            }
-        }
-        guard let object = pointer else { return nil }
-        switch JSONC.kind(object) {
-        case .double: return json_object_get_double(object)
-        case .int: return Double(json_object_get_int64(object))
-        case .uint: return Double(json_object_get_uint64(object))
+        checkAlive()
+        let tape = document.tape
+        switch tape.entries[index].kind {
+        case .double: return tape.double(index)
+        case .int: return Double(tape.int(index))
+        case .uint: return Double(tape.uint(index))
         default: return nil
         }
     }
 
     /// The string (built on each call; read it once), or `nil` for any other kind.
-    public var stringValue: String? {
-        if onTape { return entry.kind == .string ? document.tape.string(index) : nil }
-        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
-        return JSONC.string(object)
-    }
+    public var stringValue: String? { entry.kind == .string ? document.tape.string(index) : nil }
 
     /// Calls `body` with a string's UTF-8 bytes in place (no copy unless it has escapes; valid only inside
     /// `body`). In lenient mode they may hold invalid UTF-8, which ``stringValue`` repairs.
@@ -224,12 +158,8 @@ public struct JSONNode {
     /// - Returns: what `body` returns, or `nil` when the value is not a string.
     /// - Throws: what `body` throws.
     public func withStringBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R? {
-        if onTape {
-            guard entry.kind == .string else { return nil }
-            return try document.tape.withStringBytes(index, body)
-        }
-        guard let object = pointer, json_object_get_type(object) == json_type_string else { return nil }
-        return try body(JSONC.stringBytes(object))
+        guard entry.kind == .string else { return nil }
+        return try document.tape.withStringBytes(index, body)
     }
 
     // MARK: - Containers
@@ -237,19 +167,12 @@ public struct JSONNode {
     /// The number of elements of an array or members of an object (a repeated key counted
     /// once); 0 for any other kind.
     public var count: Int {
-        if onTape {
-            switch entry.kind {
-            case .array: return Int(entry.count)
-            case .object: return document.tape.memberCount(index)
-            default: return 0
-            }
+        let e = entry
+        switch e.kind {
+        case .array: return Int(e.count)
+        case .object: return document.tape.memberCount(index)
+        default: return 0
         }
-        guard let object = pointer else { return 0 }
-        let type = json_object_get_type(object)
-        if type == json_type_array { return json_object_array_length(object) }
-        guard type == json_type_object else { return 0 }
-        if document.keysNeedUniquing { return document.uniqueMembers(object).count }
-        return Int(json_object_object_length(object))
     }
 
     /// The element at `index` of an array, or `nil` when the value is not an array or the
@@ -257,33 +180,21 @@ public struct JSONNode {
     /// - Parameter index: a zero-based index.
     /// - Returns: the element.
     public func element(at index: Int) -> JSONNode? {
-        if onTape {
-            guard entry.kind == .array, let found = document.tape.element(of: self.index, at: index) else { return nil }
-            return child(tapeIndex: found)
-        }
-        guard let object = pointer, json_object_get_type(object) == json_type_array,
-            index >= 0, index < json_object_array_length(object)
-        else { return nil }
-        return child(json_object_array_get_idx(object, index))
+        guard entry.kind == .array, let found = document.tape.element(of: self.index, at: index) else { return nil }
+        return child(tapeIndex: found)
     }
 
     /// Calls `body` with each element of an array in order (nothing for other kinds).
     /// - Parameter body: receives the index and the element.
     /// - Throws: what `body` throws.
     public func forEachElement<E: Error>(_ body: (Int, JSONNode) throws(E) -> Void) throws(E) {
-        if onTape {
-            let e = entry
-            guard e.kind == .array else { return }
-            var j = index + 1
-            for k in 0..<Int(e.count) {
-                try body(k, child(tapeIndex: j))
-                j = Int(document.tape.entries[j].next)
-            }
-            return
+        let e = entry
+        guard e.kind == .array else { return }
+        var j = index + 1
+        for k in 0..<Int(e.count) {
+            try body(k, child(tapeIndex: j))
+            j = Int(document.tape.entries[j].next)
         }
-        guard let object = pointer, json_object_get_type(object) == json_type_array else { return }
-        let n = json_object_array_length(object)
-        for k in 0..<n { try body(k, child(json_object_array_get_idx(object, k))) }
     }
 
     /// The member named `name` of an object, or `nil` when there is none or the value is not
@@ -292,36 +203,25 @@ public struct JSONNode {
     /// - Parameter name: the key.
     /// - Returns: the member's value.
     public func member(_ name: String) -> JSONNode? {
-        if onTape {
-            guard entry.kind == .object else { return nil }
-            guard JSONC.isPlainASCII(name) else {
-                // Tape documents have plain ASCII keys, yet a few non-ASCII names equal one as
-                // Swift strings (U+212A KELVIN SIGN is canonically "K"): compare as strings.
-                var found: Int?
-                var j = index + 1
-                for _ in 0..<Int(entry.count) {
-                    if document.tapeKey(j) == name { found = j + 1 }
-                    j = Int(document.tape.entries[j + 1].next)
-                }
-                return found.map { child(tapeIndex: $0) }
+        let e = entry
+        guard e.kind == .object else { return nil }
+        guard e.flags & JSONTape.stringKeysFlag == 0, JSONC.isPlainASCII(name) else {
+            // A name or a key beyond ASCII: equal strings may be different bytes (U+212A
+            // KELVIN SIGN is canonically "K"; "\u{E9}" is "e\u{301}"), so compare as strings.
+            // The last match, for a scanned object with a repeated key; a copied one has merged.
+            var found: Int?
+            var j = index + 1
+            for _ in 0..<Int(e.count) {
+                if document.tapeKey(j) == name { found = j + 1 }
+                j = Int(document.tape.entries[j + 1].next)
             }
-            // ASCII names and keys: equal strings are equal bytes.
-            var name = name
-            let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
-            guard let found else { return nil }
-            return child(tapeIndex: found)
+            return found.map { child(tapeIndex: $0) }
         }
-        guard let object = pointer, json_object_get_type(object) == json_type_object else { return nil }
-        if !document.keysNeedUniquing, JSONC.isPlainASCII(name) {
-            // All keys and the name are ASCII without U+0000: equal Strings are equal bytes,
-            // so json-c's own hash lookup answers.
-            var found: OpaquePointer?
-            // withCString: no copy of a native string (passing `name` directly builds an array).
-            guard name.withCString({ json_object_object_get_ex(object, $0, &found) }) != 0 else { return nil }
-            return child(found)
-        }
-        guard let found = document.uniqueMembers(object)[name] else { return nil }
-        return child(found)
+        // ASCII names and keys: equal strings are equal bytes.
+        var name = name
+        let found = name.withUTF8 { bytes in document.tape.member(of: index, named: UnsafeRawBufferPointer(bytes)) }
+        guard let found else { return nil }
+        return child(tapeIndex: found)
     }
 
     /// Calls `body` with each member of an object in document order (a repeated key once, at
@@ -329,31 +229,18 @@ public struct JSONNode {
     /// - Parameter body: receives the key and the value.
     /// - Throws: what `body` throws.
     public func forEachMember<E: Error>(_ body: (String, JSONNode) throws(E) -> Void) throws(E) {
-        if onTape {
-            let e = entry
-            guard e.kind == .object else { return }
-            if e.flags & JSONTape.duplicatesFlag != 0 {
-                for (key, value) in document.tape.uniqueMembers(of: index) {
-                    try body(document.tapeKey(key), child(tapeIndex: value))
-                }
-                return
-            }
-            var j = index + 1
-            for _ in 0..<Int(e.count) {
-                try body(document.tapeKey(j), child(tapeIndex: j + 1))
-                j = Int(document.tape.entries[j + 1].next)
+        let e = entry
+        guard e.kind == .object else { return }
+        if e.flags & JSONTape.duplicatesFlag != 0 {
+            for (key, value) in document.tape.uniqueMembers(of: index) {
+                try body(document.tapeKey(key), child(tapeIndex: value))
             }
             return
         }
-        guard let object = pointer, json_object_get_type(object) == json_type_object else { return }
-        if document.keysNeedUniquing {
-            for (name, value) in document.uniqueMembers(object) { try body(name, child(value)) }
-            return
-        }
-        var entry = pf_json_object_first_entry(object)
-        while let current = entry {
-            try body(document.key(current), child(pf_json_entry_value(current)))
-            entry = pf_json_entry_next(current)
+        var j = index + 1
+        for _ in 0..<Int(e.count) {
+            try body(document.tapeKey(j), child(tapeIndex: j + 1))
+            j = Int(document.tape.entries[j + 1].next)
         }
     }
 
@@ -365,9 +252,8 @@ public struct JSONNode {
     /// - Throws: ``PFError`` (`invalidValue`) for a malformed typed object in strict mode with
     ///   `typedValues` on, with the path below this node.
     public func value() throws(PFError) -> PFValue {
-        if onTape { return try document.convert(tapeIndex: index) }
-        let object = pointer
-        return try document.convert(object)
+        checkAlive()
+        return try document.convert(tapeIndex: index)
     }
 }
 
@@ -380,7 +266,8 @@ extension JSONNode {
     /// bits), and, for a value that is an object, its members named `first` or `second` whose
     /// values are strings (key and raw value bytes). Equal hashes (with the same `Hasher`
     /// seed) are equal shapes but for a 64-bit collision. `nil` when the node is not an object
-    /// on the tape (a json-c document: the caller reads the bytes instead).
+    /// recorded by the scanner (a document copied from json-c's tree: the caller reads the
+    /// bytes instead).
     ///
     /// The tape already holds every position the scanner found, so this costs a walk over a
     /// few entries per member instead of a second pass over the bytes.
@@ -390,10 +277,12 @@ extension JSONNode {
     ///   - tag: a leading byte, so callers can keep these hashes apart from others of their own.
     /// - Returns: the shape's hash, or `nil`.
     package func memberShape(_ first: StaticString, _ second: StaticString, tag: UInt8) -> Int? {
-        guard onTape else { return nil }
+        checkAlive()
         let p = document.tape.p
         return document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
-            guard index < entries.count, entries[index].kind == .object else { return nil }
+            guard index < entries.count, entries[index].kind == .object,
+                entries[index].flags & JSONTape.storedFlag == 0
+            else { return nil }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShapeFeed.capacity) { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
                 var feed = ShapeFeed(buffer: base)
@@ -494,30 +383,30 @@ final class JSONDocument {
     /// Changes when a document opens and when it closes, so nodes of a closed one are caught.
     @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     @exclusivity(unchecked) private var keyCache = JSONKeyCache.empty
-    @exclusivity(unchecked) private var nulStandIn: Unicode.Scalar?
-    @exclusivity(unchecked) private(set) var keysNeedUniquing = false
-    /// The open document's tape (empty for a json-c document); its storage is reused.
+    /// The open document's tape; its storage is reused.
     @exclusivity(unchecked) var tape = JSONTape(entries: [], input: UnsafeRawBufferPointer(start: nil, count: 0))
     /// The tape builder's stack of open containers, kept for reuse.
     @exclusivity(unchecked) var openContainers: [UInt32] = []
+    /// The bytes a tape copied from json-c's tree points into, kept for reuse.
+    private let sideBuffer = JSONSideBuffer()
     private let options: JSONReader.Options
 
     init(options: JSONReader.Options) {
         self.options = options
     }
 
-    /// Starts a document; returns the generation of its nodes.
-    func open(keyCache: inout JSONKeyCache, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) -> UInt64 {
+    /// Starts a tape document (``tape`` is already filled); returns the generation of its nodes.
+    func openTape(keyCache: inout JSONKeyCache) -> UInt64 {
         self.keyCache = JSONKeyCache.take(&keyCache)
-        self.nulStandIn = nulStandIn
-        self.keysNeedUniquing = keysNeedUniquing
         generation &+= 1
         return generation
     }
 
-    /// Starts a tape document (``tape`` is already filled); returns the generation of its nodes.
-    func openTape(keyCache: inout JSONKeyCache) -> UInt64 {
-        open(keyCache: &keyCache, nulStandIn: nil, keysNeedUniquing: false)
+    /// Fills ``tape`` with a copy of json-c's tree (``JSONTreeTapeWriter``); its root is entry 0.
+    func copyTree(_ root: OpaquePointer?, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) {
+        var writer = JSONTreeTapeWriter(reusing: &tape.entries, nulStandIn: nulStandIn, keysNeedUniquing: keysNeedUniquing)
+        writer.write(root)
+        tape = JSONTape(entries: writer.entries, input: sideBuffer.hold(writer.bytes))
     }
 
     /// Ends the document: its nodes stop working and the key cache goes back.
@@ -527,7 +416,7 @@ final class JSONDocument {
         tape.entries.removeAll(keepingCapacity: true)
     }
 
-    /// The key at tape entry `index` (plain ASCII without escapes), through the key cache.
+    /// The key at tape entry `index` (its bytes as written, or decoded for a copied tree), through the key cache.
     @inline(__always)
     func tapeKey(_ index: Int) -> String {
         let e = tape.entries[index]
@@ -542,34 +431,6 @@ final class JSONDocument {
                                        keyCache: JSONKeyCache.take(&keyCache))
         defer { keyCache = builder.keyCache }
         return try builder.convertRoot(index)
-    }
-
-    @inline(__always)
-    func key(_ entry: UnsafeMutablePointer<lh_entry>) -> String {
-        keyCache.key(entry, nulStandIn: nulStandIn)
-    }
-
-    /// An object's members with keys that are equal Swift strings merged, the last value at
-    /// the first position (only for documents with keys beyond ASCII: distinct bytes for
-    /// json-c may be equal strings, e.g. "\u{E9}" and "e\u{301}").
-    func uniqueMembers(_ object: OpaquePointer) -> OrderedDictionary<String, OpaquePointer?> {
-        var keys: [String] = []
-        var values: [OpaquePointer?] = []
-        var entry = pf_json_object_first_entry(object)
-        while let current = entry {
-            keys.append(key(current))
-            values.append(pf_json_entry_value(current))
-            entry = pf_json_entry_next(current)
-        }
-        return OrderedDictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
-    }
-
-    /// A subtree as a ``PFValue``, with the document's key cache.
-    func convert(_ object: OpaquePointer?) throws(PFError) -> PFValue {
-        var converter = JSONTreeConverter(subtreeWith: options, nulStandIn: nulStandIn,
-                                          keysNeedUniquing: keysNeedUniquing, keyCache: JSONKeyCache.take(&keyCache))
-        defer { keyCache = converter.keyCache }
-        return try converter.convertRoot(object)
     }
 }
 
@@ -645,7 +506,7 @@ struct JSONTreeChecker {
 
 // MARK: - json-c values
 
-/// Reading json-c values, shared by the tree converter, the checker and ``JSONNode``.
+/// Reading json-c values, shared by the tree converter, the checker and the tree's copy into a tape.
 enum JSONC {
     /// The kind of a non-NULL json-c value.
     @inline(__always)

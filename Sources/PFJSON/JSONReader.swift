@@ -172,10 +172,11 @@ public struct JSONReader: Sendable {
                 let checker = JSONTreeChecker(options: options, scan: tree.scan, input: bytes, nulStandIn: tree.nulStandIn)
                 try checker.check(tree.root)
             }
-            let generation = document.open(keyCache: &keyCache, nulStandIn: tree.nulStandIn,
-                                           keysNeedUniquing: tree.scan.nonASCIIKeys)
+            // The view sees a tape here too: json-c's tree copied into one, decoded.
+            document.copyTree(tree.root, nulStandIn: tree.nulStandIn, keysNeedUniquing: tree.scan.nonASCIIKeys)
+            let generation = document.openTape(keyCache: &keyCache)
             defer { document.close(keyCache: &keyCache) }
-            return try body(JSONNode(tree.root, document, generation))
+            return try body(JSONNode(tapeIndex: 0, document, generation))
         }
     }
 

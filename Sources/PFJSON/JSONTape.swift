@@ -47,7 +47,8 @@ struct JSONTapeEntry {
     /// The value's kind (`.string` for a key).
     var kind: JSONNode.Kind
     /// ``JSONTape/trueFlag`` for `true`; ``JSONTape/duplicatesFlag`` for an object with a
-    /// repeated key.
+    /// repeated key; ``JSONTape/storedFlag`` for an entry copied from json-c's tree;
+    /// ``JSONTape/stringKeysFlag`` for an object with a key beyond ASCII.
     var flags: UInt8
     /// Where the value starts: a string's first byte after the quote, a number's or
     /// literal's first byte, a container's bracket.
@@ -167,16 +168,26 @@ struct JSONTapeBuilder: JSONScanSink {
     }
 }
 
-/// A scanned document's values, read in place: the view ``JSONNode`` gives of documents that
-/// need nothing json-c's tree would add (strict mode, object keys of plain ASCII without
-/// escapes, no `maxStringBytes` check needed).
+/// A document's values as ``JSONNode`` views them, every document alike.
 ///
-/// Strings are decoded, numbers converted and keys built only when a node asks, straight
-/// from the input bytes (which must outlive the tape: it is used only inside the reader's
-/// `withDocument`).
+/// Most tapes are recorded by the validating scanner (strict mode, object keys of plain ASCII
+/// without escapes, no `maxStringBytes` check needed): strings are decoded, numbers converted
+/// and keys built only when a node asks, straight from the input bytes (which must outlive
+/// the tape: it is used only inside the reader's `withDocument`). Any other document is read
+/// by json-c and its tree copied into a tape (``JSONTreeTapeWriter``) whose "input" is a side
+/// buffer: its entries carry ``storedFlag`` (a string's or key's decoded bytes, a number's
+/// 8-byte value), its objects are already merged (a repeated key once, at its first position,
+/// with its last value) and ``stringKeysFlag`` marks objects whose names must be compared as
+/// Swift strings.
 struct JSONTape {
     static let trueFlag: UInt8 = 1
     static let duplicatesFlag: UInt8 = 2
+    /// The entry was copied from json-c's tree: a string's or key's bytes are decoded (never
+    /// unescaped again), a number's are its `Int64`, `UInt64` or `Double` bit pattern.
+    static let storedFlag: UInt8 = 4
+    /// An object with a key beyond ASCII: a name equals a key as Swift strings do (canonical
+    /// equivalence), not byte for byte.
+    static let stringKeysFlag: UInt8 = 8
 
     var entries: [JSONTapeEntry]
     /// The input.
@@ -193,20 +204,29 @@ struct JSONTape {
 
     // MARK: Scalars
 
+    /// The 8 stored bytes of a number copied from json-c's tree.
+    @inline(__always)
+    private func stored(_ e: JSONTapeEntry) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p + Int(e.start)).loadUnaligned(as: UInt64.self))
+    }
+
     func int(_ index: Int) -> Int64 {
         let e = entries[index]
+        if e.flags & Self.storedFlag != 0 { return Int64(bitPattern: stored(e)) }
         let m = JSONNumber.magnitude(p, Int(e.start), Int(e.end))
         return p[Int(e.start)] == UInt8(ascii: "-") ? Int64(bitPattern: 0 &- m) : Int64(bitPattern: m)
     }
 
     func uint(_ index: Int) -> UInt64 {
         let e = entries[index]
+        if e.flags & Self.storedFlag != 0 { return stored(e) }
         return JSONNumber.magnitude(p, Int(e.start), Int(e.end))
     }
 
     /// A double token, converted as json-c converts it (``JSONNumber/double(_:_:_:)``).
     func double(_ index: Int) -> Double {
         let e = entries[index]
+        if e.flags & Self.storedFlag != 0 { return Double(bitPattern: stored(e)) }
         return JSONNumber.double(p, Int(e.start), Int(e.end))
     }
 
@@ -217,17 +237,17 @@ struct JSONTape {
         return UnsafeRawBufferPointer(start: p + Int(e.start), count: Int(e.end - e.start))
     }
 
-    /// Whether a string's text holds an escape.
+    /// Whether a string's text holds an escape (never for a string stored decoded).
     @inline(__always)
-    func hasEscape(_ raw: UnsafeRawBufferPointer) -> Bool {
-        guard let base = raw.baseAddress, raw.count > 0 else { return false }
+    func hasEscape(_ index: Int, _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress, raw.count > 0, entries[index].flags & Self.storedFlag == 0 else { return false }
         return memchr(base, Int32(UInt8(ascii: "\\")), raw.count) != nil
     }
 
-    /// A string value (validated UTF-8: strict mode only).
+    /// A string value (invalid UTF-8, possible only in lenient mode, is repaired to U+FFFD).
     func string(_ index: Int) -> String {
         let raw = rawString(index)
-        guard hasEscape(raw) else { return String(decoding: raw, as: UTF8.self) }
+        guard hasEscape(index, raw) else { return String(decoding: raw, as: UTF8.self) }
         // Escapes only shorten the text, so its length bounds the decoded bytes.
         return String(unsafeUninitializedCapacity: raw.count) { PFUTF8.decodeJSONString(raw, into: $0) }
     }
@@ -235,7 +255,7 @@ struct JSONTape {
     /// Calls `body` with a string's decoded bytes.
     func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let raw = rawString(index)
-        guard hasEscape(raw) else { return try body(raw) }
+        guard hasEscape(index, raw) else { return try body(raw) }
         let result: Result<R, E> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { buffer in
             let n = PFUTF8.decodeJSONString(raw, into: buffer)
             return Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)) }

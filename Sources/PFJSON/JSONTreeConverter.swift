@@ -245,8 +245,7 @@ struct JSONValueBuilder<Source: JSONValueSource> {
     }
 }
 
-/// The builder over json-c's tree (``JSONReader/read(_:)-(Data)``, parallel batches, node views
-/// over json-c).
+/// The builder over json-c's tree (``JSONReader/read(_:)-(Data)``, parallel batches).
 typealias JSONTreeConverter = JSONValueBuilder<JSONCSource>
 
 extension JSONValueBuilder where Source == JSONCSource {
@@ -254,12 +253,6 @@ extension JSONValueBuilder where Source == JSONCSource {
          keyCache: JSONKeyCache) {
         self.init(source: JSONCSource(), options: options, scan: scan, input: input, nulStandIn: nulStandIn,
                   keyCache: keyCache)
-    }
-
-    init(subtreeWith options: JSONReader.Options, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool,
-         keyCache: JSONKeyCache) {
-        self.init(source: JSONCSource(), subtreeWith: options, nulStandIn: nulStandIn,
-                  keysNeedUniquing: keysNeedUniquing, keyCache: keyCache)
     }
 }
 

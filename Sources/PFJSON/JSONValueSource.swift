@@ -171,15 +171,15 @@ struct JSONCSource: JSONValueSource {
 // MARK: - The scanner's tape
 
 /// The tape as a ``JSONValueSource``: a value is an entry index; a member the index of its
-/// key (its value is the next entry). Tape documents have plain ASCII keys without escapes,
-/// so a key's bytes are its text.
+/// key (its value is the next entry). A scanned tape's keys are plain ASCII without escapes,
+/// so a key's bytes are its text; a tape copied from json-c's tree holds its keys decoded.
 extension JSONTape: JSONValueSource {
     @inline(__always) func kind(_ value: Int) -> JSONNode.Kind { entries[value].kind }
     @inline(__always) func bool(_ value: Int) -> Bool { entries[value].flags & Self.trueFlag != 0 }
 
     @inline(__always) func stringBytes(_ value: Int) -> UnsafeRawBufferPointer? {
         let raw = rawString(value)
-        return hasEscape(raw) ? nil : raw
+        return hasEscape(value, raw) ? nil : raw
     }
 
     @inline(__always) func count(_ value: Int) -> Int { Int(entries[value].count) }
