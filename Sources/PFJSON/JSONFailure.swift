@@ -42,6 +42,8 @@ public enum JSONFailure: PFFailure, Hashable {
     case integerTooWideForDouble
     /// An input of 2 GiB or more.
     case inputTooLarge
+    /// A document whose values, copied for a node view, need more than 4 GiB or 4 Gi entries.
+    case viewTooLarge
     /// U+0000 in keys of a document whose keys use every stand-in noncharacter.
     case nulKeysExhausted
     /// A repeated key while duplicate keys are refused.
@@ -122,7 +124,7 @@ public enum JSONFailure: PFFailure, Hashable {
         case .unexpectedEnd, .unterminatedComment, .unterminatedString: .truncated
         case .jsonC(_, let code): code
         case .loneHighSurrogate, .loneLowSurrogate, .doubleOverflow, .integerOutOfRange, .duplicateKey, .malformedTyped: .invalidValue
-        case .integerTooWideForDouble, .inputTooLarge, .nulKeysExhausted, .inconsistentObject: .unsupported
+        case .integerTooWideForDouble, .inputTooLarge, .viewTooLarge, .nulKeysExhausted, .inconsistentObject: .unsupported
         case .typedValuesOff, .nonFinite, .dateOutOfRange, .uidTooLarge, .nulKey, .nulInJSONB: .unrepresentable
         case .tooDeep: .limitExceeded
         case .tokenerAllocation, .nodeAllocation, .serializeFailed, .partLost: .io
@@ -152,6 +154,7 @@ public enum JSONFailure: PFFailure, Hashable {
             "integer out of 64-bit range; expected -9223372036854775808…18446744073709551615 (write it as a string or a double to keep it)"
         case .integerTooWideForDouble: "integer beyond 64 bits cannot be read as a double"
         case .inputTooLarge: "inputs of 2 GiB or more are not supported"
+        case .viewTooLarge: "the document's values need more than 4 GiB to be viewed node by node; read it as a whole value instead"
         case .nulKeysExhausted:
             "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c"
         case .duplicateKey(let members, let distinct):

@@ -403,9 +403,16 @@ final class JSONDocument {
     }
 
     /// Fills ``tape`` with a copy of json-c's tree (``JSONTreeTapeWriter``); its root is entry 0.
-    func copyTree(_ root: OpaquePointer?, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) {
+    func copyTree(_ root: OpaquePointer?, nulStandIn: Unicode.Scalar?, keysNeedUniquing: Bool) throws(PFError) {
         var writer = JSONTreeTapeWriter(reusing: &tape.entries, nulStandIn: nulStandIn, keysNeedUniquing: keysNeedUniquing)
         writer.write(root)
+        // Entries hold 32-bit offsets and indices: a side buffer past them (numbers take 8
+        // bytes each, so an input under 2 GiB can need 8 GiB) is refused, never truncated.
+        guard writer.bytes.count <= Int(UInt32.max), writer.entries.count < Int(UInt32.max) else {
+            writer.entries.removeAll(keepingCapacity: false)
+            tape.entries = writer.entries
+            throw PFError(JSONFailure.viewTooLarge, format: JSONError.format)
+        }
         tape = JSONTape(entries: writer.entries, input: sideBuffer.hold(writer.bytes))
     }
 

@@ -173,7 +173,7 @@ public struct JSONReader: Sendable {
                 try checker.check(tree.root)
             }
             // The view sees a tape here too: json-c's tree copied into one, decoded.
-            document.copyTree(tree.root, nulStandIn: tree.nulStandIn, keysNeedUniquing: tree.scan.nonASCIIKeys)
+            try document.copyTree(tree.root, nulStandIn: tree.nulStandIn, keysNeedUniquing: tree.scan.nonASCIIKeys)
             let generation = document.openTape(keyCache: &keyCache)
             defer { document.close(keyCache: &keyCache) }
             return try body(JSONNode(tapeIndex: 0, document, generation))
