@@ -222,8 +222,9 @@ import Testing
                                       schema, printing what changed.
               compat                  Check that a schema change keeps archives readable;
                                       exit 1 listing every breaking change.
-              copy                    Copy an object graph (a Parse export, a keyed archive
-                                      or JSON) under copy rules and a profile.
+              copy                    Copy an object graph (a Parse export, a keyed
+                                      archive, a typedstream or JSON) under copy rules and
+                                      a profile.
               import                  Copy the objects and relations of one store into
                                       another.
               diff                    Compare two files or two stores structurally; exit 0
