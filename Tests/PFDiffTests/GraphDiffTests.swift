@@ -105,14 +105,22 @@ import Testing
 
     /// Every real keyed archive that reads, rewritten in each container and renumbered, shows
     /// no difference as a graph.
-    @Test func realArchivesSurviveRewritingAndRenumbering() throws {
+    /// The real keyed archives that read as graphs (the damaged `-neg-` ones left out), with
+    /// their bytes and what `diff` reads.
+    static func realGraphs() throws -> [(file: URL, bytes: Data, input: DiffInput)] {
         let dir = Fixtures.real.appendingPathComponent("keyed")
         var files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
         files += try FileManager.default.contentsOfDirectory(at: dir.appendingPathComponent("linux-corelibs"), includingPropertiesForKeys: nil)
-        var compared = 0
-        for file in files where !file.lastPathComponent.contains("-neg-") && !file.hasDirectoryPath {
+        return try files.filter { !$0.lastPathComponent.contains("-neg-") && !$0.hasDirectoryPath }.compactMap { file in
             let bytes = try Data(contentsOf: file)
-            guard let original = try? Self.read(bytes), original.isGraph else { continue }
+            guard let input = try? Self.read(bytes), input.isGraph else { return nil }
+            return (file, bytes, input)
+        }
+    }
+
+    @Test func realArchivesSurviveRewritingAndRenumbering() throws {
+        var compared = 0
+        for (file, _, original) in try Self.realGraphs() {
             for container in [KeyedArchiveContainer.bplist, .xmlplist] {
                 let rewritten = try FormatIO.write(original.value, as: .keyed, options: .init(keyedContainer: container))
                 let back = try Self.read(rewritten).value
@@ -169,13 +177,8 @@ import Testing
     /// NSDictionary there, and was not shared), a shared one read back wrapped in
     /// `{"$id", "$value"}`, and a graph's JSON was compared as a plain tree against the archive.
     @Test func realArchivesConvertedToOtherGraphFormatsAreTheSameGraph() throws {
-        let dir = Fixtures.real.appendingPathComponent("keyed")
-        var files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
-        files += try FileManager.default.contentsOfDirectory(at: dir.appendingPathComponent("linux-corelibs"), includingPropertiesForKeys: nil)
         var compared = 0
-        for file in files where !file.lastPathComponent.contains("-neg-") && !file.hasDirectoryPath {
-            let bytes = try Data(contentsOf: file)
-            guard let original = try? Self.read(bytes), original.isGraph else { continue }
+        for (file, bytes, original) in try Self.realGraphs() {
             let decoded = try FormatIO.read(bytes, options: .init(format: .keyed)).value
             for format in [DataFormat.typedstream, .json, .cbor] {
                 let converted = try FormatIO.write(decoded, as: format)
