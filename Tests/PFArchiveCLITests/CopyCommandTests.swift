@@ -253,4 +253,18 @@ with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
         }
     }
+
+    /// A `--root` that leads nowhere names the step as a key path (`[5]`, `missing`), not as
+    /// Swift prints the enum (`index(5)`, `key("missing")`).
+    @Test func aRootThatLeadsNowhereNamesTheStepAsAKeyPath() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("graph.json")
+        try Data(#"{"items":[{"$class":"P","n":1}],"name":"x"}"#.utf8).write(to: input)
+        for (root, step) in [("items[5]", "no value at [5]"), ("missing", "no value at missing"), ("name.x", "nothing at x")] {
+            let result = try CLI.run(["copy", input.path, dir.appendingPathComponent("out.json").path, "--root", root])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--root \(root): \(step)"), "\(result.stderr)")
+        }
+    }
 }

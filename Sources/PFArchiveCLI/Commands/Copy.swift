@@ -311,7 +311,7 @@ struct Copy: ParsableCommand {
             }
             for component in path.components {
                 guard case .node(let n) = value, source.graph.nodes.indices.contains(n) else {
-                    throw CLIFailure("\(input): --root \(root): nothing at \(component) (a scalar or nil is in the way)")
+                    throw CLIFailure("\(input): --root \(root): nothing at \(PFKeyPath([component])) (a scalar or nil is in the way)")
                 }
                 let next: KeyedGraph.Value?
                 switch (source.graph.nodes[n], component) {
@@ -321,7 +321,7 @@ struct Copy: ParsableCommand {
                     next = items.indices.contains(i) ? items[i] : nil
                 default: next = nil
                 }
-                guard let next else { throw CLIFailure("\(input): --root \(root): no value at \(component)") }
+                guard let next else { throw CLIFailure("\(input): --root \(root): no value at \(PFKeyPath([component]))") }
                 value = next
             }
             return [KeyedObjectTable.rootKey: value]
