@@ -16,10 +16,14 @@ import PFCore
 /// between canonical forms applies to the canonical form (`pfarchive patch` reads its input
 /// as `diff` does).
 public enum GraphCanonicalForm {
-    /// The canonical form of `root`, or `root` itself when it has no `$id` (nothing in it is
-    /// shared, so nothing depends on order), when a `$ref`
-    /// names no `$id`, or when the canonical form would nest deeper than `maxDepth` (moving
-    /// a shared object to its first occurrence in key order can put it deeper).
+    /// The canonical form of `root`, or `root` itself when a `$ref` names no `$id`, or when
+    /// the canonical form would nest deeper than `maxDepth` (moving a shared object to its
+    /// first occurrence in key order can put it deeper).
+    ///
+    /// A typedstream's metadata keys in a `$class` object or a class value (`$values`,
+    /// `$versions`, `$classRef`, `$classes`, `$version`) are spelt as the typedstream reader
+    /// writes them, also where a keyed archive's JSON escaped them (`$$values`: a typedstream
+    /// converted to a keyed archive keeps its groups as a field of that name).
     /// - Parameters:
     ///   - root: a graph's JSON shape.
     ///   - maxDepth: the deepest nesting the canonical form may have.
@@ -37,7 +41,7 @@ public enum GraphCanonicalForm {
         var references: Set<Int64> = []
         var repeated: Set<Int64> = []
         collect(root, &definitions, &references, &repeated)
-        guard !definitions.isEmpty, references.isSubset(of: definitions.keys), !(requireReferences && references.isEmpty) else { return nil }
+        guard references.isSubset(of: definitions.keys), !(requireReferences && references.isEmpty) else { return nil }
         var builder = Builder(definitions: definitions, shared: references.union(repeated), maxDepth: maxDepth)
         return builder.emit(root, depth: 0)
     }
@@ -64,6 +68,27 @@ public enum GraphCanonicalForm {
                 break
             }
         }
+    }
+
+    /// The typedstream metadata keys a keyed graph's JSON escapes.
+    static let typedstreamMetadata = ["$values", "$versions", "$classRef", "$classes", "$version"]
+
+    /// `members` with escaped typedstream metadata keys unescaped, when it is a `$class`
+    /// object or a class value and the unescaped key is not there already.
+    static func typedstreamSpelling(_ members: OrderedDictionary<String, PFValue>) -> OrderedDictionary<String, PFValue> {
+        guard members["$class"] != nil || members["$$classRef"] != nil,
+            typedstreamMetadata.contains(where: { members["$" + $0] != nil && members[$0] == nil })
+        else { return members }
+        var out = OrderedDictionary<String, PFValue>(minimumCapacity: members.count)
+        for (key, value) in members {
+            let plain = String(key.dropFirst())
+            if key.hasPrefix("$$"), typedstreamMetadata.contains(plain), members[plain] == nil {
+                out[plain] = value
+            } else {
+                out[key] = value
+            }
+        }
+        return out
     }
 
     struct Builder {
@@ -123,6 +148,7 @@ public enum GraphCanonicalForm {
 
         mutating func emitMembers(_ members: OrderedDictionary<String, PFValue>, depth: Int) -> PFValue? {
             guard depth < maxDepth else { return nil }
+            let members = GraphCanonicalForm.typedstreamSpelling(members)
             var out = OrderedDictionary<String, PFValue>(minimumCapacity: members.count)
             for key in members.keys.sorted() {
                 guard let item = members[key], let canonical = emit(item, depth: depth + 1) else { return nil }

@@ -202,4 +202,19 @@ import Testing
             #expect(error.failure(as: KeyedArchiveFailure.self) == .typedstreamNotKeyed)
         }
     }
+
+    /// Apple's real typedstreams (pytypedstream's samples) converted to a keyed archive are the
+    /// same graph: the archive keeps each object's groups as a field named `$values`, which its
+    /// JSON escapes (`$$values`). On main, 1,484 differences for Emacs.clr ("- [2][0].$values",
+    /// "+ [2][0].$$values").
+    @Test(arguments: ["Emacs.clr", "Empty2D macOS 10.14.gcx", "Empty2D macOS 13.gcx"])
+    func realTypedstreamsConvertedToKeyedArchivesAreTheSameGraph(_ name: String) throws {
+        let url = Fixtures.repoRoot.appendingPathComponent(".venv/pytypedstream-sdist/pytypedstream-0.1.0/tests/data/\(name)")
+        try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh")
+        let bytes = try Data(contentsOf: url)
+        let stream = try Self.read(bytes)
+        let archive = try FormatIO.write(try FormatIO.read(bytes).value, as: .keyed)
+        let result = ValueDiff.compare(stream.value, try Self.read(archive).value, options: Self.graphOptions)
+        #expect(result.isEmpty, "\(result.differences.prefix(3).map(\.description))")
+    }
 }
