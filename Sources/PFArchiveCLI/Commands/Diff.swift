@@ -285,9 +285,10 @@ struct Patch: ParsableCommand {
             INPUT is read as diff reads it (keyed archives and typedstreams as their object \
             graph's JSON shape); PATCH is a JSON array of operations (add, remove, replace, \
             move, copy, test) with RFC 6901 pointers. The output's format comes from --to or its \
-            extension, as for convert, except that a keyed archive written to a property list \
-            or CBOR name stays a keyed archive in that container; it is written atomically: a failed patch leaves no \
-            file. An operation that cannot apply is reported by its index and pointer.
+            extension, as for convert, except that a graph written to a property list or CBOR \
+            name is a keyed archive in that container; it is written atomically: a failed \
+            patch leaves no file. An operation that cannot apply is reported by its index and \
+            pointer.
 
             When INPUT is a store (as diff decides: a directory, .zip, .sqlite, .db, \
             .storedata, postgres://…, or any argument with --stores), PATCH is what diff --json \
