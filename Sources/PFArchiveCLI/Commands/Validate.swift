@@ -172,7 +172,7 @@ struct Validate: ParsableCommand {
         if let kind = StoreFileKind.of(bytes) { return kind }
         guard let format = FormatDetector.detect(bytes), format != .json else { return nil }
         // CBOR without its self-describe tag is only a guess from one byte: leave it to the JSON reader.
-        if format == .cbor, !bytes.starts(with: [0xD9, 0xD9, 0xF7]) { return nil }
+        if format == .cbor, !FormatDetector.isSelfDescribedCBOR(bytes) { return nil }
         return "a \(format.displayName)"
     }
 

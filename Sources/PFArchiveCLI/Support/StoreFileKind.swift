@@ -6,7 +6,7 @@ import PFArchive
 enum StoreFileKind {
     /// "an SQLite database" or "a Realm file" when `bytes` start as one, else `nil`.
     static func of(_ bytes: Data) -> String? {
-        if bytes.starts(with: Data("SQLite format 3\0".utf8)) { return "an SQLite database" }
+        if bytes.prefix(16) == StoreCopy.sqliteHeader { return "an SQLite database" }
         if RealmFile.hasRealmHeader(bytes.prefix(24)) { return "a Realm file" }
         return nil
     }
