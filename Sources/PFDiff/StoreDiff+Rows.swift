@@ -482,7 +482,9 @@ struct RowIndex {
 /// A's file is read forward only, through a window of ``windowSize`` bytes that moves on as B's
 /// rows do (a guess behind the window, or far ahead of it, is not compared: the row is then read
 /// as JSON, as without a matcher), so A's file is read about once more in all. Rows whose key
-/// is not their objectId are never recognised (their key is their place).
+/// is not their objectId are never recognised (their key is their place). After
+/// ``sparseAfter`` rows missed in a row only one row in ``sparseStride`` is tried, so a B whose
+/// rows are not A's costs little more than reading it.
 final class RowMatcher {
     /// Bytes of A's file held at once.
     static let windowSize = 8 << 20
@@ -497,6 +499,12 @@ final class RowMatcher {
     var count = 0
     /// Where B's last row recognised or found by key stood in A's index, less its own number.
     var shift = 0
+    /// B's rows not recognised since the last one that was.
+    var misses = 0
+    /// After this many rows missed in a row, B is taken for mostly other rows than A's (another
+    /// order, another spelling): only one row in ``sparseStride`` is tried until one is recognised.
+    static let sparseAfter = 256
+    static let sparseStride = 64
 
     /// A matcher over A's index and the file its rows were read from; `nil` when the file
     /// cannot be opened (B is then read without one).
@@ -528,12 +536,14 @@ final class RowMatcher {
     /// The number of A's entry whose row has exactly `bytes`, tried where B's row `index` is
     /// expected; `nil` when none of the guesses is.
     func match(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
-        guard let b = bytes.baseAddress else { return nil }
+        guard let b = bytes.baseAddress, misses < Self.sparseAfter || index % Self.sparseStride == 0 else { return nil }
+        misses += 1
         for guess in [index &+ shift, index &+ shift &+ 1, index &+ shift &- 1] where guess >= 0 && guess < table.count {
             let record = table.entries[guess].value
             guard record.named, Int(record.count) == bytes.count, let a = bytesOfA(at: record.offset, count: bytes.count) else { continue }
             if memcmp(a, b, bytes.count) == 0 {
                 shift = guess &- index
+                misses = 0
                 return guess
             }
         }
@@ -544,6 +554,7 @@ final class RowMatcher {
             memcmp(a, b, bytes.count) == 0
         else { return nil }
         shift = n &- index
+        misses = 0
         return n
     }
 
