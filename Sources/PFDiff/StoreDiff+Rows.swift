@@ -52,6 +52,8 @@ extension StoreDiff {
         // B's rows are recognised as A's where A's file can be read again; otherwise they are
         // summarised on a thread of their own while A's index is built here.
         let pathA = try exports.0.classFilePath(of: className)
+        // What A's file is before its rows are read: the matcher reads the same file, or none.
+        let fileA = pathA.flatMap(RowMatcher.FileState.init(path:))
         let passB = pathA == nil ? try RowPass(exports.1, className, limit: max(1, options.rowsInMemory)) : nil
         do {
             summary.objects.a += try indexA.read(className, of: exports.0)
@@ -71,7 +73,7 @@ extension StoreDiff {
                 lookups = RowLookup.run(rowsB, in: indexA.memory, parts: min(2, max(1, exports.0.options.workers)))
             } else {
                 var lookup = RowLookup(count: indexA.memory.count, part: 0, parts: 1)
-                let matcher = pathA.flatMap { RowMatcher(path: $0, table: indexA.memory) }
+                let matcher = pathA.flatMap { path in fileA.flatMap { RowMatcher(path: path, table: indexA.memory, expecting: $0) } }
                 let recognizer = matcher?.recognizer(shapes: exports.0.rowShapes(of: className))
                 try exports.1.forEachRow(in: className, recognizing: recognizer) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
@@ -79,6 +81,7 @@ extension StoreDiff {
                     let found = lookup.add(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest), in: indexA.memory)
                     if let found { matcher?.found(found, at: row.location.index) }
                 }
+                try matcher?.checkUnchanged()
                 lookups = [lookup]
             }
             keys.a = indexA.memory.count
@@ -506,14 +509,65 @@ final class RowMatcher {
     static let sparseAfter = 256
     static let sparseStride = 64
 
+    /// What identifies a file's contents for the length of a comparison: its device and inode,
+    /// size and modification time.
+    struct FileState: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var seconds: Int
+        var nanoseconds: Int
+
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            seconds = Int(st.st_mtim.tv_sec)
+            nanoseconds = Int(st.st_mtim.tv_nsec)
+        }
+
+        /// The state of the file at `path`, or `nil` when it cannot be read.
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            self.init(st)
+        }
+
+        /// The state of an open file, or `nil` when it cannot be read.
+        init?(descriptor: Int32) {
+            var st = stat()
+            guard fstat(descriptor, &st) == 0 else { return nil }
+            self.init(st)
+        }
+    }
+
+    let path: String
+    /// A's file as it was before its rows were read.
+    let expected: FileState
+
     /// A matcher over A's index and the file its rows were read from; `nil` when the file
-    /// cannot be opened (B is then read without one).
-    init?(path: String, table: RowTable<RowIndex.Record>) {
+    /// cannot be opened or is no longer the file that was read (`expected`, taken before A's
+    /// rows were read): B is then read without one.
+    init?(path: String, table: RowTable<RowIndex.Record>, expecting expected: FileState) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
+        guard FileState(descriptor: fd) == expected else {
+            close(fd)
+            return nil
+        }
         descriptor = fd
+        self.path = path
+        self.expected = expected
         self.table = table
         window = .allocate(byteCount: Self.windowSize, alignment: 16)
+    }
+
+    /// Throws when A's file changed after its rows were read: a row recognised in it may then
+    /// not be the row A's index summarises.
+    func checkUnchanged() throws(PFError) {
+        guard FileState(descriptor: descriptor) == expected else {
+            throw PFError(DiffFailure.fileChangedDuringComparison(path: path), format: .diff)
+        }
     }
 
     deinit {

@@ -206,15 +206,16 @@ import Testing
         // Which of B's rows the matcher recognises, fed back with where B's rows were found by
         // key as the comparison does.
         let storeA = ParseExportStore(url: a)
+        let path = try #require(try storeA.classFilePath(of: "C"))
+        let state = try #require(RowMatcher.FileState(path: path))
         var index = RowIndex(options: StoreDiff.Options())
         _ = try index.read("C", of: storeA)
-        let path = try #require(try storeA.classFilePath(of: "C"))
-        let matcher = try #require(RowMatcher(path: path, table: index.memory))
+        let matcher = try #require(RowMatcher(path: path, table: index.memory, expecting: state))
         var recognizer = matcher.recognizer(shapes: storeA.rowShapes(of: "C"))
         #expect(recognizer.shapes != nil)
         var recognised = Set<Int>()
         let match = recognizer.match
-        recognizer.match = { bytes, at in
+        recognizer.match = { (bytes: UnsafeRawBufferPointer, at: Int) -> Int? in
             let n = match(bytes, at)
             if n != nil { recognised.insert(at) }
             return n
@@ -247,6 +248,21 @@ import Testing
         }
         // The schema inferred from recognised rows is the one their reading infers.
         #expect(try storeB.schema().classes["C"] == ParseExportStore(url: b).schema().classes["C"])
+
+        // A's file changed after its rows were read: no matcher, or the comparison fails.
+        try matcher.checkUnchanged()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(" ".utf8))
+        try handle.close()
+        #expect(RowMatcher(path: path, table: index.memory, expecting: state) == nil)
+        #expect(throws: PFError.self) { try matcher.checkUnchanged() }
+        do {
+            try matcher.checkUnchanged()
+        } catch {
+            #expect(error.failure(as: DiffFailure.self) == .fileChangedDuringComparison(path: path))
+            #expect(error.message.contains("changed while it was compared"), "\(error.message)")
+        }
     }
 
     /// The row index's hash table (``RowTable``) finds every key it holds, only those, and the
