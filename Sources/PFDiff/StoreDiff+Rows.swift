@@ -27,11 +27,10 @@ extension StoreDiff {
     ///    digests are equal rows, hence equal objects, and are done with. When A's class is a
     ///    file of its own (an export directory), B is read after A's index is built and each of
     ///    B's rows is first compared byte for byte with A's row where it is expected
-    ///    (``RowMatcher``): a row that is the same is summarised as A's was, without being read
-    ///    as JSON again. Otherwise (a zip) B is read on another thread while A's index is built
-    ///    (``RowPass``). A key only in A is
-    ///    removed (its value is never shown); a key only in B, or whose digests differ, names
-    ///    a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
+    ///    (``RowMatcher``; not once A's index spilled): a row that is the same is summarised as
+    ///    A's was, without being read as JSON again. Otherwise (a zip) B is read on another
+    ///    thread while A's index is built (``RowPass``). A key only in A is removed (its value
+    ///    is never shown); a key only in B, or whose digests differ, names a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
     ///    hash-partitioned files as ``Partitioner`` spills objects and paired partition by
     ///    partition instead.
     /// 3. The rows named are read into objects (at their offsets) and go into `sideA` and
@@ -508,6 +507,10 @@ final class RowMatcher {
     /// order, another spelling): only one row in ``sparseStride`` is tried until one is recognised.
     static let sparseAfter = 256
     static let sparseStride = 64
+    /// Where B's row is looked for in A's index, from where the last one was found.
+    static let guesses = [0, 1, -1]
+    /// The key ``objectIdGuess(in:)`` looks for.
+    static let objectIdKey = Array("\"objectId\"".utf8)
 
     /// What identifies a file's contents for the length of a comparison: its device and inode,
     /// size and modification time.
@@ -592,7 +595,9 @@ final class RowMatcher {
     func match(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
         guard let b = bytes.baseAddress, misses < Self.sparseAfter || index % Self.sparseStride == 0 else { return nil }
         misses += 1
-        for guess in [index &+ shift, index &+ shift &+ 1, index &+ shift &- 1] where guess >= 0 && guess < table.count {
+        for delta in Self.guesses {
+            let guess = index &+ shift &+ delta
+            guard guess >= 0, guess < table.count else { continue }
             let record = table.entries[guess].value
             guard record.named, Int(record.count) == bytes.count, let a = bytesOfA(at: record.offset, count: bytes.count) else { continue }
             if memcmp(a, b, bytes.count) == 0 {
@@ -616,7 +621,7 @@ final class RowMatcher {
     /// space allowed around the colon), when it has no escape: a guess at the row's objectId,
     /// which may be a Pointer's.
     static func objectIdGuess(in bytes: UnsafeRawBufferPointer) -> String? {
-        let name = Array("\"objectId\"".utf8)
+        let name = objectIdKey
         var i = 0
         while true {
             guard i + name.count <= bytes.count else { return nil }
