@@ -30,9 +30,9 @@ extension StoreDiff {
     ///    (``RowMatcher``; not once A's index spilled): a row that is the same is summarised as
     ///    A's was, without being read as JSON again. Otherwise (a zip) B is read on another
     ///    thread while A's index is built (``RowPass``). A key only in A is removed (its value
-    ///    is never shown); a key only in B, or whose digests differ, names a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
-    ///    hash-partitioned files as ``Partitioner`` spills objects and paired partition by
-    ///    partition instead.
+    ///    is never shown); a key only in B, or whose digests differ, names a row to read.
+    ///    Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to hash-partitioned
+    ///    files as ``Partitioner`` spills objects and paired partition by partition instead.
     /// 3. The rows named are read into objects (at their offsets) and go into `sideA` and
     ///    `sideB` exactly as ``read(_:of:into:)`` puts them, so ``Partitioner/pair(_:_:_:)``
     ///    finds the same differences in the same order: rows that differ only in key order,
@@ -60,7 +60,7 @@ extension StoreDiff {
             passB?.cancel()
             throw error
         }
-        // nil when B holds more rows than are kept, or was not read yet: B is then read here, as it comes.
+        // nil when B holds more rows than are kept, or was not read yet: B is read here, as it comes.
         let rowsB = try passB?.finish()
         if indexA.files == nil {
             // A is in memory: B's rows are looked up in order, only the others kept; held
