@@ -144,7 +144,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         var layout = Layout()
         guard let container = try opened() else { return layout }
         for file in container.files {
-            if file.name == Self.schemaFileName {
+            if ParseExport.jsonName(ofFile: file.name) == Self.schemaFileName {
                 layout.schema = file
                 continue
             }
