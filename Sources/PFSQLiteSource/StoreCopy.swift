@@ -78,7 +78,7 @@ package struct StoreCopy: Sendable {
     /// `destination`, mode 0600 (SQLite writes the copy's `-shm`, even for a read-only source),
     /// a mebibyte at a time: `FileManager.copyItem` copies in 4 KiB steps (a system call
     /// each, most of the serial start of a large read) and copies a symbolic link as a link,
-    /// which SQLite would then open in the user's folder.
+    /// which SQLite refuses to open.
     /// - Throws: ``CopyError`` naming the failed call and `errno`'s text.
     static func copyContents(of source: String, to destination: String) throws(CopyError) {
         let input = open(source, O_RDONLY | O_CLOEXEC)

@@ -370,8 +370,8 @@ c.commit()
     }
 
     /// The private copy holds the database's bytes even when the path is a symbolic link
-    /// (FileManager copied the link itself: a relative one then pointed nowhere, an absolute
-    /// one at the user's file, which SQLite would have opened in place).
+    /// (FileManager copied the link itself, which SQLite refuses to open, so such a database
+    /// could not be read).
     @Test func aDatabaseReachedThroughASymbolicLinkIsReadThroughACopyOfItsBytes() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
