@@ -13,11 +13,33 @@ extension PFValue: CustomStringConvertible {
     /// - Returns: the rendering, without a trailing newline.
     public func treeDescription(maxDepth: Int = 512) -> String {
         var out = ""
-        render(into: &out, indent: 0, depth: 0, maxDepth: maxDepth)
+        render(into: &out, indent: 0, depth: 0, maxDepth: maxDepth, spillBytes: .max, spill: { _ in })
         return out
     }
 
-    private func render(into out: inout String, indent: Int, depth: Int, maxDepth: Int) {
+    /// Renders the tree as ``treeDescription(maxDepth:)`` does, handing the text on in pieces
+    /// of about `spillBytes` as it grows, so a large tree's rendering is never held whole.
+    /// A value that sits inside a larger tree (a record of a document read a record at a
+    /// time) renders as it would there when given its place.
+    /// - Parameters:
+    ///   - out: the text so far; what is rendered is appended, and whatever `spill` leaves
+    ///     in it when it returns stays (spill usually writes it out and empties it).
+    ///   - indent: the nesting level the value sits at (`0` for the root).
+    ///   - depth: the value's depth in its tree, counted against `maxDepth`.
+    ///   - maxDepth: containers deeper than this are shown as `…`.
+    ///   - spillBytes: how much text gathers in `out` before `spill` is called.
+    ///   - spill: receives `out` when it holds `spillBytes` or more.
+    /// - Throws: what `spill` throws.
+    public func renderTree(
+        into out: inout String, indent: Int = 0, depth: Int = 0, maxDepth: Int = 512, spillBytes: Int = 1 << 20,
+        spill: (inout String) throws -> Void
+    ) rethrows {
+        try render(into: &out, indent: indent, depth: depth, maxDepth: maxDepth, spillBytes: spillBytes, spill: spill)
+    }
+
+    private func render(
+        into out: inout String, indent: Int, depth: Int, maxDepth: Int, spillBytes: Int, spill: (inout String) throws -> Void
+    ) rethrows {
         let pad = String(repeating: "  ", count: indent + 1)
         let closePad = String(repeating: "  ", count: indent)
         switch self {
@@ -27,8 +49,9 @@ extension PFValue: CustomStringConvertible {
             out += "[\n"
             for (i, item) in items.enumerated() {
                 out += "\(pad)\(i) => "
-                item.render(into: &out, indent: indent + 1, depth: depth + 1, maxDepth: maxDepth)
+                try item.render(into: &out, indent: indent + 1, depth: depth + 1, maxDepth: maxDepth, spillBytes: spillBytes, spill: spill)
                 out += "\n"
+                if out.utf8.count >= spillBytes { try spill(&out) }
             }
             out += "\(closePad)]"
         case .dictionary(let members):
@@ -37,8 +60,9 @@ extension PFValue: CustomStringConvertible {
             out += "{\n"
             for (key, value) in members {
                 out += "\(pad)\(PFValue.quoted(key)) => "
-                value.render(into: &out, indent: indent + 1, depth: depth + 1, maxDepth: maxDepth)
+                try value.render(into: &out, indent: indent + 1, depth: depth + 1, maxDepth: maxDepth, spillBytes: spillBytes, spill: spill)
                 out += "\n"
+                if out.utf8.count >= spillBytes { try spill(&out) }
             }
             out += "\(closePad)}"
         default:
@@ -72,7 +96,9 @@ extension PFValue: CustomStringConvertible {
         return d.description
     }
 
-    static func quoted(_ s: String) -> String {
+    /// A string as the tree rendering shows it (and a dictionary's keys): in double quotes,
+    /// with quotes, backslashes and control characters escaped.
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

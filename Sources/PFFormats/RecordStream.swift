@@ -154,28 +154,94 @@ public enum RecordStream {
         }
         var sink = Sink(options: options)
         var state = Progress()
-        /// Feeds each chunk of input to a record reader, writing and reporting progress after each.
+        // A whole document keeps a results wrapper's other members; JSON and record sequences drop them.
+        let keepsOthers = options.to == .cbor || options.to == .xmlplist || options.to == .bplist
+        let records = try forEachRecord(
+            options: options, otherMembers: keepsOthers, read: read,
+            record: { value, shape throws(PFError) in
+                if sink.shape == nil { sink.shape = shape }
+                try sink.add(value)
+            },
+            afterChunk: { bytesRead throws(PFError) in
+                try sink.flush(write, force: false)
+                state.bytesRead = bytesRead
+                state.records = sink.count
+                progress?(state)
+            })
+        sink.shape = records.shape
+        sink.tail = records.otherMembers
+        try sink.finish(write)
+        state.records = sink.count
+        progress?(state)
+        return state
+    }
+
+    /// How a stream held its records, known once it is read.
+    public struct Records: Sendable {
+        /// The records' container in the whole tree: ``PFParseExport/ParseExport/Shape/array``
+        /// (a JSON array, JSON Lines, a CBOR sequence), ``PFParseExport/ParseExport/Shape/results``
+        /// (`{"results":[…]}`, and an empty Parse class file), or ``PFParseExport/ParseExport/Shape/single``
+        /// (a JSON object that is not a results wrapper: the one record is the whole tree).
+        public var shape: ParseExport.Shape
+        /// A results wrapper's other members (a REST response's `"count"`), which follow the
+        /// records in the whole tree; `nil` when there are none, and for a Parse class file,
+        /// whose tree keeps none.
+        public var otherMembers: OrderedDictionary<String, PFValue>?
+        /// The records read.
+        public var count: Int
+    }
+
+    /// Reads a stream of records (JSON, Parse, JSON Lines or a CBOR sequence; see
+    /// ``canStream(from:to:pretty:start:inputBytes:)``) and hands each to `record` as it is
+    /// read: each is the element the whole-tree read gives at that place, with the same
+    /// checks and errors as ``convert(options:read:write:progress:)``, which is built on it.
+    /// - Parameters:
+    ///   - options: the input format (`from`) and settings; `to` is not used.
+    ///   - otherMembers: whether a results wrapper's other members are read (with the
+    ///     records' reader, after the last record) and returned.
+    ///   - read: the next chunk of input, or `nil` (or empty) at its end.
+    ///   - record: receives each record, in order, with the shape of the container that
+    ///     holds it (known from the first record on).
+    ///   - afterChunk: called after each chunk of input with the bytes read so far.
+    /// - Returns: how the stream held its records.
+    /// - Throws: ``PFCore/PFError`` from a record's reader (with the row, line or item and its
+    ///   byte offset), or what `read`, `record` or `afterChunk` throw.
+    @discardableResult
+    public static func forEachRecord(
+        options: Options, otherMembers: Bool = true, read: () throws(PFError) -> Data?,
+        record: (_ value: PFValue, _ shape: ParseExport.Shape) throws(PFError) -> Void,
+        afterChunk: (_ bytesRead: Int) throws(PFError) -> Void = { _ throws(PFError) in }
+    ) throws(PFError) -> Records {
+        guard formats.contains(options.from) else {
+            throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+        }
+        var count = 0
+        var bytesRead = 0
+        var shape: ParseExport.Shape?
+        func deliver(_ value: PFValue) throws(PFError) {
+            try record(value, shape ?? .array)
+            count += 1
+        }
+        /// Feeds each chunk of input to a record reader, reporting after each.
         func pump(_ feed: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
             while let chunk = try read(), !chunk.isEmpty {
                 try chunk.withBytes(feed)
-                try sink.flush(write, force: false)
-                state.bytesRead += chunk.count
-                state.records = sink.count
-                progress?(state)
+                bytesRead += chunk.count
+                try afterChunk(bytesRead)
             }
         }
         switch options.from {
         case .jsonl:
             let reader = JSONReader(options: .init(mode: .strict, typedValues: options.typedJSON, limits: options.limits))
             var lines = JSONLines.Reader(reader: reader)
-            sink.shape = ParseExport.Shape.array
-            try pump { raw throws(PFError) in try lines.feed(raw) { value, _ throws(PFError) in try sink.add(value) } }
-            try lines.finish { value, _ throws(PFError) in try sink.add(value) }
+            try pump { raw throws(PFError) in try lines.feed(raw) { value, _ throws(PFError) in try deliver(value) } }
+            try lines.finish { value, _ throws(PFError) in try deliver(value) }
+            return Records(shape: .array, count: count)
         case .cborseq:
             var items = CBORSequence.Reader(limits: options.limits)
-            sink.shape = ParseExport.Shape.array
-            try pump { raw throws(PFError) in try items.feed(raw) { value, _ throws(PFError) in try sink.add(value) } }
-            try items.finish { value, _ throws(PFError) in try sink.add(value) }
+            try pump { raw throws(PFError) in try items.feed(raw) { value, _ throws(PFError) in try deliver(value) } }
+            try items.finish { value, _ throws(PFError) in try deliver(value) }
+            return Records(shape: .array, count: count)
         default:
             // A JSON document or a Parse class file: the export row cutter finds the records.
             let parse = options.from == .parse
@@ -190,8 +256,8 @@ public enum RecordStream {
             nested.limits.maxDepth = max(1, options.limits.maxDepth - 2)
             let inResults = JSONReader.Session(reader: JSONReader(options: nested))
             var cutter = ParseExportRowCutter(limits: options.limits)
-            let handle = { (row: ParseExportRow) throws(PFError) in
-                if sink.shape == nil { sink.shape = row.shape }
+            func handle(_ row: ParseExportRow) throws(PFError) {
+                if shape == nil { shape = row.shape }
                 let value: PFValue
                 do throws(PFError) {
                     let reader = switch row.shape {
@@ -211,30 +277,25 @@ public enum RecordStream {
                     }
                     throw row.placed(e, file: options.inputName)
                 }
-                guard parse else { return try sink.add(value) }
+                guard parse else { return try deliver(value) }
                 let object = try FormatIO.parseObject(value, index: row.index, shape: row.shape, className: options.parseClassName)
-                try sink.add(object.encoded(style: .typed))
+                try deliver(object.encoded(style: .typed))
             }
             try pump { raw throws(PFError) in try cutter.feed(raw, handle) }
             try cutter.finish(handle)
             // A wrapper without rows still is one (`{"results":[]}`, not `[]`).
-            if sink.shape == nil { sink.shape = cutter.shape }
-            if options.to == .cbor || options.to == .xmlplist || options.to == .bplist {
-                // The wrapper's other members are the document's too.
-                if let tail = cutter.tailMembers { sink.tail = try session.read(tail).dictionaryValue }
-            }
+            if shape == nil { shape = cutter.shape }
+            var others: OrderedDictionary<String, PFValue>?
+            if otherMembers, !parse, let tail = cutter.tailMembers { others = try session.read(tail).dictionaryValue }
             if cutter.shape == .empty || cutter.shape == nil {
                 guard parse else {
                     throw PFError(FormatsFailure.emptyInput(afterDecompression: false), format: .input, offset: 0)
                 }
                 // An empty class file is an empty export.
-                sink.shape = ParseExport.Shape.results
+                shape = ParseExport.Shape.results
             }
+            return Records(shape: shape ?? .array, otherMembers: others, count: count)
         }
-        try sink.finish(write)
-        state.records = sink.count
-        progress?(state)
-        return state
     }
 
     // MARK: - Documents of records
@@ -329,9 +390,8 @@ public enum RecordStream {
         }
         var sink = Sink(options: options)
         var state = Progress()
-        let shape = documentShape(bytes, from: options.from, limits: options.limits)
-        sink.shape = shape?.wrapped == true ? ParseExport.Shape.results : ParseExport.Shape.array
-        let add = { (record: PFValue) throws(PFError) in
+        let records = try forEachRecord(options: options, document: bytes) { record, shape throws(PFError) in
+            if sink.shape == nil { sink.shape = shape }
             try sink.add(record)
             try sink.flush(write, force: false)
             if sink.count & 0xFFF == 0 {
@@ -339,13 +399,8 @@ public enum RecordStream {
                 progress?(state)
             }
         }
-        let others: OrderedDictionary<String, PFValue>?
-        switch options.from {
-        case .bplist: others = try BinaryPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
-        case .xmlplist: others = try XMLPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
-        default: others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
-        }
-        if let others, !others.isEmpty {
+        sink.shape = records.shape
+        if let others = records.otherMembers, !others.isEmpty {
             guard options.to == .cbor || options.to == .xmlplist || options.to == .bplist else {
                 // Checked by canStream(document:…) from the document's heads; an indefinite
                 // CBOR map's members are known only now.
@@ -358,6 +413,40 @@ public enum RecordStream {
         state.records = sink.count
         progress?(state)
         return state
+    }
+
+    /// Reads a binary property list, CBOR document or XML property list of records (see
+    /// ``canStream(document:from:to:pretty:limits:)``) a record at a time, handing each to
+    /// `record` as it is decoded from the document's bytes, with the checks and errors of
+    /// ``convert(options:document:write:progress:)``, which is built on it.
+    /// - Parameters:
+    ///   - options: the input format (`from`: `bplist`, `cbor` or `xmlplist`) and budgets.
+    ///   - bytes: the document.
+    ///   - record: receives each record, in order, with the shape of the container that holds it.
+    /// - Returns: how the document held its records (a wrapper's other members included).
+    /// - Throws: ``PFCore/PFError`` from the reader (`notRecords` for a document of another
+    ///   shape), or what `record` throws.
+    @discardableResult
+    public static func forEachRecord(
+        options: Options, document bytes: Data, record: (_ value: PFValue, _ shape: ParseExport.Shape) throws(PFError) -> Void
+    ) throws(PFError) -> Records {
+        guard documentFormats.contains(options.from) else {
+            throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+        }
+        let shape = documentShape(bytes, from: options.from, limits: options.limits)?.wrapped == true
+            ? ParseExport.Shape.results : ParseExport.Shape.array
+        var count = 0
+        func add(_ value: PFValue) throws(PFError) {
+            try record(value, shape)
+            count += 1
+        }
+        let others: OrderedDictionary<String, PFValue>?
+        switch options.from {
+        case .bplist: others = try BinaryPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        case .xmlplist: others = try XMLPlistReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        default: others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
+        }
+        return Records(shape: shape, otherMembers: others, count: count)
     }
 
     // MARK: - Output

@@ -140,11 +140,6 @@ struct Convert: ParsableCommand {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: input))
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
         }
-        // JSON Lines and CBOR sequences cannot be told from JSON and CBOR by their bytes:
-        // their extensions name them.
-        if readOptions.format == nil, let named = FormatDetector.infer(fromPath: input).format, named.isRecordSequence {
-            readOptions.format = named
-        }
         let bytes: Data
         var streamTarget: DataFormat?
         if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,

@@ -80,7 +80,15 @@ struct Inspect: ParsableCommand {
             try inspectCoreData(options: options)
             return
         }
-        let bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
+        let bytes: Data
+        if showsWholeValueAsText {
+            // A document of records is shown a record at a time, in bounded memory.
+            let source = try FileIO.ChunkedInput(input)
+            if try inspectRecords(source, options: options) { return }
+            bytes = try source.rest(limit: options.limits.maxInputBytes)
+        } else {
+            bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
+        }
         if options.format == nil && !graphRequested && RealmInput.isRealm(input, bytes, key: realmKey) {
             try inspectRealm(bytes, options: options)
             return
@@ -89,14 +97,16 @@ struct Inspect: ParsableCommand {
             try drawGraph(bytes, options: options)
             return
         }
+        if try inspectDocumentOfRecords(bytes, options: options) { return }
         let report: InspectReport
+        let result: FormatIO.ReadResult
         do {
-            report = try InspectReport(bytes: bytes, options: options)
+            (report, result) = try InspectReport.read(bytes, options: options)
         } catch {
             throw CLIFailure(file: input, error)
         }
-        BlobDecodingOption.warn(report.result.payloadNotes, file: input)
-        var value = report.result.value
+        BlobDecodingOption.warn(result.payloadNotes, file: input)
+        var value = result.value
         if let path {
             let keyPath = (try? PFKeyPath(parsing: path)) ?? .root
             guard let found = value.value(at: keyPath) else {
@@ -119,9 +129,18 @@ struct Inspect: ParsableCommand {
             var lines = report.textLines(file: input)
             if let path { lines.append("Path:        \(path)") }
             lines.append("Value:")
-            lines.append(value.treeDescription())
             try StandardOutput.writeLines(lines)
+            var text = ""
+            try value.renderTree(into: &text) { text in try Self.writeOut(&text) }
+            text += "\n"
+            try Self.writeOut(&text)
         }
+    }
+
+    /// Writes rendered text to standard output and empties it.
+    static func writeOut(_ text: inout String) throws {
+        try StandardOutput.write(text)
+        text.removeAll(keepingCapacity: true)
     }
 }
 
@@ -180,14 +199,34 @@ enum Graphviz {
 
 /// What `inspect` found out about an input.
 struct InspectReport {
-    var result: FormatIO.ReadResult
+    var format: DataFormat
+    var compression: CompressionFormat?
+    var inputBytes: Int
+    var decodedBytes: Int
     var details: OrderedDictionary<String, PFValue> = [:]
 
-    init(bytes: Data, options: FormatIO.ReadOptions) throws(PFError) {
-        result = try FormatIO.read(bytes, options: options)
+    /// Reads an input whole: the report and the value read.
+    static func read(_ bytes: Data, options: FormatIO.ReadOptions) throws(PFError) -> (InspectReport, FormatIO.ReadResult) {
+        let result = try FormatIO.read(bytes, options: options)
         // The bytes FormatIO already decompressed: inflating the input again would double the work.
-        let decoded = result.decoded
-        switch result.format {
+        var report = try InspectReport(
+            format: result.format, compression: result.compression, inputBytes: result.inputBytes, decoded: result.decoded,
+            options: options)
+        if report.details["keyedArchive"] == nil, let keyed = KeyedArchiveSummary(result.value) {
+            report.details["keyedArchive"] = keyed.value
+        }
+        return (report, result)
+    }
+
+    /// The report on an input of `format`, from its decompressed bytes (the format's details:
+    /// a binary property list's trailer, CBOR's tags, a typedstream's header, a keyed
+    /// archive's classes).
+    init(format: DataFormat, compression: CompressionFormat?, inputBytes: Int, decoded: Data, options: FormatIO.ReadOptions) throws(PFError) {
+        self.format = format
+        self.compression = compression
+        self.inputBytes = inputBytes
+        decodedBytes = decoded.count
+        switch format {
         case .bplist:
             let info = try BinaryPlistReader.info(decoded)
             details["offsetIntSize"] = .int(Int64(info.offsetIntSize))
@@ -225,18 +264,15 @@ struct InspectReport {
         default:
             break
         }
-        if details["keyedArchive"] == nil, let keyed = KeyedArchiveSummary(result.value) {
-            details["keyedArchive"] = keyed.value
-        }
     }
 
     func summary(file: String) -> OrderedDictionary<String, PFValue> {
         [
             "file": .string(file),
-            "format": .string(result.format.rawValue),
-            "compression": result.compression.map { .string($0.rawValue) } ?? .null,
-            "size": .int(Int64(result.inputBytes)),
-            "decodedSize": .int(Int64(result.decodedBytes)),
+            "format": .string(format.rawValue),
+            "compression": compression.map { .string($0.rawValue) } ?? .null,
+            "size": .int(Int64(inputBytes)),
+            "decodedSize": .int(Int64(decodedBytes)),
             "details": .dictionary(details),
         ]
     }
@@ -244,15 +280,15 @@ struct InspectReport {
     func textLines(file: String) -> [String] {
         var lines = [
             "File:        \(file == "-" ? "<stdin>" : file)",
-            "Format:      \(result.format.rawValue) (\(result.format.displayName))",
-            "Size:        \(result.inputBytes) bytes",
+            "Format:      \(format.rawValue) (\(format.displayName))",
+            "Size:        \(inputBytes) bytes",
         ]
-        if let compression = result.compression {
-            lines.append("Compression: \(compression.rawValue) (\(result.decodedBytes) bytes decompressed)")
+        if let compression {
+            lines.append("Compression: \(compression.rawValue) (\(decodedBytes) bytes decompressed)")
         } else {
             lines.append("Compression: none")
         }
-        switch result.format {
+        switch format {
         case .bplist:
             lines.append(
                 "Trailer:     offset int size \(details["offsetIntSize"]?.scalarDescription ?? "?"), object ref size "
@@ -283,7 +319,7 @@ struct InspectReport {
             let top = keyed["topKeys"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
             lines.append("Keyed:       an NSKeyedArchiver archive (version \(keyed["version"]?.scalarDescription ?? "?")), "
                 + "\(keyed["objectCount"]?.scalarDescription ?? "?") objects, $top keys: \(top)"
-                + (result.format == .keyed ? "" : "; decode it with --from keyed"))
+                + (format == .keyed ? "" : "; decode it with --from keyed"))
             if let classes = keyed["classes"]?.dictionaryValue {
                 lines.append("Classes:     " + classes.map { "\($0.key) ×\($0.value.scalarDescription)" }.joined(separator: ", "))
             }

@@ -51,10 +51,14 @@ struct ReadingOptions: ParsableArguments {
     }
 
     /// ``readOptions`` for reading the file at `path`, whose name may tell what its bytes
-    /// cannot (a `.cbor` document whose root is a scalar).
+    /// cannot: a `.cbor` document whose root is a scalar, and JSON Lines (`.jsonl`, `.ndjson`)
+    /// and CBOR sequences (`.cborseq`), which their bytes cannot tell from JSON and CBOR, so
+    /// a file named as one is read as one unless `--from` says otherwise.
     func readOptions(for path: String) -> FormatIO.ReadOptions {
         var options = readOptions
-        options.namedFormat = FormatDetector.infer(fromPath: path).format
+        let named = FormatDetector.infer(fromPath: path).format
+        options.namedFormat = named
+        if options.format == nil, let named, named.isRecordSequence { options.format = named }
         return options
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+import PFCore
+import PFFormats
+import PFJSON
+import PFTestSupport
+import Testing
+
+/// `inspect` shows a document of records a record at a time (issue 23): the same text as the
+/// whole tree's rendering, outside the memory budget, written as the records are read.
+@Suite struct InspectRecordsCLITests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-inspect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Records with nesting, escapes, empty containers, typed JSON and numbers of each kind.
+    static func records(_ count: Int) -> [String] {
+        (0..<count).map { i in
+            "{\"objectId\":\"o\(i)\",\"score\":\(i),\"ratio\":\(Double(i) / 8),\"name\":\"n\\\"\u{e9}\\n\u{1F600}\(i)\","
+                + "\"tags\":[[],{},null,true],\"at\":{\"__type\":\"Date\",\"iso\":\"2015-05-19T00:53:50.112Z\"}}"
+        }
+    }
+
+    /// Inspects `file` as shown a record at a time and as read whole (`whole`: arguments
+    /// that make `inspect` read the tree), and expects the same text.
+    func expectSameText(_ file: URL, whole: [String], extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let streamed = try CLI.run(["inspect", file.path] + extra)
+        let read = try CLI.run(["inspect", file.path] + extra + whole)
+        #expect(streamed.status == 0 && streamed.stderr.isEmpty, "\(file.lastPathComponent): \(streamed.stderr)", sourceLocation: sourceLocation)
+        #expect(read.status == 0, "\(file.lastPathComponent): \(read.stderr)", sourceLocation: sourceLocation)
+        #expect(streamed.stdoutText == read.stdoutText, "\(file.lastPathComponent)", sourceLocation: sourceLocation)
+        #expect(streamed.stdoutText.contains("\nValue:\n"), sourceLocation: sourceLocation)
+    }
+
+    @Test func everyRecordFormatShowsTheWholeTreesText() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = Self.records(300)
+        let documents: [(String, String)] = [
+            ("array.json", "[" + rows.joined(separator: ",\n") + "]"),
+            ("results.json", "{\"results\":[" + rows.joined(separator: ",") + "]}"),
+            ("others.json", "{ \"results\" : [" + rows.prefix(3).joined(separator: ",") + "], \"count\": 3, \"next\": {\"a\": [1, \"x\"]}}"),
+            ("empty-results.json", "{\"results\":[]}"),
+            ("empty-array.json", " [ ] "),
+            ("scalars.json", "[1,-2,3.5,\"s\",null,false,[],{}]"),
+            ("lines.jsonl", rows.prefix(50).joined(separator: "\n") + "\n"),
+            ("lines.ndjson", rows.prefix(5).joined(separator: "\r\n")),
+        ]
+        for (name, text) in documents {
+            let file = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            // --lenient reads JSON and JSON Lines whole.
+            try expectSameText(file, whole: ["--lenient"])
+            try expectSameText(file, whole: ["--lenient"], extra: ["--no-typed-json"])
+        }
+        // A Parse class file: its rows are Parse objects.
+        let classFile = dir.appendingPathComponent("GameScore.json")
+        try Data(("[" + rows.prefix(20).joined(separator: ",") + "]").utf8).write(to: classFile)
+        try expectSameText(classFile, whole: ["--lenient"], extra: ["--from", "parse"])
+        // CBOR sequences and documents of records (a wrapper with other members too); --decode-blobs reads them whole.
+        for name in ["array.json", "others.json", "empty-results.json"] {
+            for target in ["cborseq", "cbor", "bplist", "xmlplist"] where !(target == "cborseq" && name != "array.json") {
+                let converted = dir.appendingPathComponent("\(name).\(target)")
+                let nulls = target.hasSuffix("plist") ? ["--drop-nulls"] : []
+                let run = try CLI.run(["convert", dir.appendingPathComponent(name).path, converted.path, "--to", target] + nulls)
+                #expect(run.status == 0, "\(name) → \(target): \(run.stderr)")
+                try expectSameText(converted, whole: ["--decode-blobs"], extra: target == "cborseq" ? [] : ["--from", target])
+            }
+        }
+    }
+
+    @Test func recordsAreShownAsTheyAreRead() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A bad line after 12,000 good ones (3 MB of text): those shown before it (a MiB at
+        // a time) are on standard output before the one-line error; read whole, nothing is.
+        let file = dir.appendingPathComponent("bad.jsonl")
+        try Data((Self.records(12_000) + ["{\"objectId\": oops}"]).joined(separator: "\n").utf8).write(to: file)
+        let streamed = try CLI.run(["inspect", file.path])
+        #expect(streamed.status == 1)
+        #expect(streamed.stderr.split(separator: "\n").count == 1 && streamed.stderr.contains("line 12001"), "\(streamed.stderr)")
+        #expect(streamed.stdoutText.contains("  1999 => {\n    \"objectId\" => \"o1999\""))
+        let whole = try CLI.run(["inspect", file.path, "--lenient"])
+        #expect(whole.status == 1 && whole.stdout.isEmpty)
+    }
+
+    @Test func aDocumentOfRecordsIsShownOutsideTheMemoryBudget() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("ones.json")
+        let ones = Data(("[" + Array(repeating: "1", count: 50_000).joined(separator: ",") + "]").utf8)
+        try ones.write(to: file)
+        let budget = ["--max-memory", String(ones.count)]
+        let streamed = try CLI.run(["inspect", file.path] + budget)
+        #expect(streamed.status == 0 && streamed.stdoutText.hasSuffix("  49999 => 1\n]\n"), "\(streamed.stderr)")
+        // Read whole (--path, --json, a compressed input, stdin), it is refused up front.
+        for arguments in [["--path", "[3]"], ["--json"]] {
+            let refused = try CLI.run(["inspect", file.path] + budget + arguments)
+            #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(arguments): \(refused.stderr)")
+        }
+        let piped = try CLI.run(["inspect", "-"] + budget, input: ones)
+        #expect(piped.status == 1 && piped.stderr.contains("--max-memory"))
+        // Any other JSON document is one value, read whole under the budget.
+        let object = dir.appendingPathComponent("object.json")
+        try Data(("{\"a\":[" + Array(repeating: "1", count: 50_000).joined(separator: ",") + "]}").utf8).write(to: object)
+        #expect(try CLI.run(["inspect", object.path] + budget).status == 1)
+    }
+
+    @Test func theRenderingInPiecesIsTheWholeRendering() throws {
+        let value = try JSONReader().read(Data(("{\"results\":[" + Self.records(40).joined(separator: ",") + "],\"n\":[[[]]]}").utf8))
+        for spillBytes in [1, 7, 100, 1 << 20] {
+            var pieces: [String] = []
+            var text = ""
+            value.renderTree(into: &text, spillBytes: spillBytes) { text in
+                pieces.append(text)
+                text = ""
+            }
+            #expect(pieces.joined() + text == value.treeDescription())
+            if spillBytes < 100 { #expect(pieces.count > 40) }
+        }
+        // A value inside a tree renders as it does there.
+        guard case .dictionary(let top) = value, case .array(let records)? = top["results"] else {
+            Issue.record("not a results wrapper")
+            return
+        }
+        var inner = ""
+        records[3].renderTree(into: &inner, indent: 2, depth: 2) { _ in }
+        #expect(value.treeDescription().contains("    3 => " + inner + "\n    4 => "))
+    }
+}
