@@ -37,6 +37,62 @@ extension ParseObject {
         try self.init(decodingMembers: PFValue.dictionary(d), className: given, path: path)
     }
 
+    /// Reads an object from its id and its fields' REST values, exactly as
+    /// `init(rest: {"objectId": objectId, …fields}, className: className, checkingNames: false)`
+    /// reads that dictionary (the same object, key order and errors), without building it: a
+    /// reader that holds a row's id and fields apart (the SQLite source) makes one object per row.
+    /// - Parameters:
+    ///   - className: the class.
+    ///   - objectId: the object id.
+    ///   - restFields: the fields, in order, as REST values.
+    /// - Returns: the object.
+    /// - Throws: as ``init(rest:className:checkingNames:)``.
+    package static func reading(className: String, objectId: String, restFields: OrderedDictionary<String, PFValue>) throws(PFError) -> ParseObject {
+        let keys = restFields.keys
+        // A field the REST object reads specially (`ACL`, `createdAt`, `__type`, `objectId`…)
+        // goes the general way, which gives it its meaning.
+        if keys.contains(where: { RESTKey($0) != nil }) {
+            var rest = OrderedDictionary<String, PFValue>(minimumCapacity: restFields.count + 1)
+            rest["objectId"] = .string(objectId)
+            for (key, value) in restFields { rest[key] = value }
+            return try ParseObject(restInput: PFValue.dictionary(rest), className: className, checkingNames: false)
+        }
+        var context = ParseContext(className: className, objectId: objectId)
+        context.checksNames = false
+        if let problem = ParseRules.classNameProblem(className) {
+            throw PFError(parse: ParseFailure.badClassName(problem: problem), path: .root, context: context)
+        }
+        let values = restFields.values
+        var decoded: [ParseValue] = []
+        decoded.reserveCapacity(values.count)
+        for i in values.indices {
+            decoded.append(try ParseValue.decode(values[i], path: PFCodingPath.root.appending(key: keys[i]), context: context))
+        }
+        var order = ["objectId"]
+        order.reserveCapacity(keys.count + 1)
+        order.append(contentsOf: keys)
+        return ParseObject(
+            read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil,
+            fields: OrderedDictionary(uncheckedUniqueKeys: keys, values: decoded), order: order)
+    }
+
+    /// An object as a REST reader made it: its data, no pending operations, and the key order
+    /// of what it was read from.
+    private init(
+        read className: String, objectId: String?, createdAt: Date?, updatedAt: Date?, acl: ParseACL?,
+        fields: OrderedDictionary<String, ParseValue>, order: [String]
+    ) {
+        self.className = className
+        self.fields = fields
+        self.isDataAvailable = true
+        self.objectId = objectId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.acl = acl
+        aclChanged = false
+        sourceKeyOrder = order
+    }
+
     /// Reads the members of a REST object (a ``PFCore/PFValue`` dictionary or an object node).
     init<Input: ParseRESTInput>(
         decodingMembers d: Input, className given: String?, path: PFCodingPath, checkingNames: Bool = true
@@ -109,16 +165,9 @@ extension ParseObject {
                 fieldKeys.append(key)
             }
         }
-        let fields = OrderedDictionary(uncheckedUniqueKeys: fieldKeys, values: fieldValues)
-        self.className = className
-        self.fields = fields
-        self.isDataAvailable = true
-        self.objectId = objectId
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.acl = acl
-        aclChanged = false
-        sourceKeyOrder = order
+        self.init(
+            read: className, objectId: objectId, createdAt: createdAt, updatedAt: updatedAt, acl: acl,
+            fields: OrderedDictionary(uncheckedUniqueKeys: fieldKeys, values: fieldValues), order: order)
     }
 
     /// The top-level keys a REST object reads specially, told by length first (most field

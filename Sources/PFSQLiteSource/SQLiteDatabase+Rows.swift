@@ -92,9 +92,12 @@ public struct SQLiteRow: Sendable {
     /// What could not be read as asked (a payload that does not decode, a date that is not
     /// one), each kept as stored.
     public var reports: [SQLiteRowReport]
-    /// The stored values of the fields that were decoded, by field (a caller falls back to them
-    /// when a decoded value does not fit its destination).
-    public var originals: [String: PFValue]
+    /// The stored values of the fields that were decoded, in column order, each field once (a
+    /// later column read under the same name replaces the earlier one's in its place): a caller
+    /// falls back to them when a decoded value does not fit its destination. (An array, not a
+    /// dictionary: it is made for every row with a decoded payload, and a dictionary cost a
+    /// hashed insertion and its own allocation each time.)
+    public var originals: [(field: String, value: PFValue)]
 
     /// The row as one object in Parse's REST shape: `objectId` first, then the fields in
     /// order (a field named `objectId` takes that first place). What `convert --table`
@@ -328,7 +331,7 @@ extension SQLiteDatabase {
             let id = objectId(raw, ordinal: ordinal)
             var fields = Fields(unique: namesAreUnique, capacity: table.columns.count + composite.count)
             var reports: [SQLiteRowReport] = []
-            var originals: [String: PFValue] = [:]
+            var originals: [(field: String, value: PFValue)] = []
             let options = database.options
             for (offset, column) in table.columns.enumerated() {
                 let value = values[values.startIndex + offset]
@@ -355,7 +358,11 @@ extension SQLiteDatabase {
                 if let problem { try report(&reports, id, column.name, problem) }
                 if decoded {
                     let stored = SQLiteDatabase.plain(value)
-                    originals[field] = stored
+                    if !namesAreUnique, let at = originals.firstIndex(where: { $0.field == field }) {
+                        originals[at].value = stored
+                    } else {
+                        originals.append((field, stored))
+                    }
                     if options.keepOriginalBytes { fields.set(bytesNames[offset], stored) }
                 }
             }

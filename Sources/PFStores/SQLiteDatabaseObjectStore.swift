@@ -171,7 +171,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             return
         }
         if !settled.matches(object) {
-            if let moved = try movingConflicts(object, row: item.pointee.row, className: className) {
+            if let moved = try movingConflicts(object, className: className) {
                 object = moved
             } else {
                 settled = FieldTypes(object)
@@ -206,12 +206,11 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     }
 
     /// One row made into an object: the reports to record first, then the object (or the
-    /// error to throw), and the row it was made from (as stored where a decoded payload did
-    /// not fit).
+    /// error to throw). The row itself stays with the worker that made it, which frees its
+    /// values (glibc frees into the allocating thread's arena, so that is also the cheap place).
     struct MadeObject: Sendable {
         var reports: [SQLiteRowReport]
         var object: Result<ParseObject, PFError>
-        var row: SQLiteRow
     }
 
     /// Turns rows of one table into objects; what it needs of the store, so it runs on any
@@ -242,13 +241,13 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             var fitted = row
             if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &fitted, classNameOfTable) }
             var reports = row.reports
-            let made = self.object(&fitted, reports: &reports, id: row.objectId)
-            return MadeObject(reports: reports, object: made, row: fitted)
+            let made = self.object(fitted, reports: &reports, id: row.objectId)
+            return MadeObject(reports: reports, object: made)
         }
 
         /// The object of `row`, or the error; a decoded payload a Parse object cannot hold is
-        /// put back as stored in `row`, with a report in `reports` (an error when `strict`).
-        func object(_ row: inout SQLiteRow, reports: inout [SQLiteRowReport], id: String) -> Result<ParseObject, PFError> {
+        /// kept as stored instead, with a report in `reports` (an error when `strict`).
+        func object(_ row: SQLiteRow, reports: inout [SQLiteRowReport], id: String) -> Result<ParseObject, PFError> {
             do throws(PFError) {
                 return .success(try SQLiteDatabaseObjectStore.object(row, className: className))
             } catch {
@@ -257,7 +256,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                 var plain = row
                 for (field, stored) in row.originals { plain.fields[field] = stored }
                 let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
-                for field in row.originals.keys.sorted() {
+                for field in row.originals.map(\.field).sorted() {
                     if strict {
                         return .failure(
                             PFError(
@@ -266,7 +265,6 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                     }
                     reports.append(SQLiteRowReport(table: tableName, objectId: id, column: field, message: message))
                 }
-                row = plain
                 do throws(PFError) {
                     return .success(try SQLiteDatabaseObjectStore.object(plain, className: className))
                 } catch {
@@ -283,25 +281,32 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The object with each field whose value is of another type than the field's first
     /// value (a payload that decoded in one row and stayed bytes in the next, a JSON object
     /// then an array) moved to the field `<field>_as_<type>` (`payload_as_bytes`, `_` appended
-    /// while a column has that name), so every destination holds every row under one type per
-    /// field and nothing is lost; `nil` when nothing conflicts.
-    private func movingConflicts(_ object: ParseObject, row: SQLiteRow, className: String) throws(PFError) -> ParseObject? {
+    /// while a column has that name) at the end, so every destination holds every row under
+    /// one type per field and nothing is lost; `nil` when nothing conflicts.
+    ///
+    /// The values are moved as made: a field's value does not depend on its name (names are
+    /// not checked), so this is the object the row with the field renamed gives.
+    private func movingConflicts(_ object: ParseObject, className: String) throws(PFError) -> ParseObject? {
         guard let known = learned.classes[className] else { return nil }
-        var row = row
+        var fields = object.fields
         var moved = false
         for (key, value) in object.fields {
-            guard let type = value.fieldType, let was = known[key]?.type, was != type, let stored = row.fields[key] else { continue }
+            guard let type = value.fieldType, let was = known[key]?.type, was != type else { continue }
             var name = key + "_as_" + type.rawValue.lowercased()
-            while row.fields[name] != nil || (known[name].map { $0.type != type } ?? false) { name += "_" }
-            row.fields.removeValue(forKey: key)
-            row.fields[name] = stored
+            while fields[name] != nil || (known[name].map { $0.type != type } ?? false) { name += "_" }
+            fields.removeValue(forKey: key)
+            fields[name] = value
             moved = true
         }
         guard moved else { return nil }
         do throws(PFError) {
-            return try Self.object(row, className: className)
+            // No source key order: the object writes `objectId` then its fields in order, as
+            // the renamed row's object did (a row has no timestamps or ACL).
+            return try ParseObject(
+                className: object.className, objectId: object.objectId, createdAt: object.createdAt, updatedAt: object.updatedAt,
+                acl: object.acl, fields: fields, checkingNames: false)
         } catch {
-            throw located(error, className: className, id: row.objectId)
+            throw located(error, className: className, id: object.objectId ?? "")
         }
     }
 
@@ -316,8 +321,9 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
     }
 
+    /// The object of a row: `{"objectId": …, fields…}` read as REST JSON, without building it.
     static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {
-        try ParseObject(rest: .dictionary(row.restObject), className: className, checkingNames: false)
+        try ParseObject.reading(className: className, objectId: row.objectId, restFields: row.fields)
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {

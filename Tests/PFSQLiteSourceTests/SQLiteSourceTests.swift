@@ -190,6 +190,54 @@ c.commit()
         return (file, files)
     }
 
+    /// A payload that decodes but that a Parse object cannot hold (an integer beyond 64 bits, a
+    /// UID outside a keyed archive) sends the row's decoded fields back to their stored bytes,
+    /// with a report per field (an error with `strict`); `_bytes` fields keep the bytes, and a
+    /// later row that decodes moves its value to `<field>_as_object`.
+    @Test func decodedPayloadsAParseObjectCannotHoldAreKeptAsStored() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("unfit.db")
+        _ = try Self.python(
+            #"""
+import sys, sqlite3, plistlib
+d = lambda v: plistlib.dumps(v, fmt=plistlib.FMT_BINARY)
+c = sqlite3.connect(sys.argv[1])
+c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, a BLOB, b BLOB)')
+c.execute("INSERT INTO t VALUES (1, ?, ?)", (d({"big": 2**64 - 1}), d({"ok": 1})))
+c.execute("INSERT INTO t VALUES (2, ?, ?)", (d({"ok": 2}), d({"u": plistlib.UID(3)})))
+c.execute("INSERT INTO t VALUES (3, ?, ?)", (d({"ok": 3}), d({"ok": 4})))
+c.commit()
+"""#, [file.path])
+        let stored = try Self.rows(file, table: "t").map { row -> [PFValue?] in [row.fields["a"], row.fields["b"]] }
+        let store = try SQLiteDatabaseObjectStore(url: file, options: .init(decodeBlobs: true, keepOriginalBytes: true))
+        let objects = try store.objects(in: "t")
+        let reports = store.reports.kept
+        store.close()
+        func bytes(_ value: PFValue??) -> ParseValue? {
+            if case .data(let d)?? = value { return .bytes(d) }
+            return nil
+        }
+        #expect(objects.count == 3)
+        #expect(objects[0].fields["a"] == bytes(stored[0][0]) && objects[0].fields["b"] == bytes(stored[0][1]))
+        #expect(objects[0].fields["a_bytes"] == bytes(stored[0][0]) && objects[0].fields["b_bytes"] == bytes(stored[0][1]))
+        #expect(objects[1].fields["a"] == bytes(stored[1][0]) && objects[1].fields["b"] == bytes(stored[1][1]))
+        #expect(objects[2].fields["a"] == nil && objects[2].fields["a_as_object"] == .object(["ok": .int(3)]))
+        #expect(objects[2].fields["b_as_object"] == .object(["ok": .int(4)]))
+        #expect(objects[2].restValue.dictionaryValue.map { Array($0.keys) } == ["objectId", "id", "a_bytes", "b_bytes", "a_as_object", "b_as_object"])
+        #expect(reports.map { "\($0.objectId).\($0.column)" } == ["1.a", "1.b", "2.a", "2.b"])
+        #expect(reports.allSatisfy { $0.message.hasPrefix("a decoded payload does not fit a Parse object (") }, "\(reports)")
+
+        let strict = try SQLiteDatabaseObjectStore(url: file, options: .init(decodeBlobs: true, strict: true))
+        defer { strict.close() }
+        let error = #expect(throws: PFError.self) { _ = try strict.objects(in: "t") }
+        guard case .undecodable(_, let table, let id, let column, _)? = error?.failure(as: SQLiteSourceFailure.self) else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(table == "t" && id == "1" && column == "a")
+    }
+
     @Test func hostileBlobsAreReportedPerRowAndNeverStopTheRead() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -500,6 +548,17 @@ c.commit()
         #expect(objects.map { $0.fields["doc"] } == [.object(["a": .int(1)]), nil, nil, .null, nil])
         #expect(objects.map { $0.fields["doc_as_bytes"] } == [nil, .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])), nil, nil, .bytes(Data([1, 2]))])
         #expect(objects.map { $0.fields["doc_as_array"] } == [nil, nil, .array([.int(1), .int(2)]), nil, nil])
+        // A moved field goes after the row's other fields, as the row with it renamed reads.
+        let again = try SQLiteDatabaseObjectStore(url: file, options: options)
+        let read = try again.objects(in: "setting")
+        again.close()
+        #expect(read.map { $0.restValue.dictionaryValue.map { Array($0.keys) } ?? [] } == [
+            ["objectId", "id", "value", "size", "payload", "stamp", "doc"],
+            ["objectId", "id", "value", "size", "payload", "stamp", "doc_as_bytes"],
+            ["objectId", "id", "value", "size", "payload", "stamp", "doc_as_array"],
+            ["objectId", "id", "value", "size", "payload", "stamp", "doc"],
+            ["objectId", "id", "value", "size", "payload", "stamp", "doc_as_bytes"],
+        ])
     }
 
     /// `mixedColumns` keeps the distinct combinations of kinds in one scan, and counts
