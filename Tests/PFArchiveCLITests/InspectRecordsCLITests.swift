@@ -107,6 +107,22 @@ import Testing
         #expect(try CLI.run(["inspect", object.path] + budget).status == 1)
     }
 
+    @Test func filesNamedAsRecordSequencesAreReadAsThemByEveryCommand() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.jsonl")
+        let b = dir.appendingPathComponent("b.ndjson")
+        try Data("{\"a\":1}\n{\"b\":[2]}\n".utf8).write(to: a)
+        try Data("{\"a\":1}\n{\"b\":3}\n".utf8).write(to: b)
+        // diff and inspect read them as JSON Lines (they failed on the second line as JSON).
+        let diff = try CLI.run(["diff", a.path, b.path])
+        #expect(diff.status == 1 && diff.stdoutText.contains("[1].b"), "\(diff.stderr)")
+        let path = try CLI.run(["inspect", a.path, "--path", "[1].b[0]"])
+        #expect(path.status == 0 && path.stdoutText.hasSuffix("Value:\n2\n"), "\(path.stderr)")
+        // --from still decides: as JSON, the second line is an error.
+        #expect(try CLI.run(["inspect", a.path, "--from", "json"]).status == 1)
+    }
+
     @Test func theRenderingInPiecesIsTheWholeRendering() throws {
         let value = try JSONReader().read(Data(("{\"results\":[" + Self.records(40).joined(separator: ",") + "],\"n\":[[[]]]}").utf8))
         for spillBytes in [1, 7, 100, 1 << 20] {
