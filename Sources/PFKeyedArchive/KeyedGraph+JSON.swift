@@ -96,6 +96,18 @@ struct GraphRenderer {
         return try render(node: graph.nodes[index], id: id, depth: depth + 1)
     }
 
+    /// The members an object's dictionary starts with: `$class`, `$classes` when the chain is
+    /// not just the class and `NSObject`, `$version` when recorded, and `$id` when shared.
+    static func header(of archivedClass: ArchivedClass, id: Int?) -> OrderedDictionary<String, PFValue> {
+        var members: OrderedDictionary<String, PFValue> = ["$class": .string(archivedClass.name)]
+        if archivedClass.chain != [archivedClass.name, "NSObject"] {
+            members["$classes"] = .array(archivedClass.chain.map { .string($0) })
+        }
+        if let version = archivedClass.version { members["$version"] = .int(Int64(version)) }
+        if let id { members["$id"] = .int(Int64(id)) }
+        return members
+    }
+
     mutating func render(node: KeyedGraph.Node, id: Int?, depth: Int) throws(PFError) -> PFValue {
         func wrap(_ value: PFValue) -> PFValue {
             guard let id else { return value }
@@ -126,12 +138,7 @@ struct GraphRenderer {
             object["NS.objects"] = .array(renderedValues)
             return .dictionary(object)
         case .object(let object):
-            var members: OrderedDictionary<String, PFValue> = ["$class": .string(object.archivedClass.name)]
-            if object.archivedClass.chain != [object.archivedClass.name, "NSObject"] {
-                members["$classes"] = .array(object.archivedClass.chain.map { .string($0) })
-            }
-            if let version = object.archivedClass.version { members["$version"] = .int(Int64(version)) }
-            if let id { members["$id"] = .int(Int64(id)) }
+            var members = Self.header(of: object.archivedClass, id: id)
             for (key, value) in object.fields {
                 members[KeyedGraph.escape(key)] = try render(value, depth: depth)
             }
