@@ -57,6 +57,34 @@ import Testing
         #expect(fromPlist.status == 0 && fromPlist.stdout == lineBytes)
     }
 
+    @Test func aKeyedArchiveOfRecordsConvertsAsTheWholeRouteDoes() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = dir.appendingPathComponent("export.json")
+        try Self.export(2_000).write(to: json)
+        let archive = dir.appendingPathComponent("export.archive")
+        #expect(try CLI.run(["convert", json.path, archive.path, "--to", "keyed"]).status == 0)
+        // Compressed, the archive is read whole: the same bytes, to a file and to standard output.
+        let compressed = dir.appendingPathComponent("export.archive.gz")
+        #expect(try CLI.run(["convert", archive.path, compressed.path, "--from", "bplist", "--to", "bplist", "--compress", "gzip"]).status == 0)
+        for to in ["json", "jsonl"] {
+            let out = dir.appendingPathComponent("out.\(to)")
+            let streamed = try CLI.run(["convert", archive.path, out.path, "--from", "keyed"])
+            let whole = try CLI.run(["convert", compressed.path, "-", "--from", "keyed", "--to", to])
+            #expect(streamed.status == 0 && whole.status == 0, "\(streamed.stderr) \(whole.stderr)")
+            #expect(try Data(contentsOf: out) == whole.stdout, "\(to)")
+            let piped = try CLI.run(["convert", archive.path, "-", "--from", "keyed", "--to", to])
+            #expect(piped.stdout == whole.stdout, "\(to)")
+        }
+        // An archive whose root is not records is converted whole, to the same file.
+        let single = dir.appendingPathComponent("single.archive")
+        try Data("{\"a\":[1,{\"b\":2}]}".utf8).write(to: dir.appendingPathComponent("single.json"))
+        #expect(try CLI.run(["convert", dir.appendingPathComponent("single.json").path, single.path, "--to", "keyed"]).status == 0)
+        let out = dir.appendingPathComponent("single-out.json")
+        #expect(try CLI.run(["convert", single.path, out.path, "--from", "keyed"]).status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8) == "{\"a\":[1,{\"b\":2}]}")
+    }
+
     @Test func aBadLineFailsWithOneLineNamingItAndLeavesNoOutput() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
