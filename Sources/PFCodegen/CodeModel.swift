@@ -21,10 +21,16 @@ public indirect enum PropertyType: Sendable, Equatable {
     /// A typedstream value group kept as it is read (`TypedStreamGroup`): structs, C
     /// strings, several values written by one call.
     case group
-    /// Anything: `ParseValue` for Parse sources, `PFValue` for the others.
+    /// Anything: `ParseValue` for Parse sources, `ClassicExactValue` for typedstream classes
+    /// (archive style), `PFValue` for the others.
     case any
 
-    func spelled(anyType: String) -> String {
+    /// The Swift spelling.
+    /// - Parameters:
+    ///   - anyType: the type of `.any`.
+    ///   - classic: whether arrays are `ClassicArray<Element>` (typedstream classes, which
+    ///     write each array back as the class it was read as) rather than Swift arrays.
+    func spelled(anyType: String, classic: Bool = false) -> String {
         switch self {
         case .bool: "Bool"
         case .int: "Int"
@@ -37,6 +43,8 @@ public indirect enum PropertyType: Sendable, Equatable {
         case .reference(let name): "ParseReference<\(name)>"
         case .relation(let name): "ParseRelation<\(name)>"
         case .model(let name), .enumeration(let name): name
+        case .array(.group): "[TypedStreamGroup]"
+        case .array(let element) where classic: "ClassicArray<\(element.spelled(anyType: anyType, classic: true))>"
         case .array(let element): "[\(element.spelled(anyType: anyType))]"
         case .scalar(let name): name
         case .group: "TypedStreamGroup"

@@ -77,6 +77,8 @@ public indirect enum DiffFailure: PFFailure, Hashable {
     /// A read of B's rows on another thread stopped early (A failed, or B holds more rows
     /// than are kept in memory); caught inside the comparison, never reported.
     case rowPassStopped
+    /// A class file of A changed while the two exports were compared.
+    case fileChangedDuringComparison(path: String)
     // Reading a patched store document.
     /// The document is not a dictionary of classes.
     case patchedStoreNotDictionary
@@ -97,7 +99,7 @@ public indirect enum DiffFailure: PFFailure, Hashable {
         switch self {
         case .pointerNoSlash, .pointerBadTilde: .syntax
         case .badFieldPath: .usage
-        case .spillDirectory, .spillWrite, .spillRead, .spillCutShort, .spilledRowDamaged: .io
+        case .spillDirectory, .spillWrite, .spillRead, .spillCutShort, .spilledRowDamaged, .fileChangedDuringComparison: .io
         case .rowTooLarge, .objectTooLarge: .limitExceeded
         default: .invalidValue
         }
@@ -141,6 +143,7 @@ public indirect enum DiffFailure: PFFailure, Hashable {
         case .rowTooLarge(let bytes): "a row of \(bytes) bytes is too large to compare"
         case .objectTooLarge(let bytes): "an object of \(bytes) bytes is too large to compare"
         case .rowPassStopped: "the reading of rows stopped"
+        case .fileChangedDuringComparison(let path): "\(path) changed while it was compared; compare again"
         case .patchedStoreNotDictionary: "the patched store is not a dictionary of classes"
         case .patchedSchemaNotDictionary: "_SCHEMA is not a dictionary of classes"
         case .patchedSchemaClassNotDictionary: "not a dictionary of fields"

@@ -3,7 +3,7 @@
 /// million keys looked up once each.
 ///
 /// Entries sit in one array in the order they were first added (key, its hash, its value:
-/// 64 bytes each for a record), and the table holds, per slot, the entry's number and 32 bits of its hash:
+/// 72 bytes each for a record), and the table holds, per slot, the entry's number and 32 bits of its hash:
 /// a lookup touches one slot and, almost always, only the entry it is after. A key's hash
 /// (Swift's `Hasher`, seeded at random per process, so keys cannot be made to collide on
 /// purpose) is computed once, where the row is read, and travels with the row

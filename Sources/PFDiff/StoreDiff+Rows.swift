@@ -23,13 +23,16 @@ extension StoreDiff {
     ///    ``read(_:of:into:)`` makes it), a 128-bit digest of its bytes
     ///    (``PFStores/ParseExportStore/RowDigest``) and its place in the file, held by key
     ///    (``RowIndex``; a key seen twice keeps its last row, as ``Partitioner`` does).
-    /// 2. B's rows are read the same way, on another thread while A's index is built
-    ///    (``RowPass``), and looked up in A's index in file order: equal
-    ///    digests are equal rows, hence equal objects, and are done with. A key only in A is
-    ///    removed (its value is never shown); a key only in B, or whose digests differ, names
-    ///    a row to read. Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to
-    ///    hash-partitioned files as ``Partitioner`` spills objects and paired partition by
-    ///    partition instead.
+    /// 2. B's rows are read the same way and looked up in A's index in file order: equal
+    ///    digests are equal rows, hence equal objects, and are done with. When A's class is a
+    ///    file of its own (an export directory), B is read after A's index is built and each of
+    ///    B's rows is first compared byte for byte with A's row where it is expected
+    ///    (``RowMatcher``; not once A's index spilled): a row that is the same is summarised as
+    ///    A's was, without being read as JSON again. Otherwise (a zip) B is read on another
+    ///    thread while A's index is built (``RowPass``). A key only in A is removed (its value
+    ///    is never shown); a key only in B, or whose digests differ, names a row to read.
+    ///    Beyond ``Options/rowsInMemory`` keys, both indexes are spilled to hash-partitioned
+    ///    files as ``Partitioner`` spills objects and paired partition by partition instead.
     /// 3. The rows named are read into objects (at their offsets) and go into `sideA` and
     ///    `sideB` exactly as ``read(_:of:into:)`` puts them, so ``Partitioner/pair(_:_:_:)``
     ///    finds the same differences in the same order: rows that differ only in key order,
@@ -45,16 +48,20 @@ extension StoreDiff {
         var readB: [RowIndex.Row] = []
         let removed = try Partitioner.encoded(.null)
         var keys = (a: 0, b: 0)
-        // B's rows are summarised on a thread of their own while A's index is built here.
-        let passB = try RowPass(exports.1, className, limit: max(1, options.rowsInMemory))
+        // B's rows are recognised as A's where A's file can be read again; otherwise they are
+        // summarised on a thread of their own while A's index is built here.
+        let pathA = try exports.0.classFilePath(of: className)
+        // What A's file is before its rows are read: the matcher reads the same file, or none.
+        let fileA = pathA.flatMap(RowMatcher.FileState.init(path:))
+        let passB = pathA == nil ? try RowPass(exports.1, className, limit: max(1, options.rowsInMemory)) : nil
         do {
             summary.objects.a += try indexA.read(className, of: exports.0)
         } catch {
-            passB.cancel()
+            passB?.cancel()
             throw error
         }
-        // nil when B holds more rows than are kept: B is then read here, as it comes.
-        let rowsB = try passB.finish()
+        // nil when B holds more rows than are kept, or was not read yet: B is read here, as it comes.
+        let rowsB = try passB?.finish()
         if indexA.files == nil {
             // A is in memory: B's rows are looked up in order, only the others kept; held
             // rows are looked up on two threads at once, each taking the keys of one half of
@@ -65,11 +72,15 @@ extension StoreDiff {
                 lookups = RowLookup.run(rowsB, in: indexA.memory, parts: min(2, max(1, exports.0.options.workers)))
             } else {
                 var lookup = RowLookup(count: indexA.memory.count, part: 0, parts: 1)
-                try exports.1.forEachRow(in: className) { (row: ParseExportStore.RowSummary) throws(PFError) in
+                let matcher = pathA.flatMap { path in fileA.flatMap { RowMatcher(path: path, table: indexA.memory, expecting: $0) } }
+                let recognizer = matcher?.recognizer(shapes: exports.0.rowShapes(of: className))
+                try exports.1.forEachRow(in: className, recognizing: recognizer) { (row: ParseExportStore.RowSummary) throws(PFError) in
                     summary.objects.b += 1
                     let key = row.objectId ?? RowIndex.unnamed(row.location.index)
-                    lookup.add(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest), in: indexA.memory)
+                    let found = lookup.add(key, hash: RowIndex.hash(key), RowIndex.Row(location: row.location, digest: row.digest), in: indexA.memory)
+                    if let found { matcher?.found(found, at: row.location.index) }
                 }
+                try matcher?.checkUnchanged()
                 lookups = [lookup]
             }
             keys.a = indexA.memory.count
@@ -165,9 +176,11 @@ struct RowLookup: Sendable {
     /// Whether a key with this hash is this part's.
     func owns(_ hash: Int) -> Bool { parts == 1 || Int((UInt(bitPattern: hash) >> 40) % UInt(parts)) == part }
 
-    /// Looks up one of B's rows (in file order), if its key is this part's.
-    mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) {
-        guard owns(hash) else { return }
+    /// Looks up one of B's rows (in file order), if its key is this part's; returns the
+    /// number of A's entry with its key, if any.
+    @discardableResult
+    mutating func add(_ key: String, hash: Int, _ row: RowIndex.Row, in table: RowTable<RowIndex.Record>) -> Int? {
+        guard owns(hash) else { return nil }
         if let found = table.find(key, hash: hash, hint: row.location.index &+ shift) {
             shift = found &- row.location.index
             if table.entries[found].value.digest == row.digest {
@@ -177,8 +190,10 @@ struct RowLookup: Sendable {
                 match[found] = .different
                 differentB[found] = row
             }
+            return found
         } else {
             onlyB[key] = row
+            return nil
         }
     }
 
@@ -294,21 +309,26 @@ final class RowPass {
 /// ``Partitioner`` spills objects (a 40-byte record after the key), so only one partition is in memory
 /// when the sides are paired. A key seen twice keeps its last row, as ``Partitioner`` does.
 struct RowIndex {
-    /// A row: its digest and where it is.
+    /// A row: its digest and where it is, its shape (``PFStores/ParseExportStore/RowSummary/shape``)
+    /// and whether its key is its objectId (or made up from its place, ``unnamed(_:)``).
     struct Row: Sendable {
         var location: ParseExportStore.RowLocation
         var digest: RowDigest
+        var shape = 0
+        var named = true
     }
 
-    /// A key's row, compactly (40 bytes): its digest and place, and (while B is looked up in
-    /// A's index) whether B's last row with that key is the same.
+    /// A key's row, compactly (48 bytes): its digest, place and shape, and (while B is looked
+    /// up in A's index) whether B's last row with that key is the same.
     struct Record: Sendable {
         enum Match: UInt8, Sendable { case none, equal, different }
         var digest: RowDigest
         var index: Int
         var offset: Int
+        var shape: Int
         var count: UInt32
         var match = Match.none
+        var named: Bool
 
         init(_ row: Row) throws(PFError) {
             guard let count = UInt32(exactly: row.location.count) else {
@@ -317,7 +337,9 @@ struct RowIndex {
             digest = row.digest
             index = row.location.index
             offset = row.location.offset
+            shape = row.shape
             self.count = count
+            named = row.named
         }
     }
 
@@ -358,7 +380,8 @@ struct RowIndex {
                 memory.reserveCapacity(min(expected, limit + 1))
             }
             let key = row.objectId ?? Self.unnamed(row.location.index)
-            try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, Row(location: row.location, digest: row.digest))
+            let summarised = Row(location: row.location, digest: row.digest, shape: row.shape, named: row.objectId != nil)
+            try add(key: key, hash: files == nil ? RowIndex.hash(key) : 0, summarised)
         }
         return rows
     }
@@ -446,5 +469,200 @@ struct RowIndex {
         }
         x.memory.removeAll()
         y.memory.removeAll()
+    }
+}
+
+/// Recognises B's rows as A's, byte for byte, on the thread that reads B
+/// (``PFStores/ParseExportStore/RowRecognizer``): B's row is compared with A's row where it is
+/// expected (the entry of A's index at B's row number plus the last offset found between the
+/// two, or one either side; failing those, the entry of the first `"objectId"` string the row
+/// spells, found in A's index by key), whose bytes are read again from A's file. How a
+/// candidate is found never decides anything: only equal bytes do. A row that is the same
+/// is summarised as A's was (its key, digest and shape) and not read as JSON: two exports of one
+/// database are mostly the same rows in the same order, so only the rows that differ are read.
+///
+/// A's file is read forward only, through a window of ``windowSize`` bytes that moves on as B's
+/// rows do (a guess behind the window, or far ahead of it, is not compared: the row is then read
+/// as JSON, as without a matcher), so A's file is read about once more in all. Rows whose key
+/// is not their objectId are never recognised (their key is their place). After
+/// ``sparseAfter`` rows missed in a row only one row in ``sparseStride`` is tried, so a B whose
+/// rows are not A's costs little more than reading it.
+final class RowMatcher {
+    /// Bytes of A's file held at once.
+    static let windowSize = 8 << 20
+    /// How far past the window a guess may lie and still move it there.
+    static let reach = 4 << 20
+
+    let table: RowTable<RowIndex.Record>
+    let descriptor: Int32
+    let window: UnsafeMutableRawBufferPointer
+    /// Where the window starts in A's file, and how many bytes it holds.
+    var start = 0
+    var count = 0
+    /// Where B's last row recognised or found by key stood in A's index, less its own number.
+    var shift = 0
+    /// B's rows not recognised since the last one that was.
+    var misses = 0
+    /// After this many rows missed in a row, B is taken for mostly other rows than A's (another
+    /// order, another spelling): only one row in ``sparseStride`` is tried until one is recognised.
+    static let sparseAfter = 256
+    static let sparseStride = 64
+    /// Where B's row is looked for in A's index, from where the last one was found.
+    static let guesses = [0, 1, -1]
+    /// The key ``objectIdGuess(in:)`` looks for.
+    static let objectIdKey = Array("\"objectId\"".utf8)
+
+    /// What identifies a file's contents for the length of a comparison: its device and inode,
+    /// size and modification time.
+    struct FileState: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var seconds: Int
+        var nanoseconds: Int
+
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            seconds = Int(st.st_mtim.tv_sec)
+            nanoseconds = Int(st.st_mtim.tv_nsec)
+        }
+
+        /// The state of the file at `path`, or `nil` when it cannot be read.
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            self.init(st)
+        }
+
+        /// The state of an open file, or `nil` when it cannot be read.
+        init?(descriptor: Int32) {
+            var st = stat()
+            guard fstat(descriptor, &st) == 0 else { return nil }
+            self.init(st)
+        }
+    }
+
+    let path: String
+    /// A's file as it was before its rows were read.
+    let expected: FileState
+
+    /// A matcher over A's index and the file its rows were read from; `nil` when the file
+    /// cannot be opened or is no longer the file that was read (`expected`, taken before A's
+    /// rows were read): B is then read without one.
+    init?(path: String, table: RowTable<RowIndex.Record>, expecting expected: FileState) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard FileState(descriptor: fd) == expected else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+        self.path = path
+        self.expected = expected
+        self.table = table
+        window = .allocate(byteCount: Self.windowSize, alignment: 16)
+    }
+
+    /// Throws when A's file changed after its rows were read: a row recognised in it may then
+    /// not be the row A's index summarises.
+    func checkUnchanged() throws(PFError) {
+        guard FileState(descriptor: descriptor) == expected else {
+            throw PFError(DiffFailure.fileChangedDuringComparison(path: path), format: .diff)
+        }
+    }
+
+    deinit {
+        close(descriptor)
+        window.deallocate()
+    }
+
+    /// The recognizer B's read calls (`shapes`: A's, ``PFStores/ParseExportStore/rowShapes(of:)``).
+    func recognizer(shapes: ParseExportStore.RowShapes?) -> ParseExportStore.RowRecognizer {
+        let table = table
+        return ParseExportStore.RowRecognizer(
+            match: { [unowned self] bytes, index in self.match(bytes, at: index) },
+            known: { n in
+                let entry = table.entries[n]
+                return ParseExportStore.KnownRow(objectId: entry.key, digest: entry.value.digest, shape: entry.value.shape)
+            },
+            shapes: shapes)
+    }
+
+    /// The number of A's entry whose row has exactly `bytes`, tried where B's row `index` is
+    /// expected; `nil` when none of the guesses is.
+    func match(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        guard let b = bytes.baseAddress, misses < Self.sparseAfter || index % Self.sparseStride == 0 else { return nil }
+        misses += 1
+        for delta in Self.guesses {
+            let guess = index &+ shift &+ delta
+            guard guess >= 0, guess < table.count else { continue }
+            let record = table.entries[guess].value
+            guard record.named, Int(record.count) == bytes.count, let a = bytesOfA(at: record.offset, count: bytes.count) else { continue }
+            if memcmp(a, b, bytes.count) == 0 {
+                shift = guess &- index
+                misses = 0
+                return guess
+            }
+        }
+        // Rows were added or removed here: the row's objectId, as a guess, finds where A goes on.
+        guard let key = Self.objectIdGuess(in: bytes), let n = table.find(key, hash: RowIndex.hash(key)) else { return nil }
+        let record = table.entries[n].value
+        guard record.named, Int(record.count) == bytes.count, let a = bytesOfA(at: record.offset, count: bytes.count),
+            memcmp(a, b, bytes.count) == 0
+        else { return nil }
+        shift = n &- index
+        misses = 0
+        return n
+    }
+
+    /// The text of the first string value after a `"objectId"` key in a row's bytes (JSON
+    /// space allowed around the colon), when it has no escape: a guess at the row's objectId,
+    /// which may be a Pointer's.
+    static func objectIdGuess(in bytes: UnsafeRawBufferPointer) -> String? {
+        let name = objectIdKey
+        var i = 0
+        while true {
+            guard i + name.count <= bytes.count else { return nil }
+            if bytes[i] == name[0], name.indices.allSatisfy({ bytes[i + $0] == name[$0] }) { break }
+            i += 1
+        }
+        i += name.count
+        func skipSpace() { while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 } }
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+        i += 1
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+        let start = i + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), end - start < 256 {
+            if bytes[end] == UInt8(ascii: "\\") { return nil }
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Told that B's row `index` has the key of A's entry `entry` (found in A's index): the
+    /// next guess follows it.
+    func found(_ entry: Int, at index: Int) { shift = entry &- index }
+
+    /// A's bytes at `offset`, read into the window when they are not in it and lie ahead of it
+    /// within ``reach``; `nil` otherwise, or when the file no longer holds them.
+    func bytesOfA(at offset: Int, count wanted: Int) -> UnsafeRawPointer? {
+        guard let base = window.baseAddress, offset >= start, wanted <= window.count else { return nil }
+        if offset + wanted <= start + count { return UnsafeRawPointer(base + (offset - start)) }
+        guard offset <= start + count + Self.reach else { return nil }
+        start = offset
+        count = 0
+        while count < window.count {
+            let n = pread(descriptor, base + count, window.count - count, off_t(offset + count))
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        return wanted <= count ? UnsafeRawPointer(base) : nil
     }
 }

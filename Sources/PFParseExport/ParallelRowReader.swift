@@ -104,6 +104,7 @@ struct ParallelRowBatch: Sendable {
         var index: Int
         var offset: Int
         var shape: ParseExport.Shape
+        var known: Int?
     }
 
     var bytes: [UInt8] = []
@@ -143,7 +144,8 @@ extension ParallelRowReader {
         func add(_ row: ParseExportRow, _ deliver: (Output) throws(PFError) -> Void) throws(PFError) {
             let start = current.bytes.count
             current.bytes.append(contentsOf: row.bytes)
-            current.spans.append(Span(start: start, end: current.bytes.count, index: row.index, offset: row.offset, shape: row.shape))
+            current.spans.append(
+                Span(start: start, end: current.bytes.count, index: row.index, offset: row.offset, shape: row.shape, known: row.known))
             if current.spans.count >= reader.batchRows || current.bytes.count >= reader.batchBytes {
                 try launch(deliver)
             }
@@ -170,7 +172,7 @@ extension ParallelRowReader {
                 for span in batch.spans {
                     let row = ParseExportRow(
                         bytes: UnsafeRawBufferPointer(rebasing: raw[span.start..<span.end]), index: span.index,
-                        offset: span.offset, shape: span.shape)
+                        offset: span.offset, shape: span.shape, known: span.known)
                     do throws(PFError) {
                         outputs.append(try transform(row, session))
                     } catch {

@@ -430,13 +430,18 @@ public struct ParseExportRow {
     public var offset: Int
     /// How the file holds its rows (for the path in errors: `results[3]` or `[3]`).
     public var shape: ParseExport.Shape
+    /// The number of a row read before, elsewhere, that this row is byte for byte, when whoever
+    /// cut it recognised it (``ParallelRowReader`` carries it to its transform, which can then
+    /// skip reading the row); `nil` otherwise.
+    public var known: Int?
 
     /// A row read back from its place in a file (its bytes as ``ParseExportRowCutter`` cut them).
-    public init(bytes: UnsafeRawBufferPointer, index: Int, offset: Int, shape: ParseExport.Shape) {
+    public init(bytes: UnsafeRawBufferPointer, index: Int, offset: Int, shape: ParseExport.Shape, known: Int? = nil) {
         self.bytes = bytes
         self.index = index
         self.offset = offset
         self.shape = shape
+        self.known = known
     }
 
     /// The JSON reader settings for rows: strict, Parse's typed objects left as dictionaries

@@ -185,6 +185,14 @@ enum CopyBinary {
         buffer.writeInteger(Int32(-1))
     }
 
+    /// Whether `text` holds U+0000, which PostgreSQL's `text` cannot store. Asked of every
+    /// text cell: a loop over the string's contiguous bytes, where `text.utf8.contains(0)`
+    /// steps the generic UTF-8 view byte by byte (0.8 % of an import's client CPU).
+    static func holdsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(0) }
+    }
+
     /// Text (`text`, `varchar`): its UTF-8 bytes. `false`, appending nothing, when it is longer
     /// than a column value may be (1 GB).
     static func append(_ text: String, to buffer: inout ByteBuffer) -> Bool {

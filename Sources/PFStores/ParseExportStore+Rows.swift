@@ -20,7 +20,55 @@ extension ParseExportStore {
         public var location: RowLocation
         /// A digest of the row's bytes.
         public var digest: RowDigest
+        /// The row's shape in the table of shapes its read kept (``rowShapes(of:)``), which
+        /// decides its field types; 0 when the class's schema was not inferred.
+        public var shape: Int = 0
     }
+
+    /// Rows of a class read before (from another export of it, under the same options),
+    /// which ``forEachRow(in:recognizing:_:)`` recognises rows as, byte for byte, and
+    /// summarises from instead of reading them again: comparing two exports of one database,
+    /// whose rows are mostly the same, then reads only the rows that differ.
+    public struct RowRecognizer {
+        /// Called on the reading thread with each row's bytes and index, in file order: the
+        /// number of a known row with exactly these bytes, or `nil`.
+        public var match: (UnsafeRawBufferPointer, Int) -> Int?
+        /// The summary of known row `n` (called on the worker threads).
+        public var known: @Sendable (Int) -> KnownRow
+        /// The shapes the known rows' ``KnownRow/shape`` numbers are in: ``rowShapes(of:)``
+        /// of the store that read them (`nil` when it inferred none: a read that infers its
+        /// class's schema then recognises no row).
+        public var shapes: RowShapes?
+
+        /// A recognizer from its parts.
+        public init(match: @escaping (UnsafeRawBufferPointer, Int) -> Int?, known: @escaping @Sendable (Int) -> KnownRow, shapes: RowShapes?) {
+            self.match = match
+            self.known = known
+            self.shapes = shapes
+        }
+    }
+
+    /// What a row read before was summarised as (``RowRecognizer``): a row with the same
+    /// bytes has the same summary, but for its place.
+    public struct KnownRow: Sendable {
+        /// Its `objectId` (``RowSummary/objectId``).
+        public var objectId: String?
+        /// Its digest.
+        public var digest: RowDigest
+        /// Its shape (``RowSummary/shape``).
+        public var shape: Int
+
+        /// A known row from its summary's parts.
+        public init(objectId: String?, digest: RowDigest, shape: Int) {
+            self.objectId = objectId
+            self.digest = digest
+            self.shape = shape
+        }
+    }
+
+    /// The row shapes the last ``forEachRow(in:recognizing:_:)`` of a class kept, when it
+    /// inferred the class's schema: what a ``RowRecognizer`` built from its rows hands on.
+    public func rowShapes(of className: String) -> RowShapes? { shapesSeen[className] }
 
     /// Where a row lies in its class file.
     public struct RowLocation: Sendable {
@@ -84,6 +132,14 @@ extension ParseExportStore {
         return !namesEncoded
     }
 
+    /// The path of a class's file when it is a file of its own (in an export directory), which
+    /// can be read again at a row's offset; `nil` in a zip or when the class has no file.
+    /// - Throws: ``PFCore/PFError`` when the export cannot be opened.
+    public func classFilePath(of className: String) throws(PFError) -> String? {
+        guard let container = try opened(), case .directory = container.kind else { return nil }
+        return try layout().classes[className]?.path
+    }
+
     /// The size in bytes of a class's file, when known (a directory's file, a zip entry's
     /// inflated size), or `nil`.
     public func fileSize(of className: String) throws(PFError) -> Int? {
@@ -105,20 +161,36 @@ extension ParseExportStore {
     /// its keys, the JSON kind of each value and, for objects, their `__type` and `className`;
     /// the first row of each such shape is read into an object and its types kept for the
     /// others, so ``schema()`` costs no second pass.
+    ///
+    /// With a `recognizer`, a row it recognises (the same bytes as a row it knows) is not read:
+    /// its summary is the known row's, at this row's place.
     /// - Parameters:
     ///   - className: the class.
+    ///   - recognizer: rows read before that a row may be, byte for byte.
     ///   - body: receives each row's summary, in file order, on the calling thread.
     /// - Throws: ``PFCore/PFError`` as ``forEachObject(in:_:)`` for a row that is not JSON,
     ///   or what `body` throws.
-    public func forEachRow(in className: String, _ body: (RowSummary) throws(PFError) -> Void) throws(PFError) {
+    public func forEachRow(
+        in className: String, recognizing recognizer: RowRecognizer? = nil, _ body: (RowSummary) throws(PFError) -> Void
+    ) throws(PFError) {
         guard let container = try opened(), let file = try layout().classes[className] else { return }
         let name = "\(location): \(file.name)"
         let declared = try schemaFile()?.classes[className] != nil
         var inference = inferred[className] == nil && !declared ? SchemaInference(className: className) : nil
-        let shapes: RowShapes? = inference == nil ? nil : RowShapes()
+        // A recognised row's shape is one of the recognizer's: its table is shared (a shape's
+        // field types are a function of the shape), or, when it has none, nothing is recognised.
+        let recognizer = inference != nil && recognizer?.shapes == nil ? nil : recognizer
+        let shapes: RowShapes? = inference == nil ? nil : (recognizer?.shapes ?? RowShapes())
+        let known = recognizer?.known
         var lastShape = 0
         let reader = ParallelRowReader<ShapedRow>(workers: options.workers, limits: options.limits) {
             row, session throws(PFError) in
+            if let n = row.known, let known {
+                let was = known(n)
+                let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
+                let shape = shapes == nil ? 0 : was.shape
+                return ShapedRow(summary: RowSummary(objectId: was.objectId, location: location, digest: was.digest, shape: shape), shape: shape)
+            }
             do throws(PFError) {
                 return try session.withDocument(row.bytes) { root throws(PFError) in
                     func object() throws(PFError) -> ParseObject {
@@ -136,7 +208,7 @@ extension ParseExportStore {
                     }
                     let shape = try shapes?.shape(of: row.bytes, root: root, reading: object)
                     let location = RowLocation(index: row.index, offset: row.offset, count: row.bytes.count, shape: row.shape)
-                    let summary = RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes))
+                    let summary = RowSummary(objectId: objectId, location: location, digest: RowDigest(row.bytes), shape: shape ?? 0)
                     return ShapedRow(summary: summary, shape: shape ?? 0)
                 }
             } catch {
@@ -144,7 +216,12 @@ extension ParseExportStore {
             }
         }
         try reader.read(rows: { add throws(PFError) in
-            try container.forEachRow(of: file, chunkSize: options.chunkSize, add)
+            guard let match = recognizer?.match else { return try container.forEachRow(of: file, chunkSize: options.chunkSize, add) }
+            try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
+                var row = row
+                row.known = match(row.bytes, row.index)
+                try add(row)
+            }
         }, deliver: { (row: ShapedRow) throws(PFError) in
             if let shapes {
                 // A row of the previous row's shape has its types: adding them again records
@@ -161,6 +238,7 @@ extension ParseExportStore {
             try body(row.summary)
         })
         if let inference { inferred[className] = inference }
+        shapesSeen[className] = shapes
     }
 
     /// What ``forEachRow(in:_:)`` (or ``forEachObject(in:_:)``) inferred of one class's
@@ -260,7 +338,7 @@ extension ParseExportStore {
     /// random seed (a file has a handful of shapes: two of them share a hash about once in
     /// 2⁶⁴ pairs). Rows whose integers have 19 digits or more (which may not fit 64 bits),
     /// or whose objects spell a key with an escape, count as shapes of their own.
-    final class RowShapes: Sendable {
+    public final class RowShapes: Sendable {
         let known = Mutex<[Int: [FieldType]]>([:])
 
         /// The shape of a row, whose field types are then kept (``types(of:)``): read from its

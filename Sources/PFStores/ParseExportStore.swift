@@ -91,6 +91,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     var cachedSchemaFile: ParseSchema?
     /// Classes whose every row has been read, with the schema inferred on the way.
     var inferred: [String: SchemaInference] = [:]
+    /// The row shapes the last ``forEachRow(in:recognizing:_:)`` of each class saw, when it
+    /// inferred the class's schema (``rowShapes(of:)``).
+    var shapesSeen: [String: RowShapes] = [:]
     var writing: WriteState?
     /// Whether `_SCHEMA.json` says pfarchive encoded names Parse forbids (known once the
     /// schema has been read: objects and relations then come back with their original names).

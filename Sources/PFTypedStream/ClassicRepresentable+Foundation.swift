@@ -173,6 +173,66 @@ extension Array: ClassicRepresentable where Element: ClassicRepresentable {
     }
 
     public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> [Element] {
+        try ClassicArray<Element>.classicRead(from: unarchiver, objectAt: index).elements
+    }
+}
+
+/// An `NSArray`, `NSMutableArray`, `NSSet` or `NSMutableSet` of one element type that keeps
+/// the class chain it was read with, so it is written back as the same class: what a
+/// generated `ClassicArchiveCoding` class holds for a position of arrays (a Grapher view's
+/// `NSMutableArray` of drawing objects). A Swift `Array` is always written as an `NSArray`.
+///
+/// ```swift
+/// var items = try coder.decode(ClassicArray<GDrawingObject>.self)            // an NSMutableArray
+/// items.elements.append(object)
+/// try archiver.encode(items)                                        // an NSMutableArray again
+/// ```
+public struct ClassicArray<Element: ClassicRepresentable>: ClassicRepresentable, RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
+    /// The elements, in order.
+    public var elements: [Element]
+    /// The class chain written, most derived first: `NSArray`/`NSObject` unless read otherwise.
+    /// A chain whose first class is `NSSet` or `NSMutableSet` writes a set's layout (an `I` count).
+    public var classChain: [ClassicClassVersion]
+
+    /// Makes an array written with a class chain.
+    /// - Parameters:
+    ///   - elements: the elements.
+    ///   - classChain: the chain, most derived first; `NSArray` on `NSObject` by default.
+    public init(_ elements: [Element], classChain: [ClassicClassVersion] = [ClassicClassVersion("NSArray"), ClassicClassVersion("NSObject")]) {
+        self.elements = elements
+        self.classChain = classChain
+    }
+
+    /// Makes an `NSArray` of the elements.
+    /// - Parameter elements: the elements.
+    public init(arrayLiteral elements: Element...) {
+        self.init(elements)
+    }
+
+    /// The position of the first element.
+    public var startIndex: Int { elements.startIndex }
+    /// The position after the last element.
+    public var endIndex: Int { elements.endIndex }
+    /// The element at a position.
+    public subscript(position: Int) -> Element {
+        get { elements[position] }
+        set { elements[position] = newValue }
+    }
+
+    /// Whether the chain is a set's (`NSSet`, `NSMutableSet`), whose count is unsigned.
+    var isSet: Bool { TypedStreamDocument.setClasses.contains(classChain.first?.name ?? "") }
+
+    public func classicWrite(to archiver: ClassicArchiver) throws {
+        guard let count = Int32(exactly: elements.count) else {
+            throw PFError(TypedStreamFailure.arrayTooLarge(elements.count), format: .typedstream)
+        }
+        try archiver.writeObject(chain: classChain) { a in
+            if isSet { a.encode(UInt32(count)) } else { a.encode(count) }
+            for element in elements { try a.encode(element) }
+        }
+    }
+
+    public static func classicRead(from unarchiver: ClassicUnarchiver, objectAt index: Int) throws -> ClassicArray {
         try unarchiver.withObject(at: index, expecting: TypedStreamDocument.arrayClasses.union(TypedStreamDocument.setClasses)) { chain in
             let isSet = TypedStreamDocument.setClasses.contains(chain.first?.name ?? "")
             let count = isSet ? Int(try unarchiver.decode(UInt32.self)) : Int(try unarchiver.decode(Int32.self))
@@ -182,10 +242,13 @@ extension Array: ClassicRepresentable where Element: ClassicRepresentable {
                 guard let element = try unarchiver.decode(Element.self) else { throw unarchiver.failure(.nilElement) }
                 out.append(element)
             }
-            return out
+            return ClassicArray(out, classChain: chain.map { ClassicClassVersion($0.name, version: $0.version) })
         }
     }
 }
+
+extension ClassicArray: Sendable where Element: Sendable {}
+extension ClassicArray: Equatable where Element: Equatable {}
 
 extension Dictionary: ClassicRepresentable where Key == String, Value: ClassicRepresentable {
     public func classicWrite(to archiver: ClassicArchiver) throws {

@@ -174,7 +174,8 @@ public final class ClassicUnarchiver {
     /// something outside this stream: class values (`#`) as their chains
     /// (``TypedStreamValue/classChain(_:)``) and objects (`@`) as their value trees
     /// (``TypedStreamValue/tree(_:)``, an object shared elsewhere in the stream with its
-    /// `$id`). What a generated class keeps for a group it has no Swift type for, and writes
+    /// `$id`), read as ``ClassicExactValue`` reads them so they are written back as the same
+    /// classes and number encodings. What a generated class keeps for a group it has no Swift type for, and writes
     /// back with ``ClassicArchiver/encodeValues(ofTypes:_:)``; ``decodeNextGroup()`` leaves
     /// objects as indices into this stream's table, for a reader that decodes them itself.
     /// - Returns: the group.
@@ -185,7 +186,7 @@ public final class ClassicUnarchiver {
         guard group.encodings.contains(where: \.holdsObject) else { return group }
         func resolve(_ value: TypedStreamValue) throws -> TypedStreamValue {
             switch value {
-            case .object(let index): return .tree(try PFValue.classicRead(from: self, objectAt: index))
+            case .object(let index): return .tree(try ClassicExactValue.classicRead(from: self, objectAt: index).tree)
             case .array(let items): return .array(try items.map(resolve))
             case .structure(let name, let fields): return .structure(name: name, fields: try fields.map(resolve))
             default: return value

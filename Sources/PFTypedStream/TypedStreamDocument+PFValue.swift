@@ -16,6 +16,12 @@ struct TypedStreamValueConverter {
     /// from 1 in this tree: trees read one by one from the same stream then give a shared
     /// object the same `$id`, and an archiver writing them keeps it one object.
     var idsFromTable = false
+    /// Whether a Foundation object is written in its natural form only when
+    /// ``ClassicArchiver`` writes that form back as the same object (``writesBack(_:chain:)``),
+    /// and in the generic `$class`/`$values` form otherwise: an `NSMutableArray`, an `i` or `f`
+    /// `NSNumber`, an `NSMutableString` keep their class and encoding, and a string or number
+    /// reached more than once stays one object (``ClassicExactValue``).
+    var exact = false
     /// The root of a tree read by ``convertObject(_:sharedIn:)``, reached once more than
     /// `counts` says.
     var extraRoot: Int?
@@ -178,7 +184,20 @@ struct TypedStreamValueConverter {
         guard let entry = document.objectEntry(index) else { return .null }
         guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: entry.offset) }
         try node(entry.offset)
-        let foundation = document.foundationObject(at: index)
+        let chain = document.classChain(entry.classIndex)
+        var foundation = document.foundationObject(at: index)
+        if exact, let known = foundation {
+            // A scalar reached more than once is written in place by its natural form, once
+            // per occurrence: kept generic, it keeps its `$id` and stays one object.
+            let shared = (counts[index] ?? 0) + (index == extraRoot ? 1 : 0) > 1
+            let scalar = switch known {
+            case .string, .number, .data, .date, .null: true
+            default: false
+            }
+            if (shared && scalar) || !Self.writesBack(known, chain: chain.map { ClassicClassVersion($0.name, version: $0.version) }) {
+                foundation = nil
+            }
+        }
         // Scalars are always written in place.
         switch foundation {
         case .string(let s)?: return .string(s)
@@ -196,7 +215,6 @@ struct TypedStreamValueConverter {
             ids[index] = next
             nextID += 1
         }
-        let chain = document.classChain(entry.classIndex)
         let name = chain.first?.name ?? "?"
         switch foundation {
         case .array(let items, _)?:
@@ -211,6 +229,10 @@ struct TypedStreamValueConverter {
             for pair in pairs {
                 keys.append(try raw(pair.key, depth: depth))
                 values.append(try raw(pair.value, depth: depth))
+            }
+            if exact && !keys.allSatisfy({ $0.stringValue != nil }) {
+                // `NS.keys`/`NS.objects` is read back, not written back: keep the groups.
+                return try generic(entry, chain: chain, id: id, depth: depth)
             }
             if keys.allSatisfy({ $0.stringValue != nil }) {
                 var dict = OrderedDictionary<String, PFValue>()
@@ -245,21 +267,52 @@ struct TypedStreamValueConverter {
             members["value"] = try raw(value, depth: depth)
             return .dictionary(members)
         default:
-            var members: OrderedDictionary<String, PFValue> = ["$class": .string(name), "$version": .int(Int64(chain.first?.version ?? 0))]
-            let superclasses = chain.dropFirst()
-            if !(superclasses.count == 1 && superclasses.first?.name == "NSObject" && superclasses.first?.version == 0) {
-                members["$classes"] = .array(chain.map { .string($0.name) })
-                members["$versions"] = .array(chain.map { .int(Int64($0.version)) })
+            return try generic(entry, chain: chain, id: id, depth: depth)
+        }
+    }
+
+    /// An object in the generic form: its class chain with versions and every group as read.
+    mutating func generic(_ entry: TypedStreamObject, chain: [TypedStreamClass], id: Int?, depth: Int) throws(PFError) -> PFValue {
+        let name = chain.first?.name ?? "?"
+        var members: OrderedDictionary<String, PFValue> = ["$class": .string(name), "$version": .int(Int64(chain.first?.version ?? 0))]
+        let superclasses = chain.dropFirst()
+        if !(superclasses.count == 1 && superclasses.first?.name == "NSObject" && superclasses.first?.version == 0) {
+            members["$classes"] = .array(chain.map { .string($0.name) })
+            members["$versions"] = .array(chain.map { .int(Int64($0.version)) })
+        }
+        if let id { members["$id"] = .int(Int64(id)) }
+        var groups: [PFValue] = []
+        for group in entry.groups {
+            var values: [PFValue] = []
+            for v in group.values { values.append(try raw(v, depth: depth)) }
+            groups.append(.dictionary(["types": .string(group.encodingString), "values": .array(values)]))
+        }
+        members["$values"] = .array(groups)
+        return .dictionary(members)
+    }
+
+    /// Whether ``ClassicArchiver`` writes a Foundation object's natural form back as the same
+    /// object: the class chain it writes for that form (`NSString` version 1, `NSArray`, …,
+    /// each on `NSObject`) and, for an `NSNumber`, the encoding (`q` for an integer, `d` for
+    /// a double, `c` 0 or 1 for a boolean). `NSSet`s, `NSURL`s, `NSValue`s and attributed
+    /// strings are kept generic: their natural forms are not written back byte for byte.
+    static func writesBack(_ object: FoundationObject, chain: [ClassicClassVersion]) -> Bool {
+        switch object {
+        case .string: return chain == ClassicClassVersion.nsString
+        case .number(let type, let value):
+            guard chain == ClassicClassVersion.nsNumber else { return false }
+            switch value {
+            case .int(let i) where type == .char: return i == 0 || i == 1
+            case .int: return type == .int64
+            case .double: return type == .double
+            default: return false
             }
-            if let id { members["$id"] = .int(Int64(id)) }
-            var groups: [PFValue] = []
-            for group in entry.groups {
-                var values: [PFValue] = []
-                for v in group.values { values.append(try raw(v, depth: depth)) }
-                groups.append(.dictionary(["types": .string(group.encodingString), "values": .array(values)]))
-            }
-            members["$values"] = .array(groups)
-            return .dictionary(members)
+        case .data: return chain == ClassicClassVersion.nsData
+        case .date: return chain == ClassicClassVersion.nsDate
+        case .null: return chain == ClassicClassVersion.nsNull
+        case .array(_, let set): return !set && chain == ClassicClassVersion.nsArray
+        case .dictionary: return chain == ClassicClassVersion.nsDictionary
+        case .url, .attributedString, .value: return false
         }
     }
 

@@ -228,7 +228,7 @@ struct CodegenCompileTests {
                 if let name = root.classChain(ofObject: index).first?.name, let type = GeneratedModels.registry.type(forClassName: name) {
                     values.append(.object(try read(type, at: index, in: root)))
                 } else {
-                    values.append(.object(try PFValue.classicRead(from: root, objectAt: index)))
+                    values.append(.object(try ClassicExactValue.classicRead(from: root, objectAt: index)))
                 }
             }
             try whole.encodeGroup(values)
@@ -325,7 +325,7 @@ print("pytypedstream: %d objects the same" % len(ours))
         #expect(code.contains("public final class CPDefinitionTree: ClassicArchiveCoding {"))
         #expect(code.contains(": CPDefinitionTree?\n"))
         #expect(code.contains("try coder.decodeReference(CPDefinitionTree.self) { assignValue"))
-        if name.hasSuffix("13.gcx") { #expect(code.contains("public var value2: [CPDefinitionEquation]?\n")) }
+        if name.hasSuffix("13.gcx") { #expect(code.contains("public var value2: ClassicArray<CPDefinitionEquation>?\n")) }
         #expect(code.contains("ClassicClassVersion(\"CPTreeNode\", version: 0)"))
         // `NSBezierPath` writes one group per point, as many as the path has (1,628 groups in
         // 10.14's longest): the groups objects end before are one `[TypedStreamGroup]` read
@@ -345,7 +345,8 @@ print("pytypedstream: %d objects the same" % len(ours))
     /// shared there rather than read again as a `PFValue` (which failed on main); a class
     /// whose objects end after different numbers of groups (`NSBezierPath`) reads its last
     /// groups only when present. Every object of a generated class decodes, the graph
-    /// completes (`finish`), and each re-encodes to the same graph (read back by pfarchive).
+    /// completes (`finish`), and each re-encodes to the same graph, read back by pfarchive and
+    /// rendered by pytypedstream as the original object.
     @Test(arguments: [("Empty2D macOS 10.14.gcx", 940), ("Empty2D macOS 13.gcx", 655)])
     func appleGrapherDocumentDecodesThroughGeneratedClasses(_ name: String, _ objects: Int) throws {
         let source = try Self.appleTypedstream(name)
@@ -360,14 +361,18 @@ print("pytypedstream: %d objects the same" % len(ours))
         // A group holding an object (a catalog NSColor's `@@@`) keeps it as its value tree
         // (`decodeDetachedGroup`), not as an index into this stream's table, which the
         // archiver could not write ("value object(493) does not fit type @" on main).
-        // Not yet compared with pytypedstream: the Foundation values kept as `PFValue`
-        // (Grapher's attribute dictionaries) are written back as `NSArray`/`NSDictionary`
-        // and `q`/`d` NSNumbers where the original has `NSMutableArray`/`NSMutableDictionary`
-        // and `i`/`f` ones, which pytypedstream renders differently.
-        let result = try classicObjectsRoundTrip(source, peer: false)
+        // pytypedstream renders every re-encoded object as the original's: the Foundation
+        // values (Grapher's attribute dictionaries) are `ClassicExactValue`s and the arrays
+        // `ClassicArray`s, which write `NSMutableArray`/`NSMutableDictionary` and `i`/`f`
+        // NSNumbers back as they were (as `PFValue` and `[Model]`, they came back as
+        // `NSArray`/`NSDictionary` and `q`/`d`, which pytypedstream renders differently).
+        #expect(code.contains("public var value5: ClassicArray<GDrawingObject>?\n"))
+        #expect(code.contains(": ClassicExactValue?\n") && !code.contains("PFValue"))
+        let result = try classicObjectsRoundTrip(source)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("decoded \(objects) objects of "), "\(result.output)")
         #expect(result.output.contains("round-trip \(objects) objects of "), "\(result.output)")
+        #expect(result.output.contains("pytypedstream: \(objects) objects the same"), "\(result.output)")
     }
 
     /// A typedstream whose objects refer back to themselves and to their parent (a cycle
@@ -384,7 +389,7 @@ print("pytypedstream: %d objects the same" % len(ours))
         #expect(converted.status == 0, "\(converted.output)")
         let code = try SwiftCompiler.swiftFiles(in: try generate(stream)).map { try String(contentsOf: $0, encoding: .utf8) }.joined()
         #expect(code.contains("public var value1: Folder?\n"))
-        #expect(code.contains("public var value2: [Folder]?\n"))
+        #expect(code.contains("public var value2: ClassicArray<Folder>?\n"))
         #expect(code.contains("public var value3: Int32\n"))
         let result = try classicObjectsRoundTrip(stream)
         #expect(result.status == 0, "\(result.output)")

@@ -132,17 +132,20 @@ import Testing
     }
 
     /// Rows whose fields disagree on a type: the inferred schemas (kept type, conflicts) agree.
-    /// B's rows are read on a thread of their own, with an instance of B of their own, while
-    /// A's index is built (``RowPass``): the schema inferred there is handed to the caller's
-    /// instance; a B with more rows than are held is read again after A, an A that spills while
-    /// B is held pairs the same; a bad row of B fails as when B is read after A, and a bad row
-    /// of A fails first.
+    /// When A is a zip (its rows cannot be read again at their offsets), B's rows are read on a
+    /// thread of their own, with an instance of B of their own, while A's index is built
+    /// (``RowPass``): the schema inferred there is handed to the caller's instance; a B with
+    /// more rows than are held is read again after A, an A that spills while B is held pairs
+    /// the same; a bad row of B fails as when B is read after A, and a bad row of A fails first.
     @Test func rowsOfBReadOnAnotherThread() throws {
         let dir = try StoreDiffTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let rows = (0..<6).map { #"{"objectId":"o\#($0)","v":\#($0)}"# }
-        let a = dir.appendingPathComponent("a"), b = dir.appendingPathComponent("b")
-        try Self.write(["C.json": Self.results(rows)], to: a)
+        let plainA = dir.appendingPathComponent("plain-a"), b = dir.appendingPathComponent("b")
+        try Self.write(["C.json": Self.results(rows)], to: plainA)
+        let a = dir.appendingPathComponent("a.zip")
+        _ = try StoreImporter().run(from: ParseExportStore(url: plainA), to: ParseExportStore(url: a))
+        #expect(try ParseExportStore(url: a).classFilePath(of: "C") == nil)
         try Self.write(["C.json": Self.results([rows[1], #"{"objectId":"o2","v":"two"}"#])], to: b)
         // Spilled (2 rows held): A spills while B's 2 rows are held; the other way, B's 6 are read again.
         let run = try Self.expectSame(a, b)
@@ -171,6 +174,94 @@ import Testing
             let fast = failure(x, y, rows: true)
             #expect(fast == failure(x, y, rows: false))
             #expect(fast.contains("/\(culprit): C.json"), "\(fast)")
+        }
+    }
+
+    /// B's rows that are byte for byte A's rows where they are expected are recognised
+    /// (``RowMatcher``) and not read as JSON again, and the comparison says exactly what it says
+    /// without them: rows changed in place (one of the same length), rows removed and added
+    /// (one, then a block longer than a guess reaches), rows swapped, a key repeated in A, and
+    /// rows without an objectId, which are never recognised (their key is their place).
+    @Test func rowsOfBRecognisedAsRowsOfA() throws {
+        let dir = try StoreDiffTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func row(_ n: Int, _ v: String = "") -> String { #"{"objectId":"o\#(n)","v":\#(n)\#(v),"s":"row \#(n)"}"# }
+        var rowsA = (0..<3_000).map { row($0) }
+        rowsA[7] = #"{"v":7}"#
+        rowsA[9] = #"{"objectId":"o8","v":-8,"s":"again"}"#  // o8 twice: its last row counts
+        var rowsB = rowsA
+        rowsB[3] = row(3).replacingOccurrences(of: "row", with: "wor")  // same length, other bytes
+        rowsB.remove(at: 20)
+        rowsB.insert(row(5_000), at: 40)
+        rowsB.swapAt(60, 61)
+        rowsB.insert(contentsOf: (0..<12).map { row(6_000 + $0) }, at: 100)
+        rowsB.removeSubrange(1_500..<1_520)
+        let a = dir.appendingPathComponent("a"), b = dir.appendingPathComponent("b")
+        try Self.write(["C.json": Self.results(rowsA)], to: a)
+        try Self.write(["C.json": Self.results(rowsB)], to: b)
+        let run = try Self.expectSame(a, b)
+        #expect(run.events.contains("C/o3.s: \"row 3\" → \"wor 3\""), "\(run.events.prefix(8))")
+        #expect(run.events.contains("- C/o20") && run.events.contains("+ C/o5000") && run.events.contains("+ C/o6011"))
+
+        // Which of B's rows the matcher recognises, fed back with where B's rows were found by
+        // key as the comparison does.
+        let storeA = ParseExportStore(url: a)
+        let path = try #require(try storeA.classFilePath(of: "C"))
+        let state = try #require(RowMatcher.FileState(path: path))
+        var index = RowIndex(options: StoreDiff.Options())
+        _ = try index.read("C", of: storeA)
+        let matcher = try #require(RowMatcher(path: path, table: index.memory, expecting: state))
+        var recognizer = matcher.recognizer(shapes: storeA.rowShapes(of: "C"))
+        #expect(recognizer.shapes != nil)
+        var recognised = Set<Int>()
+        let match = recognizer.match
+        recognizer.match = { (bytes: UnsafeRawBufferPointer, at: Int) -> Int? in
+            let n = match(bytes, at)
+            if n != nil { recognised.insert(at) }
+            return n
+        }
+        let storeB = ParseExportStore(url: b)
+        var ids: [String?] = []
+        try storeB.forEachRow(in: "C", recognizing: recognizer) { row in
+            ids.append(row.objectId)
+            let key = row.objectId ?? RowIndex.unnamed(row.location.index)
+            if let found = index.memory.find(key, hash: RowIndex.hash(key)) { matcher.found(found, at: row.location.index) }
+        }
+        #expect(ids.count == rowsB.count)
+        #expect(ids[7] == nil && ids[8] == "o8" && ids[3] == "o3")
+        #expect(!recognised.contains(7), "a row without an objectId")
+        #expect(!recognised.contains(3), "bytes changed")
+        #expect(!recognised.contains(8), "the first row of a repeated key is not its last")
+        #expect(recognised.contains(9), "the last row of a repeated key")
+        #expect(!recognised.contains(40) && !recognised.contains(100) && !recognised.contains(111), "added rows")
+        #expect(recognised.contains(0) && recognised.contains(10) && recognised.contains(50) && recognised.contains(rowsB.count - 1))
+        #expect(recognised.contains(60) && recognised.contains(61), "swapped rows")
+        // Every other row is recognised: after rows added or removed, by its objectId.
+        #expect(recognised.count == rowsB.count - 16, "\(recognised.count) of \(rowsB.count)")
+        #expect(RowMatcher.objectIdGuess(in: UnsafeRawBufferPointer(start: nil, count: 0)) == nil)
+        for (text, guess) in [
+            (#"{"objectId":"a1"}"#, "a1"), (#"{ "objectId" : "b2", "x": 1}"#, "b2"), (#"{"objectId":"c\"3"}"#, nil),
+            (#"{"objectId":3}"#, nil), (#"{"objectId":"unterminated"#, nil), (#"{"x":"objectId"}"#, nil),
+        ] as [(String, String?)] {
+            let found = Array(text.utf8).withUnsafeBytes { RowMatcher.objectIdGuess(in: $0) }
+            #expect(found == guess, "\(text)")
+        }
+        // The schema inferred from recognised rows is the one their reading infers.
+        #expect(try storeB.schema().classes["C"] == ParseExportStore(url: b).schema().classes["C"])
+
+        // A's file changed after its rows were read: no matcher, or the comparison fails.
+        try matcher.checkUnchanged()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(" ".utf8))
+        try handle.close()
+        #expect(RowMatcher(path: path, table: index.memory, expecting: state) == nil)
+        #expect(throws: PFError.self) { try matcher.checkUnchanged() }
+        do {
+            try matcher.checkUnchanged()
+        } catch {
+            #expect(error.failure(as: DiffFailure.self) == .fileChangedDuringComparison(path: path))
+            #expect(error.message.contains("changed while it was compared"), "\(error.message)")
         }
     }
 
