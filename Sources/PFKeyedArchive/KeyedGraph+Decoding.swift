@@ -32,75 +32,155 @@ extension KeyedGraph {
     ///   malformed reference, class or Foundation object; `disallowed` for a class outside
     ///   `allowedClasses`; `limitExceeded` for depth or node budgets.
     public init(table: KeyedObjectTable, options: DecodingOptions = DecodingOptions()) throws(PFError) {
-        var decoder = GraphDecoder(table: table, options: options)
-        self = try decoder.decode()
+        var decoder = GraphDecoder(objects: table, store: GraphArena(), options: options)
+        let top = try decoder.walk(table.top)
+        self.init(nodes: decoder.store.nodes, top: top)
     }
 }
 
-/// The iterative table → graph walk behind ``KeyedGraph/init(table:options:)``.
-struct GraphDecoder {
-    let table: KeyedObjectTable
-    let options: KeyedGraph.DecodingOptions
+// MARK: - Where the walk reads objects and keeps nodes
+
+/// Where a graph walk reads an archive's objects by number: the table in memory
+/// (``KeyedObjectTable``), or a binary property list's `$objects` decoded on demand
+/// (`BinaryPlistLazyArray`, ``KeyedArchive/readRecords(_:options:start:record:)``).
+protocol KeyedObjectSource {
+    /// The number of objects, `$null` included.
+    var objectCount: Int { get }
+    /// Object `index` (below ``objectCount``).
+    func object(at index: Int) throws(PFError) -> PFValue
+}
+
+extension KeyedObjectTable: KeyedObjectSource {
+    var objectCount: Int { objects.count }
+    func object(at index: Int) -> PFValue { objects[index] }
+}
+
+/// What a graph walk keeps of the collections and objects (nodes) it reaches.
+protocol GraphNodeStore {
+    /// The nodes made so far, counted against ``PFLimits/maxNodes``.
+    var count: Int { get }
+    /// The value an object reached before stands for (noting one more reference to it), or
+    /// `nil` the first time.
+    mutating func revisit(_ object: Int) -> KeyedGraph.Value?
+    /// Remembers the scalar a Foundation object in dictionary form stands for.
+    mutating func remember(_ scalar: KeyedGraph.Value, for object: Int)
+    /// A new node, for an object (`nil`: a container stored in place in an object's field).
+    /// - Returns: the number ``KeyedGraph/Value/node(_:)`` names it by.
+    mutating func add(object: Int?) -> Int
+    /// The contents of node `slot`, once read.
+    mutating func set(_ node: KeyedGraph.Node, at slot: Int)
+}
+
+/// The nodes of ``KeyedGraph/init(table:options:)``: an arena, in the order first met.
+struct GraphArena: GraphNodeStore {
     var nodes: [KeyedGraph.Node] = []
     /// Object index → the value decoded for it, so every object is decoded once.
     var memo: [Int: KeyedGraph.Value] = [:]
-    /// Containers whose slot exists but whose contents are still to be read.
+
+    var count: Int { nodes.count }
+    func revisit(_ object: Int) -> KeyedGraph.Value? { memo[object] }
+    mutating func remember(_ scalar: KeyedGraph.Value, for object: Int) { memo[object] = scalar }
+
+    mutating func add(object: Int?) -> Int {
+        let slot = nodes.count
+        nodes.append(.array(className: nil, items: []))
+        if let object { memo[object] = .node(slot) }
+        return slot
+    }
+
+    mutating func set(_ node: KeyedGraph.Node, at slot: Int) { nodes[slot] = node }
+}
+
+// MARK: - The walk
+
+/// The iterative walk from `$top` behind ``KeyedGraph/init(table:options:)`` and
+/// ``KeyedArchive/readRecords(_:options:start:record:)``: it follows every reference once,
+/// checking objects, classes and budgets in one order, and hands the nodes to its store.
+struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
+    let objects: Objects
+    var store: Store
+    let options: KeyedGraph.DecodingOptions
+    /// Class dictionaries read, by reference (an archive has a few).
+    var classes: [UInt64: ArchivedClass] = [:]
+    /// Nodes whose slot exists but whose contents are still to be read.
     var pending: [(node: Int, object: Int, archivedClass: ArchivedClass, depth: Int)] = []
 
-    init(table: KeyedObjectTable, options: KeyedGraph.DecodingOptions) {
-        self.table = table
+    init(objects: Objects, store: Store, options: KeyedGraph.DecodingOptions) {
+        self.objects = objects
+        self.store = store
         self.options = options
     }
 
-    mutating func decode() throws(PFError) -> KeyedGraph {
-        var top = OrderedDictionary<String, KeyedGraph.Value>()
-        for (key, uid) in table.top {
-            top[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
-            try drain()
+    /// Follows the references from `$top`, each entry's sub-graph in full before the next.
+    /// - Returns: the value of each entry.
+    mutating func walk(_ top: OrderedDictionary<String, UInt64>) throws(PFError) -> OrderedDictionary<String, KeyedGraph.Value> {
+        var values = OrderedDictionary<String, KeyedGraph.Value>()
+        for (key, uid) in top {
+            values[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
+            while let item = pending.popLast() {
+                guard case .dictionary(let object) = try objects.object(at: item.object) else { continue }
+                store.set(try fill(object, index: item.object, archivedClass: item.archivedClass, depth: item.depth), at: item.node)
+            }
         }
-        return KeyedGraph(nodes: nodes, top: top)
-    }
-
-    mutating func drain() throws(PFError) {
-        while let item = pending.popLast() {
-            try fill(node: item.node, object: item.object, archivedClass: item.archivedClass, depth: item.depth)
-        }
+        return values
     }
 
     // MARK: - References
 
-    /// The value an object reference stands for, creating a node slot (to be filled later)
-    /// for collections and objects.
+    func index(of uid: UInt64, at path: @autoclosure () -> PFKeyPath) throws(PFError) -> Int {
+        guard uid < UInt64(objects.objectCount) else {
+            throw KeyedObjectTable.invalid(.referenceOutOfRange(uid, objects: objects.objectCount), path())
+        }
+        return Int(uid)
+    }
+
+    /// The class of an object in dictionary form (``KeyedObjectTable/archivedClass(of:at:)``),
+    /// each class dictionary read once.
+    mutating func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError)
+        -> ArchivedClass
+    {
+        let objects = self.objects
+        let read = { () throws(PFError) -> ArchivedClass in
+            try KeyedObjectTable.archivedClass(of: object, at: path, objectCount: objects.objectCount) { i throws(PFError) in
+                try objects.object(at: i)
+            }
+        }
+        guard case .uid(let uid)? = object["$class"] else { return try read() }
+        if let known = classes[uid] { return known }
+        let found = try read()
+        classes[uid] = found
+        return found
+    }
+
+    /// The value an object reference stands for, creating a node (to be filled later) for
+    /// collections and objects the first time one is reached.
     mutating func value(forUID uid: UInt64, depth: Int, at path: @autoclosure () -> PFKeyPath) throws(PFError)
         -> KeyedGraph.Value
     {
-        let index = try table.index(of: uid, at: path())
+        let index = try self.index(of: uid, at: path())
         if index == 0 { return .null }
-        if let known = memo[index] { return known }
+        if let known = store.revisit(index) { return known }
         let objectPath: PFKeyPath = [.key("$objects"), .index(index)]
-        if let scalar = KeyedGraph.Value(scalar: table.objects[index]) { return scalar }
-        switch table.objects[index] {
-        case .null, .bool, .int, .uint, .double, .string, .data, .date, .uid, .array:
-            throw KeyedObjectTable.invalid(.graphObjectKind(found: table.objects[index].kind.rawValue), objectPath)
-        case .dictionary(let object):
-            let archivedClass = try table.archivedClass(of: object, at: objectPath)
-            if let scalar = try table.foundationScalar(object, of: archivedClass, at: objectPath) {
-                memo[index] = scalar
-                return scalar
-            }
-            try check(archivedClass, at: objectPath)
-            guard depth <= options.limits.maxDepth else {
-                throw PFError(KeyedArchiveFailure.referencesTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
-            }
-            guard nodes.count < options.limits.maxNodes else {
-                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
-            }
-            let slot = nodes.count
-            nodes.append(.array(className: nil, items: []))
-            memo[index] = .node(slot)
-            pending.append((slot, index, archivedClass, depth))
-            return .node(slot)
+        let object = try objects.object(at: index)
+        if let scalar = KeyedGraph.Value(scalar: object) { return scalar }
+        guard case .dictionary(let members) = object else {
+            throw KeyedObjectTable.invalid(.graphObjectKind(found: object.kind.rawValue), objectPath)
         }
+        let archivedClass = try archivedClass(of: members, at: objectPath)
+        if let scalar = try KeyedObjectTable.foundationScalar(members, of: archivedClass, at: objectPath) {
+            store.remember(scalar, for: index)
+            return scalar
+        }
+        try check(archivedClass, at: objectPath)
+        guard depth <= options.limits.maxDepth else {
+            throw PFError(KeyedArchiveFailure.referencesTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
+        }
+        guard store.count < options.limits.maxNodes else {
+            throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
+        }
+        let slot = store.add(object: index)
+        pending.append((slot, index, archivedClass, depth))
+        return .node(slot)
     }
 
     func check(_ archivedClass: ArchivedClass, at path: PFKeyPath) throws(PFError) {
@@ -113,15 +193,18 @@ struct GraphDecoder {
 
     // MARK: - Filling nodes
 
-    mutating func fill(node slot: Int, object index: Int, archivedClass: ArchivedClass, depth: Int) throws(PFError) {
-        guard case .dictionary(let object) = table.objects[index] else { return }
+    /// The node of object `index` (a dictionary of class `archivedClass`), its references
+    /// followed with ``value(forUID:depth:at:)``.
+    mutating func fill(_ object: OrderedDictionary<String, PFValue>, index: Int, archivedClass: ArchivedClass, depth: Int)
+        throws(PFError) -> KeyedGraph.Node
+    {
         let path: PFKeyPath = [.key("$objects"), .index(index)]
         let name = archivedClass.name
         typealias F = KeyedGraph.FoundationClass
         if F.arrays.contains(name) {
-            nodes[slot] = .array(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
+            return .array(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
         } else if F.sets.contains(name) {
-            nodes[slot] = .set(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
+            return .set(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
         } else if F.orderedSets.contains(name) {
             var items: [KeyedGraph.Value] = []
             var i = 0
@@ -129,21 +212,20 @@ struct GraphDecoder {
                 items.append(try self.reference(reference, depth: depth, at: path.appending(key: "NS.object.\(i)")))
                 i += 1
             }
-            nodes[slot] = .orderedSet(className: name, items: items)
+            return .orderedSet(className: name, items: items)
         } else if F.dictionaries.contains(name) {
             let keys = try references(object, "NS.keys", depth: depth, at: path)
             let values = try references(object, "NS.objects", depth: depth, at: path)
             guard keys.count == values.count else {
                 throw KeyedObjectTable.invalid(.collectionLengths(className: name, keys: keys.count, values: values.count), path)
             }
-            nodes[slot] = .dictionary(className: name, keys: keys, values: values)
-        } else {
-            var fields = OrderedDictionary<String, KeyedGraph.Value>()
-            for (key, value) in object where key != "$class" {
-                fields[key] = try field(value, depth: depth, inlineDepth: 0, at: path.appending(key: key))
-            }
-            nodes[slot] = .object(KeyedGraph.Object(archivedClass: archivedClass, fields: fields))
+            return .dictionary(className: name, keys: keys, values: values)
         }
+        var fields = OrderedDictionary<String, KeyedGraph.Value>()
+        for (key, value) in object where key != "$class" {
+            fields[key] = try field(value, depth: depth, inlineDepth: 0, at: path.appending(key: key))
+        }
+        return .object(KeyedGraph.Object(archivedClass: archivedClass, fields: fields))
     }
 
     /// An array of references under `key`, such as `NS.objects`.
@@ -182,31 +264,29 @@ struct GraphDecoder {
         case .uid(let uid): return try self.value(forUID: uid, depth: depth + 1, at: path)
         case .array(let items):
             // In-place containers are bounded by the container format's own depth limit.
-            guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
+            guard inlineDepth < options.limits.maxDepth, store.count < options.limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
-            let slot = nodes.count
-            nodes.append(.array(className: nil, items: []))
+            let slot = store.add(object: nil)
             var values: [KeyedGraph.Value] = []
             values.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
                 values.append(try field(item, depth: depth, inlineDepth: inlineDepth + 1, at: path.appending(index: i)))
             }
-            nodes[slot] = .array(className: nil, items: values)
+            store.set(.array(className: nil, items: values), at: slot)
             return .node(slot)
         case .dictionary(let members):
-            guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
+            guard inlineDepth < options.limits.maxDepth, store.count < options.limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
-            let slot = nodes.count
-            nodes.append(.dictionary(className: nil, keys: [], values: []))
+            let slot = store.add(object: nil)
             var keys: [KeyedGraph.Value] = []
             var values: [KeyedGraph.Value] = []
             for (key, item) in members {
                 keys.append(.string(key))
                 values.append(try field(item, depth: depth, inlineDepth: inlineDepth + 1, at: path.appending(key: key)))
             }
-            nodes[slot] = .dictionary(className: nil, keys: keys, values: values)
+            store.set(.dictionary(className: nil, keys: keys, values: values), at: slot)
             return .node(slot)
         case .null, .bool, .int, .uint, .double, .string, .data, .date:
             return KeyedGraph.Value(scalar: value) ?? .null
@@ -220,6 +300,13 @@ extension KeyedObjectTable {
     /// (`NS.data`), `NSDate` (`NS.time`), `NSNumber` and `NSNull`; `nil` for other classes.
     /// - Throws: ``PFError`` `invalidValue` when such an object lacks its value.
     public func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
+        throws(PFError) -> KeyedGraph.Value?
+    {
+        try Self.foundationScalar(object, of: archivedClass, at: path)
+    }
+
+    /// ``foundationScalar(_:of:at:)``, which needs no table.
+    static func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
         throws(PFError) -> KeyedGraph.Value?
     {
         let name = archivedClass.name

@@ -1,6 +1,7 @@
 import Foundation
 import PFFormats
 import PFJSON
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 
@@ -83,6 +84,28 @@ import Testing
         let out = dir.appendingPathComponent("single-out.json")
         #expect(try CLI.run(["convert", single.path, out.path, "--from", "keyed"]).status == 0)
         #expect(try String(contentsOf: out, encoding: .utf8) == "{\"a\":[1,{\"b\":2}]}")
+    }
+
+    @Test func aKeyedArchiveOverTheNodeBudgetFailsAsTheWholeRouteDoes() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // One record, and 20 arrays of 100 numbers nothing refers to: 101 nodes each, over
+        // 2,000 in the file. The whole read counts them all against --max-nodes.
+        var table = try KeyedArchive.readTable(KeyedArchive.archive(KeyedGraph(json: .array([.string("record")])))).table
+        for i in 0..<20 { table.objects.append(.array((0..<100).map { .int(Int64(i * 100 + $0)) })) }
+        let archive = dir.appendingPathComponent("padded.archive")
+        try KeyedArchive.write(table).write(to: archive)
+        let out = dir.appendingPathComponent("out.json")
+        let streamed = try CLI.run(["convert", archive.path, out.path, "--from", "keyed", "--max-nodes", "1000"])
+        #expect(streamed.status == 1)
+        #expect(streamed.stderr.contains("maxNodes") && streamed.stderr.split(separator: "\n").count == 1, "\(streamed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        // --pretty is converted whole: the same line.
+        let whole = try CLI.run(["convert", archive.path, out.path, "--from", "keyed", "--max-nodes", "1000", "--pretty"])
+        #expect(whole.status == 1 && whole.stderr == streamed.stderr, "\(whole.stderr)")
+        // Within the budget, the padding is read and is not part of the graph.
+        #expect(try CLI.run(["convert", archive.path, out.path, "--from", "keyed"]).status == 0)
+        #expect(try Data(contentsOf: out) == Data("[\"record\"]".utf8))
     }
 
     @Test func aBadLineFailsWithOneLineNamingItAndLeavesNoOutput() throws {

@@ -115,13 +115,17 @@ import Testing
             let streamedError = #expect(throws: PFError.self) { try Self.streamed(archive, to: .json, limits: limits, allowed: allowed) }
             #expect(streamedError?.description == wholeError?.description, "\(limits) \(String(describing: allowed))")
         }
-        // The property list's nodes are counted per object here (the whole read counts them
-        // all), the graph's in all: both refuse a graph over maxNodes.
-        for maxNodes in [3] {
+        // Every node budget, from one that refuses the envelope to one that lets all through:
+        // the same error (the property list's nodes or the graph's) or the same bytes.
+        for maxNodes in 1...40 {
             let limits = PFLimits(maxNodes: maxNodes)
-            let wholeError = #expect(throws: PFError.self) { try Self.whole(archive, to: .json, limits: limits) }
-            let streamedError = #expect(throws: PFError.self) { try Self.streamed(archive, to: .json, limits: limits) }
-            #expect(streamedError?.code == wholeError?.code && wholeError?.code == .limitExceeded, "\(maxNodes)")
+            let whole = Result { () throws(PFError) in try Self.whole(archive, to: .json, limits: limits) }
+            let streamed = Result { () throws(PFError) in try Self.streamed(archive, to: .json, limits: limits) }
+            switch (whole, streamed) {
+            case (.success(let w), .success(let s)): #expect(s == w, "maxNodes \(maxNodes)")
+            case (.failure(let w), .failure(let s)): #expect(s.description == w.description, "maxNodes \(maxNodes)")
+            default: Issue.record("maxNodes \(maxNodes): whole \(whole), streamed \(streamed)")
+            }
         }
         #expect(try Self.streamed(archive, to: .json, allowed: ["Secret"]) == Self.whole(archive, to: .json, allowed: ["Secret"]))
         // A damaged archive: a reference past the table.
@@ -133,5 +137,28 @@ import Testing
         let wholeError = #expect(throws: PFError.self) { try Self.whole(damaged, to: .json) }
         let streamedError = #expect(throws: PFError.self) { try Self.streamed(damaged, to: .json) }
         #expect(streamedError?.description == wholeError?.description)
+    }
+
+    /// A keyed archive of one record whose `$objects` also holds `count` objects nothing
+    /// refers to, each an array of `width` numbers: small one by one, large together.
+    static func padded(count: Int, width: Int) throws -> Data {
+        var table = try KeyedArchive.readTable(Self.archive("[\"record\"]")).table
+        for i in 0..<count {
+            table.objects.append(.array((0..<width).map { .int(Int64(i * width + $0)) }))
+        }
+        return try KeyedArchive.write(table)
+    }
+
+    @Test func thePropertyListsNodesCountAcrossTheWholeFile() throws {
+        // 20 unreferenced arrays of 101 nodes: each is under 1,000 nodes, the file is not.
+        let archive = try Self.padded(count: 20, width: 100)
+        let limits = PFLimits(maxNodes: 1_000)
+        let wholeError = #expect(throws: PFError.self) { try Self.whole(archive, to: .json, limits: limits) }
+        let streamedError = #expect(throws: PFError.self) { try Self.streamed(archive, to: .json, limits: limits) }
+        #expect(wholeError?.code == .limitExceeded && wholeError?.format == .bplist, "\(String(describing: wholeError))")
+        #expect(streamedError?.description == wholeError?.description)
+        // Under the default budget the padding is read, and left out of the graph, by both.
+        #expect(try Self.streamed(archive, to: .json) == Self.whole(archive, to: .json))
+        #expect(try Self.streamed(archive, to: .json) == Data("[\"record\"]".utf8))
     }
 }
