@@ -128,7 +128,10 @@ extension BinaryPlistScanner {
     /// Forgets the decoded objects (sparse mode), keeping `ancestors` marked as being decoded
     /// so that a record reaching the array (or wrapper) that holds it is a cycle.
     mutating func resetMemo(keeping ancestors: [Int]) {
-        memo.removeAll(keepingCapacity: memo.count < 1 << 16)
+        // Clearing a dictionary in place costs its capacity, not its count: a large one (the
+        // element that holds 25,000 record references) is dropped, or every later small
+        // element would pay for it (40% of keyed → JSON's time when it was kept).
+        memo.removeAll(keepingCapacity: memo.capacity <= 1 << 10)
         for index in ancestors { markInProgress(index) }
     }
 }
