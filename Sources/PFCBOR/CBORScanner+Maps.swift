@@ -166,7 +166,12 @@ extension CBORScanner {
         // FuzzCBOR; Tests/Fixtures/regressions/cbor/).
         var look = pos
         while look < end, byte(at: look) >> 5 == 6 { look = try skipTagHead(at: look) }
-        if look < end, byte(at: look) >> 5 == 4 || byte(at: look) >> 5 == 5 {
+        // The tags' content must be in hand to tell. Without it the key's read would stop at a
+        // tag it refuses (25/256, string references) before the end, so where the input was
+        // cut would decide the error: a sequence fed in chunks failed otherwise than read
+        // whole (found by FuzzCBOR; Tests/Fixtures/regressions/cbor/).
+        guard look < end else { throw PFError(CBORFailure.expectedItem, offset: look) }
+        if byte(at: look) >> 5 == 4 || byte(at: look) >> 5 == 5 {
             throw PFError(CBORFailure.nonTextKey(byte(at: look) >> 5 == 4 ? "an array" : "a map"), offset: start)
         }
         let key = try value(depth: depth)

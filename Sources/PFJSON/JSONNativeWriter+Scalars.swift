@@ -152,6 +152,13 @@ public enum JSONText {
 }
 
 extension JSONText {
+    /// ``appendDouble(_:jsonb:into:)`` into an array (for the inlinable plain writer,
+    /// ``JSONWriter/appendPlain(_:to:)``).
+    @usableFromInline
+    static func appendDouble(_ value: Double, jsonb: Bool, to out: inout [UInt8]) -> Bool {
+        appendDouble(value, jsonb: jsonb, into: &out)
+    }
+
     /// Appends a double as the writer spells it (``appendDouble(_:into:)``; for `jsonb`, one
     /// without a fraction in full digits with `.0`, see ``JSONWriter/Options/jsonb``), or
     /// returns `false` for NaN and ±infinity.

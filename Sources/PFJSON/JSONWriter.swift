@@ -50,7 +50,7 @@ public struct JSONWriter: Sendable {
         /// without a fraction is written with every integer digit and `.0`
         /// (`100000000000000000000.0`, never `1e+20`), and `jsonb` cannot hold U+0000, so a
         /// string or key holding it is `unrepresentable`. One thread only. Default `false`.
-        package var jsonb = false
+        @usableFromInline package var jsonb = false
         /// The least weight (about one per value; strings and data also by their length)
         /// written in parallel: about half a millisecond of writing, below which waking a
         /// thread costs more than it saves. Tests lower it to write small values both ways.

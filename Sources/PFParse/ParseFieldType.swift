@@ -98,7 +98,33 @@ public enum ParseFieldType: Sendable, Hashable, RawRepresentable, CustomStringCo
     /// The raw value.
     public var description: String { rawValue }
 
-    public static func == (a: ParseFieldType, b: ParseFieldType) -> Bool { a.rawValue == b.rawValue }
+    /// Equal when Parse spells both alike (so ``unknown(_:)`` of a defined name equals that
+    /// type); two defined types are told apart by their case, with no string compared (a
+    /// reader compares a type per value).
+    public static func == (a: ParseFieldType, b: ParseFieldType) -> Bool {
+        guard let i = a.knownIndex, let j = b.knownIndex else { return a.rawValue == b.rawValue }
+        return i == j
+    }
+
+    /// The position of a defined type among the cases; `nil` for ``unknown(_:)``.
+    private var knownIndex: Int? {
+        switch self {
+        case .string: 0
+        case .number: 1
+        case .boolean: 2
+        case .date: 3
+        case .object: 4
+        case .array: 5
+        case .geoPoint: 6
+        case .file: 7
+        case .bytes: 8
+        case .polygon: 9
+        case .pointer: 10
+        case .relation: 11
+        case .acl: 12
+        case .unknown: nil
+        }
+    }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

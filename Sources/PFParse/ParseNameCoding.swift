@@ -368,8 +368,46 @@ extension ParseNameCoding {
     ///   - tally: where encoded names are counted.
     /// - Returns: the object as the destination can hold it, or `nil` when that is `object`.
     public static func encodedIfChanged(_ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally) -> ParseObject? {
+        var kept = KeptFields()
+        return encodedIfChanged(object, policy: policy, tally: &tally, kept: &kept)
+    }
+
+    /// ``encodedIfChanged(_:policy:tally:)`` for a run of objects: `kept` remembers the field
+    /// names the last objects kept as they are, by position, so objects that share their key
+    /// order (a class's rows) have each name checked once, not once per object.
+    /// - Parameters:
+    ///   - object: the object, with its original names.
+    ///   - policy: the destination's rules.
+    ///   - tally: where encoded names are counted.
+    ///   - kept: the names known to be kept; start with an empty one and pass it to every call.
+    /// - Returns: the object as the destination can hold it, or `nil` when that is `object`.
+    public static func encodedIfChanged(
+        _ object: ParseObject, policy: ParseNamePolicy, tally: inout ParseNameTally, kept: inout KeptFields
+    ) -> ParseObject? {
         if policy.isUnrestricted { return nil }
-        return recode(object, tally: &tally, .encode(policy))
+        if kept.className != object.className || kept.policy != policy {
+            kept = KeptFields(className: object.className, policy: policy)
+        }
+        return recode(object, tally: &tally, .encode(policy), kept: &kept)
+    }
+
+    /// Field names known to stay as they are under one policy in one class, by their position
+    /// in the objects (``encodedIfChanged(_:policy:tally:kept:)``): asking whether a name is the
+    /// one remembered at its position costs a comparison of equal strings, not a check of the
+    /// name against the rules.
+    public struct KeptFields: Sendable {
+        /// The class the names are of; `nil`: nothing is remembered.
+        var className: String?
+        var policy: ParseNamePolicy?
+        var names: [String] = []
+
+        /// Nothing known yet.
+        public init() {}
+
+        init(className: String, policy: ParseNamePolicy) {
+            self.className = className
+            self.policy = policy
+        }
     }
 
     /// An object read from a store written with `policy`, with its original names.
@@ -381,7 +419,8 @@ extension ParseNameCoding {
     public static func decode(_ object: ParseObject, policy: ParseNamePolicy, originals: [String: String] = [:]) -> ParseObject {
         if policy.isUnrestricted { return object }
         var ignored = ParseNameTally()
-        return recode(object, tally: &ignored, .decode(policy, originals: originals)) ?? object
+        var kept = KeptFields()
+        return recode(object, tally: &ignored, .decode(policy, originals: originals), kept: &kept) ?? object
     }
 
     /// Which way names are recoded (no closures: one made per call cost an allocation per
@@ -427,33 +466,53 @@ extension ParseNameCoding {
     /// The object with its names recoded, or `nil` when none changes. Nothing is copied until
     /// a name or nested key actually changes: for an object the destination holds as it is
     /// (nearly every one) nothing is built at all.
-    private static func recode(_ object: ParseObject, tally: inout ParseNameTally, _ recoding: Recoding) -> ParseObject? {
+    private static func recode(
+        _ object: ParseObject, tally: inout ParseNameTally, _ recoding: Recoding, kept: inout KeptFields
+    ) -> ParseObject? {
         let recodesKeys = recoding.recodesKeys
+        // A memo without a class is not kept (decoding, embedded objects).
+        let remembers = kept.className != nil
         let fields = object.fields
+        // The views once, not per field (each use of `fields.keys` or `fields.values` retained
+        // and released its storage).
+        let fieldKeys = fields.keys.elements
+        let fieldValues = fields.values.elements
         // Filled from the first field that changes on (with the fields before it, as they are).
         var keys: [String]?
         var values: [ParseValue]?
         var renamed: [String: String] = [:]
-        for i in fields.elements.indices {
-            let field = fields.keys[i]
-            let value = fields.values[i]
-            let stored = recoding.field(field, className: object.className)
+        for i in fieldKeys.indices {
+            let field = fieldKeys[i]
+            let stored: String
+            if remembers, i < kept.names.count, kept.names[i] == field {
+                stored = field
+            } else {
+                stored = recoding.field(field, className: object.className)
+                if remembers, stored == field {
+                    if i < kept.names.count { kept.names[i] = field } else if i == kept.names.count { kept.names.append(field) }
+                }
+            }
             if stored != field {
                 renamed[field] = stored
                 tally.field(field, storedAs: stored, className: object.className)
             }
             var count = 0
-            let new = recodesKeys ? recode(value, recoding, count: &count) : nil
+            // Only Objects, Arrays and embedded objects hold keys.
+            let new: ParseValue?
+            switch fieldValues[i] {
+            case .object, .array, .embedded: new = recodesKeys ? recode(fieldValues[i], recoding, count: &count) : nil
+            default: new = nil
+            }
             if new != nil { tally.nestedKeys(count, field: field, className: object.className) }
             if keys == nil {
                 guard stored != field || new != nil else { continue }
-                keys = Array(fields.keys[..<i])
-                values = Array(fields.values[..<i])
+                keys = Array(fieldKeys[..<i])
+                values = Array(fieldValues[..<i])
                 keys?.reserveCapacity(fields.count)
                 values?.reserveCapacity(fields.count)
             }
             keys?.append(stored)
-            values?.append(new ?? value)
+            values?.append(new ?? fieldValues[i])
         }
         guard let keys, let values else { return nil }
         var copy = object
@@ -471,27 +530,37 @@ extension ParseNameCoding {
         case .object(let d):
             // Filled from the first member that changes on (with the members before it).
             var out: OrderedDictionary<String, ParseValue>?
-            for i in d.elements.indices {
-                let k = d.keys[i]
-                let member = d.values[i]
+            let memberKeys = d.keys.elements
+            let memberValues = d.values.elements
+            for i in memberKeys.indices {
+                let k = memberKeys[i]
                 // `__type` marks a typed value in REST JSON; it is not a name of the data (told
                 // by length first: a comparison with a literal is not the cheap one of equal strings).
                 let newKey = (k.utf8.count == 6 && k == "__type") || recoding.keeps(k) ? k : recoding.key(k)
                 if newKey != k { count += 1 }
-                let new = recode(member, recoding, count: &count)
+                // Scalars hold no keys: no call, no copy of the value.
+                let new: ParseValue?
+                switch memberValues[i] {
+                case .object, .array, .embedded: new = recode(memberValues[i], recoding, count: &count)
+                default: new = nil
+                }
                 if out == nil {
                     guard newKey != k || new != nil else { continue }
                     var head = OrderedDictionary<String, ParseValue>(minimumCapacity: d.count)
-                    for j in d.elements.indices[..<i] { head[d.keys[j]] = d.values[j] }
+                    for j in memberKeys.indices[..<i] { head[memberKeys[j]] = memberValues[j] }
                     out = head
                 }
-                out?[newKey] = new ?? member
+                out?[newKey] = new ?? memberValues[i]
             }
             return out.map { .object($0) }
         case .array(let items):
             var out: [ParseValue]?
-            for (i, item) in items.enumerated() {
-                if let new = recode(item, recoding, count: &count) {
+            for i in items.indices {
+                switch items[i] {
+                case .object, .array, .embedded: break
+                default: continue
+                }
+                if let new = recode(items[i], recoding, count: &count) {
                     if out == nil { out = items }
                     out?[i] = new
                 }
@@ -499,7 +568,8 @@ extension ParseNameCoding {
             return out.map { .array($0) }
         case .embedded(let object):
             var inner = ParseNameTally()
-            let new = recode(object, tally: &inner, recoding)
+            var kept = KeptFields()
+            let new = recode(object, tally: &inner, recoding, kept: &kept)
             count += inner.encodedFields + inner.encodedNestedKeys
             return new.map { .embedded($0) }
         default:

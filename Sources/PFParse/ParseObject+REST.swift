@@ -78,6 +78,9 @@ extension ParseObject {
         var createdAt: Date?
         var updatedAt: Date?
         var acl: ParseACL?
+        // A constant for the closure: a captured `var` is read out of its box, a copy of both
+        // its strings and a release after, at every use (twice per field).
+        let memberContext = context
         try d.forEachRESTMember { (key: String, value: Input) throws(PFError) in
             order.append(key)
             // Built only for errors (an allocation per field otherwise).
@@ -90,19 +93,19 @@ extension ParseObject {
                 case .string(let s): objectId = s
                 case .null: objectId = nil
                 default:
-                    throw PFError(parse: ParseFailure.objectIdNotString(found: ParseFailure.describe(value)), path: here(), context: context)
+                    throw PFError(parse: ParseFailure.objectIdNotString(found: ParseFailure.describe(value)), path: here(), context: memberContext)
                 }
             case .createdAt?:
-                createdAt = try ParseObject.timestamp(value, key: key, path: here(), context: context)
+                createdAt = try ParseObject.timestamp(value, key: key, path: here(), context: memberContext)
             case .updatedAt?:
-                updatedAt = try ParseObject.timestamp(value, key: key, path: here(), context: context)
+                updatedAt = try ParseObject.timestamp(value, key: key, path: here(), context: memberContext)
             case .acl?:
-                acl = try ParseACL(rest: value, path: here(), context: context)
+                acl = try ParseACL(rest: value, path: here(), context: memberContext)
             case nil:
-                if context.checksNames, let problem = ParseRules.fieldNameProblem(key, className: className) {
-                    throw PFError(parse: ParseFailure.badFieldName(problem: problem), path: here(), context: context)
+                if memberContext.checksNames, let problem = ParseRules.fieldNameProblem(key, className: className) {
+                    throw PFError(parse: ParseFailure.badFieldName(problem: problem), path: here(), context: memberContext)
                 }
-                fieldValues.append(try ParseValue.decode(value, path: here(), context: context))
+                fieldValues.append(try ParseValue.decode(value, path: here(), context: memberContext))
                 fieldKeys.append(key)
             }
         }

@@ -137,6 +137,23 @@ public struct ParseSchema: Sendable, Equatable {
         return Field(type, targetClass: value.targetClassName)
     }
 
+    /// Whether ``fieldType(of:)`` of a value is `field` (`false` for null), told without
+    /// building the value's field: a reader asks it of every value, and rows of a class
+    /// repeat their fields' types.
+    /// - Parameters:
+    ///   - value: a field value.
+    ///   - field: the field type it may have.
+    /// - Returns: `fieldType(of: value) == field`.
+    public static func fieldType(of value: ParseValue, is field: Field) -> Bool {
+        guard let type = value.fieldType, type == field.type else { return false }
+        switch value {
+        case .pointer(let p): return field.targetClass == p.className
+        case .embedded(let o): return field.targetClass == o.className
+        case .relation(let c): return field.targetClass == c
+        default: return field.targetClass == nil
+        }
+    }
+
     // MARK: - Growing
 
     /// Adds the fields of an object's class that the schema lacks, each typed by its value

@@ -236,7 +236,7 @@ extension ParseValue: JSONPlainValue {
     /// The plain cases as their REST form (``restValue``) holds them, so the JSON writer can
     /// write them without that tree (``PFJSON/JSONWriter/appendPlain(_:to:)``); typed values
     /// are ``PFJSON/JSONPlainShape/other``.
-    package var plainShape: JSONPlainShape<ParseValue> {
+    @usableFromInline package var plainShape: JSONPlainShape<ParseValue> {
         switch self {
         case .null: .null
         case .bool(let b): .bool(b)

@@ -102,13 +102,33 @@ public enum ParseExport {
     /// (U+A789, as some exports spell `:`) → `_Join:tags:Article`.
     /// - Parameter url: the file.
     /// - Returns: the class name.
+    /// A gzip-compressed class file (`GameScore.json.gz`) stands for the same class as its
+    /// `.json`.
     public static func className(forFile url: URL) -> String {
-        var name = url.lastPathComponent
+        var name = jsonName(ofFile: url.lastPathComponent)
         if name.lowercased().hasSuffix(".json") { name = String(name.dropLast(5)) }
         return name.replacingOccurrences(of: "\u{A789}", with: ":")
     }
 
-    /// The `.json` class files of an export directory, sorted by name.
+    /// A file name without the `.gz` a compressed class file adds: `GameScore.json.gz` →
+    /// `GameScore.json`; any other name as it is.
+    /// - Parameter name: the file name (last path component).
+    /// - Returns: the name of the JSON the file holds.
+    public static func jsonName(ofFile name: String) -> String {
+        name.lowercased().hasSuffix(".json.gz") ? String(name.dropLast(3)) : name
+    }
+
+    /// Whether a file name can hold one of an export's class files: `<name>.json`, or
+    /// `<name>.json.gz` for one compressed with gzip (its bytes decide: a class file of
+    /// either name is read through zlib when it starts with gzip's or zlib's magic bytes),
+    /// and not hidden (a leading `.`).
+    /// - Parameter name: the file name (last path component).
+    /// - Returns: `true` for a class file's name.
+    public static func isClassFileName(_ name: String) -> Bool {
+        !name.hasPrefix(".") && jsonName(ofFile: name).lowercased().hasSuffix(".json")
+    }
+
+    /// The class files of an export directory (``isClassFileName(_:)``), sorted by name.
     /// - Parameter directory: the directory.
     /// - Returns: the files.
     /// - Throws: ``PFCore/PFError`` with code `io` when the directory cannot be listed.
@@ -119,7 +139,7 @@ public enum ParseExport {
         } catch {
             throw PFError(ParseExportFailure.cannotList(path: directory.path, reason: error.localizedDescription), format: ParseFailure.format)
         }
-        return names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        return names.filter(isClassFileName).sorted()
             .map { directory.appendingPathComponent($0) }
     }
 

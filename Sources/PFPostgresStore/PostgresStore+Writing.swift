@@ -15,6 +15,8 @@ struct WriteState {
     var joinTables: Set<String> = []
     /// Names encoded so far (``PFParse/ParseNameCoding``).
     var tally = ParseNameTally()
+    /// Field names the last objects kept as they are (rows of a class share their key order).
+    var keptNames = ParseNameCoding.KeptFields()
     /// The columns this transaction created, by class: only these may change type (a Pointer
     /// column becoming multi-class, ``ClassLayout/multiClassPointers``).
     var createdColumns: [String: Set<String>] = [:]
@@ -235,6 +237,8 @@ extension PostgresStore {
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {
         guard transaction != nil else { throw notBegun() }
         var tally = transaction?.tally ?? ParseNameTally()
+        var kept = transaction?.keptNames ?? ParseNameCoding.KeptFields()
+        transaction?.keptNames = ParseNameCoding.KeptFields()  // so `kept` is the only reference to its names
         // Relation fields have no column (their rows are a join table, named by `write(_:relation:)`
         // and the schema); reading adds them to every object again. Most objects have no
         // Relation field and no name to encode: the batch is then written as it came, no copy
@@ -246,17 +250,18 @@ extension PostgresStore {
             let hasRelation = objects[i].fields.values.contains { if case .relation = $0 { return true } else { return false } }
             let changed: ParseObject?
             if hasRelation {
-                let kept = try objects[i].replacingFields(
+                let relationless = try objects[i].replacingFields(
                     objects[i].fields.filter { if case .relation = $0.value { return false } else { return true } })
-                changed = ParseNameCoding.encodedIfChanged(kept, policy: namePolicy, tally: &tally) ?? kept
+                changed = ParseNameCoding.encodedIfChanged(relationless, policy: namePolicy, tally: &tally, kept: &kept) ?? relationless
             } else {
-                changed = ParseNameCoding.encodedIfChanged(objects[i], policy: namePolicy, tally: &tally)
+                changed = ParseNameCoding.encodedIfChanged(objects[i], policy: namePolicy, tally: &tally, kept: &kept)
             }
             guard let changed else { continue }
             if copied == nil { copied = objects }
             copied?[i] = changed
         }
         transaction?.tally = tally
+        transaction?.keptNames = kept
         let stored = copied ?? objects
         try rollingBack { () throws(PFError) in try insert(stored, className: className) }
     }
@@ -445,11 +450,22 @@ extension PostgresStore {
         // Fields the schema did not announce get columns too.
         let known = transaction?.layouts[className]?.fields ?? [:]
         var newFields = OrderedDictionary<String, ParseSchema.Field>()
+        // The names with a column (known or new), by their position in the objects before: rows
+        // of a class share their key order, so a field costs a comparison of equal strings, not
+        // two look-ups by name.
+        var settled: [String] = []
         for index in objects.indices {
             // By index: only a new field's value is looked at (copying each retains it).
             let fields = objects[index].fields
-            for i in fields.keys.indices where known[fields.keys[i]] == nil && newFields[fields.keys[i]] == nil {
-                if let field = ParseSchema.fieldType(of: fields.values[i]) { newFields[fields.keys[i]] = field }
+            let keys = fields.keys.elements
+            for i in keys.indices {
+                let key = keys[i]
+                if i < settled.count, settled[i] == key { continue }
+                if known.index(forKey: key) == nil, newFields.index(forKey: key) == nil {
+                    guard let field = ParseSchema.fieldType(of: fields.values[i]) else { continue }
+                    newFields[key] = field
+                }
+                if i < settled.count { settled[i] = key } else if i == settled.count { settled.append(key) }
             }
         }
         if transaction?.layouts[className] == nil || !newFields.isEmpty {
@@ -618,9 +634,8 @@ extension PostgresStore {
                 target: className, columns: columns,
                 merge: "INSERT INTO \(quoted(className)) (\(names)) SELECT \(names) FROM %STAGE%" + mergeTail)
         }
-        var buffer = ByteBufferAllocator().buffer(capacity: 320 * order.count)
-        var json: [UInt8] = []
-        json.reserveCapacity(1_024)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(320 * order.count)
         var hints = [Int](repeating: -1, count: plans.count)
         for (id, pick) in zip(order, picks) {
             // One copy per row: `objects[pick]` in the cell loop made one per cell.
@@ -648,11 +663,12 @@ extension PostgresStore {
                 case .acl(let acl, let write):
                     guard CopyBinary.appendACL(acl, write: write, to: &buffer) else { throw tooLong() }
                 case .json(let v):
-                    json.removeAll(keepingCapacity: true)
-                    if !PostgresJSON.appendPlain(v, into: &json) {
-                        try PostgresJSON.write(v.restValue, into: &json, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
+                    // The text goes straight into the row, its length in front of it after.
+                    let start = CopyBinary.beginJSONB(in: &buffer)
+                    if !PostgresJSON.appendPlain(v, into: &buffer) {
+                        try PostgresJSON.write(v.restValue, into: &buffer, what: "\(location): \(className) '\(id)' field \(plans[i].column)")
                     }
-                    guard CopyBinary.appendJSONB(json, to: &buffer) else { throw tooLong() }
+                    guard CopyBinary.endJSONB(start, in: &buffer) else { throw tooLong() }
                 case .point(let x, let y): CopyBinary.appendPoint(x: x, y: y, to: &buffer)
                 case .polygon(let p):
                     guard CopyBinary.appendPolygon(p.map { (x: $0.longitude, y: $0.latitude) }, to: &buffer) else { throw tooLong() }
@@ -679,7 +695,10 @@ extension PostgresStore {
         return segment
     }
 
-    private func send(_ buffer: ByteBuffer, to segment: CopySegment) throws(PFError) {
+    /// Sends rows (``CopyBinary``) to the segment's COPY, as one buffer.
+    private func send(_ rows: [UInt8], to segment: CopySegment) throws(PFError) {
+        var buffer = ByteBufferAllocator().buffer(capacity: rows.count)
+        buffer.writeBytes(rows)
         do {
             try segment.stream.send(buffer)
         } catch {
@@ -873,7 +892,8 @@ extension PostgresStore {
                     target: table, columns: columns,
                     merge: #"INSERT INTO \#(quoted(table)) ("relatedId", "owningId") SELECT "relatedId", "owningId" FROM %STAGE% ON CONFLICT DO NOTHING"#)
             }
-            var buffer = ByteBufferAllocator().buffer(capacity: 48 * rows.count)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(48 * rows.count)
             for (i, row) in rows.enumerated() {
                 CopyBinary.beginRow(columns: 2, in: &buffer)
                 for id in [row.relatedId, row.owningId] {

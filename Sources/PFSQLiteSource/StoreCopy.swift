@@ -1,6 +1,12 @@
 import Foundation
 import PFCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A private copy of an SQLite database and its `-wal`, `-shm` and `-journal` files in a
 /// temporary directory: how every SQLite source (a Core Data store, pfarchive's own store, any other SQLite database) is
 /// read.
@@ -54,21 +60,64 @@ package struct StoreCopy: Sendable {
         Interruption.shared.add(directory.path)
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try manager.copyItem(at: source, to: database)
+            try copyContents(of: path, to: database.path)
             for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) {
-                try manager.copyItem(atPath: path + suffix, toPath: database.path + suffix)
+                try copyContents(of: path + suffix, to: database.path + suffix)
                 if suffix == "-wal" { hasWAL = true }
-            }
-            // A read-only source gives read-only copies; SQLite needs to write the copy's -shm.
-            for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: database.path + suffix) {
-                try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: database.path + suffix)
             }
         } catch {
             try? manager.removeItem(at: directory)
             Interruption.shared.remove(directory.path)
-            throw PFError(SQLiteFileFailure.cannotCopy(path: path, reason: error.localizedDescription), format: format)
+            let reason = (error as? CopyError)?.description ?? error.localizedDescription
+            throw PFError(SQLiteFileFailure.cannotCopy(path: path, reason: reason), format: format)
         }
         return StoreCopy(directory: directory, database: database, hasWAL: hasWAL)
+    }
+
+    /// Copies the bytes of the file at `source` (a symbolic link is followed) into a new file
+    /// `destination`, mode 0600 (SQLite writes the copy's `-shm`, even for a read-only source),
+    /// a mebibyte at a time: `FileManager.copyItem` copies in 4 KiB steps (a system call
+    /// each, most of the serial start of a large read) and copies a symbolic link as a link,
+    /// which SQLite refuses to open.
+    /// - Throws: ``CopyError`` naming the failed call and `errno`'s text.
+    static func copyContents(of source: String, to destination: String) throws(CopyError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw CopyError(call: "open \(source)") }
+        defer { _ = close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw CopyError(call: "create \(destination)") }
+        var closed = false
+        defer { if !closed { _ = close(output) } }
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let got = read(input, buffer, chunk)
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw CopyError(call: "read \(source)")
+            }
+            var done = 0
+            while done < got {
+                let put = write(output, buffer + done, got - done)
+                if put < 0 {
+                    if errno == EINTR { continue }
+                    throw CopyError(call: "write \(destination)")
+                }
+                done += put
+            }
+        }
+        closed = true
+        guard close(output) == 0 else { throw CopyError(call: "close \(destination)") }
+    }
+
+    /// A system call of ``copyContents(of:to:)`` that failed, with `errno`'s text.
+    struct CopyError: Error, CustomStringConvertible {
+        let description: String
+
+        /// Takes `errno` now, before anything else can change it.
+        init(call: String) { description = "\(call): \(String(cString: strerror(errno)))" }
     }
 
     /// Checks the 100-byte SQLite header: the magic string, and (without a `-wal`, which may

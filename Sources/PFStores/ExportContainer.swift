@@ -36,7 +36,8 @@ final class ExportContainer {
     let kind: Kind
     let location: String
     let limits: PFLimits
-    /// The `.json` files, sorted by name.
+    /// The class files (``PFParseExport/ParseExport/isClassFileName(_:)``: `.json`, and
+    /// `.json.gz`), sorted by name.
     let files: [File]
 
     /// Opens a directory or a zip.
@@ -76,7 +77,7 @@ final class ExportContainer {
             // macOS adds resource forks under __MACOSX/; hidden files are not classes.
             if path.hasPrefix("__MACOSX/") { continue }
             let name = path.split(separator: "/").last.map(String.init) ?? path
-            guard name.lowercased().hasSuffix(".json"), !name.hasPrefix(".") else { continue }
+            guard ParseExport.isClassFileName(name) else { continue }
             if let other = byName[name] {
                 throw PFError(
                     StoreFailure.duplicateZipEntry(path: url.path, name: name, first: other.path, second: path), format: ParseExportStore.format)
@@ -98,11 +99,48 @@ final class ExportContainer {
         return nil
     }
 
-    /// Calls `body` with the file's bytes in chunks of at most `chunkSize` bytes.
+    /// Calls `body` with the file's JSON in chunks of at most `chunkSize` bytes.
+    ///
+    /// A file whose bytes start with gzip's or zlib's magic (``PFCompression/Compression/detect(_:)``),
+    /// whatever its name, is inflated on the way, under the decompression limits; with
+    /// `decompressing: false` the bytes are handed over as stored.
     /// - Throws: ``PFCore/PFError`` with code `io` when reading fails, `limitExceeded` when a
     ///   zip entry inflates past its declared size, `maxDecompressedBytes` or
-    ///   `maxCompressionRatio` (a zip bomb), or what `body` throws.
+    ///   `maxCompressionRatio` (a zip bomb, or a bomb of a compressed class file), `syntax`
+    ///   or `truncated` for a damaged compressed file, or what `body` throws.
     func forEachChunk(
+        of file: File, chunkSize: Int, decompressing: Bool = true, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void
+    ) throws(PFError) {
+        guard decompressing else { return try forEachStoredChunk(of: file, chunkSize: chunkSize, body) }
+        var inflating = InflatingChunks(limits: limits)
+        var bodyFailed = false
+        func deliver(_ chunk: UnsafeRawBufferPointer) throws(PFError) {
+            do { try body(chunk) } catch {
+                bodyFailed = true
+                throw error
+            }
+        }
+        // A damaged or oversized compressed file: the inflater's error says which file.
+        try forEachStoredChunk(of: file, chunkSize: chunkSize) { chunk throws(PFError) in
+            do throws(PFError) { try inflating.feed(chunk, deliver) } catch { throw bodyFailed ? error : named(error, file) }
+        }
+        do throws(PFError) { try inflating.finish(deliver) } catch { throw bodyFailed ? error : named(error, file) }
+    }
+
+    /// Whether the file is stored as plain JSON in a directory, so that a row can be read
+    /// again at its offset in the file; `false` for a zip's member and a compressed file.
+    func isPlainFileOnDisk(_ file: File) -> Bool {
+        guard case .directory = kind else { return false }
+        let fd = open(file.path, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var start = [UInt8](repeating: 0, count: InflatingChunks.magicBytes)
+        let n = start.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return n >= 0 && Compression.detect(Data(start[0..<n])) == nil
+    }
+
+    /// Calls `body` with the file's stored bytes in chunks of at most `chunkSize` bytes.
+    private func forEachStoredChunk(
         of file: File, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void
     ) throws(PFError) {
         switch kind {
@@ -266,4 +304,51 @@ enum POSIX {
     }
 
     static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// A class file's chunks as they are read, inflated when its first bytes are gzip's or
+/// zlib's magic: the first ``magicBytes`` bytes decide, then each chunk passes through, or
+/// through an ``PFCompression/Inflater`` (which holds the decompression limits).
+private struct InflatingChunks {
+    /// The bytes ``PFCompression/Compression/detect(_:)`` needs.
+    static let magicBytes = 3
+
+    let limits: PFLimits
+    /// The first bytes, until there are enough to decide.
+    private var head: [UInt8] = []
+    private var decided = false
+    private var inflater: Inflater?
+
+    init(limits: PFLimits) { self.limits = limits }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        guard decided else {
+            head.append(contentsOf: chunk)
+            guard head.count >= Self.magicBytes else { return }
+            try decide(body)
+            return
+        }
+        try pass(chunk, body)
+    }
+
+    mutating func finish(_ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        if !decided { try decide(body) }
+        try inflater?.finish()
+    }
+
+    private mutating func decide(_ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        decided = true
+        if let format = Compression.detect(Data(head.prefix(Self.magicBytes))) {
+            inflater = try Inflater(format: format, limits: limits)
+        }
+        let bytes = head
+        head = []
+        guard !bytes.isEmpty else { return }
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(PFError) in try pass(raw, body) } }
+        try result.get()
+    }
+
+    private func pass(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        if let inflater { try inflater.process(chunk, output: body) } else { try body(chunk) }
+    }
 }

@@ -186,7 +186,8 @@ extension ParseExportStore {
                 guard let file = container.member(atPath: path) else {
                     throw PFError(StoreFailure.entryVanished(location: location, entry: path), format: Self.format)
                 }
-                try container.forEachChunk(of: file, chunkSize: options.chunkSize) { chunk throws(PFError) in
+                // Carried over as stored: a foreign member is never rewritten.
+                try container.forEachChunk(of: file, chunkSize: options.chunkSize, decompressing: false) { chunk throws(PFError) in
                     bytes.append(contentsOf: chunk)
                 }
             }

@@ -132,12 +132,13 @@ extension ParseExportStore {
         return !namesEncoded
     }
 
-    /// The path of a class's file when it is a file of its own (in an export directory), which
-    /// can be read again at a row's offset; `nil` in a zip or when the class has no file.
+    /// The path of a class's file when it is a plain JSON file of its own (in an export
+    /// directory), which can be read again at a row's offset; `nil` in a zip, for a
+    /// compressed file, or when the class has no file.
     /// - Throws: ``PFCore/PFError`` when the export cannot be opened.
     public func classFilePath(of className: String) throws(PFError) -> String? {
-        guard let container = try opened(), case .directory = container.kind else { return nil }
-        return try layout().classes[className]?.path
+        guard let container = try opened(), let file = try layout().classes[className], container.isPlainFileOnDisk(file) else { return nil }
+        return file.path
     }
 
     /// The size in bytes of a class's file, when known (a directory's file, a zip entry's
@@ -280,7 +281,7 @@ extension ParseExportStore {
             }
             try body(wanted.location, try row.readObject(session: session, className: className, file: name, checkingNames: false))
         }
-        guard case .directory = container.kind else {
+        guard container.isPlainFileOnDisk(file) else {
             var next = 0
             try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
                 guard next < rows.count, rows[next].location.index == row.index else { return }

@@ -144,7 +144,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         var layout = Layout()
         guard let container = try opened() else { return layout }
         for file in container.files {
-            if file.name == Self.schemaFileName {
+            if ParseExport.jsonName(ofFile: file.name) == Self.schemaFileName {
                 layout.schema = file
                 continue
             }
@@ -242,27 +242,36 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         var conflicts: [TypeConflict] = []
         var row = 0
 
-        /// The previous object's typed fields in order. Rows of one class nearly always repeat
-        /// them, so a field with the key and type of the one at its position was recorded
-        /// already and needs no lookup (keys from one reader share storage: `==` is a compare
-        /// of two words).
-        var previous: [(key: String, field: ParseSchema.Field)] = []
+        /// The previous object's typed fields in order (keys and types apart, so a look at one
+        /// copies nothing). Rows of one class nearly always repeat them, so a field with the key
+        /// and type of the one at its position was recorded already and needs no lookup, nor its
+        /// type built (keys from one reader share storage: `==` is a compare of two words).
+        var previousKeys: [String] = []
+        var previousFields: [ParseSchema.Field] = []
 
         mutating func add(_ object: ParseObject) {
-            let keys = object.fields.keys
+            let keys = object.fields.keys.elements
             // The values are read in place (iterating the dictionary copies each value).
             object.fields.values.elements.withUnsafeBufferPointer { values in
                 var position = 0
                 for k in values.indices {
-                    guard let type = ParseSchema.fieldType(of: values[k]) else { continue }
+                    // Only a null has no type (``ParseSchema/fieldType(of:)``).
+                    if case .null = values[k] { continue }
                     defer { position += 1 }
                     let key = keys[k]
-                    if position < previous.count, previous[position].field == type, previous[position].key == key { continue }
+                    if position < previousKeys.count, previousKeys[position] == key,
+                        ParseSchema.fieldType(of: values[k], is: previousFields[position])
+                    {
+                        continue
+                    }
+                    guard let type = ParseSchema.fieldType(of: values[k]) else { continue }
                     record(key, type)
-                    if position < previous.count {
-                        previous[position] = (key, type)
+                    if position < previousKeys.count {
+                        previousKeys[position] = key
+                        previousFields[position] = type
                     } else {
-                        previous.append((key, type))
+                        previousKeys.append(key)
+                        previousFields.append(type)
                     }
                 }
             }

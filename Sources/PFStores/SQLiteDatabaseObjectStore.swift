@@ -143,10 +143,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
         var settled = FieldTypes()
         try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
-            // Read in place: iterating the array would copy each item (a retain per value it holds).
+            // Read in place through a pointer: iterating the array, or passing an element on,
+            // copies each item (a retain per value it holds, and a release after).
             try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
+                guard let base = made.baseAddress else { return }
                 for i in made.indices {
-                    try deliver(made[i], className: className, settled: &settled, body)
+                    try deliver(base + i, className: className, settled: &settled, body)
                 }
             }
         }
@@ -161,15 +163,15 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// and types are those of an earlier one that moved nothing (`settled`) has nothing to move
     /// and nothing to learn either (the learned schema only grows), so both are skipped.
     private func deliver(
-        _ item: borrowing MadeObject, className: String, settled: inout FieldTypes, _ body: (ParseObject) throws(PFError) -> Void
+        _ item: UnsafePointer<MadeObject>, className: String, settled: inout FieldTypes, _ body: (ParseObject) throws(PFError) -> Void
     ) throws(PFError) {
-        for report in item.reports { reports.add(report) }
-        guard case .success(var object) = item.object else {
-            if case .failure(let error) = item.object { throw error }
+        for report in item.pointee.reports { reports.add(report) }
+        guard case .success(var object) = item.pointee.object else {
+            if case .failure(let error) = item.pointee.object { throw error }
             return
         }
         if !settled.matches(object) {
-            if let moved = try movingConflicts(object, row: item.row, className: className) {
+            if let moved = try movingConflicts(object, row: item.pointee.row, className: className) {
                 object = moved
             } else {
                 settled = FieldTypes(object)
@@ -228,8 +230,10 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             out.reserveCapacity(rows.count)
             for row in rows {
                 let made = object(row)
+                // Asked before the append, which then takes the item without copying it.
+                let failed = if case .failure = made.object { true } else { false }
                 out.append(made)
-                if case .failure = made.object { break }
+                if failed { break }
             }
             return out
         }

@@ -546,6 +546,11 @@ private struct ImportState {
         }
     }
 
-    /// FNV-1a, 64 bits: stable across runs (Swift's `Hasher` is seeded per process).
-    static func fingerprint(_ id: String) -> UInt64 { StableHash.fnv1a(id.utf8) }
+    /// FNV-1a, 64 bits: stable across runs (Swift's `Hasher` is seeded per process). Over the
+    /// string's contiguous bytes: stepping its generic UTF-8 view cost 3,500 instructions for
+    /// an objectId of 10 bytes.
+    static func fingerprint(_ id: String) -> UInt64 {
+        var id = id
+        return id.withUTF8 { StableHash.fnv1a($0) }
+    }
 }

@@ -138,18 +138,25 @@ import Testing
     }
 
     /// A single INPUT whose bytes are plainly no class file (a plist, a typedstream, an
-    /// SQLite or Realm file, compressed bytes) fails with one line on stderr naming what it
-    /// is, instead of a JSON syntax error at byte 0 reported as a violation on stdout.
+    /// SQLite or Realm file, compressed bytes that are none of these) fails with one line on
+    /// stderr naming what it is, instead of a JSON syntax error at byte 0 reported as a
+    /// violation on stdout. A compressed class file is read through.
     @Test func anInputThatIsNoClassFileIsNamedInOneLine() throws {
         let real = Fixtures.real
-        let gzipped = FileManager.default.temporaryDirectory.appendingPathComponent("pfvalidate-\(UUID().uuidString).json.gz")
+        let directory = try temporaryExport([:])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gzipped = directory.appendingPathComponent("GameScore.json.gz")
         try Compression.compress(Data(#"[{"objectId":"a"}]"#.utf8), as: .gzip).write(to: gzipped)
-        defer { try? FileManager.default.removeItem(at: gzipped) }
+        let read = try CLI.run(["validate", gzipped.path])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdoutText.contains("0 errors, 0 warnings in 1 object of 1 class"), "\(read.stdoutText)")
+        let gzippedPlist = directory.appendingPathComponent("Plist.json.gz")
+        try Compression.compress(Data(contentsOf: real.appendingPathComponent("bplist/bpylist2-date_past.bplist")), as: .gzip).write(to: gzippedPlist)
         let cases: [(URL, String)] = [
             (real.appendingPathComponent("bplist/bpylist2-date_past.bplist"), "a binary property list"),
             (real.appendingPathComponent("realm/core-upgrade_4_23.realm"), "a Realm file"),
             (real.appendingPathComponent("coredata/coredataplus/SampleModel_V2.sqlite"), "an SQLite database"),
-            (gzipped, "gzip-compressed data"),
+            (gzippedPlist, "a binary property list"),
         ]
         for (file, kind) in cases {
             let result = try CLI.run(["validate", file.path])

@@ -64,6 +64,27 @@ import Testing
         }
     }
 
+    /// A map key behind tags is judged by the tags' content whatever the chunks: a map behind
+    /// a string-reference tag (256) is a map key that is a map, fed a byte at a time as read
+    /// whole, and a key whose tags end the input is cut short (found by FuzzCBOR).
+    @Test func aTaggedKeyFailsAlikeWhateverTheChunks() throws {
+        let inputs: [(bytes: [UInt8], failure: CBORFailure)] = [
+            ([0xA1, 0xD9, 0x01, 0x00, 0xA0, 0x01], .nonTextKey("a map")),
+            ([0xA1, 0xD9, 0x01, 0x00, 0x80, 0x01], .nonTextKey("an array")),
+            ([0xA1, 0xD9, 0x01, 0x00], .expectedItem),
+            ([0xA1, 0xC1, 0xD9, 0x01, 0x00], .expectedItem),
+        ]
+        let fuzzFound = try Fixtures.data(Fixtures.root.appendingPathComponent("regressions/cbor/string-reference-tag-on-map-key-f1382dce.cbor"))
+        for (bytes, failure) in inputs + [([UInt8](fuzzFound), .nonTextKey("a map"))] {
+            for size in [1, 2, 7, bytes.count] {
+                #expect(throws: PFError.self) { try Self.read(Data(bytes), chunk: size) }
+                do { _ = try Self.read(Data(bytes), chunk: size) } catch {
+                    #expect(error.failure(as: CBORFailure.self) == failure, "\(bytes) in chunks of \(size): \(error)")
+                }
+            }
+        }
+    }
+
     @Test func anItemLargerThanTheLimitIsRefused() throws {
         var limits = PFLimits.default
         limits.maxInputBytes = 64

@@ -141,6 +141,40 @@ import Testing
         #expect(none.isEmpty)
     }
 
+    /// A run of objects sharing one memo of kept names gives what each object gives alone,
+    /// whether their fields repeat, move, or change class, and a name the memo holds at one
+    /// position is still encoded when it comes at another.
+    @Test func theKeptNamesMemoChangesNothing() async throws {
+        await propertyCheck(count: 40, input: Self.pair) { names in
+            let objects = [
+                try? ParseObject(className: "A", objectId: "1", fields: ["ok": .int(1), names[0]: .int(2)], checkingNames: false),
+                try? ParseObject(className: "A", objectId: "2", fields: ["ok": .int(1), names[1]: .object([names[0]: .int(3)])], checkingNames: false),
+                try? ParseObject(className: "_Hooks", objectId: "3", fields: ["className": .string("x"), names[0]: .null], checkingNames: false),
+                try? ParseObject(className: "A", objectId: "4", fields: [names[1]: .int(4), "ok": .int(1)], checkingNames: false),
+            ].compactMap { $0 }
+            for policy in Self.policies {
+                var kept = ParseNameCoding.KeptFields()
+                var tallyRun = ParseNameTally()
+                var tallyAlone = ParseNameTally()
+                for object in objects {
+                    let run = ParseNameCoding.encodedIfChanged(object, policy: policy, tally: &tallyRun, kept: &kept)
+                    let alone = ParseNameCoding.encodedIfChanged(object, policy: policy, tally: &tallyAlone)
+                    #expect(run == alone, "\(policy) \(object.fields.keys)")
+                }
+                #expect(tallyRun == tallyAlone)
+            }
+        }
+        // `className` is a field of `_Hooks` only: remembered there, it is still encoded in
+        // another class at the same position.
+        let hook = try ParseObject(className: "_Hooks", objectId: "1", fields: ["className": .string("x")], checkingNames: false)
+        let other = try ParseObject(className: "A", objectId: "2", fields: ["className": .string("x")], checkingNames: false)
+        var kept = ParseNameCoding.KeptFields()
+        var tally = ParseNameTally()
+        #expect(ParseNameCoding.encodedIfChanged(hook, policy: .postgres, tally: &tally, kept: &kept) == nil)
+        let stored = ParseNameCoding.encodedIfChanged(other, policy: .postgres, tally: &tally, kept: &kept)
+        #expect(stored.map { Array($0.fields.keys) } == ["pf__className"])
+    }
+
     // MARK: - Examples
 
     @Test func examplesFromTheDocs() {

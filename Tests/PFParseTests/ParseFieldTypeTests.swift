@@ -51,6 +51,26 @@ import Testing
         ]
         for (value, type) in values { #expect(value.fieldType == type, "\(value)") }
         #expect(ParseSchema.fieldType(of: .pointer(ParsePointer(className: "A", objectId: "b"))) == .init(.pointer, targetClass: "A"))
+        // Asking whether a value has a field type answers as comparing its built type does.
+        let fields: [ParseSchema.Field] = ParseFieldType.known.map { ParseSchema.Field($0) } + [
+            .init(.pointer, targetClass: "A"), .init(.pointer, targetClass: "B"), .init(.relation, targetClass: "A"),
+            .init(.unknown("Number")), .init(.unknown("Vector")), .init(.string, targetClass: "A"),
+        ]
+        let embedded = ParseValue.embedded(try ParseObject(className: "A", objectId: "e", fields: [:]))
+        for value in values.map(\.0) + [embedded] {
+            for field in fields {
+                #expect(ParseSchema.fieldType(of: value, is: field) == (ParseSchema.fieldType(of: value) == field), "\(value) \(field)")
+            }
+        }
+    }
+
+    /// Types compare as Parse spells them: an unknown name that is a defined one equals it.
+    @Test func typesCompareByTheirNames() {
+        let all = ParseFieldType.known + [.unknown("Vector"), .unknown("vector")]
+        for a in all {
+            for b in all { #expect((a == b) == (a.rawValue == b.rawValue), "\(a) \(b)") }
+            #expect(ParseFieldType.unknown(a.rawValue) == a && a == .unknown(a.rawValue))
+        }
     }
 
     /// A REST `/schemas` document is checked as parse-server checks it: a type name it does

@@ -369,6 +369,27 @@ c.commit()
         for name in names { #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == before[name], "\(name) changed") }
     }
 
+    /// The private copy holds the database's bytes even when the path is a symbolic link
+    /// (FileManager copied the link itself, which SQLite refuses to open, so such a database
+    /// could not be read).
+    @Test func aDatabaseReachedThroughASymbolicLinkIsReadThroughACopyOfItsBytes() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let real = dir.appendingPathComponent("data/notes.db")
+        try FileManager.default.createDirectory(at: real.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try CoreDataStoreBuilder.sqlite3(real, "PRAGMA journal_mode = WAL; CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note VALUES (1, 'hi');")
+        let relative = dir.appendingPathComponent("data/relative.db")
+        try FileManager.default.createSymbolicLink(atPath: relative.path, withDestinationPath: "notes.db")
+        let absolute = dir.appendingPathComponent("absolute.db")
+        try FileManager.default.createSymbolicLink(atPath: absolute.path, withDestinationPath: real.path)
+        let before = try FileManager.default.contentsOfDirectory(atPath: real.deletingLastPathComponent().path).sorted()
+        for link in [relative, absolute] {
+            let rows = try Self.rows(link, table: "note")
+            #expect(rows.map { $0.fields["body"] } == [.string("hi")], "\(link.lastPathComponent)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real.deletingLastPathComponent().path).sorted() == before, "nothing beside the target")
+    }
+
     // MARK: - Tables, keys and foreign keys
 
     static let keysSQL = """
@@ -479,6 +500,31 @@ c.commit()
         #expect(objects.map { $0.fields["doc"] } == [.object(["a": .int(1)]), nil, nil, .null, nil])
         #expect(objects.map { $0.fields["doc_as_bytes"] } == [nil, .bytes(Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF, 0xFF])), nil, nil, .bytes(Data([1, 2]))])
         #expect(objects.map { $0.fields["doc_as_array"] } == [nil, nil, .array([.int(1), .int(2)]), nil, nil])
+    }
+
+    /// `mixedColumns` keeps the distinct combinations of kinds in one scan, and counts
+    /// column by column when there are more than it keeps: both give the same columns.
+    @Test func mixedColumnsAreFoundWithFewAndWithManyCombinationsOfKinds() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("wide.db")
+        // Table `few`: 3 combinations. Table `many`: bits of the row number choose NULL or not
+        // in seven columns (128 combinations); `m` holds a number, then text in a later row.
+        try CoreDataStoreBuilder.sqlite3(
+            file,
+            """
+            CREATE TABLE few(id INTEGER PRIMARY KEY, a, b TEXT);
+            INSERT INTO few VALUES (1, 1, 'x'), (2, 2.5, NULL), (3, NULL, X'00');
+            CREATE TABLE many(id INTEGER PRIMARY KEY, c0, c1, c2, c3, c4, c5, c6, m, r REAL);
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299)
+            INSERT INTO many SELECT i + 1, CASE WHEN i & 1 THEN 1 END, CASE WHEN i & 2 THEN 'a' END,
+              CASE WHEN i & 4 THEN 2 END, CASE WHEN i & 8 THEN 3.5 END, CASE WHEN i & 16 THEN X'01' END,
+              CASE WHEN i & 32 THEN 4 END, CASE WHEN i & 64 THEN 5 END, CASE WHEN i = 250 THEN 'n/a' ELSE i END, i FROM n;
+            """)
+        let db = try SQLiteDatabase.open(url: file)
+        defer { db.close() }
+        #expect(try db.mixedColumns(of: "few") == ["b"], "an integer and a real are both numbers; a NULL is no kind")
+        #expect(try db.mixedColumns(of: "many") == ["m"])
     }
 
     @Test func keysForeignKeysAndWhichTablesAreRead() throws {

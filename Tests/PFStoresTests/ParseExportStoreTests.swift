@@ -372,6 +372,82 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
     }
 }
 
+/// Class files compressed with gzip or zlib, as `.json.gz` or under their `.json` name, in a
+/// directory and in a zip: read as the plain files are, never skipped, under the
+/// decompression limits.
+@Suite struct CompressedClassFileTests {
+    /// The real export with `NameWord` as `NameWord.json.gz` and `Comment.json` zlib'd in place.
+    static func compressedCopy(in scratch: Scratch) throws -> URL {
+        let dir = scratch.path("compressed")
+        try FileManager.default.copyItem(at: realExport, to: dir)
+        let nameWord = dir.appendingPathComponent("NameWord.json")
+        try Compression.compress(Data(contentsOf: nameWord), as: .gzip).write(to: dir.appendingPathComponent("NameWord.json.gz"))
+        try FileManager.default.removeItem(at: nameWord)
+        let comment = dir.appendingPathComponent("Comment.json")
+        try Compression.compress(Data(contentsOf: comment), as: .zlib).write(to: comment)
+        return dir
+    }
+
+    @Test func compressedFilesReadAsThePlainOnes() throws {
+        let scratch = try Scratch()
+        let dir = try Self.compressedCopy(in: scratch)
+        let zip = scratch.path("compressed.zip")
+        let archive = try Archive(url: zip, accessMode: .create)
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            try archive.addEntry(with: name, relativeTo: dir, compressionMethod: .deflate)
+        }
+        let plain = ParseExportStore(url: realExport)
+        for url in [dir, zip] {
+            let store = ParseExportStore(url: url)
+            #expect(try store.classNames() == plain.classNames(), "\(url.lastPathComponent)")
+            #expect(try store.schema() == plain.schema())
+            #expect(try store.relations() == plain.relations())
+            for name in try plain.classNames() {
+                #expect(try store.objects(in: name) == plain.objects(in: name), "\(url.lastPathComponent): \(name)")
+            }
+        }
+        // Only a plain file on disk is read again at a row's offset.
+        let store = ParseExportStore(url: dir)
+        #expect(try store.classFilePath(of: "NameWord") == nil)
+        #expect(try store.classFilePath(of: "Comment") == nil)
+        #expect(try store.classFilePath(of: "_Role") == dir.appendingPathComponent("_Role.json").path)
+    }
+
+    @Test func damagedOrDoubledCompressedFilesFail() throws {
+        let scratch = try Scratch()
+        let dir = try Self.compressedCopy(in: scratch)
+        let gz = dir.appendingPathComponent("NameWord.json.gz")
+        let whole = try Data(contentsOf: gz)
+        // Cut short: an error naming the file, never the rows read so far.
+        try whole.prefix(whole.count / 2).write(to: gz)
+        #expect { try ParseExportStore(url: dir).objects(in: "NameWord") } throws: { error in
+            let e = error as? PFError
+            return e?.code == .truncated && e?.message.contains("NameWord.json.gz") == true
+        }
+        // The same class as .json and .json.gz.
+        try whole.write(to: gz)
+        try Data("[]".utf8).write(to: dir.appendingPathComponent("NameWord.json"))
+        #expect { try ParseExportStore(url: dir).classNames() } throws: { error in
+            (error as? PFError)?.failure(as: StoreFailure.self) == .duplicateClassFile(location: dir.path, className: "NameWord")
+        }
+    }
+
+    @Test func compressedBombsAreStopped() throws {
+        let scratch = try Scratch()
+        let dir = scratch.path("bomb")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var json = Data("[".utf8)
+        json.append(Data(repeating: 0x20, count: 8 << 20))
+        json.append(Data("]".utf8))
+        try Compression.compress(json, as: .gzip, level: 9).write(to: dir.appendingPathComponent("Item.json.gz"))
+        var limits = PFLimits()
+        limits.maxCompressionRatio = 100
+        #expect { try ParseExportStore(url: dir, options: .init(limits: limits)).objects(in: "Item") } throws: { error in
+            (error as? PFError)?.code == .limitExceeded && (error as? PFError)?.message.contains("Item.json.gz") == true
+        }
+    }
+}
+
 /// The schema inferred while an export without `_SCHEMA.json` is read: each field takes the
 /// type of its first non-null value, and every other type a field shows is a conflict listed
 /// once, with the first row that has it — whatever order the rows give their fields in.

@@ -74,7 +74,9 @@ struct Validate: ParsableCommand {
         var readIssues: [ParseIssue] = []
         for file in try classFiles(limits: limits) {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: file.label))
-            let bytes = try file.load()
+            let stored = try file.load()
+            let bytes: Data
+            do { bytes = try Compression.decompressIfCompressed(stored, limits: limits).data } catch { throw CLIFailure(file: file.label, error) }
             do { try limitOptions.memoryBudget.check(.json, inputBytes: bytes.count) } catch { throw CLIFailure(file: file.label, error) }
             do {
                 let (rows, shape) = try ParseExport.rows(fromJSON: bytes, limits: limits)
@@ -115,8 +117,9 @@ struct Validate: ParsableCommand {
         var load: () throws -> Data
     }
 
-    /// The class files named by INPUT: the file itself, a directory's `.json` files, or the
-    /// `.json` entries of a zip (by entry name, skipping macOS `__MACOSX/` and dot files).
+    /// The class files named by INPUT: the file itself, a directory's class files (`.json`,
+    /// `.json.gz`), or those entries of a zip (by entry name, skipping macOS `__MACOSX/` and
+    /// dot files). Compressed bytes are inflated when the file is checked.
     func classFiles(limits: PFLimits) throws -> [ClassFile] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
@@ -134,17 +137,19 @@ struct Validate: ParsableCommand {
         }
         let bytes = try FileIO.read(input, limit: limits.maxInputBytes)
         guard input.lowercased().hasSuffix(".zip") || ZipReader.isZip(bytes) else {
-            if let kind = Validate.notAClassFile(bytes) {
+            let plain: Data
+            do { plain = try Compression.decompressIfCompressed(bytes, limits: limits).data } catch { throw CLIFailure(file: input, error) }
+            if let kind = Validate.notAClassFile(plain) {
                 throw CLIFailure("\(input): \(kind), not a Parse class file (JSON); validate reads a Parse export, or an archive with --schema and an archive schema")
             }
-            return [ClassFile(label: url.lastPathComponent) { bytes }]
+            return [ClassFile(label: url.lastPathComponent) { plain }]
         }
         do {
             let zip = try ZipReader(bytes, limits: limits)
             return zip.entries
                 .filter { entry in
                     let base = entry.name.split(separator: "/").last.map(String.init) ?? ""
-                    return !entry.isDirectory && base.lowercased().hasSuffix(".json") && !base.hasPrefix(".")
+                    return !entry.isDirectory && ParseExport.isClassFileName(base)
                         && !entry.name.hasPrefix("__MACOSX/")
                 }
                 .sorted { $0.name < $1.name }

@@ -117,9 +117,38 @@ enum SQLiteInput {
     /// written by PFJSON's writer (compact, typed values), then a newline. The one place
     /// `convert --table` makes a line.
     static func appendJSONLine(_ row: SQLiteRow, to buffer: inout [UInt8]) throws(PFError) {
-        try JSONWriter().write(.dictionary(row.restObject), into: &buffer)
+        guard row.fields.index(forKey: "objectId") == nil else {
+            try lineWriter.write(.dictionary(row.restObject), into: &buffer)
+            buffer.append(UInt8(ascii: "\n"))
+            return
+        }
+        // The bytes of `restObject` written, without building it per row: `{"objectId":…`,
+        // then the fields' object with its `{` turned into the comma between them.
+        let start = buffer.count
+        buffer.append(contentsOf: #"{"objectId":"#.utf8)
+        JSONText.appendString(row.objectId, to: &buffer)
+        let fields = buffer.count
+        do throws(PFError) {
+            try lineWriter.write(.dictionary(row.fields), into: &buffer)
+        } catch {
+            buffer.removeSubrange(start...)
+            throw error
+        }
+        if buffer.count - fields == 2 {
+            buffer.remove(at: fields)  // `{}`: the line is `{"objectId":…}`
+        } else {
+            buffer[fields] = UInt8(ascii: ",")
+        }
         buffer.append(UInt8(ascii: "\n"))
     }
+
+    /// The writer of a line: the same bytes as `JSONWriter()`, without weighing each row for
+    /// writing it on several threads (the batches of rows already are).
+    static let lineWriter: JSONWriter = {
+        var options = JSONWriter.Options()
+        options.parallel = false
+        return JSONWriter(options: options)
+    }()
 }
 
 extension StoreOpeners {
