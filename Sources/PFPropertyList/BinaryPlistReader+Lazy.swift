@@ -6,9 +6,9 @@ import PFCore
 /// archive's `$objects`), read lazily: the root's other members are decoded up front, and
 /// each element of the array only when ``element(_:)`` asks for it, from the file's bytes.
 ///
-/// Only the element being decoded is remembered (the sparse mode of the record reader), so
-/// no table grows with the file's object count; an object two elements share is decoded in
-/// each. Made by ``BinaryPlistReader/withLazyArray(_:key:body:)`` and valid only inside it
+/// Only the element being decoded is remembered (the sparse mode of the record reader), with
+/// a fixed-size cache of short scalars, so no table grows with the file's object count; an
+/// object two elements share is decoded in each. Made by ``BinaryPlistReader/withLazyArray(_:key:body:)`` and valid only inside it
 /// (it reads the bytes that call holds).
 public final class BinaryPlistLazyArray {
     var scanner: BinaryPlistScanner
@@ -31,9 +31,11 @@ public final class BinaryPlistLazyArray {
     /// - Throws: ``PFError`` as ``BinaryPlistReader/read(_:)`` does for that element.
     public func element(_ i: Int) throws(PFError) -> PFValue {
         precondition((0..<count).contains(i), "Element index out of range.")
-        scanner.resetMemo(keeping: layout.ancestors)
         do throws(PFError) {
             let ref = try scanner.objectRef(at: layout.elementsStart + i * scanner.info.objectRefSize)
+            // A short scalar decoded lately (a string, a number) is known without a reset.
+            if let scalar = scanner.scalarCache[ref] { return scalar }
+            scanner.resetMemo(keeping: layout.ancestors)
             return try scanner.decode(ref, depth: BinaryPlistScanner.LazyArrayLayout.elementDepth).0
         } catch {
             throw error.prefixed(.index(i)).prefixed(.key(layout.key))

@@ -126,12 +126,13 @@ extension BinaryPlistScanner {
     }
 
     /// Forgets the decoded objects (sparse mode), keeping `ancestors` marked as being decoded
-    /// so that a record reaching the array (or wrapper) that holds it is a cycle.
+    /// so that a record reaching the array (or wrapper) that holds it is a cycle. A scanner
+    /// passes the same `ancestors` every time; nothing is done when nothing was remembered
+    /// since the last reset (an element that was a scalar).
     mutating func resetMemo(keeping ancestors: [Int]) {
-        // Clearing a dictionary in place costs its capacity, not its count: a large one (the
-        // element that holds 25,000 record references) is dropped, or every later small
-        // element would pay for it (40% of keyed → JSON's time when it was kept).
-        memo.removeAll(keepingCapacity: memo.capacity <= 1 << 10)
+        if memo.count == memoCountAtReset { return }
+        memo.removeAll()
         for index in ancestors { markInProgress(index) }
+        memoCountAtReset = memo.count
     }
 }
