@@ -72,6 +72,7 @@ extension KeyedArchive {
 
 extension BinaryPlistLazyArray: KeyedObjectSource {
     var objectCount: Int { count }
+    var keepsObjects: Bool { false }
     func object(at index: Int) throws(PFError) -> PFValue { try element(index) }
 }
 
@@ -137,8 +138,8 @@ extension GraphDecoder: GraphNodes where Store == ReachedObjects {
     mutating func node(_ index: Int) throws(PFError) -> KeyedGraph.Node {
         guard index < store.objectCount else { return store.inPlace[index - store.objectCount] }
         guard case .dictionary(let object) = try objects.object(at: index) else { return .array(className: nil, items: []) }
-        let archivedClass = try archivedClass(of: object, at: [.key("$objects"), .index(index)])
-        return try fill(object, index: index, archivedClass: archivedClass, depth: 0)
+        let (archivedClass, kind) = try archivedClass(of: object, at: [.key("$objects"), .index(index)])
+        return try fill(object, index: index, archivedClass: archivedClass, kind: kind, depth: 0)
     }
 
     /// The records of the graph after the walk, when its root holds them (see

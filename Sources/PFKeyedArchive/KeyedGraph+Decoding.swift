@@ -48,10 +48,14 @@ protocol KeyedObjectSource {
     var objectCount: Int { get }
     /// Object `index` (below ``objectCount``).
     func object(at index: Int) throws(PFError) -> PFValue
+    /// Whether the objects are in memory already, so that keeping one costs nothing
+    /// (otherwise each is decoded when asked for, and a walk keeps a bounded number).
+    var keepsObjects: Bool { get }
 }
 
 extension KeyedObjectTable: KeyedObjectSource {
     var objectCount: Int { objects.count }
+    var keepsObjects: Bool { true }
     func object(at index: Int) -> PFValue { objects[index] }
 }
 
@@ -100,10 +104,33 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
     let objects: Objects
     var store: Store
     let options: KeyedGraph.DecodingOptions
-    /// Class dictionaries read, by reference (an archive has a few).
-    var classes: [UInt64: ArchivedClass] = [:]
+    /// A class dictionary read: the class, and what its objects stand for.
+    typealias ClassEntry = (archivedClass: ArchivedClass, kind: KeyedGraph.FoundationClass.Kind)
+    /// Class dictionaries read, by reference: an archive has a few, searched in order (every
+    /// object asks, and hashing its reference cost more), and any past those by hash.
+    var classList: [(uid: UInt64, entry: ClassEntry)] = []
+    var moreClasses: [UInt64: ClassEntry] = [:]
     /// Nodes whose slot exists but whose contents are still to be read.
-    var pending: [(node: Int, object: Int, archivedClass: ArchivedClass, depth: Int)] = []
+    var pending: [Pending] = []
+    /// From a source that does not keep its objects, the entries of `pending` that hold
+    /// their object (at most ``heldBudget``, all at `heldFloor` or above): the others read
+    /// it again when their node is filled.
+    var held = 0
+    var heldFloor = 0
+    /// The most objects `pending` holds from a source that does not keep them: the newest,
+    /// which are filled first (a record's own containers), not the oldest (the other
+    /// records of a root array), so memory stays bounded whatever the array's length.
+    static var heldBudget: Int { 8192 }
+
+    /// A node to fill: where it goes, its object, and that object when it is held.
+    struct Pending {
+        var node: Int
+        var object: Int
+        var archivedClass: ArchivedClass
+        var kind: KeyedGraph.FoundationClass.Kind
+        var depth: Int
+        var members: OrderedDictionary<String, PFValue>?
+    }
 
     init(objects: Objects, store: Store, options: KeyedGraph.DecodingOptions) {
         self.objects = objects
@@ -118,11 +145,37 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
         for (key, uid) in top {
             values[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
             while let item = pending.popLast() {
-                guard case .dictionary(let object) = try objects.object(at: item.object) else { continue }
-                store.set(try fill(object, index: item.object, archivedClass: item.archivedClass, depth: item.depth), at: item.node)
+                heldFloor = min(heldFloor, pending.count)
+                let object: OrderedDictionary<String, PFValue>
+                if let members = item.members {
+                    object = members
+                    if !objects.keepsObjects { held -= 1 }
+                } else {
+                    guard case .dictionary(let members) = try objects.object(at: item.object) else { continue }
+                    object = members
+                }
+                let node = try fill(object, index: item.object, archivedClass: item.archivedClass, kind: item.kind, depth: item.depth)
+                store.set(node, at: item.node)
             }
         }
         return values
+    }
+
+    /// Adds `item` to `pending`, holding its object within ``heldBudget`` (the oldest held
+    /// one lets go of its object when the budget is spent).
+    mutating func push(_ item: Pending) {
+        guard !objects.keepsObjects else {
+            pending.append(item)
+            return
+        }
+        if held == Self.heldBudget {
+            while pending[heldFloor].members == nil { heldFloor += 1 }
+            pending[heldFloor].members = nil
+            heldFloor += 1
+            held -= 1
+        }
+        held += 1
+        pending.append(item)
     }
 
     // MARK: - References
@@ -134,21 +187,23 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
         return Int(uid)
     }
 
-    /// The class of an object in dictionary form (``KeyedObjectTable/archivedClass(of:at:)``),
-    /// each class dictionary read once.
+    /// The class of an object in dictionary form (``KeyedObjectTable/archivedClass(of:at:)``)
+    /// and what its objects stand for, each class dictionary read once.
     mutating func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError)
-        -> ArchivedClass
+        -> ClassEntry
     {
         let objects = self.objects
-        let read = { () throws(PFError) -> ArchivedClass in
-            try KeyedObjectTable.archivedClass(of: object, at: path, objectCount: objects.objectCount) { i throws(PFError) in
-                try objects.object(at: i)
+        let read = { () throws(PFError) -> ClassEntry in
+            let found = try KeyedObjectTable.archivedClass(of: object, at: path, objectCount: objects.objectCount) {
+                i throws(PFError) in try objects.object(at: i)
             }
+            return (found, KeyedGraph.FoundationClass.kind(of: found.name))
         }
         guard case .uid(let uid)? = object["$class"] else { return try read() }
-        if let known = classes[uid] { return known }
+        for known in classList where known.uid == uid { return known.entry }
+        if let known = moreClasses[uid] { return known }
         let found = try read()
-        classes[uid] = found
+        if classList.count < 16 { classList.append((uid, found)) } else { moreClasses[uid] = found }
         return found
     }
 
@@ -166,8 +221,8 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
         guard case .dictionary(let members) = object else {
             throw KeyedObjectTable.invalid(.graphObjectKind(found: object.kind.rawValue), objectPath)
         }
-        let archivedClass = try archivedClass(of: members, at: objectPath)
-        if let scalar = try KeyedObjectTable.foundationScalar(members, of: archivedClass, at: objectPath) {
+        let (archivedClass, kind) = try archivedClass(of: members, at: objectPath)
+        if let scalar = try KeyedObjectTable.foundationScalar(members, of: archivedClass, kind: kind, at: objectPath) {
             store.remember(scalar, for: index)
             return scalar
         }
@@ -179,7 +234,7 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
             throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
         }
         let slot = store.add(object: index)
-        pending.append((slot, index, archivedClass, depth))
+        push(Pending(node: slot, object: index, archivedClass: archivedClass, kind: kind, depth: depth, members: members))
         return .node(slot)
     }
 
@@ -193,19 +248,20 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
 
     // MARK: - Filling nodes
 
-    /// The node of object `index` (a dictionary of class `archivedClass`), its references
-    /// followed with ``value(forUID:depth:at:)``.
-    mutating func fill(_ object: OrderedDictionary<String, PFValue>, index: Int, archivedClass: ArchivedClass, depth: Int)
-        throws(PFError) -> KeyedGraph.Node
-    {
+    /// The node of object `index` (a dictionary of class `archivedClass`, whose objects
+    /// stand for `kind`), its references followed with ``value(forUID:depth:at:)``.
+    mutating func fill(
+        _ object: OrderedDictionary<String, PFValue>, index: Int, archivedClass: ArchivedClass,
+        kind: KeyedGraph.FoundationClass.Kind, depth: Int
+    ) throws(PFError) -> KeyedGraph.Node {
         let path: PFKeyPath = [.key("$objects"), .index(index)]
         let name = archivedClass.name
-        typealias F = KeyedGraph.FoundationClass
-        if F.arrays.contains(name) {
+        switch kind {
+        case .array:
             return .array(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
-        } else if F.sets.contains(name) {
+        case .set:
             return .set(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
-        } else if F.orderedSets.contains(name) {
+        case .orderedSet:
             var items: [KeyedGraph.Value] = []
             var i = 0
             while let reference = object["NS.object.\(i)"] {
@@ -213,13 +269,15 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
                 i += 1
             }
             return .orderedSet(className: name, items: items)
-        } else if F.dictionaries.contains(name) {
+        case .dictionary:
             let keys = try references(object, "NS.keys", depth: depth, at: path)
             let values = try references(object, "NS.objects", depth: depth, at: path)
             guard keys.count == values.count else {
                 throw KeyedObjectTable.invalid(.collectionLengths(className: name, keys: keys.count, values: values.count), path)
             }
             return .dictionary(className: name, keys: keys, values: values)
+        case .null, .string, .data, .date, .number, .object:
+            break
         }
         var fields = OrderedDictionary<String, KeyedGraph.Value>()
         for (key, value) in object where key != "$class" {
@@ -302,17 +360,20 @@ extension KeyedObjectTable {
     public func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
         throws(PFError) -> KeyedGraph.Value?
     {
-        try Self.foundationScalar(object, of: archivedClass, at: path)
+        try Self.foundationScalar(object, of: archivedClass, kind: KeyedGraph.FoundationClass.kind(of: archivedClass.name), at: path)
     }
 
-    /// ``foundationScalar(_:of:at:)``, which needs no table.
-    static func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
-        throws(PFError) -> KeyedGraph.Value?
-    {
+    /// ``foundationScalar(_:of:at:)``, which needs no table, for a class whose objects stand
+    /// for `kind` (``KeyedGraph/FoundationClass/kind(of:)``).
+    static func foundationScalar(
+        _ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass,
+        kind: KeyedGraph.FoundationClass.Kind, at path: PFKeyPath
+    ) throws(PFError) -> KeyedGraph.Value? {
         let name = archivedClass.name
-        typealias F = KeyedGraph.FoundationClass
-        if F.nulls.contains(name) { return .null }
-        if F.strings.contains(name) {
+        switch kind {
+        case .null:
+            return .null
+        case .string:
             if let s = object["NS.string"]?.stringValue { return .string(s) }
             if case .data(let bytes)? = object["NS.bytes"] {
                 guard let s = String(validating: bytes, as: UTF8.self) else {
@@ -321,24 +382,21 @@ extension KeyedObjectTable {
                 return .string(s)
             }
             throw KeyedObjectTable.invalid(.noString(className: name), path)
-        }
-        if F.data.contains(name) {
+        case .data:
             if case .data(let bytes)? = object["NS.data"] ?? object["NS.bytes"] { return .data(bytes) }
             throw KeyedObjectTable.invalid(.noData(className: name), path)
-        }
-        if F.dates.contains(name) {
+        case .date:
             guard let time = object["NS.time"]?.doubleValue, time.isFinite else {
                 throw KeyedObjectTable.invalid(.dateNotFinite, path.appending(key: "NS.time"))
             }
             return .date(Date(timeIntervalSinceReferenceDate: time))
-        }
-        if F.numbers.contains(name) {
+        case .number:
             // NSNumber is normally stored in place; a dictionary form carries NS.intval/NS.dblval.
             if let v = object["NS.intval"], let i = v.int64Value { return .int(i) }
             if let d = object["NS.dblval"]?.doubleValue { return .double(d) }
             throw KeyedObjectTable.invalid(.numberWithoutValue, path)
+        case .array, .set, .orderedSet, .dictionary, .object:
+            return nil
         }
-        return nil
     }
-
 }

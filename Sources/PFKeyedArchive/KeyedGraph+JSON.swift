@@ -104,12 +104,14 @@ struct GraphRenderer<Nodes: GraphNodes> {
     mutating func render(_ value: KeyedGraph.Value, depth: Int) throws(PFError) -> PFValue {
         guard case .node(let index) = value else { return value.scalarValue ?? .null }
         guard nodes.contains(index) else { return .null }
-        if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
+        // Only a shared node has an `$id`: the others never look one up.
+        let shared = nodes.isShared(index)
+        if shared, let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
         guard depth < limits.maxDepth else {
             throw PFError(KeyedArchiveFailure.graphTooDeep(maxDepth: limits.maxDepth), format: .keyedArchive)
         }
         var id: Int?
-        if nodes.isShared(index) {
+        if shared {
             id = nextID
             assignedIDs[index] = nextID
             nextID += 1

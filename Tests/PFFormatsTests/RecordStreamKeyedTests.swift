@@ -64,6 +64,18 @@ import Testing
         try Self.check(Self.archive("{\"$class\":\"NSSet\",\"NS.objects\":[1,{\"a\":1}]}"), label: "set")
     }
 
+    @Test func moreRecordsThanTheWalkHoldsAreWrittenAsTheWholeRouteWritesThem() throws {
+        // Past 8,192 records the walk lets go of the oldest records' objects it held and
+        // reads them again: nested containers, and objects shared across records, come out
+        // as the whole route writes them.
+        var records = ["{\"i\":0,\"shared\":{\"$id\":1,\"$value\":{\"k\":[\"v\"]}}}"]
+        for i in 1..<9_000 {
+            let tail = i % 7 == 0 ? ",\"again\":{\"$ref\":1}" : ""
+            records.append("{\"i\":\(i),\"tags\":[\"t\(i % 5)\",[\(i)]],\"acl\":{\"r\":true,\"w\":{\"u\":\"\(i)\"}}\(tail)}")
+        }
+        try Self.check(Self.archive("[\(records.joined(separator: ","))]"), label: "9,000 records")
+    }
+
     @Test func containersStoredInAnObjectsFieldsAreRenderedInPlace() throws {
         // A generic object whose fields hold an array and a dictionary in place (as
         // `encodeArray`-style coders write them), one of them referring to a shared object.
