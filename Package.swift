@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PFKeyedArchive",
             dependencies: [
-                "PFCore", "PFSerialization",
+                "PFCore", "PFPropertyList", "PFSerialization",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

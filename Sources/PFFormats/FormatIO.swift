@@ -163,9 +163,11 @@ public enum FormatIO {
         case .xmlplist: return try Serialization.readTree(bytes, as: .xmlplist, options: treeOptions)
         case .cbor: return try Serialization.readTree(bytes, as: .cbor, options: treeOptions)
         case .keyed:
-            let table = try KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table
+            // The table is a temporary, freed once the graph is built and before the tree is
+            // rendered: the tree then reuses its memory instead of growing past it.
             let graph = try KeyedGraph(
-                table: table, options: .init(limits: options.limits, allowedClasses: options.allowedClasses))
+                table: KeyedArchive.readTable(bytes, limits: options.limits, decompress: false).table,
+                options: .init(limits: options.limits, allowedClasses: options.allowedClasses))
             return try graph.jsonValue(limits: options.limits)
         case .typedstream:
             return try TypedStream.decodeValue(bytes, limits: options.limits)

@@ -4,6 +4,7 @@ import PFCBOR
 import PFCompression
 import PFCore
 import PFJSON
+import PFKeyedArchive
 import PFParse
 import PFParseExport
 import PFPropertyList
@@ -447,6 +448,54 @@ public enum RecordStream {
         default: others = try CBORReader(options: .init(limits: options.limits)).readRecords(bytes, record: add)
         }
         return Records(shape: shape, otherMembers: others, count: count)
+    }
+
+    /// The outputs a keyed archive's records are written to a record at a time
+    /// (``convert(options:keyedArchive:write:progress:)``).
+    public static let keyedTargets: Set<DataFormat> = [.json, .jsonl]
+
+    /// Converts a keyed archive in a binary property list whose graph's root is an array of
+    /// records, or a dictionary whose one key `results` holds one, to JSON or JSON Lines a
+    /// record at a time (``PFKeyedArchive/KeyedArchive/readRecords(_:options:start:record:)``):
+    /// objects are decoded from the archive's (mapped) bytes when they are needed, and no
+    /// object table, graph or tree is built. The output is the whole route's, byte for byte.
+    /// - Parameters:
+    ///   - options: `from` is ignored (the input is a keyed archive); `to` is `json` or `jsonl`.
+    ///   - bytes: the archive (not compressed).
+    ///   - allowedClasses: the keyed archive's secure decoding (``FormatIO/ReadOptions/allowedClasses``).
+    ///   - write: receives the output in pieces.
+    ///   - progress: called now and then with the records written.
+    /// - Returns: the bytes read and the records written, or `nil`, having written nothing,
+    ///   when the archive is not of that shape (convert it whole).
+    /// - Throws: ``PFCore/PFError`` as the whole route does, and from `write`.
+    @discardableResult
+    public static func convert(
+        options: Options, keyedArchive bytes: Data, allowedClasses: Set<String>? = nil,
+        write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
+    ) throws(PFError) -> Progress? {
+        guard keyedTargets.contains(options.to) else {
+            throw PFError(FormatsFailure.doesNotStream(from: DataFormat.keyed.rawValue, to: options.to.rawValue), format: .input)
+        }
+        var sink = Sink(options: options)
+        var state = Progress()
+        let decoding = KeyedGraph.DecodingOptions(limits: options.limits, allowedClasses: allowedClasses)
+        let streamed = try KeyedArchive.readRecords(
+            bytes, options: decoding,
+            start: { shape throws(PFError) in sink.shape = shape == .results ? .results : .array },
+            record: { record throws(PFError) in
+                try sink.add(record)
+                try sink.flush(write, force: false)
+                if sink.count & 0xFFF == 0 {
+                    state.records = sink.count
+                    progress?(state)
+                }
+            })
+        guard streamed else { return nil }
+        try sink.finish(write)
+        state.bytesRead = bytes.count
+        state.records = sink.count
+        progress?(state)
+        return state
     }
 
     // MARK: - Output

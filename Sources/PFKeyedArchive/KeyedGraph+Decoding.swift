@@ -32,75 +32,210 @@ extension KeyedGraph {
     ///   malformed reference, class or Foundation object; `disallowed` for a class outside
     ///   `allowedClasses`; `limitExceeded` for depth or node budgets.
     public init(table: KeyedObjectTable, options: DecodingOptions = DecodingOptions()) throws(PFError) {
-        var decoder = GraphDecoder(table: table, options: options)
-        self = try decoder.decode()
+        var decoder = GraphDecoder(objects: table, store: GraphArena(), options: options)
+        let top = try decoder.walk(table.top)
+        self.init(nodes: decoder.store.nodes, top: top)
     }
 }
 
-/// The iterative table → graph walk behind ``KeyedGraph/init(table:options:)``.
-struct GraphDecoder {
-    let table: KeyedObjectTable
-    let options: KeyedGraph.DecodingOptions
+// MARK: - Where the walk reads objects and keeps nodes
+
+/// Where a graph walk reads an archive's objects by number: the table in memory
+/// (``KeyedObjectTable``), or a binary property list's `$objects` decoded on demand
+/// (`BinaryPlistLazyArray`, ``KeyedArchive/readRecords(_:options:start:record:)``).
+protocol KeyedObjectSource {
+    /// The number of objects, `$null` included.
+    var objectCount: Int { get }
+    /// Object `index` (below ``objectCount``).
+    func object(at index: Int) throws(PFError) -> PFValue
+    /// Whether the objects are in memory already, so that keeping one costs nothing
+    /// (otherwise each is decoded when asked for, and a walk keeps a bounded number).
+    var keepsObjects: Bool { get }
+}
+
+extension KeyedObjectTable: KeyedObjectSource {
+    var objectCount: Int { objects.count }
+    var keepsObjects: Bool { true }
+    func object(at index: Int) -> PFValue { objects[index] }
+}
+
+/// What a graph walk keeps of the collections and objects (nodes) it reaches.
+protocol GraphNodeStore {
+    /// The nodes made so far, counted against ``PFLimits/maxNodes``.
+    var count: Int { get }
+    /// The value an object reached before stands for (noting one more reference to it), or
+    /// `nil` the first time.
+    mutating func revisit(_ object: Int) -> KeyedGraph.Value?
+    /// Remembers the scalar a Foundation object in dictionary form stands for.
+    mutating func remember(_ scalar: KeyedGraph.Value, for object: Int)
+    /// A new node, for an object (`nil`: a container stored in place in an object's field).
+    /// - Returns: the number ``KeyedGraph/Value/node(_:)`` names it by.
+    mutating func add(object: Int?) -> Int
+    /// The contents of node `slot`, once read.
+    mutating func set(_ node: KeyedGraph.Node, at slot: Int)
+}
+
+/// The nodes of ``KeyedGraph/init(table:options:)``: an arena, in the order first met.
+struct GraphArena: GraphNodeStore {
     var nodes: [KeyedGraph.Node] = []
     /// Object index → the value decoded for it, so every object is decoded once.
     var memo: [Int: KeyedGraph.Value] = [:]
-    /// Containers whose slot exists but whose contents are still to be read.
-    var pending: [(node: Int, object: Int, archivedClass: ArchivedClass, depth: Int)] = []
 
-    init(table: KeyedObjectTable, options: KeyedGraph.DecodingOptions) {
-        self.table = table
+    var count: Int { nodes.count }
+    func revisit(_ object: Int) -> KeyedGraph.Value? { memo[object] }
+    mutating func remember(_ scalar: KeyedGraph.Value, for object: Int) { memo[object] = scalar }
+
+    mutating func add(object: Int?) -> Int {
+        let slot = nodes.count
+        nodes.append(.array(className: nil, items: []))
+        if let object { memo[object] = .node(slot) }
+        return slot
+    }
+
+    mutating func set(_ node: KeyedGraph.Node, at slot: Int) { nodes[slot] = node }
+}
+
+// MARK: - The walk
+
+/// The iterative walk from `$top` behind ``KeyedGraph/init(table:options:)`` and
+/// ``KeyedArchive/readRecords(_:options:start:record:)``: it follows every reference once,
+/// checking objects, classes and budgets in one order, and hands the nodes to its store.
+struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
+    let objects: Objects
+    var store: Store
+    let options: KeyedGraph.DecodingOptions
+    /// A class dictionary read: the class, and what its objects stand for.
+    typealias ClassEntry = (archivedClass: ArchivedClass, kind: KeyedGraph.FoundationClass.Kind)
+    /// Class dictionaries read, by reference: an archive has a few, searched in order (every
+    /// object asks, and hashing its reference cost more), and any past those by hash.
+    var classList: [(uid: UInt64, entry: ClassEntry)] = []
+    var moreClasses: [UInt64: ClassEntry] = [:]
+    /// Nodes whose slot exists but whose contents are still to be read.
+    var pending: [Pending] = []
+    /// From a source that does not keep its objects, the entries of `pending` that hold
+    /// their object (at most ``heldBudget``, all at `heldFloor` or above): the others read
+    /// it again when their node is filled.
+    var held = 0
+    var heldFloor = 0
+    /// The most objects `pending` holds from a source that does not keep them: the newest,
+    /// which are filled first (a record's own containers), not the oldest (the other
+    /// records of a root array), so memory stays bounded whatever the array's length.
+    static var heldBudget: Int { 8192 }
+
+    /// A node to fill: where it goes, its object, and that object when it is held.
+    struct Pending {
+        var node: Int
+        var object: Int
+        var archivedClass: ArchivedClass
+        var kind: KeyedGraph.FoundationClass.Kind
+        var depth: Int
+        var members: OrderedDictionary<String, PFValue>?
+    }
+
+    init(objects: Objects, store: Store, options: KeyedGraph.DecodingOptions) {
+        self.objects = objects
+        self.store = store
         self.options = options
     }
 
-    mutating func decode() throws(PFError) -> KeyedGraph {
-        var top = OrderedDictionary<String, KeyedGraph.Value>()
-        for (key, uid) in table.top {
-            top[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
-            try drain()
+    /// Follows the references from `$top`, each entry's sub-graph in full before the next.
+    /// - Returns: the value of each entry.
+    mutating func walk(_ top: OrderedDictionary<String, UInt64>) throws(PFError) -> OrderedDictionary<String, KeyedGraph.Value> {
+        var values = OrderedDictionary<String, KeyedGraph.Value>()
+        for (key, uid) in top {
+            values[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
+            while let item = pending.popLast() {
+                heldFloor = min(heldFloor, pending.count)
+                let object: OrderedDictionary<String, PFValue>
+                if let members = item.members {
+                    object = members
+                    if !objects.keepsObjects { held -= 1 }
+                } else {
+                    guard case .dictionary(let members) = try objects.object(at: item.object) else { continue }
+                    object = members
+                }
+                let node = try fill(object, index: item.object, archivedClass: item.archivedClass, kind: item.kind, depth: item.depth)
+                store.set(node, at: item.node)
+            }
         }
-        return KeyedGraph(nodes: nodes, top: top)
+        return values
     }
 
-    mutating func drain() throws(PFError) {
-        while let item = pending.popLast() {
-            try fill(node: item.node, object: item.object, archivedClass: item.archivedClass, depth: item.depth)
+    /// Adds `item` to `pending`, holding its object within ``heldBudget`` (the oldest held
+    /// one lets go of its object when the budget is spent).
+    mutating func push(_ item: Pending) {
+        guard !objects.keepsObjects else {
+            pending.append(item)
+            return
         }
+        if held == Self.heldBudget {
+            while pending[heldFloor].members == nil { heldFloor += 1 }
+            pending[heldFloor].members = nil
+            heldFloor += 1
+            held -= 1
+        }
+        held += 1
+        pending.append(item)
     }
 
     // MARK: - References
 
-    /// The value an object reference stands for, creating a node slot (to be filled later)
-    /// for collections and objects.
+    func index(of uid: UInt64, at path: @autoclosure () -> PFKeyPath) throws(PFError) -> Int {
+        guard uid < UInt64(objects.objectCount) else {
+            throw KeyedObjectTable.invalid(.referenceOutOfRange(uid, objects: objects.objectCount), path())
+        }
+        return Int(uid)
+    }
+
+    /// The class of an object in dictionary form (``KeyedObjectTable/archivedClass(of:at:)``)
+    /// and what its objects stand for, each class dictionary read once.
+    mutating func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError)
+        -> ClassEntry
+    {
+        let objects = self.objects
+        let read = { () throws(PFError) -> ClassEntry in
+            let found = try KeyedObjectTable.archivedClass(of: object, at: path, objectCount: objects.objectCount) {
+                i throws(PFError) in try objects.object(at: i)
+            }
+            return (found, KeyedGraph.FoundationClass.kind(of: found.name))
+        }
+        guard case .uid(let uid)? = object["$class"] else { return try read() }
+        for known in classList where known.uid == uid { return known.entry }
+        if let known = moreClasses[uid] { return known }
+        let found = try read()
+        if classList.count < 16 { classList.append((uid, found)) } else { moreClasses[uid] = found }
+        return found
+    }
+
+    /// The value an object reference stands for, creating a node (to be filled later) for
+    /// collections and objects the first time one is reached.
     mutating func value(forUID uid: UInt64, depth: Int, at path: @autoclosure () -> PFKeyPath) throws(PFError)
         -> KeyedGraph.Value
     {
-        let index = try table.index(of: uid, at: path())
+        let index = try self.index(of: uid, at: path())
         if index == 0 { return .null }
-        if let known = memo[index] { return known }
+        if let known = store.revisit(index) { return known }
         let objectPath: PFKeyPath = [.key("$objects"), .index(index)]
-        if let scalar = KeyedGraph.Value(scalar: table.objects[index]) { return scalar }
-        switch table.objects[index] {
-        case .null, .bool, .int, .uint, .double, .string, .data, .date, .uid, .array:
-            throw KeyedObjectTable.invalid(.graphObjectKind(found: table.objects[index].kind.rawValue), objectPath)
-        case .dictionary(let object):
-            let archivedClass = try table.archivedClass(of: object, at: objectPath)
-            if let scalar = try table.foundationScalar(object, of: archivedClass, at: objectPath) {
-                memo[index] = scalar
-                return scalar
-            }
-            try check(archivedClass, at: objectPath)
-            guard depth <= options.limits.maxDepth else {
-                throw PFError(KeyedArchiveFailure.referencesTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
-            }
-            guard nodes.count < options.limits.maxNodes else {
-                throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
-            }
-            let slot = nodes.count
-            nodes.append(.array(className: nil, items: []))
-            memo[index] = .node(slot)
-            pending.append((slot, index, archivedClass, depth))
-            return .node(slot)
+        let object = try objects.object(at: index)
+        if let scalar = KeyedGraph.Value(scalar: object) { return scalar }
+        guard case .dictionary(let members) = object else {
+            throw KeyedObjectTable.invalid(.graphObjectKind(found: object.kind.rawValue), objectPath)
         }
+        let (archivedClass, kind) = try archivedClass(of: members, at: objectPath)
+        if let scalar = try KeyedObjectTable.foundationScalar(members, of: archivedClass, kind: kind, at: objectPath) {
+            store.remember(scalar, for: index)
+            return scalar
+        }
+        try check(archivedClass, at: objectPath)
+        guard depth <= options.limits.maxDepth else {
+            throw PFError(KeyedArchiveFailure.referencesTooDeep(maxDepth: options.limits.maxDepth), format: .keyedArchive, path: objectPath)
+        }
+        guard store.count < options.limits.maxNodes else {
+            throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
+        }
+        let slot = store.add(object: index)
+        push(Pending(node: slot, object: index, archivedClass: archivedClass, kind: kind, depth: depth, members: members))
+        return .node(slot)
     }
 
     func check(_ archivedClass: ArchivedClass, at path: PFKeyPath) throws(PFError) {
@@ -113,37 +248,42 @@ struct GraphDecoder {
 
     // MARK: - Filling nodes
 
-    mutating func fill(node slot: Int, object index: Int, archivedClass: ArchivedClass, depth: Int) throws(PFError) {
-        guard case .dictionary(let object) = table.objects[index] else { return }
+    /// The node of object `index` (a dictionary of class `archivedClass`, whose objects
+    /// stand for `kind`), its references followed with ``value(forUID:depth:at:)``.
+    mutating func fill(
+        _ object: OrderedDictionary<String, PFValue>, index: Int, archivedClass: ArchivedClass,
+        kind: KeyedGraph.FoundationClass.Kind, depth: Int
+    ) throws(PFError) -> KeyedGraph.Node {
         let path: PFKeyPath = [.key("$objects"), .index(index)]
         let name = archivedClass.name
-        typealias F = KeyedGraph.FoundationClass
-        if F.arrays.contains(name) {
-            nodes[slot] = .array(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
-        } else if F.sets.contains(name) {
-            nodes[slot] = .set(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
-        } else if F.orderedSets.contains(name) {
+        switch kind {
+        case .array:
+            return .array(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
+        case .set:
+            return .set(className: name, items: try references(object, "NS.objects", depth: depth, at: path))
+        case .orderedSet:
             var items: [KeyedGraph.Value] = []
             var i = 0
             while let reference = object["NS.object.\(i)"] {
                 items.append(try self.reference(reference, depth: depth, at: path.appending(key: "NS.object.\(i)")))
                 i += 1
             }
-            nodes[slot] = .orderedSet(className: name, items: items)
-        } else if F.dictionaries.contains(name) {
+            return .orderedSet(className: name, items: items)
+        case .dictionary:
             let keys = try references(object, "NS.keys", depth: depth, at: path)
             let values = try references(object, "NS.objects", depth: depth, at: path)
             guard keys.count == values.count else {
                 throw KeyedObjectTable.invalid(.collectionLengths(className: name, keys: keys.count, values: values.count), path)
             }
-            nodes[slot] = .dictionary(className: name, keys: keys, values: values)
-        } else {
-            var fields = OrderedDictionary<String, KeyedGraph.Value>()
-            for (key, value) in object where key != "$class" {
-                fields[key] = try field(value, depth: depth, inlineDepth: 0, at: path.appending(key: key))
-            }
-            nodes[slot] = .object(KeyedGraph.Object(archivedClass: archivedClass, fields: fields))
+            return .dictionary(className: name, keys: keys, values: values)
+        case .null, .string, .data, .date, .number, .object:
+            break
         }
+        var fields = OrderedDictionary<String, KeyedGraph.Value>()
+        for (key, value) in object where key != "$class" {
+            fields[key] = try field(value, depth: depth, inlineDepth: 0, at: path.appending(key: key))
+        }
+        return .object(KeyedGraph.Object(archivedClass: archivedClass, fields: fields))
     }
 
     /// An array of references under `key`, such as `NS.objects`.
@@ -182,31 +322,29 @@ struct GraphDecoder {
         case .uid(let uid): return try self.value(forUID: uid, depth: depth + 1, at: path)
         case .array(let items):
             // In-place containers are bounded by the container format's own depth limit.
-            guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
+            guard inlineDepth < options.limits.maxDepth, store.count < options.limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
-            let slot = nodes.count
-            nodes.append(.array(className: nil, items: []))
+            let slot = store.add(object: nil)
             var values: [KeyedGraph.Value] = []
             values.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
                 values.append(try field(item, depth: depth, inlineDepth: inlineDepth + 1, at: path.appending(index: i)))
             }
-            nodes[slot] = .array(className: nil, items: values)
+            store.set(.array(className: nil, items: values), at: slot)
             return .node(slot)
         case .dictionary(let members):
-            guard inlineDepth < options.limits.maxDepth, nodes.count < options.limits.maxNodes else {
+            guard inlineDepth < options.limits.maxDepth, store.count < options.limits.maxNodes else {
                 throw PFLimits.exceeded("maxNodes", options.limits.maxNodes, format: .keyedArchive)
             }
-            let slot = nodes.count
-            nodes.append(.dictionary(className: nil, keys: [], values: []))
+            let slot = store.add(object: nil)
             var keys: [KeyedGraph.Value] = []
             var values: [KeyedGraph.Value] = []
             for (key, item) in members {
                 keys.append(.string(key))
                 values.append(try field(item, depth: depth, inlineDepth: inlineDepth + 1, at: path.appending(key: key)))
             }
-            nodes[slot] = .dictionary(className: nil, keys: keys, values: values)
+            store.set(.dictionary(className: nil, keys: keys, values: values), at: slot)
             return .node(slot)
         case .null, .bool, .int, .uint, .double, .string, .data, .date:
             return KeyedGraph.Value(scalar: value) ?? .null
@@ -222,10 +360,20 @@ extension KeyedObjectTable {
     public func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
         throws(PFError) -> KeyedGraph.Value?
     {
+        try Self.foundationScalar(object, of: archivedClass, kind: KeyedGraph.FoundationClass.kind(of: archivedClass.name), at: path)
+    }
+
+    /// ``foundationScalar(_:of:at:)``, which needs no table, for a class whose objects stand
+    /// for `kind` (``KeyedGraph/FoundationClass/kind(of:)``).
+    static func foundationScalar(
+        _ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass,
+        kind: KeyedGraph.FoundationClass.Kind, at path: PFKeyPath
+    ) throws(PFError) -> KeyedGraph.Value? {
         let name = archivedClass.name
-        typealias F = KeyedGraph.FoundationClass
-        if F.nulls.contains(name) { return .null }
-        if F.strings.contains(name) {
+        switch kind {
+        case .null:
+            return .null
+        case .string:
             if let s = object["NS.string"]?.stringValue { return .string(s) }
             if case .data(let bytes)? = object["NS.bytes"] {
                 guard let s = String(validating: bytes, as: UTF8.self) else {
@@ -234,24 +382,21 @@ extension KeyedObjectTable {
                 return .string(s)
             }
             throw KeyedObjectTable.invalid(.noString(className: name), path)
-        }
-        if F.data.contains(name) {
+        case .data:
             if case .data(let bytes)? = object["NS.data"] ?? object["NS.bytes"] { return .data(bytes) }
             throw KeyedObjectTable.invalid(.noData(className: name), path)
-        }
-        if F.dates.contains(name) {
+        case .date:
             guard let time = object["NS.time"]?.doubleValue, time.isFinite else {
                 throw KeyedObjectTable.invalid(.dateNotFinite, path.appending(key: "NS.time"))
             }
             return .date(Date(timeIntervalSinceReferenceDate: time))
-        }
-        if F.numbers.contains(name) {
+        case .number:
             // NSNumber is normally stored in place; a dictionary form carries NS.intval/NS.dblval.
             if let v = object["NS.intval"], let i = v.int64Value { return .int(i) }
             if let d = object["NS.dblval"]?.doubleValue { return .double(d) }
             throw KeyedObjectTable.invalid(.numberWithoutValue, path)
+        case .array, .set, .orderedSet, .dictionary, .object:
+            return nil
         }
-        return nil
     }
-
 }

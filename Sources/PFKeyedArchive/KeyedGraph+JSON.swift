@@ -22,8 +22,7 @@ extension KeyedGraph {
     /// - Returns: the tree; dates and data stay `.date`/`.data` for the JSON writer's typed values.
     /// - Throws: ``PFError`` `limitExceeded` when the graph nests deeper than `maxDepth`.
     public func jsonValue(limits: PFLimits = .default) throws(PFError) -> PFValue {
-        var renderer = GraphRenderer(graph: self, limits: limits)
-        renderer.countReferences()
+        var renderer = GraphRenderer(nodes: CountedGraph(self), limits: limits)
         if top.count == 1, let root = top[KeyedObjectTable.rootKey] {
             return try renderer.render(root, depth: 0)
         }
@@ -41,21 +40,25 @@ extension KeyedGraph {
     static func unescape(_ key: String) -> String { key.hasPrefix("$$") ? String(key.dropFirst()) : key }
 }
 
-struct GraphRenderer {
+/// Where ``GraphRenderer`` finds the nodes it writes: a graph's arena (``CountedGraph``), or
+/// objects read again from an archive's bytes (``KeyedArchive/readRecords(_:options:start:record:)``).
+protocol GraphNodes {
+    /// Whether `index` names a node.
+    func contains(_ index: Int) -> Bool
+    /// Whether more than one reference leads to node `index` (it is then written with an `$id`).
+    func isShared(_ index: Int) -> Bool
+    /// The node `index` names (one that ``contains(_:)``).
+    mutating func node(_ index: Int) throws(PFError) -> KeyedGraph.Node
+}
+
+/// A graph's nodes with, for every node reachable from `$top`, how many references lead to it.
+struct CountedGraph: GraphNodes {
     let graph: KeyedGraph
-    let limits: PFLimits
     var referenceCounts: [Int]
-    var assignedIDs: [Int: Int] = [:]
-    var nextID = 1
 
-    init(graph: KeyedGraph, limits: PFLimits) {
+    init(_ graph: KeyedGraph) {
         self.graph = graph
-        self.limits = limits
         referenceCounts = Array(repeating: 0, count: graph.nodes.count)
-    }
-
-    /// Counts, for every node reachable from `$top`, how many references lead to it.
-    mutating func countReferences() {
         var visited = Array(repeating: false, count: graph.nodes.count)
         var stack: [Int] = []
         func visit(_ value: KeyedGraph.Value, _ counts: inout [Int], _ stack: inout [Int]) {
@@ -80,20 +83,40 @@ struct GraphRenderer {
         }
     }
 
+    func contains(_ index: Int) -> Bool { graph.nodes.indices.contains(index) }
+    func isShared(_ index: Int) -> Bool { referenceCounts[index] > 1 }
+    func node(_ index: Int) -> KeyedGraph.Node { graph.nodes[index] }
+}
+
+/// Writes nodes as the value tree of ``KeyedGraph/jsonValue(limits:)``, numbering shared
+/// ones (`$id`) in the order they are first written.
+struct GraphRenderer<Nodes: GraphNodes> {
+    var nodes: Nodes
+    let limits: PFLimits
+    var assignedIDs: [Int: Int] = [:]
+    var nextID = 1
+
+    init(nodes: Nodes, limits: PFLimits) {
+        self.nodes = nodes
+        self.limits = limits
+    }
+
     mutating func render(_ value: KeyedGraph.Value, depth: Int) throws(PFError) -> PFValue {
         guard case .node(let index) = value else { return value.scalarValue ?? .null }
-        guard graph.nodes.indices.contains(index) else { return .null }
-        if let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
+        guard nodes.contains(index) else { return .null }
+        // Only a shared node has an `$id`: the others never look one up.
+        let shared = nodes.isShared(index)
+        if shared, let id = assignedIDs[index] { return ["$ref": .int(Int64(id))] }
         guard depth < limits.maxDepth else {
             throw PFError(KeyedArchiveFailure.graphTooDeep(maxDepth: limits.maxDepth), format: .keyedArchive)
         }
         var id: Int?
-        if referenceCounts[index] > 1 {
+        if shared {
             id = nextID
             assignedIDs[index] = nextID
             nextID += 1
         }
-        return try render(node: graph.nodes[index], id: id, depth: depth + 1)
+        return try render(node: nodes.node(index), id: id, depth: depth + 1)
     }
 
     mutating func render(node: KeyedGraph.Node, id: Int?, depth: Int) throws(PFError) -> PFValue {

@@ -131,5 +131,26 @@ extension KeyedGraph {
 
         static let all: Set<String> = strings.union(data).union(dates).union(nulls).union(numbers).union(arrays)
             .union(sets).union(orderedSets).union(dictionaries)
+
+        /// What an object of a class stands for in a graph.
+        enum Kind {
+            case null, string, data, date, number, array, set, orderedSet, dictionary
+            /// Not a Foundation class: a generic object.
+            case object
+        }
+
+        /// What an object of class `name` stands for (a graph walk asks once per class).
+        static func kind(of name: String) -> Kind {
+            if nulls.contains(name) { return .null }
+            if strings.contains(name) { return .string }
+            if data.contains(name) { return .data }
+            if dates.contains(name) { return .date }
+            if numbers.contains(name) { return .number }
+            if arrays.contains(name) { return .array }
+            if sets.contains(name) { return .set }
+            if orderedSets.contains(name) { return .orderedSet }
+            if dictionaries.contains(name) { return .dictionary }
+            return .object
+        }
     }
 }

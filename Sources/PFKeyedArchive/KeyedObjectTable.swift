@@ -115,16 +115,29 @@ public struct KeyedObjectTable: Sendable, Equatable {
     ///   range, or names something other than a class dictionary whose `$classname` is a
     ///   string and whose `$classes` (when present) is an array of strings starting with it.
     public func archivedClass(of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath) throws(PFError) -> ArchivedClass {
+        try Self.archivedClass(of: object, at: path, objectCount: objects.count) { objects[$0] }
+    }
+
+    /// ``archivedClass(of:at:)`` over a table read lazily: `lookup` gives the object at an
+    /// index below `objectCount`.
+    static func archivedClass(
+        of object: OrderedDictionary<String, PFValue>, at path: PFKeyPath, objectCount: Int,
+        lookup: (Int) throws(PFError) -> PFValue
+    ) throws(PFError) -> ArchivedClass {
         guard let reference = object["$class"] else {
             throw Self.invalid(.noClass, path)
         }
         guard case .uid(let uid) = reference else {
             throw Self.invalid(.classReferenceKind(found: reference.kind.rawValue), path.appending(key: "$class"))
         }
-        let index = try index(of: uid, at: path.appending(key: "$class"))
+        guard uid < UInt64(objectCount) else {
+            throw Self.invalid(.referenceOutOfRange(uid, objects: objectCount), path.appending(key: "$class"))
+        }
+        let index = Int(uid)
         let classPath: PFKeyPath = [.key("$objects"), .index(index)]
-        guard case .dictionary(let classDictionary) = objects[index] else {
-            throw Self.invalid(.classTarget(found: objects[index].kind.rawValue), classPath)
+        let classObject = try lookup(index)
+        guard case .dictionary(let classDictionary) = classObject else {
+            throw Self.invalid(.classTarget(found: classObject.kind.rawValue), classPath)
         }
         guard let name = classDictionary["$classname"]?.stringValue, !name.isEmpty else {
             throw Self.invalid(.noClassName, classPath)

@@ -91,8 +91,8 @@ public struct BinaryPlistReader: Sendable {
     /// Decodes the records of a file of ``recordsShape(_:)``'s shape one at a time, handing
     /// each to `record` as soon as it is decoded, in memory bounded by the largest record
     /// (and the file's bytes): no table grows with the file's object count, and only the
-    /// current record's objects are remembered, so an object two records share is decoded
-    /// in each. Every record is the value ``read(_:)`` gives for it, and every check and
+    /// current record's objects are remembered (and a bounded cache of short scalars), so an
+    /// object two records share is decoded in each. Every record is the value ``read(_:)`` gives for it, and every check and
     /// limit of ``read(_:)`` applies (the records' nodes count together against `maxNodes`).
     /// - Parameters:
     ///   - bytes: the file's bytes.

@@ -66,10 +66,6 @@ extension BinaryPlistScanner {
         _ layout: BinaryPlistRecordsLayout, record: (PFValue) throws(PFError) -> Void
     ) throws(PFError) -> OrderedDictionary<String, PFValue>? {
         let wrapped = layout.wrapper != nil
-        // The array nests at depth 1, or 2 inside the wrapper; its elements are decoded
-        // at that depth, as `decodeArray` does.
-        let depth = wrapped ? 2 : 1
-        let arrayOffset = try objectOffset(layout.array)
         var ancestors = [layout.array]
         if let wrapper = layout.wrapper {
             let wrapperOffset = try objectOffset(wrapper)
@@ -78,21 +74,8 @@ extension BinaryPlistScanner {
         }
         var nodes = wrapped ? 2 : 1
         do throws(PFError) {
-            try checkDepth(depth, at: arrayOffset)
-            let (n, start) = try collectionCount(at: arrayOffset, refsPerElement: 1)
-            let refSize = info.objectRefSize
-            for i in 0..<n {
-                resetMemo(keeping: ancestors)
-                let ref = try objectRef(at: start + i * refSize)
-                let (item, itemNodes): (PFValue, Int)
-                do throws(PFError) {
-                    (item, itemNodes) = try decode(ref, depth: depth)
-                } catch {
-                    throw error.prefixed(.index(i))
-                }
-                nodes = try addNodes(nodes, itemNodes, at: arrayOffset)
-                try record(item)
-            }
+            // The array nests at depth 1, or 2 inside the wrapper.
+            _ = try decodeElements(of: layout.array, depth: wrapped ? 2 : 1, ancestors: ancestors, nodes: &nodes, record)
         } catch {
             throw wrapped ? error.prefixed(.key("results")) : error
         }
@@ -113,10 +96,43 @@ extension BinaryPlistScanner {
         return members
     }
 
+    /// Decodes the elements of the array (or set) object `array`, nested `depth` deep, one
+    /// at a time, and hands each to `each` as soon as it is decoded. Only the current
+    /// element's objects are remembered; `ancestors` (the array and what holds it) stay marked
+    /// as being decoded, so an element that reaches one is a cycle. The checks, limits and
+    /// errors are `decodeArray`'s, and the elements' nodes are added to `nodes` against
+    /// ``PFLimits/maxNodes`` as it adds them.
+    /// - Returns: the element count and where their references start.
+    mutating func decodeElements(
+        of array: Int, depth: Int, ancestors: [Int], nodes: inout Int, _ each: (PFValue) throws(PFError) -> Void
+    ) throws(PFError) -> (count: Int, start: Int) {
+        let offset = try objectOffset(array)
+        try checkDepth(depth, at: offset)
+        let (n, start) = try collectionCount(at: offset, refsPerElement: 1)
+        let refSize = info.objectRefSize
+        for i in 0..<n {
+            resetMemo(keeping: ancestors)
+            let ref = try objectRef(at: start + i * refSize)
+            let (item, itemNodes): (PFValue, Int)
+            do throws(PFError) {
+                (item, itemNodes) = try decode(ref, depth: depth)
+            } catch {
+                throw error.prefixed(.index(i))
+            }
+            nodes = try addNodes(nodes, itemNodes, at: offset)
+            try each(item)
+        }
+        return (n, start)
+    }
+
     /// Forgets the decoded objects (sparse mode), keeping `ancestors` marked as being decoded
-    /// so that a record reaching the array (or wrapper) that holds it is a cycle.
+    /// so that a record reaching the array (or wrapper) that holds it is a cycle. A scanner
+    /// passes the same `ancestors` every time; nothing is done when nothing was remembered
+    /// since the last reset (an element that was a scalar).
     mutating func resetMemo(keeping ancestors: [Int]) {
-        memo.removeAll(keepingCapacity: memo.count < 1 << 16)
+        if memo.count == memoCountAtReset { return }
+        memo.removeAll()
         for index in ancestors { markInProgress(index) }
+        memoCountAtReset = memo.count
     }
 }

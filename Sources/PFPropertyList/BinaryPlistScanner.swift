@@ -42,9 +42,14 @@ struct BinaryPlistScanner: ~Copyable {
     /// per-object tables, which are then empty: a streamed read of a large file keeps no
     /// table that grows with its object count.
     let sparse: Bool
-    /// In sparse mode, the objects decoded (or being decoded: node count -1) since the last
-    /// ``resetMemo(keeping:)``.
-    var memo: [Int: (value: PFValue, nodes: Int)] = [:]
+    /// In sparse mode, the collections decoded (or being decoded: node count -1) since the
+    /// last ``resetMemo(keeping:)``, and the long scalars.
+    var memo = BinaryPlistSparseMemo()
+    /// In sparse mode, short scalars decoded lately, kept across resets.
+    var scalarCache = BinaryPlistScalarCache()
+    /// `memo.count` right after the last ``resetMemo(keeping:)`` (-1 before the first): the
+    /// memo only grows between resets, so an equal count means it holds just the ancestors.
+    var memoCountAtReset = -1
 
     init(buffer: UnsafeRawBufferPointer, info: BinaryPlistInfo, limits: PFLimits, sparse: Bool = false) {
         self.buffer = buffer
@@ -82,6 +87,7 @@ struct BinaryPlistScanner: ~Copyable {
     mutating func decode(_ index: Int, depth: Int) throws(PFError) -> (PFValue, Int) {
         let state: Int
         if sparse {
+            if let scalar = scalarCache[index] { return (scalar, 1) }
             let known = memo[index]
             if let known, known.nodes > 0 { return known }
             state = known?.nodes ?? 0
@@ -103,12 +109,13 @@ struct BinaryPlistScanner: ~Copyable {
             (value, count) = try decodeDictionary(index, at: offset, depth: depth + 1)
         case let type?:
             value = try decodeScalar(type, marker: marker, at: offset)
+            if sparse && scalarCache.keep(value, for: index) { return (value, 1) }
             count = 1
         case nil:
             throw PFError(BinaryPlistFailure.unknownMarker(marker), offset: offset)
         }
         if sparse {
-            memo[index] = (value, count)
+            memo.set(index, value, nodes: count)
         } else {
             values[index] = value
             nodeCounts[index] = count
@@ -119,7 +126,7 @@ struct BinaryPlistScanner: ~Copyable {
     /// Marks object `index` as being decoded: reaching it again before it is done is a cycle.
     @inline(__always)
     mutating func markInProgress(_ index: Int) {
-        if sparse { memo[index] = (.null, -1) } else { nodeCounts[index] = -1 }
+        if sparse { memo.set(index, .null, nodes: -1) } else { nodeCounts[index] = -1 }
     }
 
     /// The offset of object `index` from the offset table, checked to lie in the object area.

@@ -181,6 +181,20 @@ import Testing
         }
     }
 
+    /// A keyed archive of records is converted to compact JSON a record at a time from its
+    /// bytes, and to `--pretty` JSON whole: the same exit status, and the same line for a
+    /// file either refuses.
+    @Test(arguments: hostileFiles.filter { $0.hasPrefix("ka_") })
+    func keyedArchivesFailAsTheWholeRouteFails(_ name: String) throws {
+        let path = Fixtures.hostile.appendingPathComponent(name).path
+        let arguments = ["convert", path, "-", "--to", "json"] + Self.arguments(for: name, path: path)
+        let streamed = try CLI.runMeasured(arguments)
+        let whole = try CLI.runMeasured(arguments + ["--pretty"])
+        Self.checkResources(streamed, name)
+        #expect(streamed.status == whole.status, "\(name): \(streamed.summary) / \(whole.summary)")
+        #expect(streamed.stderr == whole.stderr, "\(name)")
+    }
+
     /// `inspect` prints the whole tree: the same outcome, through the printing path.
     @Test(arguments: hostileFiles)
     func inspectGivesTheSameOutcome(_ name: String) throws {

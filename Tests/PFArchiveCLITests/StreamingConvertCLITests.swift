@@ -1,6 +1,7 @@
 import Foundation
 import PFFormats
 import PFJSON
+import PFKeyedArchive
 import PFTestSupport
 import Testing
 
@@ -55,6 +56,56 @@ import Testing
         #expect(try CLI.run(["convert", lines.path, plist.path]).status == 0)
         let fromPlist = try CLI.run(["convert", plist.path, "-", "--to", "jsonl"])
         #expect(fromPlist.status == 0 && fromPlist.stdout == lineBytes)
+    }
+
+    @Test func aKeyedArchiveOfRecordsConvertsAsTheWholeRouteDoes() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = dir.appendingPathComponent("export.json")
+        try Self.export(2_000).write(to: json)
+        let archive = dir.appendingPathComponent("export.archive")
+        #expect(try CLI.run(["convert", json.path, archive.path, "--to", "keyed"]).status == 0)
+        // Compressed, the archive is read whole: the same bytes, to a file and to standard output.
+        let compressed = dir.appendingPathComponent("export.archive.gz")
+        #expect(try CLI.run(["convert", archive.path, compressed.path, "--from", "bplist", "--to", "bplist", "--compress", "gzip"]).status == 0)
+        for to in ["json", "jsonl"] {
+            let out = dir.appendingPathComponent("out.\(to)")
+            let streamed = try CLI.run(["convert", archive.path, out.path, "--from", "keyed"])
+            let whole = try CLI.run(["convert", compressed.path, "-", "--from", "keyed", "--to", to])
+            #expect(streamed.status == 0 && whole.status == 0, "\(streamed.stderr) \(whole.stderr)")
+            #expect(try Data(contentsOf: out) == whole.stdout, "\(to)")
+            let piped = try CLI.run(["convert", archive.path, "-", "--from", "keyed", "--to", to])
+            #expect(piped.stdout == whole.stdout, "\(to)")
+        }
+        // An archive whose root is not records is converted whole, to the same file.
+        let single = dir.appendingPathComponent("single.archive")
+        try Data("{\"a\":[1,{\"b\":2}]}".utf8).write(to: dir.appendingPathComponent("single.json"))
+        #expect(try CLI.run(["convert", dir.appendingPathComponent("single.json").path, single.path, "--to", "keyed"]).status == 0)
+        let out = dir.appendingPathComponent("single-out.json")
+        #expect(try CLI.run(["convert", single.path, out.path, "--from", "keyed"]).status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8) == "{\"a\":[1,{\"b\":2}]}")
+    }
+
+    @Test func aKeyedArchiveOverTheNodeBudgetFailsAsTheWholeRouteDoes() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // One record, and 20 arrays of 100 numbers nothing refers to: 101 nodes each, over
+        // 2,000 in the file. The whole read counts them all against --max-nodes.
+        var table = try KeyedArchive.readTable(KeyedArchive.archive(KeyedGraph(json: .array([.string("record")])))).table
+        for i in 0..<20 { table.objects.append(.array((0..<100).map { .int(Int64(i * 100 + $0)) })) }
+        let archive = dir.appendingPathComponent("padded.archive")
+        try KeyedArchive.write(table).write(to: archive)
+        let out = dir.appendingPathComponent("out.json")
+        let streamed = try CLI.run(["convert", archive.path, out.path, "--from", "keyed", "--max-nodes", "1000"])
+        #expect(streamed.status == 1)
+        #expect(streamed.stderr.contains("maxNodes") && streamed.stderr.split(separator: "\n").count == 1, "\(streamed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        // --pretty is converted whole: the same line.
+        let whole = try CLI.run(["convert", archive.path, out.path, "--from", "keyed", "--max-nodes", "1000", "--pretty"])
+        #expect(whole.status == 1 && whole.stderr == streamed.stderr, "\(whole.stderr)")
+        // Within the budget, the padding is read and is not part of the graph.
+        #expect(try CLI.run(["convert", archive.path, out.path, "--from", "keyed"]).status == 0)
+        #expect(try Data(contentsOf: out) == Data("[\"record\"]".utf8))
     }
 
     @Test func aBadLineFailsWithOneLineNamingItAndLeavesNoOutput() throws {

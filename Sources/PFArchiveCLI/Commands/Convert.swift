@@ -174,6 +174,15 @@ struct Convert: ParsableCommand {
             try streamDocument(bytes, from: document, to: to, options: readOptions)
             return
         }
+        // A keyed archive whose graph is an array of records (or a results wrapper) goes to
+        // JSON or JSON Lines a record at a time from its (mapped) bytes: no table, graph or tree.
+        if let to = outputFormat, RecordStream.keyedTargets.contains(to), !(pretty && to == .json), !blobs.decodeBlobs,
+            compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
+            (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .keyed,
+            try streamKeyed(bytes, to: to, options: readOptions)
+        {
+            return
+        }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
         progress.begin("reading")
         let result: FormatIO.ReadResult
@@ -208,14 +217,22 @@ struct Convert: ParsableCommand {
         try FileIO.writeAtomically(out, to: output)
     }
 
-    /// Converts a binary property list, CBOR document or XML property list a record at a time
-    /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes.
-    private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+    /// The stream options of a conversion from a whole document in memory (or mapped).
+    private func documentStreamOptions(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions)
+        -> RecordStream.Options
+    {
         var streamOptions = RecordStream.Options(
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
         streamOptions.dropNulls = dropNulls
         streamOptions.inputBytes = bytes.count
+        return streamOptions
+    }
+
+    /// Converts a binary property list, CBOR document or XML property list a record at a time
+    /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes.
+    private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+        let streamOptions = documentStreamOptions(bytes, from: from, to: to, options: options)
         var bar = CountingProgress()
         let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
         defer { bar.clear() }
@@ -226,6 +243,33 @@ struct Convert: ParsableCommand {
             toFile: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, document: bytes, write: write, progress: report)
             })
+    }
+
+    /// Converts a keyed archive's records (``RecordStream/convert(options:keyedArchive:allowedClasses:write:progress:)``),
+    /// written as ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when
+    /// the archive's graph is not of records (it is then converted whole).
+    private func streamKeyed(_ bytes: Data, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
+        let streamOptions = documentStreamOptions(bytes, from: .keyed, to: to, options: options)
+        var bar = CountingProgress()
+        let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
+        defer { bar.clear() }
+        // Not of records: the (temporary) output is abandoned and the whole route runs.
+        final class Shape: @unchecked Sendable { var records = true }
+        let shape = Shape()
+        let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
+            let done = try RecordStream.convert(
+                options: streamOptions, keyedArchive: bytes, allowedClasses: options.allowedClasses, write: write, progress: report)
+            if done == nil {
+                shape.records = false
+                throw PFError(FormatsFailure.doesNotStream(from: DataFormat.keyed.rawValue, to: to.rawValue), format: .input)
+            }
+        }
+        do {
+            try writeStreamed(toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) })
+        } catch where !shape.records {
+            return false
+        }
+        return true
     }
 
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
