@@ -35,22 +35,17 @@ public enum JSONText {
             out.append(UInt8(ascii: "0") &+ UInt8(value))
             return
         }
-        // Count the digits (at most 20, for UInt64.max), then fill them from the right.
-        var n = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            n += 1
-        }
-        out.appendInPlace(maximum: 20) { digits in
+        // The digits (at most 20, for UInt64.max) from the right into a buffer on the stack,
+        // then one append: no count of them first, and no closure for the sink to call.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var k = digits.count
             var v = value
-            var k = n
-            while k > 0 {
+            repeat {
                 k -= 1
-                digits[k] = UInt8(ascii: "0") &+ UInt8(v % 10)
+                digits[k] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
                 v /= 10
-            }
-            return n
+            } while v > 0
+            out.appendBytes(UnsafeBufferPointer(rebasing: digits[k...]))
         }
     }
 
@@ -133,6 +128,25 @@ public enum JSONText {
             if runStart < n { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
             out.append(UInt8(ascii: "\""))
         }
+    }
+
+    /// Whether a string's UTF-8 bytes hold a byte ``appendString(_:escapingSlashes:to:)``
+    /// escapes (below 0x20, a quote or a backslash; `/` is not asked about).
+    static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        if let base = bytes.baseAddress {
+            while i + 8 <= n {
+                if mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { break }
+                i += 8
+            }
+        }
+        while i < n {
+            let c = bytes[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
     }
 
     /// Whether any of the eight bytes in `word` is below 0x20, a quote or a backslash. May

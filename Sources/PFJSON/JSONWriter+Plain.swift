@@ -91,8 +91,21 @@ extension JSONWriter {
     /// A quoted string, or `false` for one the writer refuses (U+0000 in `jsonb` text).
     @usableFromInline
     func appendPlain(_ s: String, to out: inout [UInt8]) -> Bool {
+        var s = s
+        // Most strings (and nearly every key) need no escape: one scan finds that (U+0000,
+        // which `jsonb` refuses, is a control character, so it is never in such a string),
+        // and the bytes go in with one copy.
+        if !options.escapeSlashes {
+            let done = s.withUTF8 { bytes in
+                guard !JSONText.needsEscape(bytes) else { return false }
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: bytes)
+                out.append(UInt8(ascii: "\""))
+                return true
+            }
+            if done { return true }
+        }
         if options.jsonb {
-            var s = s
             guard !s.withUTF8({ $0.contains(0) }) else { return false }
         }
         JSONText.appendString(s, escapingSlashes: options.escapeSlashes, into: &out)

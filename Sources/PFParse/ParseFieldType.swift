@@ -106,6 +106,32 @@ public enum ParseFieldType: Sendable, Hashable, RawRepresentable, CustomStringCo
         return i == j
     }
 
+    /// The type as a small number (``ParseValue/fieldTypeCode``): equal types have equal
+    /// codes (an ``unknown(_:)`` spelling a defined name has that type's), never 0; ``acl``
+    /// and other unknown types, which no value has, are 255.
+    public var code: UInt8 {
+        switch self {
+        case .boolean: 1
+        case .number: 2
+        case .string: 3
+        case .date: 4
+        case .bytes: 5
+        case .pointer: 6
+        case .relation: 7
+        case .file: 8
+        case .geoPoint: 9
+        case .polygon: 10
+        case .array: 11
+        case .object: 12
+        case .acl: 255
+        case .unknown(let name):
+            switch ParseFieldType(rawValue: name) {
+            case .unknown: 255
+            case let defined: defined.code
+            }
+        }
+    }
+
     /// The position of a defined type among the cases; `nil` for ``unknown(_:)``.
     private var knownIndex: Int? {
         switch self {

@@ -449,6 +449,11 @@ extension ParseNameCoding {
             switch self {
             case .encode(let policy), .decode(let policy, _):
                 guard policy.nestedKeys != .unrestricted else { return true }
+                if case .encode = self, policy.nestedKeys == .parse {
+                    // Parse's rule itself (``ParseRules/nestedKeyProblem(_:)`` without its
+                    // message), asked of every nested key of every row.
+                    return !ParseNameCoding.hasPrefix(key) && !ParseRules.hasReservedCharacter(key)
+                }
                 if ParseNameCoding.hasPrefix(key) { return false }
                 if case .encode = self { return policy.nestedKeyProblem(key) == nil }
                 return true

@@ -161,7 +161,12 @@ extension ParseObject {
                 if memberContext.checksNames, let problem = ParseRules.fieldNameProblem(key, className: className) {
                     throw PFError(parse: ParseFailure.badFieldName(problem: problem), path: here(), context: memberContext)
                 }
-                fieldValues.append(try ParseValue.decode(value, path: here(), context: memberContext))
+                // A scalar is read in place (``ParseValue/scalar(_:)``), without a call of `decode`.
+                if let scalar = ParseValue.scalar(value.restCase) {
+                    fieldValues.append(scalar)
+                } else {
+                    fieldValues.append(try ParseValue.decode(value, path: here(), context: memberContext))
+                }
                 fieldKeys.append(key)
             }
         }

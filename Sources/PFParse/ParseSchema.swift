@@ -145,7 +145,8 @@ public struct ParseSchema: Sendable, Equatable {
     ///   - field: the field type it may have.
     /// - Returns: `fieldType(of: value) == field`.
     public static func fieldType(of value: ParseValue, is field: Field) -> Bool {
-        guard let type = value.fieldType, type == field.type else { return false }
+        let code = value.fieldTypeCode
+        guard code != 0, code == field.type.code else { return false }
         switch value {
         case .pointer(let p): return field.targetClass == p.className
         case .embedded(let o): return field.targetClass == o.className

@@ -62,7 +62,11 @@ extension ParseValue {
             var out: [ParseValue] = []
             out.reserveCapacity(value.restCount)
             try value.forEachRESTElement { (i: Int, item: Input) throws(PFError) in
-                out.append(try decode(item, path: path().appending(index: i), context: context))
+                if let scalar = scalar(item.restCase) {
+                    out.append(scalar)
+                } else {
+                    out.append(try decode(item, path: path().appending(index: i), context: context))
+                }
             }
             return .array(out)
         case .dictionary:
@@ -81,10 +85,30 @@ extension ParseValue {
                 if context.checksNames, key != "__type", let problem = ParseRules.nestedKeyProblem(key) {
                     throw PFError(parse: ParseFailure.badNestedKey(problem: problem), path: path().appending(key: key), context: context)
                 }
-                values.append(try decode(member, path: path().appending(key: key), context: context))
+                if let scalar = scalar(member.restCase) {
+                    values.append(scalar)
+                } else {
+                    values.append(try decode(member, path: path().appending(key: key), context: context))
+                }
                 keys.append(key)
             }
             return .object(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
+        }
+    }
+
+    /// What ``decode(_:path:context:)`` makes of a JSON scalar (null, boolean, integer,
+    /// double, string), or `nil` for any other case. The loops over an object's members and
+    /// an array's elements read scalars with it in place: most values of most rows are
+    /// scalars, and each call of `decode` passed a path closure and a context on.
+    @inline(__always)
+    static func scalar(_ value: ParseRESTCase) -> ParseValue? {
+        switch value {
+        case .null: .null
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        case .uint, .date, .data, .uid, .array, .dictionary: nil
         }
     }
 

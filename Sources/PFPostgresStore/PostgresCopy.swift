@@ -308,11 +308,15 @@ enum CopyBinary {
     /// `_rperm` (`write` false) or `_wperm`: the keys of an ACL's entries that may read
     /// (write), in order, as ``appendTextArray(_:to:)`` writes them.
     static func appendACL(_ acl: ParseACL, write: Bool, to out: inout [UInt8]) -> Bool {
+        // Keys and permissions by index: iterating the dictionary copied each key and entry
+        // (a retain and a release per entry, twice per ACL, twice per row).
+        let keys = acl.entries.keys.elements
+        let access = acl.entries.values.elements
         var count = 0
         var bytes = 0
-        for (key, access) in acl.entries where write ? access.write : access.read {
+        for i in keys.indices where write ? access[i].write : access[i].read {
             count += 1
-            bytes += key.utf8.count
+            bytes += keys[i].utf8.count
         }
         guard count > 0 else { return appendTextArray([String](), to: &out) }
         guard let total = Int32(exactly: 20 + 4 * count + bytes), total < 1 << 30, let items = Int32(exactly: count) else { return false }
@@ -322,9 +326,9 @@ enum CopyBinary {
         append(int32: 25, to: &out)
         append(int32: items, to: &out)
         append(int32: 1, to: &out)
-        for (key, access) in acl.entries where write ? access.write : access.read {
-            append(int32: Int32(truncatingIfNeeded: key.utf8.count), to: &out)
-            out.append(contentsOf: key.utf8)
+        for i in keys.indices where write ? access[i].write : access[i].read {
+            append(int32: Int32(truncatingIfNeeded: keys[i].utf8.count), to: &out)
+            out.append(contentsOf: keys[i].utf8)
         }
         return true
     }

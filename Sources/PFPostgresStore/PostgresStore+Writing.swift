@@ -114,48 +114,18 @@ final class ColumnPlan {
     }
 }
 
-/// A Parse field type (``PFParse/ParseValue/fieldType``) as a small code, so the
-/// check that a value suits its column costs no string comparison per cell.
+/// A Parse field type (``PFParse/ParseValue/fieldType``) as a small code
+/// (``PFParse/ParseValue/fieldTypeCode``), so the check that a value suits its column costs
+/// no string comparison per cell.
 struct FieldTypeCode: Equatable {
     let raw: UInt8
 
     /// The code of a field type; types no value has share one code that no value gets.
-    init(_ type: ParseFieldType) {
-        switch type {
-        case .boolean: raw = 1
-        case .number: raw = 2
-        case .string: raw = 3
-        case .date: raw = 4
-        case .bytes: raw = 5
-        case .pointer: raw = 6
-        case .relation: raw = 7
-        case .file: raw = 8
-        case .geoPoint: raw = 9
-        case .polygon: raw = 10
-        case .array: raw = 11
-        case .object: raw = 12
-        case .acl, .unknown: raw = 255
-        }
-    }
+    init(_ type: ParseFieldType) { raw = type.code }
 
     /// The code of a value's ``PFParse/ParseValue/fieldType`` (0 for null).
-    init(of value: ParseValue) {
-        switch value {
-        case .null: raw = 0
-        case .bool: raw = 1
-        case .int, .double: raw = 2
-        case .string: raw = 3
-        case .date: raw = 4
-        case .bytes: raw = 5
-        case .pointer, .embedded: raw = 6
-        case .relation: raw = 7
-        case .file: raw = 8
-        case .geoPoint: raw = 9
-        case .polygon: raw = 10
-        case .array: raw = 11
-        case .object: raw = 12
-        }
-    }
+    @inline(__always)
+    init(of value: ParseValue) { raw = value.fieldTypeCode }
 }
 
 extension PostgresStore {
@@ -817,15 +787,28 @@ extension PostgresStore {
             if layout.multiClassPointers.contains(name) { continue }
             expected.append((name, layout.fields[name]?.targetClass))
         }
+        // Each field is looked for where it was in the previous object first (rows of a
+        // class share their key order): a look-up by name compared it with every key before it.
+        var hints = [Int](repeating: -1, count: expected.count)
         let settled = expected.allSatisfy { $0.target != nil } && objects.indices.allSatisfy { index in
-            expected.allSatisfy { field in
-                guard let value = objects[index].fields[field.name] else { return true }
-                switch value {
-                case .pointer(let pointer): return pointer.className == field.target
-                case .embedded: return value.pointerValue.map { $0.className == field.target } ?? true
-                default: return true
+            let fields = objects[index].fields
+            for e in expected.indices {
+                let found: Int
+                if hints[e] >= 0, hints[e] < fields.count, fields.keys[hints[e]] == expected[e].name {
+                    found = hints[e]
+                } else if let at = fields.index(forKey: expected[e].name) {
+                    found = at
+                    hints[e] = at
+                } else {
+                    continue
+                }
+                switch fields.values[found] {
+                case .pointer(let pointer): if pointer.className != expected[e].target { return false }
+                case .embedded(let object): if object.objectId != nil, object.className != expected[e].target { return false }
+                default: break
                 }
             }
+            return true
         }
         for object in objects where !pointerFields.isEmpty && !settled {
             for name in pointerFields {

@@ -248,6 +248,14 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         /// type built (keys from one reader share storage: `==` is a compare of two words).
         var previousKeys: [String] = []
         var previousFields: [ParseSchema.Field] = []
+        /// `previousFields`' type codes (``PFParse/ParseValue/fieldTypeCode``): a value of
+        /// the same code is of the same field, unless it names a target class (Pointer,
+        /// Relation), which is then compared too. Told by the codes alone, a field costs no
+        /// copy of its value or of the previous field.
+        var previousCodes: [UInt8] = []
+
+        /// The codes of the types with a target class.
+        static let targetCodes: (pointer: UInt8, relation: UInt8) = (ParseFieldType.pointer.code, ParseFieldType.relation.code)
 
         mutating func add(_ object: ParseObject) {
             let keys = object.fields.keys.elements
@@ -256,11 +264,13 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
                 var position = 0
                 for k in values.indices {
                     // Only a null has no type (``ParseSchema/fieldType(of:)``).
-                    if case .null = values[k] { continue }
+                    let code = values[k].fieldTypeCode
+                    if code == 0 { continue }
                     defer { position += 1 }
                     let key = keys[k]
-                    if position < previousKeys.count, previousKeys[position] == key,
-                        ParseSchema.fieldType(of: values[k], is: previousFields[position])
+                    if position < previousKeys.count, previousCodes[position] == code, previousKeys[position] == key,
+                        code != Self.targetCodes.pointer && code != Self.targetCodes.relation
+                            || ParseSchema.fieldType(of: values[k], is: previousFields[position])
                     {
                         continue
                     }
@@ -269,9 +279,11 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
                     if position < previousKeys.count {
                         previousKeys[position] = key
                         previousFields[position] = type
+                        previousCodes[position] = code
                     } else {
                         previousKeys.append(key)
                         previousFields.append(type)
+                        previousCodes.append(code)
                     }
                 }
             }

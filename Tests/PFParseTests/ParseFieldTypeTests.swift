@@ -49,7 +49,14 @@ import Testing
             (.file(ParseFile(name: "f")), .file), (.geoPoint(ParseGeoPoint(latitude: 1, longitude: 2)), .geoPoint),
             (.array([]), .array), (.object([:]), .object), (try ParseValue(rest: ["__type": "Vector"]), .object),
         ]
-        for (value, type) in values { #expect(value.fieldType == type, "\(value)") }
+        for (value, type) in values {
+            #expect(value.fieldType == type, "\(value)")
+            // The code is the type's, told without building it; 0 only for null.
+            #expect(value.fieldTypeCode == (type?.code ?? 0), "\(value)")
+        }
+        let codes = ParseFieldType.known.map(\.code)
+        #expect(!codes.contains(0) && Set(codes.filter { $0 != 255 }).count == codes.count - 1 && ParseFieldType.acl.code == 255)
+        #expect(ParseFieldType.unknown("Vector").code == 255 && ParseFieldType.unknown("Date").code == ParseFieldType.date.code)
         #expect(ParseSchema.fieldType(of: .pointer(ParsePointer(className: "A", objectId: "b"))) == .init(.pointer, targetClass: "A"))
         // Asking whether a value has a field type answers as comparing its built type does.
         let fields: [ParseSchema.Field] = ParseFieldType.known.map { ParseSchema.Field($0) } + [

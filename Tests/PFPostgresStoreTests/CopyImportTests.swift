@@ -372,6 +372,17 @@ struct CopyImportTests {
                       .bytes(Data([1, 2])), .geoPoint(ParseGeoPoint(latitude: 1.5, longitude: 2))] as [ParseValue] {
             Self.checkPlain(value)
         }
+        // A string without escapes goes in as one copy; one with a character to escape (or
+        // U+0000, refused) anywhere in or across the eight-byte words takes the escaping route.
+        for special in ["\"", "\\", "\n", "\u{1F}", "\u{0}", "é", "/", "\u{7F}"] {
+            for length in 0..<20 {
+                for position in 0...length {
+                    var text = String(repeating: "a", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: position))
+                    Self.checkPlain(.object([text: .array([.string(text), .int(Int64(length) - 9)])]))
+                }
+            }
+        }
     }
 
     static func checkPlain(_ value: ParseValue) {
