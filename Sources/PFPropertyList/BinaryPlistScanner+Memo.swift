@@ -11,8 +11,9 @@ import PFCore
 /// archive's streamed conversion went there) and clears in time proportional to its capacity.
 struct BinaryPlistSparseMemo {
     /// Per slot: the entry's position + 1, or 0 when empty. A power of two long, at least
-    /// twice the entries.
-    private var slots: [Int]
+    /// twice the entries; empty until the first entry (every scanner has a memo, and a whole
+    /// read never uses it).
+    private var slots: [Int] = []
     /// Per entry: its object, its slot, and what was decoded (node count -1: being decoded).
     private var objects: [Int] = []
     private var slotOfEntry: [Int] = []
@@ -25,7 +26,6 @@ struct BinaryPlistSparseMemo {
     private static let keptSlots = 1 << 14
 
     init() {
-        slots = Array(repeating: 0, count: 1 << Self.initialBits)
         shift = 64 - Self.initialBits
     }
 
@@ -51,6 +51,7 @@ struct BinaryPlistSparseMemo {
 
     /// What was remembered for `object`, if anything.
     subscript(object: Int) -> (value: PFValue, nodes: Int)? {
+        guard !slots.isEmpty else { return nil }
         let position = slots[slot(of: object)]
         guard position != 0 else { return nil }
         return entries[position - 1]
@@ -58,6 +59,7 @@ struct BinaryPlistSparseMemo {
 
     /// Remembers `value` (`nodes` -1: being decoded) for `object`, replacing what was there.
     mutating func set(_ object: Int, _ value: PFValue, nodes: Int) {
+        if slots.isEmpty { slots = Array(repeating: 0, count: 1 << Self.initialBits) }
         let s = slot(of: object)
         let position = slots[s]
         if position != 0 {
@@ -101,18 +103,19 @@ struct BinaryPlistSparseMemo {
 /// scalar depends on its bytes only, so a value found here is the one decoding would give.
 struct BinaryPlistScalarCache {
     /// Per slot: the object whose value it holds (object numbers are not negative), or -1.
-    private var objects: [Int]
-    private var values: [PFValue]
+    /// Empty until the first value is kept: every scanner has a cache, and a whole read (or a
+    /// small payload, such as one of a database's blobs) keeps nothing in it, so it must cost
+    /// nothing there.
+    private var objects: [Int] = []
+    private var values: [PFValue] = []
     private static let size = 1 << 12
     /// The longest string or data kept, in bytes.
     static let maxBytes = 64
 
-    init() {
-        objects = Array(repeating: -1, count: Self.size)
-        values = Array(repeating: .null, count: Self.size)
-    }
+    init() {}
 
     subscript(object: Int) -> PFValue? {
+        guard !objects.isEmpty else { return nil }
         let s = object & (Self.size - 1)
         // Not `cond ? values[s] : nil`: PFValue is ExpressibleByNilLiteral, so that `nil`
         // would be `.null`, found.
@@ -128,6 +131,10 @@ struct BinaryPlistScalarCache {
         case .data(let d) where d.count > Self.maxBytes: return false
         case .array, .dictionary: return false
         default: break
+        }
+        if objects.isEmpty {
+            objects = Array(repeating: -1, count: Self.size)
+            values = Array(repeating: .null, count: Self.size)
         }
         let s = object & (Self.size - 1)
         objects[s] = object
