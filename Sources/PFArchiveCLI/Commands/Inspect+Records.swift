@@ -46,7 +46,7 @@ extension Inspect {
             try shown.finish(records)
         } catch {
             if let failure = shown.writeFailure { throw failure }
-            if readWholeAfter(error, shown: shown, format: format, inputBytes: size, options: options) { return false }
+            if readWholeAfter(shown: shown, format: format, inputBytes: size, options: options) { return false }
             throw CLIFailure(file: input, error)
         }
         return true
@@ -56,9 +56,7 @@ extension Inspect {
     /// so its error is the whole read's (a line and column in the document rather than a
     /// record's place), as it was before records were shown one at a time. Past the memory
     /// budget the record's error stands.
-    private func readWholeAfter(
-        _ error: PFError, shown: ShownRecords, format: DataFormat, inputBytes: Int, options: FormatIO.ReadOptions
-    ) -> Bool {
+    private func readWholeAfter(shown: ShownRecords, format: DataFormat, inputBytes: Int, options: FormatIO.ReadOptions) -> Bool {
         guard !shown.wroteText else { return false }
         guard let budget = options.memoryBudget else { return true }
         return (try? budget.check(format, inputBytes: inputBytes)) != nil
@@ -91,7 +89,7 @@ extension Inspect {
             try shown.finish(records)
         } catch {
             if let failure = shown.writeFailure { throw failure }
-            if readWholeAfter(error, shown: shown, format: format, inputBytes: bytes.count, options: options) { return false }
+            if readWholeAfter(shown: shown, format: format, inputBytes: bytes.count, options: options) { return false }
             throw CLIFailure(file: input, error)
         }
         return true
