@@ -129,7 +129,7 @@ struct ShownRecords {
     private var level: Int { shape == .results ? 2 : 1 }
 
     /// Writes the header and the tree's opening before the first record (or at the end).
-    private mutating func open(_ shape: ParseExport.Shape) throws(PFError) {
+    private mutating func open(_ shape: ParseExport.Shape) {
         guard !opened else { return }
         opened = true
         self.shape = shape
@@ -142,7 +142,7 @@ struct ShownRecords {
     }
 
     mutating func add(_ record: PFValue, shape: ParseExport.Shape) throws(PFError) {
-        try open(shape)
+        open(shape)
         if shape == .single {
             try render(record, indent: 0)
         } else {
@@ -174,7 +174,7 @@ struct ShownRecords {
 
     /// Closes the tree (and a results wrapper, with its other members) and writes the rest.
     mutating func finish(_ records: RecordStream.Records) throws(PFError) {
-        try open(records.shape)
+        open(records.shape)
         switch shape {
         case .single:
             break
