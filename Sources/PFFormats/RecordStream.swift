@@ -451,16 +451,20 @@ public enum RecordStream {
     }
 
     /// The outputs a keyed archive's records are written to a record at a time
-    /// (``convert(options:keyedArchive:write:progress:)``).
-    public static let keyedTargets: Set<DataFormat> = [.json, .jsonl]
+    /// (``convert(options:keyedArchive:write:progress:)``): the record formats, and the whole
+    /// documents a record stream writes (CBOR, XML and binary property lists). A Parse class
+    /// file is made from a tree (its objects are checked together), as from a document.
+    public static let keyedTargets: Set<DataFormat> = targets.subtracting([.parse])
 
     /// Converts a keyed archive in a binary property list whose graph's root is an array of
-    /// records, or a dictionary whose one key `results` holds one, to JSON or JSON Lines a
-    /// record at a time (``PFKeyedArchive/KeyedArchive/readRecords(_:options:start:record:)``):
+    /// records, or a dictionary whose one key `results` holds one, to one of ``keyedTargets``
+    /// a record at a time (``PFKeyedArchive/KeyedArchive/readRecords(_:options:start:record:)``):
     /// objects are decoded from the archive's (mapped) bytes when they are needed, and no
-    /// object table, graph or tree is built. The output is the whole route's, byte for byte.
+    /// object table, graph or tree is built. The output is the whole route's, byte for byte
+    /// (a binary property list: the same value, laid out as ``BinaryPlistStreamWriter`` writes).
     /// - Parameters:
-    ///   - options: `from` is ignored (the input is a keyed archive); `to` is `json` or `jsonl`.
+    ///   - options: `from` is `keyed` (the input is a keyed archive); `to` one of ``keyedTargets``;
+    ///     `inputBytes` the archive's size for a binary property list.
     ///   - bytes: the archive (not compressed).
     ///   - allowedClasses: the keyed archive's secure decoding (``FormatIO/ReadOptions/allowedClasses``).
     ///   - write: receives the output in pieces.
@@ -539,6 +543,13 @@ public enum RecordStream {
             // value between records (an object referenced twice, tag 29): its values are
             // bounded by maxNodes instead, and a key goes with each value.
             var objects = options.inputBytes ?? Int(UInt32.max)
+            if options.from == .keyed {
+                // A keyed archive's records are rendered from its objects: an object takes at
+                // least a byte, and a reference (a byte at least) is rendered as at most three
+                // values (`{"$ref":n}`) or adds two (`$id`).
+                let values = objects.multipliedReportingOverflow(by: 4)
+                objects = values.overflow ? .max : values.partialValue
+            }
             if RecordStream.documentFormats.contains(options.from) {
                 let nodes = options.limits.maxNodes.multipliedReportingOverflow(by: 2)
                 objects = nodes.overflow ? .max : max(objects, nodes.partialValue)

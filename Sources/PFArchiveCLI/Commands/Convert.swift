@@ -175,7 +175,8 @@ struct Convert: ParsableCommand {
             return
         }
         // A keyed archive whose graph is an array of records (or a results wrapper) goes to
-        // JSON or JSON Lines a record at a time from its (mapped) bytes: no table, graph or tree.
+        // a record format or a whole CBOR document or property list a record at a time from
+        // its (mapped) bytes: no table, graph or tree.
         if let to = outputFormat, RecordStream.keyedTargets.contains(to), !(pretty && to == .json), !blobs.decodeBlobs,
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
             (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .keyed,
