@@ -149,6 +149,26 @@ import Testing
             let streamedError = #expect(throws: PFError.self) { try Self.streamed(archive, to: .json, limits: limits, allowed: allowed) }
             #expect(streamedError?.description == wholeError?.description, "\(limits) \(String(describing: allowed))")
         }
+        // Every output, at every depth limit around the records': the same bytes (a binary
+        // property list: the same value) or the same error.
+        for to in RecordStream.keyedTargets {
+            for depth in 1...8 {
+                let limits = PFLimits(maxDepth: depth)
+                let whole = Result { () throws(PFError) in try Self.whole(archive, to: to, limits: limits, allowed: ["Secret"]) }
+                let streamed = Result { () throws(PFError) in try Self.streamed(archive, to: to, limits: limits, allowed: ["Secret"]) }
+                switch (whole, streamed) {
+                case (.success(let w), .success(let s)):
+                    let s = try #require(s)
+                    if to == .bplist {
+                        #expect(try Serialization.readTree(s, as: .bplist) == Serialization.readTree(w, as: .bplist), "depth \(depth)")
+                    } else {
+                        #expect(s == w, "\(to) depth \(depth)")
+                    }
+                case (.failure(let w), .failure(let s)): #expect(s.description == w.description, "\(to) depth \(depth)")
+                default: Issue.record("\(to) depth \(depth): whole \(whole), streamed \(streamed)")
+                }
+            }
+        }
         // Every node budget, from one that refuses the envelope to one that lets all through:
         // the same error (the property list's nodes or the graph's) or the same bytes.
         for maxNodes in 1...40 {
