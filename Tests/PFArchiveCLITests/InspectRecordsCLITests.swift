@@ -70,6 +70,50 @@ import Testing
         }
     }
 
+    @Test func aPathIsFoundAsTheRecordsGoByAsTheWholeTreeFindsIt() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = Self.records(40)
+        let documents: [(String, String)] = [
+            ("array.json", "[" + rows.joined(separator: ",") + "]"),
+            ("others.json", "{\"results\":[" + rows.joined(separator: ",") + "],\"count\":40,\"next\":{\"a\":[1,\"x\"]}}"),
+            ("empty-results.json", "{\"results\":[]}"),
+            ("lines.jsonl", rows.joined(separator: "\n") + "\n"),
+        ]
+        let paths = ["[3]", "[39].name", "[3].tags[3]", "[40]", "[-1]", "[0].nope", "results[2].score", "results[39]",
+                     "results[40]", "results.x", "count", "next.a[1]", "next", "nope", "[3].at"]
+        var files: [(URL, whole: String, extra: [String])] = []
+        for (name, text) in documents {
+            let file = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            files.append((file, "--lenient", []))
+            if name.hasSuffix(".json") {
+                for target in ["cbor", "bplist", "xmlplist"] {
+                    let converted = dir.appendingPathComponent("\(name).\(target)")
+                    let run = try CLI.run(["convert", file.path, converted.path, "--to", target, "--drop-nulls"])
+                    #expect(run.status == 0, "\(name) → \(target): \(run.stderr)")
+                    files.append((converted, "--decode-blobs", ["--from", target]))
+                }
+            }
+        }
+        var found = 0
+        for (file, whole, extra) in files {
+            for path in paths {
+                for json in [[], ["--json"]] {
+                    let arguments = ["inspect", file.path, "--path", path] + extra + json
+                    let streamed = try CLI.run(arguments)
+                    let read = try CLI.run(arguments + [whole])
+                    let label = "\(file.lastPathComponent) \(path) \(json)"
+                    #expect(streamed.status == read.status && streamed.stdout == read.stdout && streamed.stderr == read.stderr,
+                            "\(label): \(streamed.stderr) / \(read.stderr)\n\(streamed.stdoutText)\n\(read.stdoutText)")
+                    if streamed.status == 0 { found += 1 }
+                }
+            }
+        }
+        // Most paths name a value in some file; the others fail as the whole lookup does.
+        #expect(found > 60, "\(found)")
+    }
+
     @Test func recordsAreShownAsTheyAreRead() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -94,8 +138,13 @@ import Testing
         let budget = ["--max-memory", String(ones.count)]
         let streamed = try CLI.run(["inspect", file.path] + budget)
         #expect(streamed.status == 0 && streamed.stdoutText.hasSuffix("  49999 => 1\n]\n"), "\(streamed.stderr)")
-        // Read whole (--path, --json, a compressed input, stdin), it is refused up front.
-        for arguments in [["--path", "[3]"], ["--json"]] {
+        // A path into a record is found as the records go by, as text or JSON.
+        let picked = try CLI.run(["inspect", file.path, "--path", "[49998]"] + budget)
+        #expect(picked.status == 0 && picked.stdoutText.hasSuffix("Path:        [49998]\nValue:\n1\n"), "\(picked.stderr)")
+        let pickedJSON = try CLI.run(["inspect", file.path, "--path", "[3]", "--json"] + budget)
+        #expect(pickedJSON.status == 0 && pickedJSON.stdoutText.contains("\"value\": 1\n"), "\(pickedJSON.stderr) \(pickedJSON.stdoutText)")
+        // Read whole (--json of the whole value, a compressed input, stdin), it is refused up front.
+        for arguments in [["--json"], ["--path", "[3]", "--lenient"]] {
             let refused = try CLI.run(["inspect", file.path] + budget + arguments)
             #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(arguments): \(refused.stderr)")
         }

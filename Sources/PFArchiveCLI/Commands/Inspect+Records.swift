@@ -7,13 +7,23 @@ import PFArchive
 /// file, JSON Lines, a CBOR sequence, or a binary property list, CBOR document or XML
 /// property list whose root holds records is that of the whole tree, but each record is
 /// read (``PFFormats/RecordStream``), rendered and written before the next is read: memory
-/// is the largest record, never the tree, whatever the input's size. `--path`, `--json`,
+/// is the largest record, never the tree, whatever the input's size. A `--path` into one
+/// record (`[3].score`, `results[3]`) or to a results wrapper's other member (`count`) is
+/// found as the records go by, as text or `--json`: memory is the largest record and the
+/// value found. `--json` of the whole value, a path to the root or to the records' array,
 /// `--graph`, `--lenient`, `--decode-blobs`, a compressed input and any other shape read the
 /// whole tree, under the memory budget.
 extension Inspect {
-    /// Whether the whole value is shown as text (no `--path`, `--json` or `--graph`), the
-    /// only output shown a record at a time.
-    var showsWholeValueAsText: Bool { path == nil && !json && !graphRequested }
+    /// Whether what is shown can be made a record at a time: the whole value as text, or
+    /// the value at a path that names a record or a results wrapper's other member (text or
+    /// `--json`).
+    var showsByRecords: Bool {
+        guard !graphRequested else { return false }
+        guard let keyPath else { return !json }
+        guard let first = keyPath.components.first else { return false }
+        // `results` alone is the records' array: that is the whole tree.
+        return first != .key("results") || keyPath.components.count > 1
+    }
 
     /// Shows a JSON document of records, a Parse class file, JSON Lines or a CBOR sequence a
     /// record at a time, read in chunks from `source`.
@@ -22,7 +32,7 @@ extension Inspect {
     ///   then, and `source` can still give the whole input.
     func inspectRecords(_ source: FileIO.ChunkedInput, options: FormatIO.ReadOptions) throws -> Bool {
         // Standard input's size, printed before the value, is known only at its end.
-        guard showsWholeValueAsText, options.jsonMode == .strict, !options.decodePayloads, let size = source.size,
+        guard showsByRecords, options.jsonMode == .strict, !options.decodePayloads, let size = source.size,
             !RealmInput.isRealm(input, source.first, key: realmKey), Compression.detect(source.first) == nil,
             let format = options.format ?? FormatDetector.detect(source.first, named: options.namedFormat),
             RecordStream.formats.contains(format)
@@ -38,6 +48,20 @@ extension Inspect {
             parseClassName: options.parseClassName, inputName: input)
         streamOptions.inputBytes = size
         let report = InspectReport(format: format, inputBytes: size)
+        if let keyPath {
+            var picked = PickedValue(path: keyPath)
+            do {
+                let records = try RecordStream.forEachRecord(
+                    options: streamOptions, read: source.next,
+                    record: { value, shape throws(PFError) in picked.add(value, shape: shape) })
+                picked.finish(records)
+            } catch {
+                if readWholeAfter(wroteText: false, format: format, inputBytes: size, options: options) { return false }
+                throw CLIFailure(file: input, error)
+            }
+            try show(picked, report: report)
+            return true
+        }
         var shown = ShownRecords(header: report.textLines(file: input))
         do {
             let records = try RecordStream.forEachRecord(
@@ -46,18 +70,24 @@ extension Inspect {
             try shown.finish(records)
         } catch {
             if let failure = shown.writeFailure { throw failure }
-            if readWholeAfter(shown: shown, format: format, inputBytes: size, options: options) { return false }
+            if readWholeAfter(wroteText: shown.wroteText, format: format, inputBytes: size, options: options) { return false }
             throw CLIFailure(file: input, error)
         }
         return true
+    }
+
+    /// Shows the value found at `--path`, or fails as the whole tree's lookup does.
+    private func show(_ picked: PickedValue, report: InspectReport) throws {
+        guard let value = picked.value else { throw noValue(at: picked.path) }
+        try show(value, report: report)
     }
 
     /// Whether an input that failed before any of its text was written is read again whole,
     /// so its error is the whole read's (a line and column in the document rather than a
     /// record's place), as it was before records were shown one at a time. Past the memory
     /// budget the record's error stands.
-    private func readWholeAfter(shown: ShownRecords, format: DataFormat, inputBytes: Int, options: FormatIO.ReadOptions) -> Bool {
-        guard !shown.wroteText else { return false }
+    private func readWholeAfter(wroteText: Bool, format: DataFormat, inputBytes: Int, options: FormatIO.ReadOptions) -> Bool {
+        guard !wroteText else { return false }
         guard let budget = options.memoryBudget else { return true }
         return (try? budget.check(format, inputBytes: inputBytes)) != nil
     }
@@ -69,7 +99,7 @@ extension Inspect {
     func inspectDocumentOfRecords(_ bytes: Data, options: FormatIO.ReadOptions) throws -> Bool {
         // A document whose root holds records streams to a whole CBOR document, which keeps
         // every member of a wrapper: so it shows a record at a time.
-        guard showsWholeValueAsText, !options.decodePayloads,
+        guard showsByRecords, !options.decodePayloads,
             let format = options.format ?? FormatDetector.detect(bytes, named: options.namedFormat),
             RecordStream.documentFormats.contains(format),
             RecordStream.canStream(document: bytes, from: format, to: .cbor, pretty: false, limits: options.limits)
@@ -81,6 +111,20 @@ extension Inspect {
         } catch {
             throw CLIFailure(file: input, error)
         }
+        if let keyPath {
+            var picked = PickedValue(path: keyPath)
+            do {
+                let records = try RecordStream.forEachRecord(options: streamOptions, document: bytes) { value, shape throws(PFError) in
+                    picked.add(value, shape: shape)
+                }
+                picked.finish(records)
+            } catch {
+                if readWholeAfter(wroteText: false, format: format, inputBytes: bytes.count, options: options) { return false }
+                throw CLIFailure(file: input, error)
+            }
+            try show(picked, report: report)
+            return true
+        }
         var shown = ShownRecords(header: report.textLines(file: input))
         do {
             let records = try RecordStream.forEachRecord(options: streamOptions, document: bytes) { value, shape throws(PFError) in
@@ -89,10 +133,57 @@ extension Inspect {
             try shown.finish(records)
         } catch {
             if let failure = shown.writeFailure { throw failure }
-            if readWholeAfter(shown: shown, format: format, inputBytes: bytes.count, options: options) { return false }
+            if readWholeAfter(wroteText: shown.wroteText, format: format, inputBytes: bytes.count, options: options) { return false }
             throw CLIFailure(file: input, error)
         }
         return true
+    }
+}
+
+/// The value at a key path in a document of records, found as its records come: the path's
+/// first steps name a record (`[3]` in an array, `results[3]` in a results wrapper) or a
+/// wrapper's other member (`count`), and the rest is followed inside it, so the value is
+/// the one the whole tree's lookup finds (``PFCore/PFValue/value(at:)``).
+struct PickedValue {
+    let path: PFKeyPath
+    /// The value found, once it has been.
+    private(set) var value: PFValue?
+    private var count = 0
+
+    init(path: PFKeyPath) {
+        self.path = path
+    }
+
+    mutating func add(_ record: PFValue, shape: ParseExport.Shape) {
+        defer { count += 1 }
+        guard value == nil, let rest = steps(into: shape) else { return }
+        value = record.value(at: rest)
+    }
+
+    /// The path's steps inside the record at `count`, or `nil` when it does not lead there.
+    private func steps(into shape: ParseExport.Shape) -> PFKeyPath? {
+        let steps = path.components
+        switch shape {
+        case .single:
+            // The one record is the whole value.
+            return path
+        case .results:
+            guard steps.count >= 2, steps[0] == .key("results"), steps[1] == .index(count) else { return nil }
+            return PFKeyPath(Array(steps.dropFirst(2)))
+        case .array:
+            guard steps.first == .index(count) else { return nil }
+            return PFKeyPath(Array(steps.dropFirst()))
+        case .empty:
+            return nil
+        }
+    }
+
+    /// Looks the path up in a results wrapper's other members, known at the end.
+    mutating func finish(_ records: RecordStream.Records) {
+        guard value == nil, records.shape == .results, case .key(let key)? = path.components.first, key != "results",
+            let member = records.otherMembers?[key]
+        else { return }
+        value = member.value(at: PFKeyPath(Array(path.components.dropFirst())))
     }
 }
 

@@ -81,7 +81,7 @@ struct Inspect: ParsableCommand {
             return
         }
         let bytes: Data
-        if showsWholeValueAsText {
+        if showsByRecords {
             // A document of records is shown a record at a time, in bounded memory.
             let source = try FileIO.ChunkedInput(input)
             if try inspectRecords(source, options: options) { return }
@@ -107,13 +107,23 @@ struct Inspect: ParsableCommand {
         }
         BlobDecodingOption.warn(result.payloadNotes, file: input)
         var value = result.value
-        if let path {
-            let keyPath = (try? PFKeyPath(parsing: path)) ?? .root
-            guard let found = value.value(at: keyPath) else {
-                throw CLIFailure("\(input): no value at key path \(keyPath)")
-            }
+        if let keyPath {
+            guard let found = value.value(at: keyPath) else { throw noValue(at: keyPath) }
             value = found
         }
+        try show(value, report: report)
+    }
+
+    /// `--path` parsed (``validate()`` checked it).
+    var keyPath: PFKeyPath? { path.map { (try? PFKeyPath(parsing: $0)) ?? .root } }
+
+    func noValue(at keyPath: PFKeyPath) -> CLIFailure {
+        CLIFailure("\(input): no value at key path \(keyPath)")
+    }
+
+    /// Prints the report and the value shown (the whole value, or the one at `--path`), as
+    /// text or, with `--json`, as a JSON document.
+    func show(_ value: PFValue, report: InspectReport) throws {
         if json {
             var document = report.summary(file: input)
             if let path { document["path"] = .string(path) }
