@@ -104,6 +104,10 @@ import Testing
         for name in ["canada", "citm_catalog", "twitter"] {
             let input = try Data(contentsOf: Fixtures.benchData.appendingPathComponent("\(name).json"))
             try Self.check(input, label: name, threshold: 4096)
+            // plistlib and Foundation read the walked binary property list as the tree writer's.
+            let route = Route(to: .bplist, dropNulls: true)
+            let walked = try #require(try Self.walked(input, route, threshold: 4096))
+            try RecordStreamTests.peersReadAlike(try Self.whole(input, route), walked, label: name)
         }
         // The default threshold walks canada's feature collection and citm's root.
         let canada = try Data(contentsOf: Fixtures.benchData.appendingPathComponent("canada.json"))
