@@ -69,6 +69,9 @@ public enum RecordStream {
         /// is chosen from it (an input of `n` bytes holds at most `n` values), so `to: .bplist`
         /// streams only when it is set (see ``canStream(from:to:pretty:start:inputBytes:)``).
         public var inputBytes: Int?
+        /// Indented JSON output: only a JSON document walked by its large containers
+        /// (``convert(options:largeJSON:threshold:write:)``) is written indented.
+        public var pretty = false
 
         /// Makes options; every parameter defaults to the property's documented default.
         public init(from: DataFormat, to: DataFormat, typedJSON: Bool = true, canonicalCBOR: Bool = false,
@@ -522,6 +525,9 @@ public enum RecordStream {
         var opened = false
         /// For a whole CBOR document of a results wrapper: the wrapper's other members.
         var tail: OrderedDictionary<String, PFValue>?
+        /// The large containers open around the next value, outermost first, when a JSON
+        /// document is walked by its large containers (`RecordStream+Large.swift`).
+        var frames: [LargeFrame] = []
 
         init(options: Options) {
             self.options = options

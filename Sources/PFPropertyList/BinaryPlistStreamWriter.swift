@@ -159,6 +159,15 @@ public struct BinaryPlistStreamWriter {
         return try writeContainer(.array, count: records.count, refs: { i in records[i] }, into: &out, flush: flush)
     }
 
+    /// Writes an array of objects already written and returns its object number.
+    /// - Parameters:
+    ///   - elements: the elements' object numbers, in order.
+    ///   - out: receives the bytes.
+    ///   - flush: hands off `out` whenever a mebibyte has gathered.
+    public mutating func writeArray(_ elements: [Int], into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        try writeContainer(.array, count: elements.count, refs: { i in elements[i] }, into: &out, flush: flush)
+    }
+
     /// Writes a dictionary of objects already written and returns its object number.
     /// - Parameters:
     ///   - keys: the keys' object numbers (strings written with ``write(_:depth:into:)``).

@@ -208,4 +208,42 @@ import Testing
         #expect(refused.status == 1 && refused.stderr.contains("--max-memory") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("pretty.json").path))
     }
+
+    /// A JSON document that is not records (canada's feature collection) is walked by its
+    /// large containers to JSON, CBOR and property lists: exempt from a budget the whole route
+    /// is refused under, with the whole route's output (a binary property list: the same
+    /// value); a malformed typed value in a large container fails as the whole route does.
+    @Test func largeJSONDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.benchData.appendingPathComponent("canada.json")
+        let budget = String(try Data(contentsOf: input).count * 2)
+        let tree = try FormatIO.read(try Data(contentsOf: input), options: .init(format: .json)).value
+        for to in ["json", "cbor", "xmlplist", "bplist"] {
+            let walked = dir.appendingPathComponent("walked.\(to == "xmlplist" ? "plist" : to)")
+            let run = try CLI.run(["convert", input.path, walked.path, "--max-memory", budget])
+            #expect(run.status == 0, "\(to): \(run.stderr)")
+            if to == "bplist" {
+                #expect(try FormatIO.read(try Data(contentsOf: walked), options: .init(format: .bplist)).value == tree, "bplist reads back alike")
+            } else {
+                let whole = try FormatIO.write(tree, as: to == "json" ? .json : to == "cbor" ? .cbor : .xmlplist)
+                #expect(try Data(contentsOf: walked) == whole, "\(to)")
+            }
+        }
+        let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
+        #expect(pretty.status == 0, "\(pretty.stderr)")
+        // A compressed output is written whole, so the budget refuses it.
+        let refused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.cbor.gz").path, "--max-memory", budget])
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+        // A bad typed value after 2 MB of coordinates: the whole route's error, no output.
+        var bad = try Data(contentsOf: input)
+        bad.removeLast(bad.count - (bad.lastIndex(of: UInt8(ascii: "}")) ?? bad.count))
+        bad.append(contentsOf: Data(#","when":{"__type":"Date","iso":"never"}}"#.utf8))
+        let badPath = dir.appendingPathComponent("bad.json")
+        try bad.write(to: badPath)
+        let out = dir.appendingPathComponent("bad.cbor")
+        let failed = try CLI.run(["convert", badPath.path, out.path])
+        #expect(failed.status == 1 && failed.stderr.contains("bad.json") && failed.stderr.contains("when.iso"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
 }

@@ -40,7 +40,8 @@ struct Convert: ParsableCommand {
             the same bytes as a whole-tree conversion; a bad record is named by its line, row \
             or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
             converted to one CBOR document or XML property list is written a record at a time \
-            too. Other \
+            too. Any other JSON document over 1 MiB goes to JSON, CBOR or a property list by its \
+            large containers, member by member, with the same output. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
 
@@ -174,6 +175,16 @@ struct Convert: ParsableCommand {
             try streamDocument(bytes, from: document, to: to, options: readOptions)
             return
         }
+        // Any other JSON document goes to JSON, CBOR or a property list by its large
+        // containers, member by member, never as a tree.
+        if let to = outputFormat, RecordStream.largeTargets.contains(to), !reading.lenient, !blobs.decodeBlobs,
+            compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
+            (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .json,
+            Compression.detect(bytes.prefix(16)) == nil,
+            try streamLarge(bytes, to: to, options: readOptions)
+        {
+            return
+        }
         // A keyed archive whose graph is an array of records (or a results wrapper) goes to
         // a record format or a whole CBOR document or property list a record at a time from
         // its (mapped) bytes: no table, graph or tree.
@@ -273,6 +284,31 @@ struct Convert: ParsableCommand {
         return true
     }
 
+    /// Converts a JSON document by its large containers (``RecordStream/convert(options:largeJSON:threshold:write:)``),
+    /// written as ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when
+    /// the document is read whole instead.
+    private func streamLarge(_ bytes: Data, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
+        var streamOptions = documentStreamOptions(bytes, from: .json, to: to, options: options)
+        streamOptions.pretty = pretty
+        final class Shape: @unchecked Sendable { var walked = true }
+        let shape = Shape()
+        let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
+            if try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write) == nil {
+                shape.walked = false
+                throw PFError(FormatsFailure.doesNotStream(from: DataFormat.json.rawValue, to: to.rawValue), format: .input)
+            }
+        }
+        do {
+            // A writer's error names OUTPUT, as the whole route's does.
+            try writeStreamed(
+                toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
+                isOutputError: { error in to != .json && error.format != .json })
+        } catch where !shape.walked {
+            return false
+        }
+        return true
+    }
+
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
     private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
@@ -304,7 +340,8 @@ struct Convert: ParsableCommand {
     /// (`toFile`; a failure leaves nothing behind).
     private func writeStreamed(
         toOutput: (_ write: @escaping (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void,
-        toFile: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
+        toFile: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void,
+        isOutputError: (PFError) -> Bool = { _ in false }
     ) throws {
         // A failure to write standard output is the CLI's own one-line error, not the input's.
         final class Failure: @unchecked Sendable { var error: Error? }
@@ -324,6 +361,7 @@ struct Convert: ParsableCommand {
         } catch let error as PFError {
             if let failure = outputFailure.error { throw failure }
             if error.format == .output { throw CLIFailure(error.message) }
+            if isOutputError(error) { throw CLIFailure(file: output, error) }
             throw CLIFailure(file: input, error)
         }
     }

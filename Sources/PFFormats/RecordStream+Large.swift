@@ -1,0 +1,234 @@
+import Foundation
+import PFCBOR
+import PFCore
+import PFJSON
+import PFPropertyList
+import PFSerialization
+
+// MARK: - JSON documents walked by their large containers
+
+extension RecordStream {
+    /// The outputs a JSON document is written to by its large containers
+    /// (``convert(options:largeJSON:threshold:write:)``).
+    public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
+
+    /// The span (in bytes of JSON text) above which a container is walked member by member
+    /// rather than read whole.
+    public static let largeThreshold = 1 << 20
+
+    /// Converts a JSON document that is not a sequence of records — a GeoJSON feature
+    /// collection, an object of large maps, an export wrapped at any depth — without building
+    /// its tree: every container whose text is longer than `threshold` is walked member by
+    /// member (``PFJSON/JSONLargeDocument``), each of its other members is read whole and
+    /// written by the format's own emitter at its depth, so memory is the input's pages, the
+    /// largest piece times the nesting, and what the output format keeps (a binary property
+    /// list's object offsets and the references of each large container's children). The
+    /// output is the whole route's byte for byte (JSON, compact or `pretty`; CBOR; XML
+    /// property list), or, for a binary property list, a file that reads back to the same
+    /// value (its objects are numbered in another order).
+    /// - Parameters:
+    ///   - options: `to` is `json`, `cbor`, `xmlplist` or `bplist` (`from` is JSON); typed
+    ///     JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and `inputBytes` (for a
+    ///     binary property list) as the whole route takes them.
+    ///   - bytes: the document (mapped, for a file).
+    ///   - threshold: the span above which a container is walked (tests make it small).
+    ///   - write: receives the output in chunks of about a mebibyte.
+    /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
+    ///   when the document has no large root container, does not validate, or needs the whole
+    ///   read (convert it whole; the whole read reports its errors).
+    /// - Throws: ``PFCore/PFError`` as the whole route reads and writes, with the key path from
+    ///   the root (a reading error before a writing one, as reading precedes writing there),
+    ///   and from `write`.
+    @discardableResult
+    public static func convert(
+        options: Options, largeJSON bytes: Data, threshold: Int = largeThreshold,
+        write: (UnsafeRawBufferPointer) throws(PFError) -> Void
+    ) throws(PFError) -> Progress? {
+        guard largeTargets.contains(options.to), options.to != .bplist || options.inputBytes != nil else { return nil }
+        let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
+        return try bytes.withBytes { raw throws(PFError) -> Progress? in
+            guard var document = JSONLargeDocument.scan(raw, options: readOptions, threshold: threshold) else { return nil }
+            var sink = Sink(options: options)
+            if options.to == .cbor && options.canonicalCBOR {
+                // Deterministic maps order their keys' encodings by length, then bytewise.
+                let keys = sink.cbor
+                document.keyOrder = { names in
+                    let encoded = names.map { name in (try? keys.write(.string(name))).map(Array.init) ?? [] }
+                    return names.indices.sorted { a, b in
+                        let (x, y) = (encoded[a], encoded[b])
+                        return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
+                    }
+                }
+            }
+            var pieces = 0
+            try document.walk { event throws(PFError) in
+                switch event {
+                case .open(let isObject, let count): try sink.openLarge(isObject: isObject, count: count)
+                case .key(let key): sink.frames[sink.frames.count - 1].key = key
+                case .value(let value):
+                    try sink.addLarge(value)
+                    pieces += 1
+                case .close: try sink.closeLarge(write)
+                }
+                if sink.buffer.count >= 1 << 20 { try sink.flush(write) }
+            }
+            try sink.flush(write)
+            return Progress(bytesRead: raw.count, records: pieces)
+        }
+    }
+
+    /// A large container being written: its kind, the members written so far, the key of the
+    /// next member, whether an XML element was opened, and a binary property list's references.
+    struct LargeFrame {
+        var isObject: Bool
+        var members = 0
+        var key: String?
+        var opened = false
+        var keyRefs: [Int] = []
+        var valueRefs: [Int] = []
+    }
+}
+
+extension RecordStream.Sink {
+    /// The depth of the next value: the large containers around it.
+    private var depth: Int { frames.count }
+
+    /// JSON: the separator, the line break and indentation (pretty), and the key, before a member.
+    private mutating func beginJSONMember() throws(PFError) {
+        guard let last = frames.indices.last else { return }
+        if frames[last].members > 0 { buffer.append(UInt8(ascii: ",")) }
+        frames[last].members += 1
+        if options.pretty {
+            buffer.append(0x0A)
+            buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        }
+        if let key = frames[last].key {
+            try json.write(.string(key), into: &buffer)
+            buffer.append(UInt8(ascii: ":"))
+            if options.pretty { buffer.append(UInt8(ascii: " ")) }
+            frames[last].key = nil
+        }
+    }
+
+    /// CBOR: the key's encoding before a member of a map.
+    private mutating func beginCBORMember() throws(PFError) {
+        guard let last = frames.indices.last, let key = frames[last].key else { return }
+        buffer.append(contentsOf: try cbor.write(.string(key)))
+        frames[last].key = nil
+    }
+
+    /// XML: opens the elements of the large containers around the next line (an array or
+    /// dictionary whose members are all dropped nulls is written `<array/>`, so each opens
+    /// at its first member).
+    private mutating func openXMLElements(upTo count: Int) {
+        for k in 0..<count where !frames[k].opened {
+            frames[k].opened = true
+            buffer.append(contentsOf: repeatElement(0x09, count: k))
+            buffer.append(contentsOf: (frames[k].isObject ? "<dict>\n" : "<array>\n").utf8)
+        }
+    }
+
+    /// XML: the open elements around a member and its key line.
+    private mutating func beginXMLMember() throws(PFError) {
+        openXMLElements(upTo: frames.count)
+        guard let last = frames.indices.last, let key = frames[last].key else { return }
+        buffer.append(contentsOf: try xml.keyLine(key, indent: depth))
+        frames[last].key = nil
+    }
+
+    /// Opens a large container at the current place.
+    mutating func openLarge(isObject: Bool, count: Int) throws(PFError) {
+        switch options.to {
+        case .json:
+            try beginJSONMember()
+            buffer.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        case .cbor:
+            try beginCBORMember()
+            buffer.append(contentsOf: isObject ? CBORWriter.mapHead(count: count) : CBORWriter.arrayHead(count: count))
+        case .xmlplist:
+            if frames.isEmpty { buffer.append(contentsOf: XMLPlistWriter.header) } else { try beginXMLMember() }
+        default:
+            break
+        }
+        frames.append(RecordStream.LargeFrame(isObject: isObject))
+    }
+
+    /// Writes a value read whole at the current place.
+    mutating func addLarge(_ value: PFValue) throws(PFError) {
+        switch options.to {
+        case .json:
+            try beginJSONMember()
+            guard options.pretty else { return try json.write(value, into: &buffer) }
+            // The tree writer's indented text of the value, each line indented to its depth.
+            let text = try JSONWriter(options: .init(pretty: true, typedValues: options.typedJSON)).write(value)
+            let indent = [UInt8](repeating: UInt8(ascii: " "), count: 2 * depth)
+            for byte in text.dropLast() {
+                buffer.append(byte)
+                if byte == 0x0A { buffer.append(contentsOf: indent) }
+            }
+        case .cbor:
+            try beginCBORMember()
+            var limits = PFLimits.default
+            limits.maxDepth = max(0, limits.maxDepth - depth)
+            buffer.append(contentsOf: try CBORWriter(options: .init(canonical: options.canonicalCBOR, limits: limits)).write(value))
+        case .xmlplist:
+            if options.dropNulls, case .null = value {
+                frames[frames.count - 1].key = nil
+                return
+            }
+            try beginXMLMember()
+            buffer.append(contentsOf: try xml.element(value, indent: depth))
+        default:
+            if options.dropNulls, case .null = value {
+                frames[frames.count - 1].key = nil
+                return
+            }
+            let ref = try plist.write(value, depth: depth, into: &buffer)
+            try addPlistMember(ref)
+        }
+    }
+
+    /// A binary property list: keeps a written member's number (and its key's) in its container.
+    private mutating func addPlistMember(_ ref: Int) throws(PFError) {
+        let last = frames.count - 1
+        if let key = frames[last].key {
+            frames[last].keyRefs.append(try plist.write(.string(key), depth: depth, into: &buffer))
+            frames[last].key = nil
+        }
+        frames[last].valueRefs.append(ref)
+    }
+
+    /// Closes the innermost large container (and, after the root, the document).
+    mutating func closeLarge(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        guard let frame = frames.popLast() else { return }
+        switch options.to {
+        case .json:
+            if options.pretty && frame.members > 0 {
+                buffer.append(0x0A)
+                buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+            }
+            buffer.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            if frames.isEmpty && options.pretty { buffer.append(0x0A) }
+        case .cbor:
+            break
+        case .xmlplist:
+            buffer.append(contentsOf: repeatElement(0x09, count: depth))
+            switch (frame.opened, frame.isObject) {
+            case (true, true): buffer.append(contentsOf: "</dict>\n".utf8)
+            case (true, false): buffer.append(contentsOf: "</array>\n".utf8)
+            case (false, true): buffer.append(contentsOf: "<dict/>\n".utf8)
+            case (false, false): buffer.append(contentsOf: "<array/>\n".utf8)
+            }
+            if frames.isEmpty { buffer.append(contentsOf: XMLPlistWriter.footer) }
+        default:
+            let ref = frame.isObject
+                ? try plist.writeDictionary(keys: frame.keyRefs, values: frame.valueRefs, into: &buffer)
+                : try plist.writeArray(frame.valueRefs, into: &buffer, flush: write)
+            if frames.isEmpty {
+                try plist.finish(root: ref, into: &buffer, flush: write)
+            } else {
+                try addPlistMember(ref)
+            }
+        }
+    }
+}
