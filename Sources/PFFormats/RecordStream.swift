@@ -97,8 +97,12 @@ public enum RecordStream {
     /// The formats a stream reads and writes.
     public static let formats: Set<DataFormat> = [.json, .parse, .jsonl, .cborseq]
 
-    /// The formats a stream writes: the record formats, and a whole CBOR document of records.
-    public static let targets: Set<DataFormat> = formats.union([.cbor, .xmlplist, .bplist])
+    /// The formats a stream writes: the record formats, and a whole CBOR document, property
+    /// list or keyed archive (in a binary property list) of records.
+    public static let targets: Set<DataFormat> = formats.union(wholeDocuments)
+
+    /// The whole documents a stream writes, which keep a results wrapper's other members.
+    public static let wholeDocuments: Set<DataFormat> = [.cbor, .xmlplist, .bplist, .keyed]
 
     /// Whether a conversion can stream: both formats are record formats (a JSON document to
     /// JSON is not: it is copied whole, with every member), the output is not indented, and
@@ -113,8 +117,8 @@ public enum RecordStream {
     /// - Returns: `true` when ``convert(options:read:write:progress:)`` gives the whole-tree result.
     public static func canStream(from: DataFormat, to: DataFormat, pretty: Bool, start: Data, inputBytes: Int? = nil) -> Bool {
         guard formats.contains(from), targets.contains(to), !(from == .json && to == .json) else { return false }
-        if to == .bplist && inputBytes == nil { return false }
-        if to == .cbor || to == .xmlplist || to == .bplist {
+        if (to == .bplist || to == .keyed) && inputBytes == nil { return false }
+        if wholeDocuments.contains(to) {
             // A whole CBOR document or XML property list is written record by record only when its tree is the
             // records' array or results wrapper: a JSON document must open one (any other
             // object is read whole, as the tree route reads it), and a Parse class file's
@@ -159,7 +163,7 @@ public enum RecordStream {
         var sink = Sink(options: options)
         var state = Progress()
         // A whole document keeps a results wrapper's other members; JSON and record sequences drop them.
-        let keepsOthers = options.to == .cbor || options.to == .xmlplist || options.to == .bplist
+        let keepsOthers = wholeDocuments.contains(options.to)
         let records = try forEachRecord(
             options: options, otherMembers: keepsOthers, read: read,
             record: { value, shape throws(PFError) in
@@ -362,11 +366,11 @@ public enum RecordStream {
         guard documentFormats.contains(from), targets.contains(to), to != .parse, !(pretty && to == .json) else { return false }
         // An XML wrapper's other members are counted (a pass that keeps no record) only when
         // the output would not keep them.
-        let countOthers = !(to == .cbor || to == .xmlplist || to == .bplist)
+        let countOthers = !wholeDocuments.contains(to)
         guard Compression.detect(bytes.prefix(16)) == nil,
             let shape = documentShape(bytes, from: from, limits: limits, countOthers: countOthers)
         else { return false }
-        if shape.wrapped && shape.otherMembers != 0 { return to == .cbor || to == .xmlplist || to == .bplist }
+        if shape.wrapped && shape.otherMembers != 0 { return wholeDocuments.contains(to) }
         return true
     }
 
@@ -405,7 +409,7 @@ public enum RecordStream {
         }
         sink.shape = records.shape
         if let others = records.otherMembers, !others.isEmpty {
-            guard options.to == .cbor || options.to == .xmlplist || options.to == .bplist else {
+            guard wholeDocuments.contains(options.to) else {
                 // Checked by canStream(document:…) from the document's heads; an indefinite
                 // CBOR map's members are known only now.
                 throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
@@ -516,6 +520,8 @@ public enum RecordStream {
         let xml: XMLPlistWriter
         /// A whole binary property list's writer.
         var plist: BinaryPlistStreamWriter
+        /// A keyed archive's writer (`to: .keyed`).
+        var keyed: KeyedArchiveStreamWriter?
         /// The CBOR writer of a whole document's records inside a results wrapper.
         let cborInResults: CBORWriter
         /// How the input held its records; decides the wrapper of a JSON or Parse output.
@@ -563,6 +569,13 @@ public enum RecordStream {
             let bound = objects.addingReportingOverflow(4)
             plist = BinaryPlistStreamWriter(
                 options: .init(nullPolicy: options.dropNulls ? .drop : .error), objectBound: bound.overflow ? .max : bound.partialValue)
+            if options.to == .keyed {
+                // A value of one input byte becomes at most three objects of an archive (an
+                // empty CBOR array: its NSArray's dictionary, its empty NS.objects and the
+                // reference its container holds); the archive's own objects come on top.
+                let objects = bound.partialValue.multipliedReportingOverflow(by: 4)
+                keyed = KeyedArchiveStreamWriter(limits: options.limits, objectBound: bound.overflow || objects.overflow ? .max : objects.partialValue)
+            }
             buffer.reserveCapacity(1 << 20 + 1 << 16)
         }
 
@@ -601,6 +614,9 @@ public enum RecordStream {
                     default: 1
                     }
                     try plist.appendRecord(record, depth: depth, into: &buffer)
+                case .keyed:
+                    guard let keyed, shape != .single else { throw Self.declined(options) }
+                    try Self.declining(options) { () throws(PFError) in try keyed.appendRecord(record, depth: shape == .results ? 2 : 1) }
                 case .parse:
                     let object = try FormatIO.parseObject(record, index: index, shape: shape ?? .array, className: options.parseClassName)
                     try separate()
@@ -629,6 +645,12 @@ public enum RecordStream {
             if options.to == .cbor { return try finishCBOR(write) }
             if options.to == .xmlplist { return try finishXML(write) }
             if options.to == .bplist { return try finishBinaryPlist(write) }
+            if options.to == .keyed, let keyed {
+                try flush(write)
+                return try Self.declining(options) { () throws(PFError) in
+                    try keyed.finish(results: shape == .results ? tail ?? [:] : nil, write: write)
+                }
+            }
             if options.to == .json || options.to == .parse {
                 if !opened {
                     opened = true
@@ -641,6 +663,7 @@ public enum RecordStream {
 
         /// Hands the buffered output to `write` once there is enough of it (or `force`).
         mutating func flush(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void, force: Bool = true) throws(PFError) {
+            if let keyed { return try keyed.flush(write, force: force) }
             // A whole CBOR document's records wait for its head (``finishCBOR(_:)``).
             guard !buffer.isEmpty, force || (buffer.count >= 1 << 20 && options.to != .cbor) else { return }
             try buffer.withBytes { raw throws(PFError) in try write(raw) }
@@ -715,6 +738,22 @@ public enum RecordStream {
                 }
             }
             try plist.finish(root: root, into: &buffer, flush: write)
+        }
+
+        /// The failure that sends a conversion to the whole route: the records cannot be
+        /// archived one at a time (one object read whole, or `$id`s shared between records).
+        static func declined(_ options: Options) -> PFError {
+            PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+        }
+
+        /// Runs `body`, turning ``PFKeyedArchive/KeyedArchiveFailure/idAcrossRecords(_:)`` into ``declined(_:)``.
+        static func declining(_ options: Options, _ body: () throws(PFError) -> Void) throws(PFError) {
+            do throws(PFError) {
+                try body()
+            } catch {
+                if case .idAcrossRecords? = error.failure(as: KeyedArchiveFailure.self) { throw declined(options) }
+                throw error
+            }
         }
 
         /// `<dict>`, the `results` key and the array's opening, as the tree writer writes them.

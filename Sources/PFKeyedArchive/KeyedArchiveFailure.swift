@@ -112,6 +112,9 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
     case uidInGraph
     /// A `$ref` that names no earlier `$id`.
     case unknownReference(String)
+    /// A `$id` that an earlier record of a streamed archive defined (named again, or
+    /// referred to): such a document is archived whole.
+    case idAcrossRecords(Int64)
     /// `$value` is not an array or a dictionary.
     case wrappedValueKind(found: String)
     /// `$class` is not a class name.
@@ -150,6 +153,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .tooDeep, .referencesTooDeep, .graphTooDeep, .jsonTooDeep, .objectsTooDeep: .limitExceeded
         case .classNotAllowed, .classNotRegistered: .disallowed
         case .uidNotArchivable: .unrepresentable
+        case .idAcrossRecords: .unsupported
         default: .invalidValue
         }
     }
@@ -211,6 +215,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .idTwice(let id): "$id \(id) is defined twice"
         case .uidInGraph: "a CF$UID reference has no meaning in a decoded graph; use $id and $ref"
         case .unknownReference(let reference): "$ref \(reference) names no earlier $id"
+        case .idAcrossRecords(let id): "$id \(id) is shared between records; archive the document whole"
         case .wrappedValueKind(let found): "$value is \(found), expected an array or a dictionary"
         case .classNameKind(let found): "$class is \(found), expected a class name"
         case .classesChain(let name): "$classes must be an array of class names starting with \"\(name)\""

@@ -20,9 +20,30 @@ extension KeyedGraph {
     }
 }
 
-struct GraphEncoder {
+/// Where ``GraphEncoder`` puts the objects it makes: a whole table in memory
+/// (``ObjectTableBuilder``), or a binary property list written as they come
+/// (``KeyedArchiveStreamWriter``). A reserved object is filled once, later, in any order.
+protocol KeyedObjectWriting {
+    /// A new object reference, whose object is written later with ``fill(_:with:class:)``.
+    mutating func reserve() throws(PFError) -> UInt64
+    /// Writes a reserved object: its fields, then its `$class`.
+    mutating func fill(_ uid: UInt64, with fields: OrderedDictionary<String, PFValue>, class archivedClass: ArchivedClass)
+        throws(PFError)
+    /// The reference to a string, number, boolean or data object.
+    mutating func scalarReference(_ value: PFValue) throws(PFError) -> UInt64
+    /// The reference to an `NSDate` object.
+    mutating func dateReference(_ date: Date) throws(PFError) -> UInt64
+    /// The reference to the archive's `NSNull` object.
+    mutating func nullObjectReference() throws(PFError) -> UInt64
+}
+
+extension ObjectTableBuilder: KeyedObjectWriting {}
+
+/// Makes a graph's keyed objects: the one home of how a value becomes objects (Foundation
+/// collections with `NS.objects`/`NS.keys`, `$class` objects with their fields, scalars).
+struct GraphEncoder<Builder: KeyedObjectWriting> {
     let graph: KeyedGraph
-    var builder: ObjectTableBuilder
+    var builder: Builder
     var nodeUIDs: [Int: UInt64] = [:]
     var pending: [(node: Int, uid: UInt64)] = []
 

@@ -196,6 +196,12 @@ struct GraphBuilder {
     var nodes: [KeyedGraph.Node] = []
     var top = OrderedDictionary<String, KeyedGraph.Value>()
     var ids: [Int64: Int] = [:]
+    /// Nodes made for earlier records of a streamed archive (``KeyedArchiveStreamWriter``),
+    /// which count against `maxNodes` with this builder's, as in one tree.
+    var nodeBase = 0
+    /// The `$id`s earlier records of a streamed archive defined: naming or referring to one
+    /// fails with ``KeyedArchiveFailure/idAcrossRecords(_:)`` (the document is archived whole).
+    var earlierIDs: Set<Int64> = []
 
     init(limits: PFLimits) { self.limits = limits }
 
@@ -204,7 +210,7 @@ struct GraphBuilder {
     }
 
     mutating func newNode() throws(PFError) -> Int {
-        guard nodes.count < limits.maxNodes else {
+        guard nodes.count < limits.maxNodes - min(nodeBase, limits.maxNodes) else {
             throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .keyedJSON)
         }
         nodes.append(.array(className: nil, items: []))
@@ -221,6 +227,7 @@ struct GraphBuilder {
         guard let id = idValue.int64Value else {
             throw Self.invalid(.idKind(found: idValue.kind.rawValue), path.appending(key: "$id"))
         }
+        guard !earlierIDs.contains(id) else { throw Self.invalid(.idAcrossRecords(id), path.appending(key: "$id")) }
         guard ids[id] == nil else { throw Self.invalid(.idTwice(id), path.appending(key: "$id")) }
         ids[id] = slot
     }
@@ -253,6 +260,9 @@ struct GraphBuilder {
         case .dictionary(let members):
             if members.count == 1, let reference = members["$ref"] {
                 guard let id = reference.int64Value, let slot = ids[id] else {
+                    if let id = reference.int64Value, earlierIDs.contains(id) {
+                        throw Self.invalid(.idAcrossRecords(id), path.appending(key: "$ref"))
+                    }
                     throw Self.invalid(.unknownReference(reference.scalarDescription), path.appending(key: "$ref"))
                 }
                 return .node(slot)

@@ -61,6 +61,13 @@ public struct ObjectTableBuilder: Sendable {
     public mutating func classReference(_ archivedClass: ArchivedClass) throws(PFError) -> UInt64 {
         if let uid = classUIDs[archivedClass] { return uid }
         let uid = try reserve()
+        objects[Int(uid)] = Self.classDictionary(archivedClass)
+        classUIDs[archivedClass] = uid
+        return uid
+    }
+
+    /// A class's dictionary in the table: `$classname`, `$classes`, hints and version.
+    static func classDictionary(_ archivedClass: ArchivedClass) -> PFValue {
         var dictionary: OrderedDictionary<String, PFValue> = [
             "$classname": .string(archivedClass.name),
             "$classes": .array(archivedClass.chain.map { .string($0) }),
@@ -72,9 +79,7 @@ public struct ObjectTableBuilder: Sendable {
             // Foundation never reads this key, so archives stay readable by NSKeyedUnarchiver.
             dictionary[KeyedObjectTable.classVersionKey] = .int(Int64(version))
         }
-        objects[Int(uid)] = .dictionary(dictionary)
-        classUIDs[archivedClass] = uid
-        return uid
+        return .dictionary(dictionary)
     }
 
     /// The reference to the class dictionary of a Foundation class (``ArchivedClass/foundation(_:)``).

@@ -66,14 +66,25 @@ public struct BinaryPlistStreamWriter {
     /// Per value: each flattened object's number, and whether this value writes it.
     var numbers: [Int] = []
     var fresh: [Bool] = []
+    /// Whether UIDs are shared across values like other short scalars (a keyed archive's
+    /// references to its classes and keys recur in every object).
+    let sharesUIDs: Bool
 
     /// Makes a writer.
     /// - Parameters:
     ///   - options: the null policy and depth limit.
     ///   - objectBound: the most objects the file will hold (the references' width is the
     ///     smallest that numbers them); more fail with ``BinaryPlistFailure/tooManyObjects(objectRefSize:)``.
-    public init(options: BinaryPlistWriter.Options = .init(), objectBound: Int) {
+    ///   - sharesUIDs: whether equal UIDs are shared across values too (the tree writer shares
+    ///     none; every reader resolves a shared reference to the same value).
+    ///   - maxSharedScalars: the most scalars shared across values (at most ``maxSharedScalars``).
+    public init(
+        options: BinaryPlistWriter.Options = .init(), objectBound: Int, sharesUIDs: Bool = false,
+        maxSharedScalars: Int = BinaryPlistStreamWriter.maxSharedScalars
+    ) {
         self.options = options
+        self.sharesUIDs = sharesUIDs
+        shared.capacity = min(maxSharedScalars, Self.maxSharedScalars)
         encoder = BinaryPlistEncoder(options: options)
         objectRefSize = BinaryPlistEncoder.byteCount(max(1, objectBound))
         numberLimit = objectRefSize >= 8 ? Int.max : 1 << (8 * objectRefSize)
@@ -83,6 +94,9 @@ public struct BinaryPlistStreamWriter {
     public var objectCount: Int { offsets.count }
     /// The records appended so far.
     public var recordCount: Int { records.count }
+    /// The scalars kept for sharing across values so far (it grows when a value written
+    /// adds one, up to ``maxSharedScalars``).
+    public var sharedScalarCount: Int { shared.items.count }
 
     /// Writes a value's objects and returns its object number.
     /// - Parameters:
@@ -109,7 +123,7 @@ public struct BinaryPlistStreamWriter {
                     fresh.append(false)
                     continue
                 }
-                if entry.kind == .scalar, Self.isShareable(scalars, entry.start, entry.count) {
+                if entry.kind == .scalar, Self.isShareable(scalars, entry.start, entry.count, uids: sharesUIDs) {
                     shared.insert(scalars, entry.start, entry.count, number: next)
                 }
                 numbers.append(next)
@@ -161,11 +175,45 @@ public struct BinaryPlistStreamWriter {
 
     /// Writes an array of objects already written and returns its object number.
     /// - Parameters:
-    ///   - elements: the elements' object numbers, in order.
+    ///   - count: the elements.
+    ///   - refs: the object number of element `i`.
     ///   - out: receives the bytes.
     ///   - flush: hands off `out` whenever a mebibyte has gathered.
-    public mutating func writeArray(_ elements: [Int], into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
-        try writeContainer(.array, count: elements.count, refs: { i in elements[i] }, into: &out, flush: flush)
+    public mutating func writeArray(count: Int, refs: (Int) -> Int, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        try writeContainer(.array, count: count, refs: refs, into: &out, flush: flush)
+    }
+
+    /// Writes `count` UIDs, each its own object, and returns the first one's number (the
+    /// others follow it).
+    /// - Parameters:
+    ///   - count: the UIDs.
+    ///   - uid: UID `i`.
+    ///   - out: receives the bytes.
+    ///   - flush: hands off `out` whenever a mebibyte has gathered.
+    /// - Throws: ``BinaryPlistFailure/tooManyObjects(objectRefSize:)`` past the object bound,
+    ///   ``BinaryPlistFailure/unwritableUID(_:)`` for a UID past 32 bits.
+    public mutating func writeUIDs(count: Int, uid: (Int) -> UInt64, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        let first = offsets.count
+        guard count <= numberLimit - first else {
+            throw PFError(BinaryPlistFailure.tooManyObjects(objectRefSize: objectRefSize), path: .root)
+        }
+        if position == 0 {
+            out.append(contentsOf: BinaryPlistLayout.magic)
+            position = BinaryPlistLayout.headerSize
+        }
+        var mark = out.count
+        for i in 0..<count {
+            let value = uid(i)
+            guard value <= UInt64(UInt32.max) else { throw PFError(BinaryPlistFailure.unwritableUID(value), path: .root) }
+            offsets.append(position + out.count - mark)
+            // As BinaryPlistEncoder writes a UID: the fewest of 1, 2 or 4 bytes.
+            let size = value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : 4
+            out.append((BinaryPlistMarker.uid.rawValue << 4) | UInt8(size - 1))
+            BinaryPlistEncoder.appendBigEndian(value, size: size, to: &out)
+            if out.count >= 1 << 20 { try handOff(&out, mark: &mark, flush) }
+        }
+        position += out.count - mark
+        return first
     }
 
     /// Writes a dictionary of objects already written and returns its object number.
@@ -236,9 +284,9 @@ public struct BinaryPlistStreamWriter {
     }
 
     /// Whether a scalar's encoding may be shared across values: short, and not a UID
-    /// (the tree writer shares no UIDs either).
-    static func isShareable(_ scalars: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Bool {
-        count <= maxSharedLength && scalars[start] >> 4 != BinaryPlistMarker.uid.rawValue
+    /// unless `uids` (the tree writer shares no UIDs).
+    static func isShareable(_ scalars: UnsafeRawBufferPointer, _ start: Int, _ count: Int, uids: Bool) -> Bool {
+        count <= maxSharedLength && (uids || scalars[start] >> 4 != BinaryPlistMarker.uid.rawValue)
     }
 }
 
@@ -279,6 +327,8 @@ extension BinaryPlistStreamWriter {
 
         var bytes: [UInt8] = []
         var items: [Item] = []
+        /// The most items kept.
+        var capacity = BinaryPlistStreamWriter.maxSharedScalars
         /// Item index per slot, or -1.
         var slots: [Int32] = Array(repeating: -1, count: 1024)
         var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
@@ -309,7 +359,7 @@ extension BinaryPlistStreamWriter {
 
         /// Keeps a scalar's encoding under `number`, unless the table is full.
         mutating func insert(_ raw: UnsafeRawBufferPointer, _ start: Int, _ count: Int, number: Int) {
-            guard items.count < BinaryPlistStreamWriter.maxSharedScalars,
+            guard items.count < capacity,
                 bytes.count + count <= BinaryPlistStreamWriter.maxSharedBytes
             else { return }
             if (items.count + 1) * 2 > slots.count { grow() }

@@ -246,4 +246,44 @@ import Testing
         #expect(failed.status == 1 && failed.stderr.contains("bad.json") && failed.stderr.contains("when.iso"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
+
+    /// JSON to a keyed archive streams to a file; records tied by `$id`s, or a bad record,
+    /// fall back or fail with nothing left behind (issue 23).
+    @Test func jsonToKeyedArchiveStreamsFallsBackAndLeavesNothingOnFailure() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = dir.appendingPathComponent("export.json")
+        try Self.export(3_000).write(to: json)
+        let archive = dir.appendingPathComponent("export.archive")
+        let run = try CLI.run(["convert", json.path, archive.path, "--to", "keyed"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        // The whole route (standard output) decodes to the same JSON.
+        let whole = try CLI.run(["convert", json.path, "-", "--to", "keyed"])
+        let back = try CLI.run(["convert", archive.path, "-", "--from", "keyed", "--to", "json"])
+        let wholeBack = dir.appendingPathComponent("whole.archive")
+        try whole.stdout.write(to: wholeBack)
+        let expected = try CLI.run(["convert", wholeBack.path, "-", "--from", "keyed", "--to", "json"])
+        let streamed = try Data(contentsOf: archive)
+        #expect(back.status == 0 && back.stdout == expected.stdout && whole.stdout != streamed)
+        // Records sharing a $id: converted whole, the same value.
+        let tied = dir.appendingPathComponent("tied.json")
+        try Data(#"[{"$id":1,"$value":{"a":1}},{"b":{"$ref":1}}]"#.utf8).write(to: tied)
+        let tiedArchive = dir.appendingPathComponent("tied.archive")
+        let fallback = try CLI.run(["convert", tied.path, tiedArchive.path, "--to", "keyed"])
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        let graph = try KeyedArchive.decodeGraph(Data(contentsOf: tiedArchive))
+        #expect(try graph.jsonValue() == [["$id": 1, "$value": ["a": 1]], ["b": ["$ref": 1]]])
+        // A bad last record: exit 1, one line naming it, no output file.
+        let bad = dir.appendingPathComponent("bad.json")
+        var bytes = Self.export(3_000)
+        bytes.removeLast(2)
+        bytes.append(contentsOf: Array(",{\"x\":{\"$ref\":77}}]}".utf8))
+        try bytes.write(to: bad)
+        let badArchive = dir.appendingPathComponent("bad.archive")
+        let failed = try CLI.run(["convert", bad.path, badArchive.path, "--to", "keyed"])
+        #expect(failed.status == 1 && failed.stderr.contains("$ref 77"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: badArchive.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("bad.archive") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
 }

@@ -40,8 +40,9 @@ struct Convert: ParsableCommand {
             the same bytes as a whole-tree conversion; a bad record is named by its line, row \
             or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
             converted to one CBOR document or XML property list is written a record at a time \
-            too. Any other JSON document over 1 MiB goes to JSON, CBOR or a property list by its \
-            large containers, member by member, with the same output. Other \
+            too, and so is a binary property list read from a file or a keyed archive written \
+            from a file to a file. Any other JSON document over 1 MiB goes to JSON, CBOR or a \
+            property list by its large containers, member by member, with the same output. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
 
@@ -143,17 +144,18 @@ struct Convert: ParsableCommand {
         }
         let bytes: Data
         var streamTarget: DataFormat?
-        if let to = outputFormat, RecordStream.targets.contains(to), !reading.lenient, !blobs.decodeBlobs,
+        if let to = outputFormat, RecordStream.targets.contains(to), streamsKeyed(to), !reading.lenient, !blobs.decodeBlobs,
             readOptions.format.map({ RecordStream.formats.contains($0) || RecordStream.documentFormats.contains($0) }) ?? true
         {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
             // to check); anything else is read whole below.
-            let source = try FileIO.ChunkedInput(input)
+            var source = try FileIO.ChunkedInput(input)
             let from = readOptions.format ?? (FormatDetector.detect(source.first, named: readOptions.namedFormat) == .json ? .json : nil)
             let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
             if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first, inputBytes: source.size) {
-                try stream(source, from: from, to: to, options: readOptions)
-                return
+                if try stream(source, from: from, to: to, options: readOptions) { return }
+                // Records a keyed archive cannot hold one at a time: read again, whole.
+                source = try FileIO.ChunkedInput(input)
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
             if compression == nil { streamTarget = to }
@@ -170,9 +172,9 @@ struct Convert: ParsableCommand {
         // time from its (mapped) bytes, never as a tree.
         if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
             RecordStream.documentFormats.contains(document),
-            RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits)
-        {
+            RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits),
             try streamDocument(bytes, from: document, to: to, options: readOptions)
+        {
             return
         }
         // Any other JSON document goes to JSON, CBOR or a property list by its large
@@ -229,6 +231,25 @@ struct Convert: ParsableCommand {
         try FileIO.writeAtomically(out, to: output)
     }
 
+    /// Whether a conversion to `to` may stream as far as a keyed archive is concerned: one
+    /// is written a record at a time only in a binary property list, and only to a file
+    /// (records it cannot hold one at a time send it back to the whole route, which needs
+    /// the output not yet written).
+    private func streamsKeyed(_ to: DataFormat) -> Bool {
+        to != .keyed || (output != "-" && (container ?? .bplist) == .bplist)
+    }
+
+    /// Runs a streamed conversion, returning `false` when it declined (``RecordStream``'s
+    /// `doesNotStream`: a keyed archive's records tied by `$id`s), having written nothing.
+    private func declinable(_ body: () throws -> Void) throws -> Bool {
+        do {
+            try body()
+        } catch let failure as CLIFailure where failure.declinedStream {
+            return false
+        }
+        return true
+    }
+
     /// The stream options of a conversion from a whole document in memory (or mapped).
     private func documentStreamOptions(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions)
         -> RecordStream.Options
@@ -242,19 +263,20 @@ struct Convert: ParsableCommand {
     }
 
     /// Converts a binary property list, CBOR document or XML property list a record at a time
-    /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes.
-    private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+    /// (``RecordStream/convert(options:document:write:progress:)``), written as ``stream(_:from:to:options:)`` writes;
+    /// `false`, with nothing written, when it declined.
+    private func streamDocument(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
         let streamOptions = documentStreamOptions(bytes, from: from, to: to, options: options)
         var bar = CountingProgress()
         let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
         defer { bar.clear() }
-        try writeStreamed(
+        return try declinable { try writeStreamed(
             toOutput: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, document: bytes, write: write, progress: report)
             },
             toFile: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, document: bytes, write: write, progress: report)
-            })
+            }) }
     }
 
     /// Converts a keyed archive's records (``RecordStream/convert(options:keyedArchive:allowedClasses:write:progress:)``),
@@ -311,7 +333,8 @@ struct Convert: ParsableCommand {
 
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
-    private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws {
+    /// - Returns: `false`, with nothing written, when the stream declined.
+    private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
         var streamOptions = RecordStream.Options(
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
@@ -326,13 +349,13 @@ struct Convert: ParsableCommand {
             bar.update(done: state.bytesRead >> 20, total: total, label: "MiB read, \(state.records) records, \(rate) MiB/s")
         }
         defer { bar.clear() }
-        try writeStreamed(
+        return try declinable { try writeStreamed(
             toOutput: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
             },
             toFile: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
-            })
+            }) }
     }
 
     /// Runs a streamed conversion into OUTPUT: standard output (`toOutput`, given a writer

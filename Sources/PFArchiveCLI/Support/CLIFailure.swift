@@ -4,9 +4,13 @@ import PFArchive
 /// A failure the CLI reports as one line on stderr with exit status 1.
 struct CLIFailure: Error {
     var message: String
+    /// Whether a streamed conversion declined (`doesNotStream`), having written nothing: the
+    /// command then converts the whole tree instead of reporting it.
+    var declinedStream = false
 
     /// A failure about a file: `file: what went wrong at where`.
     init(file: String, _ error: PFError) {
+        if case .doesNotStream? = error.failure(as: FormatsFailure.self) { declinedStream = true }
         let name = file == "-" ? "<stdin>" : file
         let advice = Self.advice(for: error).map { "; \($0)" } ?? ""
         message = Self.oneLine("\(name): \(Self.unrepeated(error, files: [file]).description)\(advice)")
