@@ -460,8 +460,9 @@ public enum RecordStream {
     /// The outputs a keyed archive's records are written to a record at a time
     /// (``convert(options:keyedArchive:write:progress:)``): the record formats, and the whole
     /// documents a record stream writes (CBOR, XML and binary property lists). A Parse class
-    /// file is made from a tree (its objects are checked together), as from a document.
-    public static let keyedTargets: Set<DataFormat> = targets.subtracting([.parse])
+    /// file is made from a tree (its objects are checked together), as from a document, and
+    /// a keyed archive is rewritten whole (records sharing objects are tied by `$id`s).
+    public static let keyedTargets: Set<DataFormat> = [.json, .jsonl, .cborseq, .cbor, .xmlplist, .bplist]
 
     /// Converts a keyed archive in a binary property list whose graph's root is an array of
     /// records, or a dictionary whose one key `results` holds one, to one of ``keyedTargets``
