@@ -33,6 +33,7 @@ extension RecordStream {
     ///   - bytes: the document (mapped, for a file).
     ///   - threshold: the span above which a container is walked (tests make it small).
     ///   - write: receives the output in chunks of about a mebibyte.
+    ///   - progress: called now and then with the pieces (values read whole) written so far.
     /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
     ///   when the document has no large root container, does not validate, or needs the whole
     ///   read (convert it whole; the whole read reports its errors).
@@ -42,7 +43,7 @@ extension RecordStream {
     @discardableResult
     public static func convert(
         options: Options, largeJSON bytes: Data, threshold: Int = largeThreshold,
-        write: (UnsafeRawBufferPointer) throws(PFError) -> Void
+        write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
         guard largeTargets.contains(options.to), options.to != .bplist || options.inputBytes != nil else { return nil }
         let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
@@ -68,6 +69,7 @@ extension RecordStream {
                 case .value(let value):
                     try sink.addLarge(value)
                     pieces += 1
+                    if pieces & 0xFFF == 0 { progress?(Progress(bytesRead: 0, records: pieces)) }
                 case .close: try sink.closeLarge(write)
                 }
                 if sink.buffer.count >= 1 << 20 { try sink.flush(write) }

@@ -312,10 +312,13 @@ struct Convert: ParsableCommand {
     private func streamLarge(_ bytes: Data, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
         var streamOptions = documentStreamOptions(bytes, from: .json, to: to, options: options)
         streamOptions.pretty = pretty
+        var bar = CountingProgress()
+        let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "values") }
+        defer { bar.clear() }
         final class Shape: @unchecked Sendable { var walked = true }
         let shape = Shape()
         let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
-            if try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write) == nil {
+            if try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write, progress: report) == nil {
                 shape.walked = false
                 throw PFError(FormatsFailure.doesNotStream(from: DataFormat.json.rawValue, to: to.rawValue), format: .input)
             }
