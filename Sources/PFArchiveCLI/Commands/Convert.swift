@@ -240,7 +240,8 @@ struct Convert: ParsableCommand {
     }
 
     /// Runs a streamed conversion, returning `false` when it declined (``RecordStream``'s
-    /// `doesNotStream`: a keyed archive's records tied by `$id`s), having written nothing.
+    /// `doesNotStream`: a keyed archive's records tied by `$id`s, a keyed archive that is not
+    /// of records, a JSON document not walked by its large containers), having written nothing.
     private func declinable(_ body: () throws -> Void) throws -> Bool {
         do {
             try body()
@@ -287,23 +288,17 @@ struct Convert: ParsableCommand {
         var bar = CountingProgress()
         let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
         defer { bar.clear() }
-        // Not of records: the (temporary) output is abandoned and the whole route runs.
-        final class Shape: @unchecked Sendable { var records = true }
-        let shape = Shape()
         let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
             let done = try RecordStream.convert(
                 options: streamOptions, keyedArchive: bytes, allowedClasses: options.allowedClasses, write: write, progress: report)
-            if done == nil {
-                shape.records = false
+            // Not of records: the (temporary) output is abandoned and the whole route runs.
+            guard done != nil else {
                 throw PFError(FormatsFailure.doesNotStream(from: DataFormat.keyed.rawValue, to: to.rawValue), format: .input)
             }
         }
-        do {
+        return try declinable {
             try writeStreamed(toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) })
-        } catch where !shape.records {
-            return false
         }
-        return true
     }
 
     /// Converts a JSON document by its large containers (``RecordStream/convert(options:largeJSON:threshold:write:)``),
@@ -315,23 +310,18 @@ struct Convert: ParsableCommand {
         var bar = CountingProgress()
         let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "values") }
         defer { bar.clear() }
-        final class Shape: @unchecked Sendable { var walked = true }
-        let shape = Shape()
         let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
-            if try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write, progress: report) == nil {
-                shape.walked = false
+            // Declined (no large root, or the whole read is needed): nothing was written.
+            guard try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write, progress: report) != nil else {
                 throw PFError(FormatsFailure.doesNotStream(from: DataFormat.json.rawValue, to: to.rawValue), format: .input)
             }
         }
-        do {
+        return try declinable {
             // A writer's error names OUTPUT, as the whole route's does.
             try writeStreamed(
                 toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
                 isOutputError: { error in to != .json && error.format != .json })
-        } catch where !shape.walked {
-            return false
         }
-        return true
     }
 
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
