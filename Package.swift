@@ -254,7 +254,10 @@ let package = Package(
         // each replays the files named on its command line; built by scripts/fuzz.sh with
         // `-sanitize=fuzzer,address -DPFFUZZ`, it runs libFuzzer through LLVMFuzzerRunDriver.
         .target(name: "PFFuzzSupport", dependencies: ["PFCore"], path: "Fuzz/PFFuzzSupport"),
-        .executableTarget(name: "FuzzJSON", dependencies: ["PFFuzzSupport", "PFCore", "PFJSON"], path: "Fuzz/FuzzJSON"),
+        .executableTarget(
+            name: "FuzzJSON",
+            dependencies: ["PFFuzzSupport", "PFCore", "PFJSON", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzBinaryPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzBinaryPlist"),
         .executableTarget(name: "FuzzXMLPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzXMLPlist"),
         .executableTarget(name: "FuzzCBOR", dependencies: ["PFFuzzSupport", "PFCore", "PFCBOR"], path: "Fuzz/FuzzCBOR"),

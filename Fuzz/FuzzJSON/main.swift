@@ -5,8 +5,11 @@
 // the node view (over the scanner's tape for strict documents) against the reader: both accept
 // the same documents and copy out the same values, or the target stops. The same bytes as
 // JSON Lines: read whole and fed in chunks (1 byte, 7 bytes, two pieces) they give the same
-// values or the same error, and the values written back as JSON Lines read back equal.
+// values or the same error, and the values written back as JSON Lines read back equal. And
+// the large-document walk (every container over 16 bytes walked member by member) rebuilds
+// the value the reader reads, or declines, or fails where the reader fails.
 import Foundation
+import OrderedCollections
 import PFCore
 import PFFuzzSupport
 
@@ -17,6 +20,7 @@ import PFFuzzSupport
 func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = FuzzDriver.data(bytes, count)
     fuzzJSONLines(data)
+    fuzzLargeDocument(data)
     for mode in [JSONReader.Mode.strict, .lenient] {
         var oneThread = JSONReader.Options(mode: mode, limits: FuzzDriver.limits)
         oneThread.parallel = false
@@ -82,6 +86,48 @@ func fuzzJSON(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// `JSONLargeDocument`: the events of a walk with a tiny threshold, put back together, are
+/// the value the whole read gives; a document the whole read refuses is declined or fails.
+func fuzzLargeDocument(_ data: Data) {
+    let options = JSONReader.Options(limits: FuzzDriver.limits)
+    let whole = Result { () throws(PFError) -> PFValue in try JSONReader(options: options).read(data) }
+    data.withUnsafeBytes { raw in
+        guard let document = JSONLargeDocument.scan(raw, options: options, threshold: 16) else { return }
+        var open: [(isObject: Bool, elements: [PFValue], members: OrderedDictionary<String, PFValue>, key: String?)] = []
+        var root: PFValue?
+        func add(_ value: PFValue) {
+            guard !open.isEmpty else { return root = value }
+            if open[open.count - 1].isObject {
+                open[open.count - 1].members[open[open.count - 1].key ?? ""] = value
+            } else {
+                open[open.count - 1].elements.append(value)
+            }
+        }
+        let walked = Result { () throws(PFError) in
+            try document.walk { event throws(PFError) in
+                switch event {
+                case .open(let isObject, _): open.append((isObject, [], [:], nil))
+                case .key(let key): open[open.count - 1].key = key
+                case .value(let value): add(value)
+                case .close:
+                    let done = open.removeLast()
+                    add(done.isObject ? .dictionary(done.members) : .array(done.elements))
+                }
+            }
+        }
+        switch (whole, walked) {
+        case (.success(let value), .success):
+            if root != value { fatalError("the large-document walk rebuilds \(String(describing: root)), the reader read \(value)") }
+        case (.failure(let error), .failure(let walkError)):
+            if error.code != walkError.code { fatalError("the walk fails with \(walkError), the reader with \(error)") }
+        case (.failure(let error), .success):
+            fatalError("the walk accepts what the reader refuses: \(error)")
+        case (.success, .failure(let walkError)):
+            fatalError("the walk refuses what the reader reads: \(walkError)")
+        }
+    }
 }
 
 /// JSON Lines (`jsonl`): the record reader against itself fed in chunks, and a write-back.
