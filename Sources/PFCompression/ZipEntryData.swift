@@ -51,10 +51,9 @@ public struct ZipEntryData {
         self.format = format
         func corrupt(_ what: String) -> PFError { PFError(CompressionFailure.zipDirectoryMalformed(what), format: format) }
         // The end-of-central-directory record: its signature in the last 64 KiB + 22 bytes.
-        let tailCount = Int(min(size, 65_557))
+        let tailCount = Int(min(size, UInt64(Self.tailLength)))
         let tail = [UInt8](try read(size - UInt64(tailCount), tailCount))
-        guard tail.count >= 22, let end = stride(from: tail.count - 22, through: 0, by: -1).first(where: { Self.u32(tail, $0) == 0x0605_4B50 })
-        else { throw corrupt("no end record") }
+        guard let end = Self.endRecord(in: tail) else { throw corrupt("no end record") }
         var count = UInt64(Self.u16(tail, end + 10))
         var directorySize = UInt64(Self.u32(tail, end + 12))
         var directoryOffset = UInt64(Self.u32(tail, end + 16))
@@ -174,6 +173,40 @@ public struct ZipEntryData {
         guard UInt32(truncatingIfNeeded: crc) == record.crc32, budget.total == record.uncompressedSize else {
             throw PFError(CompressionFailure.zipChecksumMismatch(budget.name), format: format)
         }
+    }
+
+    /// The bytes at the end of a zip that hold its end-of-central-directory record: the
+    /// record (22 bytes) and its comment (at most 65,535).
+    static let tailLength = 65_557
+
+    /// Where the end-of-central-directory record starts in a zip's last bytes, the last
+    /// signature found, or `nil` when there is none.
+    static func endRecord(in tail: [UInt8]) -> Int? {
+        guard tail.count >= 22 else { return nil }
+        return stride(from: tail.count - 22, through: 0, by: -1).first(where: { u32(tail, $0) == 0x0605_4B50 })
+    }
+
+    /// Whether a file ends as a zip must: with an end-of-central-directory record in its last
+    /// 64 KiB. Checked before a file is handed to ZIPFoundation, which looks for that record
+    /// a byte at a time from the end through the *whole* file (a `seek` and a `read` per byte:
+    /// about a minute for 200 MB), so any large file that is not a zip is told in one read.
+    /// - Parameter path: the file.
+    /// - Returns: `false` for a file that cannot be read, is shorter than the record, or has
+    ///   no record signature where it belongs.
+    public static func hasEndRecord(atPath path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let size = try? file.seekToEnd() else { return false }
+        let count = min(size, UInt64(tailLength))
+        guard (try? file.seek(toOffset: size - count)) != nil, let tail = try? file.read(upToCount: Int(count)) else { return false }
+        return endRecord(in: [UInt8](tail)) != nil
+    }
+
+    /// Whether bytes in memory end as a zip must (``hasEndRecord(atPath:)``).
+    /// - Parameter bytes: the whole archive.
+    /// - Returns: `false` when there is no end record in the last 64 KiB.
+    public static func hasEndRecord(_ bytes: Data) -> Bool {
+        endRecord(in: [UInt8](bytes.suffix(tailLength))) != nil
     }
 
     static func u16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }

@@ -116,6 +116,9 @@ public struct ZipReader: Sendable {
     // MARK: - Helpers
 
     static func open(_ bytes: Data) throws(PFError) -> Archive {
+        guard ZipEntryData.hasEndRecord(bytes) else {
+            throw PFError(FormatsFailure.zipUnreadable(detail: "no end of central directory record"), format: Self.format)
+        }
         do {
             return try Archive(data: bytes, accessMode: .read)
         } catch {

@@ -63,6 +63,11 @@ final class ExportContainer {
             }
             return
         }
+        guard ZipEntryData.hasEndRecord(atPath: url.path) else {
+            // A file of another name (`export.json`) was taken for a Parse export: say what one is.
+            let hint = url.pathExtension.lowercased() == "zip" ? "" : "; a Parse export is a directory or a .zip of class files"
+            throw PFError(StoreFailure.notAZip(path: url.path, reason: "no end of central directory record" + hint), format: ParseExportStore.format)
+        }
         let archive: Archive
         do {
             archive = try Archive(url: url, accessMode: .read)

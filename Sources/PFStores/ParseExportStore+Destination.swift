@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFCore
 import PFJSON
 import PFParse
@@ -111,8 +112,7 @@ extension ParseExportStore {
 
     private func zipEntries() throws(PFError) -> ExportDestinationEntries {
         var result = ExportDestinationEntries()
-        let archive: Archive
-        do { archive = try Archive(url: url, accessMode: .read) } catch {
+        guard ZipEntryData.hasEndRecord(atPath: url.path), let archive = try? Archive(url: url, accessMode: .read) else {
             result.wholeForeign = .notAZip
             return result
         }

@@ -84,6 +84,10 @@ import Testing
     @Test func notAZip() {
         #expect(!ZipReader.isZip(Data("{}".utf8)))
         #expect(throws: PFError.self) { try ZipReader(Data(repeating: 0, count: 100)) }
+        // Told by the missing end record in the last 64 KiB, not by a scan of the whole input.
+        #expect { try ZipReader(Data(repeating: 0x20, count: 3 << 20)) } throws: { error in
+            (error as? PFError)?.message.contains("no end of central directory record") == true
+        }
     }
 }
 

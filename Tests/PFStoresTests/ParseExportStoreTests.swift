@@ -348,6 +348,43 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
+    /// A file that is not a zip (here 4 MB of JSON, and a zip cut before its end record) is
+    /// refused by its missing end record, read once from its last 64 KiB, before ZIPFoundation
+    /// would look for the record a byte at a time through the whole file; a zip whose end
+    /// record sits behind a comment still opens.
+    @Test func aFileThatIsNotAZipIsToldByItsEndRecord() throws {
+        let scratch = try Scratch()
+        let json = scratch.path("export.json")
+        try Data(("{\"results\":[" + String(repeating: "{\"a\":1},", count: 500_000) + "{}]}").utf8).write(to: json)
+        let real = scratch.path("real.zip")
+        let archive = try Archive(url: real, accessMode: .create)
+        try archive.addEntry(with: "Item.json", type: .file, uncompressedSize: 15, compressionMethod: .deflate) { (_: Int64, _: Int) throws -> Data in
+            Data(#"{"results":[]} "#.utf8)
+        }
+        let bytes = try Data(contentsOf: real)
+        let cut = scratch.path("cut.zip")
+        try bytes.dropLast(22).write(to: cut)
+        for url in [json, cut] {
+            #expect(!ZipEntryData.hasEndRecord(atPath: url.path))
+            #expect { try ParseExportStore(url: url).objects(in: "Item") } throws: { error in
+                guard case .notAZip(let path, let reason)? = (error as? PFError)?.failure(as: StoreFailure.self) else { return false }
+                let hint = url == json ? "; a Parse export is a directory or a .zip of class files" : ""
+                return path == url.path && reason == "no end of central directory record" + hint
+            }
+        }
+        // A comment after the end record: the record is still found in the last 64 KiB.
+        var commented = bytes
+        let comment = Data(repeating: UInt8(ascii: "c"), count: 60_000)
+        commented[commented.count - 2] = UInt8(comment.count & 0xFF)
+        commented[commented.count - 1] = UInt8(comment.count >> 8)
+        commented.append(comment)
+        let withComment = scratch.path("comment.zip")
+        try commented.write(to: withComment)
+        #expect(ZipEntryData.hasEndRecord(atPath: withComment.path))
+        #expect(try ParseExportStore(url: withComment).objects(in: "Item").isEmpty)
+        #expect(!ZipEntryData.hasEndRecord(atPath: scratch.path("missing.zip").path))
+    }
+
     @Test func zipBombsAreStopped() throws {
         let scratch = try Scratch()
         let zip = scratch.path("bomb.zip")
