@@ -33,6 +33,17 @@ import Testing
         #expect(streamed.stdoutText.contains("\nValue:\n"), sourceLocation: sourceLocation)
     }
 
+    /// `inspect --json` of the whole value, written a record at a time where it is (JSON,
+    /// Parse class files, JSON Lines) and read whole with `whole`: the same document.
+    func expectSameJSON(_ file: URL, whole: [String], extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let streamed = try CLI.run(["inspect", file.path, "--json"] + extra)
+        let read = try CLI.run(["inspect", file.path, "--json"] + extra + whole)
+        #expect(streamed.status == 0 && streamed.stderr.isEmpty, "\(file.lastPathComponent): \(streamed.stderr)", sourceLocation: sourceLocation)
+        #expect(read.status == 0, "\(file.lastPathComponent): \(read.stderr)", sourceLocation: sourceLocation)
+        #expect(streamed.stdout == read.stdout, "\(file.lastPathComponent)\n\(streamed.stdoutText)\n\(read.stdoutText)", sourceLocation: sourceLocation)
+        #expect(streamed.stdoutText.contains("\n  \"value\": "), sourceLocation: sourceLocation)
+    }
+
     @Test func everyRecordFormatShowsTheWholeTreesText() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -53,11 +64,14 @@ import Testing
             // --lenient reads JSON and JSON Lines whole.
             try expectSameText(file, whole: ["--lenient"])
             try expectSameText(file, whole: ["--lenient"], extra: ["--no-typed-json"])
+            try expectSameJSON(file, whole: ["--lenient"])
+            try expectSameJSON(file, whole: ["--lenient"], extra: ["--no-typed-json"])
         }
         // A Parse class file: its rows are Parse objects.
         let classFile = dir.appendingPathComponent("GameScore.json")
         try Data(("[" + rows.prefix(20).joined(separator: ",") + "]").utf8).write(to: classFile)
         try expectSameText(classFile, whole: ["--lenient"], extra: ["--from", "parse"])
+        try expectSameJSON(classFile, whole: ["--lenient"], extra: ["--from", "parse"])
         // CBOR sequences and documents of records (a wrapper with other members too); --decode-blobs reads them whole.
         for name in ["array.json", "others.json", "empty-results.json"] {
             for target in ["cborseq", "cbor", "bplist", "xmlplist"] where !(target == "cborseq" && name != "array.json") {
@@ -66,6 +80,8 @@ import Testing
                 let run = try CLI.run(["convert", dir.appendingPathComponent(name).path, converted.path, "--to", target] + nulls)
                 #expect(run.status == 0, "\(name) → \(target): \(run.stderr)")
                 try expectSameText(converted, whole: ["--decode-blobs"], extra: target == "cborseq" ? [] : ["--from", target])
+                // Their --json is read whole (a NaN there has no JSON form): the same either way.
+                try expectSameJSON(converted, whole: ["--decode-blobs"], extra: target == "cborseq" ? [] : ["--from", target])
             }
         }
     }
@@ -114,6 +130,19 @@ import Testing
         #expect(found > 60, "\(found)")
     }
 
+    /// A CBOR sequence's second record holds a NaN, which has no JSON form: its `--json` is
+    /// read whole and fails with nothing written, while its text is shown a record at a time.
+    @Test func aValueWithoutAJSONFormFailsBeforeAnyJSONIsWritten() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("nan.cborseq")
+        try Data([0xA1, 0x61, 0x61, 0x01, 0xA1, 0x61, 0x61, 0xF9, 0x7E, 0x00]).write(to: file)
+        let json = try CLI.run(["inspect", file.path, "--json"])
+        #expect(json.status == 1 && json.stdout.isEmpty && json.stderr.contains("NaN"), "\(json.stderr)")
+        let text = try CLI.run(["inspect", file.path])
+        #expect(text.status == 0 && text.stdoutText.contains("\"a\" => nan"), "\(text.stderr)")
+    }
+
     @Test func recordsAreShownAsTheyAreRead() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -143,8 +172,11 @@ import Testing
         #expect(picked.status == 0 && picked.stdoutText.hasSuffix("Path:        [49998]\nValue:\n1\n"), "\(picked.stderr)")
         let pickedJSON = try CLI.run(["inspect", file.path, "--path", "[3]", "--json"] + budget)
         #expect(pickedJSON.status == 0 && pickedJSON.stdoutText.contains("\"value\": 1\n"), "\(pickedJSON.stderr) \(pickedJSON.stdoutText)")
-        // Read whole (--json of the whole value, a compressed input, stdin), it is refused up front.
-        for arguments in [["--json"], ["--path", "[3]", "--lenient"]] {
+        // --json of the whole value is written a record at a time too.
+        let wholeJSON = try CLI.run(["inspect", file.path, "--json"] + budget)
+        #expect(wholeJSON.status == 0 && wholeJSON.stdoutText.hasSuffix("\n    1\n  ]\n}\n"), "\(wholeJSON.stderr)")
+        // Read whole (--lenient, a compressed input, stdin), it is refused up front.
+        for arguments in [["--json", "--lenient"], ["--path", "[3]", "--lenient"]] {
             let refused = try CLI.run(["inspect", file.path] + budget + arguments)
             #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(arguments): \(refused.stderr)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFArchive
 
 /// `inspect` of a document of records, shown a record at a time.
@@ -10,19 +11,30 @@ import PFArchive
 /// is the largest record, never the tree, whatever the input's size. A `--path` into one
 /// record (`[3].score`, `results[3]`) or to a results wrapper's other member (`count`) is
 /// found as the records go by, as text or `--json`: memory is the largest record and the
-/// value found. `--json` of the whole value, a path to the root or to the records' array,
+/// value found. So is `--json` of the whole value from JSON, a Parse class file or JSON
+/// Lines (``ShownJSONRecords``). `--json` of the whole value from other formats, a path to
+/// the root or to the records' array,
 /// `--graph`, `--lenient`, `--decode-blobs`, a compressed input and any other shape read the
 /// whole tree, under the memory budget.
 extension Inspect {
-    /// Whether what is shown can be made a record at a time: the whole value as text, or
-    /// the value at a path that names a record or a results wrapper's other member (text or
-    /// `--json`).
+    /// Whether what is shown can be made a record at a time: the whole value (as text; as
+    /// `--json` from JSON, a Parse class file or JSON Lines, see ``showsWholeJSONByRecords(_:)``),
+    /// or the value at a path that names a record or a results wrapper's other member (text
+    /// or `--json`).
     var showsByRecords: Bool {
         guard !graphRequested else { return false }
-        guard let keyPath else { return !json }
+        guard let keyPath else { return true }
         guard let first = keyPath.components.first else { return false }
         // `results` alone is the records' array: that is the whole tree.
         return first != .key("results") || keyPath.components.count > 1
+    }
+
+    /// Whether the whole value's `--json` document is written a record at a time from
+    /// `format`: only where every value read has a JSON form (JSON, a Parse class file, JSON
+    /// Lines), so writing cannot fail half-way where the whole route would have written
+    /// nothing (a NaN in a CBOR sequence or a property list has no JSON form).
+    func showsWholeJSONByRecords(_ format: DataFormat) -> Bool {
+        !json || keyPath != nil || [.json, .parse, .jsonl].contains(format)
     }
 
     /// Shows a JSON document of records, a Parse class file, JSON Lines or a CBOR sequence a
@@ -35,7 +47,7 @@ extension Inspect {
         guard showsByRecords, options.jsonMode == .strict, !options.decodePayloads, let size = source.size,
             !RealmInput.isRealm(input, source.first, key: realmKey), Compression.detect(source.first) == nil,
             let format = options.format ?? FormatDetector.detect(source.first, named: options.namedFormat),
-            RecordStream.formats.contains(format)
+            RecordStream.formats.contains(format), showsWholeJSONByRecords(format)
         else { return false }
         if format == .json || format == .parse {
             // Another JSON document (one object, a scalar) is one value: read whole, under the budget.
@@ -62,7 +74,7 @@ extension Inspect {
             try show(picked, report: report)
             return true
         }
-        var shown = ShownRecords(header: report.textLines(file: input))
+        var shown = try shower(report)
         do {
             let records = try RecordStream.forEachRecord(
                 options: streamOptions, read: source.next,
@@ -74,6 +86,16 @@ extension Inspect {
             throw CLIFailure(file: input, error)
         }
         return true
+    }
+
+    /// What shows the whole value a record at a time: its `--json` document, or its text.
+    private func shower(_ report: InspectReport) throws -> any RecordShowing {
+        guard json else { return ShownRecords(header: report.textLines(file: input)) }
+        do throws(PFError) {
+            return try ShownJSONRecords(summary: report.summary(file: input))
+        } catch {
+            throw CLIFailure(file: input, error)
+        }
     }
 
     /// Shows the value found at `--path`, or fails as the whole tree's lookup does.
@@ -101,7 +123,7 @@ extension Inspect {
         // every member of a wrapper: so it shows a record at a time.
         guard showsByRecords, !options.decodePayloads,
             let format = options.format ?? FormatDetector.detect(bytes, named: options.namedFormat),
-            RecordStream.documentFormats.contains(format),
+            RecordStream.documentFormats.contains(format), showsWholeJSONByRecords(format),
             RecordStream.canStream(document: bytes, from: format, to: .cbor, pretty: false, limits: options.limits)
         else { return false }
         let streamOptions = RecordStream.Options(from: format, to: .jsonl, limits: options.limits, inputName: input)
@@ -125,7 +147,7 @@ extension Inspect {
             try show(picked, report: report)
             return true
         }
-        var shown = ShownRecords(header: report.textLines(file: input))
+        var shown = try shower(report)
         do {
             let records = try RecordStream.forEachRecord(options: streamOptions, document: bytes) { value, shape throws(PFError) in
                 try shown.add(value, shape: shape)
@@ -198,10 +220,132 @@ extension InspectReport {
     }
 }
 
+/// The whole value of a document of records shown as its records come (as text or as
+/// `inspect --json`'s document).
+protocol RecordShowing {
+    /// Why writing standard output failed (the command's own error, not the input's).
+    var writeFailure: Error? { get }
+    /// Whether any text has been written to standard output.
+    var wroteText: Bool { get }
+    /// Shows the next record of a document of `shape`.
+    mutating func add(_ record: PFValue, shape: ParseExport.Shape) throws(PFError)
+    /// Closes the value (with a results wrapper's other members) and writes the rest.
+    mutating func finish(_ records: RecordStream.Records) throws(PFError)
+}
+
+/// `inspect --json`'s document of a whole tree of records, written as its records come: the
+/// report's members, then `"value"`, the tree as the whole route's indented JSON writer
+/// writes it, each record indented to its place in the array (or results wrapper) that
+/// holds it: byte for byte the document of the whole tree.
+struct ShownJSONRecords: RecordShowing {
+    private(set) var writeFailure: Error?
+    private(set) var wroteText = false
+    private let writer = JSONWriter(options: .init(pretty: true))
+    /// The report's indented members, without the document's closing brace.
+    private let head: Data
+    private var out = Data()
+    private var count = 0
+    private var opened = false
+    private var shape = ParseExport.Shape.array
+
+    init(summary: OrderedDictionary<String, PFValue>) throws(PFError) {
+        var head = try writer.write(.dictionary(summary))
+        // `{\n  "file": …,\n  "details": {}\n}\n` without its last line.
+        while head.last == 0x0A { head.removeLast() }
+        if head.last == UInt8(ascii: "}") { head.removeLast() }
+        while head.last == 0x0A { head.removeLast() }
+        self.head = head
+    }
+
+    /// The depth of the records: in the array that is the value, or in a results wrapper's.
+    private var level: Int { shape == .results ? 3 : 2 }
+
+    private mutating func open(_ shape: ParseExport.Shape) {
+        guard !opened else { return }
+        opened = true
+        self.shape = shape
+        out = head
+        append(",\n  \"value\": ")
+        switch shape {
+        case .single: break
+        case .results: append("{\n    \"results\": [")
+        default: append("[")
+        }
+    }
+
+    private mutating func append(_ text: String) {
+        out.append(contentsOf: text.utf8)
+    }
+
+    /// A line break and the indentation of `depth`.
+    private mutating func newLine(depth: Int) {
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    /// Appends a value's indented text, its lines indented to `depth` (made in a local
+    /// buffer: a byte at a time into the stored one pays an access check per byte).
+    private mutating func append(_ value: PFValue, depth: Int) throws(PFError) {
+        let text = try writer.write(value)
+        var piece = [UInt8]()
+        piece.reserveCapacity(text.count + text.count / 4)
+        text.withUnsafeBytes { raw in
+            let end = raw.last == 0x0A ? raw.count - 1 : raw.count
+            for i in 0..<end {
+                piece.append(raw[i])
+                if raw[i] == 0x0A { piece.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth)) }
+            }
+        }
+        out.append(contentsOf: piece)
+    }
+
+    mutating func add(_ record: PFValue, shape: ParseExport.Shape) throws(PFError) {
+        open(shape)
+        if shape != .single {
+            if count > 0 { append(",") }
+            newLine(depth: level)
+        }
+        try append(record, depth: shape == .single ? 1 : level)
+        count += 1
+        if out.count >= 1 << 20 { try flush() }
+    }
+
+    mutating func finish(_ records: RecordStream.Records) throws(PFError) {
+        open(records.shape)
+        if shape != .single {
+            if count > 0 { newLine(depth: level - 1) }
+            append("]")
+        }
+        if shape == .results {
+            for (key, value) in records.otherMembers ?? [:] {
+                append(",")
+                newLine(depth: 2)
+                try append(.string(key), depth: 2)
+                append(": ")
+                try append(value, depth: 2)
+            }
+            append("\n  }")
+        }
+        append("\n}\n")
+        try flush()
+    }
+
+    private mutating func flush() throws(PFError) {
+        wroteText = true
+        do {
+            try StandardOutput.write(out)
+            out.removeAll(keepingCapacity: true)
+        } catch {
+            writeFailure = error
+            throw PFError(CommandLineFailure.outputFailed(output: "standard output"), format: .output)
+        }
+    }
+}
+
 /// The text of a whole tree of records, written as its records come: the header lines, then
 /// the tree as ``PFCore/PFValue/treeDescription(maxDepth:)`` renders it, each record at its
 /// place in the array (or results wrapper) that holds it.
-struct ShownRecords {
+struct ShownRecords: RecordShowing {
     let header: [String]
     /// Why writing standard output failed (the command's own error, not the input's).
     private(set) var writeFailure: Error?
