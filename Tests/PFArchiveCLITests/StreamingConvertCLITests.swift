@@ -1,4 +1,5 @@
 import Foundation
+import PFCore
 import PFFormats
 import PFJSON
 import PFKeyedArchive
@@ -210,16 +211,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("pretty.json").path))
     }
 
-    /// A JSON document that is not records (canada's feature collection) is walked by its
-    /// large containers to JSON, CBOR and property lists: exempt from a budget the whole route
-    /// is refused under, with the whole route's output (a binary property list: the same
-    /// value); a malformed typed value in a large container fails as the whole route does.
-    @Test func largeJSONDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
-        let dir = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = Fixtures.benchData.appendingPathComponent("canada.json")
-        let budget = String(try Data(contentsOf: input).count * 2)
-        let tree = try FormatIO.read(try Data(contentsOf: input), options: .init(format: .json)).value
+    /// Converts `input` to JSON, CBOR and both property lists within `budget`, expecting the
+    /// whole route's output of `tree` (a binary property list: the same value read back).
+    static func expectWalked(_ input: URL, tree: PFValue, budget: String, in dir: URL) throws {
         for to in ["json", "cbor", "xmlplist", "bplist"] {
             let walked = dir.appendingPathComponent("walked.\(to == "xmlplist" ? "plist" : to)")
             let run = try CLI.run(["convert", input.path, walked.path, "--max-memory", budget])
@@ -231,6 +225,19 @@ import Testing
                 #expect(try Data(contentsOf: walked) == whole, "\(to)")
             }
         }
+    }
+
+    /// A JSON document that is not records (canada's feature collection) is walked by its
+    /// large containers to JSON, CBOR and property lists: exempt from a budget the whole route
+    /// is refused under, with the whole route's output (a binary property list: the same
+    /// value); a malformed typed value in a large container fails as the whole route does.
+    @Test func largeJSONDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.benchData.appendingPathComponent("canada.json")
+        let budget = String(try Data(contentsOf: input).count * 2)
+        let tree = try FormatIO.read(try Data(contentsOf: input), options: .init(format: .json)).value
+        try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
         let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
         #expect(pretty.status == 0, "\(pretty.stderr)")
         // A compressed output is written whole, so the budget refuses it.
@@ -262,17 +269,7 @@ import Testing
         let budget = String(try Data(contentsOf: input).count * 3)
         let refused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.json.gz").path, "--max-memory", budget])
         #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
-        for to in ["json", "cbor", "xmlplist", "bplist"] {
-            let walked = dir.appendingPathComponent("walked.\(to == "xmlplist" ? "plist" : to)")
-            let run = try CLI.run(["convert", input.path, walked.path, "--max-memory", budget])
-            #expect(run.status == 0, "\(to): \(run.stderr)")
-            if to == "bplist" {
-                #expect(try FormatIO.read(try Data(contentsOf: walked), options: .init(format: .bplist)).value == tree, "bplist reads back alike")
-            } else {
-                let whole = try FormatIO.write(tree, as: to == "json" ? .json : to == "cbor" ? .cbor : .xmlplist)
-                #expect(try Data(contentsOf: walked) == whole, "\(to)")
-            }
-        }
+        try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
         let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
         let wholePretty = try FormatIO.write(tree, as: .json, options: .init(pretty: true))
         #expect(pretty.status == 0 && pretty.stdout == wholePretty, "\(pretty.stderr)")

@@ -41,8 +41,9 @@ struct Convert: ParsableCommand {
             or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
             converted to one CBOR document or XML property list is written a record at a time \
             too, and so is a binary property list read from a file or a keyed archive written \
-            from a file to a file. Any other JSON document over 1 MiB goes to JSON, CBOR or a \
-            property list by its large containers, member by member, with the same output. Other \
+            from a file to a file. Any other JSON document over 1 MiB, or binary property list \
+            of more than 65,536 values, goes to JSON, CBOR or a property list by its large \
+            containers, member by member, with the same output. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
 
