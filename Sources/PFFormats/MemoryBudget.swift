@@ -63,7 +63,9 @@ public struct MemoryBudget: Sendable, Equatable {
         case .xmlplist: 8
         // A 1-byte integer or object reference per value (and shared references expanded),
         // measured 33×; a bplist of `[{},{},…]` → JSON 8×, a Parse export's bplist or CBOR
-        // → JSON 9×.
+        // → JSON 9×. A bplist that is not records goes to JSON, CBOR or a property list by
+        // its large containers (RecordStream) and is not checked: the factor is for the
+        // other outputs and for compressed files.
         case .bplist, .cbor, .cborseq, .keyed, .typedstream: 40
         }
     }

@@ -5,78 +5,84 @@ import PFJSON
 import PFPropertyList
 import PFSerialization
 
-// MARK: - JSON documents walked by their large containers
+// MARK: - Documents walked by their large containers
 
 extension RecordStream {
-    /// The outputs a JSON document is written to by its large containers
-    /// (``convert(options:largeJSON:threshold:write:)``).
+    /// The outputs a document is written to by its large containers
+    /// (``convert(options:largeDocument:threshold:write:progress:)``).
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
+    /// The inputs walked by their large containers: JSON text and binary property lists.
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist]
+
     /// The span (in bytes of JSON text) above which a container is walked member by member
-    /// rather than read whole.
+    /// rather than read whole; a binary property list's is ``PFPropertyList/BinaryPlistReader/largeNodes``
+    /// (nodes of its expanded tree).
     public static let largeThreshold = 1 << 20
 
-    /// Converts a JSON document that is not a sequence of records — a GeoJSON feature
-    /// collection, an object of large maps, an export wrapped at any depth — without building
-    /// its tree: every container whose text is longer than `threshold` is walked member by
-    /// member (``PFJSON/JSONLargeDocument``), each of its other members is read whole and
-    /// written by the format's own emitter at its depth, so memory is the input's pages, the
-    /// largest piece times the nesting, and what the output format keeps (a binary property
-    /// list's object offsets and the references of each large container's children). The
-    /// output is the whole route's byte for byte (JSON, compact or `pretty`; CBOR; XML
-    /// property list), or, for a binary property list, a file that reads back to the same
-    /// value (its objects are numbered in another order).
+    /// Converts a JSON document or binary property list that is not a sequence of records — a
+    /// GeoJSON feature collection, an object of large maps, an export wrapped at any depth —
+    /// without building its tree: every container larger than `threshold` is walked member
+    /// by member (``PFJSON/JSONLargeDocument``, ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``),
+    /// each of its other members is read whole and written by the format's own emitter at
+    /// its depth, so memory is the input's pages, the largest piece times the nesting, and
+    /// what the output format keeps (a binary property list's object offsets and the
+    /// references of each large container's children; a binary property list input's node
+    /// counts, four bytes an object). The output is the whole route's byte for byte (JSON,
+    /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
+    /// that reads back to the same value (its objects are numbered in another order).
+    /// The input is checked whole first, with the whole read's checks and errors, so a
+    /// reading error comes before anything is written.
     /// - Parameters:
-    ///   - options: `to` is `json`, `cbor`, `xmlplist` or `bplist` (`from` is JSON); typed
-    ///     JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and `inputBytes` (for a
-    ///     binary property list) as the whole route takes them.
+    ///   - options: `from` is `json` or `bplist`; `to` is `json`, `cbor`, `xmlplist` or
+    ///     `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and
+    ///     `inputBytes` (for a binary property list output) as the whole route takes them.
     ///   - bytes: the document (mapped, for a file).
-    ///   - threshold: the span above which a container is walked (tests make it small).
+    ///   - threshold: the size above which a container is walked: bytes of JSON text, nodes
+    ///     of a binary property list's expanded tree (`nil`: ``largeThreshold``,
+    ///     ``PFPropertyList/BinaryPlistReader/largeNodes``; tests make it small).
     ///   - write: receives the output in chunks of about a mebibyte.
     ///   - progress: called now and then with the pieces (values read whole) written so far.
     /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
-    ///   when the document has no large root container, does not validate, or needs the whole
-    ///   read (convert it whole; the whole read reports its errors).
+    ///   when the document has no large root container, does not validate (JSON), or needs the
+    ///   whole read (convert it whole; the whole read reports its errors).
     /// - Throws: ``PFCore/PFError`` as the whole route reads and writes, with the key path from
     ///   the root (a reading error before a writing one, as reading precedes writing there),
     ///   and from `write`.
     @discardableResult
     public static func convert(
-        options: Options, largeJSON bytes: Data, threshold: Int = largeThreshold,
+        options: Options, largeDocument bytes: Data, threshold: Int? = nil,
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
-        guard largeTargets.contains(options.to), options.to != .bplist || options.inputBytes != nil else { return nil }
-        let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
-        return try bytes.withBytes { raw throws(PFError) -> Progress? in
-            guard var document = JSONLargeDocument.scan(raw, options: readOptions, threshold: threshold) else { return nil }
-            var sink = Sink(options: options)
-            if options.to == .cbor && options.canonicalCBOR {
-                // Deterministic maps order their keys' encodings by length, then bytewise.
-                let keys = sink.cbor
-                document.keyOrder = { names in
-                    let encoded = names.map { name in (try? keys.write(.string(name))).map(Array.init) ?? [] }
-                    return names.indices.sorted { a, b in
-                        let (x, y) = (encoded[a], encoded[b])
-                        return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
-                    }
-                }
+        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil
+        else { return nil }
+        var sink = Sink(options: options)
+        var pieces = 0
+        func take(_ event: PFDocumentEvent) throws(PFError) {
+            if case .value = event {
+                pieces += 1
+                if pieces & 0xFFF == 0 { progress?(Progress(bytesRead: 0, records: pieces)) }
             }
-            var pieces = 0
-            try document.walk { event throws(PFError) in
-                switch event {
-                case .open(let isObject, let count): try sink.openLarge(isObject: isObject, count: count)
-                case .key(let key): sink.frames[sink.frames.count - 1].key = key
-                case .value(let value):
-                    try sink.addLarge(value)
-                    pieces += 1
-                    if pieces & 0xFFF == 0 { progress?(Progress(bytesRead: 0, records: pieces)) }
-                case .close: try sink.closeLarge(write)
-                }
-                if sink.buffer.count >= 1 << 20 { try sink.flush(write) }
-            }
-            try sink.flush(write)
-            return Progress(bytesRead: raw.count, records: pieces)
+            try sink.take(event, write)
         }
+        let keyOrder = options.to == .cbor && options.canonicalCBOR ? sink.cborKeyOrder : nil
+        if options.from == .bplist {
+            let reader = BinaryPlistReader(options: .init(limits: options.limits))
+            guard try reader.walk(bytes, threshold: threshold ?? BinaryPlistReader.largeNodes, keyOrder: keyOrder, visit: take)
+            else { return nil }
+        } else {
+            let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
+            let walked = try bytes.withBytes { raw throws(PFError) -> Bool in
+                guard var document = JSONLargeDocument.scan(raw, options: readOptions, threshold: threshold ?? largeThreshold)
+                else { return false }
+                document.keyOrder = keyOrder
+                try document.walk(take)
+                return true
+            }
+            guard walked else { return nil }
+        }
+        try sink.flush(write)
+        return Progress(bytesRead: bytes.count, records: pieces)
     }
 
     /// A large container being written: its kind, the members written so far, the key of the
@@ -94,6 +100,30 @@ extension RecordStream {
 extension RecordStream.Sink {
     /// The depth of the next value: the large containers around it.
     private var depth: Int { frames.count }
+
+    /// Writes what a walk met, flushing a mebibyte at a time.
+    mutating func take(_ event: PFDocumentEvent, _ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        switch event {
+        case .open(let isObject, let count): try openLarge(isObject: isObject, count: count)
+        case .key(let key): frames[frames.count - 1].key = key
+        case .value(let value): try addLarge(value)
+        case .close: try closeLarge(write)
+        }
+        if buffer.count >= 1 << 20 { try flush(write) }
+    }
+
+    /// The member order of a deterministic CBOR map, given its keys: their encodings by
+    /// length, then bytewise.
+    var cborKeyOrder: ([String]) -> [Int] {
+        let keys = cbor
+        return { names in
+            let encoded = names.map { name in (try? keys.write(.string(name))).map(Array.init) ?? [] }
+            return names.indices.sorted { a, b in
+                let (x, y) = (encoded[a], encoded[b])
+                return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
+            }
+        }
+    }
 
     /// JSON: the separator, the line break and indentation (pretty), and the key, before a member.
     private mutating func beginJSONMember() throws(PFError) {

@@ -70,7 +70,7 @@ public enum RecordStream {
         /// streams only when it is set (see ``canStream(from:to:pretty:start:inputBytes:)``).
         public var inputBytes: Int?
         /// Indented JSON output: only a JSON document walked by its large containers
-        /// (``convert(options:largeJSON:threshold:write:)``) is written indented.
+        /// (``convert(options:largeDocument:threshold:write:progress:)``) is written indented.
         public var pretty = false
 
         /// Makes options; every parameter defaults to the property's documented default.

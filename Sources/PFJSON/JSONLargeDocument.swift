@@ -27,18 +27,8 @@ import PFCore
 /// }
 /// ```
 public struct JSONLargeDocument {
-    /// What the walk meets, in document order.
-    public enum Event {
-        /// A large container opens: an object (`isObject`) of `count` distinct keys, or an
-        /// array of `count` elements.
-        case open(isObject: Bool, count: Int)
-        /// The key of the next member of the innermost large object.
-        case key(String)
-        /// A value read whole: the next element or member value of the innermost large container.
-        case value(PFValue)
-        /// The innermost large container closes.
-        case close
-    }
+    /// What the walk meets, in document order (shared with the binary property list walk).
+    public typealias Event = PFDocumentEvent
 
     /// A large container: one past its closing bracket, and its member count as written.
     struct Span {

@@ -1,7 +1,9 @@
 import Foundation
+import PFCore
 import PFFormats
 import PFJSON
 import PFKeyedArchive
+import PFPropertyList
 import PFTestSupport
 import Testing
 
@@ -209,16 +211,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("pretty.json").path))
     }
 
-    /// A JSON document that is not records (canada's feature collection) is walked by its
-    /// large containers to JSON, CBOR and property lists: exempt from a budget the whole route
-    /// is refused under, with the whole route's output (a binary property list: the same
-    /// value); a malformed typed value in a large container fails as the whole route does.
-    @Test func largeJSONDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
-        let dir = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = Fixtures.benchData.appendingPathComponent("canada.json")
-        let budget = String(try Data(contentsOf: input).count * 2)
-        let tree = try FormatIO.read(try Data(contentsOf: input), options: .init(format: .json)).value
+    /// Converts `input` to JSON, CBOR and both property lists within `budget`, expecting the
+    /// whole route's output of `tree` (a binary property list: the same value read back).
+    static func expectWalked(_ input: URL, tree: PFValue, budget: String, in dir: URL) throws {
         for to in ["json", "cbor", "xmlplist", "bplist"] {
             let walked = dir.appendingPathComponent("walked.\(to == "xmlplist" ? "plist" : to)")
             let run = try CLI.run(["convert", input.path, walked.path, "--max-memory", budget])
@@ -230,6 +225,19 @@ import Testing
                 #expect(try Data(contentsOf: walked) == whole, "\(to)")
             }
         }
+    }
+
+    /// A JSON document that is not records (canada's feature collection) is walked by its
+    /// large containers to JSON, CBOR and property lists: exempt from a budget the whole route
+    /// is refused under, with the whole route's output (a binary property list: the same
+    /// value); a malformed typed value in a large container fails as the whole route does.
+    @Test func largeJSONDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.benchData.appendingPathComponent("canada.json")
+        let budget = String(try Data(contentsOf: input).count * 2)
+        let tree = try FormatIO.read(try Data(contentsOf: input), options: .init(format: .json)).value
+        try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
         let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
         #expect(pretty.status == 0, "\(pretty.stderr)")
         // A compressed output is written whole, so the budget refuses it.
@@ -244,6 +252,54 @@ import Testing
         let out = dir.appendingPathComponent("bad.cbor")
         let failed = try CLI.run(["convert", badPath.path, out.path])
         #expect(failed.status == 1 && failed.stderr.contains("bad.json") && failed.stderr.contains("when.iso"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// A binary property list that is not records (canada's feature collection) is walked
+    /// by its large containers too: under a budget the whole route is refused under, with
+    /// the whole route's output (a binary property list: the same value); a null the output
+    /// cannot hold names OUTPUT and its key path, and a damaged file fails as the whole route
+    /// does, leaving nothing behind.
+    @Test func largeBinaryPlistsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tree = try FormatIO.read(try Data(contentsOf: Fixtures.benchData.appendingPathComponent("canada.json")), options: .init(format: .json)).value
+        let input = dir.appendingPathComponent("canada.bplist")
+        try FormatIO.write(tree, as: .bplist).write(to: input)
+        let budget = String(try Data(contentsOf: input).count * 3)
+        let refused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.json.gz").path, "--max-memory", budget])
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+        try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
+        let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
+        let wholePretty = try FormatIO.write(tree, as: .json, options: .init(pretty: true))
+        #expect(pretty.status == 0 && pretty.stdout == wholePretty, "\(pretty.stderr)")
+        // A null deep inside: the XML output fails as the whole route's, naming OUTPUT.
+        guard case .dictionary(var members) = tree, case .array(var features) = members["features"] else {
+            Issue.record("canada has features")
+            return
+        }
+        features.append(["properties": ["name": nil]])
+        members["features"] = .array(features)
+        let nulls = dir.appendingPathComponent("nulls.bplist")
+        try BinaryPlistWriter(options: .init(nullPolicy: .writeNullMarker)).write(.dictionary(members)).write(to: nulls)
+        let xml = dir.appendingPathComponent("nulls.plist")
+        let walkedNull = try CLI.run(["convert", nulls.path, xml.path])
+        let wholeNull = try CLI.run(["convert", nulls.path, xml.path, "--lenient"])
+        #expect(walkedNull.status == 1 && walkedNull.stderr.contains("nulls.plist") && walkedNull.stderr.contains("features[\(features.count - 1)].properties.name"),
+                "\(walkedNull.stderr)")
+        #expect(wholeNull.status == 1 && walkedNull.stderr == wholeNull.stderr, "\(wholeNull.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: xml.path))
+        // The last object's marker damaged: the whole read's error, naming the input, no output.
+        var damaged = try Data(contentsOf: input)
+        let info = try BinaryPlistReader.info(damaged)
+        let entry = info.offsetTableOffset + (info.numObjects - 1) * info.offsetIntSize
+        let last = damaged[entry..<(entry + info.offsetIntSize)].reduce(0) { $0 << 8 | Int($1) }
+        damaged[last] = 0x7F
+        try damaged.write(to: nulls)
+        let out = dir.appendingPathComponent("damaged.cbor")
+        let failed = try CLI.run(["convert", nulls.path, out.path])
+        let wholeFailed = try CLI.run(["convert", nulls.path, out.path, "--lenient"])
+        #expect(failed.status == 1 && failed.stderr.contains("nulls.bplist") && failed.stderr == wholeFailed.stderr, "\(failed.stderr) | \(wholeFailed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 

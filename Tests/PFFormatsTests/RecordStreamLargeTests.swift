@@ -32,21 +32,21 @@ import Testing
     ]
 
     /// The walk's output, or `nil` when it leaves the document to the whole route.
-    static func walked(_ input: Data, _ route: Route, threshold: Int, limits: PFLimits = .default) throws(PFError) -> Data? {
-        var options = RecordStream.Options(from: .json, to: route.to, typedJSON: route.typed, canonicalCBOR: route.canonical, limits: limits)
+    static func walked(_ input: Data, _ route: Route, threshold: Int, limits: PFLimits = .default, from: DataFormat = .json) throws(PFError) -> Data? {
+        var options = RecordStream.Options(from: from, to: route.to, typedJSON: route.typed, canonicalCBOR: route.canonical, limits: limits)
         options.pretty = route.pretty
         options.dropNulls = route.dropNulls
         options.inputBytes = input.count
         var out = Data()
-        let done = try RecordStream.convert(options: options, largeJSON: input, threshold: threshold) { bytes throws(PFError) in
+        let done = try RecordStream.convert(options: options, largeDocument: input, threshold: threshold) { bytes throws(PFError) in
             out.append(contentsOf: bytes)
         }
         return done == nil ? nil : out
     }
 
     /// The whole-tree route.
-    static func whole(_ input: Data, _ route: Route, limits: PFLimits = .default) throws(PFError) -> Data {
-        let value = try FormatIO.read(input, options: .init(format: .json, typedJSON: route.typed, limits: limits)).value
+    static func whole(_ input: Data, _ route: Route, limits: PFLimits = .default, from: DataFormat = .json) throws(PFError) -> Data {
+        let value = try FormatIO.read(input, options: .init(format: from, typedJSON: route.typed, limits: limits)).value
         return try FormatIO.write(value, as: route.to, options: .init(
             pretty: route.pretty, typedJSON: route.typed, dropNulls: route.dropNulls, canonicalCBOR: route.canonical))
     }
@@ -54,10 +54,10 @@ import Testing
     /// Checks every route for one input: the walk must take it (unless `mayDecline`) and give
     /// the whole route's bytes (value, for a binary property list) or its error.
     static func check(_ input: Data, label: String, threshold: Int = 64, limits: PFLimits = .default,
-                      routes: [Route] = routes, mayDecline: Bool = false) throws {
+                      routes: [Route] = routes, mayDecline: Bool = false, from: DataFormat = .json) throws {
         for route in routes {
-            let expected = Result { () throws(PFError) in try whole(input, route, limits: limits) }
-            let got = Result { () throws(PFError) in try walked(input, route, threshold: threshold, limits: limits) }
+            let expected = Result { () throws(PFError) in try whole(input, route, limits: limits, from: from) }
+            let got = Result { () throws(PFError) in try walked(input, route, threshold: threshold, limits: limits, from: from) }
             switch (expected, got) {
             case (_, .success(nil)):
                 #expect(mayDecline, "\(label) \(route): the walk declined")

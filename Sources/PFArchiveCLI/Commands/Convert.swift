@@ -41,8 +41,9 @@ struct Convert: ParsableCommand {
             or item. A JSON array or {"results":[...]} document, JSON Lines or a CBOR sequence \
             converted to one CBOR document or XML property list is written a record at a time \
             too, and so is a binary property list read from a file or a keyed archive written \
-            from a file to a file. Any other JSON document over 1 MiB goes to JSON, CBOR or a \
-            property list by its large containers, member by member, with the same output. Other \
+            from a file to a file. Any other JSON document over 1 MiB, or binary property list \
+            of more than 65,536 values, goes to JSON, CBOR or a property list by its large \
+            containers, member by member, with the same output. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
 
@@ -177,13 +178,14 @@ struct Convert: ParsableCommand {
         {
             return
         }
-        // Any other JSON document goes to JSON, CBOR or a property list by its large
-        // containers, member by member, never as a tree.
+        // Any other JSON document or binary property list goes to JSON, CBOR or a property
+        // list by its large containers, member by member, never as a tree.
         if let to = outputFormat, RecordStream.largeTargets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
-            (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .json,
+            let from = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
+            RecordStream.largeFormats.contains(from),
             Compression.detect(bytes.prefix(16)) == nil,
-            try streamLarge(bytes, to: to, options: readOptions)
+            try streamLarge(bytes, from: from, to: to, options: readOptions)
         {
             return
         }
@@ -301,26 +303,28 @@ struct Convert: ParsableCommand {
         }
     }
 
-    /// Converts a JSON document by its large containers (``RecordStream/convert(options:largeJSON:threshold:write:)``),
-    /// written as ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when
-    /// the document is read whole instead.
-    private func streamLarge(_ bytes: Data, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
-        var streamOptions = documentStreamOptions(bytes, from: .json, to: to, options: options)
+    /// Converts a JSON document or binary property list by its large containers
+    /// (``RecordStream/convert(options:largeDocument:threshold:write:progress:)``), written as
+    /// ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when the document
+    /// is read whole instead.
+    private func streamLarge(_ bytes: Data, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
+        var streamOptions = documentStreamOptions(bytes, from: from, to: to, options: options)
         streamOptions.pretty = pretty
         var bar = CountingProgress()
         let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "values") }
         defer { bar.clear() }
         let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
             // Declined (no large root, or the whole read is needed): nothing was written.
-            guard try RecordStream.convert(options: streamOptions, largeJSON: bytes, write: write, progress: report) != nil else {
-                throw PFError(FormatsFailure.doesNotStream(from: DataFormat.json.rawValue, to: to.rawValue), format: .input)
+            guard try RecordStream.convert(options: streamOptions, largeDocument: bytes, write: write, progress: report) != nil else {
+                throw PFError(FormatsFailure.doesNotStream(from: from.rawValue, to: to.rawValue), format: .input)
             }
         }
         return try declinable {
-            // A writer's error names OUTPUT, as the whole route's does.
+            // A writer's error names OUTPUT, as the whole route's does: a binary property
+            // list's reading errors all have a byte offset, its writers' none.
             try writeStreamed(
                 toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
-                isOutputError: { error in to != .json && error.format != .json })
+                isOutputError: { error in from == .bplist ? error.location == nil : to != .json && error.format != .json })
         }
     }
 
