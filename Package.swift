@@ -253,11 +253,12 @@ let package = Package(
         // One libFuzzer target per decoder (Docs/Security.md, scripts/fuzz.sh). Built normally,
         // each replays the files named on its command line; built by scripts/fuzz.sh with
         // `-sanitize=fuzzer,address -DPFFUZZ`, it runs libFuzzer through LLVMFuzzerRunDriver.
-        .target(name: "PFFuzzSupport", dependencies: ["PFCore"], path: "Fuzz/PFFuzzSupport"),
+        .target(
+            name: "PFFuzzSupport", dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Fuzz/PFFuzzSupport"),
         .executableTarget(
             name: "FuzzJSON",
-            dependencies: ["PFFuzzSupport", "PFCore", "PFJSON", .product(name: "OrderedCollections", package: "swift-collections")],
-            path: "Fuzz/FuzzJSON"),
+            dependencies: ["PFFuzzSupport", "PFCore", "PFJSON"], path: "Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzBinaryPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzBinaryPlist"),
         .executableTarget(name: "FuzzXMLPlist", dependencies: ["PFFuzzSupport", "PFCore", "PFPropertyList"], path: "Fuzz/FuzzXMLPlist"),
         .executableTarget(name: "FuzzCBOR", dependencies: ["PFFuzzSupport", "PFCore", "PFCBOR"], path: "Fuzz/FuzzCBOR"),

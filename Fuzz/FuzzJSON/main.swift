@@ -9,7 +9,6 @@
 // the large-document walk (every container over 16 bytes walked member by member) rebuilds
 // the value the reader reads, or declines, or fails where the reader fails.
 import Foundation
-import OrderedCollections
 import PFCore
 import PFFuzzSupport
 
@@ -95,38 +94,9 @@ func fuzzLargeDocument(_ data: Data) {
     let whole = Result { () throws(PFError) -> PFValue in try JSONReader(options: options).read(data) }
     data.withUnsafeBytes { raw in
         guard let document = JSONLargeDocument.scan(raw, options: options, threshold: 16) else { return }
-        var open: [(isObject: Bool, elements: [PFValue], members: OrderedDictionary<String, PFValue>, key: String?)] = []
-        var root: PFValue?
-        func add(_ value: PFValue) {
-            guard !open.isEmpty else { return root = value }
-            if open[open.count - 1].isObject {
-                open[open.count - 1].members[open[open.count - 1].key ?? ""] = value
-            } else {
-                open[open.count - 1].elements.append(value)
-            }
-        }
-        let walked = Result { () throws(PFError) in
-            try document.walk { event throws(PFError) in
-                switch event {
-                case .open(let isObject, _): open.append((isObject, [], [:], nil))
-                case .key(let key): open[open.count - 1].key = key
-                case .value(let value): add(value)
-                case .close:
-                    let done = open.removeLast()
-                    add(done.isObject ? .dictionary(done.members) : .array(done.elements))
-                }
-            }
-        }
-        switch (whole, walked) {
-        case (.success(let value), .success):
-            if root != value { fatalError("the large-document walk rebuilds \(String(describing: root)), the reader read \(value)") }
-        case (.failure(let error), .failure(let walkError)):
-            if error.code != walkError.code { fatalError("the walk fails with \(walkError), the reader with \(error)") }
-        case (.failure(let error), .success):
-            fatalError("the walk accepts what the reader refuses: \(error)")
-        case (.success, .failure(let walkError)):
-            fatalError("the walk refuses what the reader reads: \(walkError)")
-        }
+        var rebuilder = DocumentRebuilder()
+        let walked = Result { () throws(PFError) in try document.walk { event throws(PFError) in rebuilder.take(event) } }
+        FuzzDriver.checkWalk(whole: whole, walked: walked, rebuilt: rebuilder.root, "large-document walk")
     }
 }
 
