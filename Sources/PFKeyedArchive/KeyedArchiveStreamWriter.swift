@@ -11,14 +11,17 @@ import PFPropertyList
 /// Each record becomes keyed objects by the whole route's own code (the JSON form's graph
 /// builder, then ``KeyedGraph``'s object encoder), and each object goes straight to a
 /// ``PFPropertyList/BinaryPlistStreamWriter`` as it is made; only its object number is kept
-/// (4 bytes per object, the `$objects` array's entry). The records' `NSArray` (inside the
+/// (the `$objects` array's entry, as a difference from the one before: about a byte). The records' `NSArray` (inside the
 /// results wrapper's `NSDictionary`, with its other members), `$objects`, `$top` and the
 /// archive's top dictionary come last, and the trailer names that dictionary as the top object.
 ///
 /// Sharing: the whole route stores each distinct string, number and data once, whatever the
 /// archive's size. Here a scalar is shared when the property-list writer shares its encoding
 /// (short ones, up to its table's bound), and so are short UIDs: class and key references
-/// recur in every object. The archive reads back (pfarchive, Foundation's
+/// recur in every object. So is a short array or dictionary whose children are all shared
+/// (an empty `NS.keys`, the dictionary of an empty `NSDictionary`): objects of equal contents
+/// stay distinct objects, each its own UID in `$objects`, and those entries name one
+/// property-list object, as every reader allows. The archive reads back (pfarchive, Foundation's
 /// `NSKeyedUnarchiver`, the Python decoders) to the whole route's value; its bytes differ.
 ///
 /// ```swift
@@ -39,10 +42,21 @@ public final class KeyedArchiveStreamWriter {
     var plist: BinaryPlistStreamWriter
     /// Bytes not handed off yet.
     var buffer: [UInt8] = []
-    /// Each object's number in the property list, by its UID (`UInt32.max` while reserved).
-    var objectNumbers: [UInt32] = []
+    /// Each object's number in the property list, by its UID, for the UIDs below
+    /// `settled.count`: objects are reserved in UID order and numbered as they are written,
+    /// so the numbers mostly rise (about a byte each).
+    var settled = DeltaList()
+    /// The numbers of the objects from UID `settled.count` on, `-1` while reserved: those of
+    /// the record being archived, filled in any order.
+    var unsettled: [Int] = []
+    /// `settled.count`, kept apart (a class's stored property costs an access check per use).
+    var settledCount = 0
+    /// The objects reserved so far.
+    var objectCount = 1
+    /// Whether `$null`, object 0, is written.
+    var wroteNullMarker = false
     /// The records' UIDs, in order.
-    var recordUIDs: [UInt32] = []
+    var recordUIDs = DeltaList()
     var classUIDs: [ArchivedClass: UInt64] = [:]
     var nullObjectUID: UInt64?
     /// The UID of each scalar the property-list writer shares, by its object number.
@@ -60,9 +74,10 @@ public final class KeyedArchiveStreamWriter {
     ///     reference width; see ``PFPropertyList/BinaryPlistStreamWriter/init(options:objectBound:sharesUIDs:)``).
     public init(limits: PFLimits = .default, objectBound: Int) {
         self.limits = limits
-        plist = BinaryPlistStreamWriter(objectBound: objectBound, sharesUIDs: true, maxSharedScalars: Self.maxSharedScalars)
+        plist = BinaryPlistStreamWriter(
+            objectBound: objectBound, sharesUIDs: true, maxSharedScalars: Self.maxSharedScalars, sharesContainers: true)
         buffer.reserveCapacity(1 << 20 + 1 << 16)
-        objectNumbers.append(UInt32.max)
+        unsettled.append(-1)
     }
 
     /// The records appended so far.
@@ -78,10 +93,37 @@ public final class KeyedArchiveStreamWriter {
     ///   record; ``PFPropertyList/BinaryPlistFailure/tooManyObjects(objectRefSize:)`` past the
     ///   object bound.
     public func appendRecord(_ record: PFValue, depth: Int) throws(PFError) {
-        if objectNumbers[0] == UInt32.max { try place(0, plist.write(.string(KeyedObjectTable.nullMarker), depth: 2, into: &buffer)) }
+        try writeNullMarker()
         let uid = try archive(record, depth: depth, path: .root)
-        guard let small = UInt32(exactly: uid) else { throw PFError(BinaryPlistFailure.unwritableUID(uid), format: .bplist, path: .root) }
-        recordUIDs.append(small)
+        guard uid <= UInt64(UInt32.max) else { throw PFError(BinaryPlistFailure.unwritableUID(uid), format: .bplist, path: .root) }
+        recordUIDs.append(Int(uid))
+        settle()
+    }
+
+    /// Writes `$null`, object 0, unless it is written.
+    private func writeNullMarker() throws(PFError) {
+        guard !wroteNullMarker else { return }
+        place(0, try plist.write(.string(KeyedObjectTable.nullMarker), depth: 2, into: &buffer))
+        wroteNullMarker = true
+    }
+
+    /// Moves the numbers of the objects written, from the lowest UID up to the first object
+    /// still reserved, to `settled`.
+    private func settle() {
+        let count = unsettled.count
+        var filled = 0
+        unsettled.withUnsafeBufferPointer { numbers in
+            while filled < count, numbers[filled] >= 0 {
+                settled.append(numbers[filled])
+                filled += 1
+            }
+        }
+        settledCount += filled
+        if filled == count {
+            unsettled.removeLast(count)
+        } else {
+            unsettled.removeSubrange(..<filled)
+        }
     }
 
     /// Archives a value of the document (a record or a wrapper's member) and returns its reference.
@@ -116,15 +158,15 @@ public final class KeyedArchiveStreamWriter {
     ///   - write: receives the rest of the archive.
     /// - Throws: as ``appendRecord(_:depth:)``, with the member's key in the path.
     public func finish(results: OrderedDictionary<String, PFValue>?, write: Output) throws(PFError) {
-        if objectNumbers[0] == UInt32.max { try place(0, plist.write(.string(KeyedObjectTable.nullMarker), depth: 2, into: &buffer)) }
+        try writeNullMarker()
         // The records' NSArray: its NS.objects references, each a UID object, then the array.
         let arrayUID = try reserve()
-        let uids = recordUIDs
-        let first = try plist.writeUIDs(count: uids.count, uid: { i in UInt64(uids[i]) }, into: &buffer, flush: write)
-        let items = try plist.writeArray(count: uids.count, refs: { i in first + i }, into: &buffer, flush: write)
+        let count = recordUIDs.count
+        let first = try plist.writeUIDs(count: count, uids: recordUIDs, into: &buffer, flush: write)
+        let items = try plist.writeArray(count: count, refs: first..<(first + count), into: &buffer, flush: write)
         let keys = [try plist.write(.string("NS.objects"), depth: 2, into: &buffer), try plist.write(.string("$class"), depth: 2, into: &buffer)]
         let arrayClass = try plist.write(.uid(try classReference(.foundation("NSArray"))), depth: 3, into: &buffer)
-        try place(arrayUID, plist.writeDictionary(keys: keys, values: [items, arrayClass], into: &buffer))
+        place(arrayUID, try plist.writeDictionary(keys: keys, values: [items, arrayClass], into: &buffer))
         var root = arrayUID
         if let others = results {
             // The wrapper's NSDictionary, its keys and values in the document's order.
@@ -141,8 +183,9 @@ public final class KeyedArchiveStreamWriter {
             root = try reserve()
             try fill(root, with: ["NS.keys": .array(keyUIDs), "NS.objects": .array(valueUIDs)], class: .foundation("NSDictionary"))
         }
-        let numbers = objectNumbers
-        let objects = try plist.writeArray(count: numbers.count, refs: { i in Int(numbers[i]) }, into: &buffer, flush: write)
+        settle()
+        precondition(unsettled.isEmpty, "Every object reserved is written before $objects.")
+        let objects = try plist.writeArray(count: settled.count, refs: settled, into: &buffer, flush: write)
         let top = try plist.write(.dictionary([KeyedObjectTable.rootKey: .uid(root)]), depth: 1, into: &buffer)
         // The top dictionary, with the whole route's keys in its order.
         var topKeys: [Int] = []
@@ -157,13 +200,11 @@ public final class KeyedArchiveStreamWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Keeps an object's number under its UID.
-    private func place(_ uid: UInt64, _ number: Int) throws(PFError) {
-        // Numbers are below the object bound, which a 4 GiB input at most could pass.
-        guard let small = UInt32(exactly: number), small != UInt32.max else {
-            throw PFError(BinaryPlistFailure.tooManyObjects(objectRefSize: plist.objectRefSize), format: .bplist, path: .root)
-        }
-        objectNumbers[Int(uid)] = small
+    /// Keeps an object's number under its UID (reserved and not yet settled).
+    private func place(_ uid: UInt64, _ number: Int) {
+        let index = Int(uid) - settledCount
+        precondition(index >= 0 && index < unsettled.count, "An object is written once, after it is reserved.")
+        unsettled[index] = number
     }
 }
 
@@ -171,24 +212,25 @@ public final class KeyedArchiveStreamWriter {
 
 extension KeyedArchiveStreamWriter: KeyedObjectWriting {
     func reserve() throws(PFError) -> UInt64 {
-        guard objectNumbers.count < limits.maxNodes else {
+        guard objectCount < limits.maxNodes else {
             throw PFLimits.exceeded("maxNodes", limits.maxNodes, format: .keyedArchive)
         }
-        objectNumbers.append(UInt32.max)
-        return UInt64(objectNumbers.count - 1)
+        unsettled.append(-1)
+        objectCount += 1
+        return UInt64(objectCount - 1)
     }
 
     func fill(_ uid: UInt64, with fields: OrderedDictionary<String, PFValue>, class archivedClass: ArchivedClass) throws(PFError) {
         var object = fields
         object["$class"] = .uid(try classReference(archivedClass))
-        try place(uid, plist.write(.dictionary(object), depth: 1, into: &buffer))
+        place(uid, try plist.write(.dictionary(object), depth: 1, into: &buffer))
     }
 
     /// The reference to a class dictionary, written on first use.
     func classReference(_ archivedClass: ArchivedClass) throws(PFError) -> UInt64 {
         if let uid = classUIDs[archivedClass] { return uid }
         let uid = try reserve()
-        try place(uid, plist.write(ObjectTableBuilder.classDictionary(archivedClass), depth: 1, into: &buffer))
+        place(uid, try plist.write(ObjectTableBuilder.classDictionary(archivedClass), depth: 1, into: &buffer))
         classUIDs[archivedClass] = uid
         return uid
     }
@@ -203,7 +245,7 @@ extension KeyedArchiveStreamWriter: KeyedObjectWriting {
         let key = UInt32(truncatingIfNeeded: number)
         if number < known, let uid = sharedUIDs[key] { return UInt64(uid) }
         let uid = try reserve()
-        try place(uid, number)
+        place(uid, number)
         if number < known || plist.sharedScalarCount > kept, sharedUIDs.count < Self.maxSharedScalars,
             let small = UInt32(exactly: uid)
         {

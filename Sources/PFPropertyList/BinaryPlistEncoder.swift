@@ -34,6 +34,9 @@ struct BinaryPlistEncoder {
     /// and its bytes, and growing the table never hashes a scalar twice.
     var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
     var internedCount = 0
+    /// The slots in use, so that clearing the table for the next value (the stream writers
+    /// flatten a value per record, a keyed archive's per object) touches those only.
+    var usedSlots: [Int] = []
     /// Per-writer hash seed, so colliding inputs cannot be prepared in advance.
     let seed = UInt64.random(in: 1...UInt64.max)
 
@@ -202,6 +205,7 @@ extension BinaryPlistEncoder {
         let index = entries.count - 1
         slots[slot] = index
         slotHashes[slot] = hash
+        usedSlots.append(slot)
         internedCount += 1
         if internedCount * 2 > slots.count { growSlots() }
         return index
@@ -211,12 +215,14 @@ extension BinaryPlistEncoder {
         var grown = [Int](repeating: -1, count: slots.count * 2)
         var grownHashes = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = grown.count - 1
+        usedSlots.removeLast(usedSlots.count)
         for old in slots.indices where slots[old] >= 0 {
             let hash = slotHashes[old]
             var slot = Int(truncatingIfNeeded: hash) & mask
             while grown[slot] >= 0 { slot = (slot + 1) & mask }
             grown[slot] = slots[old]
             grownHashes[slot] = hash
+            usedSlots.append(slot)
         }
         slots = grown
         slotHashes = grownHashes
@@ -257,8 +263,9 @@ extension BinaryPlistEncoder {
     }
 
     /// Empties the encoder for the next value, keeping its buffers' capacity (the stream
-    /// writer flattens one record at a time). The interning table is cleared in place while
-    /// it is small, and made small again after a large value.
+    /// writer flattens one record at a time). The interning table's used slots are cleared
+    /// while it is small (not the whole table: a keyed archive's objects intern a few scalars
+    /// each), and it is made small again after a large value.
     mutating func reset() {
         entries.removeAll(keepingCapacity: true)
         scalarBytes.removeAll(keepingCapacity: true)
@@ -270,8 +277,9 @@ extension BinaryPlistEncoder {
             slots = Array(repeating: -1, count: 1024)
             slotHashes = Array(repeating: 0, count: 1024)
         } else {
-            slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+            for slot in usedSlots { slots[slot] = -1 }
         }
+        usedSlots.removeLast(usedSlots.count)
     }
 
     private func bytesEqual(_ a: Int, _ b: Int, _ count: Int) -> Bool {

@@ -8,8 +8,8 @@ import PFCore
 /// A binary property list numbers its objects, and containers point at their children by
 /// number, so a value's objects are written as soon as it is flattened: each value is
 /// numbered depth-first (by the tree writer's own flattening), its objects take the next
-/// free numbers and go straight to the output, and only each object's offset (4 bytes while
-/// the file is under 4 GiB) and each record's number are kept. The container that holds
+/// free numbers and go straight to the output, and only each object's offset and each
+/// record's number are kept (as differences from the one before, about a byte each). The container that holds
 /// the records is written last, and the trailer names it as the top object; readers take
 /// objects in any order. The offset-table width is chosen at the end, from the table's
 /// offset; the reference width must be chosen before the first reference is written, so it
@@ -54,21 +54,25 @@ public struct BinaryPlistStreamWriter {
     let numberLimit: Int
 
     var encoder: BinaryPlistEncoder
-    /// Each object's offset in the file, by number.
-    var offsets = CompactIndices()
+    /// Each object's offset in the file, by number (rising, about a byte each).
+    var offsets = DeltaList()
     /// The numbers of the records appended so far.
-    var records = CompactIndices()
+    var records = DeltaList()
     /// The first record's number (the root when the document is one record read whole).
-    public var firstRecord: Int? { records.count > 0 ? records[0] : nil }
+    public var firstRecord: Int? { records.first }
     /// Bytes written so far (the next object's offset).
     var position = 0
     var shared = SharedScalars()
     /// Per value: each flattened object's number, and whether this value writes it.
     var numbers: [Int] = []
     var fresh: [Bool] = []
+    /// A container's encoding, looked up among the shared objects.
+    var containerKey: [UInt8] = []
     /// Whether UIDs are shared across values like other short scalars (a keyed archive's
     /// references to its classes and keys recur in every object).
     let sharesUIDs: Bool
+    /// Whether short containers whose children are all shared are shared too.
+    let sharesContainers: Bool
 
     /// Makes a writer.
     /// - Parameters:
@@ -78,12 +82,18 @@ public struct BinaryPlistStreamWriter {
     ///   - sharesUIDs: whether equal UIDs are shared across values too (the tree writer shares
     ///     none; every reader resolves a shared reference to the same value).
     ///   - maxSharedScalars: the most scalars shared across values (at most ``maxSharedScalars``).
+    ///   - sharesContainers: whether an array or dictionary is shared too when its children
+    ///     are all objects written before (shared) and its encoding is at most
+    ///     ``maxSharedLength`` bytes — an empty array, a keyed archive's `NSDictionary` of
+    ///     shared keys and values. The tree writer shares no containers; every reader
+    ///     resolves a shared container to the same value.
     public init(
         options: BinaryPlistWriter.Options = .init(), objectBound: Int, sharesUIDs: Bool = false,
-        maxSharedScalars: Int = BinaryPlistStreamWriter.maxSharedScalars
+        maxSharedScalars: Int = BinaryPlistStreamWriter.maxSharedScalars, sharesContainers: Bool = false
     ) {
         self.options = options
         self.sharesUIDs = sharesUIDs
+        self.sharesContainers = sharesContainers
         shared.capacity = min(maxSharedScalars, Self.maxSharedScalars)
         encoder = BinaryPlistEncoder(options: options)
         objectRefSize = BinaryPlistEncoder.byteCount(max(1, objectBound))
@@ -115,20 +125,40 @@ public struct BinaryPlistStreamWriter {
         // next ones, in the flattening order, which is also the order they are written in.
         numbers.removeAll(keepingCapacity: true)
         fresh.removeAll(keepingCapacity: true)
-        var next = offsets.count
         encoder.scalarBytes.withUnsafeBytes { scalars in
             for entry in encoder.entries {
-                if entry.kind == .scalar, let number = shared.find(scalars, entry.start, entry.count) {
-                    numbers.append(number)
-                    fresh.append(false)
-                    continue
-                }
-                if entry.kind == .scalar, Self.isShareable(scalars, entry.start, entry.count, uids: sharesUIDs) {
-                    shared.insert(scalars, entry.start, entry.count, number: next)
-                }
-                numbers.append(next)
-                fresh.append(true)
+                let number = entry.kind == .scalar ? shared.find(scalars, entry.start, entry.count) : nil
+                numbers.append(number ?? -1)
+                fresh.append(number == nil)
+            }
+        }
+        if sharesContainers {
+            // The flattening numbers a container before its children, so going backwards every
+            // child is settled before its container.
+            for i in encoder.entries.indices.reversed() where encoder.entries[i].kind != .scalar {
+                guard Self.containerEncoding(encoder.entries[i], refs: encoder.refs, numbers: numbers, fresh: fresh,
+                    refSize: objectRefSize, into: &containerKey),
+                    let number = containerKey.withUnsafeBytes({ key in shared.find(key, 0, key.count) })
+                else { continue }
+                numbers[i] = number
+                fresh[i] = false
+            }
+        }
+        var next = offsets.count
+        encoder.scalarBytes.withUnsafeBytes { scalars in
+            for (i, entry) in encoder.entries.enumerated() where fresh[i] {
+                numbers[i] = next
                 next += 1
+                if entry.kind == .scalar {
+                    if Self.isShareable(scalars, entry.start, entry.count, uids: sharesUIDs) {
+                        shared.insert(scalars, entry.start, entry.count, number: numbers[i])
+                    }
+                } else if sharesContainers,
+                    Self.containerEncoding(entry, refs: encoder.refs, numbers: numbers, fresh: fresh,
+                        refSize: objectRefSize, into: &containerKey)
+                {
+                    containerKey.withUnsafeBytes { key in shared.insert(key, 0, key.count, number: numbers[i]) }
+                }
             }
         }
         guard next <= numberLimit else {
@@ -169,17 +199,29 @@ public struct BinaryPlistStreamWriter {
     ///   - out: receives the bytes.
     ///   - flush: hands off `out` whenever a mebibyte has gathered.
     public mutating func writeRecordArray(into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
-        let records = records
-        return try writeContainer(.array, count: records.count, refs: { i in records[i] }, into: &out, flush: flush)
+        try writeContainer(.array, count: records.count, refs: records, into: &out, flush: flush)
     }
 
     /// Writes an array of objects already written and returns its object number.
     /// - Parameters:
     ///   - count: the elements.
-    ///   - refs: the object number of element `i`.
+    ///   - refs: the elements' object numbers, `count` of them.
     ///   - out: receives the bytes.
     ///   - flush: hands off `out` whenever a mebibyte has gathered.
-    public mutating func writeArray(count: Int, refs: (Int) -> Int, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+    public mutating func writeArray(count: Int, refs: [Int], into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        try writeContainer(.array, count: count, refs: refs, into: &out, flush: flush)
+    }
+
+    // The overloads below keep the element loop specialized (a generic `Sequence` parameter
+    // called from another module is not).
+
+    /// Writes an array of the objects numbered `refs` (already written).
+    package mutating func writeArray(count: Int, refs: Range<Int>, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        try writeContainer(.array, count: count, refs: refs, into: &out, flush: flush)
+    }
+
+    /// Writes an array of objects already written, their numbers kept in a ``PFCore/DeltaList``.
+    package mutating func writeArray(count: Int, refs: DeltaList, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
         try writeContainer(.array, count: count, refs: refs, into: &out, flush: flush)
     }
 
@@ -187,12 +229,12 @@ public struct BinaryPlistStreamWriter {
     /// others follow it).
     /// - Parameters:
     ///   - count: the UIDs.
-    ///   - uid: UID `i`.
+    ///   - uids: the UIDs, `count` of them.
     ///   - out: receives the bytes.
     ///   - flush: hands off `out` whenever a mebibyte has gathered.
     /// - Throws: ``BinaryPlistFailure/tooManyObjects(objectRefSize:)`` past the object bound,
     ///   ``BinaryPlistFailure/unwritableUID(_:)`` for a UID past 32 bits.
-    public mutating func writeUIDs(count: Int, uid: (Int) -> UInt64, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+    package mutating func writeUIDs(count: Int, uids: DeltaList, into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
         let first = offsets.count
         guard count <= numberLimit - first else {
             throw PFError(BinaryPlistFailure.tooManyObjects(objectRefSize: objectRefSize), path: .root)
@@ -202,9 +244,12 @@ public struct BinaryPlistStreamWriter {
             position = BinaryPlistLayout.headerSize
         }
         var mark = out.count
-        for i in 0..<count {
-            let value = uid(i)
-            guard value <= UInt64(UInt32.max) else { throw PFError(BinaryPlistFailure.unwritableUID(value), path: .root) }
+        var items = uids.makeIterator()
+        for _ in 0..<count {
+            guard let next = items.next() else { preconditionFailure("writeUIDs(count:uids:) was given fewer UIDs than count.") }
+            guard let value = UInt64(exactly: next), value <= UInt64(UInt32.max) else {
+                throw PFError(BinaryPlistFailure.unwritableUID(UInt64(truncatingIfNeeded: next)), path: .root)
+            }
             offsets.append(position + out.count - mark)
             // As BinaryPlistEncoder writes a UID: the fewest of 1, 2 or 4 bytes.
             let size = value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : 4
@@ -222,13 +267,13 @@ public struct BinaryPlistStreamWriter {
     ///   - values: the values' object numbers, one per key.
     ///   - out: receives the bytes.
     public mutating func writeDictionary(keys: [Int], values: [Int], into out: inout [UInt8]) throws(PFError) -> Int {
-        let refs = keys + values
-        return try writeContainer(.dictionary, count: keys.count, refs: { i in refs[i] }, into: &out, flush: { _ throws(PFError) in })
+        precondition(keys.count == values.count, "A dictionary has one value per key.")
+        return try writeContainer(.dictionary, count: keys.count, refs: keys + values, into: &out, flush: { _ throws(PFError) in })
     }
 
     /// Writes a container of `count` elements (members) whose references `refs` gives.
     private mutating func writeContainer(
-        _ type: BinaryPlistMarker, count: Int, refs: (Int) -> Int, into out: inout [UInt8], flush: Output
+        _ type: BinaryPlistMarker, count: Int, refs: some Sequence<Int>, into out: inout [UInt8], flush: Output
     ) throws(PFError) -> Int {
         let number = offsets.count
         guard number < numberLimit else {
@@ -242,8 +287,10 @@ public struct BinaryPlistStreamWriter {
         var mark = out.count
         BinaryPlistEncoder.appendMarker(type, count: count, to: &out)
         let n = type == .dictionary ? 2 * count : count
-        for i in 0..<n {
-            BinaryPlistEncoder.appendBigEndian(UInt64(refs(i)), size: objectRefSize, to: &out)
+        var items = refs.makeIterator()
+        for _ in 0..<n {
+            guard let ref = items.next() else { preconditionFailure("A container was given fewer references than its count.") }
+            BinaryPlistEncoder.appendBigEndian(UInt64(ref), size: objectRefSize, to: &out)
             if out.count >= 1 << 20 { try handOff(&out, mark: &mark, flush) }
         }
         position += out.count - mark
@@ -268,8 +315,8 @@ public struct BinaryPlistStreamWriter {
         let tableOffset = position
         let offsetSize = BinaryPlistEncoder.byteCount(tableOffset)
         var mark = out.count
-        for i in 0..<offsets.count {
-            BinaryPlistEncoder.appendBigEndian(UInt64(offsets[i]), size: offsetSize, to: &out)
+        for offset in offsets {
+            BinaryPlistEncoder.appendBigEndian(UInt64(offset), size: offsetSize, to: &out)
             if out.count >= 1 << 20 { try handOff(&out, mark: &mark, flush) }
         }
         // Trailer: five unused bytes and the sort version, the two widths, the object count,
@@ -283,6 +330,26 @@ public struct BinaryPlistStreamWriter {
         try handOff(&out, mark: &mark, flush)
     }
 
+    /// Writes into `key` the encoding of a container whose children are all shared objects
+    /// (numbered before this value) and returns `true`; returns `false`, leaving `key`
+    /// undefined, when a child is not or the encoding is longer than ``maxSharedLength``.
+    /// The encoding names the container's type and its children's numbers, so equal
+    /// encodings are equal values.
+    static func containerEncoding(
+        _ entry: BinaryPlistEncoder.Entry, refs: [Int], numbers: [Int], fresh: [Bool], refSize: Int, into key: inout [UInt8]
+    ) -> Bool {
+        let n = entry.kind == .dictionary ? 2 * entry.count : entry.count
+        // The marker takes 1 byte, 2 more past 14 elements.
+        guard 1 + n * refSize <= maxSharedLength else { return false }
+        for ref in refs[entry.start..<(entry.start + n)] where fresh[ref] { return false }
+        key.removeLast(key.count)
+        BinaryPlistEncoder.appendMarker(entry.kind == .array ? .array : .dictionary, count: entry.count, to: &key)
+        for ref in refs[entry.start..<(entry.start + n)] {
+            BinaryPlistEncoder.appendBigEndian(UInt64(numbers[ref]), size: refSize, to: &key)
+        }
+        return key.count <= maxSharedLength
+    }
+
     /// Whether a scalar's encoding may be shared across values: short, and not a UID
     /// unless `uids` (the tree writer shares no UIDs).
     static func isShareable(_ scalars: UnsafeRawBufferPointer, _ start: Int, _ count: Int, uids: Bool) -> Bool {
@@ -293,30 +360,6 @@ public struct BinaryPlistStreamWriter {
 // MARK: - Storage
 
 extension BinaryPlistStreamWriter {
-    /// Non-negative integers in 4 bytes each while they fit, else 8.
-    struct CompactIndices {
-        var narrow: [UInt32] = []
-        var wide: [Int] = []
-        var isWide = false
-
-        var count: Int { isWide ? wide.count : narrow.count }
-
-        mutating func append(_ value: Int) {
-            if !isWide {
-                if let small = UInt32(exactly: value) {
-                    narrow.append(small)
-                    return
-                }
-                isWide = true
-                wide = narrow.map { Int($0) }
-                narrow = []
-            }
-            wide.append(value)
-        }
-
-        subscript(i: Int) -> Int { isWide ? wide[i] : Int(narrow[i]) }
-    }
-
     /// A bounded open-addressing table of short scalar encodings and their object numbers.
     struct SharedScalars {
         struct Item {

@@ -65,19 +65,24 @@ import Testing
 
     /// nska-deserialize (and plistlib under it) flattens the two archives to equal values.
     static func pythonReadsAlike(_ whole: Data, _ streamed: Data, label: String) throws {
+        let script = """
+            import sys, json, nska_deserialize
+            a, b = (json.dumps(nska_deserialize.deserialize_plist(p), sort_keys=True, default=repr) for p in sys.argv[1:3])
+            print('same' if a == b else 'different')
+            """
+        let python = try Self.python(script, whole, streamed)
+        #expect(python.stdoutText == "same\n", "\(label): nska-deserialize \(python.stdoutText) \(python.stderr)")
+    }
+
+    /// Runs `script` with the paths of the two archives, written to a temporary directory.
+    static func python(_ script: String, _ whole: Data, _ streamed: Data) throws -> Peers.Result {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfarchive-keyed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let (a, b) = (dir.appendingPathComponent("whole.archive"), dir.appendingPathComponent("streamed.archive"))
         try whole.write(to: a)
         try streamed.write(to: b)
-        let script = """
-            import sys, json, nska_deserialize
-            a, b = (json.dumps(nska_deserialize.deserialize_plist(p), sort_keys=True, default=repr) for p in sys.argv[1:3])
-            print('same' if a == b else 'different')
-            """
-        let python = try Peers.python(script, [a.path, b.path])
-        #expect(python.stdoutText == "same\n", "\(label): nska-deserialize \(python.stdoutText) \(python.stderr)")
+        return try Peers.python(script, [a.path, b.path])
     }
 
     /// Records of every kind the keyed JSON form holds: every Parse type, `$class` objects
@@ -153,6 +158,54 @@ import Testing
         // record its dictionary, NS.keys, NS.objects, its unique string and two UIDs (unshared,
         // 4 keys and 4 values with a UID each and a class UID would add 17).
         #expect(try BinaryPlistReader.info(streamed).numObjects < count * 7)
+    }
+
+    /// Objects of equal contents — empty dictionaries and arrays, a record of shared keys
+    /// and values — are each their own archive object (a UID in `$objects`), and those UIDs
+    /// name one shared property-list object: the archive is a fraction of the whole route's,
+    /// and pfarchive, Foundation, nska-deserialize and bpylist2 read as many distinct objects
+    /// as the whole route's archive holds.
+    @Test func equalObjectsShareTheirPropertyListObject() throws {
+        var records: [String] = []
+        for i in 0..<3_000 {
+            records.append(["{}", "[]", #"{"a":{}}"#, #"[{},[]]"#, #"{"k":"v","n":1}"#, #"{"k":"v\#(i % 3)"}"#][i % 6])
+        }
+        let input = Data("[\(records.joined(separator: ","))]".utf8)
+        let whole = try RecordStreamTests.whole(input, from: .json, to: .keyed)
+        try Self.check(input, from: .json, label: "equal objects", sizes: [5, 1 << 20], peers: true)
+        let streamed = try Self.streamed(input, from: .json)
+        try Self.bpylist2ReadsAlike(whole, streamed, label: "equal objects")
+        // Every record stays its own object: the JSON has no `$id`/`$ref` (as the whole route's).
+        let json = try Self.decoded(streamed)
+        #expect(!String(decoding: json, as: UTF8.self).contains("$ref"))
+        // Per record: its UID in the records' NS.objects (one UID object); its objects share
+        // their property-list objects after the first few records, except where a record
+        // holds another object, whose UID is its own: `{"a":{}}` adds that UID, its
+        // NS.objects and its dictionary (3), `[{},[]]` two UIDs, NS.objects, dictionary (4).
+        let sixes = records.count / 6
+        #expect(try BinaryPlistReader.info(streamed).numObjects < records.count + 7 * sixes + 100)
+        #expect(streamed.count * 2 < whole.count)
+        // `[{},{},…]`, the worst shape.
+        let empties = Data("[\(Array(repeating: "{}", count: 5_000).joined(separator: ","))]".utf8)
+        try Self.check(empties, from: .json, label: "empty objects", sizes: [1 << 20], peers: true)
+        try Self.bpylist2ReadsAlike(
+            try RecordStreamTests.whole(empties, from: .json, to: .keyed), try Self.streamed(empties, from: .json), label: "empty objects")
+    }
+
+    /// bpylist2 unarchives the two archives to equal values (it knows no NSNull: records
+    /// without nulls only).
+    static func bpylist2ReadsAlike(_ whole: Data, _ streamed: Data, label: String) throws {
+        let script = """
+            import sys, json
+            from bpylist2 import archiver
+            def load(p):
+                with open(p, 'rb') as f:
+                    return json.dumps(archiver.unarchive(f.read()), sort_keys=True, default=repr)
+            a, b = (load(p) for p in sys.argv[1:3])
+            print('same' if a == b else 'different', len(json.loads(a)))
+            """
+        let python = try Self.python(script, whole, streamed)
+        #expect(python.stdoutText.hasPrefix("same "), "\(label): bpylist2 \(python.stdoutText) \(python.stderr)")
     }
 
     /// `$id`s shared between records cannot be archived one at a time: the stream declines
