@@ -54,16 +54,18 @@ import Testing
 
     static let pythonSetupHint = "Python peer failed; run scripts/setup.sh and set PFARCHIVE_PYTHON=.venv/bin/python"
 
-    /// Renders each file plistlib reads as one JSON line in the `EXPECTED/*.plistlib.json` form.
+    /// Renders each file plistlib reads as one JSON line in the `EXPECTED/*.plistlib.json` form,
+    /// with marker keys no generated string can be (``PlistlibJSON/Markers/peer``: a random
+    /// dictionary may well be `{"CF$UID": -1}`).
     static let plistlibToJSON = #"""
         import sys, json, plistlib, datetime, binascii
         sys.stdout.reconfigure(encoding="utf-8")
         def conv(v):
             if isinstance(v, dict): return {k: conv(x) for k, x in v.items()}
             if isinstance(v, list): return [conv(x) for x in v]
-            if isinstance(v, datetime.datetime): return {"$date": v.isoformat()}
-            if isinstance(v, bytes): return {"$bytes_hex": binascii.hexlify(v).decode()}
-            if isinstance(v, plistlib.UID): return {"CF$UID": v.data}
+            if isinstance(v, datetime.datetime): return {"\u0001date": v.isoformat()}
+            if isinstance(v, bytes): return {"\u0001bytes_hex": binascii.hexlify(v).decode()}
+            if isinstance(v, plistlib.UID): return {"\u0001uid": v.data}
             return v
         for path in sys.argv[1:]:
             with open(path, "rb") as f:
@@ -78,6 +80,9 @@ import Testing
         await propertyCheck(count: 60, input: ValueGen.document(Self.shape)) { value in
             values.append(value)
         }
+        // Dictionaries spelled like the fixtures' markers are dictionaries (generated keys
+        // include "CF$UID"; a negative one once trapped the parser).
+        values += [["CF$UID": -1], ["CF$UID": 5], ["$date": "2001-01-01T00:00:00"], ["$bytes_hex": "ab"]]
         var paths: [String] = []
         for (i, value) in values.enumerated() {
             let url = dir.appendingPathComponent("\(i).bplist")
@@ -89,7 +94,7 @@ import Testing
         let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: true)
         try #require(lines.count == values.count)
         for (line, value) in zip(lines, values) {
-            let seen = try PlistlibJSON.value(fromJSON: Data(line.utf8))
+            let seen = try PlistlibJSON.value(fromJSON: Data(line.utf8), markers: .peer)
             #expect(BPlist.samePeerValue(seen, value), "plistlib read \(line.prefix(200))")
         }
     }

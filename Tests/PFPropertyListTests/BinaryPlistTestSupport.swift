@@ -55,15 +55,36 @@ struct PlistlibJSON {
         var description: String
     }
 
+    /// The keys of the one-member dictionaries that stand for a date, data and a UID.
+    struct Markers {
+        var date: String
+        var bytes: String
+        var uid: String
+        /// The fixtures' spelling.
+        static let fixtures = Markers(date: "$date", bytes: "$bytes_hex", uid: "CF$UID")
+        /// The peer tests' spelling, which no generated key can be (``BPlist/json(_:)``'s).
+        static let peer = Markers(date: "\u{1}date", bytes: "\u{1}bytes_hex", uid: "\u{1}uid")
+    }
+
     let bytes: [UInt8]
     var i = 0
+    var markers = Markers.fixtures
 
-    static func value(fromJSON data: Data) throws -> PFValue {
-        var parser = PlistlibJSON(bytes: Array(data), i: 0)
+    static func value(fromJSON data: Data, markers: Markers = .fixtures) throws -> PFValue {
+        var parser = PlistlibJSON(bytes: Array(data), i: 0, markers: markers)
         let v = try parser.parseValue()
         parser.skipSpace()
         guard parser.i == parser.bytes.count else { throw Failure(description: "trailing bytes at \(parser.i)") }
         return v
+    }
+
+    /// A UID's number: a non-negative integer (anything else under the marker stays a dictionary).
+    static func uid(_ value: PFValue?) -> UInt64? {
+        switch value {
+        case .int(let i)?: UInt64(exactly: i)
+        case .uint(let u)?: u
+        default: nil
+        }
     }
 
     mutating func skipSpace() {
@@ -95,12 +116,12 @@ struct PlistlibJSON {
                 try expect("}")
                 break
             }
-            if members.count == 1, case .string(let text)? = members["$date"] {
-                guard let date = PFDateFormat.parseISO8601(text) else { throw Failure(description: "bad $date \(text)") }
+            if members.count == 1, case .string(let text)? = members[markers.date] {
+                guard let date = PFDateFormat.parseISO8601(text) else { throw Failure(description: "bad date \(text)") }
                 return .date(date)
             }
-            if members.count == 1, case .string(let hex)? = members["$bytes_hex"] { return .data(BPlist.bytes(hex)) }
-            if members.count == 1, let uid = members["CF$UID"]?.int64Value { return .uid(UInt64(uid)) }
+            if members.count == 1, case .string(let hex)? = members[markers.bytes] { return .data(BPlist.bytes(hex)) }
+            if members.count == 1, let uid = Self.uid(members[markers.uid]) { return .uid(uid) }
             return .dictionary(members)
         case UInt8(ascii: "["):
             i += 1
