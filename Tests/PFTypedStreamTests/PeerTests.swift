@@ -32,14 +32,15 @@ import Testing
     // MARK: - pfarchive writes, pytypedstream reads
 
     /// Decodes a stream with `typedstream.unarchive_from_data` and prints a tagged JSON form:
-    /// floats and bytes in hex so nothing is rounded.
+    /// floats, bytes and strings (as UTF-8) in hex so nothing is rounded, and no string passes
+    /// through Foundation's JSON reader or writer, which drop some U+FEFF characters.
     static let unarchiveScript = #"""
 import sys, json, struct, typedstream
 from typedstream.types import foundation as F
 from typedstream import archiving as A
 def conv(o):
     if o is None: return None
-    if isinstance(o, F.NSString): return o.value
+    if isinstance(o, F.NSString): return {"s": o.value.encode("utf-8").hex()}
     if isinstance(o, F.NSNumber):
         v = o.value
         if o.type_encoding == b"c" and v in (0, 1): return bool(v)
@@ -63,11 +64,11 @@ print(json.dumps(conv(typedstream.unarchive_from_data(sys.stdin.buffer.read())))
         case .int(let i): return NSNumber(value: i)
         case .uint(let u): return NSNumber(value: u)
         case .double(let d): return ["d": hex(d)]
-        case .string(let s): return s
+        case .string(let s): return ["s": Data(s.utf8).map { String(format: "%02x", $0) }.joined()]
         case .data(let d): return ["data": d.map { String(format: "%02x", $0) }.joined()]
         case .date(let d): return ["date": hex(d.timeIntervalSinceReferenceDate)]
         case .array(let items): return items.map(tagged)
-        case .dictionary(let members): return ["dict": members.map { [$0.key, tagged($0.value)] }]
+        case .dictionary(let members): return ["dict": members.map { [tagged(.string($0.key)), tagged($0.value)] }]
         case .uid: return NSNull()
         }
     }
@@ -86,19 +87,15 @@ print(json.dumps(conv(typedstream.unarchive_from_data(sys.stdin.buffer.read())))
         switch value {
         case .int(let i): return Int32(exactly: i) != nil
         case .uint: return false
-        // The comparison goes through Foundation's JSONSerialization, which drops a leading
-        // U+FEFF from strings: such values would differ on our side of the check, not in the stream.
-        case .string(let s): return !s.hasPrefix("\u{FEFF}")
         case .array(let items): return items.allSatisfy(fitsPeer)
-        case .dictionary(let m): return m.allSatisfy { !$0.key.hasPrefix("\u{FEFF}") && fitsPeer($0.value) }
+        case .dictionary(let m): return m.allSatisfy { fitsPeer($0.value) }
         default: return true
         }
     }
 
     @Test func pytypedstreamReadsWhatWeWrite() async throws {
         try Self.requirePeer()
-        await propertyCheck(count: 40, input: ValueGen.document(Self.peerShape)) { value in
-            guard Self.fitsPeer(value) else { return }
+        func check(_ value: PFValue) throws {
             let data = try TypedStream.encodeValue(value)
             let result = try Peers.python(Self.unarchiveScript, input: data)
             #expect(result.status == 0, "\(result.stderr)")
@@ -106,6 +103,13 @@ print(json.dumps(conv(typedstream.unarchive_from_data(sys.stdin.buffer.read())))
             let ours = try JSONSerialization.jsonObject(
                 with: JSONSerialization.data(withJSONObject: Self.tagged(value), options: [.fragmentsAllowed]), options: [.fragmentsAllowed])
             #expect((theirs as? NSObject) == (ours as? NSObject))
+        }
+        // U+FEFF leading a string, and ending a long one after a non-BMP character: Foundation's
+        // JSON reader drops both, which the hex form of strings keeps out of the comparison.
+        try check(["\u{FEFF}a": "\u{FEFF}", "\u{D994A}teSakey.with.dotsZIOpNqG5r/\u{FEFF}": .null])
+        await propertyCheck(count: 40, input: ValueGen.document(Self.peerShape)) { value in
+            guard Self.fitsPeer(value) else { return }
+            try check(value)
         }
     }
 
