@@ -13,8 +13,9 @@ import Musl
 import Darwin
 #endif
 
-/// Where a Parse export's files are: a directory, or a `.zip` of one (files at the top or in
-/// one folder). Hands out each file's bytes in chunks so nothing reads a file whole.
+/// Where a Parse export's files are: a directory, a `.zip` of one (files at the top or in
+/// one folder), or one class file read as an export of that class (`GameScore.json`, as
+/// a source only). Hands out each file's bytes in chunks so nothing reads a file whole.
 final class ExportContainer {
     /// One file of the export.
     struct File {
@@ -31,6 +32,8 @@ final class ExportContainer {
     enum Kind {
         case directory(URL)
         case zip(URL, Archive)
+        /// One class file (`.json` or `.json.gz`, not a zip): an export of that one class.
+        case classFile(URL)
     }
 
     let kind: Kind
@@ -64,8 +67,16 @@ final class ExportContainer {
             return
         }
         guard ZipEntryData.hasEndRecord(atPath: url.path) else {
-            // A file of another name (`export.json`) was taken for a Parse export: say what one is.
-            let hint = url.pathExtension.lowercased() == "zip" ? "" : "; a Parse export is a directory or a .zip of class files"
+            // One class file, as Parse's dashboard exports a class: an export of that class.
+            let name = url.lastPathComponent
+            if url.pathExtension.lowercased() != "zip" && ParseExport.isClassFileName(name) && !excluding.contains(name) {
+                kind = .classFile(url)
+                let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+                files = [File(name: name, path: url.path, size: size)]
+                return
+            }
+            // A file of another name was taken for a Parse export: say what one is.
+            let hint = url.pathExtension.lowercased() == "zip" ? "" : "; a Parse export is a directory, a .zip of class files or one <Class>.json file"
             throw PFError(StoreFailure.notAZip(path: url.path, reason: "no end of central directory record" + hint), format: ParseExportStore.format)
         }
         let archive: Archive
@@ -135,7 +146,7 @@ final class ExportContainer {
     /// Whether the file is stored as plain JSON in a directory, so that a row can be read
     /// again at its offset in the file; `false` for a zip's member and a compressed file.
     func isPlainFileOnDisk(_ file: File) -> Bool {
-        guard case .directory = kind else { return false }
+        if case .zip = kind { return false }
         let fd = open(file.path, O_RDONLY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -149,7 +160,7 @@ final class ExportContainer {
         of file: File, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PFError) -> Void
     ) throws(PFError) {
         switch kind {
-        case .directory:
+        case .directory, .classFile:
             try Self.readFile(atPath: file.path, chunkSize: chunkSize, body)
         case .zip(let url, _):
             try extract(file, url: url, chunkSize: chunkSize, body)
@@ -178,7 +189,11 @@ final class ExportContainer {
     /// A file-level error with the export and the file's name in front.
     private func named(_ error: PFError, _ file: File) -> PFError {
         var e = error
-        e.message = "\(location): \(file.name): " + e.message
+        if case .classFile = kind {
+            e.message = "\(location): " + e.message
+        } else {
+            e.message = "\(location): \(file.name): " + e.message
+        }
         return e
     }
 

@@ -288,6 +288,37 @@ enum SQLiteSource {
         #expect(diff == nil, "\(diff ?? "")")
     }
 
+    /// One class file of a real Parse export imports as an export of that class, and
+    /// `inspect` shows the store it made (classes, counts, field types) without writing a file
+    /// beside it.
+    @Test func oneClassFileImportsAndInspectShowsTheStore() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = Fixtures.real.appendingPathComponent("parse/Comment.json")
+        let sqlite = dir.appendingPathComponent("comments.sqlite")
+        let result = try CLI.run(["import", file.path, sqlite.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.hasSuffix("imported 1 object of 1 class and 0 relation rows into \(sqlite.path); 3 dangling pointers, 0 rejected\n"), "\(result.stdoutText)")
+        let text = try CLI.run(["inspect", sqlite.path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdoutText.hasPrefix("File:        \(sqlite.path)\nFormat:      pfarchive SQLite store\nClass Comment — 1 object\n  by: Pointer<_User>\n"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("  upvotes: Number\n"))
+        let json = try CLI.run(["inspect", sqlite.path, "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(report["format"] as? String == "pfarchive-sqlite")
+        let comment = (report["classes"] as? [String: Any])?["Comment"] as? [String: Any]
+        #expect(comment?["objects"] as? Int == 1)
+        #expect((comment?["fields"] as? [String: String])?["parentWord"] == "Pointer<Word>")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["comments.sqlite"])
+        // A file that is neither a class file nor a zip still says what an export is.
+        let other = dir.appendingPathComponent("notes.txt")
+        try Data("hello".utf8).write(to: other)
+        let refused = try CLI.run(["import", other.path, dir.appendingPathComponent("x.sqlite").path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("a Parse export is a directory, a .zip of class files or one <Class>.json file"), "\(refused.stderr)")
+    }
+
     @Test func theSampleReportsItsDanglingPointerAndKeepsNumbersApart() throws {
         let dir = try SQLiteSource.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -364,14 +364,21 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         let bytes = try Data(contentsOf: real)
         let cut = scratch.path("cut.zip")
         try bytes.dropLast(22).write(to: cut)
-        for url in [json, cut] {
+        let text = scratch.path("export.txt")
+        try Data(contentsOf: json).write(to: text)
+        for url in [text, cut] {
             #expect(!ZipEntryData.hasEndRecord(atPath: url.path))
             #expect { try ParseExportStore(url: url).objects(in: "Item") } throws: { error in
                 guard case .notAZip(let path, let reason)? = (error as? PFError)?.failure(as: StoreFailure.self) else { return false }
-                let hint = url == json ? "; a Parse export is a directory or a .zip of class files" : ""
+                let hint = url == text ? "; a Parse export is a directory, a .zip of class files or one <Class>.json file" : ""
                 return path == url.path && reason == "no end of central directory record" + hint
             }
         }
+        // A class file that is not a zip is an export of its one class.
+        #expect(!ZipEntryData.hasEndRecord(atPath: json.path))
+        let one = ParseExportStore(url: json)
+        #expect(try one.classNames() == ["export"])
+        #expect(try one.objects(in: "export").count == 500_001)
         // A comment after the end record: the record is still found in the last 64 KiB.
         var commented = bytes
         let comment = Data(repeating: UInt8(ascii: "c"), count: 60_000)
@@ -383,6 +390,40 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         #expect(ZipEntryData.hasEndRecord(atPath: withComment.path))
         #expect(try ParseExportStore(url: withComment).objects(in: "Item").isEmpty)
         #expect(!ZipEntryData.hasEndRecord(atPath: scratch.path("missing.zip").path))
+    }
+
+    /// One class file, as Parse's dashboard exports a class, reads as an export of that class:
+    /// the same objects, schema and Relations as in the whole export, plain or compressed, an
+    /// error in it named once, and it is still refused as a destination, left as it was.
+    @Test func aClassFileAloneIsAnExportOfItsClass() throws {
+        let scratch = try Scratch()
+        let whole = ParseExportStore(url: realExport)
+        for name in ["Comment", "NameWord", "_Role"] {
+            let one = ParseExportStore(url: realExport.appendingPathComponent(name + ".json"))
+            #expect(try one.classNames() == [name])
+            #expect(try one.objects(in: name) == whole.objects(in: name), "\(name)")
+            // A Relation is known from its join file, which is not there.
+            #expect(try one.schema().classes[name] == whole.schema().classes[name]?.filter { $0.value.type != .relation }, "\(name)")
+            #expect(try one.relations().isEmpty)
+        }
+        // Compressed, whatever its name says.
+        let dir = try CompressedClassFileTests.compressedCopy(in: scratch)
+        #expect(try ParseExportStore(url: dir.appendingPathComponent("NameWord.json.gz")).objects(in: "NameWord") == whole.objects(in: "NameWord"))
+        #expect(try ParseExportStore(url: dir.appendingPathComponent("Comment.json")).objects(in: "Comment") == whole.objects(in: "Comment"))
+        // An error in the file names it once.
+        let broken = scratch.path("Item.json")
+        try Data(#"{"results":[{"objectId":"a"},"#.utf8).write(to: broken)
+        do {
+            _ = try ParseExportStore(url: broken).objects(in: "Item")
+            Issue.record("a cut file was read")
+        } catch {
+            #expect(error.message.hasPrefix(broken.path + ": ") && !error.message.contains("Item.json: Item.json"), "\(error)")
+        }
+        // Never a destination: the file is left as it was.
+        let before = try Data(contentsOf: broken)
+        #expect(throws: PFError.self) { try StoreTransfer.copy(from: whole, to: ParseExportStore(url: broken)) }
+        #expect(try Data(contentsOf: broken) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == ["Item.json", dir.lastPathComponent].sorted())
     }
 
     @Test func zipBombsAreStopped() throws {

@@ -9,7 +9,8 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the objects and relations of one store into another.",
         discussion: """
-            SOURCE and DEST are store paths or URLs: a directory or .zip is a Parse export; \
+            SOURCE and DEST are store paths or URLs: a directory or .zip is a Parse export \
+            (a SOURCE may also be one <Class>.json file, an export of that class); \
             .sqlite or .db is pfarchive's SQLite store, or a Core Data store (read-only) when \
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
             directory (or a new .jsonl path) is Parse Server's Mongo shape, while a .ndjson \

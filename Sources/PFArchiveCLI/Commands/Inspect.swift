@@ -77,7 +77,12 @@ struct Inspect: ParsableCommand {
             return
         }
         if isSQLiteFile() {
-            try inspectCoreData(options: options)
+            // pfarchive's own store, told by its application id; any other is a Core Data store.
+            if StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) == .pfarchive && !graphRequested {
+                try inspectStore(options: options)
+            } else {
+                try inspectCoreData(options: options)
+            }
             return
         }
         let bytes: Data
