@@ -12,8 +12,8 @@ extension RecordStream {
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
-    /// The inputs walked by their large containers: JSON text and binary property lists.
-    public static let largeFormats: Set<DataFormat> = [.json, .bplist]
+    /// The inputs walked by their large containers: JSON text, binary and XML property lists.
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist]
 
     /// The span (in bytes of JSON text) above which a container is walked member by member
     /// rather than read whole; a binary property list's is ``PFPropertyList/BinaryPlistReader/largeNodes``
@@ -54,7 +54,9 @@ extension RecordStream {
         options: Options, largeDocument bytes: Data, threshold: Int? = nil,
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
-        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil
+        // An input over the limit is the whole route's error (the input's, not a format's).
+        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil,
+            bytes.count <= options.limits.maxInputBytes
         else { return nil }
         var sink = Sink(options: options)
         var pieces = 0
@@ -70,6 +72,9 @@ extension RecordStream {
             let reader = BinaryPlistReader(options: .init(limits: options.limits))
             guard try reader.walk(bytes, threshold: threshold ?? BinaryPlistReader.largeNodes, keyOrder: keyOrder, visit: take)
             else { return nil }
+        } else if options.from == .xmlplist {
+            let reader = XMLPlistReader(options: .init(limits: options.limits))
+            guard try reader.walk(bytes, threshold: threshold ?? largeThreshold, keyOrder: keyOrder, visit: take) else { return nil }
         } else {
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
             let walked = try bytes.withBytes { raw throws(PFError) -> Bool in
