@@ -147,14 +147,7 @@ import Testing
         cases.append(("lone lead byte", Data(bad)))
         for (label, input) in cases {
             for threshold in [0, 20, 64] { try Self.check(input, label: "\(label) / \(threshold)", threshold: threshold, mayDecline: true) }
-            guard (try? FormatIO.read(input, options: .init(format: .xmlplist))) == nil else { continue }
-            var options = RecordStream.Options(from: .xmlplist, to: .json)
-            options.inputBytes = input.count
-            var wrote = false
-            #expect(throws: PFError.self, "\(label)") {
-                try RecordStream.convert(options: options, largeDocument: input, threshold: 0) { _ throws(PFError) in wrote = true }
-            }
-            #expect(!wrote, "\(label)")
+            Large.expectNothingWrittenBeforeAReadingError(input, label: label, from: .xmlplist)
         }
     }
 
