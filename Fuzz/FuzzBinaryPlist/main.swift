@@ -23,14 +23,9 @@ func fuzzBinaryPlist(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 func fuzzWalk(_ data: Data) {
     let reader = BinaryPlistReader(options: .init(limits: FuzzDriver.limits))
     let whole = Result { () throws(PFError) -> PFValue in try reader.read(data) }
-    var rebuilder = DocumentRebuilder()
-    var declined = false
-    let walked = Result { () throws(PFError) in
-        declined = try !reader.walk(data, threshold: 2) { event throws(PFError) in rebuilder.take(event) }
+    FuzzDriver.checkWalk(whole: whole, "binary property list walk") { visit throws(PFError) in
+        try reader.walk(data, threshold: 2, visit: visit)
     }
-    if declined { return }
-    if case .failure = whole, rebuilder.root != nil { fatalError("the walk handed out events for a file the reader refuses") }
-    FuzzDriver.checkWalk(whole: whole, walked: walked, rebuilt: rebuilder.root, "binary property list walk")
 }
 
 FuzzDriver.main(fuzzBinaryPlist)

@@ -1,4 +1,5 @@
-// libFuzzer target: the XML property list reader, then the writer.
+// libFuzzer target: the XML property list reader, then the writer, and the walk by large
+// containers against the whole read.
 import Foundation
 import PFCore
 import PFFuzzSupport
@@ -11,7 +12,19 @@ func fuzzXMLPlist(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         FuzzDriver.exercise(value)
         _ = try? XMLPlistWriter().write(value)
     }
+    fuzzWalk(data)
     return 0
+}
+
+/// `XMLPlistReader.walk` with a small threshold (bytes of text; the first byte picks it, from
+/// 0 to 63): its events, put back together, are the value the whole read gives, and a document
+/// the whole read refuses fails with the same error before any event (or the walk declines it).
+func fuzzWalk(_ data: Data) {
+    let reader = XMLPlistReader(options: .init(limits: FuzzDriver.limits))
+    let whole = Result { () throws(PFError) -> PFValue in try reader.read(data) }
+    FuzzDriver.checkWalk(whole: whole, sameErrors: true, "XML property list walk") { visit throws(PFError) in
+        try reader.walk(data, threshold: Int(data.first ?? 0) & 63, visit: visit)
+    }
 }
 
 FuzzDriver.main(fuzzXMLPlist)

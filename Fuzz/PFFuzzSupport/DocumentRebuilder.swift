@@ -34,6 +34,33 @@ public struct DocumentRebuilder {
 }
 
 extension FuzzDriver {
+    /// Runs a walk and traps unless it agrees with the whole read of the same input (see
+    /// ``checkWalk(whole:walked:rebuilt:_:)``); a walk that declines is not checked, and one
+    /// that hands out events for an input the reader refuses traps.
+    /// - Parameters:
+    ///   - whole: the whole read's result.
+    ///   - sameErrors: whether the errors must be equal whole (message, place, key path), not
+    ///     only their code.
+    ///   - name: the walk, for the message.
+    ///   - walk: runs the walk, handing its events to the closure it is given; returns
+    ///     whether it walked (`false`: declined).
+    public static func checkWalk(
+        whole: Result<PFValue, PFError>, sameErrors: Bool = false, _ name: String,
+        walk: ((PFDocumentEvent) throws(PFError) -> Void) throws(PFError) -> Bool
+    ) {
+        var rebuilder = DocumentRebuilder()
+        var declined = false
+        let walked = Result { () throws(PFError) in
+            declined = try !walk { event throws(PFError) in rebuilder.take(event) }
+        }
+        if declined { return }
+        if case .failure = whole, rebuilder.root != nil { fatalError("the \(name) handed out events for an input the reader refuses") }
+        if sameErrors, case .failure(let error) = whole, case .failure(let walkError) = walked, error.description != walkError.description {
+            fatalError("the \(name) fails with \(walkError), the reader with \(error)")
+        }
+        checkWalk(whole: whole, walked: walked, rebuilt: rebuilder.root, name)
+    }
+
     /// Traps unless a walk agrees with the whole read of the same input: the rebuilt value is
     /// the value read, or both fail with the same error code.
     /// - Parameters:

@@ -12,40 +12,44 @@ extension RecordStream {
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
-    /// The inputs walked by their large containers: JSON text and binary property lists.
-    public static let largeFormats: Set<DataFormat> = [.json, .bplist]
+    /// The inputs walked by their large containers: JSON text, binary and XML property lists.
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist]
 
-    /// The span (in bytes of JSON text) above which a container is walked member by member
-    /// rather than read whole; a binary property list's is ``PFPropertyList/BinaryPlistReader/largeNodes``
-    /// (nodes of its expanded tree).
+    /// The span (in bytes of JSON or XML property list text) above which a container is walked
+    /// member by member rather than read whole; a binary property list's is
+    /// ``PFPropertyList/BinaryPlistReader/largeNodes`` (nodes of its expanded tree).
     public static let largeThreshold = 1 << 20
 
-    /// Converts a JSON document or binary property list that is not a sequence of records — a
-    /// GeoJSON feature collection, an object of large maps, an export wrapped at any depth —
-    /// without building its tree: every container larger than `threshold` is walked member
-    /// by member (``PFJSON/JSONLargeDocument``, ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``),
+    /// Converts a JSON document, binary or XML property list that is not a sequence of records
+    /// — a GeoJSON feature collection, an object of large maps, an export wrapped at any depth,
+    /// an iTunes library — without building its tree: every container larger than `threshold`
+    /// is walked member by member (``PFJSON/JSONLargeDocument``,
+    /// ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``,
+    /// ``PFPropertyList/XMLPlistReader/walk(_:threshold:keyOrder:visit:)``),
     /// each of its other members is read whole and written by the format's own emitter at
     /// its depth, so memory is the input's pages, the largest piece times the nesting, and
     /// what the output format keeps (a binary property list's object offsets and the
     /// references of each large container's children; a binary property list input's node
-    /// counts, four bytes an object). The output is the whole route's byte for byte (JSON,
+    /// counts, four bytes an object; an XML property list input's key hashes, eight bytes a
+    /// key of the dictionaries open during its check). The output is the whole route's byte for byte (JSON,
     /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
     /// that reads back to the same value (its objects are numbered in another order).
     /// The input is checked whole first, with the whole read's checks and errors, so a
     /// reading error comes before anything is written.
     /// - Parameters:
-    ///   - options: `from` is `json` or `bplist`; `to` is `json`, `cbor`, `xmlplist` or
+    ///   - options: `from` is `json`, `bplist` or `xmlplist`; `to` is `json`, `cbor`, `xmlplist` or
     ///     `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and
     ///     `inputBytes` (for a binary property list output) as the whole route takes them.
     ///   - bytes: the document (mapped, for a file).
-    ///   - threshold: the size above which a container is walked: bytes of JSON text, nodes
-    ///     of a binary property list's expanded tree (`nil`: ``largeThreshold``,
+    ///   - threshold: the size above which a container is walked: bytes of JSON or XML text,
+    ///     nodes of a binary property list's expanded tree (`nil`: ``largeThreshold``,
     ///     ``PFPropertyList/BinaryPlistReader/largeNodes``; tests make it small).
     ///   - write: receives the output in chunks of about a mebibyte.
     ///   - progress: called now and then with the pieces (values read whole) written so far.
     /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
-    ///   when the document has no large root container, does not validate (JSON), or needs the
-    ///   whole read (convert it whole; the whole read reports its errors).
+    ///   when the document has no large root container, does not validate (JSON), is larger
+    ///   than `limits.maxInputBytes`, or needs the whole read (convert it whole; the whole read
+    ///   reports its errors).
     /// - Throws: ``PFCore/PFError`` as the whole route reads and writes, with the key path from
     ///   the root (a reading error before a writing one, as reading precedes writing there),
     ///   and from `write`.
@@ -54,7 +58,9 @@ extension RecordStream {
         options: Options, largeDocument bytes: Data, threshold: Int? = nil,
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
-        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil
+        // An input over the limit is the whole route's error (the input's, not a format's).
+        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil,
+            bytes.count <= options.limits.maxInputBytes
         else { return nil }
         var sink = Sink(options: options)
         var pieces = 0
@@ -70,6 +76,9 @@ extension RecordStream {
             let reader = BinaryPlistReader(options: .init(limits: options.limits))
             guard try reader.walk(bytes, threshold: threshold ?? BinaryPlistReader.largeNodes, keyOrder: keyOrder, visit: take)
             else { return nil }
+        } else if options.from == .xmlplist {
+            let reader = XMLPlistReader(options: .init(limits: options.limits))
+            guard try reader.walk(bytes, threshold: threshold ?? largeThreshold, keyOrder: keyOrder, visit: take) else { return nil }
         } else {
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
             let walked = try bytes.withBytes { raw throws(PFError) -> Bool in

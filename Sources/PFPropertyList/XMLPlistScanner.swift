@@ -78,6 +78,12 @@ struct XMLPlistFrame {
     var streams = false
     /// Elements handed to the callback.
     var streamed = 0
+    /// Members counted and not kept, in a check (``XMLPlistScanner/check``).
+    var checked = 0
+    /// A checked dictionary's keys, hashed, for its repeated-key check.
+    var keyHashes: Set<Int> = []
+    /// Whether a checked dictionary's first member is `CF$UID` with an integer `N ≥ 0`.
+    var uidMember = false
 
     var element: XMLPlistElement { isDictionary ? .dict : .array }
 }
@@ -154,6 +160,8 @@ struct XMLPlistScanner {
     /// Whether the records' array (the root, or a first `results` member of the root
     /// dictionary) hands its elements to ``readDocument(records:)``'s callback.
     var streamingRecords = false
+    /// Set for a check: every check of a read, no values kept (``XMLPlistCheck``).
+    var check: XMLPlistCheck?
 
     init(_ bytes: UnsafeRawBufferPointer, limits: PFLimits) {
         self.bytes = bytes
@@ -348,7 +356,7 @@ struct XMLPlistScanner {
                 }
                 try readEndTag(stack[top].element, openOffset: stack[top].openOffset)
                 let frame = stack.removeLast()
-                let value = Self.finish(frame)
+                let value = check == nil ? Self.finish(frame) : checked(frame)
                 if stack.isEmpty { return value }
                 try deliver(value, records: records)
                 continue
@@ -447,17 +455,18 @@ struct XMLPlistScanner {
                 throw fail(.valueWithoutKey, at: pos)
             }
             stack[top].pendingKey = nil
-            if stack[top].members.updateValue(value, forKey: key) != nil {
+            let repeated = check == nil ? stack[top].members.updateValue(value, forKey: key) != nil : try checkMember(key, value)
+            if repeated {
                 var error = fail(.duplicateKey(key), at: stack[top].keyOffset)
                 error.path = PFKeyPath(currentPath() + [.key(key)])
                 throw error
             }
-            if stack[top].members.count > limits.maxCollectionCount {
+            if stack[top].members.count + stack[top].checked > limits.maxCollectionCount {
                 throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.formatName, offset: pos)
             }
         } else {
-            stack[top].items.append(value)
-            if stack[top].items.count > limits.maxCollectionCount {
+            if check == nil { stack[top].items.append(value) } else { stack[top].checked += 1 }
+            if stack[top].items.count + stack[top].checked > limits.maxCollectionCount {
                 throw PFLimits.exceeded("maxCollectionCount", limits.maxCollectionCount, format: Self.formatName, offset: pos)
             }
         }
@@ -497,7 +506,7 @@ struct XMLPlistScanner {
             if frame.isDictionary {
                 if let key = frame.pendingKey { components.append(.key(key)) }
             } else {
-                components.append(.index(frame.items.count + frame.streamed))
+                components.append(.index(frame.items.count + frame.checked + frame.streamed))
             }
         }
         return components

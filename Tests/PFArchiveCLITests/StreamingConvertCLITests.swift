@@ -303,6 +303,51 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// An XML property list that is not records (canada's feature collection) is walked by
+    /// its large containers too: under a budget the whole route is refused under, with the
+    /// whole route's output (a binary property list: the same value); a NaN the JSON output
+    /// cannot hold names OUTPUT and its key path, a repeated key deep inside fails as the whole
+    /// read (`--lenient` takes the whole route: it changes nothing in reading a property list),
+    /// leaving nothing behind.
+    @Test func largeXMLPlistsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tree = try FormatIO.read(try Data(contentsOf: Fixtures.benchData.appendingPathComponent("canada.json")), options: .init(format: .json)).value
+        let input = dir.appendingPathComponent("canada.plist")
+        try FormatIO.write(tree, as: .xmlplist).write(to: input)
+        let budget = String(try Data(contentsOf: input).count * 2)
+        let refused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.json.gz").path, "--max-memory", budget])
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+        let wholeRefused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.json").path, "--max-memory", budget, "--lenient"])
+        #expect(wholeRefused.status == 1 && wholeRefused.stderr.contains("--max-memory"), "\(wholeRefused.stderr)")
+        try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
+        let pretty = try CLI.run(["convert", input.path, "-", "--pretty", "--max-memory", budget])
+        let wholePretty = try FormatIO.write(tree, as: .json, options: .init(pretty: true))
+        #expect(pretty.status == 0 && pretty.stdout == wholePretty, "\(pretty.stderr)")
+        // A NaN deep inside: the JSON output fails as the whole route's, naming OUTPUT.
+        var text = try String(contentsOf: input, encoding: .utf8)
+        let end = try #require(text.range(of: "\t</array>\n</dict>\n</plist>", options: .backwards))
+        text.insert(contentsOf: "\t\t<dict><key>name</key><real>nan</real></dict>\n", at: end.lowerBound)
+        let nan = dir.appendingPathComponent("nan.plist")
+        try Data(text.utf8).write(to: nan)
+        let json = dir.appendingPathComponent("nan.json")
+        let walkedNaN = try CLI.run(["convert", nan.path, json.path])
+        let wholeNaN = try CLI.run(["convert", nan.path, json.path, "--lenient"])
+        #expect(walkedNaN.status == 1 && walkedNaN.stderr.contains("nan.json") && walkedNaN.stderr.contains(".name"), "\(walkedNaN.stderr)")
+        #expect(wholeNaN.status == 1 && walkedNaN.stderr == wholeNaN.stderr, "\(wholeNaN.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: json.path))
+        // A repeated key in the last feature: the whole read's error, naming the input, no output.
+        text = try String(contentsOf: input, encoding: .utf8)
+        text.insert(contentsOf: "\t\t<dict><key>k</key><true/><key>k</key><false/></dict>\n", at: end.lowerBound)
+        try Data(text.utf8).write(to: nan)
+        let out = dir.appendingPathComponent("repeated.cbor")
+        let failed = try CLI.run(["convert", nan.path, out.path])
+        let wholeFailed = try CLI.run(["convert", nan.path, out.path, "--lenient"])
+        #expect(failed.status == 1 && failed.stderr.contains("nan.plist") && failed.stderr.contains("line") && failed.stderr == wholeFailed.stderr,
+                "\(failed.stderr) | \(wholeFailed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     /// JSON to a keyed archive streams to a file; records tied by `$id`s, or a bad record,
     /// fall back or fail with nothing left behind (issue 23).
     @Test func jsonToKeyedArchiveStreamsFallsBackAndLeavesNothingOnFailure() throws {
