@@ -12,12 +12,13 @@ extension RecordStream {
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
-    /// The inputs walked by their large containers: JSON text and binary property lists.
-    public static let largeFormats: Set<DataFormat> = [.json, .bplist]
+    /// The inputs walked by their large containers: JSON text, binary property lists and CBOR
+    /// documents.
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .cbor]
 
     /// The span (in bytes of JSON text) above which a container is walked member by member
-    /// rather than read whole; a binary property list's is ``PFPropertyList/BinaryPlistReader/largeNodes``
-    /// (nodes of its expanded tree).
+    /// rather than read whole; a binary property list's or CBOR document's is
+    /// ``PFCore/PFDocumentEmitter/largeNodes`` (nodes of its expanded tree).
     public static let largeThreshold = 1 << 20
 
     /// Converts a JSON document or binary property list that is not a sequence of records — a
@@ -56,6 +57,10 @@ extension RecordStream {
     ) throws(PFError) -> Progress? {
         guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil
         else { return nil }
+        // The whole route opens the bytes first (Serialization.open), with this error.
+        guard bytes.count <= options.limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", options.limits.maxInputBytes, format: .input)
+        }
         var sink = Sink(options: options)
         var pieces = 0
         func take(_ event: PFDocumentEvent) throws(PFError) {
@@ -66,11 +71,16 @@ extension RecordStream {
             try sink.take(event, write)
         }
         let keyOrder = options.to == .cbor && options.canonicalCBOR ? sink.cborKeyOrder : nil
-        if options.from == .bplist {
+        switch options.from {
+        case .bplist:
             let reader = BinaryPlistReader(options: .init(limits: options.limits))
-            guard try reader.walk(bytes, threshold: threshold ?? BinaryPlistReader.largeNodes, keyOrder: keyOrder, visit: take)
+            guard try reader.walk(bytes, threshold: threshold ?? PFDocumentEmitter.largeNodes, keyOrder: keyOrder, visit: take)
             else { return nil }
-        } else {
+        case .cbor:
+            let reader = CBORReader(options: .init(limits: options.limits))
+            guard try reader.walk(bytes, threshold: threshold ?? PFDocumentEmitter.largeNodes, keyOrder: keyOrder, visit: take)
+            else { return nil }
+        default:
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
             let walked = try bytes.withBytes { raw throws(PFError) -> Bool in
                 guard var document = JSONLargeDocument.scan(raw, options: readOptions, threshold: threshold ?? largeThreshold)

@@ -178,8 +178,8 @@ struct Convert: ParsableCommand {
         {
             return
         }
-        // Any other JSON document or binary property list goes to JSON, CBOR or a property
-        // list by its large containers, member by member, never as a tree.
+        // Any other JSON document, binary property list or CBOR document goes to JSON, CBOR or
+        // a property list by its large containers, member by member, never as a tree.
         if let to = outputFormat, RecordStream.largeTargets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
             let from = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
@@ -303,7 +303,7 @@ struct Convert: ParsableCommand {
         }
     }
 
-    /// Converts a JSON document or binary property list by its large containers
+    /// Converts a JSON document, binary property list or CBOR document by its large containers
     /// (``RecordStream/convert(options:largeDocument:threshold:write:progress:)``), written as
     /// ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when the document
     /// is read whole instead.
@@ -321,10 +321,10 @@ struct Convert: ParsableCommand {
         }
         return try declinable {
             // A writer's error names OUTPUT, as the whole route's does: a binary property
-            // list's reading errors all have a byte offset, its writers' none.
+            // list's or CBOR document's reading errors all have a byte offset, its writers' none.
             try writeStreamed(
                 toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
-                isOutputError: { error in from == .bplist ? error.location == nil : to != .json && error.format != .json })
+                isOutputError: { error in from == .bplist || from == .cbor ? error.location == nil : to != .json && error.format != .json })
         }
     }
 
