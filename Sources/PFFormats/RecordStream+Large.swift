@@ -21,33 +21,36 @@ extension RecordStream {
     /// ``PFCore/PFDocumentEmitter/largeNodes`` (nodes of its expanded tree).
     public static let largeThreshold = 1 << 20
 
-    /// Converts a JSON document or binary property list that is not a sequence of records — a
-    /// GeoJSON feature collection, an object of large maps, an export wrapped at any depth —
-    /// without building its tree: every container larger than `threshold` is walked member
-    /// by member (``PFJSON/JSONLargeDocument``, ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``),
+    /// Converts a JSON document, binary property list or CBOR document that is not a sequence
+    /// of records — a GeoJSON feature collection, an object of large maps, an export wrapped at
+    /// any depth — without building its tree: every container larger than `threshold` is
+    /// walked member by member (``PFJSON/JSONLargeDocument``,
+    /// ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``,
+    /// ``PFCBOR/CBORReader/walk(_:threshold:keyOrder:visit:)``),
     /// each of its other members is read whole and written by the format's own emitter at
     /// its depth, so memory is the input's pages, the largest piece times the nesting, and
     /// what the output format keeps (a binary property list's object offsets and the
     /// references of each large container's children; a binary property list input's node
-    /// counts, four bytes an object). The output is the whole route's byte for byte (JSON,
+    /// counts, four bytes an object; a CBOR input's large containers and shareable values, a
+    /// few words each). The output is the whole route's byte for byte (JSON,
     /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
     /// that reads back to the same value (its objects are numbered in another order).
     /// The input is checked whole first, with the whole read's checks and errors, so a
     /// reading error comes before anything is written.
     /// - Parameters:
-    ///   - options: `from` is `json` or `bplist`; `to` is `json`, `cbor`, `xmlplist` or
+    ///   - options: `from` is `json`, `bplist` or `cbor`; `to` is `json`, `cbor`, `xmlplist` or
     ///     `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and
     ///     `inputBytes` (for a binary property list output) as the whole route takes them.
     ///   - bytes: the document (mapped, for a file).
     ///   - threshold: the size above which a container is walked: bytes of JSON text, nodes
-    ///     of a binary property list's expanded tree (`nil`: ``largeThreshold``,
-    ///     ``PFPropertyList/BinaryPlistReader/largeNodes``; tests make it small).
+    ///     of a binary property list's or CBOR document's expanded tree (`nil`:
+    ///     ``largeThreshold``, ``PFCore/PFDocumentEmitter/largeNodes``; tests make it small).
     ///   - write: receives the output in chunks of about a mebibyte.
     ///   - progress: called now and then with the pieces (values read whole) written so far.
     /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
     ///   when the document has no large root container, does not validate (JSON), or needs the
     ///   whole read (convert it whole; the whole read reports its errors).
-    /// - Throws: ``PFCore/PFError`` as the whole route reads and writes, with the key path from
+    /// - Throws: ``PFCore/PFError`` as the whole route reads (`maxInputBytes` first) and writes, with the key path from
     ///   the root (a reading error before a writing one, as reading precedes writing there),
     ///   and from `write`.
     @discardableResult
