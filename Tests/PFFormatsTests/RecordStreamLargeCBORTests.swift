@@ -165,15 +165,7 @@ import Testing
             try Self.check(input, label: label, threshold: 4)
             try Self.check(input, label: "\(label) / 0", threshold: 0)
             // A reading error is thrown before the first byte goes out.
-            if (try? FormatIO.read(input, options: .init(format: .cbor))) == nil {
-                var options = RecordStream.Options(from: .cbor, to: .json)
-                options.inputBytes = input.count
-                var wrote = false
-                #expect(throws: PFError.self, "\(label)") {
-                    try RecordStream.convert(options: options, largeDocument: input, threshold: 0) { _ throws(PFError) in wrote = true }
-                }
-                #expect(!wrote, "\(label)")
-            }
+            Large.expectNoOutputOnReadingError(input, label: label, from: .cbor)
         }
     }
 
@@ -233,8 +225,14 @@ import Testing
             }
         }
         for (label, input) in inputs {
+            // Only a root array or map is walked (a scalar root is read whole).
+            let scalarRoot: Bool
+            switch try? FormatIO.read(input, options: .init(format: .cbor)).value {
+            case .array?, .dictionary?: scalarRoot = false
+            default: scalarRoot = true
+            }
             for threshold in [0, 16] {
-                try Self.check(input, label: "\(label) / \(threshold)", threshold: threshold, mayDecline: threshold > 0)
+                try Self.check(input, label: "\(label) / \(threshold)", threshold: threshold, mayDecline: threshold > 0 || scalarRoot)
             }
         }
     }

@@ -144,15 +144,7 @@ import Testing
         for (label, input) in cases {
             try Self.check(input, label: label, threshold: 4)
             // A reading error is thrown before the first byte goes out.
-            if (try? FormatIO.read(input, options: .init(format: .bplist))) == nil {
-                var options = RecordStream.Options(from: .bplist, to: .json)
-                options.inputBytes = input.count
-                var wrote = false
-                #expect(throws: PFError.self, "\(label)") {
-                    try RecordStream.convert(options: options, largeDocument: input, threshold: 0) { _ throws(PFError) in wrote = true }
-                }
-                #expect(!wrote, "\(label)")
-            }
+            Large.expectNoOutputOnReadingError(input, label: label, from: .bplist)
         }
     }
 

@@ -77,6 +77,18 @@ import Testing
         }
     }
 
+    /// When the whole read refuses `input`, the walk throws before the first byte goes out.
+    static func expectNoOutputOnReadingError(_ input: Data, label: String, from: DataFormat) {
+        guard (try? FormatIO.read(input, options: .init(format: from))) == nil else { return }
+        var options = RecordStream.Options(from: from, to: .json)
+        options.inputBytes = input.count
+        var wrote = false
+        #expect(throws: PFError.self, "\(label)") {
+            try RecordStream.convert(options: options, largeDocument: input, threshold: 0) { _ throws(PFError) in wrote = true }
+        }
+        #expect(!wrote, "\(label)")
+    }
+
     static func json(_ value: PFValue) throws -> Data {
         try FormatIO.write(value, as: .json, options: .init(typedJSON: true))
     }
