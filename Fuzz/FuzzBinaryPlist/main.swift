@@ -17,13 +17,10 @@ func fuzzBinaryPlist(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     return 0
 }
 
-/// `BinaryPlistReader.walk` with a tiny threshold: its events, put back together, are the
-/// value the whole read gives, and a file the whole read refuses fails the check before any
-/// event (or the walk declines it).
+/// `BinaryPlistReader.walk` with a tiny threshold against the whole read.
 func fuzzWalk(_ data: Data) {
     let reader = BinaryPlistReader(options: .init(limits: FuzzDriver.limits))
-    let whole = Result { () throws(PFError) -> PFValue in try reader.read(data) }
-    FuzzDriver.checkWalk(whole: whole, "binary property list walk") { visit throws(PFError) in
+    FuzzDriver.checkWalk("binary property list walk", read: { () throws(PFError) in try reader.read(data) }) { visit throws(PFError) in
         try reader.walk(data, threshold: 2, visit: visit)
     }
 }

@@ -1,7 +1,7 @@
 // libFuzzer target: the CBOR reader and its item summary, then the canonical writer; and the
 // same bytes as a CBOR sequence (`cborseq`): read whole and fed in chunks (1 byte, 7 bytes,
 // two pieces) they give the same items or the same error, and the items written back as a
-// sequence read back equal.
+// sequence read back equal; and the walk by large containers against the whole read.
 import Foundation
 import PFCBOR
 import PFCore
@@ -16,7 +16,16 @@ func fuzzCBOR(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = try? CBORWriter(options: .init(canonical: true)).write(value)
     }
     fuzzSequence(data)
+    fuzzWalk(data)
     return 0
+}
+
+/// `CBORReader.walk` with a tiny threshold against the whole read (errors word for word).
+func fuzzWalk(_ data: Data) {
+    let reader = CBORReader(options: .init(limits: FuzzDriver.limits))
+    FuzzDriver.checkWalk("CBOR walk", sameMessage: true, read: { () throws(PFError) in try reader.read(data) }) { visit throws(PFError) in
+        try reader.walk(data, threshold: 2, visit: visit)
+    }
 }
 
 func fuzzSequence(_ data: Data) {

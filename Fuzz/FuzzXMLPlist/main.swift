@@ -21,8 +21,7 @@ func fuzzXMLPlist(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 /// the whole read refuses fails with the same error before any event (or the walk declines it).
 func fuzzWalk(_ data: Data) {
     let reader = XMLPlistReader(options: .init(limits: FuzzDriver.limits))
-    let whole = Result { () throws(PFError) -> PFValue in try reader.read(data) }
-    FuzzDriver.checkWalk(whole: whole, sameErrors: true, "XML property list walk") { visit throws(PFError) in
+    FuzzDriver.checkWalk("XML property list walk", sameMessage: true, read: { () throws(PFError) in try reader.read(data) }) { visit throws(PFError) in
         try reader.walk(data, threshold: Int(data.first ?? 0) & 63, visit: visit)
     }
 }

@@ -34,33 +34,6 @@ public struct DocumentRebuilder {
 }
 
 extension FuzzDriver {
-    /// Runs a walk and traps unless it agrees with the whole read of the same input (see
-    /// ``checkWalk(whole:walked:rebuilt:_:)``); a walk that declines is not checked, and one
-    /// that hands out events for an input the reader refuses traps.
-    /// - Parameters:
-    ///   - whole: the whole read's result.
-    ///   - sameErrors: whether the errors must be equal whole (message, place, key path), not
-    ///     only their code.
-    ///   - name: the walk, for the message.
-    ///   - walk: runs the walk, handing its events to the closure it is given; returns
-    ///     whether it walked (`false`: declined).
-    public static func checkWalk(
-        whole: Result<PFValue, PFError>, sameErrors: Bool = false, _ name: String,
-        walk: ((PFDocumentEvent) throws(PFError) -> Void) throws(PFError) -> Bool
-    ) {
-        var rebuilder = DocumentRebuilder()
-        var declined = false
-        let walked = Result { () throws(PFError) in
-            declined = try !walk { event throws(PFError) in rebuilder.take(event) }
-        }
-        if declined { return }
-        if case .failure = whole, rebuilder.root != nil { fatalError("the \(name) handed out events for an input the reader refuses") }
-        if sameErrors, case .failure(let error) = whole, case .failure(let walkError) = walked, error.description != walkError.description {
-            fatalError("the \(name) fails with \(walkError), the reader with \(error)")
-        }
-        checkWalk(whole: whole, walked: walked, rebuilt: rebuilder.root, name)
-    }
-
     /// Traps unless a walk agrees with the whole read of the same input: the rebuilt value is
     /// the value read, or both fail with the same error code.
     /// - Parameters:
@@ -79,5 +52,33 @@ extension FuzzDriver {
         case (.success, .failure(let walkError)):
             fatalError("the \(name) refuses what the reader reads: \(walkError)")
         }
+    }
+}
+
+extension FuzzDriver {
+    /// Runs a walk with a tiny threshold and holds it to the whole read: its events, put back
+    /// together, are the value read, and an input the whole read refuses fails the check before
+    /// any event (or the walk declines it).
+    /// - Parameters:
+    ///   - name: the walk, for the messages.
+    ///   - sameMessage: whether the walk's error must be the whole read's word for word.
+    ///   - read: the whole read.
+    ///   - walk: the walk, handing its events to the closure it is given; `false` when it declined.
+    public static func checkWalk(
+        _ name: String, sameMessage: Bool = false, read: () throws(PFError) -> PFValue,
+        walk: ((PFDocumentEvent) throws(PFError) -> Void) throws(PFError) -> Bool
+    ) {
+        let whole = Result { () throws(PFError) -> PFValue in try read() }
+        var rebuilder = DocumentRebuilder()
+        var declined = false
+        let walked = Result { () throws(PFError) in
+            declined = try !walk { event throws(PFError) in rebuilder.take(event) }
+        }
+        if declined { return }
+        if case .failure = whole, rebuilder.root != nil { fatalError("the \(name) handed out events for an input the reader refuses") }
+        if sameMessage, case .failure(let error) = whole, case .failure(let walkError) = walked, error.description != walkError.description {
+            fatalError("the \(name) fails with \(walkError), the reader with \(error)")
+        }
+        checkWalk(whole: whole, walked: walked, rebuilt: rebuilder.root, name)
     }
 }

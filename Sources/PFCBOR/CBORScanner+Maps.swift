@@ -14,6 +14,10 @@ extension CBORScanner {
                 guard pos < end else { throw missingBreak("map", start) }
                 if byte(at: pos) == 0xFF {
                     pos += 1
+                    guard measure == nil else {
+                        measure?.members = members.count
+                        return .dictionary([:])
+                    }
                     return .dictionary(members)
                 }
                 guard members.count < limits.maxCollectionCount else { throw collectionLimit(start) }
@@ -23,8 +27,9 @@ extension CBORScanner {
         let n = try argument(ai, itemStart: start)
         guard n <= maxCollectionCount else { throw collectionLimit(start) }
         let count = Int(n)
-        if count <= 15 { return try smallMap(count, depth: inner) }
-        return try largeMap(count, depth: inner)
+        let map = count <= 15 ? try smallMap(count, depth: inner) : try largeMap(count, depth: inner)
+        measure?.members = count
+        return map
     }
 
     /// Reads a definite-length map of more than 15 members. Keys and values are collected
@@ -36,14 +41,17 @@ extension CBORScanner {
         var keys = ContiguousArray<String>()
         var values = ContiguousArray<PFValue>()
         var keyOffsets = ContiguousArray<Int>()
+        // The check before a walk keeps the keys (for duplicates), not the values.
+        let keep = measure == nil
         keys.reserveCapacity(capacity)
-        values.reserveCapacity(capacity)
+        if keep { values.reserveCapacity(capacity) }
         keyOffsets.reserveCapacity(capacity)
         for _ in 0..<count {
             keyOffsets.append(pos)
             let key = try key(depth: depth)
             do throws(PFError) {
-                values.append(try value(depth: depth))
+                let value = try value(depth: depth)
+                if keep { values.append(value) }
             } catch {
                 throw error.prefixed(.key(key))
             }
@@ -53,6 +61,7 @@ extension CBORScanner {
             let key = keys[duplicate]
             throw PFError(CBORFailure.duplicateKey(key), offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
         }
+        guard keep else { return .dictionary([:]) }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
     }
 
@@ -109,8 +118,10 @@ extension CBORScanner {
     mutating func smallMap(_ count: Int, depth: Int) throws(PFError) -> PFValue {
         var keys = ContiguousArray<String>()
         var values = ContiguousArray<PFValue>()
+        // The check before a walk keeps the keys (for duplicates), not the values.
+        let keep = measure == nil
         keys.reserveCapacity(count)
-        values.reserveCapacity(count)
+        if keep { values.reserveCapacity(count) }
         for _ in 0..<count {
             let keyStart = pos
             let key = try key(depth: depth)
@@ -118,12 +129,14 @@ extension CBORScanner {
                 throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
             }
             do throws(PFError) {
-                values.append(try value(depth: depth))
+                let value = try value(depth: depth)
+                if keep { values.append(value) }
             } catch {
                 throw error.prefixed(.key(key))
             }
             keys.append(key)
         }
+        guard keep else { return .dictionary([:]) }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
     }
 
@@ -132,12 +145,14 @@ extension CBORScanner {
     mutating func member(into members: inout OrderedDictionary<String, PFValue>, depth: Int) throws(PFError) {
         let keyStart = pos
         let key = try key(depth: depth)
-        let value: PFValue
+        var value: PFValue
         do throws(PFError) {
             value = try self.value(depth: depth)
         } catch {
             throw error.prefixed(.key(key))
         }
+        // The check before a walk keeps the keys (for duplicates), not the values.
+        if measure != nil { value = .null }
         if members.updateValue(value, forKey: key) != nil {
             throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
         }

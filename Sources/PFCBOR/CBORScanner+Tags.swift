@@ -76,6 +76,9 @@ extension CBORScanner {
     /// Reads the content of tag 28, registering it under the next shareable index before its
     /// content is read (so references from inside it are cycles).
     mutating func shareable(depth: Int) throws(PFError) -> PFValue {
+        // The walk after a check reads a shared value where it stands, at each reference.
+        guard sharedContent == nil else { return try value(depth: depth) }
+        measure?.sharedContent.append(pos)
         let index = shareables.count
         shareables.append(.pending)
         let nodesBefore = nodes
@@ -97,6 +100,16 @@ extension CBORScanner {
         case .int(let i) where i >= 0: index = UInt64(i)
         case .uint(let u): index = u
         default: throw tagContent(CBORTag.sharedReference, "an unsigned integer", got: content, start)
+        }
+        if let sharedContent {
+            // The walk after a check: the value is read again where it stands.
+            guard index < UInt64(sharedContent.count) else {
+                throw PFError(CBORFailure.unknownSharedReference(index: index, marked: sharedContent.count), offset: start)
+            }
+            let resume = pos
+            pos = sharedContent[Int(index)]
+            defer { pos = resume }
+            return try value(depth: depth)
         }
         guard index < UInt64(shareables.count) else {
             throw PFError(CBORFailure.unknownSharedReference(index: index, marked: shareables.count), offset: start)

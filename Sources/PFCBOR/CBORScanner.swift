@@ -38,6 +38,12 @@ struct CBORScanner {
     var duplicateTable: ContiguousArray<Int> = []
     /// Recently read long map keys, by a hash of their bytes (allocated on first use).
     var keyCache: [CachedKey] = []
+    /// Set for the check before a walk (``CBORReader/walk(_:threshold:keyOrder:visit:)``):
+    /// containers are counted and measured, their members not kept.
+    var measure: CBORMeasure?
+    /// Set for the walk that follows the check: where each shareable value's content starts,
+    /// read again there at each reference (nothing shared is kept).
+    var sharedContent: [Int]?
 
     /// A map key read earlier: where its bytes are in the input, and its string.
     struct CachedKey {
@@ -193,8 +199,10 @@ struct CBORScanner {
             let p = try payload(n, itemStart: start, what: "text string")
             return .string(try text(at: p, count: Int(n), itemStart: start))
         case 4:
+            guard measure == nil else { return try measured(initial, depth: depth, start: start) }
             return try array(ai, depth: depth, start: start)
         case 5:
+            guard measure == nil else { return try measured(initial, depth: depth, start: start) }
             return try map(ai, depth: depth, start: start)
         case 6:
             // A tag is not a value of its own: its content is.
@@ -221,35 +229,43 @@ struct CBORScanner {
 
     mutating func array(_ ai: UInt8, depth: Int, start: Int) throws(PFError) -> PFValue {
         let inner = try enter(depth, start: start)
+        // The check before a walk counts elements and keeps none.
+        let keep = measure == nil
         var elements: [PFValue] = []
         if ai == 31 {
             hasIndefiniteLengths = true
+            var count = 0
             while true {
                 guard pos < end else { throw missingBreak("array", start) }
                 if byte(at: pos) == 0xFF {
                     pos += 1
+                    measure?.members = count
                     return .array(elements)
                 }
-                guard elements.count < limits.maxCollectionCount else { throw collectionLimit(start) }
+                guard count < limits.maxCollectionCount else { throw collectionLimit(start) }
                 do throws(PFError) {
-                    elements.append(try value(depth: inner))
+                    let element = try value(depth: inner)
+                    if keep { elements.append(element) }
                 } catch {
-                    throw error.prefixed(.index(elements.count))
+                    throw error.prefixed(.index(count))
                 }
+                count += 1
             }
         }
         let n = try argument(ai, itemStart: start)
         guard n <= maxCollectionCount else { throw collectionLimit(start) }
         let count = Int(n)
         // Every element takes at least one byte: reserve no more than the input can hold.
-        elements.reserveCapacity(min(count, end - pos))
+        if keep { elements.reserveCapacity(min(count, end - pos)) }
         for i in 0..<count {
             do throws(PFError) {
-                elements.append(try value(depth: inner))
+                let element = try value(depth: inner)
+                if keep { elements.append(element) }
             } catch {
                 throw error.prefixed(.index(i))
             }
         }
+        measure?.members = count
         return .array(elements)
     }
 

@@ -12,38 +12,41 @@ extension RecordStream {
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
-    /// The inputs walked by their large containers: JSON text, binary and XML property lists.
-    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist]
+    /// The inputs walked by their large containers: JSON text, binary and XML property lists,
+    /// and CBOR documents.
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist, .cbor]
 
     /// The span (in bytes of JSON or XML property list text) above which a container is walked
-    /// member by member rather than read whole; a binary property list's is
-    /// ``PFPropertyList/BinaryPlistReader/largeNodes`` (nodes of its expanded tree).
+    /// member by member rather than read whole; a binary property list's or CBOR document's is
+    /// ``PFCore/PFDocumentEmitter/largeNodes`` (nodes of its expanded tree).
     public static let largeThreshold = 1 << 20
 
-    /// Converts a JSON document, binary or XML property list that is not a sequence of records
-    /// — a GeoJSON feature collection, an object of large maps, an export wrapped at any depth,
-    /// an iTunes library — without building its tree: every container larger than `threshold`
-    /// is walked member by member (``PFJSON/JSONLargeDocument``,
+    /// Converts a JSON document, binary or XML property list or CBOR document that is not a
+    /// sequence of records — a GeoJSON feature collection, an object of large maps, an export
+    /// wrapped at any depth, an iTunes library — without building its tree: every container
+    /// larger than `threshold` is walked member by member (``PFJSON/JSONLargeDocument``,
     /// ``PFPropertyList/BinaryPlistReader/walk(_:threshold:keyOrder:visit:)``,
-    /// ``PFPropertyList/XMLPlistReader/walk(_:threshold:keyOrder:visit:)``),
+    /// ``PFPropertyList/XMLPlistReader/walk(_:threshold:keyOrder:visit:)``,
+    /// ``PFCBOR/CBORReader/walk(_:threshold:keyOrder:visit:)``),
     /// each of its other members is read whole and written by the format's own emitter at
     /// its depth, so memory is the input's pages, the largest piece times the nesting, and
     /// what the output format keeps (a binary property list's object offsets and the
     /// references of each large container's children; a binary property list input's node
     /// counts, four bytes an object; an XML property list input's key hashes, eight bytes a
-    /// key of the dictionaries open during its check). The output is the whole route's byte for byte (JSON,
+    /// key of the dictionaries open during its check; a CBOR input's large containers and
+    /// shareable values, a few words each). The output is the whole route's byte for byte (JSON,
     /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
     /// that reads back to the same value (its objects are numbered in another order).
     /// The input is checked whole first, with the whole read's checks and errors, so a
     /// reading error comes before anything is written.
     /// - Parameters:
-    ///   - options: `from` is `json`, `bplist` or `xmlplist`; `to` is `json`, `cbor`, `xmlplist` or
-    ///     `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and
-    ///     `inputBytes` (for a binary property list output) as the whole route takes them.
+    ///   - options: `from` is `json`, `bplist`, `xmlplist` or `cbor`; `to` is `json`, `cbor`,
+    ///     `xmlplist` or `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits`
+    ///     and `inputBytes` (for a binary property list output) as the whole route takes them.
     ///   - bytes: the document (mapped, for a file).
     ///   - threshold: the size above which a container is walked: bytes of JSON or XML text,
-    ///     nodes of a binary property list's expanded tree (`nil`: ``largeThreshold``,
-    ///     ``PFPropertyList/BinaryPlistReader/largeNodes``; tests make it small).
+    ///     nodes of a binary property list's or CBOR document's expanded tree (`nil`:
+    ///     ``largeThreshold``, ``PFCore/PFDocumentEmitter/largeNodes``; tests make it small).
     ///   - write: receives the output in chunks of about a mebibyte.
     ///   - progress: called now and then with the pieces (values read whole) written so far.
     /// - Returns: the bytes read and the pieces written, or `nil`, having written nothing,
@@ -72,14 +75,19 @@ extension RecordStream {
             try sink.take(event, write)
         }
         let keyOrder = options.to == .cbor && options.canonicalCBOR ? sink.cborKeyOrder : nil
-        if options.from == .bplist {
+        switch options.from {
+        case .bplist:
             let reader = BinaryPlistReader(options: .init(limits: options.limits))
-            guard try reader.walk(bytes, threshold: threshold ?? BinaryPlistReader.largeNodes, keyOrder: keyOrder, visit: take)
+            guard try reader.walk(bytes, threshold: threshold ?? PFDocumentEmitter.largeNodes, keyOrder: keyOrder, visit: take)
             else { return nil }
-        } else if options.from == .xmlplist {
+        case .xmlplist:
             let reader = XMLPlistReader(options: .init(limits: options.limits))
             guard try reader.walk(bytes, threshold: threshold ?? largeThreshold, keyOrder: keyOrder, visit: take) else { return nil }
-        } else {
+        case .cbor:
+            let reader = CBORReader(options: .init(limits: options.limits))
+            guard try reader.walk(bytes, threshold: threshold ?? PFDocumentEmitter.largeNodes, keyOrder: keyOrder, visit: take)
+            else { return nil }
+        default:
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
             let walked = try bytes.withBytes { raw throws(PFError) -> Bool in
                 guard var document = JSONLargeDocument.scan(raw, options: readOptions, threshold: threshold ?? largeThreshold)

@@ -4,11 +4,6 @@ import PFCore
 // MARK: - Walking a file by its large containers
 
 extension BinaryPlistReader {
-    /// The expanded size, in nodes, above which ``walk(_:threshold:keyOrder:visit:)`` walks a
-    /// container member by member rather than reading it whole (a piece of this many nodes is
-    /// a few megabytes as a tree).
-    public static let largeNodes = 1 << 16
-
     /// Reads a file a piece at a time: every array, set or dictionary whose expanded tree has
     /// more than `threshold` nodes is walked member by member, and every other value — each
     /// member of a large container that is not itself large — is decoded whole and handed to
@@ -55,14 +50,11 @@ extension BinaryPlistReader {
             var unbounded = limits
             unbounded.maxDepth = .max
             unbounded.maxNodes = .max
-            let result: Result<Void, PFError> = withoutActuallyEscaping(visit) { visit in
-                Result { () throws(PFError) in
-                    let scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: unbounded, sparse: true)
-                    var walker = BinaryPlistWalker(scanner: scanner, table: table, threshold: threshold, keyOrder: keyOrder, visit: visit)
-                    try walker.walk(info.topObject)
-                }
+            try PFDocumentEmitter.run(visit) { emitter throws(PFError) in
+                let scanner = BinaryPlistScanner(buffer: buffer, info: info, limits: unbounded, sparse: true)
+                var walker = BinaryPlistWalker(scanner: scanner, table: table, threshold: threshold, keyOrder: keyOrder, emitter: emitter)
+                try walker.walk(info.topObject)
             }
-            try result.get()
             return true
         }
     }
@@ -179,25 +171,19 @@ struct BinaryPlistWalker: ~Copyable {
     let table: BinaryPlistNodeTable
     let threshold: Int
     let keyOrder: (([String]) -> [Int])?
-    let visit: (PFDocumentEvent) throws(PFError) -> Void
-    /// The key path of the current place, for a visitor's errors.
-    var path: [PFKeyPath.Component] = []
+    var emitter: PFDocumentEmitter
 
     init(scanner: consuming BinaryPlistScanner, table: BinaryPlistNodeTable, threshold: Int,
-         keyOrder: (([String]) -> [Int])?, visit: @escaping (PFDocumentEvent) throws(PFError) -> Void) {
+         keyOrder: (([String]) -> [Int])?, emitter: PFDocumentEmitter) {
         self.scanner = scanner
         self.table = table
         self.threshold = threshold
         self.keyOrder = keyOrder
-        self.visit = visit
+        self.emitter = emitter
     }
 
     func emit(_ event: PFDocumentEvent) throws(PFError) {
-        do throws(PFError) {
-            try visit(event)
-        } catch {
-            throw error.prefixed(by: PFKeyPath(path))
-        }
+        try emitter.emit(event)
     }
 
     /// Walks object `index`: a large collection member by member, anything else as one piece.
@@ -214,9 +200,9 @@ struct BinaryPlistWalker: ~Copyable {
             let (n, start) = try scanner.collectionCount(at: offset, refsPerElement: 1)
             try emit(.open(isObject: false, count: n))
             for i in 0..<n {
-                path.append(.index(i))
+                emitter.enter(.index(i))
                 try walk(try scanner.objectRef(at: start + i * refSize))
-                path.removeLast()
+                emitter.leave()
             }
             return try emit(.close)
         }
@@ -241,10 +227,10 @@ struct BinaryPlistWalker: ~Copyable {
         seen = [:]
         try emit(.open(isObject: true, count: keys.count))
         for k in keyOrder?(keys) ?? Array(keys.indices) {
-            path.append(.key(keys[k]))
+            emitter.enter(.key(keys[k]))
             try emit(.key(keys[k]))
             try walk(values[k])
-            path.removeLast()
+            emitter.leave()
         }
         try emit(.close)
     }

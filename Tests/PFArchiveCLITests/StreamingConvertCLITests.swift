@@ -1,4 +1,5 @@
 import Foundation
+import PFCBOR
 import PFCore
 import PFFormats
 import PFJSON
@@ -253,6 +254,41 @@ import Testing
         let failed = try CLI.run(["convert", badPath.path, out.path])
         #expect(failed.status == 1 && failed.stderr.contains("bad.json") && failed.stderr.contains("when.iso"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// A CBOR document that is not records (canada's feature collection, its repeated values
+    /// shared with tags 28/29) is walked by its large containers too: under a budget the whole
+    /// route is refused under, with the whole route's output (a binary property list: the
+    /// same value); a damaged document fails as the whole route does, leaving nothing behind.
+    @Test func largeCBORDocumentsAreWalkedUnderABudgetTheTreeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tree = try FormatIO.read(try Data(contentsOf: Fixtures.benchData.appendingPathComponent("canada.json")), options: .init(format: .json)).value
+        for share in [false, true] {
+            let input = dir.appendingPathComponent("canada.cbor")
+            let bytes = try CBORWriter(options: .init(shareValues: share)).write(tree)
+            try bytes.write(to: input)
+            let budget = String(bytes.count * 3)
+            let refused = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.json.gz").path, "--max-memory", budget])
+            #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+            try Self.expectWalked(input, tree: tree, budget: budget, in: dir)
+            let pretty = try CLI.run(["convert", input.path, "-", "--to", "json", "--pretty", "--max-memory", budget])
+            let wholePretty = try FormatIO.write(tree, as: .json, options: .init(pretty: true))
+            #expect(pretty.status == 0 && pretty.stdout == wholePretty, "\(pretty.stderr)")
+            // A text string near the end made invalid UTF-8: the whole route's error (offset
+            // and key path), no output.
+            var bad = bytes
+            let at = try #require(bad.lastRange(of: Data("coordinates".utf8))?.lowerBound)
+            bad[at + 1] = 0xC3
+            let badPath = dir.appendingPathComponent("bad.cbor")
+            try bad.write(to: badPath)
+            let out = dir.appendingPathComponent("bad.json")
+            let failed = try CLI.run(["convert", badPath.path, out.path])
+            let whole = try CLI.run(["convert", badPath.path, out.path, "--lenient"])
+            #expect(failed.status == 1 && failed.stderr.contains("bad.cbor") && failed.stderr.contains("features[")
+                    && failed.stderr == whole.stderr, "\(failed.stderr) \(whole.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
     }
 
     /// A binary property list that is not records (canada's feature collection) is walked

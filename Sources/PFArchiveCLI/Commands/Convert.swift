@@ -42,7 +42,7 @@ struct Convert: ParsableCommand {
             converted to one CBOR document or XML property list is written a record at a time \
             too, and so is a binary property list read from a file or a keyed archive written \
             from a file to a file. Any other JSON document or XML property list over 1 MiB, or \
-            binary property list of more than 65,536 values, goes to JSON, CBOR or a property \
+            binary property list or CBOR document of more than 65,536 values, goes to JSON, CBOR or a property \
             list by its large containers, member by member, with the same output. Other \
             conversions read the whole tree and are refused up front when it would not fit \
             in --max-memory.
@@ -178,8 +178,8 @@ struct Convert: ParsableCommand {
         {
             return
         }
-        // Any other JSON document, binary or XML property list goes to JSON, CBOR or a
-        // property list by its large containers, member by member, never as a tree.
+        // Any other JSON document, binary or XML property list or CBOR document goes to JSON,
+        // CBOR or a property list by its large containers, member by member, never as a tree.
         if let to = outputFormat, RecordStream.largeTargets.contains(to), !reading.lenient, !blobs.decodeBlobs,
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
             let from = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
@@ -303,7 +303,7 @@ struct Convert: ParsableCommand {
         }
     }
 
-    /// Converts a JSON document, binary or XML property list by its large containers
+    /// Converts a JSON document, binary or XML property list or CBOR document by its large containers
     /// (``RecordStream/convert(options:largeDocument:threshold:write:progress:)``), written as
     /// ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when the document
     /// is read whole instead.
@@ -320,8 +320,8 @@ struct Convert: ParsableCommand {
             }
         }
         return try declinable {
-            // A writer's error names OUTPUT, as the whole route's does: a property list's
-            // reading errors all have a byte offset, its writers' none.
+            // A writer's error names OUTPUT, as the whole route's does: a property list's or
+            // CBOR document's reading errors all have a byte offset, its writers' none.
             try writeStreamed(
                 toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
                 isOutputError: { error in from != .json ? error.location == nil : to != .json && error.format != .json })
