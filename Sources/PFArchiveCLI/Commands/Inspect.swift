@@ -72,13 +72,15 @@ struct Inspect: ParsableCommand {
     func run() throws {
         var options = reading.readOptions(for: input)
         options.decodePayloads = blobs.decodeBlobs
-        if SQLiteInput.isDatabase(input) && !graphRequested {
+        // What an SQLite file is, told once from its bytes (standard input never is one).
+        let sqliteKind = input == "-" ? .notSQLite : StoreLocation.sqliteKind(of: URL(fileURLWithPath: input))
+        if sqliteKind == .other && !graphRequested {
             try inspectSQLite(limits: options.limits)
             return
         }
         if isSQLiteFile() {
             // pfarchive's own store, told by its application id; any other is a Core Data store.
-            if StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) == .pfarchive && !graphRequested {
+            if sqliteKind == .pfarchive && !graphRequested {
                 try inspectStore(options: options)
             } else {
                 try inspectCoreData(options: options)

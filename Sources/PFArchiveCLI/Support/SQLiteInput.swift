@@ -53,13 +53,6 @@ struct SQLiteDecodingOptions: ParsableArguments {
 
 /// Reading any SQLite database (neither a Core Data store nor pfarchive's own) in the commands.
 enum SQLiteInput {
-    /// Whether a path is an SQLite database of another program, told from its bytes (a
-    /// regular file only; standard input never is).
-    static func isDatabase(_ path: String) -> Bool {
-        guard path != "-" else { return false }
-        return StoreLocation.sqliteKind(of: URL(fileURLWithPath: path)) == .other
-    }
-
     /// Prints what rows kept as stored, one warning line each (the first 100, then a count).
     /// Reports may come from several reading threads; the count is behind a `Mutex`.
     final class Reporter: Sendable {
