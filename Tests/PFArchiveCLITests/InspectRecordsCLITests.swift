@@ -80,7 +80,7 @@ import Testing
                 let run = try CLI.run(["convert", dir.appendingPathComponent(name).path, converted.path, "--to", target] + nulls)
                 #expect(run.status == 0, "\(name) → \(target): \(run.stderr)")
                 try expectSameText(converted, whole: ["--decode-blobs"], extra: target == "cborseq" ? [] : ["--from", target])
-                // Their --json is read whole (a NaN there has no JSON form): the same either way.
+                // Their --json is checked a record at a time, then written a record at a time.
                 try expectSameJSON(converted, whole: ["--decode-blobs"], extra: target == "cborseq" ? [] : ["--from", target])
             }
         }
@@ -130,17 +130,66 @@ import Testing
         #expect(found > 60, "\(found)")
     }
 
-    /// A CBOR sequence's second record holds a NaN, which has no JSON form: its `--json` is
-    /// read whole and fails with nothing written, while its text is shown a record at a time.
+    /// A value without a JSON form (a NaN, an infinity) in a CBOR sequence or a property list
+    /// of records: `--json` fails with the whole route's error (its place in the whole
+    /// document) and writes nothing, even when the value comes after a MiB of records, while
+    /// the text is shown a record at a time. The property lists are Foundation's.
     @Test func aValueWithoutAJSONFormFailsBeforeAnyJSONIsWritten() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("nan.cborseq")
-        try Data([0xA1, 0x61, 0x61, 0x01, 0xA1, 0x61, 0x61, 0xF9, 0x7E, 0x00]).write(to: file)
-        let json = try CLI.run(["inspect", file.path, "--json"])
-        #expect(json.status == 1 && json.stdout.isEmpty && json.stderr.contains("NaN"), "\(json.stderr)")
-        let text = try CLI.run(["inspect", file.path])
+        let sequence = dir.appendingPathComponent("nan.cborseq")
+        try Data([0xA1, 0x61, 0x61, 0x01, 0xA1, 0x61, 0x61, 0xF9, 0x7E, 0x00]).write(to: sequence)
+        let text = try CLI.run(["inspect", sequence.path])
         #expect(text.status == 0 && text.stdoutText.contains("\"a\" => nan"), "\(text.stderr)")
+        func record(_ i: Int, _ x: Double) -> [String: Any] { ["i": i, "name": "record \(i) " + String(repeating: "x", count: 100), "x": x] }
+        let many = (0..<12_000).map { record($0, $0 == 11_999 ? .nan : 0.5) }
+        let documents: [(String, Any, PropertyListSerialization.PropertyListFormat, String)] = [
+            ("last.bplist", many, .binary, "value[11999].x"),
+            ("last.plist", many, .xml, "value[11999].x"),
+            ("results.bplist", ["results": (0..<5).map { record($0, $0 == 2 ? -.infinity : 1) }, "count": 5], .binary, "value.results[2].x"),
+            ("count.bplist", ["results": (0..<5).map { record($0, 1) }, "count": Double.nan], .binary, "value.count"),
+        ]
+        var files = [(sequence, "value[1].a")]
+        for (name, plist, format, place) in documents {
+            let file = dir.appendingPathComponent(name)
+            try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0).write(to: file)
+            files.append((file, place))
+        }
+        let cbor = dir.appendingPathComponent("last.cborseq")
+        #expect(try CLI.run(["convert", files[1].0.path, cbor.path, "--to", "cborseq"]).status == 0)
+        files.append((cbor, "value[11999].x"))
+        for (file, place) in files {
+            let streamed = try CLI.run(["inspect", file.path, "--json"])
+            // --decode-blobs reads the tree whole.
+            let whole = try CLI.run(["inspect", file.path, "--json", "--decode-blobs"])
+            let name = file.lastPathComponent
+            #expect(streamed.status == 1 && streamed.stdout.isEmpty, "\(name): \(streamed.stdoutText.prefix(200))")
+            #expect(streamed.stderr == whole.stderr && whole.status == 1, "\(name): \(streamed.stderr) / \(whole.stderr)")
+            #expect(streamed.stderr.contains("has no JSON form") && streamed.stderr.contains("(at \(place))"), "\(name): \(streamed.stderr)")
+            #expect(streamed.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    /// `--json` of a CBOR sequence or a binary property list of records is shown a record at a
+    /// time: inside a `--max-memory` the whole tree is refused under, and the same document.
+    @Test func recordsWithoutJSONAreShownAsJSONOutsideTheMemoryBudget() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("records.json")
+        try Data(("[" + Self.records(20_000).joined(separator: ",") + "]").utf8).write(to: source)
+        for target in ["cborseq", "bplist"] {
+            let file = dir.appendingPathComponent("records.\(target)")
+            let nulls = target == "bplist" ? ["--drop-nulls"] : []
+            #expect(try CLI.run(["convert", source.path, file.path, "--to", target] + nulls).status == 0)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+            let budget = ["--max-memory", String(size * 2)]
+            let refused = try CLI.run(["inspect", file.path, "--json", "--decode-blobs"] + budget)
+            #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(target): \(refused.stderr)")
+            let streamed = try CLI.run(["inspect", file.path, "--json"] + budget)
+            let whole = try CLI.run(["inspect", file.path, "--json", "--decode-blobs"])
+            #expect(streamed.status == 0 && streamed.stderr.isEmpty, "\(target): \(streamed.stderr)")
+            #expect(streamed.stdout == whole.stdout, "\(target)")
+        }
     }
 
     @Test func recordsAreShownAsTheyAreRead() throws {

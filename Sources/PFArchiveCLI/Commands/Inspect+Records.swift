@@ -11,16 +11,17 @@ import PFArchive
 /// is the largest record, never the tree, whatever the input's size. A `--path` into one
 /// record (`[3].score`, `results[3]`) or to a results wrapper's other member (`count`) is
 /// found as the records go by, as text or `--json`: memory is the largest record and the
-/// value found. So is `--json` of the whole value from JSON, a Parse class file or JSON
-/// Lines (``ShownJSONRecords``). `--json` of the whole value from other formats, a path to
+/// value found. So is `--json` of the whole value (``ShownJSONRecords``); from a CBOR
+/// sequence or a property list or CBOR document of records, whose values may have no JSON
+/// form (a NaN), the records are read twice: once to find such a value, which fails the
+/// command with the whole route's error before anything is written, then to show them. A path to
 /// the root or to the records' array,
 /// `--graph`, `--lenient`, `--decode-blobs`, a compressed input and any other shape read the
 /// whole tree, under the memory budget.
 extension Inspect {
-    /// Whether what is shown can be made a record at a time: the whole value (as text; as
-    /// `--json` from JSON, a Parse class file or JSON Lines, see ``showsWholeJSONByRecords(_:)``),
-    /// or the value at a path that names a record or a results wrapper's other member (text
-    /// or `--json`).
+    /// Whether what is shown can be made a record at a time: the whole value (as text or
+    /// `--json`, see ``checksJSONFirst(_:)``), or the value at a path that names a record or a
+    /// results wrapper's other member (text or `--json`).
     var showsByRecords: Bool {
         guard !graphRequested else { return false }
         guard let keyPath else { return true }
@@ -29,12 +30,13 @@ extension Inspect {
         return first != .key("results") || keyPath.components.count > 1
     }
 
-    /// Whether the whole value's `--json` document is written a record at a time from
-    /// `format`: only where every value read has a JSON form (JSON, a Parse class file, JSON
-    /// Lines), so writing cannot fail half-way where the whole route would have written
-    /// nothing (a NaN in a CBOR sequence or a property list has no JSON form).
-    func showsWholeJSONByRecords(_ format: DataFormat) -> Bool {
-        !json || keyPath != nil || [.json, .parse, .jsonl].contains(format)
+    /// Whether the whole value's `--json` document from `format` is checked a record at a
+    /// time before any of it is written: a value of a CBOR sequence or a property list may
+    /// have no JSON form (a NaN), and writing must not fail half-way where the whole route
+    /// would have written nothing. Every value read from JSON, a Parse class file or JSON
+    /// Lines has one.
+    func checksJSONFirst(_ format: DataFormat) -> Bool {
+        json && keyPath == nil && ![.json, .parse, .jsonl].contains(format)
     }
 
     /// Shows a JSON document of records, a Parse class file, JSON Lines or a CBOR sequence a
@@ -47,7 +49,7 @@ extension Inspect {
         guard showsByRecords, options.jsonMode == .strict, !options.decodePayloads, let size = source.size,
             !RealmInput.isRealm(input, source.first, key: realmKey), Compression.detect(source.first) == nil,
             let format = options.format ?? FormatDetector.detect(source.first, named: options.namedFormat),
-            RecordStream.formats.contains(format), showsWholeJSONByRecords(format)
+            RecordStream.formats.contains(format)
         else { return false }
         if format == .json || format == .parse {
             // Another JSON document (one object, a scalar) is one value: read whole, under the budget.
@@ -74,6 +76,22 @@ extension Inspect {
             try show(picked, report: report)
             return true
         }
+        if checksJSONFirst(format) {
+            // The first reading is of a second handle on the file: `source` stays unread, so the
+            // whole input can still be read from it if the records fail to read.
+            var checked = try shower(report, checking: true)
+            let again = try FileIO.ChunkedInput(input)
+            do {
+                let records = try RecordStream.forEachRecord(
+                    options: streamOptions, read: again.next,
+                    record: { value, shape throws(PFError) in try checked.add(value, shape: shape) })
+                try checked.finish(records)
+            } catch {
+                if let failure = checked.jsonFailure { throw CLIFailure(file: input, failure) }
+                if readWholeAfter(wroteText: false, format: format, inputBytes: size, options: options) { return false }
+                throw CLIFailure(file: input, error)
+            }
+        }
         var shown = try shower(report)
         do {
             let records = try RecordStream.forEachRecord(
@@ -88,11 +106,13 @@ extension Inspect {
         return true
     }
 
-    /// What shows the whole value a record at a time: its `--json` document, or its text.
-    private func shower(_ report: InspectReport) throws -> any RecordShowing {
+    /// What shows the whole value a record at a time: its `--json` document, or its text;
+    /// with `checking`, the `--json` document made record by record and written nowhere
+    /// (``ShownJSONRecords/jsonFailure`` tells a value without a JSON form).
+    private func shower(_ report: InspectReport, checking: Bool = false) throws -> any RecordShowing {
         guard json else { return ShownRecords(header: report.textLines(file: input)) }
         do throws(PFError) {
-            return try ShownJSONRecords(summary: report.summary(file: input))
+            return try ShownJSONRecords(summary: report.summary(file: input), checking: checking)
         } catch {
             throw CLIFailure(file: input, error)
         }
@@ -123,7 +143,7 @@ extension Inspect {
         // every member of a wrapper: so it shows a record at a time.
         guard showsByRecords, !options.decodePayloads,
             let format = options.format ?? FormatDetector.detect(bytes, named: options.namedFormat),
-            RecordStream.documentFormats.contains(format), showsWholeJSONByRecords(format),
+            RecordStream.documentFormats.contains(format),
             RecordStream.canStream(document: bytes, from: format, to: .cbor, pretty: false, limits: options.limits)
         else { return false }
         let streamOptions = RecordStream.Options(from: format, to: .jsonl, limits: options.limits, inputName: input)
@@ -146,6 +166,19 @@ extension Inspect {
             }
             try show(picked, report: report)
             return true
+        }
+        if checksJSONFirst(format) {
+            var checked = try shower(report, checking: true)
+            do {
+                let records = try RecordStream.forEachRecord(options: streamOptions, document: bytes) { value, shape throws(PFError) in
+                    try checked.add(value, shape: shape)
+                }
+                try checked.finish(records)
+            } catch {
+                if let failure = checked.jsonFailure { throw CLIFailure(file: input, failure) }
+                if readWholeAfter(wroteText: false, format: format, inputBytes: bytes.count, options: options) { return false }
+                throw CLIFailure(file: input, error)
+            }
         }
         var shown = try shower(report)
         do {
@@ -227,6 +260,9 @@ protocol RecordShowing {
     var writeFailure: Error? { get }
     /// Whether any text has been written to standard output.
     var wroteText: Bool { get }
+    /// A value that has no JSON form (a NaN), with its place in the whole `--json` document:
+    /// the command's error, where any other error is the input's.
+    var jsonFailure: PFError? { get }
     /// Shows the next record of a document of `shape`.
     mutating func add(_ record: PFValue, shape: ParseExport.Shape) throws(PFError)
     /// Closes the value (with a results wrapper's other members) and writes the rest.
@@ -237,9 +273,14 @@ protocol RecordShowing {
 /// report's members, then `"value"`, the tree as the whole route's indented JSON writer
 /// writes it, each record indented to its place in the array (or results wrapper) that
 /// holds it: byte for byte the document of the whole tree.
+///
+/// With `checking`, each value is made into its text and dropped, nothing is written: a
+/// value without a JSON form is found before any text is.
 struct ShownJSONRecords: RecordShowing {
     private(set) var writeFailure: Error?
     private(set) var wroteText = false
+    private(set) var jsonFailure: PFError?
+    private let checking: Bool
     private let writer = JSONWriter(options: .init(pretty: true))
     /// The report's indented members, without the document's closing brace.
     private let head: Data
@@ -248,7 +289,8 @@ struct ShownJSONRecords: RecordShowing {
     private var opened = false
     private var shape = ParseExport.Shape.array
 
-    init(summary: OrderedDictionary<String, PFValue>) throws(PFError) {
+    init(summary: OrderedDictionary<String, PFValue>, checking: Bool = false) throws(PFError) {
+        self.checking = checking
         var head = try writer.write(.dictionary(summary))
         // `{\n  "file": …,\n  "details": {}\n}\n` without its last line.
         while head.last == 0x0A { head.removeLast() }
@@ -284,9 +326,19 @@ struct ShownJSONRecords: RecordShowing {
     }
 
     /// Appends a value's indented text, its lines indented to `depth` (made in a local
-    /// buffer: a byte at a time into the stored one pays an access check per byte).
-    private mutating func append(_ value: PFValue, depth: Int) throws(PFError) {
-        let text = try writer.write(value)
+    /// buffer: a byte at a time into the stored one pays an access check per byte). A value
+    /// without a JSON form fails with its path in the whole document (`place`, then its own).
+    private mutating func append(_ value: PFValue, depth: Int, at place: [PFKeyPath.Component]) throws(PFError) {
+        let text: Data
+        do {
+            text = try writer.write(value)
+        } catch {
+            var located = error
+            located.path = PFKeyPath([.key("value")] + place + (error.path?.components ?? []))
+            jsonFailure = located
+            throw located
+        }
+        if checking { return }
         var piece = [UInt8]()
         piece.reserveCapacity(text.count + text.count / 4)
         text.withUnsafeBytes { raw in
@@ -305,7 +357,13 @@ struct ShownJSONRecords: RecordShowing {
             if count > 0 { append(",") }
             newLine(depth: level)
         }
-        try append(record, depth: shape == .single ? 1 : level)
+        let place: [PFKeyPath.Component] =
+            switch shape {
+            case .single: []
+            case .results: [.key("results"), .index(count)]
+            default: [.index(count)]
+            }
+        try append(record, depth: shape == .single ? 1 : level, at: place)
         count += 1
         if out.count >= 1 << 20 { try flush() }
     }
@@ -320,9 +378,9 @@ struct ShownJSONRecords: RecordShowing {
             for (key, value) in records.otherMembers ?? [:] {
                 append(",")
                 newLine(depth: 2)
-                try append(.string(key), depth: 2)
+                try append(.string(key), depth: 2, at: [.key(key)])
                 append(": ")
-                try append(value, depth: 2)
+                try append(value, depth: 2, at: [.key(key)])
             }
             append("\n  }")
         }
@@ -331,6 +389,10 @@ struct ShownJSONRecords: RecordShowing {
     }
 
     private mutating func flush() throws(PFError) {
+        guard !checking else {
+            out.removeAll(keepingCapacity: true)
+            return
+        }
         wroteText = true
         do {
             try StandardOutput.write(out)
@@ -351,6 +413,8 @@ struct ShownRecords: RecordShowing {
     private(set) var writeFailure: Error?
     /// Whether any text has been written to standard output.
     private(set) var wroteText = false
+    /// Text has no JSON form to fail.
+    var jsonFailure: PFError? { nil }
     private var text = ""
     private var count = 0
     private var opened = false
