@@ -302,7 +302,11 @@ struct Convert: ParsableCommand {
             }
         }
         return try declinable {
-            try writeStreamed(toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) })
+            // A writer's error names OUTPUT, as the whole route's does: the archive's reading
+            // errors are the keyed archive's or have a byte offset, its writers' neither.
+            try writeStreamed(
+                toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
+                isOutputError: { error in error.format != .keyedArchive && error.location == nil })
         }
     }
 
