@@ -466,46 +466,76 @@ public enum RecordStream {
 
     /// Converts a keyed archive in a binary property list whose graph's root is an array of
     /// records, or a dictionary whose one key `results` holds one, to one of ``keyedTargets``
-    /// a record at a time (``PFKeyedArchive/KeyedArchive/readRecords(_:options:start:record:)``):
+    /// a record at a time (``PFKeyedArchive/KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``):
     /// objects are decoded from the archive's (mapped) bytes when they are needed, and no
-    /// object table, graph or tree is built. The output is the whole route's, byte for byte
-    /// (a binary property list: the same value, laid out as ``BinaryPlistStreamWriter`` writes).
+    /// object table, graph or tree is built. Any other graph goes to one of ``largeTargets``
+    /// by its large containers (``PFKeyedArchive/KeyedArchive/walk(_:options:threshold:visit:)``),
+    /// written as ``convert(options:largeDocument:threshold:write:progress:)`` writes a walk,
+    /// and so does every graph for `pretty` JSON. The output is the whole route's, byte for
+    /// byte (a binary property list: the same value, laid out as ``BinaryPlistStreamWriter`` writes).
     /// - Parameters:
-    ///   - options: `from` is `keyed` (the input is a keyed archive); `to` one of ``keyedTargets``;
-    ///     `inputBytes` the archive's size for a binary property list.
+    ///   - options: `from` is `keyed` (the input is a keyed archive); `to` one of ``keyedTargets``
+    ///     or ``largeTargets``; `inputBytes` the archive's size for a binary property list.
     ///   - bytes: the archive (not compressed).
     ///   - allowedClasses: the keyed archive's secure decoding (``FormatIO/ReadOptions/allowedClasses``).
+    ///   - threshold: the member count above which a walked graph's container is walked
+    ///     rather than rendered whole (`nil`: ``PFKeyedArchive/KeyedArchive/largeMembers``).
     ///   - write: receives the output in pieces.
-    ///   - progress: called now and then with the records written.
-    /// - Returns: the bytes read and the records written, or `nil`, having written nothing,
-    ///   when the archive is not of that shape (convert it whole).
+    ///   - progress: called now and then with the records (or pieces) written.
+    /// - Returns: the bytes read and the records (or pieces) written, or `nil`, having
+    ///   written nothing, when the archive is neither of records nor walked (convert it whole).
     /// - Throws: ``PFCore/PFError`` as the whole route does, and from `write`.
     @discardableResult
     public static func convert(
-        options: Options, keyedArchive bytes: Data, allowedClasses: Set<String>? = nil,
+        options: Options, keyedArchive bytes: Data, allowedClasses: Set<String>? = nil, threshold: Int? = nil,
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
-        guard keyedTargets.contains(options.to) else {
+        let records = keyedTargets.contains(options.to) && !(options.pretty && options.to == .json)
+        let walks = largeTargets.contains(options.to) && (options.to != .bplist || options.inputBytes != nil)
+        guard records || walks else {
             throw PFError(FormatsFailure.doesNotStream(from: DataFormat.keyed.rawValue, to: options.to.rawValue), format: .input)
         }
         var sink = Sink(options: options)
         var state = Progress()
+        var pieces = 0
         let decoding = KeyedGraph.DecodingOptions(limits: options.limits, allowedClasses: allowedClasses)
-        let streamed = try KeyedArchive.readRecords(
-            bytes, options: decoding,
-            start: { shape throws(PFError) in sink.shape = shape == .results ? .results : .array },
-            record: { record throws(PFError) in
-                try sink.add(record)
-                try sink.flush(write, force: false)
-                if sink.count & 0xFFF == 0 {
-                    state.records = sink.count
-                    progress?(state)
-                }
-            })
+        let walkThreshold = walks ? threshold ?? KeyedArchive.largeMembers : nil
+        let take = { (event: PFDocumentEvent) throws(PFError) in
+            if case .value = event {
+                pieces += 1
+                if pieces & 0xFFF == 0 { progress?(Progress(bytesRead: 0, records: pieces)) }
+            }
+            try sink.take(event, write)
+        }
+        let streamed: Bool
+        if records {
+            streamed = try KeyedArchive.readRecords(
+                bytes, options: decoding,
+                start: { shape throws(PFError) in sink.shape = shape == .results ? .results : .array },
+                record: { record throws(PFError) in
+                    try sink.add(record)
+                    try sink.flush(write, force: false)
+                    if sink.count & 0xFFF == 0 {
+                        state.records = sink.count
+                        progress?(state)
+                    }
+                },
+                threshold: walkThreshold, visit: take)
+        } else if let walkThreshold {
+            streamed = try KeyedArchive.walk(bytes, options: decoding, threshold: walkThreshold, visit: take)
+        } else {
+            streamed = false
+        }
         guard streamed else { return nil }
-        try sink.finish(write)
+        if sink.shape == nil {
+            // Walked by its large containers.
+            try sink.flush(write)
+            state.records = pieces
+        } else {
+            try sink.finish(write)
+            state.records = sink.count
+        }
         state.bytesRead = bytes.count
-        state.records = sink.count
         progress?(state)
         return state
     }

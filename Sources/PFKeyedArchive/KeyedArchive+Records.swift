@@ -6,7 +6,7 @@ import PFPropertyList
 // MARK: - A keyed archive's records, one at a time
 
 extension KeyedArchive {
-    /// How ``readRecords(_:options:start:record:)`` found the graph's records.
+    /// How ``readRecords(_:options:start:record:threshold:visit:)`` found the graph's records.
     public enum RecordsShape: Sendable, Equatable {
         /// The root is an array (or set, or ordered set) of records.
         case array
@@ -31,27 +31,26 @@ extension KeyedArchive {
     ///   - options: limits and allowed classes.
     ///   - start: called once, with the shape, before the first record.
     ///   - record: receives each record, in order.
-    /// - Returns: `false`, having called neither closure, when the archive is not a binary
-    ///   property list of that shape (the whole route then converts it).
+    ///   - threshold: when given, a graph that is not of records is walked by its large
+    ///     containers (those of more members than this) through `visit` instead, as
+    ///     ``walk(_:options:threshold:visit:)`` walks it (the archive is read and its graph
+    ///     walked once either way).
+    ///   - visit: receives the walk's events.
+    /// - Returns: `false`, having called no closure, when the archive is not a binary
+    ///   property list of that shape (nor walked; the whole route then converts it).
     /// - Throws: ``PFError`` as the whole route does (reading, decoding, `maxDepth`), and
     ///   whatever the closures throw.
     public static func readRecords(
         _ bytes: Data, options: KeyedGraph.DecodingOptions = .init(),
-        start: (RecordsShape) throws(PFError) -> Void, record: (PFValue) throws(PFError) -> Void
+        start: (RecordsShape) throws(PFError) -> Void, record: (PFValue) throws(PFError) -> Void,
+        threshold: Int? = nil, visit: (PFDocumentEvent) throws(PFError) -> Void = { _ in }
     ) throws(PFError) -> Bool {
-        guard BinaryPlistReader.hasMagic(bytes) else { return false }
-        let reader = BinaryPlistReader(options: .init(limits: options.limits))
-        let done = try reader.withLazyArray(bytes, key: "$objects") { objects throws(PFError) -> Bool in
-            // An empty table fails the envelope check: the whole route says so.
-            guard objects.count > 0 else { return false }
-            // The envelope is checked as the whole read checks it, with the first object.
-            var plist = objects.members
-            plist["$objects"] = .array([try objects.element(0)])
-            let envelope = try KeyedObjectTable(plist: .dictionary(plist))
-            var walk = GraphDecoder(objects: objects, store: ReachedObjects(objectCount: objects.count), options: options)
-            let top = try walk.walk(envelope.top)
-            walk.store.rendering = true
-            guard let (shape, items) = try walk.records(top) else { return false }
+        try walkLazily(bytes, options: options) { walk, top throws(PFError) -> Bool in
+            guard let (shape, items) = try walk.records(top) else {
+                guard let threshold else { return false }
+                walk.store.inPlace.removeAll()
+                return try walkRoot(&walk, top: top, limits: options.limits, threshold: threshold, visit: visit)
+            }
             try start(shape)
             // The root renders at depth 0 and a results wrapper's array at 1; each must be
             // below maxDepth, as in the whole rendering.
@@ -66,6 +65,35 @@ extension KeyedArchive {
             }
             return true
         }
+    }
+
+    /// The walk of a keyed archive in a binary property list from its (mapped) bytes, shared
+    /// by ``readRecords(_:options:start:record:threshold:visit:)`` and ``walk(_:options:threshold:visit:)``:
+    /// the property list is read through once as the whole read reads it, the envelope is
+    /// checked with the first object, and the graph is walked from `$top` with every check
+    /// and limit of ``decodeGraph(_:options:)``, keeping one byte per object. `body` is then
+    /// given the walk, ready to render (objects are read again when asked for), and `$top`.
+    /// - Returns: what `body` returns; `false` when the archive is not a binary property
+    ///   list or its table is empty (the whole route reports that).
+    static func walkLazily(
+        _ bytes: Data, options: KeyedGraph.DecodingOptions,
+        _ body: (inout GraphDecoder<BinaryPlistLazyArray, ReachedObjects>, OrderedDictionary<String, KeyedGraph.Value>)
+            throws(PFError) -> Bool
+    ) throws(PFError) -> Bool {
+        guard BinaryPlistReader.hasMagic(bytes) else { return false }
+        let reader = BinaryPlistReader(options: .init(limits: options.limits))
+        let done = try reader.withLazyArray(bytes, key: "$objects") { objects throws(PFError) -> Bool in
+            // An empty table fails the envelope check: the whole route says so.
+            guard objects.count > 0 else { return false }
+            // The envelope is checked as the whole read checks it, with the first object.
+            var plist = objects.members
+            plist["$objects"] = .array([try objects.element(0)])
+            let envelope = try KeyedObjectTable(plist: .dictionary(plist))
+            var walk = GraphDecoder(objects: objects, store: ReachedObjects(objectCount: objects.count), options: options)
+            let top = try walk.walk(envelope.top)
+            walk.store.rendering = true
+            return try body(&walk, top)
+        }
         return done ?? false
     }
 }
@@ -76,7 +104,7 @@ extension BinaryPlistLazyArray: KeyedObjectSource {
     func object(at index: Int) throws(PFError) -> PFValue { try element(index) }
 }
 
-/// The nodes of ``KeyedArchive/readRecords(_:options:start:record:)``'s walk, named by their
+/// The nodes of ``KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``'s walk, named by their
 /// objects' numbers: not kept, only how many references reach each object. After the walk
 /// (``rendering``), an object's node is read again from the archive when it is written, and
 /// a container stored in place in its fields is kept, numbered after the objects, until
@@ -132,6 +160,8 @@ struct ReachedObjects: GraphNodeStore {
 extension GraphDecoder: GraphNodes where Store == ReachedObjects {
     func contains(_ index: Int) -> Bool { index >= 0 && index < store.objectCount + store.inPlace.count }
     func isShared(_ index: Int) -> Bool { index < store.objectCount && store.reached[index] > 1 }
+    var mark: Int { store.inPlace.count }
+    mutating func release(to mark: Int) { store.inPlace.removeSubrange(mark...) }
 
     /// The node of object `index`, read again from the archive (the walk checked it), or a
     /// container stored in place.
@@ -143,7 +173,7 @@ extension GraphDecoder: GraphNodes where Store == ReachedObjects {
     }
 
     /// The records of the graph after the walk, when its root holds them (see
-    /// ``KeyedArchive/readRecords(_:options:start:record:)``), as the values to render.
+    /// ``KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``), as the values to render.
     mutating func records(_ top: OrderedDictionary<String, KeyedGraph.Value>) throws(PFError)
         -> (KeyedArchive.RecordsShape, [KeyedGraph.Value])?
     {

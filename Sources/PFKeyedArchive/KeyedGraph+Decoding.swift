@@ -42,7 +42,7 @@ extension KeyedGraph {
 
 /// Where a graph walk reads an archive's objects by number: the table in memory
 /// (``KeyedObjectTable``), or a binary property list's `$objects` decoded on demand
-/// (`BinaryPlistLazyArray`, ``KeyedArchive/readRecords(_:options:start:record:)``).
+/// (`BinaryPlistLazyArray`, ``KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``).
 protocol KeyedObjectSource {
     /// The number of objects, `$null` included.
     var objectCount: Int { get }
@@ -98,7 +98,7 @@ struct GraphArena: GraphNodeStore {
 // MARK: - The walk
 
 /// The iterative walk from `$top` behind ``KeyedGraph/init(table:options:)`` and
-/// ``KeyedArchive/readRecords(_:options:start:record:)``: it follows every reference once,
+/// ``KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``: it follows every reference once,
 /// checking objects, classes and budgets in one order, and hands the nodes to its store.
 struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
     let objects: Objects

@@ -41,7 +41,7 @@ extension KeyedGraph {
 }
 
 /// Where ``GraphRenderer`` finds the nodes it writes: a graph's arena (``CountedGraph``), or
-/// objects read again from an archive's bytes (``KeyedArchive/readRecords(_:options:start:record:)``).
+/// objects read again from an archive's bytes (``KeyedArchive/readRecords(_:options:start:record:threshold:visit:)``).
 protocol GraphNodes {
     /// Whether `index` names a node.
     func contains(_ index: Int) -> Bool
@@ -49,6 +49,10 @@ protocol GraphNodes {
     func isShared(_ index: Int) -> Bool
     /// The node `index` names (one that ``contains(_:)``).
     mutating func node(_ index: Int) throws(PFError) -> KeyedGraph.Node
+    /// How many containers stored in place are kept (``release(to:)`` forgets those after).
+    var mark: Int { get }
+    /// Forgets the containers stored in place after `mark`: the nodes read since are written.
+    mutating func release(to mark: Int)
 }
 
 /// A graph's nodes with, for every node reachable from `$top`, how many references lead to it.
@@ -86,6 +90,8 @@ struct CountedGraph: GraphNodes {
     func contains(_ index: Int) -> Bool { graph.nodes.indices.contains(index) }
     func isShared(_ index: Int) -> Bool { referenceCounts[index] > 1 }
     func node(_ index: Int) -> KeyedGraph.Node { graph.nodes[index] }
+    var mark: Int { 0 }
+    func release(to mark: Int) {}
 }
 
 /// Writes nodes as the value tree of ``KeyedGraph/jsonValue(limits:)``, numbering shared
@@ -110,13 +116,15 @@ struct GraphRenderer<Nodes: GraphNodes> {
         guard depth < limits.maxDepth else {
             throw PFError(KeyedArchiveFailure.graphTooDeep(maxDepth: limits.maxDepth), format: .keyedArchive)
         }
-        var id: Int?
-        if shared {
-            id = nextID
-            assignedIDs[index] = nextID
-            nextID += 1
-        }
+        let id = shared ? newID(for: index) : nil
         return try render(node: nodes.node(index), id: id, depth: depth + 1)
+    }
+
+    /// Numbers a shared node, written now for the first time.
+    mutating func newID(for index: Int) -> Int {
+        defer { nextID += 1 }
+        assignedIDs[index] = nextID
+        return nextID
     }
 
     mutating func render(node: KeyedGraph.Node, id: Int?, depth: Int) throws(PFError) -> PFValue {

@@ -191,8 +191,9 @@ struct Convert: ParsableCommand {
         }
         // A keyed archive whose graph is an array of records (or a results wrapper) goes to
         // a record format or a whole CBOR document or property list a record at a time from
-        // its (mapped) bytes: no table, graph or tree.
-        if let to = outputFormat, RecordStream.keyedTargets.contains(to), !(pretty && to == .json), !blobs.decodeBlobs,
+        // its (mapped) bytes, and any other graph to JSON, CBOR or a property list by its
+        // large containers: no table, graph or tree.
+        if let to = outputFormat, RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to), !blobs.decodeBlobs,
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
             (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .keyed,
             try streamKeyed(bytes, to: to, options: readOptions)
@@ -282,13 +283,15 @@ struct Convert: ParsableCommand {
             }) }
     }
 
-    /// Converts a keyed archive's records (``RecordStream/convert(options:keyedArchive:allowedClasses:write:progress:)``),
+    /// Converts a keyed archive's records, or any other graph by its large containers
+    /// (``RecordStream/convert(options:keyedArchive:allowedClasses:threshold:write:progress:)``),
     /// written as ``stream(_:from:to:options:)`` writes; `false`, with nothing written, when
-    /// the archive's graph is not of records (it is then converted whole).
+    /// the archive is converted whole instead.
     private func streamKeyed(_ bytes: Data, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
-        let streamOptions = documentStreamOptions(bytes, from: .keyed, to: to, options: options)
+        var streamOptions = documentStreamOptions(bytes, from: .keyed, to: to, options: options)
+        streamOptions.pretty = pretty
         var bar = CountingProgress()
-        let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "records") }
+        let report = { (state: RecordStream.Progress) in bar.update(done: state.records, total: nil, label: "values") }
         defer { bar.clear() }
         let convert = { (write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) in
             let done = try RecordStream.convert(
@@ -299,7 +302,11 @@ struct Convert: ParsableCommand {
             }
         }
         return try declinable {
-            try writeStreamed(toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) })
+            // A writer's error names OUTPUT, as the whole route's does: the archive's reading
+            // errors are the keyed archive's or have a byte offset, its writers' neither.
+            try writeStreamed(
+                toOutput: { write throws(PFError) in try convert(write) }, toFile: { write throws(PFError) in try convert(write) },
+                isOutputError: { error in error.format != .keyedArchive && error.location == nil })
         }
     }
 
