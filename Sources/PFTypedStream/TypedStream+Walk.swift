@@ -38,6 +38,7 @@ extension TypedStream {
             guard roots.count == 1, let only = roots.first, only.values.count == 1, case .object(let root)? = only.values.first,
                 walk.isWalked(root)
             else { return false }
+            walk.converter.counts = TypedStreamReferenceCounts(entries: objects.entryCount)
             walk.converter.countReferences(from: [root])
             try PFDocumentEmitter.run(visit) { emitter throws(PFError) in
                 var output = TypedStreamWalk.Output(emitter: emitter)

@@ -365,6 +365,11 @@ struct TypedStreamValueConverter<Source: TypedStreamObjects> {
 struct TypedStreamReferenceCounts {
     private var reached: [UInt8] = []
 
+    init() {}
+
+    /// Counts sized for a table of `entries` entries, so that they never grow.
+    init(entries: Int) { reached = Array(repeating: 0, count: entries) }
+
     /// How often `index` was reached, 2 standing for more than once.
     subscript(index: Int) -> Int {
         index >= 0 && index < reached.count ? Int(reached[index]) : 0
