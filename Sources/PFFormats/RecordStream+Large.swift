@@ -4,6 +4,7 @@ import PFCore
 import PFJSON
 import PFPropertyList
 import PFSerialization
+import PFTypedStream
 
 // MARK: - Documents walked by their large containers
 
@@ -13,8 +14,9 @@ extension RecordStream {
     public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
 
     /// The inputs walked by their large containers: JSON text, binary and XML property lists,
-    /// and CBOR documents.
-    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist, .cbor]
+    /// CBOR documents and typedstreams (to JSON, CBOR that is not deterministic, and XML
+    /// property lists: a binary property list written by a walk is not the whole route's file).
+    public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist, .cbor, .typedstream]
 
     /// The span (in bytes of JSON or XML property list text) above which a container is walked
     /// member by member rather than read whole; a binary property list's or CBOR document's is
@@ -86,6 +88,12 @@ extension RecordStream {
         case .cbor:
             let reader = CBORReader(options: .init(limits: options.limits))
             guard try reader.walk(bytes, threshold: threshold ?? PFDocumentEmitter.largeNodes, keyOrder: keyOrder, visit: take)
+            else { return nil }
+        case .typedstream:
+            // Members are converted in the stream's order (`$id`s and errors depend on it), so a
+            // deterministic map, whose members are sorted, is converted whole.
+            guard options.to != .bplist, keyOrder == nil,
+                try TypedStream.walk(bytes, limits: options.limits, threshold: threshold ?? largeThreshold, visit: take)
             else { return nil }
         default:
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)

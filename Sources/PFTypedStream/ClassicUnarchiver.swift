@@ -31,7 +31,7 @@ public final class ClassicUnarchiver {
     var decodedInstances: [any ClassicArchiveCoding] = []
     /// How often each object is reached from the roots, counted once when a tree is first
     /// read (``PFCore/PFValue/classicRead(from:objectAt:)``).
-    lazy var referenceCounts: [Int: Int] = TypedStreamValueConverter.referenceCounts(document, limits: limits)
+    lazy var referenceCounts: TypedStreamReferenceCounts = TypedStreamValueConverter<TypedStreamDocument>.referenceCounts(document, limits: limits)
 
     /// Makes an unarchiver over a document, positioned at its first root group.
     /// - Parameters:

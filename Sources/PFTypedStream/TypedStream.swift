@@ -41,7 +41,7 @@ public enum TypedStream {
     public static func decodeValue(_ data: Data, limits: PFLimits = .default) throws(PFError) -> PFValue {
         let document = try TypedStreamReader.read(data, limits: limits)
         var converter = TypedStreamValueConverter(document: document, limits: limits)
-        return try converter.convertRoots()
+        return try converter.convertRoots(document.roots)
     }
 
     /// Encodes a value tree as a typedstream with one root object: dictionaries →

@@ -23,6 +23,10 @@ extension TypedStreamDocument {
     static let dictionaryClasses: Set<String> = ["NSDictionary", "NSMutableDictionary"]
     static let dataClasses: Set<String> = ["NSData", "NSMutableData"]
     static let attributedClasses: Set<String> = ["NSAttributedString", "NSMutableAttributedString"]
+}
+
+extension TypedStreamObjects {
+    private typealias Classes = TypedStreamDocument
 
     /// Interprets the object at `index` as a Foundation object when its class is one pfarchive
     /// knows and its groups have that class's layout; `nil` otherwise (a generic object).
@@ -31,7 +35,7 @@ extension TypedStreamDocument {
         var groups = GroupCursor(groups: object.groups)
         let result: FoundationObject?
         switch cls.name {
-        case let n where Self.stringClasses.contains(n):
+        case let n where Classes.stringClasses.contains(n):
             guard case .bytes(let b)? = groups.single(.bytes), let s = String(validating: b, as: UTF8.self) else { return nil }
             result = .string(s)
         case "NSNumber", "NSValue":
@@ -40,7 +44,7 @@ extension TypedStreamDocument {
                 let value = groups.single(type)
             else { return nil }
             result = cls.name == "NSNumber" ? .number(type: type, value: value) : .value(type: type, value: value)
-        case let n where Self.dataClasses.contains(n):
+        case let n where Classes.dataClasses.contains(n):
             guard case .int(let length)? = groups.single(.int32), length >= 0, case .byteArray(let b)? = groups.single(.byteArray(Int(length))) else {
                 return nil
             }
@@ -50,8 +54,8 @@ extension TypedStreamDocument {
             result = .date(d)
         case "NSNull":
             result = .null
-        case let n where Self.arrayClasses.contains(n) || Self.setClasses.contains(n):
-            let isSet = Self.setClasses.contains(n)
+        case let n where Classes.arrayClasses.contains(n) || Classes.setClasses.contains(n):
+            let isSet = Classes.setClasses.contains(n)
             let countValue = groups.single(isSet ? .uint32 : .int32)
             let count: Int
             switch countValue {
@@ -66,7 +70,7 @@ extension TypedStreamDocument {
             }
             guard elements.count == count else { return nil }
             result = .array(elements, set: isSet)
-        case let n where Self.dictionaryClasses.contains(n):
+        case let n where Classes.dictionaryClasses.contains(n):
             guard case .int(let count)? = groups.single(.int32), count >= 0 else { return nil }
             var pairs: [(TypedStreamValue, TypedStreamValue)] = []
             for _ in 0..<min(Int(count), object.groups.count) {
@@ -86,7 +90,7 @@ extension TypedStreamDocument {
             }
             guard let string = groups.single(.object) else { return nil }
             result = .url(base: base, relative: string)
-        case let n where Self.attributedClasses.contains(n):
+        case let n where Classes.attributedClasses.contains(n):
             guard let string = groups.single(.object) else { return nil }
             var dictionaries: [Int: TypedStreamValue] = [:]
             var runs: [(Int, TypedStreamValue)] = []

@@ -5,10 +5,10 @@ import PFCore
 /// Converts a read document into a ``PFCore/PFValue`` tree: Foundation values natural,
 /// other objects `{"$class": …, "$version": …, "$values": […]}`, objects reached more than
 /// once written in full once with `$id` and referenced with `{"$ref": N}` after that.
-struct TypedStreamValueConverter {
-    let document: TypedStreamDocument
+struct TypedStreamValueConverter<Source: TypedStreamObjects> {
+    let document: Source
     let limits: PFLimits
-    var counts: [Int: Int] = [:]
+    var counts = TypedStreamReferenceCounts()
     var ids: [Int: Int] = [:]
     var nextID = 1
     var nodes = 0
@@ -26,7 +26,7 @@ struct TypedStreamValueConverter {
     /// `counts` says.
     var extraRoot: Int?
 
-    init(document: TypedStreamDocument, limits: PFLimits) {
+    init(document: Source, limits: PFLimits) {
         self.document = document
         self.limits = limits
     }
@@ -61,7 +61,7 @@ struct TypedStreamValueConverter {
     mutating func countReferences(from roots: [Int]) {
         var stack = roots.reversed() as [Int]
         while let index = stack.popLast() {
-            counts[index, default: 0] += 1
+            counts.reach(index)
             if counts[index] == 1 { stack.append(contentsOf: children(of: index).reversed()) }
         }
     }
@@ -82,13 +82,13 @@ struct TypedStreamValueConverter {
 
     // MARK: - Conversion
 
-    mutating func convertRoots() throws(PFError) -> PFValue {
-        countReferences(from: Self.rootReferences(document.roots))
-        if document.roots.count == 1, let only = document.roots.first, only.values.count == 1, let value = only.values.first {
+    mutating func convertRoots(_ roots: [TypedStreamGroup]) throws(PFError) -> PFValue {
+        countReferences(from: Self.rootReferences(roots))
+        if roots.count == 1, let only = roots.first, only.values.count == 1, let value = only.values.first {
             return try raw(value, depth: 0)
         }
         var out: [PFValue] = []
-        for group in document.roots {
+        for group in roots {
             if group.values.count == 1, let value = group.values.first {
                 out.append(try raw(value, depth: 0))
             } else {
@@ -107,8 +107,8 @@ struct TypedStreamValueConverter {
 
     /// How often each object is reached from the stream's roots (an object reached more
     /// than once anywhere in the stream is shared).
-    static func referenceCounts(_ document: TypedStreamDocument, limits: PFLimits) -> [Int: Int] {
-        var converter = TypedStreamValueConverter(document: document, limits: limits)
+    static func referenceCounts(_ document: TypedStreamDocument, limits: PFLimits) -> TypedStreamReferenceCounts {
+        var converter = TypedStreamValueConverter<TypedStreamDocument>(document: document, limits: limits)
         converter.countReferences(from: rootReferences(document.roots))
         return converter.counts
     }
@@ -116,7 +116,7 @@ struct TypedStreamValueConverter {
     /// One object of a stream read as a tree among others from the same stream: an object
     /// shared anywhere in the stream (`counts`, ``referenceCounts(_:limits:)``) carries its
     /// table-based `$id` (``idsFromTable``).
-    mutating func convertObject(_ index: Int, sharedIn counts: [Int: Int]) throws(PFError) -> PFValue {
+    mutating func convertObject(_ index: Int, sharedIn counts: TypedStreamReferenceCounts) throws(PFError) -> PFValue {
         // Shared with the caller, never copied: the tree's root counts once more, as the root
         // (a child that refers back to it closes a cycle rather than reading it again), through
         // `extraRoot` instead of a changed copy of the whole table for every object read.
@@ -150,7 +150,7 @@ struct TypedStreamValueConverter {
         case .cString(let s): return String(validating: s, as: UTF8.self).map(PFValue.string) ?? .data(Data(s))
         case .bytes(let b), .byteArray(let b): return .data(Data(b))
         case .atom(let s), .selector(let s): return s.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
-        case .class(let i): return Self.classReference(document.classChain(i).map { ClassicClassVersion($0.name, version: $0.version) })
+        case .class(let i): return Self.classReference(document.chain(ofClass: i).map { ClassicClassVersion($0.name, version: $0.version) })
         case .classChain(let chain): return Self.classReference(chain)
         case .object(let i): return try object(i, depth: depth + 1)
         case .tree(let v): return v
@@ -180,16 +180,33 @@ struct TypedStreamValueConverter {
         return .dictionary(members)
     }
 
+    /// An object as the tree holds it.
     mutating func object(_ index: Int, depth: Int) throws(PFError) -> PFValue {
-        guard let entry = document.objectEntry(index) else { return .null }
+        switch try open(index, depth: depth) {
+        case .done(let value): return value
+        case .container(let entry, let chain, let foundation, let id):
+            return try container(entry, chain: chain, foundation: foundation, id: id, depth: depth)
+        }
+    }
+
+    /// An object reached: its value when it is a scalar, `null` or a `$ref`, else what its
+    /// container needs, its `$id` taken if it is shared (what ``object(_:depth:)`` and the walk
+    /// both begin with).
+    enum Opened {
+        case done(PFValue)
+        case container(TypedStreamObject, chain: [TypedStreamClass], foundation: FoundationObject?, id: Int?)
+    }
+
+    mutating func open(_ index: Int, depth: Int) throws(PFError) -> Opened {
+        guard let entry = document.objectEntry(index) else { return .done(.null) }
         guard depth <= limits.maxDepth else { throw PFLimits.exceeded("maxDepth", limits.maxDepth, format: .typedstream, offset: entry.offset) }
         try node(entry.offset)
-        let chain = document.classChain(entry.classIndex)
+        let chain = document.chain(ofClass: entry.classIndex)
         var foundation = document.foundationObject(at: index)
         if exact, let known = foundation {
             // A scalar reached more than once is written in place by its natural form, once
             // per occurrence: kept generic, it keeps its `$id` and stays one object.
-            let shared = (counts[index] ?? 0) + (index == extraRoot ? 1 : 0) > 1
+            let shared = counts[index] + (index == extraRoot ? 1 : 0) > 1
             let scalar = switch known {
             case .string, .number, .data, .date, .null: true
             default: false
@@ -200,21 +217,28 @@ struct TypedStreamValueConverter {
         }
         // Scalars are always written in place.
         switch foundation {
-        case .string(let s)?: return .string(s)
-        case .number(let type, let value)?: return Self.number(type, value)
-        case .data(let d)?: return .data(d)
-        case .date(let d)?: return .date(Date(timeIntervalSinceReferenceDate: d))
-        case .null?: return .null
+        case .string(let s)?: return .done(.string(s))
+        case .number(let type, let value)?: return .done(Self.number(type, value))
+        case .data(let d)?: return .done(.data(d))
+        case .date(let d)?: return .done(.date(Date(timeIntervalSinceReferenceDate: d)))
+        case .null?: return .done(.null)
         default: break
         }
-        if let id = ids[index] { return .dictionary(["$ref": .int(Int64(id))]) }
+        if let id = ids[index] { return .done(.dictionary(["$ref": .int(Int64(id))])) }
         var id: Int?
-        if (counts[index] ?? 0) + (index == extraRoot ? 1 : 0) > 1 {
+        if counts[index] + (index == extraRoot ? 1 : 0) > 1 {
             let next = idsFromTable ? index + 1 : nextID
             id = next
             ids[index] = next
             nextID += 1
         }
+        return .container(entry, chain: chain, foundation: foundation, id: id)
+    }
+
+    /// The container an object reached for the first time is written as.
+    mutating func container(
+        _ entry: TypedStreamObject, chain: [TypedStreamClass], foundation: FoundationObject?, id: Int?, depth: Int
+    ) throws(PFError) -> PFValue {
         let name = chain.first?.name ?? "?"
         switch foundation {
         case .array(let items, _)?:
@@ -332,5 +356,29 @@ struct TypedStreamValueConverter {
         case .double(let d): return .double(d)
         default: return .null
         }
+    }
+}
+
+/// How often each entry of a stream is reached from the roots, as the converter counts it:
+/// 0, 1, or 2 for more than once (all the converter asks is whether an object is shared), a
+/// byte an entry.
+struct TypedStreamReferenceCounts {
+    private var reached: [UInt8] = []
+
+    init() {}
+
+    /// Counts sized for a table of `entries` entries, so that they never grow.
+    init(entries: Int) { reached = Array(repeating: 0, count: entries) }
+
+    /// How often `index` was reached, 2 standing for more than once.
+    subscript(index: Int) -> Int {
+        index >= 0 && index < reached.count ? Int(reached[index]) : 0
+    }
+
+    /// Counts one more reach of `index`.
+    mutating func reach(_ index: Int) {
+        guard index >= 0 else { return }
+        if index >= reached.count { reached.append(contentsOf: repeatElement(0, count: Swift.max(index + 1 - reached.count, reached.count))) }
+        if reached[index] < 2 { reached[index] += 1 }
     }
 }

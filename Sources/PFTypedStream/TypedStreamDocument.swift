@@ -152,13 +152,7 @@ public struct TypedStreamDocument: Sendable, Equatable {
     /// The class chain starting at a class index, most derived first. The reader rejects
     /// chains that refer back into themselves; the walk is bounded by the table size anyway.
     public func classChain(_ index: Int) -> [TypedStreamClass] {
-        var chain: [TypedStreamClass] = []
-        var next: Int? = index
-        while let i = next, let c = classEntry(i), chain.count < entries.count {
-            chain.append(c)
-            next = c.superclass
-        }
-        return chain
+        chain(ofClass: index)
     }
 
     /// The class chain of the object at an index, most derived first.

@@ -1,34 +1,31 @@
 import Foundation
 import PFCore
 
-/// Reads a whole typedstream into a ``TypedStreamDocument`` without knowing any class: the
-/// stream is self-describing (every group carries its type encodings), so nothing has to be
-/// instantiated to read it, and the secure coder runs later over the result.
-struct TypedStreamReader {
+/// Reads a typedstream without knowing any class: the stream is self-describing (every group
+/// carries its type encodings), so nothing has to be instantiated to read it, and the secure
+/// coder runs later over the result.
+///
+/// The one reader, generic over where the object table goes (``TypedStreamEntryTable``): a
+/// ``TypedStreamDocument``'s entries (``TypedStreamWholeTable``), a compact index that keeps
+/// no values (``TypedStreamIndex``, a first pass that checks the whole stream), or the index
+/// again while one object's groups are read back from the bytes (``TypedStreamReplayTable``,
+/// which steps over the literal objects nested in it).
+struct TypedStreamReader<Table: TypedStreamEntryTable> {
     var scanner: TypedStreamScanner
     var sharedStrings: [[UInt8]] = []
+    /// How many shared strings are defined at this point of the stream: `sharedStrings.count`
+    /// except while replaying, when the table already holds the whole stream's.
+    var definedStrings = 0
     /// Parsed encodings per shared-string index, so each type string is parsed once.
     var parsedEncodings: [Int: [TypeEncoding]] = [:]
-    var entries: [TypedStreamEntry] = []
+    var entries: Table
     var nodes = 0
     var depth = 0
     var limits: PFLimits { scanner.limits }
 
-    init(bytes: UnsafeRawBufferPointer, limits: PFLimits) {
+    init(bytes: UnsafeRawBufferPointer, limits: PFLimits, table: Table) {
         scanner = TypedStreamScanner(bytes: bytes, limits: limits)
-    }
-
-    /// Reads a document from bytes.
-    static func read(_ data: Data, limits: PFLimits, headerOnly: Bool = false) throws(PFError) -> TypedStreamDocument {
-        guard data.count <= limits.maxInputBytes else {
-            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .typedstream, offset: 0)
-        }
-        return try data.withBytes { buffer throws(PFError) -> TypedStreamDocument in
-            var reader = TypedStreamReader(bytes: buffer, limits: limits)
-            let header = try reader.readHeader()
-            if headerOnly { return TypedStreamDocument(header: header, entries: [], roots: []) }
-            return try reader.readBody(header)
-        }
+        entries = table
     }
 
     func error(_ failure: TypedStreamFailure, at offset: Int? = nil) -> PFError {
@@ -58,7 +55,8 @@ struct TypedStreamReader {
         return TypedStreamHeader(streamerVersion: 4, bigEndian: scanner.bigEndian, systemVersion: Int(truncatingIfNeeded: system))
     }
 
-    mutating func readBody(_ header: TypedStreamHeader) throws(PFError) -> TypedStreamDocument {
+    /// Reads the root groups to the end of the stream.
+    mutating func readRoots() throws(PFError) -> [TypedStreamGroup] {
         var roots: [TypedStreamGroup] = []
         guard !scanner.atEnd else { throw error(.noValues) }
         while !scanner.atEnd {
@@ -66,7 +64,7 @@ struct TypedStreamReader {
             let head = try scanner.byte("a group")
             roots.append(try readGroup(head: head, at: at))
         }
-        return TypedStreamDocument(header: header, entries: entries, roots: roots)
+        return roots
     }
 
     // MARK: - Budgets
@@ -97,12 +95,16 @@ struct TypedStreamReader {
                 throw error(.nilSharedString(what: what), at: innerAt)
             }
             try count()
-            sharedStrings.append(string)
-            return (string, sharedStrings.count - 1)
+            if definedStrings == sharedStrings.count {
+                sharedStrings.append(string)
+                entries.defineString(string, at: at)
+            }
+            definedStrings += 1
+            return (string, definedStrings - 1)
         default:
             let index = try referenceIndex(head: head, at: at, what)
-            guard index < sharedStrings.count else {
-                throw error(.sharedStringReference(what: what, index: index, defined: sharedStrings.count), at: at)
+            guard index < definedStrings else {
+                throw error(.sharedStringReference(what: what, index: index, defined: definedStrings), at: at)
             }
             return (sharedStrings[index], index)
         }
@@ -118,28 +120,16 @@ struct TypedStreamReader {
         return Int(index)
     }
 
-    enum EntryKind: String { case object, `class`, cString = "C string" }
-
-    mutating func tableReference(head: UInt8, at: Int, kind: EntryKind) throws(PFError) -> Int {
+    mutating func tableReference(head: UInt8, at: Int, kind: TypedStreamEntryKind) throws(PFError) -> Int {
         let index = try referenceIndex(head: head, at: at, "a reference to a \(kind.rawValue)")
         guard index < entries.count else {
             throw error(.referenceOutOfRange(kind: kind.rawValue, index: index, entries: entries.count), at: at)
         }
-        let matches: Bool
-        switch (entries[index], kind) {
-        case (.object, .object), (.class, .class), (.cString, .cString): matches = true
-        default: matches = false
-        }
-        guard matches else {
-            throw error(.referenceKind(index: index, expected: kind.rawValue, found: entries[index].kindName), at: at)
+        let found = entries.kind(index)
+        guard found == kind else {
+            throw error(.referenceKind(index: index, expected: kind.rawValue, found: found.rawValue), at: at)
         }
         return index
-    }
-
-    mutating func append(_ entry: TypedStreamEntry) throws(PFError) -> Int {
-        try count()
-        entries.append(entry)
-        return entries.count - 1
     }
 
     // MARK: - Groups
@@ -237,16 +227,16 @@ struct TypedStreamReader {
         case TypedStreamTag.new:
             let innerAt = scanner.offset
             let innerHead = try scanner.byte("a C string")
-            guard let (string, _) = try sharedString(head: innerHead, at: innerAt, "a C string") else {
+            guard let (string, sharedIndex) = try sharedString(head: innerHead, at: innerAt, "a C string") else {
                 throw error(.nilCString, at: innerAt)
             }
             guard !string.contains(0) else { throw error(.zeroInCString, at: innerAt) }
-            _ = try append(.cString(string))
+            try count()
+            entries.appendCString(string, sharedIndex: sharedIndex, at: at)
             return .cString(string)
         default:
             let index = try tableReference(head: head, at: at, kind: .cString)
-            guard case .cString(let s) = entries[index] else { return .null }
-            return .cString(s)
+            return .cString(entries.cString(index))
         }
     }
 
@@ -267,8 +257,10 @@ struct TypedStreamReader {
                 throw error(.nilClassName, at: nameAt)
             }
             let version = try scanner.signed("a class version")
+            try count()
             chain.append(
-                try append(.class(TypedStreamClass(name: String(decoding: name, as: UTF8.self), version: Int(truncatingIfNeeded: version), superclass: nil))))
+                entries.appendClass(
+                    TypedStreamClass(name: String(decoding: name, as: UTF8.self), version: Int(truncatingIfNeeded: version), superclass: nil), at: at))
             at = scanner.offset
             head = try scanner.byte("a superclass")
         }
@@ -281,9 +273,7 @@ struct TypedStreamReader {
             terminator = index
         }
         for (position, index) in chain.enumerated() {
-            guard case .class(var c) = entries[index] else { continue }
-            c.superclass = position + 1 < chain.count ? chain[position + 1] : terminator
-            entries[index] = .class(c)
+            entries.setSuperclass(index, position + 1 < chain.count ? chain[position + 1] : terminator)
         }
         return chain.first ?? terminator
     }
@@ -294,9 +284,16 @@ struct TypedStreamReader {
         switch head {
         case TypedStreamTag.null: return .null
         case TypedStreamTag.new:
+            if let skipped = entries.skipObject(at: at) {
+                // Replaying an object: a literal nested in it is stepped over, as read before.
+                scanner.offset = skipped.end
+                definedStrings = skipped.definedStrings
+                return .object(skipped.index)
+            }
             try enter(at: at)
             // The object's number is taken before its class is read, as NSArchiver numbers it.
-            let index = try append(.object(TypedStreamObject(classIndex: -1, groups: [], offset: at)))
+            try count()
+            let index = entries.appendObject(at: at)
             let classAt = scanner.offset
             let classHead = try scanner.byte("the class of an object")
             guard let classIndex = try readClass(head: classHead, at: classAt) else {
@@ -309,7 +306,7 @@ struct TypedStreamReader {
                 if groupHead == TypedStreamTag.endOfObject { break }
                 groups.append(try readGroup(head: groupHead, at: groupAt))
             }
-            entries[index] = .object(TypedStreamObject(classIndex: classIndex, groups: groups, offset: at))
+            entries.finishObject(index, TypedStreamObject(classIndex: classIndex, groups: groups, offset: at), end: scanner.offset)
             depth -= 1
             return .object(index)
         default:
@@ -318,12 +315,18 @@ struct TypedStreamReader {
     }
 }
 
-extension TypedStreamEntry {
-    var kindName: String {
-        switch self {
-        case .object: "object"
-        case .class: "class"
-        case .cString: "C string"
+extension TypedStreamReader<TypedStreamWholeTable> {
+    /// Reads a document from bytes.
+    static func read(_ data: Data, limits: PFLimits, headerOnly: Bool = false) throws(PFError) -> TypedStreamDocument {
+        guard data.count <= limits.maxInputBytes else {
+            throw PFLimits.exceeded("maxInputBytes", limits.maxInputBytes, format: .typedstream, offset: 0)
+        }
+        return try data.withBytes { buffer throws(PFError) -> TypedStreamDocument in
+            var reader = TypedStreamReader(bytes: buffer, limits: limits, table: TypedStreamWholeTable())
+            let header = try reader.readHeader()
+            if headerOnly { return TypedStreamDocument(header: header, entries: [], roots: []) }
+            let roots = try reader.readRoots()
+            return TypedStreamDocument(header: header, entries: reader.entries.entries, roots: roots)
         }
     }
 }

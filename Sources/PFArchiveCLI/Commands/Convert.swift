@@ -184,6 +184,9 @@ struct Convert: ParsableCommand {
             compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
             let from = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
             RecordStream.largeFormats.contains(from),
+            // A typedstream's conversion can fail after its walk has begun writing (a limit met
+            // while converting): only a file's temporary output is then removed unseen.
+            from != .typedstream || output != "-",
             Compression.detect(bytes.prefix(16)) == nil,
             try streamLarge(bytes, from: from, to: to, options: readOptions)
         {
