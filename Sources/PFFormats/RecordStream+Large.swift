@@ -279,7 +279,7 @@ extension RecordStream.Sink {
             if frames.isEmpty { buffer.append(contentsOf: XMLPlistWriter.footer) }
         default:
             let ref = frame.isObject
-                ? try plist.writeDictionary(keys: frame.keyRefs, values: frame.valueRefs, into: &buffer)
+                ? try plist.writeDictionary(keys: frame.keyRefs, values: frame.valueRefs, into: &buffer, flush: write)
                 : try plist.writeArray(count: frame.valueRefs.count, refs: frame.valueRefs, into: &buffer, flush: write)
             if frames.isEmpty {
                 try plist.finish(root: ref, into: &buffer, flush: write)

@@ -268,12 +268,26 @@ public struct BinaryPlistStreamWriter {
     ///   - out: receives the bytes.
     public mutating func writeDictionary(keys: [Int], values: [Int], into out: inout [UInt8]) throws(PFError) -> Int {
         precondition(keys.count == values.count, "A dictionary has one value per key.")
-        return try writeContainer(.dictionary, count: keys.count, refs: keys + values, into: &out, flush: { _ throws(PFError) in })
+        return try writeContainer(.dictionary, count: keys.count, refs: keys + values, into: &out, flush: { _ throws(PFError) in }, handsOff: false)
+    }
+
+    /// Writes a dictionary of objects already written and returns its object number, handing
+    /// `out` to `flush` whenever a mebibyte has gathered (a dictionary of many members).
+    /// - Parameters:
+    ///   - keys: the keys' object numbers (strings written with ``write(_:depth:into:)``).
+    ///   - values: the values' object numbers, one per key.
+    ///   - out: receives the bytes.
+    ///   - flush: receives what gathered in `out`.
+    /// - Throws: what `flush` throws; ``BinaryPlistFailure/tooManyObjects(objectRefSize:)`` past the object bound.
+    public mutating func writeDictionary(keys: [Int], values: [Int], into out: inout [UInt8], flush: Output) throws(PFError) -> Int {
+        precondition(keys.count == values.count, "A dictionary has one value per key.")
+        return try writeContainer(.dictionary, count: keys.count, refs: keys + values, into: &out, flush: flush)
     }
 
     /// Writes a container of `count` elements (members) whose references `refs` gives.
     private mutating func writeContainer(
-        _ type: BinaryPlistMarker, count: Int, refs: some Sequence<Int>, into out: inout [UInt8], flush: Output
+        _ type: BinaryPlistMarker, count: Int, refs: some Sequence<Int>, into out: inout [UInt8], flush: Output,
+        handsOff: Bool = true
     ) throws(PFError) -> Int {
         let number = offsets.count
         guard number < numberLimit else {
@@ -291,7 +305,8 @@ public struct BinaryPlistStreamWriter {
         for _ in 0..<n {
             guard let ref = items.next() else { preconditionFailure("A container was given fewer references than its count.") }
             BinaryPlistEncoder.appendBigEndian(UInt64(ref), size: objectRefSize, to: &out)
-            if out.count >= 1 << 20 { try handOff(&out, mark: &mark, flush) }
+            // Without a `flush` the bytes stay in `out` (handing them to nothing lost them).
+            if handsOff && out.count >= 1 << 20 { try handOff(&out, mark: &mark, flush) }
         }
         position += out.count - mark
         return number

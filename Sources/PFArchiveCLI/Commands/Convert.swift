@@ -151,15 +151,15 @@ struct Convert: ParsableCommand {
             // Record formats stream, a record at a time, in bounded memory (no memory budget
             // to check); anything else is read whole below.
             var source = try FileIO.ChunkedInput(input)
-            let from = readOptions.format ?? (FormatDetector.detect(source.first, named: readOptions.namedFormat) == .json ? .json : nil)
-            let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
-            if let from, compression == nil, RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first, inputBytes: source.size) {
-                if try stream(source, from: from, to: to, options: readOptions) { return }
+            if let from = recordFormat(source.first, options: readOptions),
+                RecordStream.canStream(from: from, to: to, pretty: pretty, start: source.first, inputBytes: source.size)
+            {
+                if try stream(read: source.next, size: source.size, from: from, to: to, options: readOptions) { return }
                 // Records a keyed archive cannot hold one at a time: read again, whole.
                 source = try FileIO.ChunkedInput(input)
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
-            if compression == nil { streamTarget = to }
+            streamTarget = to
         } else {
             bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         }
@@ -169,40 +169,7 @@ struct Convert: ParsableCommand {
             try convertRealm(bytes, options: readOptions)
             return
         }
-        // A binary property list, CBOR document or XML property list of records is read a record at a
-        // time from its (mapped) bytes, never as a tree.
-        if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
-            RecordStream.documentFormats.contains(document),
-            RecordStream.canStream(document: bytes, from: document, to: to, pretty: pretty, limits: readOptions.limits),
-            try streamDocument(bytes, from: document, to: to, options: readOptions)
-        {
-            return
-        }
-        // Any other JSON document, binary or XML property list or CBOR document goes to JSON,
-        // CBOR or a property list by its large containers, member by member, never as a tree.
-        if let to = outputFormat, RecordStream.largeTargets.contains(to), !reading.lenient, !blobs.decodeBlobs,
-            compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
-            let from = readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat),
-            RecordStream.largeFormats.contains(from),
-            // A typedstream's conversion can fail after its walk has begun writing (a limit met
-            // while converting): only a file's temporary output is then removed unseen.
-            from != .typedstream || output != "-",
-            Compression.detect(bytes.prefix(16)) == nil,
-            try streamLarge(bytes, from: from, to: to, options: readOptions)
-        {
-            return
-        }
-        // A keyed archive whose graph is an array of records (or a results wrapper) goes to
-        // a record format or a whole CBOR document or property list a record at a time from
-        // its (mapped) bytes, and any other graph to JSON, CBOR or a property list by its
-        // large containers: no table, graph or tree.
-        if let to = outputFormat, RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to), !blobs.decodeBlobs,
-            compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression == nil,
-            (readOptions.format ?? FormatDetector.detect(bytes, named: readOptions.namedFormat)) == .keyed,
-            try streamKeyed(bytes, to: to, options: readOptions)
-        {
-            return
-        }
+        if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions) { return }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
         progress.begin("reading")
         let result: FormatIO.ReadResult
@@ -222,7 +189,7 @@ struct Convert: ParsableCommand {
     /// documents, Realm files, SQLite databases and stores all end here.
     func writeOutput(_ value: PFValue, parseClassName: String? = nil) throws {
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
-        let compression = compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+        let compression = outputCompression
         var writeOptions = FormatIO.WriteOptions(
             pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,
             canonicalCBOR: canonical,
@@ -235,6 +202,96 @@ struct Convert: ParsableCommand {
             throw CLIFailure(file: output, error)
         }
         try FileIO.writeAtomically(out, to: output)
+    }
+
+    /// The compression of OUTPUT: `--compress`, else its extension's (`.gz`, `.zz`).
+    private var outputCompression: CompressionFormat? {
+        compress.map(\.format) ?? FormatDetector.infer(fromPath: output).compression
+    }
+
+    /// The record format of an input that may stream a chunk at a time, told by its first
+    /// bytes: the format asked for (or named by a `.jsonl`/`.cborseq` extension), else JSON
+    /// when the bytes are JSON; `nil` for anything else.
+    private func recordFormat(_ start: Data, options: FormatIO.ReadOptions) -> DataFormat? {
+        options.format ?? (FormatDetector.detect(start, named: options.namedFormat) == .json ? .json : nil)
+    }
+
+    /// Converts a whole input without its tree when a route can: a document of records a record
+    /// at a time (``streamDocument(_:from:to:options:)``), any other JSON document, property
+    /// list or CBOR document by its large containers (``streamLarge(_:from:to:options:)``), a
+    /// keyed archive of records (``streamKeyed(_:to:options:)``). A gzip or zlib input is
+    /// decompressed first, once, as the whole route does (``PFSerialization/Serialization/open(_:limits:decompress:read:)``:
+    /// the same limits, its error word for word, bytes that look like zlib but do not inflate
+    /// left to it), and its records stream from the decompressed bytes too; memory is then the
+    /// decompressed bytes, never the tree.
+    /// - Parameters:
+    ///   - bytes: the input, whole (mapped, for a file).
+    ///   - streamTarget: the output format when the record routes may run (see `run`).
+    ///   - readOptions: the read's format and limits.
+    /// - Returns: `false`, with nothing written, when no route took the input (it is read whole).
+    private func streamWhole(_ bytes: Data, streamTarget: DataFormat?, options readOptions: FormatIO.ReadOptions) throws -> Bool {
+        guard let to = outputFormat, !blobs.decodeBlobs,
+            streamTarget != nil || RecordStream.largeTargets.contains(to) || RecordStream.keyedTargets.contains(to)
+        else { return false }
+        var plain = bytes
+        if let compression = Compression.detect(bytes.prefix(16)) {
+            do {
+                plain = try Compression.decompress(bytes, from: compression, limits: readOptions.limits)
+            } catch {
+                // Bytes that look like zlib (a 2-byte guess) but do not inflate may be read as
+                // what they are: the whole route decides, and reports its error otherwise.
+                guard compression == .gzip || error.code == .limitExceeded else { return false }
+                throw CLIFailure(file: input, error)
+            }
+            // Nothing after decompression is the whole route's own error.
+            guard !plain.isEmpty else { return false }
+            let start = plain.prefix(FileIO.ChunkedInput.chunkSize)
+            if let to = streamTarget, let from = recordFormat(start, options: readOptions),
+                RecordStream.canStream(from: from, to: to, pretty: pretty, start: start, inputBytes: plain.count)
+            {
+                var offset = 0
+                let read = { [plain] () throws(PFError) -> Data? in
+                    guard offset < plain.count else { return nil }
+                    let end = min(offset + FileIO.ChunkedInput.chunkSize, plain.count)
+                    defer { offset = end }
+                    return Data(plain[(plain.startIndex + offset)..<(plain.startIndex + end)])
+                }
+                if try stream(read: read, size: plain.count, from: from, to: to, options: readOptions) { return true }
+            }
+        }
+        // A binary property list, CBOR document or XML property list of records is read a record at a
+        // time from its (mapped) bytes, never as a tree.
+        if let to = streamTarget, let document = readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat),
+            RecordStream.documentFormats.contains(document),
+            RecordStream.canStream(document: plain, from: document, to: to, pretty: pretty, limits: readOptions.limits),
+            try streamDocument(plain, from: document, to: to, options: readOptions)
+        {
+            return true
+        }
+        // Any other JSON document, binary or XML property list or CBOR document goes to JSON,
+        // CBOR or a property list by its large containers, member by member, never as a tree.
+        if RecordStream.largeTargets.contains(to), !reading.lenient,
+            let from = readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat),
+            RecordStream.largeFormats.contains(from),
+            // A typedstream's conversion can fail after its walk has begun writing (a limit met
+            // while converting): only a file's temporary output is then removed unseen.
+            from != .typedstream || output != "-",
+            Compression.detect(plain.prefix(16)) == nil,
+            try streamLarge(plain, from: from, to: to, options: readOptions)
+        {
+            return true
+        }
+        // A keyed archive whose graph is an array of records (or a results wrapper) goes to
+        // a record format or a whole CBOR document or property list a record at a time from
+        // its (mapped) bytes, and any other graph to JSON, CBOR or a property list by its
+        // large containers: no table, graph or tree.
+        if RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to),
+            (readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat)) == .keyed,
+            try streamKeyed(plain, to: to, options: readOptions)
+        {
+            return true
+        }
+        return false
     }
 
     /// Whether a conversion to `to` may stream as far as a keyed archive is concerned: one
@@ -341,15 +398,17 @@ struct Convert: ParsableCommand {
     /// Converts a record at a time (``RecordStream``), with progress and throughput on a
     /// terminal; the output is written to a temporary file and renamed, as every output is.
     /// - Returns: `false`, with nothing written, when the stream declined.
-    private func stream(_ source: FileIO.ChunkedInput, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions) throws -> Bool {
+    private func stream(
+        read: @escaping () throws(PFError) -> Data?, size: Int?, from: DataFormat, to: DataFormat, options: FormatIO.ReadOptions
+    ) throws -> Bool {
         var streamOptions = RecordStream.Options(
             from: from, to: to, typedJSON: !reading.noTypedJSON, canonicalCBOR: canonical, limits: options.limits,
             parseClassName: options.parseClassName, inputName: input)
         streamOptions.dropNulls = dropNulls
-        streamOptions.inputBytes = source.size
+        streamOptions.inputBytes = size
         var bar = CountingProgress()
         let started = Date()
-        let total = source.size.map { $0 >> 20 }
+        let total = size.map { $0 >> 20 }
         let report = { (state: RecordStream.Progress) in
             let seconds = max(Date().timeIntervalSince(started), 0.001)
             let rate = Int(Double(state.bytesRead) / seconds) >> 20
@@ -358,16 +417,18 @@ struct Convert: ParsableCommand {
         defer { bar.clear() }
         return try declinable { try writeStreamed(
             toOutput: { write throws(PFError) in
-                try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
+                try RecordStream.convert(options: streamOptions, read: read, write: write, progress: report)
             },
             toFile: { write throws(PFError) in
-                try RecordStream.convert(options: streamOptions, read: source.next, write: write, progress: report)
+                try RecordStream.convert(options: streamOptions, read: read, write: write, progress: report)
             }) }
     }
 
     /// Runs a streamed conversion into OUTPUT: standard output (`toOutput`, given a writer
     /// of it), or a temporary file renamed into place once the conversion succeeds
-    /// (`toFile`; a failure leaves nothing behind).
+    /// (`toFile`; a failure leaves nothing behind). A `.gz`/`.zz` output (or `--compress`)
+    /// is compressed on the way by a streaming ``PFCompression/Deflater`` at the whole
+    /// route's level, so its bytes are the whole route's compressed output.
     private func writeStreamed(
         toOutput: (_ write: @escaping (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void,
         toFile: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void,
@@ -377,16 +438,29 @@ struct Convert: ParsableCommand {
         final class Failure: @unchecked Sendable { var error: Error? }
         let outputFailure = Failure()
         do {
+            let deflater = try outputCompression.map { format throws(PFError) in try Deflater(format: format) }
             if output == "-" {
-                try toOutput { bytes throws(PFError) in
+                let write = { (bytes: UnsafeRawBufferPointer) throws(PFError) in
                     do { try StandardOutput.write(Data(bytes)) } catch {
                         outputFailure.error = error
                         throw PFError(CommandLineFailure.outputFailed(output: "standard output"), format: .output)
                     }
                 }
+                guard let deflater else { return try toOutput(write) }
+                try toOutput { bytes throws(PFError) in try deflater.process(bytes, output: write) }
+                try deflater.finish(output: write)
             } else {
                 let url = try FileIO.outputFile(output)
-                try Destination.writeFile(to: url, format: .output, name: output, toFile)
+                guard let deflater else { return try Destination.writeFile(to: url, format: .output, name: output, toFile) }
+                try Destination.writeFile(to: url, format: .output, name: output) { write throws(PFError) in
+                    // The file's writer is called only from inside this call, never later.
+                    try withoutActuallyEscaping(write) { (write) throws(PFError) in
+                        try withoutActuallyEscaping(toFile) { (toFile) throws(PFError) in
+                            try toFile { bytes throws(PFError) in try deflater.process(bytes, output: write) }
+                        }
+                        try deflater.finish(output: write)
+                    }
+                }
             }
         } catch let error as PFError {
             if let failure = outputFailure.error { throw failure }
