@@ -433,7 +433,7 @@ let package = Package(
             dependencies: [
                 "PFTestSupport", "PFCoreDataTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON",
                 "PFCompression", "PFPropertyList", "PFCBOR", "PFKeyedArchive", "PFParse", "PFParseExport",
-                "PFFormats", "PFStores", .product(name: "OrderedCollections", package: "swift-collections"),
+                "PFFormats", "PFSerialization", "PFStores", .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .testTarget(
