@@ -121,11 +121,14 @@ public enum FormatIO {
     /// - Parameters:
     ///   - bytes: the input.
     ///   - options: the format (or detection), JSON mode and limits.
+    ///   - inflated: `bytes` already decompressed under `options.limits` by a caller that
+    ///     looked at them first, so they are not inflated twice (see
+    ///     ``PFSerialization/Serialization/open(_:limits:decompress:inflated:read:)``).
     /// - Returns: the value and what was found.
     /// - Throws: ``PFError`` from the decompressor or the format's reader; `syntax` when no
     ///   format can be detected; `limitExceeded` for input over `limits.maxInputBytes`.
-    public static func read(_ bytes: Data, options: ReadOptions = ReadOptions()) throws(PFError) -> ReadResult {
-        let opened = try Serialization.open(bytes, limits: options.limits) {
+    public static func read(_ bytes: Data, options: ReadOptions = ReadOptions(), inflated: Data? = nil) throws(PFError) -> ReadResult {
+        let opened = try Serialization.open(bytes, limits: options.limits, inflated: inflated) {
             (plain, compression) throws(PFError) -> (PFValue, DataFormat) in
             guard options.format != nil || !plain.isEmpty else {
                 // Not "unrecognised": there is nothing to recognise (an empty file, a failed

@@ -14,7 +14,7 @@ public enum KeyedArchive {
     ///   - bytes: the archive: a bplist, XML plist, JSON or CBOR, optionally gzip or zlib.
     ///   - limits: budgets for the container and the table.
     ///   - decompress: whether to undo one layer of gzip or zlib first, as
-    ///     ``PFSerialization/Serialization/open(_:limits:decompress:read:)`` does (pass `false`
+    ///     ``PFSerialization/Serialization/open(_:limits:decompress:inflated:read:)`` does (pass `false`
     ///     when the caller already did, so a compressed payload is never inflated twice).
     /// - Returns: the validated table and the container it was found in.
     /// - Throws: ``PFError`` from the container's reader, or `invalidValue` from

@@ -20,7 +20,7 @@ import PFPropertyList
 ///
 /// Sniffing is ``FormatDetector``'s. Everything that reads bytes whose format it has to find —
 /// `FormatIO`, keyed archives, versioned documents, the stores, the CLI — comes through
-/// ``open(_:limits:decompress:read:)``, so compression, look-alikes and limits are handled
+/// ``open(_:limits:decompress:inflated:read:)``, so compression, look-alikes and limits are handled
 /// the same way everywhere.
 public enum Serialization {
     /// How a value tree is read.
@@ -71,7 +71,7 @@ public enum Serialization {
         }
     }
 
-    /// What ``open(_:limits:decompress:read:)`` produced.
+    /// What ``open(_:limits:decompress:inflated:read:)`` produced.
     public struct Opened<Value> {
         /// What the caller's reader made of the plain bytes.
         public var value: Value
@@ -99,12 +99,15 @@ public enum Serialization {
     ///   - limits: the caller's budgets.
     ///   - decompress: whether to undo compression (`false` when the caller already did, so
     ///     a compressed payload is never inflated twice).
+    ///   - inflated: `bytes` already inflated by the caller with ``PFCompression/Compression/decompress(_:from:limits:)``
+    ///     under the same `limits` (a route that looked at the plain bytes and declined them),
+    ///     taken instead of inflating `bytes` again; `nil` (the default) inflates here.
     ///   - read: the caller's reader, given the plain bytes and the compression found.
     /// - Returns: the reader's value, the compression and the plain bytes.
     /// - Throws: ``PFCore/PFError`` — `limitExceeded` for input over `maxInputBytes` or a
     ///   decompression past its budget, the decompressor's errors, or what `read` throws.
     public static func open<Value>(
-        _ bytes: Data, limits: PFLimits, decompress: Bool = true,
+        _ bytes: Data, limits: PFLimits, decompress: Bool = true, inflated: Data? = nil,
         read: (_ plain: Data, _ compression: CompressionFormat?) throws(PFError) -> Value
     ) throws(PFError) -> Opened<Value> {
         guard bytes.count <= limits.maxInputBytes else {
@@ -113,6 +116,7 @@ public enum Serialization {
         guard decompress, let compression = Compression.detect(bytes) else {
             return Opened(value: try read(bytes, nil), compression: nil, plain: bytes)
         }
+        if let inflated { return Opened(value: try read(inflated, compression), compression: compression, plain: inflated) }
         let plain: Data
         do {
             plain = try Compression.decompress(bytes, from: compression, limits: limits)

@@ -44,7 +44,7 @@ public struct ArchiveDocument: Sendable {
     }
 
     /// Reads a keyed archive (any container), a typedstream or a JSON document, compressed
-    /// or not (opened by ``PFSerialization/Serialization/open(_:limits:decompress:read:)``,
+    /// or not (opened by ``PFSerialization/Serialization/open(_:limits:decompress:inflated:read:)``,
     /// so zlib's look-alikes read as what they are). Nothing is instantiated.
     /// - Parameters:
     ///   - data: the bytes.

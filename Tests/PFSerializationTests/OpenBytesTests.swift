@@ -228,6 +228,41 @@ import Testing
     }
 }
 
+/// A caller that inflated an input to look at it (`convert`'s streamed routes) hands the plain
+/// bytes on; the whole read takes them instead of inflating again, under the same checks.
+@Suite struct InflatedHandOnTests {
+    static let plain = Data("[1,2,3]".utf8)
+
+    @Test func theHandedOnBytesAreReadNotInflatedAgain() throws {
+        let gzip = try Compression.compress(Self.plain, as: .gzip)
+        // Bytes that differ from what the input inflates to show which were read.
+        let handed = Data("{\"a\":1}".utf8)
+        let result = try FormatIO.read(gzip, inflated: handed)
+        #expect(result.value == ["a": 1])
+        #expect(result.compression == .gzip)
+        #expect(result.decoded == handed)
+        #expect(try FormatIO.read(gzip).value == [1, 2, 3])
+    }
+
+    @Test func theMemoryBudgetAndEmptinessAreCheckedOnTheHandedOnBytes() throws {
+        let big = Data("[".utf8) + Data(repeating: 0x20, count: 4096) + Data("1]".utf8)
+        let gzip = try Compression.compress(big, as: .gzip)
+        var options = FormatIO.ReadOptions()
+        options.memoryBudget = MemoryBudget(maxBytes: 1024)
+        #expect(throws: PFError.self) { try FormatIO.read(gzip, options: options, inflated: big) }
+        do {
+            _ = try FormatIO.read(gzip, options: options, inflated: big)
+        } catch {
+            #expect(error.code == .limitExceeded)
+        }
+        let empty = try Compression.compress(Data(), as: .gzip)
+        var errors: [String] = []
+        do { _ = try FormatIO.read(empty) } catch { errors.append(error.description) }
+        do { _ = try FormatIO.read(empty, inflated: Data()) } catch { errors.append(error.description) }
+        #expect(errors.count == 2 && errors[0] == errors[1], "\(errors)")
+    }
+}
+
 /// Files read whole by the layer are bounded before they are read.
 @Suite struct ReadFileTests {
     @Test func aFileOverTheLimitIsRefusedAndOneWithinIsRead() throws {

@@ -169,12 +169,13 @@ struct Convert: ParsableCommand {
             try convertRealm(bytes, options: readOptions)
             return
         }
-        if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions) { return }
+        var inflated: Data?
+        if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions, inflated: &inflated) { return }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
         progress.begin("reading")
         let result: FormatIO.ReadResult
         do {
-            result = try FormatIO.read(bytes, options: readOptions)
+            result = try FormatIO.read(bytes, options: readOptions, inflated: inflated)
         } catch {
             throw CLIFailure(file: input, error)
         }
@@ -220,7 +221,7 @@ struct Convert: ParsableCommand {
     /// at a time (``streamDocument(_:from:to:options:)``), any other JSON document, property
     /// list or CBOR document by its large containers (``streamLarge(_:from:to:options:)``), a
     /// keyed archive of records (``streamKeyed(_:to:options:)``). A gzip or zlib input is
-    /// decompressed first, once, as the whole route does (``PFSerialization/Serialization/open(_:limits:decompress:read:)``:
+    /// decompressed first, once, as the whole route does (``PFSerialization/Serialization/open(_:limits:decompress:inflated:read:)``:
     /// the same limits, its error word for word, bytes that look like zlib but do not inflate
     /// left to it), and its records stream from the decompressed bytes too; memory is then the
     /// decompressed bytes, never the tree.
@@ -228,8 +229,12 @@ struct Convert: ParsableCommand {
     ///   - bytes: the input, whole (mapped, for a file).
     ///   - streamTarget: the output format when the record routes may run (see `run`).
     ///   - readOptions: the read's format and limits.
+    ///   - inflated: set to the decompressed bytes of a gzip or zlib input no route took, for
+    ///     the whole route to read instead of inflating the input again.
     /// - Returns: `false`, with nothing written, when no route took the input (it is read whole).
-    private func streamWhole(_ bytes: Data, streamTarget: DataFormat?, options readOptions: FormatIO.ReadOptions) throws -> Bool {
+    private func streamWhole(
+        _ bytes: Data, streamTarget: DataFormat?, options readOptions: FormatIO.ReadOptions, inflated: inout Data?
+    ) throws -> Bool {
         guard let to = outputFormat, !blobs.decodeBlobs,
             streamTarget != nil || RecordStream.largeTargets.contains(to) || RecordStream.keyedTargets.contains(to)
         else { return false }
@@ -243,6 +248,7 @@ struct Convert: ParsableCommand {
                 guard compression == .gzip || error.code == .limitExceeded else { return false }
                 throw CLIFailure(file: input, error)
             }
+            inflated = plain
             // Nothing after decompression is the whole route's own error.
             guard !plain.isEmpty else { return false }
             let start = plain.prefix(FileIO.ChunkedInput.chunkSize)
