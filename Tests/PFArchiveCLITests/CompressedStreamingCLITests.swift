@@ -130,6 +130,83 @@ import Testing
         #expect(bad.status == 1 && bad.stderr.contains("features[") && bad.stdout.isEmpty, "\(bad.stderr)")
     }
 
+    /// Records in a gzip or zlib file (several mebibytes, over many of the inflater's slices
+    /// and chunks; two gzip members; from a file and from standard input) are inflated as they
+    /// stream: each record output is the uncompressed input's, byte for byte.
+    @Test func compressedRecordsAreInflatedAsTheyStream() throws {
+        let dir = try StreamingConvertCLITests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = StreamingConvertCLITests.export(12_000)
+        let records = try FormatIO.read(export, options: .init(format: .json)).value
+        let jsonl = try FormatIO.write(records, as: .jsonl)
+        #expect(jsonl.count > 1 << 20, "more than one chunk")
+        let cut = try #require(jsonl[(jsonl.count / 2)...].firstIndex(of: 0x0A)) + 1
+        let members = try Compression.compress(jsonl[..<cut], as: .gzip) + Compression.compress(jsonl[cut...], as: .gzip)
+        let inputs: [(name: String, plain: Data, compressed: Data)] = [
+            ("in.jsonl.gz", jsonl, try Compression.compress(jsonl, as: .gzip)),
+            ("in.jsonl.zz", jsonl, try Compression.compress(jsonl, as: .zlib)),
+            ("members.jsonl.gz", jsonl, members),
+            ("in.json.gz", export, try Compression.compress(export, as: .gzip)),
+        ]
+        for input in inputs {
+            let file = dir.appendingPathComponent(input.name)
+            try input.compressed.write(to: file)
+            let plainFile = dir.appendingPathComponent("plain-" + input.name.dropLast(3))
+            try input.plain.write(to: plainFile)
+            for to in ["jsonl", "cborseq", "parse"] {
+                let expected = try CLI.run(["convert", plainFile.path, "-", "--to", to])
+                #expect(expected.status == 0, "\(expected.stderr)")
+                let output = dir.appendingPathComponent("out.\(to)")
+                let run = try CLI.run(["convert", file.path, output.path, "--to", to])
+                #expect(run.status == 0 && run.stderr.isEmpty, "\(input.name) -> \(to): \(run.stderr)")
+                #expect(try Data(contentsOf: output) == expected.stdout, "\(input.name) -> \(to)")
+                guard to == "cborseq" else { continue }
+                let piped = try CLI.run(["convert", "-", "-", "--to", to, "--from", input.name.hasPrefix("in.json.") ? "json" : "jsonl"],
+                                        input: input.compressed)
+                #expect(piped.status == 0 && piped.stdout == expected.stdout, "stdin \(input.name) -> \(to): \(piped.stderr)")
+            }
+        }
+    }
+
+    /// A stream inflated as its records go fails as the whole read does (the whole route is
+    /// `--lenient`'s, which never streams), word for word, with no output file: a truncated
+    /// stream, a corrupt one whose bad bytes reach a record before zlib's check, a flipped
+    /// checksum, bytes after the stream (a few, and mebibytes of them), a bomb and a
+    /// decompression budget.
+    @Test func recordsInflatedAsTheyStreamFailAsTheWholeReadDoes() throws {
+        let dir = try StreamingConvertCLITests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let records = try FormatIO.read(StreamingConvertCLITests.export(12_000), options: .init(format: .json)).value
+        let jsonl = try FormatIO.write(records, as: .jsonl)
+        let gzip = try Compression.compress(jsonl, as: .gzip)
+        var corrupt = gzip
+        corrupt[corrupt.count / 2] ^= 0xFF
+        var checksum = gzip
+        checksum[checksum.count - 6] ^= 0x01
+        let cases: [(String, Data, [String])] = [
+            ("truncated.jsonl.gz", gzip.prefix(gzip.count / 2), []),
+            ("cut.jsonl.zz", try Compression.compress(jsonl, as: .zlib).dropLast(3), []),
+            ("corrupt.jsonl.gz", corrupt, []),
+            ("checksum.jsonl.gz", checksum, []),
+            ("trailing.jsonl.gz", gzip + Data("garbage".utf8), []),
+            ("trailing-mebibytes.jsonl.gz", gzip + Data(repeating: 0x41, count: 3 << 20), []),
+            ("bomb.jsonl.gz", try Compression.compress(Data("[".utf8) + Data(repeating: 0x20, count: 64 << 20), as: .gzip), []),
+            ("budget.jsonl.gz", gzip, ["--max-decompressed-bytes", String(jsonl.count / 3)]),
+        ]
+        for (name, bytes, options) in cases {
+            let input = dir.appendingPathComponent(name)
+            try bytes.write(to: input)
+            for to in ["cborseq", "parse"] {
+                let out = dir.appendingPathComponent("out.\(to)")
+                let streamed = try CLI.run(["convert", input.path, out.path, "--to", to] + options)
+                let whole = try CLI.run(["convert", input.path, out.path, "--to", to, "--lenient"] + options)
+                #expect(streamed.status == 1 && streamed.stderr == whole.stderr && streamed.stderr.split(separator: "\n").count == 1,
+                        "\(name) -> \(to): \(streamed.stderr) | \(whole.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out.path), "\(name)")
+            }
+        }
+    }
+
     /// The binary property list walk closes a large dictionary while its buffer holds most of
     /// a mebibyte: every byte reaches the file (a writer handing them to nothing lost them).
     @Test func aLargeDictionaryWalkedToABinaryPlistReadsBack() throws {

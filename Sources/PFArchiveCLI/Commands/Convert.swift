@@ -157,6 +157,24 @@ struct Convert: ParsableCommand {
                 if try stream(read: source.next, size: source.size, from: from, to: to, options: readOptions) { return }
                 // Records a keyed archive cannot hold one at a time: read again, whole.
                 source = try FileIO.ChunkedInput(input)
+            } else if let compression = Compression.detect(source.first.prefix(16)),
+                let start = FileIO.InflatingInput.start(of: source, format: compression, limits: readOptions.limits),
+                let from = recordFormat(start, options: readOptions),
+                RecordStream.canStream(from: from, to: to, pretty: pretty, start: start)
+            {
+                // Records in a gzip or zlib file are inflated as they stream: neither the
+                // compressed nor the decompressed input is ever whole. (A binary property list
+                // or keyed archive output, which needs the input's size, is written from the
+                // decompressed bytes by streamWhole.)
+                let inflating = try FileIO.InflatingInput(source, format: compression, limits: readOptions.limits)
+                do {
+                    if try stream(read: inflating.next, size: nil, from: from, to: to, options: readOptions) { return }
+                } catch {
+                    // The whole read would have met a bad stream first, and said so.
+                    if let ahead = inflating.errorAhead() { throw CLIFailure(file: input, ahead) }
+                    throw error
+                }
+                source = try FileIO.ChunkedInput(input)
             }
             bytes = try source.rest(limit: readOptions.limits.maxInputBytes)
             streamTarget = to

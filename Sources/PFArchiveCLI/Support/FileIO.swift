@@ -241,3 +241,109 @@ extension FileIO {
         }
     }
 }
+
+extension FileIO {
+    /// A gzip or zlib input's decompressed bytes, about a mebibyte at a time, for the record
+    /// routes: the compressed chunks of a ``ChunkedInput`` go through one ``PFCompression/Inflater``
+    /// under the read's limits (`maxDecompressedBytes`, `maxCompressionRatio`), so neither the
+    /// compressed nor the decompressed input is ever whole in memory.
+    ///
+    /// The compressed bytes are fed in small slices and inflation stops once a chunk is full,
+    /// so one chunk is at most a mebibyte plus what one slice inflates to (a slice of 16 KiB
+    /// at the ratio limit), whatever the input claims. The end of the input is handed on only
+    /// after the inflater has checked the stream's end (a truncated stream is its error, not
+    /// the reader's on a cut record).
+    final class InflatingInput {
+        /// Compressed bytes fed to the inflater at a time.
+        static let sliceSize = 16 << 10
+
+        private let source: ChunkedInput
+        private let inflater: Inflater
+        /// Compressed bytes read from the source and not yet fed.
+        private var compressed = Data()
+        private var fed = 0
+        /// Compressed bytes read from the source so far.
+        private var readBytes = 0
+        private var ended = false
+
+        /// The decompressed start of `source` (at most about a mebibyte), to tell the
+        /// format by, or `nil` when its first chunk does not inflate (bytes that only look
+        /// like zlib, a corrupt or truncated start: the whole read decides) or inflates to
+        /// nothing. Reads nothing past the source's first chunk.
+        static func start(of source: ChunkedInput, format: CompressionFormat, limits: PFLimits) -> Data? {
+            guard let inflater = try? Inflater(format: format, limits: limits) else { return nil }
+            var plain = Data()
+            var offset = source.first.startIndex
+            do {
+                while offset < source.first.endIndex && plain.count < ChunkedInput.chunkSize {
+                    let end = min(offset + sliceSize, source.first.endIndex)
+                    try inflater.process(source.first[offset..<end]) { plain.append(contentsOf: $0) }
+                    offset = end
+                }
+                if offset == source.first.endIndex && source.first.count < ChunkedInput.chunkSize { try inflater.finish() }
+            } catch {
+                return nil
+            }
+            return plain.isEmpty ? nil : plain
+        }
+
+        /// Inflates `source` from its first chunk on.
+        init(_ source: ChunkedInput, format: CompressionFormat, limits: PFLimits) throws(PFError) {
+            self.source = source
+            self.inflater = try Inflater(format: format, limits: limits)
+        }
+
+        /// The next chunk of decompressed bytes, or `nil` once the stream has ended where
+        /// the input does.
+        /// - Throws: ``PFCore/PFError`` from the inflater (corrupt data, a limit, a truncated
+        ///   stream, bytes after it) with its offset in the compressed input, or from reading.
+        func next() throws(PFError) -> Data? {
+            var plain = Data()
+            while plain.count < ChunkedInput.chunkSize && !ended {
+                if fed == compressed.count {
+                    guard let chunk = try source.next() else {
+                        try inflater.finish()
+                        ended = true
+                        break
+                    }
+                    readBytes += chunk.count
+                    compressed = chunk
+                    fed = 0
+                }
+                let start = compressed.startIndex + fed
+                let end = min(start + Self.sliceSize, compressed.endIndex)
+                do {
+                    try inflater.process(compressed[start..<end]) { plain.append(contentsOf: $0) }
+                } catch {
+                    throw try exactTrailing(error)
+                }
+                fed = end - compressed.startIndex
+            }
+            return plain.isEmpty ? nil : plain
+        }
+
+        /// The error the rest of the stream holds, if any, for a conversion that failed
+        /// first: the whole read inflates everything before reading a record, so a corrupt
+        /// stream (whose bad bytes may have reached a record before zlib's check) or a limit
+        /// is reported as it reports it. Inflates the rest, keeping nothing.
+        func errorAhead() -> PFError? {
+            do {
+                while try next() != nil {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+
+        /// A chunk shows only a lower bound of the bytes after the stream; the whole read
+        /// counts them all: so does this, by reading the rest of the input (keeping nothing).
+        private func exactTrailing(_ error: PFError) throws(PFError) -> PFError {
+            guard case .trailing(let format, _, exact: false)? = error.failure(as: CompressionFailure.self),
+                let offset = error.location?.offset
+            else { return error }
+            while let chunk = try source.next() { readBytes += chunk.count }
+            return PFError(
+                CompressionFailure.trailing(format, count: readBytes - offset, exact: true), format: error.format, offset: offset)
+        }
+    }
+}
