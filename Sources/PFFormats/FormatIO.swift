@@ -242,7 +242,7 @@ public enum FormatIO {
     /// - Returns: the output bytes.
     /// - Throws: ``PFError`` with code `unrepresentable` (and the value's key path) when the
     ///   format cannot hold a value, such as `null` in a property list.
-    public static func write(_ value: PFValue, as format: DataFormat, options: WriteOptions = WriteOptions())
+    public static func write(_ value: consuming PFValue, as format: DataFormat, options: WriteOptions = WriteOptions())
         throws(PFError) -> Data
     {
         let treeOptions = Serialization.WriteOptions(
@@ -254,6 +254,8 @@ public enum FormatIO {
         case .xmlplist: bytes = try Serialization.writeTree(value, as: .xmlplist, options: treeOptions)
         case .cbor: bytes = try Serialization.writeTree(value, as: .cbor, options: treeOptions)
         case .keyed:
+            // Each stage is released once the next is built (the tree once the graph is, the
+            // graph once the table is): the tree is handed over to the graph's builder.
             let graph = try KeyedGraph(json: value)
             bytes = try KeyedArchive.archive(graph, container: options.keyedContainer)
         case .typedstream:

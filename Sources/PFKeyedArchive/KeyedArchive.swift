@@ -52,15 +52,22 @@ public enum KeyedArchive {
     ///   - table: the table.
     ///   - container: bplist (the default, as Foundation), XML plist, JSON or CBOR.
     /// - Throws: ``PFError`` from the container's writer.
-    public static func write(_ table: KeyedObjectTable, container: KeyedArchiveContainer = .bplist) throws(PFError) -> Data {
-        try Serialization.writeTree(table.plist, as: container)
+    public static func write(_ table: consuming KeyedObjectTable, container: KeyedArchiveContainer = .bplist) throws(PFError) -> Data {
+        // The plist shares the table's storage; releasing the table leaves the writer the
+        // only owner of it.
+        let plist = table.plist
+        _ = consume table
+        return try Serialization.writeTree(consume plist, as: container)
     }
 
     /// Archives a graph in a container.
     /// - Throws: ``PFError`` from table building or the container's writer.
-    public static func archive(_ graph: KeyedGraph, container: KeyedArchiveContainer = .bplist, limits: PFLimits = .default)
+    public static func archive(_ graph: consuming KeyedGraph, container: KeyedArchiveContainer = .bplist, limits: PFLimits = .default)
         throws(PFError) -> Data
     {
-        try write(graph.objectTable(limits: limits), container: container)
+        // The graph is released once its table is built, before the container is written.
+        let table = try graph.objectTable(limits: limits)
+        _ = consume graph
+        return try write(table, container: container)
     }
 }

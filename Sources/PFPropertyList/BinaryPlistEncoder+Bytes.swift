@@ -4,12 +4,34 @@ import PFCore
 // MARK: - Pass two: layout
 
 extension BinaryPlistEncoder {
-    /// Lays out the objects in index order, then the offset table and the trailer.
+    /// Lays out the objects in index order, then the offset table and the trailer, in a
+    /// `Data` of the file's size.
     ///
-    /// The file's exact size is computed first and the bytes are stored straight into one
-    /// buffer of that size: appending a reference at a time cost more than everything else
-    /// in a keyed archive's write.
-    func serialize() -> [UInt8] {
+    /// The file's exact size is computed first (``layout()``) and the bytes are stored
+    /// straight into the `Data`'s storage (``store(_:into:)``): appending a reference at a
+    /// time cost more than everything else in a keyed archive's write, and building an array
+    /// to copy into a `Data` held the file twice.
+    func serializedData() -> Data {
+        let layout = layout()
+        var data = Data(count: layout.total)
+        data.withUnsafeMutableBytes { raw in
+            // `total` is at least the header and trailer, so the buffer has an address.
+            guard let base = raw.baseAddress else { preconditionFailure("A binary property list is never empty.") }
+            store(layout, into: base)
+        }
+        return data
+    }
+
+    /// The widths and offsets of the file's layout.
+    struct Layout {
+        var refSize: Int
+        var tableOffset: Int
+        var offsetSize: Int
+        var total: Int
+    }
+
+    /// Sums the objects' sizes: the reference width, the offset table's place and width, the file's size.
+    func layout() -> Layout {
         let numObjects = entries.count
         let refSize = Self.byteCount(numObjects)
         // Pass one: the size of the object area, hence the table offset and its width.
@@ -24,11 +46,17 @@ extension BinaryPlistEncoder {
         let tableOffset = objectsEnd
         let offsetSize = Self.byteCount(tableOffset)
         let total = tableOffset + numObjects * offsetSize + BinaryPlistLayout.trailerSize
+        return Layout(refSize: refSize, tableOffset: tableOffset, offsetSize: offsetSize, total: total)
+    }
+
+    /// Stores the file laid out by `layout` at `out`, which holds `layout.total` bytes.
+    func store(_ layout: Layout, into out: UnsafeMutableRawPointer) {
+        let numObjects = entries.count
+        let (refSize, tableOffset, offsetSize, total) = (layout.refSize, layout.tableOffset, layout.offsetSize, layout.total)
         // Pass two. Every store below is one of the sizes summed above, in the same order, so
         // `o` never passes `total` (checked once at the end); each entry's scalar and ref
         // ranges were recorded as they were appended to `scalarBytes` and `refs`.
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+        do {
             var o = 0
             for byte in BinaryPlistLayout.magic {
                 out.storeBytes(of: byte, toByteOffset: o, as: UInt8.self)
@@ -73,7 +101,6 @@ extension BinaryPlistEncoder {
             Self.store(UInt64(tableOffset), size: 8, at: o + 18, in: out)
             o += 26
             precondition(o == total, "The layout wrote \(o) bytes; its size was computed as \(total).")
-            initialized = total
         }
     }
 

@@ -6,7 +6,7 @@ import PFCore
 ///
 /// Pass one (``flatten(_:depth:)``) numbers objects in CF's order, interns equal scalars,
 /// and encodes every scalar's bytes into `scalarBytes` right away; containers record their
-/// children's indices in `refs`. Pass two (``serialize()``) knows the object count, so it
+/// children's indices in `refs`. Pass two (``serializedData()``) knows the object count, so it
 /// can choose the reference width and write the containers.
 struct BinaryPlistEncoder {
     /// One numbered object: a byte range of `scalarBytes`, or a container's range of `refs`.

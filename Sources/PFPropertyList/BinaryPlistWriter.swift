@@ -65,10 +65,15 @@ public struct BinaryPlistWriter: Sendable {
     ///   a UID above `UInt32.max` or a date that is NaN or infinite, with the key path of
     ///   the value; ``PFError/Code/limitExceeded`` when nesting passes
     ///   ``Options/maxDepth``.
-    public func write(_ value: PFValue) throws(PFError) -> Data {
+    public func write(_ value: consuming PFValue) throws(PFError) -> Data {
         var encoder = BinaryPlistEncoder(options: options)
         let top = try encoder.flatten(value, depth: 0)
+        // The flattened objects are all the layout needs: a tree handed over is freed now,
+        // before the file is laid out beside the encoder.
+        _ = consume value
         precondition(top == 0, "The root is flattened first, so it is object 0.")
-        return Data(encoder.serialize())
+        // Laid out straight into the Data's storage: building an array and copying it held
+        // the file twice at the peak.
+        return encoder.serializedData()
     }
 }

@@ -170,14 +170,15 @@ public enum Serialization {
     /// - Returns: the bytes.
     /// - Throws: ``PFCore/PFError`` `unrepresentable` (with the value's key path) when the
     ///   format cannot hold a value, such as `null` in a property list.
-    public static func writeTree(_ value: PFValue, as format: TreeFormat, options: WriteOptions = WriteOptions()) throws(PFError)
+    public static func writeTree(_ value: consuming PFValue, as format: TreeFormat, options: WriteOptions = WriteOptions()) throws(PFError)
         -> Data
     {
         switch format {
         case .json:
             try JSONWriter(options: .init(pretty: options.pretty, typedValues: options.typedJSON)).write(value)
         case .bplist:
-            try BinaryPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
+            // Handed over: the writer frees the tree once it has flattened it.
+            try BinaryPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(consume value)
         case .xmlplist:
             try XMLPlistWriter(options: .init(nullPolicy: options.dropNulls ? .drop : .error)).write(value)
         case .cbor:

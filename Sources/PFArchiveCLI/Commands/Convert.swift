@@ -198,15 +198,22 @@ struct Convert: ParsableCommand {
             throw CLIFailure(file: input, error)
         }
         progress.finish()
-        BlobDecodingOption.warn(result.payloadNotes, file: input)
-        try writeOutput(result.value, parseClassName: readOptions.parseClassName)
+        // The input and the read's result are released before the output is made, and the
+        // tree is handed to the writer, which frees it as soon as it has its own form (a
+        // keyed archive's graph): they would otherwise stay alive beside the writer's state.
+        _ = consume bytes
+        let notes = result.payloadNotes
+        let value = result.value
+        _ = consume result
+        BlobDecodingOption.warn(notes, file: input)
+        try writeOutput(consume value, parseClassName: readOptions.parseClassName)
         progress.finish()
     }
 
     /// Writes a value read whole to OUTPUT in the output format, with the command's write
     /// options (a temporary file renamed into place). The one place `convert` writes a tree:
     /// documents, Realm files, SQLite databases and stores all end here.
-    func writeOutput(_ value: PFValue, parseClassName: String? = nil) throws {
+    func writeOutput(_ value: consuming PFValue, parseClassName: String? = nil) throws {
         guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
         let compression = outputCompression
         var writeOptions = FormatIO.WriteOptions(
@@ -216,7 +223,7 @@ struct Convert: ParsableCommand {
         writeOptions.parseClassName = parseClassName
         let out: Data
         do {
-            out = try FormatIO.write(value, as: format, options: writeOptions)
+            out = try FormatIO.write(consume value, as: format, options: writeOptions)
         } catch {
             throw CLIFailure(file: output, error)
         }
