@@ -20,8 +20,8 @@ extension CBOREncoder {
         var stack: [(PFValue, Int)] = [(root, 0)]
         while let (value, depth) = stack.popLast() {
             if CBOREncoder.isShareCandidate(value) {
-                let seen = occurrences[value, default: 0] + 1
-                occurrences[value] = seen
+                let seen = occurrences[PFValue.Exact(value), default: 0] + 1
+                occurrences[PFValue.Exact(value)] = seen
                 if seen > 1 { continue }
             }
             guard depth < maxDepth else { continue }

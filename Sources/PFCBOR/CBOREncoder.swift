@@ -11,9 +11,9 @@ struct CBOREncoder {
     let canonical: Bool
     let maxDepth: Int
     /// With ``CBORWriter/Options/shareValues``: how often each shareable value occurs.
-    var occurrences: [PFValue: Int] = [:]
+    var occurrences: [PFValue.Exact: Int] = [:]
     /// With ``CBORWriter/Options/shareValues``: the tag-28 index of each value written so far.
-    var shareIndex: [PFValue: UInt64] = [:]
+    var shareIndex: [PFValue.Exact: UInt64] = [:]
     let sharing: Bool
 
     init(options: CBORWriter.Options) {
@@ -111,13 +111,13 @@ struct CBOREncoder {
     // MARK: - Values
 
     mutating func encode(_ value: PFValue, depth: Int) throws(PFError) {
-        if sharing, CBOREncoder.isShareCandidate(value), let count = occurrences[value], count > 1 {
-            if let index = shareIndex[value] {
+        if sharing, CBOREncoder.isShareCandidate(value), case let key = PFValue.Exact(value), let count = occurrences[key], count > 1 {
+            if let index = shareIndex[key] {
                 head(6, CBORTag.sharedReference)
                 head(0, index)
                 return
             }
-            shareIndex[value] = UInt64(shareIndex.count)
+            shareIndex[key] = UInt64(shareIndex.count)
             head(6, CBORTag.shareable)
         }
         switch value {

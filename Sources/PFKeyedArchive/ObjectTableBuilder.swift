@@ -17,7 +17,8 @@ public struct ObjectTableBuilder: Sendable {
     /// ``classReference(_:)`` of `.foundation(name)`, by name, so `NSDate`, `NSArray`, … are
     /// not rebuilt and hashed as `ArchivedClass` values for every object.
     private var foundationClassUIDs: [String: UInt64] = [:]
-    private var scalarUIDs: [PFValue: UInt64] = [:]
+    /// Shared scalars, compared exactly (``PFCore/PFValue/Exact``): `"é"` and `"e\u{301}"` stay two.
+    private var scalarUIDs: [PFValue.Exact: UInt64] = [:]
     private var nullObjectUID: UInt64?
     private let maxObjects: Int
 
@@ -91,19 +92,20 @@ public struct ObjectTableBuilder: Sendable {
     }
 
     /// The reference to a string, number, boolean or data object stored in place in the
-    /// table, shared with every equal one.
+    /// table, shared with every exactly equal one (strings by their Unicode scalars).
     public mutating func scalarReference(_ value: PFValue) throws(PFError) -> UInt64 {
         precondition(!value.isContainer, "Only scalars are stored in place in the object table.")
-        if let uid = scalarUIDs[value] { return uid }
+        let key = PFValue.Exact(value)
+        if let uid = scalarUIDs[key] { return uid }
         let uid = try reserve()
         objects[Int(uid)] = value
-        scalarUIDs[value] = uid
+        scalarUIDs[key] = uid
         return uid
     }
 
     /// The reference to an `NSDate` object for a date, shared with every equal date.
     public mutating func dateReference(_ date: Date) throws(PFError) -> UInt64 {
-        let key = PFValue.date(date)
+        let key = PFValue.Exact(.date(date))
         if let uid = scalarUIDs[key] { return uid }
         let uid = try reserve()
         fill(uid, with: ["NS.time": .double(date.timeIntervalSinceReferenceDate)], classUID: try foundationClassReference("NSDate"))

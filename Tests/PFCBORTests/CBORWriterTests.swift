@@ -39,6 +39,12 @@ struct CBORWriterTests {
         #expect(hexString(try writer.write(["abc", "abc"])) == "82" + "63616263" + "63616263")
         let list: PFValue = [1, 2]
         #expect(hexString(try writer.write([list, ["k": list]])) == "82d81c820102a1616bd81d00")
+        // Canonically equivalent strings (Swift's == holds) are different text: never shared.
+        let composed: PFValue = .string("caf\u{E9}-long")
+        let decomposed: PFValue = .string("cafe\u{301}-long")
+        let mixed: PFValue = [composed, decomposed, [composed], [decomposed]]
+        let back = try CBORReader().read(try writer.write(mixed))
+        #expect(PFValue.Exact(back) == PFValue.Exact(mixed))
     }
 
     @Test func selfDescribeIsPrefixedAndSkipped() throws {
