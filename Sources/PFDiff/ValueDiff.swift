@@ -87,7 +87,10 @@ public struct ValueDiff {
     mutating func compare(_ a: PFValue, _ b: PFValue, path: [PFKeyPath.Component], emitPatch: Bool) {
         if equalityOnly && !result.differences.isEmpty { return }
         if options.isIgnored(path) { return }
-        if a == b && !options.graph { return }
+        // Exactly: strings by their Unicode scalars, not Swift's canonical equivalence
+        // ("é" and "e\u{301}" are different text, and a conversion that turned one into the
+        // other changed it).
+        if !options.graph && PFValue.Exact(a) == PFValue.Exact(b) { return }
         let keyPath = PFKeyPath(path)
         if options.graph, compareGraphMarkers(a, b, path: path, emitPatch: emitPatch) { return }
         switch (a, b) {
@@ -128,14 +131,14 @@ public struct ValueDiff {
         for (key, old) in x {
             if options.graph && key == "$id" { continue }
             let child = path + [.key(key)]
-            if let new = y[key] {
+            if let new = Self.member(key, of: y) {
                 compare(old, new, path: child, emitPatch: emitPatch)
             } else if !options.isIgnored(child) {
                 record(Difference(.removed, path: PFKeyPath(child), old: old))
                 op(.init(.remove, path: PFKeyPath(child)), emitPatch)
             }
         }
-        for (key, new) in y where x[key] == nil {
+        for (key, new) in y where Self.member(key, of: x) == nil {
             if options.graph && key == "$id" { continue }
             let child = path + [.key(key)]
             guard !options.isIgnored(child) else { continue }
@@ -196,13 +199,13 @@ public struct ValueDiff {
         var matchedA = [Bool](repeating: false, count: x.count)
         var unmatchedB: [Int] = []
         // Exact matches first through a hash table; the rest pairwise under the options.
-        var exact: [PFValue: [Int]] = [:]
-        for (i, v) in x.enumerated() { exact[v, default: []].append(i) }
+        var exact: [PFValue.Exact: [Int]] = [:]
+        for (i, v) in x.enumerated() { exact[PFValue.Exact(v), default: []].append(i) }
         var pending: [Int] = []
         for (j, v) in y.enumerated() {
-            if var slots = exact[v], !slots.isEmpty {
+            if var slots = exact[PFValue.Exact(v)], !slots.isEmpty {
                 let i = slots.removeFirst()
-                exact[v] = slots
+                exact[PFValue.Exact(v)] = slots
                 matchedA[i] = true
             } else {
                 pending.append(j)
@@ -228,7 +231,7 @@ public struct ValueDiff {
     }
 
     func isEqual(_ a: PFValue, _ b: PFValue, path: [PFKeyPath.Component]) -> Bool {
-        if a == b && !options.graph { return true }
+        if !options.graph && PFValue.Exact(a) == PFValue.Exact(b) { return true }
         var scratch = ValueDiff(options: options)
         scratch.idPaths = idPaths
         scratch.refPaths = refPaths
@@ -255,10 +258,19 @@ public struct ValueDiff {
                 return (s * 1000).rounded(.down) == (t * 1000).rounded(.down)
             }
             return a == b
+        case (.string(let x), .string(let y)):
+            return x.utf8.elementsEqual(y.utf8)
         default:
             if options.loose, let x = Numeric(a), let y = Numeric(b) { return x == y }
             return a == b
         }
+    }
+
+    /// The member of `members` under exactly `key` (the same Unicode scalars: a dictionary
+    /// finds a canonically equivalent key too, which is another name).
+    static func member(_ key: String, of members: OrderedDictionary<String, PFValue>) -> PFValue? {
+        guard let index = members.index(forKey: key), members.keys[index].utf8.elementsEqual(key.utf8) else { return nil }
+        return members.values[index]
     }
 
     /// A number, boolean (0 or 1) or integer for `--loose` comparison.

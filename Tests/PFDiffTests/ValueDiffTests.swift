@@ -75,6 +75,30 @@ import Testing
         #expect(Self.lines(["tags": ["a", "b"]], ["tags": ["b", "a"]]) { $0.unordered = [pattern] }.isEmpty)
     }
 
+    /// Canonically equivalent text is different text: `"é"` (U+00E9) against `"e\u{301}"`, as a
+    /// value, a key, in an unordered array, is a difference (Swift's `==` says equal), and the
+    /// patch makes A exactly B.
+    @Test func canonicallyEquivalentStringsDiffer() throws {
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let cases: [(PFValue, PFValue)] = [
+            (["a": .string(composed)], ["a": .string(decomposed)]),
+            (.dictionary([composed: 1]), .dictionary([decomposed: 1])),
+            (["tags": [.string(composed), "x"]], ["tags": ["x", .string(decomposed)]]),
+            ([["k": .string(composed)]], [["k": .string(decomposed)]]),
+        ]
+        var options = DiffOptions()
+        options.unordered = [try DiffPathPattern(parsing: "tags")]
+        #expect(PFValue.string(composed) == .string(decomposed), "Swift's equality holds")
+        for (a, b) in cases {
+            let result = ValueDiff.compare(a, b, options: options)
+            #expect(!result.differences.isEmpty, "\(a) vs \(b)")
+            #expect(!ValueDiff.equal(a, b, options: options))
+            let patched = try result.patch.apply(to: a)
+            #expect(PFValue.Exact(patched) == PFValue.Exact(b), "\(patched)")
+            #expect(ValueDiff.compare(a, a, options: options).differences.isEmpty)
+        }
+    }
+
     @Test func parseTypedValuesAreReportedWhole() {
         let a: PFValue = ["team": ["__type": "Pointer", "className": "Team", "objectId": "a1"]]
         let b: PFValue = ["team": ["__type": "Pointer", "className": "Team", "objectId": "b2"]]
