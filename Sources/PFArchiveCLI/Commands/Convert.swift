@@ -169,10 +169,11 @@ struct Convert: ParsableCommand {
                 let inflating = try FileIO.InflatingInput(source, format: compression, limits: readOptions.limits)
                 do {
                     if try stream(read: inflating.next, size: nil, from: from, to: to, options: readOptions) { return }
-                } catch {
-                    // The whole read would have met a bad stream first, and said so.
+                } catch let failure as CLIFailure where failure.message.hasPrefix((input == "-" ? "<stdin>" : input) + ": ") {
+                    // The whole read would have met a bad stream first, and said so. (Not
+                    // after a failure to write, such as a closed pipe: nothing to read for.)
                     if let ahead = inflating.errorAhead() { throw CLIFailure(file: input, ahead) }
-                    throw error
+                    throw failure
                 }
                 source = try FileIO.ChunkedInput(input)
             }
