@@ -11,7 +11,11 @@ import PFTypedStream
 extension RecordStream {
     /// The outputs a document is written to by its large containers
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
-    public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist]
+    public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist, .keyed]
+
+    /// Whether `to` is written from a walk only when the input's size is known: a binary
+    /// property list's and a keyed archive's reference width comes from it.
+    static func needsInputSize(_ to: DataFormat) -> Bool { to == .bplist || to == .keyed }
 
     /// The inputs walked by their large containers: JSON text, binary and XML property lists,
     /// CBOR documents and typedstreams (to JSON, CBOR that is not deterministic, and XML
@@ -38,13 +42,18 @@ extension RecordStream {
     /// key of the dictionaries open during its check; a CBOR input's large containers and
     /// shareable values, a few words each). The output is the whole route's byte for byte (JSON,
     /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
-    /// that reads back to the same value (its objects are numbered in another order).
+    /// that reads back to the same value (its objects are numbered in another order), and for
+    /// a keyed archive an archive in ``PFKeyedArchive/KeyedArchiveStreamWriter``'s layout that
+    /// reads back to the same value (a large container that is one of the keyed JSON form's
+    /// markers, or a `$id` two pieces share, throws ``FormatsFailure/doesNotStream(from:to:)``:
+    /// archive the document whole).
     /// The input is checked whole first, with the whole read's checks and errors, so a
     /// reading error comes before anything is written.
     /// - Parameters:
-    ///   - options: `from` is `json`, `bplist`, `xmlplist` or `cbor`; `to` is `json`, `cbor`,
-    ///     `xmlplist` or `bplist`; typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits`
-    ///     and `inputBytes` (for a binary property list output) as the whole route takes them.
+    ///   - options: `from` is `json`, `bplist`, `xmlplist`, `cbor` or `typedstream`; `to` is
+    ///     `json`, `cbor`, `xmlplist`, `bplist` or `keyed`; typed JSON, `pretty`, `dropNulls`,
+    ///     `canonicalCBOR`, `limits` and `inputBytes` (for a binary property list or keyed
+    ///     archive output) as the whole route takes them.
     ///   - bytes: the document (mapped, for a file).
     ///   - threshold: the size above which a container is walked: bytes of JSON or XML text,
     ///     nodes of a binary property list's or CBOR document's expanded tree (`nil`:
@@ -64,7 +73,7 @@ extension RecordStream {
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
         // An input over the limit is the whole route's error (the input's, not a format's).
-        guard largeTargets.contains(options.to), largeFormats.contains(options.from), options.to != .bplist || options.inputBytes != nil,
+        guard largeTargets.contains(options.to), largeFormats.contains(options.from), !needsInputSize(options.to) || options.inputBytes != nil,
             bytes.count <= options.limits.maxInputBytes
         else { return nil }
         var sink = Sink(options: options)
@@ -92,7 +101,7 @@ extension RecordStream {
         case .typedstream:
             // Members are converted in the stream's order (`$id`s and errors depend on it), so a
             // deterministic map, whose members are sorted, is converted whole.
-            guard options.to != .bplist, keyOrder == nil,
+            guard !needsInputSize(options.to), keyOrder == nil,
                 try TypedStream.walk(bytes, limits: options.limits, threshold: threshold ?? largeThreshold, visit: take)
             else { return nil }
         default:
@@ -130,11 +139,20 @@ extension RecordStream.Sink {
     mutating func take(_ event: PFDocumentEvent, _ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
         switch event {
         case .open(let isObject, let count): try openLarge(isObject: isObject, count: count)
-        case .key(let key): frames[frames.count - 1].key = key
+        case .key(let key):
+            if let keyed {
+                try Self.declining(options) { () throws(PFError) in try keyed.setKey(key) }
+            } else {
+                frames[frames.count - 1].key = key
+            }
         case .value(let value): try addLarge(value)
         case .close: try closeLarge(write)
         }
-        if buffer.count >= 1 << 20 { try flush(write) }
+        if let keyed {
+            try keyed.flush(write)
+        } else if buffer.count >= 1 << 20 {
+            try flush(write)
+        }
     }
 
     /// The member order of a deterministic CBOR map, given its keys: their encodings by
@@ -204,6 +222,9 @@ extension RecordStream.Sink {
             buffer.append(contentsOf: isObject ? CBORWriter.mapHead(count: count) : CBORWriter.arrayHead(count: count))
         case .xmlplist:
             if frames.isEmpty { buffer.append(contentsOf: XMLPlistWriter.header) } else { try beginXMLMember() }
+        case .keyed:
+            let depth = self.depth
+            try keyed?.openContainer(isObject: isObject, count: count, depth: depth)
         default:
             break
         }
@@ -235,6 +256,10 @@ extension RecordStream.Sink {
             }
             try beginXMLMember()
             buffer.append(contentsOf: try xml.element(value, indent: depth))
+        case .keyed:
+            guard let keyed else { return }
+            let depth = self.depth
+            try Self.declining(options) { () throws(PFError) in try keyed.appendValue(value, depth: depth) }
         default:
             if options.dropNulls, case .null = value {
                 frames[frames.count - 1].key = nil
@@ -268,6 +293,8 @@ extension RecordStream.Sink {
             if frames.isEmpty && options.pretty { buffer.append(0x0A) }
         case .cbor:
             break
+        case .keyed:
+            try keyed?.closeContainer(write: write)
         case .xmlplist:
             buffer.append(contentsOf: repeatElement(0x09, count: depth))
             switch (frame.opened, frame.isObject) {

@@ -491,7 +491,7 @@ public enum RecordStream {
         write: (UnsafeRawBufferPointer) throws(PFError) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws(PFError) -> Progress? {
         let records = keyedTargets.contains(options.to) && !(options.pretty && options.to == .json)
-        let walks = largeTargets.contains(options.to) && (options.to != .bplist || options.inputBytes != nil)
+        let walks = largeTargets.contains(options.to) && (!needsInputSize(options.to) || options.inputBytes != nil)
         guard records || walks else {
             throw PFError(FormatsFailure.doesNotStream(from: DataFormat.keyed.rawValue, to: options.to.rawValue), format: .input)
         }
@@ -777,13 +777,16 @@ public enum RecordStream {
             PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
         }
 
-        /// Runs `body`, turning ``PFKeyedArchive/KeyedArchiveFailure/idAcrossRecords(_:)`` into ``declined(_:)``.
+        /// Runs `body`, turning ``PFKeyedArchive/KeyedArchiveFailure/idAcrossRecords(_:)`` and
+        /// ``PFKeyedArchive/KeyedArchiveFailure/markerInLargeContainer(_:)`` into ``declined(_:)``.
         static func declining(_ options: Options, _ body: () throws(PFError) -> Void) throws(PFError) {
             do throws(PFError) {
                 try body()
             } catch {
-                if case .idAcrossRecords? = error.failure(as: KeyedArchiveFailure.self) { throw declined(options) }
-                throw error
+                switch error.failure(as: KeyedArchiveFailure.self) {
+                case .idAcrossRecords?, .markerInLargeContainer?: throw declined(options)
+                default: throw error
+                }
             }
         }
 

@@ -115,6 +115,11 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
     /// A `$id` that an earlier record of a streamed archive defined (named again, or
     /// referred to): such a document is archived whole.
     case idAcrossRecords(Int64)
+    /// A large container of a document archived piece by piece is one of the keyed JSON
+    /// form's markers (`{"$class": …}`, `{"$ref": n}`, `{"$id": n, "$value": …}`,
+    /// `{"$top": …}`): its meaning depends on members not yet read, so the document is
+    /// archived whole.
+    case markerInLargeContainer(String)
     /// `$value` is not an array or a dictionary.
     case wrappedValueKind(found: String)
     /// `$class` is not a class name.
@@ -153,7 +158,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .tooDeep, .referencesTooDeep, .graphTooDeep, .jsonTooDeep, .objectsTooDeep: .limitExceeded
         case .classNotAllowed, .classNotRegistered: .disallowed
         case .uidNotArchivable: .unrepresentable
-        case .idAcrossRecords: .unsupported
+        case .idAcrossRecords, .markerInLargeContainer: .unsupported
         default: .invalidValue
         }
     }
@@ -216,6 +221,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .uidInGraph: "a CF$UID reference has no meaning in a decoded graph; use $id and $ref"
         case .unknownReference(let reference): "$ref \(reference) names no earlier $id"
         case .idAcrossRecords(let id): "$id \(id) is shared between records; archive the document whole"
+        case .markerInLargeContainer(let key): "a large container holds the marker \(key); archive the document whole"
         case .wrappedValueKind(let found): "$value is \(found), expected an array or a dictionary"
         case .classNameKind(let found): "$class is \(found), expected a class name"
         case .classesChain(let name): "$classes must be an array of class names starting with \"\(name)\""

@@ -65,6 +65,9 @@ public final class KeyedArchiveStreamWriter {
     var nodes = 0
     /// The `$id`s records defined so far.
     var ids: Set<Int64> = []
+    /// The large containers open around the next member, outermost first, when a document
+    /// that is not records is archived piece by piece (``openContainer(isObject:count:depth:)``).
+    var containers: [KeyedLargeContainer] = []
 
     /// Makes a writer.
     /// - Parameters:
@@ -101,7 +104,7 @@ public final class KeyedArchiveStreamWriter {
     }
 
     /// Writes `$null`, object 0, unless it is written.
-    private func writeNullMarker() throws(PFError) {
+    func writeNullMarker() throws(PFError) {
         guard !wroteNullMarker else { return }
         place(0, try plist.write(.string(KeyedObjectTable.nullMarker), depth: 2, into: &buffer))
         wroteNullMarker = true
@@ -109,7 +112,7 @@ public final class KeyedArchiveStreamWriter {
 
     /// Moves the numbers of the objects written, from the lowest UID up to the first object
     /// still reserved, to `settled`.
-    private func settle() {
+    func settle() {
         let count = unsettled.count
         var filled = 0
         unsettled.withUnsafeBufferPointer { numbers in
@@ -159,14 +162,7 @@ public final class KeyedArchiveStreamWriter {
     /// - Throws: as ``appendRecord(_:depth:)``, with the member's key in the path.
     public func finish(results: OrderedDictionary<String, PFValue>?, write: Output) throws(PFError) {
         try writeNullMarker()
-        // The records' NSArray: its NS.objects references, each a UID object, then the array.
-        let arrayUID = try reserve()
-        let count = recordUIDs.count
-        let first = try plist.writeUIDs(count: count, uids: recordUIDs, into: &buffer, flush: write)
-        let items = try plist.writeArray(count: count, refs: first..<(first + count), into: &buffer, flush: write)
-        let keys = [try plist.write(.string("NS.objects"), depth: 2, into: &buffer), try plist.write(.string("$class"), depth: 2, into: &buffer)]
-        let arrayClass = try plist.write(.uid(try classReference(.foundation("NSArray"))), depth: 3, into: &buffer)
-        place(arrayUID, try plist.writeDictionary(keys: keys, values: [items, arrayClass], into: &buffer))
+        let arrayUID = try writeArrayObject(recordUIDs, write: write)
         var root = arrayUID
         if let others = results {
             // The wrapper's NSDictionary, its keys and values in the document's order.
@@ -183,6 +179,12 @@ public final class KeyedArchiveStreamWriter {
             root = try reserve()
             try fill(root, with: ["NS.keys": .array(keyUIDs), "NS.objects": .array(valueUIDs)], class: .foundation("NSDictionary"))
         }
+        try finish(root: root, write: write)
+    }
+
+    /// Writes `$objects`, `$top` naming `root`, the top dictionary, the offset table and the
+    /// trailer, and hands everything to `write`.
+    func finish(root: UInt64, write: Output) throws(PFError) {
         settle()
         precondition(unsettled.isEmpty, "Every object reserved is written before $objects.")
         let objects = try plist.writeArray(count: settled.count, refs: settled, into: &buffer, flush: write)
@@ -200,8 +202,27 @@ public final class KeyedArchiveStreamWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Writes an `NSArray` of objects already archived, its `NS.objects` references written
+    /// straight from `uids` (each a UID object, then the array of them), and returns its UID.
+    func writeArrayObject(_ uids: DeltaList, write: Output) throws(PFError) -> UInt64 {
+        let arrayUID = try reserve()
+        let items = try writeUIDArray(uids, write: write)
+        let keys = [try plist.write(.string("NS.objects"), depth: 2, into: &buffer), try plist.write(.string("$class"), depth: 2, into: &buffer)]
+        let arrayClass = try plist.write(.uid(try classReference(.foundation("NSArray"))), depth: 3, into: &buffer)
+        place(arrayUID, try plist.writeDictionary(keys: keys, values: [items, arrayClass], into: &buffer))
+        return arrayUID
+    }
+
+    /// Writes the UID objects of `uids` and the property-list array of them; returns the
+    /// array's object number.
+    func writeUIDArray(_ uids: DeltaList, write: Output) throws(PFError) -> Int {
+        let count = uids.count
+        let first = try plist.writeUIDs(count: count, uids: uids, into: &buffer, flush: write)
+        return try plist.writeArray(count: count, refs: first..<(first + count), into: &buffer, flush: write)
+    }
+
     /// Keeps an object's number under its UID (reserved and not yet settled).
-    private func place(_ uid: UInt64, _ number: Int) {
+    func place(_ uid: UInt64, _ number: Int) {
         let index = Int(uid) - settledCount
         precondition(index >= 0 && index < unsettled.count, "An object is written once, after it is reserved.")
         unsettled[index] = number

@@ -426,4 +426,60 @@ import Testing
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("bad.archive") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
+
+    /// A JSON document that is not records (canada's feature collection) is archived to a
+    /// keyed archive by its large containers: exempt from a budget the whole route is refused
+    /// under, it reads back to the whole route's value; a large container that is a `$class`
+    /// object is archived whole (the whole route's bytes), and a bad value near the end fails
+    /// with one line, exit 1 and no output file (issue 23).
+    @Test func largeJSONDocumentsAreArchivedByTheirLargeContainers() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.benchData.appendingPathComponent("canada.json")
+        let size = try Data(contentsOf: input).count
+        let budget = String(size * 3)
+        let archive = dir.appendingPathComponent("canada.archive")
+        let walked = try CLI.run(["convert", input.path, archive.path, "--to", "keyed", "--max-memory", budget])
+        #expect(walked.status == 0 && walked.stderr.isEmpty, "\(walked.stderr)")
+        let refused = try CLI.run(["convert", input.path, "-", "--to", "keyed", "--max-memory", budget])
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+        let whole = try CLI.run(["convert", input.path, "-", "--to", "keyed"])
+        let wholeArchive = dir.appendingPathComponent("whole.archive")
+        try whole.stdout.write(to: wholeArchive)
+        let back = try CLI.run(["convert", archive.path, "-", "--from", "keyed", "--to", "json"])
+        let expected = try CLI.run(["convert", wholeArchive.path, "-", "--from", "keyed", "--to", "json"])
+        let direct = try CLI.run(["convert", input.path, "-", "--to", "json"])
+        #expect(back.status == 0 && back.stdout == expected.stdout && back.stdout == direct.stdout)
+        #expect(try Data(contentsOf: archive).count < whole.stdout.count)
+        // Rewritten --from keyed --to keyed by its large containers too.
+        let again = dir.appendingPathComponent("again.archive")
+        let rewritten = try CLI.run(["convert", archive.path, again.path, "--from", "keyed", "--to", "keyed", "--max-memory", budget])
+        #expect(rewritten.status == 0, "\(rewritten.stderr)")
+        #expect(try CLI.run(["convert", again.path, "-", "--from", "keyed", "--to", "json"]).stdout == expected.stdout)
+        // The root made a `$class` object: archived whole, the whole route's bytes.
+        var text = try String(contentsOf: input, encoding: .utf8)
+        let brace = try #require(text.firstIndex(of: "{"))
+        text.insert(contentsOf: #""$class":"Country","#, at: text.index(after: brace))
+        let marked = dir.appendingPathComponent("marked.json")
+        try Data(text.utf8).write(to: marked)
+        let markedArchive = dir.appendingPathComponent("marked.archive")
+        let fallback = try CLI.run(["convert", marked.path, markedArchive.path, "--to", "keyed"])
+        let wholeMarked = try CLI.run(["convert", marked.path, "-", "--to", "keyed"])
+        #expect(fallback.status == 0 && wholeMarked.status == 0, "\(fallback.stderr)")
+        #expect(try Data(contentsOf: markedArchive) == wholeMarked.stdout)
+        // A `$ref` to nothing near the end: one line naming OUTPUT and the path, no file.
+        var bad = try Data(contentsOf: input)
+        bad.removeLast(bad.count - (bad.lastIndex(of: UInt8(ascii: "}")) ?? bad.count))
+        bad.append(contentsOf: Data(#","tail":[{"x":{"$ref":77}}]}"#.utf8))
+        let badPath = dir.appendingPathComponent("bad.json")
+        try bad.write(to: badPath)
+        let out = dir.appendingPathComponent("bad.archive")
+        let failed = try CLI.run(["convert", badPath.path, out.path, "--to", "keyed"])
+        let wholeFailed = try CLI.run(["convert", badPath.path, out.path, "--to", "keyed", "--lenient"])
+        #expect(failed.status == 1 && failed.stderr.contains("$ref 77") && failed.stderr.split(separator: "\n").count == 1
+                && failed.stderr == wholeFailed.stderr, "\(failed.stderr) | \(wholeFailed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("bad.archive") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
 }

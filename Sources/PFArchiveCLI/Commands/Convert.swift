@@ -302,7 +302,7 @@ struct Convert: ParsableCommand {
         }
         // Any other JSON document, binary or XML property list or CBOR document goes to JSON,
         // CBOR or a property list by its large containers, member by member, never as a tree.
-        if RecordStream.largeTargets.contains(to), !reading.lenient,
+        if RecordStream.largeTargets.contains(to), streamsKeyed(to), !reading.lenient,
             let from = readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat),
             RecordStream.largeFormats.contains(from),
             // A typedstream's conversion can fail after its walk has begun writing (a limit met
@@ -317,7 +317,7 @@ struct Convert: ParsableCommand {
         // a record format or a whole CBOR document or property list a record at a time from
         // its (mapped) bytes, and any other graph to JSON, CBOR or a property list by its
         // large containers: no table, graph or tree.
-        if RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to),
+        if RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to), streamsKeyed(to),
             (readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat)) == .keyed,
             try streamKeyed(plain, to: to, options: readOptions)
         {
