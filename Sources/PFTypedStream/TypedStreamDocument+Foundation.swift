@@ -132,7 +132,13 @@ struct GroupCursor {
         return group.values
     }
 
+    /// The next group's one value when it holds exactly one, of `type` (no array of types is
+    /// made: this runs for every element of every array and dictionary).
     mutating func single(_ type: TypeEncoding) -> TypedStreamValue? {
-        next([type])?.first
+        guard next < groups.count, groups[next].encodings.count == 1,
+            ClassicUnarchiver.matches(groups[next].encodings[0], type), let value = groups[next].values.first
+        else { return nil }
+        next += 1
+        return value
     }
 }

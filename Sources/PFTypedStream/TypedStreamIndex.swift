@@ -159,7 +159,7 @@ struct TypedStreamIndex: TypedStreamEntryTable {
 struct TypedStreamReplayTable: TypedStreamEntryTable {
     let index: TypedStreamIndex
     /// The object read back.
-    let root: Int
+    private(set) var root: Int
     var count: Int
     var object: TypedStreamObject?
 
@@ -167,6 +167,14 @@ struct TypedStreamReplayTable: TypedStreamEntryTable {
         self.index = index
         self.root = root
         count = root
+    }
+
+    /// Starts reading back another object, in place: making a new table copied the index's
+    /// six arrays (a retain and a release each) for every object read.
+    mutating func restart(root: Int) {
+        self.root = root
+        count = root
+        object = nil
     }
 
     func kind(_ i: Int) -> TypedStreamEntryKind { index.kind(i) }
@@ -262,7 +270,7 @@ final class TypedStreamLazyObjects: TypedStreamObjects {
         guard i >= 0, i < index.count, index.kinds[i] == 0 else { return nil }
         if let last, last.index == i { return last.object }
         let offset = Int(index.offsets[i])
-        reader.entries = TypedStreamReplayTable(index: index, root: i)
+        reader.entries.restart(root: i)
         reader.scanner.offset = offset
         reader.definedStrings = TypedStreamIndex.before(offset, in: index.stringOffsets)
         reader.depth = 0
