@@ -18,8 +18,8 @@ extension RecordStream {
     static func needsInputSize(_ to: DataFormat) -> Bool { to == .bplist || to == .keyed }
 
     /// The inputs walked by their large containers: JSON text, binary and XML property lists,
-    /// CBOR documents and typedstreams (to JSON, CBOR that is not deterministic, and XML
-    /// property lists: a binary property list written by a walk is not the whole route's file).
+    /// CBOR documents and typedstreams (a typedstream to every large target but deterministic
+    /// CBOR, whose members are sorted).
     public static let largeFormats: Set<DataFormat> = [.json, .bplist, .xmlplist, .cbor, .typedstream]
 
     /// The span (in bytes of JSON or XML property list text) above which a container is walked
@@ -101,9 +101,20 @@ extension RecordStream {
         case .typedstream:
             // Members are converted in the stream's order (`$id`s and errors depend on it), so a
             // deterministic map, whose members are sorted, is converted whole.
-            guard !needsInputSize(options.to), keyOrder == nil,
-                try TypedStream.walk(bytes, limits: options.limits, threshold: threshold ?? largeThreshold, visit: take)
-            else { return nil }
+            guard keyOrder == nil else { return nil }
+            do throws(PFError) {
+                guard try TypedStream.walk(bytes, limits: options.limits, threshold: threshold ?? largeThreshold, visit: take)
+                else { return nil }
+            } catch {
+                // A typedstream's values are not bounded by its bytes as other inputs' are (a
+                // one-byte reference becomes `{"$ref": n}`, a generic object's group a dictionary
+                // of its types and values): past the reference width the input's size gave a
+                // binary property list or keyed archive, the stream is converted whole.
+                if needsInputSize(options.to), case .tooManyObjects? = error.failure(as: BinaryPlistFailure.self) {
+                    throw Sink.declined(options)
+                }
+                throw error
+            }
         default:
             let readOptions = JSONReader.Options(mode: .strict, typedValues: options.typedJSON, limits: options.limits)
             let walked = try bytes.withBytes { raw throws(PFError) -> Bool in

@@ -586,11 +586,13 @@ public enum RecordStream {
             // value between records (an object referenced twice, tag 29): its values are
             // bounded by maxNodes instead, and a key goes with each value.
             var objects = options.inputBytes ?? Int(UInt32.max)
-            if options.from == .keyed {
+            if options.from == .keyed || options.from == .typedstream {
                 // A keyed archive's records are rendered from its objects: an object takes at
                 // least a byte, and a reference (a byte at least) is rendered as at most three
-                // values (`{"$ref":n}`) or adds two (`$id`).
-                let values = objects.multipliedReportingOverflow(by: 4)
+                // values (`{"$ref":n}`) or adds two (`$id`). A typedstream's generic object
+                // renders each group as a dictionary of its types and values (six values from
+                // two bytes): a walk past the bound is converted whole.
+                let values = objects.multipliedReportingOverflow(by: options.from == .keyed ? 4 : 8)
                 objects = values.overflow ? .max : values.partialValue
             }
             if RecordStream.documentFormats.contains(options.from) {

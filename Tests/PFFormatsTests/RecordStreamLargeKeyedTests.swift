@@ -3,6 +3,7 @@ import PFCore
 import PFFormats
 import PFKeyedArchive
 import PFSerialization
+import PFTypedStream
 import PFTestSupport
 import Testing
 
@@ -97,6 +98,9 @@ import Testing
             if let xml = try? FormatIO.write(value, as: .xmlplist) {
                 try Self.check(xml, from: .xmlplist, label: "\(label) (XML)", thresholds: [1, 16, 600])
             }
+            if !label.hasPrefix("markers"), let stream = try? TypedStream.encodeValue(value) {
+                try Self.check(stream, from: .typedstream, label: "\(label) (typedstream)", thresholds: [0, 16, 600])
+            }
         }
     }
 
@@ -109,6 +113,31 @@ import Testing
             "empty": [:], "none": [],
         ])
         try Self.check(try FormatIO.write(dates, as: .bplist), from: .bplist, label: "Foundation values", thresholds: [1, 64], peers: true)
+    }
+
+    /// A typedstream's shared objects (`$id`/`$ref` in its JSON form) and generic objects
+    /// (`$class`, `$values`), inside pieces and across them: archived by the walk, or left
+    /// whole when a `$id` is shared between pieces.
+    @Test func typedstreamsWithSharedAndGenericObjects() throws {
+        let shared: PFValue = ["$id": 1, "$value": [1, "two", 3.5]]
+        let object: PFValue = ["$class": "Thing", "$version": 3, "$values": [["types": "i@", "values": [7, "x"]]]]
+        let values: [PFValue] = [
+            ["a": [shared, ["$ref": 1]], "b": [1, 2, 3], "c": [object, object]],
+            ["a": shared, "b": [["$ref": 1]], "c": "tail"],
+            [object, [object, ["k": object]], "s", "s"],
+        ]
+        for (n, value) in values.enumerated() {
+            let stream = try TypedStream.encodeValue(value)
+            let expected = try Self.whole(stream, from: .typedstream)
+            for threshold in [0, 8, 64] {
+                do {
+                    guard let archive = try Self.walked(stream, from: .typedstream, threshold: threshold) else { continue }
+                    #expect(try RecordStreamKeyedWriteTests.decoded(archive) == RecordStreamKeyedWriteTests.decoded(expected), "\(n) at \(threshold)")
+                } catch {
+                    #expect(Self.declined(error), "\(n) at \(threshold): \(error)")
+                }
+            }
+        }
     }
 
     /// A large container whose meaning depends on members not read yet (a `$class` object, a

@@ -16,7 +16,7 @@ import Testing
     typealias Route = RecordStreamLargeTests.Route
 
     /// The routes a typedstream is walked to.
-    static let walkedRoutes: [Route] = RecordStreamLargeTests.routes.filter { $0.to != .bplist && !$0.canonical }
+    static let walkedRoutes: [Route] = RecordStreamLargeTests.routes.filter { !$0.canonical }
 
     static func check(_ input: Data, label: String, threshold: Int = 0, limits: PFLimits = .default, mayDecline: Bool = false) throws {
         try RecordStreamLargeTests.check(
@@ -42,7 +42,7 @@ import Testing
 
     @Test func routesThatAreNotWalkedDecline() throws {
         let data = try Self.stream(Self.document(5))
-        for route in [Route(to: .bplist), Route(to: .cbor, canonical: true)] {
+        for route in [Route(to: .cbor, canonical: true)] {
             #expect(try RecordStreamLargeTests.walked(data, route, threshold: 0, from: .typedstream) == nil, "\(route)")
         }
         // A scalar root, a generic object at the root, several root groups: whole.
