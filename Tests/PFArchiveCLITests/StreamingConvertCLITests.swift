@@ -482,4 +482,29 @@ import Testing
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("bad.archive") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
+
+    /// A typedstream that is not records goes to a binary property list and a keyed archive by
+    /// its large containers, to a file: under a budget the whole route is refused under, each
+    /// reads back to the value of the whole route's output (standard output, read whole).
+    @Test func largeTypedstreamsGoToPropertyListsAndKeyedArchivesByTheirLargeContainers() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let canada = Fixtures.benchData.appendingPathComponent("canada.json")
+        let input = dir.appendingPathComponent("canada.typedstream")
+        #expect(try CLI.run(["convert", canada.path, input.path, "--to", "typedstream"]).status == 0)
+        let budget = String(try Data(contentsOf: input).count * 2)
+        for (to, back) in [("bplist", [String]()), ("keyed", ["--from", "keyed"])] {
+            let out = dir.appendingPathComponent("out.\(to)")
+            let walked = try CLI.run(["convert", input.path, out.path, "--to", to, "--max-memory", budget])
+            #expect(walked.status == 0 && walked.stderr.isEmpty, "\(to): \(walked.stderr)")
+            let refused = try CLI.run(["convert", input.path, "-", "--to", to, "--max-memory", budget])
+            #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(to): \(refused.stderr)")
+            let whole = try CLI.run(["convert", input.path, "-", "--to", to])
+            let wholeFile = dir.appendingPathComponent("whole.\(to)")
+            try whole.stdout.write(to: wholeFile)
+            let a = try CLI.run(["convert", out.path, "-", "--to", "json"] + back)
+            let b = try CLI.run(["convert", wholeFile.path, "-", "--to", "json"] + back)
+            #expect(a.status == 0 && a.stdout == b.stdout && !a.stdout.isEmpty, "\(to): \(a.stderr)")
+        }
+    }
 }
