@@ -306,8 +306,10 @@ struct Convert: ParsableCommand {
             let from = readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat),
             RecordStream.largeFormats.contains(from),
             // A typedstream's conversion can fail after its walk has begun writing (a limit met
-            // while converting): only a file's temporary output is then removed unseen.
-            from != .typedstream || output != "-",
+            // while converting), and a typedstream's writing can find a large dictionary it does
+            // not write as the whole route does (a `$id`, `$ref` or `$class` key) after writing
+            // part of it: only a file's temporary output is then removed unseen.
+            (from != .typedstream && to != .typedstream) || output != "-",
             Compression.detect(plain.prefix(16)) == nil,
             try streamLarge(plain, from: from, to: to, options: readOptions)
         {
@@ -319,6 +321,8 @@ struct Convert: ParsableCommand {
         // large containers: no table, graph or tree.
         if RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to),
             (readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat)) == .keyed,
+            // A typedstream may be abandoned part written (see above): to a file only.
+            to != .typedstream || output != "-",
             try streamKeyed(plain, to: to, options: readOptions)
         {
             return true
