@@ -59,6 +59,24 @@ import Testing
         }
     }
 
+    /// A keyed archive that is not records, read `--from keyed`, streams too: the bytes the
+    /// whole route writes to standard output, inside a budget the whole tree is refused under.
+    @Test func keyedArchivesStreamToTheWholeRoutesBytes() throws {
+        let dir = try StreamingConvertCLITests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.keyed")
+        let archive = try FormatIO.write(Self.document(), as: .keyed)
+        try archive.write(to: input)
+        let budget = ["--max-memory", String(archive.count)]
+        let output = dir.appendingPathComponent("out.typedstream")
+        let run = try CLI.run(["convert", input.path, "--from", "keyed", output.path] + budget)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let whole = try CLI.run(["convert", input.path, "--from", "keyed", "-", "--to", "typedstream"])
+        #expect(whole.status == 0 && (try? Data(contentsOf: output)) == whole.stdout)
+        let refused = try CLI.run(["convert", input.path, "--from", "keyed", "-", "--to", "typedstream"] + budget)
+        #expect(refused.status == 1 && refused.stderr.contains("--max-memory"), "\(refused.stderr)")
+    }
+
     /// A large dictionary with `$id` (written without it, shared) or `$class` (perhaps an
     /// object of that class): the walk gives up and the whole route writes the file.
     @Test func declinedDocumentsAreWrittenWhole() throws {
