@@ -18,7 +18,7 @@ import PFCore
 ///
 /// ```swift
 /// var writer = TypedStreamEventWriter()
-/// for event in events { guard try writer.take(event) else { return convertWhole() } }
+/// for event in events { guard writer.take(event) else { return convertWhole() } }
 /// output.append(contentsOf: writer.drain())
 /// ```
 public struct TypedStreamEventWriter {
@@ -83,7 +83,7 @@ public struct TypedStreamEventWriter {
 
     /// The `@` type of the next value: the root group's, or a member's (a dictionary's key
     /// wrote its own).
-    private mutating func beginMember() {
+    private func beginMember() {
         archiver.writer.writeEncodings([.object])
     }
 }
