@@ -5,6 +5,7 @@ import PFFormats
 import PFSerialization
 import PFTestSupport
 import PFTypedStream
+import PropertyBased
 import Testing
 
 /// A JSON document, binary or XML property list or CBOR document that is not a sequence of
@@ -188,6 +189,24 @@ import Testing
             let json = Data((String(repeating: "[\"pad\",", count: depth) + "[1,2]" + String(repeating: "]", count: depth)).utf8)
             try Self.check(json, from: .json, label: "depth \(depth)", threshold: 0, mayRefuse: true)
         }
+    }
+
+    /// Random JSON documents, every container walked (threshold 0) or some (16, 64): the
+    /// whole route's bytes or error, or declined (no large root, or a sharing key).
+    @Test func randomDocumentsWalkAsTheyConvertWhole() async throws {
+        var shape = ValueShape.json
+        shape.nonFiniteDoubles = false
+        var documents: [Data] = []
+        await propertyCheck(count: 100, input: ValueGen.tree(shape)) { value in
+            if let bytes = try? FormatIO.write(.array([value, ["v": value, "w": [value]]]), as: .json) { documents.append(bytes) }
+        }
+        var walked = 0
+        for (k, input) in documents.enumerated() {
+            for threshold in [0, 16, 64] where try Self.check(input, from: .json, label: "random \(k) / \(threshold)", threshold: threshold, mayRefuse: true) {
+                walked += 1
+            }
+        }
+        #expect(walked > documents.count, "\(walked) walked")
     }
 
     /// The real JSON, property list and CBOR fixtures, and the benchmark documents.
