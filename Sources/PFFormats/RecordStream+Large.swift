@@ -11,7 +11,7 @@ import PFTypedStream
 extension RecordStream {
     /// The outputs a document is written to by its large containers
     /// (``convert(options:largeDocument:threshold:write:progress:)``).
-    public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist, .keyed]
+    public static let largeTargets: Set<DataFormat> = [.json, .cbor, .xmlplist, .bplist, .keyed, .typedstream]
 
     /// Whether `to` is written from a walk only when the input's size is known: a binary
     /// property list's and a keyed archive's reference width comes from it.
@@ -41,19 +41,22 @@ extension RecordStream {
     /// counts, four bytes an object; an XML property list input's key hashes, eight bytes a
     /// key of the dictionaries open during its check; a CBOR input's large containers and
     /// shareable values, a few words each). The output is the whole route's byte for byte (JSON,
-    /// compact or `pretty`; CBOR; XML property list), or, for a binary property list, a file
-    /// that reads back to the same value (its objects are numbered in another order), and for
-    /// a keyed archive an archive in ``PFKeyedArchive/KeyedArchiveStreamWriter``'s layout that
-    /// reads back to the same value (a large container that is one of the keyed JSON form's
-    /// markers, or a `$id` two pieces share, throws ``FormatsFailure/doesNotStream(from:to:)``:
-    /// archive the document whole).
+    /// compact or `pretty`; CBOR; XML property list; typedstream), or, for a binary property
+    /// list, a file that reads back to the same value (its objects are numbered in another
+    /// order), and for a keyed archive an archive in ``PFKeyedArchive/KeyedArchiveStreamWriter``'s
+    /// layout that reads back to the same value (a large container that is one of the keyed JSON
+    /// form's markers, or a `$id` two pieces share, throws ``FormatsFailure/doesNotStream(from:to:)``:
+    /// archive the document whole). A typedstream (``PFTypedStream/TypedStreamEventWriter``) whose
+    /// large dictionary the whole route writes otherwise throws `doesNotStream` too, after part
+    /// of the output was written: abandon it and convert whole.
     /// The input is checked whole first, with the whole read's checks and errors, so a
     /// reading error comes before anything is written.
     /// - Parameters:
     ///   - options: `from` is `json`, `bplist`, `xmlplist`, `cbor` or `typedstream`; `to` is
-    ///     `json`, `cbor`, `xmlplist`, `bplist` or `keyed`; typed JSON, `pretty`, `dropNulls`,
-    ///     `canonicalCBOR`, `limits` and `inputBytes` (for a binary property list or keyed
-    ///     archive output) as the whole route takes them.
+    ///     `json`, `cbor`, `xmlplist`, `bplist`, `keyed` or `typedstream` (not from a
+    ///     typedstream); typed JSON, `pretty`, `dropNulls`, `canonicalCBOR`, `limits` and
+    ///     `inputBytes` (for a binary property list or keyed archive output) as the whole route
+    ///     takes them.
     ///   - bytes: the document (mapped, for a file).
     ///   - threshold: the size above which a container is walked: bytes of JSON or XML text,
     ///     nodes of a binary property list's or CBOR document's expanded tree (`nil`:
@@ -74,7 +77,9 @@ extension RecordStream {
     ) throws(PFError) -> Progress? {
         // An input over the limit is the whole route's error (the input's, not a format's).
         guard largeTargets.contains(options.to), largeFormats.contains(options.from), !needsInputSize(options.to) || options.inputBytes != nil,
-            bytes.count <= options.limits.maxInputBytes
+            bytes.count <= options.limits.maxInputBytes,
+            // A typedstream is rewritten whole: its walk's `$id`s would make it decline anyway.
+            options.from != .typedstream || options.to != .typedstream
         else { return nil }
         var sink = Sink(options: options)
         var pieces = 0
@@ -148,6 +153,15 @@ extension RecordStream.Sink {
 
     /// Writes what a walk met, flushing a mebibyte at a time.
     mutating func take(_ event: PFDocumentEvent, _ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        if let pending = typedStream?.pending {
+            // The whole route writes this document otherwise, or fails on it: what was
+            // written is abandoned and the document converted whole.
+            guard typedStream?.take(event) == true else {
+                throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
+            }
+            if pending >= 1 << 20 { try flush(write) }
+            return
+        }
         switch event {
         case .open(let isObject, let count): try openLarge(isObject: isObject, count: count)
         case .key(let key):

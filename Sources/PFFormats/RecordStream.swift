@@ -9,6 +9,7 @@ import PFParse
 import PFParseExport
 import PFPropertyList
 import PFSerialization
+import PFTypedStream
 
 /// Converts between the record formats — a JSON document of records (an array, or a Parse
 /// export's `{"results":[…]}`), JSON Lines, CBOR sequences and Parse REST JSON — one record
@@ -553,6 +554,8 @@ public enum RecordStream {
         var plist: BinaryPlistStreamWriter
         /// A keyed archive's writer (`to: .keyed`).
         var keyed: KeyedArchiveStreamWriter?
+        /// A typedstream's writer (`to: .typedstream`, walked by its large containers).
+        var typedStream: TypedStreamEventWriter?
         /// The CBOR writer of a whole document's records inside a results wrapper.
         let cborInResults: CBORWriter
         /// How the input held its records; decides the wrapper of a JSON or Parse output.
@@ -609,6 +612,7 @@ public enum RecordStream {
                 let objects = bound.partialValue.multipliedReportingOverflow(by: 4)
                 keyed = KeyedArchiveStreamWriter(limits: options.limits, objectBound: bound.overflow || objects.overflow ? .max : objects.partialValue)
             }
+            if options.to == .typedstream { typedStream = TypedStreamEventWriter() }
             buffer.reserveCapacity(1 << 20 + 1 << 16)
         }
 
@@ -697,6 +701,7 @@ public enum RecordStream {
         /// Hands the buffered output to `write` once there is enough of it (or `force`).
         mutating func flush(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void, force: Bool = true) throws(PFError) {
             if let keyed { return try keyed.flush(write, force: force) }
+            if let typedStream, typedStream.pending > 0 { buffer.append(contentsOf: typedStream.drain()) }
             // A whole CBOR document's records wait for its head (``finishCBOR(_:)``).
             guard !buffer.isEmpty, force || (buffer.count >= 1 << 20 && options.to != .cbor) else { return }
             try buffer.withBytes { raw throws(PFError) in try write(raw) }

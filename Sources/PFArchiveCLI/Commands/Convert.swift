@@ -300,14 +300,17 @@ struct Convert: ParsableCommand {
         {
             return true
         }
-        // Any other JSON document, binary or XML property list or CBOR document goes to JSON,
-        // CBOR or a property list by its large containers, member by member, never as a tree.
+        // Any other JSON document, binary or XML property list, CBOR document or typedstream
+        // goes to JSON, CBOR, a property list, a keyed archive or a typedstream by its large
+        // containers, member by member, never as a tree.
         if RecordStream.largeTargets.contains(to), streamsKeyed(to), !reading.lenient,
             let from = readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat),
             RecordStream.largeFormats.contains(from),
             // A typedstream's conversion can fail after its walk has begun writing (a limit met
-            // while converting): only a file's temporary output is then removed unseen.
-            from != .typedstream || output != "-",
+            // while converting), and a typedstream's writing can find a large dictionary it does
+            // not write as the whole route does (a `$id`, `$ref` or `$class` key) after writing
+            // part of it: only a file's temporary output is then removed unseen.
+            (from != .typedstream && to != .typedstream) || output != "-",
             Compression.detect(plain.prefix(16)) == nil,
             try streamLarge(plain, from: from, to: to, options: readOptions)
         {
@@ -315,10 +318,12 @@ struct Convert: ParsableCommand {
         }
         // A keyed archive whose graph is an array of records (or a results wrapper) goes to
         // a record format or a whole CBOR document or property list a record at a time from
-        // its (mapped) bytes, and any other graph to JSON, CBOR or a property list by its
-        // large containers: no table, graph or tree.
+        // its (mapped) bytes, and any other graph to JSON, CBOR, a property list, a keyed
+        // archive or a typedstream by its large containers: no table, graph or tree.
         if RecordStream.keyedTargets.contains(to) || RecordStream.largeTargets.contains(to), streamsKeyed(to),
             (readOptions.format ?? FormatDetector.detect(plain, named: readOptions.namedFormat)) == .keyed,
+            // A typedstream may be abandoned part written (see above): to a file only.
+            to != .typedstream || output != "-",
             try streamKeyed(plain, to: to, options: readOptions)
         {
             return true
