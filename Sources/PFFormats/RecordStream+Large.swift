@@ -156,9 +156,7 @@ extension RecordStream.Sink {
         if let pending = typedStream?.pending {
             // The whole route writes this document otherwise, or fails on it: what was
             // written is abandoned and the document converted whole.
-            guard typedStream?.take(event) == true else {
-                throw PFError(FormatsFailure.doesNotStream(from: options.from.rawValue, to: options.to.rawValue), format: .input)
-            }
+            guard typedStream?.take(event) == true else { throw Self.declined(options) }
             if pending >= 1 << 20 { try flush(write) }
             return
         }
