@@ -153,11 +153,11 @@ extension RecordStream.Sink {
 
     /// Writes what a walk met, flushing a mebibyte at a time.
     mutating func take(_ event: PFDocumentEvent, _ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
-        if let pending = typedStream?.pending {
+        if typedStream != nil {
             // The whole route writes this document otherwise, or fails on it: what was
             // written is abandoned and the document converted whole.
             guard typedStream?.take(event) == true else { throw Self.declined(options) }
-            if pending >= 1 << 20 { try flush(write) }
+            if (typedStream?.pending ?? 0) >= 1 << 20 { try flush(write) }
             return
         }
         switch event {

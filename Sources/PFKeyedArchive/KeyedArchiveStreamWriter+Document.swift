@@ -85,19 +85,9 @@ extension KeyedArchiveStreamWriter {
     @discardableResult
     public func closeContainer(write: Output) throws(PFError) -> Bool {
         guard let container = containers.popLast() else { return false }
-        let uid: UInt64
-        if container.isObject {
-            uid = try reserve()
-            let keys = try writeUIDArray(container.keyUIDs, write: write)
-            let values = try writeUIDArray(container.valueUIDs, write: write)
-            let names = try ["NS.keys", "NS.objects", "$class"].map { (name: String) throws(PFError) in
-                try plist.write(.string(name), depth: 2, into: &buffer)
-            }
-            let dictionaryClass = try plist.write(.uid(try classReference(.foundation("NSDictionary"))), depth: 3, into: &buffer)
-            place(uid, try plist.writeDictionary(keys: names, values: [keys, values, dictionaryClass], into: &buffer))
-        } else {
-            uid = try writeArrayObject(container.valueUIDs, write: write)
-        }
+        let uid = container.isObject
+            ? try writeCollectionObject("NSDictionary", [("NS.keys", container.keyUIDs), ("NS.objects", container.valueUIDs)], write: write)
+            : try writeArrayObject(container.valueUIDs, write: write)
         guard containers.isEmpty else {
             try addMember(uid)
             settle()

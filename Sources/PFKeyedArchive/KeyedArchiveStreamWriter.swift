@@ -205,12 +205,24 @@ public final class KeyedArchiveStreamWriter {
     /// Writes an `NSArray` of objects already archived, its `NS.objects` references written
     /// straight from `uids` (each a UID object, then the array of them), and returns its UID.
     func writeArrayObject(_ uids: DeltaList, write: Output) throws(PFError) -> UInt64 {
-        let arrayUID = try reserve()
-        let items = try writeUIDArray(uids, write: write)
-        let keys = [try plist.write(.string("NS.objects"), depth: 2, into: &buffer), try plist.write(.string("$class"), depth: 2, into: &buffer)]
-        let arrayClass = try plist.write(.uid(try classReference(.foundation("NSArray"))), depth: 3, into: &buffer)
-        place(arrayUID, try plist.writeDictionary(keys: keys, values: [items, arrayClass], into: &buffer))
-        return arrayUID
+        try writeCollectionObject("NSArray", [("NS.objects", uids)], write: write)
+    }
+
+    /// Writes a Foundation collection (`NSArray`: `NS.objects`; `NSDictionary`: `NS.keys`,
+    /// `NS.objects`) whose fields are arrays of UIDs kept in `DeltaList`s, never as values,
+    /// then its `$class`; returns its UID.
+    func writeCollectionObject(_ className: String, _ fields: [(name: String, uids: DeltaList)], write: Output) throws(PFError) -> UInt64 {
+        let uid = try reserve()
+        var keys: [Int] = []
+        var values: [Int] = []
+        for field in fields {
+            values.append(try writeUIDArray(field.uids, write: write))
+            keys.append(try plist.write(.string(field.name), depth: 2, into: &buffer))
+        }
+        keys.append(try plist.write(.string("$class"), depth: 2, into: &buffer))
+        values.append(try plist.write(.uid(try classReference(.foundation(className))), depth: 3, into: &buffer))
+        place(uid, try plist.writeDictionary(keys: keys, values: values, into: &buffer))
+        return uid
     }
 
     /// Writes the UID objects of `uids` and the property-list array of them; returns the
