@@ -92,9 +92,8 @@ public struct SQLiteRow: Sendable {
     /// What could not be read as asked (a payload that does not decode, a date that is not
     /// one), each kept as stored.
     public var reports: [SQLiteRowReport]
-    /// The stored values of the fields that were decoded, in column order, each field once (a
-    /// later column read under the same name replaces the earlier one's in its place): a caller
-    /// falls back to them when a decoded value does not fit its destination. (An array, not a
+    /// The stored values of the fields that were decoded, in column order: a caller falls
+    /// back to them when a decoded value does not fit its destination. (An array, not a
     /// dictionary: it is made for every row with a decoded payload, and a dictionary cost a
     /// hashed insertion and its own allocation each time.)
     public var originals: [(field: String, value: PFValue)]
@@ -162,15 +161,6 @@ extension SQLiteValue {
 // MARK: - Reading rows
 
 extension SQLiteDatabase {
-    /// The names a field cannot have (Parse keeps them): a column so named is read as
-    /// `<name>_sqlite`.
-    static let reservedNames: Set<String> = ["objectId", "className", "createdAt", "updatedAt", "ACL"]
-
-    /// The field a column is read under.
-    public static func fieldName(_ column: String) -> String {
-        reservedNames.contains(column) ? column + "_sqlite" : column
-    }
-
     /// The select list and order of a table: its id columns first, then its columns.
     func query(_ table: SQLiteTable) -> (sql: String, leading: Int) {
         let columns = table.columns.map { SQLiteConnection.quote($0.name) }
@@ -271,7 +261,7 @@ extension SQLiteDatabase {
         let file: String
         /// Columns read as Strings (``Options/textForMixedColumns``).
         let mixed: Set<String>
-        /// Per column, the field it is read under (``SQLiteDatabase/fieldName(_:)``), worked
+        /// Per column, the field it is read under (``SQLiteTable/fieldNames``), worked
         /// out once per table instead of once per row.
         let fieldNames: [String]
         /// Per column, the field its original bytes go to with ``Options/keepOriginalBytes``.
@@ -280,11 +270,6 @@ extension SQLiteDatabase {
         let dateColumns: [SQLiteDateColumn?]
         /// Per column, whether it is read as a String (``mixed``).
         let mixedColumns: [Bool]
-        /// Whether every field a row can have (columns, their `_bytes`, composite Pointers)
-        /// has a name of its own: then a row's fields are gathered in order and handed to the
-        /// dictionary at once, with no lookup per field; otherwise a later field with the
-        /// same name replaces the earlier one in its place, as a dictionary assignment does.
-        let namesAreUnique: Bool
 
         init(database: SQLiteDatabase, table: SQLiteTable, leading: Int, mixed: Set<String> = []) {
             self.mixed = mixed
@@ -310,26 +295,19 @@ extension SQLiteDatabase {
             self.pointers = pointers
             self.composite = composite
             keyIndexes = (table.identityColumns ?? []).compactMap { index[$0] }
-            let fieldNames = table.columns.map { SQLiteDatabase.fieldName($0.name) }
+            let fieldNames = table.fieldNames
             self.fieldNames = fieldNames
             let keepBytes = database.options.keepOriginalBytes
-            bytesNames = fieldNames.map { field in
-                guard keepBytes else { return "" }
-                var name = field + "_bytes"
-                while fieldNames.contains(name) { name += "_" }
-                return name
-            }
+            var names = table.names
+            bytesNames = fieldNames.map { keepBytes ? names.claim($0 + "_bytes") : "" }
             dateColumns = table.columns.map { dates[$0.name] }
             mixedColumns = table.columns.map { mixed.contains($0.name) }
-            var all = fieldNames + (keepBytes ? bytesNames : [])
-            all += composite.compactMap { $0.0.pointerField }
-            namesAreUnique = Set(all).count == all.count
         }
 
         func read(_ raw: [SQLiteValue], ordinal: Int64) throws(PFError) -> SQLiteRow {
             let values = raw.dropFirst(leading)
             let id = objectId(raw, ordinal: ordinal)
-            var fields = Fields(unique: namesAreUnique, capacity: table.columns.count + composite.count)
+            var fields = Fields(capacity: table.columns.count + composite.count)
             var reports: [SQLiteRowReport] = []
             var originals: [(field: String, value: PFValue)] = []
             let options = database.options
@@ -358,11 +336,7 @@ extension SQLiteDatabase {
                 if let problem { try report(&reports, id, column.name, problem) }
                 if decoded {
                     let stored = SQLiteDatabase.plain(value)
-                    if !namesAreUnique, let at = originals.firstIndex(where: { $0.field == field }) {
-                        originals[at].value = stored
-                    } else {
-                        originals.append((field, stored))
-                    }
+                    originals.append((field, stored))
                     if options.keepOriginalBytes { fields.set(bytesNames[offset], stored) }
                 }
             }
@@ -373,34 +347,26 @@ extension SQLiteDatabase {
             return SQLiteRow(objectId: id, fields: fields.dictionary, reports: reports, originals: originals)
         }
 
-        /// A row's fields as they are made: gathered in order when every name is known to be
-        /// unique (``namesAreUnique``), else assigned one by one.
+        /// A row's fields as they are made, in order: every name a row can have is its own
+        /// (``SQLiteTable/fieldNames``, the composite Pointers' and `_bytes` fields are made
+        /// unique), so they are handed to the dictionary at once, with no lookup per field.
         struct Fields {
             var keys: [String] = []
             var values: [PFValue] = []
-            var assigned: OrderedDictionary<String, PFValue>?
 
-            init(unique: Bool, capacity: Int) {
-                if unique {
-                    keys.reserveCapacity(capacity)
-                    values.reserveCapacity(capacity)
-                } else {
-                    assigned = OrderedDictionary(minimumCapacity: capacity)
-                }
+            init(capacity: Int) {
+                keys.reserveCapacity(capacity)
+                values.reserveCapacity(capacity)
             }
 
             @inline(__always)
             mutating func set(_ key: String, _ value: PFValue) {
-                if assigned != nil {
-                    assigned?[key] = value
-                } else {
-                    keys.append(key)
-                    values.append(value)
-                }
+                keys.append(key)
+                values.append(value)
             }
 
             var dictionary: OrderedDictionary<String, PFValue> {
-                assigned ?? OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
+                OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
             }
         }
 

@@ -328,6 +328,7 @@ public final class SQLiteDatabase: Sendable {
             key = .ordinal
         }
         var foreignKeys: [SQLiteForeignKey] = []
+        var fieldNames = SourceFieldNames(columns: columns.map(\.name), suffix: "_sqlite")
         if kind == .table {
             // id, seq, table, from, to, on_update, on_delete, match
             var grouped = OrderedDictionary<Int64, SQLiteForeignKey>()
@@ -340,11 +341,17 @@ public final class SQLiteDatabase: Sendable {
             }
             for (_, var fk) in grouped.sorted(by: { $0.key < $1.key }) {
                 if fk.parentColumns.count != fk.columns.count { fk.parentColumns = [] }
-                fk.pointerField = fk.columns.count == 1 ? fk.columns[0] : fk.columns.joined(separator: "_") + "_ref"
+                if fk.columns.count == 1, let at = columns.firstIndex(where: { $0.name == fk.columns[0] }) {
+                    fk.pointerField = fieldNames.fields[at]
+                } else {
+                    fk.pointerField = fieldNames.claim(fk.columns.joined(separator: "_") + "_ref")
+                }
                 foreignKeys.append(fk)
             }
         }
-        return SQLiteTable(name: name, kind: kind, columns: columns, key: key, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
+        return SQLiteTable(
+            name: name, kind: kind, columns: columns, key: key, withoutRowID: withoutRowID, foreignKeys: foreignKeys,
+            names: fieldNames)
     }
 }
 
@@ -403,6 +410,15 @@ public struct SQLiteTable: Sendable, Equatable {
     public var withoutRowID: Bool
     /// Its declared foreign keys.
     public var foreignKeys: [SQLiteForeignKey]
+    /// The names of its fields: ``fieldNames``, and every name its rows use (composite
+    /// Pointers' fields too), which a further field (`<field>_bytes`) must not take.
+    var names: SourceFieldNames
+
+    /// Per column, in order, the field it is read under: its own name, or for a name Parse
+    /// keeps for itself (`objectId`, `className`, `createdAt`, `updatedAt`, `ACL`, `__type`)
+    /// `<name>_sqlite`, with `_` appended while another column or field has that name (the
+    /// names of a table's fields are unique, compared without case).
+    public var fieldNames: [String] { names.fields }
 
     /// The columns an id is made of, when ids are made of column values.
     public var identityColumns: [String]? {

@@ -58,7 +58,7 @@ public final class RealmObjectStore: ObjectStoreReader {
         var schema = ParseSchema()
         for table in database.topLevelClasses {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
-            for column in table.columns {
+            for (column, name) in zip(table.columns, Self.fieldNames(of: table)) {
                 guard var field = parseField(column) else { continue }
                 // The model's flags travel with the field (pfarchive's SQLite store and
                 // PostgreSQL index them; every store keeps the values themselves).
@@ -70,7 +70,7 @@ public final class RealmObjectStore: ObjectStoreReader {
                 {
                     field.embeddedClass = database.tables[target].name
                 }
-                fields[Self.fieldName(column.name)] = field
+                fields[name] = field
             }
             schema.classes[table.name] = fields
         }
@@ -113,11 +113,12 @@ public final class RealmObjectStore: ObjectStoreReader {
             throw PFError(StoreFailure.noClass(location: url.lastPathComponent, className: className), format: RealmFile.format)
         }
         do {
+            let names = Self.fieldNames(of: table)
             try database.forEachObject(of: table) { (object) throws(PFError) in
                 var row = OrderedDictionary<String, PFValue>()
                 row["objectId"] = .string(Self.objectId(database.identity(of: object, in: table), key: object.key, table: table))
-                for (column, value) in zip(table.columns, object.values) {
-                    row[Self.fieldName(column.name)] = try parseValue(value, origin: "\(table.name).\(column.name)", depth: 0)
+                for (i, (column, value)) in zip(table.columns, object.values).enumerated() {
+                    row[names[i]] = try parseValue(value, origin: "\(table.name).\(column.name)", depth: 0)
                 }
                 let parsed: ParseObject
                 do throws(PFError) {
@@ -191,8 +192,9 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// Nothing to release: the file's bytes are held in memory.
     public func close() {}
 
-    /// The field a property is read under: names Parse keeps for itself get `_realm`.
-    static func fieldName(_ name: String) -> String {
-        ["objectId", "className", "createdAt", "updatedAt", "ACL"].contains(name) ? name + "_realm" : name
+    /// The fields a class's properties are read under, in order: names Parse keeps for itself
+    /// get `_realm` (`_` appended while another property has that name).
+    static func fieldNames(of table: RealmTable) -> [String] {
+        SourceFieldNames(columns: table.columns.map(\.name), suffix: "_realm").fields
     }
 }

@@ -100,11 +100,13 @@ print(json.dumps(obj, sort_keys=True))
         #expect(try Data(contentsOf: file) == before)
     }
 
-    /// Fields are gathered in order without a lookup each when every name a row can have is
-    /// its own; when two columns share a field (`objectId` is read as `objectId_sqlite`, and a
-    /// column already has that name) or a `_bytes` field, the later one replaces the earlier
-    /// in its place, as before. The REST object puts `objectId` first either way.
-    @Test func fieldsOfCollidingNamesKeepTheirPlaceAndTheLaterValue() throws {
+    /// Every column keeps a field of its own: a name Parse reads specially (`objectId`,
+    /// `__type`, `className`…) gets `_sqlite`, then `_` while a column has that name; so do a
+    /// composite Pointer's `<a>_<b>_ref`, a `_bytes` field and a name equal to an earlier
+    /// one's as Swift compares strings (`é` precomposed and decomposed). Before, the later
+    /// column replaced the earlier one's value (`objectId` was lost beside a column named
+    /// `objectId_sqlite`), and an import dropped a `__type` column without a word.
+    @Test func columnsWhoseFieldNamesWouldCollideEachKeepAFieldOfTheirOwn() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("names.db")
@@ -112,19 +114,29 @@ print(json.dumps(obj, sort_keys=True))
             #"""
 import sys, sqlite3, plistlib
 c = sqlite3.connect(sys.argv[1])
-c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, "objectId" TEXT, "objectId_sqlite" TEXT, payload BLOB, payload_bytes BLOB, x TEXT)')
-c.execute("INSERT INTO t VALUES (7, 'first', 'second', ?, x'0102', 'last')", (plistlib.dumps({"k": 1}, fmt=plistlib.FMT_BINARY),))
+c.execute('CREATE TABLE p(a INT, b INT, PRIMARY KEY(a, b))')
+c.execute('INSERT INTO p VALUES (1, 2)')
+c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, "objectId" TEXT, "objectId_sqlite" TEXT, payload BLOB, payload_bytes BLOB, x TEXT, '
+          '"__type" TEXT, "className" TEXT, "OBJECTID_SQLITE_" TEXT, a INT, b INT, a_b_ref TEXT, "\u00e9" TEXT, "e\u0301" TEXT, '
+          'FOREIGN KEY(a, b) REFERENCES p(a, b))')
+c.execute("INSERT INTO t VALUES (7, 'first', 'second', ?, x'0102', 'last', 'Pointer', 'K', 'third', 1, 2, 'ref', 'pre', 'de')",
+          (plistlib.dumps({"k": 1}, fmt=plistlib.FMT_BINARY),))
 c.execute('CREATE TABLE u(id INTEGER PRIMARY KEY, "objectId" TEXT, payload BLOB)')
 c.execute("INSERT INTO u VALUES (8, 'only', ?)", (plistlib.dumps({"k": 2}, fmt=plistlib.FMT_BINARY),))
 c.commit()
 """#, [file.path])
         let options = SQLiteDatabase.Options(decodeBlobs: true, keepOriginalBytes: true)
         let t = try #require(try Self.rows(file, options, table: "t").first)
-        #expect(Array(t.fields.keys) == ["id", "objectId_sqlite", "payload", "payload_bytes_", "payload_bytes", "x"])
-        #expect(t.fields["objectId_sqlite"] == .string("second"))
-        #expect(t.fields["payload"] == ["k": 1])
-        #expect(t.fields["payload_bytes"] == .data(Data([1, 2])))
-        #expect(Array(t.restObject.keys) == ["objectId", "id", "objectId_sqlite", "payload", "payload_bytes_", "payload_bytes", "x"])
+        let pointer: PFValue = ["__type": "Pointer", "className": "p", "objectId": "[1,2]"]
+        let expected: [(String, PFValue)] = [
+            ("id", .int(7)), ("objectId_sqlite__", "first"), ("objectId_sqlite", "second"), ("payload", ["k": 1]),
+            ("payload_bytes_", try #require(t.originals.first?.value)), ("payload_bytes", .data(Data([1, 2]))),
+            ("x", "last"), ("__type_sqlite", "Pointer"), ("className_sqlite", "K"), ("OBJECTID_SQLITE_", "third"),
+            ("a", .int(1)), ("b", .int(2)), ("a_b_ref", "ref"), ("\u{E9}", "pre"), ("e\u{301}_", "de"), ("a_b_ref_", pointer),
+        ]
+        #expect(t.fields.keys.map { Array($0.unicodeScalars) } == expected.map { Array($0.0.unicodeScalars) })
+        for (i, (key, value)) in expected.enumerated() { #expect(t.fields.values[i] == value, "\(key)") }
+        #expect(Array(t.restObject.keys.prefix(2)) == ["objectId", "id"])
         #expect(t.restObject["objectId"] == .string("7"))
 
         let u = try #require(try Self.rows(file, options, table: "u").first)
@@ -136,6 +148,20 @@ c.commit()
         own.fields["objectId"] = .string("mine")
         #expect(Array(own.restObject.keys) == ["objectId", "id", "objectId_sqlite", "payload", "payload_bytes"])
         #expect(own.restObject["objectId"] == .string("mine"))
+
+        // Imported, every value is still there, under the same names, and the schema's
+        // Pointer is the composite key's own field.
+        let store = try SQLiteDatabaseObjectStore(url: file, options: options)
+        defer { store.close() }
+        let object = try #require(try store.objects(in: "t").first)
+        #expect(object.fields["__type_sqlite"] == .string("Pointer"))
+        #expect(object.fields["objectId_sqlite__"] == .string("first") && object.fields["objectId_sqlite"] == .string("second"))
+        #expect(object.fields["a_b_ref"] == .string("ref"))
+        #expect(object.fields["a_b_ref_"] == .pointer(ParsePointer(className: "p", objectId: "[1,2]")))
+        #expect(object.fields.count == expected.count)
+        let schema = try store.schema()
+        #expect(schema.classes["t"]?["a_b_ref_"]?.type == .pointer)
+        #expect(schema.classes["t"]?["a_b_ref"]?.type == .string)
     }
 
     @Test func aRealKeyedArchiveInABlobDecodesAsTheArchiveItself() throws {

@@ -20,7 +20,12 @@ public enum SQLiteDatabaseGen {
     enum KeyForm: CaseIterable { case integerPrimaryKey, rowid, text, composite, withoutRowID }
 
     static let types = ["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC", ""]
-    static let columnNames = ["name", "count", "score", "data", "note", "createdAt", "objectId", "a.b", "Ünïcode", "value", "flag", "ACL"]
+    /// Ordinary names, names a Parse object reads specially, and one the renamed `objectId`
+    /// would take (every column must still keep a field of its own).
+    static let columnNames = [
+        "name", "count", "score", "data", "note", "createdAt", "objectId", "a.b", "Ünïcode", "value", "flag", "ACL",
+        "__type", "className", "objectId_sqlite",
+    ]
     static let texts = ["", "hello", "it's", "日本語", "😀 emoji", "line\nbreak", "{\"json\":1}", "  spaced  ", "a\"quote", "0"]
 
     /// Databases of one to four tables, up to six rows each.
