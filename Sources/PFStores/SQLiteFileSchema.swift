@@ -140,6 +140,14 @@ struct SQLiteFileSchema {
         return file.read(at: 0, count: 100)
     }
 
+    /// Whether a file starts with SQLite's 16-byte magic, `SQLite format 3\0` (its header may
+    /// still be cut short).
+    static func hasSQLiteMagic(_ url: URL) -> Bool {
+        guard let file = PageFile(url) else { return false }
+        defer { file.close() }
+        return file.read(at: 0, count: 16).map { $0.elementsEqual("SQLite format 3\0".utf8) } ?? false
+    }
+
     static func isSQLiteHeader<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.count >= 100 && bytes.prefix(16).elementsEqual("SQLite format 3\0".utf8)
     }

@@ -166,7 +166,9 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
             // An SQLite header whose schema cannot be walked is a damaged database: one of
             // pfarchive's stores still says so by its application id (its store then reports
             // the damage); any other is opened by the generic source, which reports it.
-            guard let header = SQLiteFileSchema.header(of: url), SQLiteFileSchema.isSQLiteHeader(header) else { return .notSQLite }
+            // A file that starts with SQLite's magic but whose header is cut short is damaged too.
+            guard SQLiteFileSchema.hasSQLiteMagic(url) else { return .notSQLite }
+            guard let header = SQLiteFileSchema.header(of: url), SQLiteFileSchema.isSQLiteHeader(header) else { return .other }
             return header[header.startIndex + 68 ..< header.startIndex + 72].elementsEqual(pfarchiveApplicationIDBytes) ? .pfarchive : .other
         }
         if schema.applicationID == pfarchiveApplicationID { return .pfarchive }

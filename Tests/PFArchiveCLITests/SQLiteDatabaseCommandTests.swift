@@ -62,6 +62,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "export", "out.jsonl"])
     }
 
+    /// A file with SQLite's magic whose header is cut short is a damaged SQLite database for
+    /// every command: one line naming SQLite, exit 1 (inspect said "Core Data", convert
+    /// "unrecognised format").
+    @Test func aCutSQLiteHeaderIsReportedAsSQLiteByEveryCommand() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlcut-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cut = dir.appendingPathComponent("cut.db")
+        try Data("SQLite format 3\0".utf8 + [UInt8](repeating: 0, count: 50)).write(to: cut)
+        for arguments in [["inspect", cut.path], ["convert", cut.path, "-"], ["import", cut.path, dir.appendingPathComponent("out.sqlite").path]] {
+            let run = try CLI.run(arguments)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.stderr == "pfarchive: \(cut.path): SQLite: the 100-byte SQLite header is cut short (66 bytes) at byte 66\n", "\(arguments)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.db"])
+    }
+
     /// `--internal-tables` reads views, virtual, shadow and `sqlite_*` tables in `inspect` and
     /// `import` as it does in `convert`; without it they are skipped (and named as such).
     /// A table and a column named with a double quote followed by a combining mark (one Swift

@@ -185,6 +185,13 @@ import Testing
         ownBytes.replaceSubrange(103..<105, with: [0xFF, 0xFF])
         try ownBytes.write(to: own)
         #expect(StoreLocation.sqliteKind(of: own) == .pfarchive)
+        // SQLite's magic with the rest of the 100-byte header cut short is a damaged database
+        // (the generic source says so, as SQLite), not a file of some other format.
+        let cut = dir.appendingPathComponent("cut.sqlite")
+        try Data("SQLite format 3\0".utf8 + [UInt8](repeating: 0, count: 50)).write(to: cut)
+        #expect(StoreLocation.sqliteKind(of: cut) == .other)
+        try Data("SQLite format".utf8).write(to: cut)
+        #expect(StoreLocation.sqliteKind(of: cut) == .notSQLite)
     }
 
     @Test func randomlyDamagedSQLiteFilesAreClassifiedWithoutTrapOrHang() throws {
