@@ -53,7 +53,7 @@ extension Inspect {
             if let parent = entity["superentity"]?.stringValue { head += " : \(parent)" }
             if entity["abstract"]?.boolValue == true { head += " (abstract)" }
             head += " — table \(entity["table"]?.stringValue ?? "none"), Z_ENT \(entity["entityID"]?.scalarDescription ?? "?"), "
-                + "\(entity["rows"]?.scalarDescription ?? "0") rows"
+                + SQLiteInput.rows(entity["rows"])
             lines.append(head)
             let blobs = entity["blobs"]?.dictionaryValue ?? [:]
             for (attribute, type) in entity["attributes"]?.dictionaryValue ?? [:] {

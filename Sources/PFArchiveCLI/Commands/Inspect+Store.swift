@@ -29,7 +29,7 @@ extension Inspect {
             }
         }
         for (name, rows) in summary["relations"]?.dictionaryValue ?? [:] {
-            lines.append("Relation \(name) — \(rows.scalarDescription) join rows")
+            lines.append("Relation \(name) — \(rows.scalarDescription) join row\(rows.int64Value == 1 ? "" : "s")")
         }
         try StandardOutput.write(lines.joined(separator: "\n") + "\n")
     }

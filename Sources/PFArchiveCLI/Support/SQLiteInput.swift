@@ -53,6 +53,11 @@ struct SQLiteDecodingOptions: ParsableArguments {
 
 /// Reading any SQLite database (neither a Core Data store nor pfarchive's own) in the commands.
 enum SQLiteInput {
+    /// A row count for `inspect`: `1 row`, `2 rows` (`0 rows` when unknown).
+    static func rows(_ count: PFValue?) -> String {
+        "\(count?.scalarDescription ?? "0") row\(count?.int64Value == 1 ? "" : "s")"
+    }
+
     /// Prints what rows kept as stored, one warning line each (the first 100, then a count).
     /// Reports may come from several reading threads; the count is behind a `Mutex`.
     final class Reporter: Sendable {
@@ -291,7 +296,7 @@ extension Inspect {
         var lines = ["File:        \(input)", "Format:      SQLite database (read-only source)"]
         for (name, table) in summary["tables"]?.dictionaryValue ?? [:] {
             lines.append(
-                "Table \(name) — \(table["kind"]?.stringValue ?? "?"), id from \(table["key"]?.stringValue ?? "?"), \(table["rows"]?.scalarDescription ?? "0") rows")
+                "Table \(name) — \(table["kind"]?.stringValue ?? "?"), id from \(table["key"]?.stringValue ?? "?"), \(SQLiteInput.rows(table["rows"]))")
             for (column, info) in table["columns"]?.dictionaryValue ?? [:] {
                 var line = "  \(column): \(info["type"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "(no type)")"
                 if let date = info["date"]?.stringValue { line += " as \(date) dates" }
