@@ -62,6 +62,38 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "export", "out.jsonl"])
     }
 
+    /// `diff` reads an SQLite database as `import` does with the same options, so the import's
+    /// own options prove it lost nothing; without them the decoded payloads and dates differ
+    /// from the stored bytes and numbers (`diff` had none of these options).
+    @Test func diffReadsTheDatabaseWithTheImportsOptions() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldiff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(in: dir)
+        let options = ["--decode-blobs", "--date-column", "message.date=mac-ns", "--tables", "message,handle"]
+        for name in ["out.sqlite", "export", "out.ndjson"] {
+            let dest = dir.appendingPathComponent(name)
+            let imported = try CLI.run(["import", db.path, dest.path] + options)
+            #expect(imported.status == 0, "\(name): \(imported.stderr)")
+            let same = try CLI.run(["diff", db.path, dest.path] + options)
+            #expect(same.status == 0, "\(name): \(same.stdoutText) \(same.stderr)")
+            #expect(same.stdoutText.contains("no differences (3 and 3 objects)"), "\(name): \(same.stdoutText)")
+            // The hostile blob is named once on stderr, as import names it.
+            #expect(same.stderr.split(separator: "\n").count == 1 && same.stderr.contains("message 2.payload"), "\(same.stderr)")
+            let plain = try CLI.run(["diff", db.path, dest.path])
+            #expect(plain.status == 1, "\(name): \(plain.stdoutText)")
+            #expect(plain.stdoutText.contains("message/1.payload") && plain.stdoutText.contains("message/1.date"), "\(name): \(plain.stdoutText)")
+        }
+        // Files: --decode-blobs decodes payloads in data values before comparing.
+        let inner = dir.appendingPathComponent("inner.json")
+        try Data(#"{"p":{"__type":"Bytes","base64":"eyJhIjpbMSwyXX0="}}"#.utf8).write(to: inner)
+        let outer = dir.appendingPathComponent("outer.json")
+        try Data(#"{"p":{"a":[1,2]}}"#.utf8).write(to: outer)
+        #expect(try CLI.run(["diff", inner.path, outer.path]).status == 1)
+        let decoded = try CLI.run(["diff", inner.path, outer.path, "--decode-blobs"])
+        #expect(decoded.status == 0, "\(decoded.stdoutText) \(decoded.stderr)")
+    }
+
     /// A file with SQLite's magic whose header is cut short is a damaged SQLite database for
     /// every command: one line naming SQLite, exit 1 (inspect said "Core Data", convert
     /// "unrecognised format").

@@ -68,6 +68,15 @@ struct Diff: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
+    @OptionGroup var blobs: BlobDecodingOption
+
+    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
+
+    @Flag(name: .long, help: "For an SQLite database: also compare views, virtual, shadow and sqlite_* tables.")
+    var internalTables = false
+
+    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
+
     func validate() throws {
         if json && brief { throw ValidationError("--json and --brief cannot be used together.") }
         if a == "-" && b == "-" { throw ValidationError("Only one of A and B can be standard input.") }
@@ -132,6 +141,7 @@ struct Diff: ParsableCommand {
 
     func readInput(_ path: String) throws -> DiffInput {
         var readOptions = reading.readOptions(for: path)
+        readOptions.decodePayloads = blobs.decodeBlobs
         if path != "-" {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: path))
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
@@ -156,17 +166,37 @@ struct Diff: ParsableCommand {
         return !result.isEmpty
     }
 
+    /// The stores the command reads, an SQLite database or Core Data store read as `import`
+    /// reads it with the same options (`--decode-blobs`, `--date-column`, `--tables`…), so
+    /// `diff SOURCE DEST` with an import's options compares what the import wrote with what it
+    /// read; values kept as stored are named on stderr as warnings.
+    func openers(for argument: String, reporter: SQLiteInput.Reporter) -> StoreOpeners {
+        var openers = StoreOpeners.commands(realmKey: realmKey.bytes)
+        openers.registerSQLiteDatabase(
+            SQLiteDatabase.Options(
+                limits: reading.limits, tables: sqliteTables.tableList, includeInternal: internalTables,
+                decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
+                dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
+            reporter: reporter)
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: reading.limits, reporter: reporter)
+        return openers
+    }
+
     func compareStores() throws -> Bool {
-        let openers = StoreOpeners.commands(realmKey: realmKey.bytes)
+        let reporterA = SQLiteInput.Reporter(file: a), reporterB = SQLiteInput.Reporter(file: b)
+        defer {
+            reporterA.finish()
+            reporterB.finish()
+        }
         let left: any ObjectStoreReader, right: any ObjectStoreReader
         do {
-            left = try openers.reader(for: try StoreLocation.resolve(a))
+            left = try openers(for: a, reporter: reporterA).reader(for: try StoreLocation.resolve(a))
         } catch {
             throw CLIFailure(file: a, error)
         }
         defer { left.close() }
         do {
-            right = try openers.reader(for: try StoreLocation.resolve(b))
+            right = try openers(for: b, reporter: reporterB).reader(for: try StoreLocation.resolve(b))
         } catch {
             throw CLIFailure(file: b, error)
         }
