@@ -84,6 +84,18 @@ import Testing
             #expect(plain.status == 1, "\(name): \(plain.stdoutText)")
             #expect(plain.stdoutText.contains("message/1.payload") && plain.stdoutText.contains("message/1.date"), "\(name): \(plain.stdoutText)")
         }
+        // patch reads the database as diff does: an empty patch with the options rebuilds
+        // the import; without them, the stored bytes and numbers.
+        let patch = dir.appendingPathComponent("none.json")
+        try Data("[]".utf8).write(to: patch)
+        let export = dir.appendingPathComponent("export")
+        for (name, extra) in [("patched.sqlite", options), ("raw.sqlite", [])] {
+            let out = dir.appendingPathComponent(name)
+            let patched = try CLI.run(["patch", db.path, patch.path, out.path] + extra)
+            #expect(patched.status == 0, "\(patched.stderr)")
+            let compared = try CLI.run(["diff", out.path, export.path])
+            #expect(compared.status == (extra.isEmpty ? 1 : 0), "\(name): \(compared.stdoutText)")
+        }
         // Files: --decode-blobs decodes payloads in data values before comparing.
         let inner = dir.appendingPathComponent("inner.json")
         try Data(#"{"p":{"__type":"Bytes","base64":"eyJhIjpbMSwyXX0="}}"#.utf8).write(to: inner)

@@ -68,14 +68,7 @@ struct Diff: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
-    @OptionGroup var blobs: BlobDecodingOption
-
-    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
-
-    @Flag(name: .long, help: "For an SQLite database: also compare views, virtual, shadow and sqlite_* tables.")
-    var internalTables = false
-
-    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
+    @OptionGroup var sqlite: SQLiteSourceOptions
 
     func validate() throws {
         if json && brief { throw ValidationError("--json and --brief cannot be used together.") }
@@ -141,7 +134,7 @@ struct Diff: ParsableCommand {
 
     func readInput(_ path: String) throws -> DiffInput {
         var readOptions = reading.readOptions(for: path)
-        readOptions.decodePayloads = blobs.decodeBlobs
+        readOptions.decodePayloads = sqlite.blobs.decodeBlobs
         if path != "-" {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: path))
             if ParseRules.classNameProblem(name) == nil { readOptions.parseClassName = name }
@@ -166,22 +159,6 @@ struct Diff: ParsableCommand {
         return !result.isEmpty
     }
 
-    /// The stores the command reads, an SQLite database or Core Data store read as `import`
-    /// reads it with the same options (`--decode-blobs`, `--date-column`, `--tables`…), so
-    /// `diff SOURCE DEST` with an import's options compares what the import wrote with what it
-    /// read; values kept as stored are named on stderr as warnings.
-    func openers(for argument: String, reporter: SQLiteInput.Reporter) -> StoreOpeners {
-        var openers = StoreOpeners.commands(realmKey: realmKey.bytes)
-        openers.registerSQLiteDatabase(
-            SQLiteDatabase.Options(
-                limits: reading.limits, tables: sqliteTables.tableList, includeInternal: internalTables,
-                decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
-                dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
-            reporter: reporter)
-        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: reading.limits, reporter: reporter)
-        return openers
-    }
-
     func compareStores() throws -> Bool {
         let reporterA = SQLiteInput.Reporter(file: a), reporterB = SQLiteInput.Reporter(file: b)
         defer {
@@ -190,13 +167,15 @@ struct Diff: ParsableCommand {
         }
         let left: any ObjectStoreReader, right: any ObjectStoreReader
         do {
-            left = try openers(for: a, reporter: reporterA).reader(for: try StoreLocation.resolve(a))
+            left = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterA)
+                .reader(for: try StoreLocation.resolve(a))
         } catch {
             throw CLIFailure(file: a, error)
         }
         defer { left.close() }
         do {
-            right = try openers(for: b, reporter: reporterB).reader(for: try StoreLocation.resolve(b))
+            right = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterB)
+                .reader(for: try StoreLocation.resolve(b))
         } catch {
             throw CLIFailure(file: b, error)
         }
@@ -357,6 +336,8 @@ struct Patch: ParsableCommand {
 
     @OptionGroup var realmKey: RealmKeyOption
 
+    @OptionGroup var sqlite: SQLiteSourceOptions
+
     func validate() throws {
         if input == "-" && patch == "-" { throw ValidationError("Only one of INPUT and PATCH can be standard input.") }
         if patchesStore {
@@ -387,7 +368,8 @@ struct Patch: ParsableCommand {
     func run() throws {
         if patchesStore { return try patchStore() }
         if output != "-" { _ = try FileIO.outputFile(output) }
-        let readOptions = reading.readOptions(for: input)
+        var readOptions = reading.readOptions(for: input)
+        readOptions.decodePayloads = sqlite.blobs.decodeBlobs
         let bytes = try FileIO.read(input, limit: readOptions.limits.maxInputBytes)
         let document: DiffInput
         do { document = try DiffInput.read(bytes, options: readOptions) } catch { throw CLIFailure(file: input, error) }
@@ -454,7 +436,9 @@ extension Patch {
         let (source, dest) = try StoreOpeners.resolve(
             source: input, dest: output, sameStore: "INPUT and OUTPUT are the same store; write the patched store elsewhere.")
         let operations = try readOperations()
-        let openers = StoreOpeners.commands(realmKey: realmKey.bytes)
+        let reporter = SQLiteInput.Reporter(file: source.description)
+        defer { reporter.finish() }
+        let openers = sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporter)
         let reader: any ObjectStoreReader
         do { reader = try openers.reader(for: source) } catch { throw CLIFailure(file: source.description, error) }
         defer { reader.close() }

@@ -51,6 +51,33 @@ struct SQLiteDecodingOptions: ParsableArguments {
     var strict = false
 }
 
+/// How `diff` and `patch` read an SQLite database or Core Data store given as a store: as
+/// `import` reads a source with the same options, so a diff with an import's options compares
+/// what it wrote with what it read.
+struct SQLiteSourceOptions: ParsableArguments {
+    @OptionGroup var blobs: BlobDecodingOption
+
+    @OptionGroup(title: "SQLite databases") var tables: SQLiteTableOptions
+
+    @Flag(name: .long, help: "For an SQLite database: also read views, virtual, shadow and sqlite_* tables.")
+    var internalTables = false
+
+    @OptionGroup var decoding: SQLiteDecodingOptions
+
+    /// The commands' store openers with SQLite databases and Core Data stores read with these
+    /// options; `reporter` names the values kept as stored.
+    func openers(realmKey: [UInt8]?, limits: PFLimits, reporter: SQLiteInput.Reporter) -> StoreOpeners {
+        var openers = StoreOpeners.commands(realmKey: realmKey)
+        openers.registerSQLiteDatabase(
+            SQLiteDatabase.Options(
+                limits: limits, tables: tables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs,
+                keepOriginalBytes: decoding.keepBlobBytes, dateColumns: tables.dateColumns, strict: decoding.strict),
+            reporter: reporter)
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
+        return openers
+    }
+}
+
 /// Reading any SQLite database (neither a Core Data store nor pfarchive's own) in the commands.
 enum SQLiteInput {
     /// A row count for `inspect`: `1 row`, `2 rows` (`0 rows` when unknown).
