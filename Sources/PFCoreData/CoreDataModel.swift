@@ -105,6 +105,17 @@ public struct CoreDataEntity: Sendable, Equatable {
 
     /// The relationship with this name, or `nil`.
     public func relationship(named name: String) -> CoreDataRelationship? { relationships.first { $0.name == name } }
+
+    /// The field each property (attribute or relationship) is read under, by property name:
+    /// its own name, except that a name the Parse envelope reads (`className`, `objectId`,
+    /// `ACL`, which Parse reads as permissions, and `__type`) gets `_coreData`, with `_`
+    /// appended while another property has that name (`createdAt`/`updatedAt` stay: a date
+    /// there is Parse's own). No two properties share a field.
+    public var fieldNames: [String: String] {
+        let properties = attributes.map(\.name) + relationships.map(\.name)
+        let names = SourceFieldNames(columns: properties, suffix: "_coreData", reserved: ["className", "objectId", "ACL", "__type"])
+        return Dictionary(zip(properties, names.fields), uniquingKeysWith: { first, _ in first })
+    }
 }
 
 /// An attribute of an entity.

@@ -62,6 +62,8 @@ public struct CoreDataObjectCursor: Sendable {
     let store: CoreDataStore
     let entity: String
     let layout: CoreDataLayout.EntityLayout
+    /// Property name → field (``CoreDataEntity/fieldNames``).
+    let fieldNames: [String: String]
     let batchSize: Int
     var lastKey: Int64 = .min
     var buffer: [PFValue] = []
@@ -80,6 +82,7 @@ public struct CoreDataObjectCursor: Sendable {
         self.store = store
         self.entity = entity
         self.layout = layout
+        fieldNames = store.model.entity(named: entity)?.fieldNames ?? [:]
         self.batchSize = max(1, batchSize)
         finished = layout.id == nil || layout.table == nil
     }
@@ -134,7 +137,7 @@ public struct CoreDataObjectCursor: Sendable {
             let (value, warning) = converter.convert(row[index], as: attribute)
             index += 1
             if let warning { report(objectID, attribute.name, warning) }
-            if value != .null { object[Self.fieldName(attribute.name)] = value }
+            if value != .null { object[fieldName(attribute.name)] = value }
         }
         for toOne in layout.toOne {
             let target = row[index]
@@ -149,24 +152,20 @@ public struct CoreDataObjectCursor: Sendable {
                 report(objectID, toOne.relationship.name, "a foreign key that is not an integer (\(target)); left out")
                 continue
             }
-            object[Self.fieldName(toOne.relationship.name)] = [
+            object[fieldName(toOne.relationship.name)] = [
                 "__type": "Pointer", "className": .string(className),
                 "objectId": .string(CoreDataStore.objectID(entity: className, primaryKey: targetKey)),
             ]
         }
         for (name, _) in layout.toMany.sorted(by: { $0.key < $1.key }) {
             guard let relationship = store.model.entity(named: entity)?.relationship(named: name) else { continue }
-            object[Self.fieldName(name)] = ["__type": "Relation", "className": .string(relationship.destination)]
+            object[fieldName(name)] = ["__type": "Relation", "className": .string(relationship.destination)]
         }
         return .dictionary(object)
     }
 
-    /// The field a property is read under: names that would collide with the Parse envelope
-    /// (`className`, `objectId`, and `ACL`, which Parse reads as permissions) get a
-    /// `_coreData` suffix. (`createdAt`/`updatedAt` stay: a date there is Parse's own.)
-    package static func fieldName(_ name: String) -> String {
-        name == "className" || name == "objectId" || name == "ACL" ? name + "_coreData" : name
-    }
+    /// The field a property is read under (``CoreDataEntity/fieldNames``).
+    func fieldName(_ name: String) -> String { fieldNames[name] ?? name }
 
     mutating func report(_ objectID: String, _ key: String, _ message: String) {
         reports.add(SQLiteRowReport(table: entity, objectId: objectID, column: key, message: message))

@@ -298,8 +298,7 @@ extension SQLiteDatabase {
             let fieldNames = table.fieldNames
             self.fieldNames = fieldNames
             let keepBytes = database.options.keepOriginalBytes
-            var names = table.names
-            bytesNames = fieldNames.map { keepBytes ? names.claim($0 + "_bytes") : "" }
+            bytesNames = keepBytes ? table.bytesFieldNames().fields : fieldNames.map { _ in "" }
             dateColumns = table.columns.map { dates[$0.name] }
             mixedColumns = table.columns.map { mixed.contains($0.name) }
         }

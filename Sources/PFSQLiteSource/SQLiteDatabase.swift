@@ -39,7 +39,7 @@ public final class SQLiteDatabase: Sendable {
         /// hold a payload are decoded into typed values. Default `false`: bytes stay bytes.
         public var decodeBlobs: Bool
         /// With ``decodeBlobs``: whether a decoded value keeps its original bytes (or text)
-        /// alongside, in the field `<column>_bytes`. Default `false`.
+        /// alongside, in the field `<field>_bytes` (``SQLiteTable/bytesFieldNames()``). Default `false`.
         public var keepOriginalBytes: Bool
         /// Columns read as dates (``SQLiteDateColumn``).
         public var dateColumns: [SQLiteDateColumn]
@@ -284,6 +284,10 @@ public final class SQLiteDatabase: Sendable {
                     ordered.append(key.columns[at])
                 }
                 table.foreignKeys[fk].columnsInKeyOrder = ordered
+                // A composite key's Pointer gets a field of its own, beside its columns.
+                if key.columns.count > 1, let base = key.pointerField {
+                    table.foreignKeys[fk].pointerField = table.names.claim(base)
+                }
             }
             tables.append(table)
         }
@@ -344,7 +348,8 @@ public final class SQLiteDatabase: Sendable {
                 if fk.columns.count == 1, let at = columns.firstIndex(where: { $0.name == fk.columns[0] }) {
                     fk.pointerField = fieldNames.fields[at]
                 } else {
-                    fk.pointerField = fieldNames.claim(fk.columns.joined(separator: "_") + "_ref")
+                    // Claimed by `readTables` once the key is known to be a Pointer.
+                    fk.pointerField = fk.columns.joined(separator: "_") + "_ref"
                 }
                 foreignKeys.append(fk)
             }
@@ -419,6 +424,22 @@ public struct SQLiteTable: Sendable, Equatable {
     /// `<name>_sqlite`, with `_` appended while another column or field has that name (the
     /// names of a table's fields are unique, compared without case).
     public var fieldNames: [String] { names.fields }
+
+    /// Per column, the field its original bytes go to with
+    /// ``SQLiteDatabase/Options/keepOriginalBytes`` (`<field>_bytes`, `_` appended while
+    /// taken), and every name the table's rows may then use (lowercased), which a field made
+    /// later (`<field>_as_<type>`) must not take.
+    package func bytesFieldNames() -> (fields: [String], taken: Set<String>) {
+        var names = names
+        let bytes = names.fields.map { names.claim($0 + "_bytes") }
+        return (bytes, names.taken)
+    }
+
+    /// Every name the table's rows may use (lowercased): its columns and fields, composite
+    /// Pointers' fields, and with `keepingBytes` the `_bytes` fields.
+    package func takenFieldNames(keepingBytes: Bool) -> Set<String> {
+        keepingBytes ? bytesFieldNames().taken : names.taken
+    }
 
     /// The columns an id is made of, when ids are made of column values.
     public var identityColumns: [String]? {

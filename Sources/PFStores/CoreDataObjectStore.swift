@@ -59,13 +59,14 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         for entity in store.entities where !entity.isAbstract {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
             let unmapped = store.unmappedProperties(entity: entity.name)
+            let names = entity.fieldNames
             for attribute in entity.attributes where !attribute.isTransient && unmapped[attribute.name] == nil {
                 guard let type = Self.parseType(attribute.type) else { continue }
                 if type == .date, attribute.name == "createdAt" || attribute.name == "updatedAt" { continue }
-                fields[Self.fieldName(attribute.name)] = ParseSchema.Field(type)
+                fields[names[attribute.name] ?? attribute.name] = ParseSchema.Field(type)
             }
             for relationship in entity.relationships where !relationship.isTransient && unmapped[relationship.name] == nil {
-                fields[Self.fieldName(relationship.name)] = ParseSchema.Field(
+                fields[names[relationship.name] ?? relationship.name] = ParseSchema.Field(
                     relationship.isToMany ? .relation : .pointer, targetClass: relationship.destination)
             }
             schema.classes[entity.name] = fields
@@ -116,8 +117,11 @@ public final class CoreDataObjectStore: ObjectStoreReader {
                     key == "createdAt" || key == "updatedAt",
                     case .dictionary(var members) = row, let value = members.removeValue(forKey: key)
                 else { throw error }
+                // Not a property's field either: in rows where that property is NULL (left
+                // out), the moved value would share its field.
+                let fields = Set((store.model.entity(named: className)?.fieldNames.values).map(Array.init) ?? [])
                 var moved = key + "_coreData"
-                while members[moved] != nil { moved += "_" }
+                while members[moved] != nil || fields.contains(moved) { moved += "_" }
                 members[moved] = value
                 row = .dictionary(members)
                 reports.add(
@@ -133,11 +137,13 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         var keys: [ParseRelationKey] = []
         for entity in store.entities where !entity.isAbstract {
             let unmapped = store.unmappedProperties(entity: entity.name)
+            let names = entity.fieldNames
             for relationship in entity.relationships
             where relationship.isToMany && !relationship.isTransient && unmapped[relationship.name] == nil {
                 keys.append(
                     ParseRelationKey(
-                        owningClass: entity.name, field: Self.fieldName(relationship.name), targetClass: relationship.destination))
+                        owningClass: entity.name, field: names[relationship.name] ?? relationship.name,
+                        targetClass: relationship.destination))
             }
         }
         return keys
@@ -145,7 +151,9 @@ public final class CoreDataObjectStore: ObjectStoreReader {
 
     /// The pairs of a to-many relationship (ordered relationships in their order).
     public func forEachJoinRow(of relation: ParseRelationKey, _ body: (ParseJoinRow) throws(PFError) -> Void) throws(PFError) {
-        let name = relation.field.hasSuffix("_coreData") ? String(relation.field.dropLast(9)) : relation.field
+        // The relationship whose field this is (a field is not always its relationship's name).
+        let names = store.model.entity(named: relation.owningClass)?.fieldNames ?? [:]
+        let name = names.first { $0.value == relation.field }?.key ?? relation.field
         for row in try store.joinRows(entity: relation.owningClass, relationship: name) {
             try body(ParseJoinRow(owningId: row.owningId, relatedId: row.relatedId))
         }
@@ -172,8 +180,4 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         }
     }
 
-    /// The field a property is read under, as the cursor names it (``CoreDataObjectCursor/fieldName(_:)``).
-    static func fieldName(_ name: String) -> String {
-        CoreDataObjectCursor.fieldName(name)
-    }
 }

@@ -142,13 +142,14 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil)
         let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
         var settled = FieldTypes()
+        let taken = takenFieldNames(of: maker.tableName)
         try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
             // Read in place through a pointer: iterating the array, or passing an element on,
             // copies each item (a retain per value it holds, and a release after).
             try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
                 guard let base = made.baseAddress else { return }
                 for i in made.indices {
-                    try deliver(base + i, className: className, settled: &settled, body)
+                    try deliver(base + i, className: className, taken: taken, settled: &settled, body)
                 }
             }
         }
@@ -163,7 +164,8 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// and types are those of an earlier one that moved nothing (`settled`) has nothing to move
     /// and nothing to learn either (the learned schema only grows), so both are skipped.
     private func deliver(
-        _ item: UnsafePointer<MadeObject>, className: String, settled: inout FieldTypes, _ body: (ParseObject) throws(PFError) -> Void
+        _ item: UnsafePointer<MadeObject>, className: String, taken: Set<String>, settled: inout FieldTypes,
+        _ body: (ParseObject) throws(PFError) -> Void
     ) throws(PFError) {
         for report in item.pointee.reports { reports.add(report) }
         guard case .success(var object) = item.pointee.object else {
@@ -171,7 +173,7 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
             return
         }
         if !settled.matches(object) {
-            if let moved = try movingConflicts(object, className: className) {
+            if let moved = try movingConflicts(object, className: className, taken: taken) {
                 object = moved
             } else {
                 settled = FieldTypes(object)
@@ -278,22 +280,30 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
     }
 
+    /// Every name a table's rows may use (its columns' fields, composite Pointers, `_bytes`
+    /// fields), lowercased: a moved field (``movingConflicts(_:className:taken:)``) takes none
+    /// of them, so it never shares a field with another column in another row.
+    private func takenFieldNames(of tableName: String) -> Set<String> {
+        database.tables.first { $0.name == tableName }?.takenFieldNames(keepingBytes: database.options.keepOriginalBytes) ?? []
+    }
+
     /// The object with each field whose value is of another type than the field's first
     /// value (a payload that decoded in one row and stayed bytes in the next, a JSON object
     /// then an array) moved to the field `<field>_as_<type>` (`payload_as_bytes`, `_` appended
-    /// while a column has that name) at the end, so every destination holds every row under
-    /// one type per field and nothing is lost; `nil` when nothing conflicts.
+    /// while a column, another field of the table or a field learned with another type has that
+    /// name) at the end, so every destination holds every row under one type per field and
+    /// nothing is lost; `nil` when nothing conflicts.
     ///
     /// The values are moved as made: a field's value does not depend on its name (names are
     /// not checked), so this is the object the row with the field renamed gives.
-    private func movingConflicts(_ object: ParseObject, className: String) throws(PFError) -> ParseObject? {
+    private func movingConflicts(_ object: ParseObject, className: String, taken: Set<String>) throws(PFError) -> ParseObject? {
         guard let known = learned.classes[className] else { return nil }
         var fields = object.fields
         var moved = false
         for (key, value) in object.fields {
             guard let type = value.fieldType, let was = known[key]?.type, was != type else { continue }
             var name = key + "_as_" + type.rawValue.lowercased()
-            while fields[name] != nil || (known[name].map { $0.type != type } ?? false) { name += "_" }
+            while fields[name] != nil || taken.contains(name.lowercased()) || (known[name].map { $0.type != type } ?? false) { name += "_" }
             fields.removeValue(forKey: key)
             fields[name] = value
             moved = true

@@ -164,6 +164,46 @@ c.commit()
         #expect(schema.classes["t"]?["a_b_ref"]?.type == .string)
     }
 
+    /// A field moved to `<field>_as_<type>` in one row never takes the name another column's
+    /// field has in other rows (`p_as_bytes`, the original bytes of a column `p_as` where it
+    /// decoded); and a composite foreign key that is not a Pointer (its table is missing)
+    /// takes no name, so the one that is keeps `<a>_<b>_ref`.
+    @Test func movedFieldsAndCompositePointersTakeNoOtherFieldsName() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("moves.db")
+        _ = try Self.python(
+            #"""
+import sys, sqlite3, plistlib
+d = lambda v: plistlib.dumps(v, fmt=plistlib.FMT_BINARY)
+c = sqlite3.connect(sys.argv[1])
+c.execute('CREATE TABLE p(x INT, y INT, PRIMARY KEY(x, y))')
+c.execute('INSERT INTO p VALUES (1, 2)')
+c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, p BLOB, p_as BLOB, a INT, b INT, '
+          'FOREIGN KEY(a, b) REFERENCES gone(x, y), FOREIGN KEY(a, b) REFERENCES p(x, y))')
+c.execute("INSERT INTO t VALUES (1, ?, ?, 1, 2)", (d({"k": 1}), d({"k": 2})))
+c.execute("INSERT INTO t VALUES (2, x'0066726f6d2d70', x'0066726f6d2d705f6173', 1, 2)")
+c.commit()
+"""#, [file.path])
+        let store = try SQLiteDatabaseObjectStore(url: file, options: .init(decodeBlobs: true, keepOriginalBytes: true))
+        defer { store.close() }
+        let objects = try store.objects(in: "t")
+        #expect(objects.count == 2)
+        let first = try #require(objects.first), second = try #require(objects.last)
+        #expect(first.fields["p"] == .object(["k": .int(1)]) && first.fields["p_as"] == .object(["k": .int(2)]))
+        guard case .bytes(let pAsBytes)? = first.fields["p_as_bytes"] else {
+            Issue.record("p_as_bytes: \(String(describing: first.fields["p_as_bytes"]))")
+            return
+        }
+        #expect(pAsBytes.starts(with: Data("bplist00".utf8)), "p_as's original bytes")
+        // Row 2: neither column decodes; each moves to a field of its own.
+        #expect(second.fields["p_as_bytes"] == nil, "\(second.fields.keys)")
+        #expect(second.fields["p_as_bytes_"] == .bytes(Data("\u{0}from-p".utf8)), "\(second.fields.keys)")
+        #expect(second.fields["p_as_as_bytes"] == .bytes(Data("\u{0}from-p_as".utf8)), "\(second.fields.keys)")
+        #expect(first.fields["a_b_ref"] == .pointer(ParsePointer(className: "p", objectId: "[1,2]")))
+        #expect(first.fields["a_b_ref_"] == nil)
+    }
+
     @Test func aRealKeyedArchiveInABlobDecodesAsTheArchiveItself() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -42,7 +42,7 @@ struct SQLiteTableOptions: ParsableArguments {
 /// `--keep-blob-bytes` and `--strict`: how `convert` and `import` treat decoded payloads of an
 /// SQLite database.
 struct SQLiteDecodingOptions: ParsableArguments {
-    @Flag(name: .long, help: "For an SQLite database with --decode-blobs: keep each decoded value's original bytes too, in the field <column>_bytes.")
+    @Flag(name: .long, help: "For an SQLite database with --decode-blobs: keep each decoded value's original bytes too, in the field <field>_bytes (_ appended while taken).")
     var keepBlobBytes = false
 
     @Flag(
