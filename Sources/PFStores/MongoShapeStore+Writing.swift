@@ -359,7 +359,9 @@ extension MongoShapeStore {
                     if name == "bcryptPassword" { doc["_hashed_password"] = "string"; continue }
                     if MongoDocument.mongoKeyForUserField[name] != nil { continue }
                 }
-                if name == "sessionToken" { continue }
+                // parse-server's own column of these two classes; any other class's field
+                // of that name is the class's own, and its schema says so.
+                if name == "sessionToken", className == "_User" || className == "_Session" { continue }
                 if let type = field.mongoType { doc[name] = .string(type) }
             }
             if doc["_rperm"] == nil { doc["_rperm"] = "array" }

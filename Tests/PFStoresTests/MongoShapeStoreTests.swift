@@ -68,6 +68,28 @@ import Testing
         #expect(store.estimatedObjectCount(in: "Post") == 2)
     }
 
+    /// A field named `sessionToken` of an ordinary class is stored as `_session_token`, as
+    /// parse-server stores it, and its schema keeps it (only `_User`'s and `_Session`'s are
+    /// parse-server's own column): before, the schema dropped it and a diff of the source
+    /// and the store found `- schema Note.sessionToken`.
+    @Test func aSessionTokenFieldOfAnOrdinaryClassKeepsItsSchema() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        let note = try ParseObject(className: "Note", objectId: "n1", fields: ["sessionToken": .string("r:abc")])
+        let session = try ParseObject(className: "_Session", objectId: "s1", fields: ["sessionToken": .string("r:def")])
+        let source = MemoryStore(objects: [note, session])
+        let store = MongoShapeStore(directory: scratch.dump)
+        try copyAll(source, into: store)
+        try Self.expectSameContents(source, store)
+        let schema = try store.schema()
+        #expect(schema.classes["Note"]?["sessionToken"]?.type == .string)
+        let written = try String(contentsOf: scratch.dump.appendingPathComponent("Note.json"), encoding: .utf8)
+        #expect(written.contains(#""_session_token":"r:abc""#), "\(written)")
+        let schemaText = try String(contentsOf: scratch.dump.appendingPathComponent("_SCHEMA.json"), encoding: .utf8)
+        let sessionLine = schemaText.split(separator: "\n").first { $0.contains(#""_id":"_Session""#) }
+        #expect(sessionLine.map { !$0.contains("sessionToken") } ?? true, "\(schemaText)")
+    }
+
     @Test func aBatchHoldingAnotherClassIsRefusedWithTheSharedCase() throws {
         let scratch = try MongoScratch()
         defer { scratch.cleanup() }
