@@ -20,7 +20,9 @@ extension SQLiteDatabase {
     /// What every column of a table holds, from every row (a batch in memory at a time; each
     /// payload is identified within the limits and dropped).
     /// - Parameter tableName: the table.
-    /// - Returns: column name → census, in column order.
+    /// - Returns: field → census, in column order, keyed by the field each column is read
+    ///   under (``SQLiteTable/fieldNames``: unique, where two column names may be equal as
+    ///   Swift compares strings).
     /// - Throws: ``PFCore/PFError`` `usage` for an unknown table; SQLite's errors.
     public func census(of tableName: String) throws(PFError) -> OrderedDictionary<String, SQLiteColumnCensus> {
         let table = try known(tableName)
@@ -45,9 +47,9 @@ extension SQLiteDatabase {
             }
         }
         var out = OrderedDictionary<String, SQLiteColumnCensus>()
-        for (i, column) in table.columns.enumerated() {
+        for i in table.columns.indices {
             let sorted = counts[i].sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            out[column.name] = SQLiteColumnCensus(
+            out[table.fieldNames[i]] = SQLiteColumnCensus(
                 kinds: OrderedDictionary(uniqueKeysWithValues: sorted.map { ($0.key, $0.value) }), sample: samples[i])
         }
         return out
@@ -96,17 +98,23 @@ extension SQLiteDatabase {
         for table in tables {
             var columns = OrderedDictionary<String, PFValue>()
             let counts = census ? try self.census(of: table.name) : [:]
-            for column in table.columns {
+            for (i, column) in table.columns.enumerated() {
+                let field = table.fieldNames[i]
                 var c: OrderedDictionary<String, PFValue> = ["type": .string(column.declaredType)]
+                // The field the column is read under, when it is not the column's name.
+                if !column.name.unicodeScalars.elementsEqual(field.unicodeScalars) {
+                    c["field"] = .string(field)
+                }
                 if column.primaryKeyPosition > 0 { c["primaryKey"] = .int(Int64(column.primaryKeyPosition)) }
                 if let d = options.dateColumns.first(where: { $0.table == table.name && $0.column == column.name }) {
                     c["date"] = .string(d.encoding.rawValue)
                 }
-                if let census = counts[column.name] {
+                if let census = counts[field] {
                     c["kinds"] = .dictionary(census.kinds.mapValues { .int(Int64($0)) })
                     c["sample"] = census.sample.map { .string($0) } ?? .null
                 }
-                columns[column.name] = .dictionary(c)
+                // A name Swift takes for an earlier column's is listed under its field.
+                columns[columns[column.name] == nil ? column.name : field] = .dictionary(c)
             }
             var fks: [PFValue] = []
             for fk in table.foreignKeys {

@@ -107,9 +107,9 @@ import Testing
     }
 
     /// A file with SQLite's magic whose header is cut short is a damaged SQLite database for
-    /// every command: one line naming SQLite, exit 1 (inspect said "Core Data", convert
-    /// "unrecognised format").
-    @Test func aCutSQLiteHeaderIsReportedAsSQLiteByEveryCommand() throws {
+    /// inspect, convert and import: one line naming SQLite, exit 1 (inspect said "Core Data",
+    /// convert "unrecognised format").
+    @Test func aCutSQLiteHeaderIsReportedAsSQLiteByInspectConvertAndImport() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlcut-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -162,6 +162,18 @@ c.commit()
         let schema = try store.schema()
         #expect(schema.classes["t"]?["a_b_ref_"]?.type == .pointer)
         #expect(schema.classes["t"]?["a_b_ref"]?.type == .string)
+
+        // inspect: one census per column, keyed by field (two columns Swift takes for one
+        // name were one line), and the field a renamed column is read under.
+        let db = try SQLiteDatabase.open(url: file, options: .init(decodeBlobs: true))
+        defer { db.close() }
+        let census = try db.census(of: "t")
+        #expect(census.count == 14, "\(census.keys)")
+        #expect(census["e\u{301}_"]?.sample == "\"de\"" && census["\u{E9}"]?.sample == "\"pre\"")
+        let columns = try #require(try db.summary()["tables"]?["t"]?["columns"]?.dictionaryValue)
+        #expect(columns.count == 14)
+        #expect(columns["objectId"]?["field"] == "objectId_sqlite__")
+        #expect(columns["x"]?["field"] == nil)
     }
 
     /// A field moved to `<field>_as_<type>` in one row never takes the name another column's

@@ -326,6 +326,7 @@ extension Inspect {
                 "Table \(name) — \(table["kind"]?.stringValue ?? "?"), id from \(table["key"]?.stringValue ?? "?"), \(SQLiteInput.rows(table["rows"]))")
             for (column, info) in table["columns"]?.dictionaryValue ?? [:] {
                 var line = "  \(column): \(info["type"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "(no type)")"
+                if let field = info["field"]?.stringValue { line += " (read as \(field))" }
                 if let date = info["date"]?.stringValue { line += " as \(date) dates" }
                 if let kinds = info["kinds"]?.dictionaryValue {
                     line += " — " + CoreDataStore.censusText(kinds.compactMapValues { $0.int64Value.flatMap { Int(exactly: $0) } })
