@@ -332,7 +332,7 @@ public final class SQLiteDatabase: Sendable {
             key = .ordinal
         }
         var foreignKeys: [SQLiteForeignKey] = []
-        var fieldNames = SourceFieldNames(columns: columns.map(\.name), suffix: "_sqlite")
+        let fieldNames = SourceFieldNames(columns: columns.map(\.name), suffix: "_sqlite")
         if kind == .table {
             // id, seq, table, from, to, on_update, on_delete, match
             var grouped = OrderedDictionary<Int64, SQLiteForeignKey>()
@@ -472,9 +472,10 @@ public struct SQLiteForeignKey: Sendable, Equatable {
     /// The parent columns as declared (empty when the declaration names none: the parent's
     /// primary key).
     public var parentColumns: [String]
-    /// The field holding the Pointer: the column itself for a one-column key (its value
-    /// becomes the Pointer), `<col1>_<col2>_ref` beside the columns for a composite one; `nil`
-    /// when the key cannot be a Pointer (``note`` says why) and the columns keep their values.
+    /// The field holding the Pointer: the column's own field for a one-column key (its value
+    /// becomes the Pointer; ``SQLiteTable/fieldNames``), `<col1>_<col2>_ref` beside the columns
+    /// for a composite one (`_` appended while taken); `nil` when the key cannot be a Pointer
+    /// (``note`` says why) and the columns keep their values.
     public var pointerField: String?
     /// The child columns in the order of the parent's key columns (set when a Pointer is made).
     public var columnsInKeyOrder: [String] = []
