@@ -105,16 +105,9 @@ struct Import: ParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
-    @OptionGroup var blobs: BlobDecodingOption
-
     @OptionGroup var realmKey: RealmKeyOption
 
-    @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
-
-    @Flag(name: .long, help: "For an SQLite database: also import views, virtual, shadow and sqlite_* tables.")
-    var internalTables = false
-
-    @OptionGroup var sqliteDecoding: SQLiteDecodingOptions
+    @OptionGroup var sqlite: SQLiteSourceOptions
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1.") }
@@ -131,12 +124,7 @@ struct Import: ParsableCommand {
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
         let reporter = SQLiteInput.Reporter(file: sourceLocation.description)
         defer { reporter.finish() }
-        openers.registerSQLiteDatabase(
-            SQLiteDatabase.Options(
-                tables: sqliteTables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs, keepOriginalBytes: sqliteDecoding.keepBlobBytes,
-                dateColumns: sqliteTables.dateColumns, strict: sqliteDecoding.strict),
-            reporter: reporter)
-        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, reporter: reporter)
+        sqlite.register(in: &openers, reporter: reporter)
         let wanted = classes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let (rulesFile, copyRules, profileName) = try loadRules()
         var reader: any ObjectStoreReader

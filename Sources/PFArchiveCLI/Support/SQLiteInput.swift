@@ -51,9 +51,8 @@ struct SQLiteDecodingOptions: ParsableArguments {
     var strict = false
 }
 
-/// How `diff` and `patch` read an SQLite database or Core Data store given as a store: as
-/// `import` reads a source with the same options, so a diff with an import's options compares
-/// what it wrote with what it read.
+/// How `import`, `diff` and `patch` read an SQLite database or Core Data store given as a
+/// store, so a diff with an import's options compares what it wrote with what it read.
 struct SQLiteSourceOptions: ParsableArguments {
     @OptionGroup var blobs: BlobDecodingOption
 
@@ -64,16 +63,22 @@ struct SQLiteSourceOptions: ParsableArguments {
 
     @OptionGroup var decoding: SQLiteDecodingOptions
 
-    /// The commands' store openers with SQLite databases and Core Data stores read with these
-    /// options; `reporter` names the values kept as stored.
-    func openers(realmKey: [UInt8]?, limits: PFLimits, reporter: SQLiteInput.Reporter) -> StoreOpeners {
-        var openers = StoreOpeners.commands(realmKey: realmKey)
+    /// Registers SQLite databases and Core Data stores in `openers`, read with these options;
+    /// `reporter` names the values kept as stored.
+    func register(in openers: inout StoreOpeners, limits: PFLimits = .default, reporter: SQLiteInput.Reporter) {
         openers.registerSQLiteDatabase(
             SQLiteDatabase.Options(
                 limits: limits, tables: tables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs,
                 keepOriginalBytes: decoding.keepBlobBytes, dateColumns: tables.dateColumns, strict: decoding.strict),
             reporter: reporter)
         openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
+    }
+
+    /// The commands' store openers with SQLite databases and Core Data stores read with these
+    /// options.
+    func openers(realmKey: [UInt8]?, limits: PFLimits, reporter: SQLiteInput.Reporter) -> StoreOpeners {
+        var openers = StoreOpeners.commands(realmKey: realmKey)
+        register(in: &openers, limits: limits, reporter: reporter)
         return openers
     }
 }
