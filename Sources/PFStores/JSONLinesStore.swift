@@ -67,6 +67,9 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     var buffer: [UInt8] = []
     /// Keys written since `begin`, with how many times (the last write of a key wins).
     var written: [String: Int] = [:]
+    /// Whether some objectId was written more than once since `begin` (then ``commit()``
+    /// reads the new lines to keep only the last of each).
+    var rewroteAnObject = false
     var writing = false
     /// The schema given to ``begin(schema:)`` and ``extend(schema:)``.
     var writtenSchema = ParseSchema()
@@ -111,6 +114,24 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             throw PFError(StoreFailure.cannotRead(path: location, reason: error.localizedDescription), format: Self.format)
         }
         try cutter.finish { line, at throws(PFError) in try body(line, place(at)) }
+    }
+
+    /// The file's bytes as they are, a megabyte at a time.
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch {
+            throw PFError(StoreFailure.cannotOpen(path: location, reason: error.localizedDescription), format: Self.format)
+        }
+        defer { try? handle.close() }
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try chunk.withBytes { raw throws(PFError) in try body(raw) }
+            }
+        } catch let error as PFError {
+            throw error
+        } catch {
+            throw PFError(StoreFailure.cannotRead(path: location, reason: error.localizedDescription), format: Self.format)
+        }
     }
 
     /// A line's object (or join row), its errors naming the file and the line.
@@ -284,6 +305,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         self.staged = staged
         stagedHandle = handle
         written = [:]
+        rewroteAnObject = false
         buffer = []
         writtenSchema = ParseSchema()
         merge(schema)
@@ -314,7 +336,12 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 for (key, value) in rest where key != "className" { members[key] = value }
             }
             try lines.append(.dictionary(members), into: &buffer)
-            if let id = object.objectId { written[Self.objectKey(className, id), default: 0] += 1 }
+            if let id = object.objectId {
+                let key = Self.objectKey(className, id)
+                let times = written[key, default: 0] + 1
+                written[key] = times
+                if times > 1 { rewroteAnObject = true }
+            }
         }
         try flushIfFull()
     }
@@ -398,6 +425,13 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 try emit(raw)
             }
             // The new lines: the last write of an objectId wins; join rows already there are skipped.
+            if !rewroteAnObject && seenJoins.isEmpty {
+                // Every new line stays: they are copied as written, none read again.
+                try out.withBytes { bytes throws(PFError) in try write(bytes) }
+                out.removeAll()
+                try stagedStore.forEachChunk { chunk throws(PFError) in try write(chunk) }
+                return
+            }
             try stagedStore.forEachLine { raw, line throws(PFError) in
                 let object = try stagedStore.decode(raw, line: line, session: session)
                 if object.className.hasPrefix(Self.joinPrefix) {

@@ -54,6 +54,50 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.ndjson"])
     }
 
+    /// A commit whose new lines repeat no objectId, into a file without join rows, copies the
+    /// lines as written; one that repeats an objectId, or adds join rows the file already has,
+    /// reads them and keeps the last of each object and one of each join row. Both give the
+    /// file a line-by-line reading gives.
+    @Test func newLinesAreCopiedWhenNothingRepeatsAndFilteredWhenSomethingDoes() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("scores.ndjson")
+        let relation = ParseRelationKey(owningClass: "GameScore", field: "fans", targetClass: "_User")
+        let store = JSONLinesStore(url: url)
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("a", 1), try Self.object("b", 2)], className: "GameScore")
+        try store.write([ParseJoinRow(owningId: "a", relatedId: "u1")], relation: relation)
+        try store.commit()
+        let lines = { () throws -> [String] in
+            try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        #expect(try lines().filter { !$0.contains("_SCHEMA") } == [
+            #"{"className":"GameScore","objectId":"a","score":1}"#,
+            #"{"className":"GameScore","objectId":"b","score":2}"#,
+            #"{"className":"_Join:fans:GameScore","owningId":"a","relatedId":"u1"}"#,
+        ])
+        #expect(try String(contentsOf: url, encoding: .utf8).hasSuffix("\n"))
+        // The file now has a join row: the same row again is not written twice.
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("c", 3)], className: "GameScore")
+        try store.write([ParseJoinRow(owningId: "a", relatedId: "u1"), ParseJoinRow(owningId: "b", relatedId: "u1")], relation: relation)
+        try store.commit()
+        #expect(try lines().filter { !$0.contains("_SCHEMA") } == [
+            #"{"className":"GameScore","objectId":"a","score":1}"#,
+            #"{"className":"GameScore","objectId":"b","score":2}"#,
+            #"{"className":"_Join:fans:GameScore","owningId":"a","relatedId":"u1"}"#,
+            #"{"className":"GameScore","objectId":"c","score":3}"#,
+            #"{"className":"_Join:fans:GameScore","owningId":"b","relatedId":"u1"}"#,
+        ])
+        // An objectId written twice in one commit: only the last stays.
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("d", 4), try Self.object("d", 5)], className: "GameScore")
+        try store.commit()
+        #expect(try lines().filter { $0.contains(#""objectId":"d""#) } == [#"{"className":"GameScore","objectId":"d","score":5}"#])
+        #expect(try JSONLinesStore(url: url).objects(in: "GameScore").map { $0.objectId ?? "" } == ["a", "b", "c", "d"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.ndjson"])
+    }
+
     /// Each line names its class in `className`: that frames the line, and an object read back
     /// and written to an export has no `className` member (every row of a round trip through a
     /// JSON Lines file gained one).
