@@ -135,9 +135,15 @@ struct SQLiteFileSchema {
     /// The first 100 bytes of the file at `url` (the database header), read as the walk reads
     /// pages (only from a regular file), or `nil`.
     static func header(of url: URL) -> [UInt8]? {
+        leadingBytes(of: url, count: 100)
+    }
+
+    /// The first `count` bytes of the file at `url` (fewer when it is shorter), read only from
+    /// a regular file, or `nil`.
+    static func leadingBytes(of url: URL, count: Int) -> [UInt8]? {
         guard let file = PageFile(url) else { return nil }
         defer { file.close() }
-        return file.read(at: 0, count: 100)
+        return file.read(at: 0, count: min(count, file.size))
     }
 
     /// Whether a file starts with SQLite's 16-byte magic, `SQLite format 3\0` (its header may

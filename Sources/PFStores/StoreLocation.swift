@@ -1,5 +1,6 @@
 import Foundation
 import PFCore
+import PFRealm
 
 /// The kinds of store a command-line argument can name.
 public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -115,15 +116,28 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
             }
         default:
             // An existing file of another name (Safari's `History.db` has one, iOS's `Cookies`
-            // none) whose bytes are SQLite is read as what it holds.
-            switch exists && !isDirectory.boolValue ? sqliteKind(of: url) : .notSQLite {
-            case .coreData: kind = .coreData
-            case .other: kind = .sqliteDatabase
-            case .pfarchive: kind = .sqlite
-            case .notSQLite: kind = .parseExport
-            }
+            // and every file of an iOS backup none) whose bytes are SQLite or Realm is read as
+            // what it holds.
+            kind = exists && !isDirectory.boolValue ? kindFromBytes(of: url) ?? .parseExport : .parseExport
         }
         return StoreLocation(kind: kind, argument: argument, url: url)
+    }
+
+    /// What an existing file holds, told from its bytes alone whatever its name: an SQLite
+    /// database (``sqliteKind(of:)``: pfarchive's store, a Core Data store or any other) or a
+    /// Realm file (the `T-DB` mark of its header); `nil` for anything else, and for what is
+    /// not a regular file.
+    /// - Parameter url: the file.
+    /// - Returns: the store kind its bytes say, or `nil`.
+    public static func kindFromBytes(of url: URL) -> StoreKind? {
+        switch sqliteKind(of: url) {
+        case .coreData: return .coreData
+        case .other: return .sqliteDatabase
+        case .pfarchive: return .sqlite
+        case .notSQLite: break
+        }
+        guard let head = SQLiteFileSchema.leadingBytes(of: url, count: 24), RealmFile.hasRealmHeader(head) else { return nil }
+        return .realm
     }
 
     /// Whether an SQLite file is a Core Data store: its schema (in the file, or in its `-wal`

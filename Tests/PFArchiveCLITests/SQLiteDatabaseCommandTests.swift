@@ -120,6 +120,20 @@ import Testing
             #expect(run.status == 1, "\(arguments)")
             #expect(run.stderr == "pfarchive: \(cut.path): SQLite: the 100-byte SQLite header is cut short (66 bytes) at byte 66\n", "\(arguments)")
         }
+        // diff tells a store from its bytes too, whatever the name (it took `cut.bin` for a
+        // file and refused "a store against a file").
+        let nameless = dir.appendingPathComponent("cut.bin")
+        try FileManager.default.copyItem(at: cut, to: nameless)
+        let store = dir.appendingPathComponent("store.sqlite")
+        let tiny = dir.appendingPathComponent("tiny.db")
+        try CoreDataStoreBuilder.sqlite3(tiny, "CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        #expect(try CLI.run(["import", tiny.path, store.path]).status == 0)
+        try FileManager.default.removeItem(at: tiny)
+        let diff = try CLI.run(["diff", nameless.path, store.path])
+        #expect(diff.status == 2)
+        #expect(diff.stderr == "pfarchive: \(nameless.path): SQLite: the 100-byte SQLite header is cut short (66 bytes) at byte 66\n", "\(diff.stderr)")
+        try FileManager.default.removeItem(at: nameless)
+        try FileManager.default.removeItem(at: store)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.db"])
     }
 

@@ -86,4 +86,33 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("Realm files are read-only"), "\(refused.stderr)")
     }
+
+    /// A Realm file whose name says nothing (an iOS backup names its files by a hash) is told
+    /// from its header by every command, as SQLite files are: `import` read it as a Parse
+    /// export ("not a readable zip archive"), `diff` as a file against a store.
+    @Test func aRealmFileOfAnyNameIsReadAsOneByImportAndDiff() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let nameless = dir.appendingPathComponent("3d0d7e5fb2ce288813306e4d4636395e047a3d28")
+        try FileManager.default.copyItem(at: RealmFixtures.url("js-tools-default"), to: nameless)
+        #expect(try StoreLocation.resolve(nameless.path).kind == .realm)
+        #expect(StoreLocation.kindFromBytes(of: nameless) == .realm)
+        #expect(StoreLocation.kindFromBytes(of: dir) == nil, "a directory is not told from bytes")
+        let store = dir.appendingPathComponent("copy.sqlite")
+        let imported = try CLI.run(["import", nameless.path, store.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let same = try CLI.run(["diff", nameless.path, store.path])
+        #expect(same.status == 0, "\(same.stdoutText) \(same.stderr)")
+        #expect(same.stdoutText.contains("no differences (11 and 11 objects)"), "\(same.stdoutText)")
+        let againstTheFixture = try CLI.run(["diff", RealmFixtures.url("js-tools-default").path, nameless.path])
+        #expect(againstTheFixture.status == 0, "\(againstTheFixture.stdoutText) \(againstTheFixture.stderr)")
+        // Bytes that are neither stay what they were: a file of another kind.
+        let text = dir.appendingPathComponent("notes")
+        try Data("{\"a\": 1}".utf8).write(to: text)
+        #expect(StoreLocation.kindFromBytes(of: text) == nil)
+        #expect(try StoreLocation.resolve(text.path).kind == .parseExport)
+        let mixed = try CLI.run(["diff", text.path, nameless.path])
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("cannot compare a store (\(nameless.path)) with a file"), "\(mixed.stderr)")
+    }
 }

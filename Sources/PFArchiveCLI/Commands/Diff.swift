@@ -14,7 +14,8 @@ struct Diff: ParsableCommand {
             millisecond, dictionary key order aside. Keyed archives and typedstreams are compared \
             as object graphs, whatever their object numbering; a difference in sharing or in a \
             cycle is reported with both paths. Stores (Parse export directories or .zip, .sqlite, \
-            .archive stores, .jsonl directories, postgres:// URLs, Core Data) are compared as sets \
+            .archive stores, .jsonl directories, postgres:// URLs, Core Data, Realm, and any file \
+            whose bytes are an SQLite database or a Realm file) are compared as sets \
             of objects by className and objectId, relations as sets of join rows, schemas field by \
             field; --ignore and --unordered paths are then relative to each object. A .archive \
             file is compared as an object graph unless --stores says it is a whole-store archive.
@@ -108,7 +109,11 @@ struct Diff: ParsableCommand {
         let lower = argument.lowercased()
         if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") { return true }
         if FileIO.namesDirectory(argument) { return true }
-        return ["zip", "sqlite", "sqlite3", "db", "storedata", "realm"].contains(URL(fileURLWithPath: argument).pathExtension.lowercased())
+        let url = URL(fileURLWithPath: argument)
+        if ["zip", "sqlite", "sqlite3", "db", "storedata", "realm"].contains(url.pathExtension.lowercased()) { return true }
+        // A file of another name whose bytes are an SQLite database or a Realm file (as
+        // `import` reads it; an iOS backup's files have no extension).
+        return StoreLocation.kindFromBytes(of: url) != nil
     }
 
     /// Whether an argument resolves to a JSON Lines store (``StoreKind/jsonLines``).
@@ -300,7 +305,8 @@ struct Patch: ParsableCommand {
             pointer.
 
             When INPUT is a store (as diff decides: a directory, .zip, .sqlite, .db, \
-            .storedata, postgres://…, or any argument with --stores), PATCH is what diff --json \
+            .storedata, .realm, postgres://…, a file whose bytes are SQLite or Realm, or any \
+            argument with --stores), PATCH is what diff --json \
             wrote for two stores and OUTPUT is a store destination, written as import writes \
             it (a new store appears whole or not at all; one holding anything pfarchive did not \
             write is refused). The store is patched in memory.
