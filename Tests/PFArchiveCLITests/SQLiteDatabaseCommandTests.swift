@@ -137,6 +137,61 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.db"])
     }
 
+    /// The options only an SQLite database reads (`--tables`, `--date-column`,
+    /// `--keep-blob-bytes`, `--strict`, and `--internal-tables` where a Realm file does not
+    /// read it) are refused, exit 2 and one line naming them and the inputs, when no input is
+    /// one: every command ignored them without a word, so `import app.sqlite out --tables t`
+    /// copied every table. `--decode-blobs` stays (files and Core Data stores read it), and
+    /// beside one SQLite database the options are read as before.
+    @Test func optionsOnlyAnSQLiteDatabaseReadsAreRefusedForOtherInputs() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlonly-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(in: dir)
+        let json = dir.appendingPathComponent("a.json")
+        try Data(#"{"a": 1}"#.utf8).write(to: json)
+        let store = dir.appendingPathComponent("store.sqlite")
+        #expect(try CLI.run(["import", db.path, store.path, "--tables", "handle"]).status == 0)
+        let refused: [([String], String)] = [
+            (["convert", json.path, "-", "--tables", "t"], "--tables applies to an SQLite database that is not a store; \(json.path) is not one"),
+            (["convert", store.path, "-", "--strict", "--keep-blob-bytes"], "--keep-blob-bytes and --strict apply to an SQLite database that is not a store; \(store.path) is not one"),
+            (["inspect", json.path, "--date-column", "t.c=mac"], "--date-column applies to an SQLite database that is not a store; \(json.path) is not one"),
+            (["import", store.path, dir.appendingPathComponent("out.ndjson").path, "--tables", "handle", "--internal-tables"],
+             "--tables and --internal-tables apply to an SQLite database that is not a store; \(store.path) is not one"),
+            (["diff", json.path, json.path, "--strict"], "--strict applies to an SQLite database that is not a store; neither \(json.path) nor \(json.path) is one"),
+            (["diff", store.path, store.path, "--tables", "handle"], "--tables applies to an SQLite database that is not a store; neither \(store.path) nor \(store.path) is one"),
+            (["patch", json.path, json.path, dir.appendingPathComponent("o.json").path, "--keep-blob-bytes"],
+             "--keep-blob-bytes applies to an SQLite database that is not a store; \(json.path) is not one"),
+        ]
+        for (arguments, message) in refused {
+            let run = try CLI.run(arguments)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stderr.hasPrefix("pfarchive: \(message)"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments)")
+        }
+        // A missing input is reported as missing, not as the wrong kind.
+        let missing = try CLI.run(["convert", dir.appendingPathComponent("nope.json").path, "-", "--tables", "t"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no such file"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.ndjson").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.json").path))
+        // Beside an SQLite database the options are read; --decode-blobs is read by any input.
+        let same = try CLI.run(["diff", db.path, store.path, "--tables", "handle"])
+        #expect(same.status == 0, "\(same.stdoutText) \(same.stderr)")
+        #expect(try CLI.run(["diff", json.path, json.path, "--decode-blobs"]).status == 0)
+        #expect(try CLI.run(["convert", json.path, "-", "--decode-blobs"]).status == 0)
+        // --strict stops diff at the payload that does not decode, with the line convert and
+        // import print: the database's path first (it began "pfarchive: SQLite: chat.db: …").
+        let convert = try CLI.run(["convert", db.path, "-", "--decode-blobs", "--strict"])
+        #expect(convert.status == 1)
+        for order in [[store.path, db.path], [db.path, store.path]] {
+            let strict = try CLI.run(["diff"] + order + ["--decode-blobs", "--strict"])
+            #expect(strict.status == 2)
+            #expect(strict.stderr == convert.stderr, "\(strict.stderr)")
+            #expect(strict.stderr.hasPrefix("pfarchive: \(db.path): SQLite: message 2.payload: "), "\(strict.stderr)")
+        }
+    }
+
     /// `--internal-tables` reads views, virtual, shadow and `sqlite_*` tables in `inspect` and
     /// `import` as it does in `convert`; without it they are skipped (and named as such).
     /// A table and a column named with a double quote followed by a combining mark (one Swift

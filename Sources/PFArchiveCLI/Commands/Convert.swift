@@ -131,10 +131,12 @@ struct Convert: ParsableCommand {
         case .coreData, .pfarchive:
             // A store is read whole; --table is for the tables of other databases.
             if table != nil { throw ValidationError("--table applies to an SQLite database that is not a store; \(input) is one.") }
+            try SQLiteInput.refuse(sqliteTables.given + sqliteDecoding.given, for: [input])
             try convertStore(limits: reading.readOptions.limits)
             return
         case .notSQLite:
             if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
+            try SQLiteInput.refuse(sqliteTables.given + sqliteDecoding.given, for: [input])
         }
         var readOptions = reading.readOptions(for: input)
         readOptions.decodePayloads = blobs.decodeBlobs

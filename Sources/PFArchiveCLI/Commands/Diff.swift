@@ -133,7 +133,11 @@ struct Diff: ParsableCommand {
         if storeA != storeB {
             throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
         }
-        if storeA { return try compareStores() }
+        if storeA {
+            try sqlite.requireSQLiteDatabase(among: [a, b])
+            return try compareStores()
+        }
+        try SQLiteInput.refuse(sqlite.sqliteOnlyGiven, for: [a, b])
         return try compareFiles()
     }
 
@@ -218,7 +222,11 @@ struct Diff: ParsableCommand {
                 try sink.output.finish(summary: "", different: true)
                 return true
             }
-            throw CLIFailure(error.description)
+            // A store's error names its file (`SQLite: app.db: t 1.payload: …`): the line starts
+            // with that argument, as every command's does; both when it cannot be told which.
+            let named = [a, b].filter { CLIFailure.unrepeated(error, files: [$0]).description != error.description }
+            if named.count == 1 { throw CLIFailure(file: named[0], error) }
+            throw CLIFailure("\(a), \(b): \(CLIFailure.unrepeated(error, files: [a, b]).description)")
         }
         try sink.output.finish(summary: summary.line, different: summary.total > 0)
         return summary.total > 0
@@ -372,7 +380,11 @@ struct Patch: ParsableCommand {
     }
 
     func run() throws {
-        if patchesStore { return try patchStore() }
+        if patchesStore {
+            try sqlite.requireSQLiteDatabase(among: [input])
+            return try patchStore()
+        }
+        try SQLiteInput.refuse(sqlite.sqliteOnlyGiven, for: [input])
         if output != "-" { _ = try FileIO.outputFile(output) }
         var readOptions = reading.readOptions(for: input)
         readOptions.decodePayloads = sqlite.blobs.decodeBlobs

@@ -78,6 +78,7 @@ struct Inspect: ParsableCommand {
             try inspectSQLite(limits: options.limits)
             return
         }
+        if sqliteKind != .other { try SQLiteInput.refuse(sqliteTables.given, for: [input]) }
         if isSQLiteFile() {
             // pfarchive's own store, told by its application id; any other is a Core Data store.
             if sqliteKind == .pfarchive && !graphRequested {

@@ -37,6 +37,9 @@ struct SQLiteTableOptions: ParsableArguments {
 
     /// The date columns (checked by ``validate()``).
     var dateColumns: [SQLiteDateColumn] { dateColumn.compactMap { try? SQLiteDateColumn(parsing: $0) } }
+
+    /// The options given, by name (``SQLiteInput/refuse(_:for:)``).
+    var given: [String] { (tables == nil ? [] : ["--tables"]) + (dateColumn.isEmpty ? [] : ["--date-column"]) }
 }
 
 /// `--keep-blob-bytes` and `--strict`: how `convert` and `import` treat decoded payloads of an
@@ -49,6 +52,9 @@ struct SQLiteDecodingOptions: ParsableArguments {
         name: .long,
         help: "For an SQLite database: stop at the first payload that claims a format and does not decode (or date that is not one) instead of keeping it as stored with a warning.")
     var strict = false
+
+    /// The options given, by name (``SQLiteInput/refuse(_:for:)``).
+    var given: [String] { (keepBlobBytes ? ["--keep-blob-bytes"] : []) + (strict ? ["--strict"] : []) }
 }
 
 /// How `import`, `diff` and `patch` read an SQLite database or Core Data store given as a
@@ -74,6 +80,22 @@ struct SQLiteSourceOptions: ParsableArguments {
         openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
     }
 
+    /// The options given that only an SQLite database reads (all but `--decode-blobs`, which
+    /// Core Data stores and files read too).
+    var sqliteOnlyGiven: [String] { tables.given + (internalTables ? ["--internal-tables"] : []) + decoding.given }
+
+    /// Refuses the options only an SQLite database reads when none of `arguments` is one
+    /// (given as stores): they would be ignored without a word.
+    /// - Throws: `ValidationError` naming the options and the arguments.
+    func requireSQLiteDatabase(among arguments: [String]) throws {
+        let given = sqliteOnlyGiven
+        guard !given.isEmpty else { return }
+        let isDatabase = arguments.contains { argument in
+            argument != "-" && (try? StoreLocation.resolve(argument))?.kind == .sqliteDatabase
+        }
+        if !isDatabase { try SQLiteInput.refuse(given, for: arguments) }
+    }
+
     /// The commands' store openers with SQLite databases and Core Data stores read with these
     /// options.
     func openers(realmKey: [UInt8]?, limits: PFLimits, reporter: SQLiteInput.Reporter) -> StoreOpeners {
@@ -85,6 +107,23 @@ struct SQLiteSourceOptions: ParsableArguments {
 
 /// Reading any SQLite database (neither a Core Data store nor pfarchive's own) in the commands.
 enum SQLiteInput {
+    /// Refuses options that only an SQLite database (not a store, a Core Data store or another
+    /// file) reads, given for inputs none of which is one, instead of ignoring them.
+    /// - Parameters:
+    ///   - options: the options given, by name (none: nothing is refused).
+    ///   - inputs: the inputs, none of which is an SQLite database.
+    /// - Throws: `ValidationError`: `--tables applies to an SQLite database; a.json is not one.`
+    static func refuse(_ options: [String], for inputs: [String]) throws {
+        guard let last = options.last else { return }
+        // A missing file is reported as missing by the command, not as the wrong kind.
+        guard inputs.allSatisfy({ $0 == "-" || $0.contains("://") || FileManager.default.fileExists(atPath: $0) }) else { return }
+        let named = options.count == 1 ? last : options.dropLast().joined(separator: ", ") + " and " + last
+        let verb = options.count == 1 ? "applies" : "apply"
+        let shown = inputs.map { $0 == "-" ? "standard input" : $0 }
+        let which = shown.count == 2 ? "neither \(shown[0]) nor \(shown[1]) is one" : "\(shown.joined(separator: ", ")) is not one"
+        throw ValidationError("\(named) \(verb) to an SQLite database that is not a store; \(which).")
+    }
+
     /// A row count for `inspect`: `1 row`, `2 rows` (`0 rows` when unknown).
     static func rows(_ count: PFValue?) -> String {
         "\(count?.scalarDescription ?? "0") row\(count?.int64Value == 1 ? "" : "s")"
