@@ -114,5 +114,10 @@ import Testing
         let mixed = try CLI.run(["diff", text.path, nameless.path])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("cannot compare a store (\(nameless.path)) with a file"), "\(mixed.stderr)")
+        // A file side that does not exist is missing (it was "a store against a file").
+        let gone = dir.appendingPathComponent("gone")
+        let missing = try CLI.run(["diff", nameless.path, gone.path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "pfarchive: \(gone.path): no such file\n", "\(missing.stderr)")
     }
 }

@@ -131,6 +131,9 @@ struct Diff: ParsableCommand {
             if !storeB, Self.isJSONLinesStore(b) { storeB = true }
         }
         if storeA != storeB {
+            // A file side that does not exist is missing, not a file of the wrong kind.
+            let fileSide = storeA ? b : a
+            if fileSide != "-", !FileManager.default.fileExists(atPath: fileSide) { throw CLIFailure("\(fileSide): no such file") }
             throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
         }
         if storeA {
