@@ -43,6 +43,18 @@ public final class RealmFile {
         return head.count == 24 && head[16] == 0x54 && head[17] == 0x2D && head[18] == 0x44 && head[19] == 0x42
     }
 
+    /// Whether bytes whose name says nothing are a Realm file: the `T-DB` mark, the reserved
+    /// byte 22 zero and the active slot's file format a version Realm has used (1–63). Four
+    /// bytes alone are too weak for that: a JSON text can hold `T-DB` at byte 16
+    /// (`[{"objectId":"XYT-DB1"…`), and the text's bytes never hold a zero.
+    /// - Parameter prefix: the first bytes of a file (at least 24 to say yes).
+    /// - Returns: whether they are a Realm file's header.
+    public static func looksLikeRealmFile<Bytes: Collection<UInt8>>(_ prefix: Bytes) -> Bool {
+        let head = Array(prefix.prefix(24))
+        guard hasRealmHeader(head), head[22] == 0 else { return false }
+        return (1 ... 63).contains(head[20 + Int(head[23] & 1)])
+    }
+
     /// Reads a Realm file.
     /// - Parameters:
     ///   - url: the `.realm` file (it is only read).

@@ -70,6 +70,9 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     /// Whether some objectId was written more than once since `begin` (then ``commit()``
     /// reads the new lines to keep only the last of each).
     var rewroteAnObject = false
+    /// The longest line written since `begin`, in bytes (``commit()`` copies the new lines
+    /// unread only when every one is short enough to be read back within the limits).
+    var longestLine = 0
     var writing = false
     /// The schema given to ``begin(schema:)`` and ``extend(schema:)``.
     var writtenSchema = ParseSchema()
@@ -114,6 +117,14 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             throw PFError(StoreFailure.cannotRead(path: location, reason: error.localizedDescription), format: Self.format)
         }
         try cutter.finish { line, at throws(PFError) in try body(line, place(at)) }
+    }
+
+    /// The longest line that certainly reads back within `limits` (depth aside, which the
+    /// writer bounds): no string, collection or node count in a line exceeds its byte count,
+    /// or half of it. A longer line is read back by ``commit()``, which then refuses what the
+    /// reader would (a 200 MiB blob's base64 is beyond `maxStringBytes`), leaving the file as it was.
+    package static func unreadLineBytes(_ limits: PFLimits) -> Int {
+        min(limits.maxInputBytes, limits.maxStringBytes, 2 * limits.maxCollectionCount, 2 * limits.maxNodes)
     }
 
     /// The file's bytes as they are, a megabyte at a time.
@@ -306,6 +317,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         stagedHandle = handle
         written = [:]
         rewroteAnObject = false
+        longestLine = 0
         buffer = []
         writtenSchema = ParseSchema()
         merge(schema)
@@ -335,7 +347,9 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             if case .dictionary(let rest) = object.encoded(style: .rest) {
                 for (key, value) in rest where key != "className" { members[key] = value }
             }
+            let start = buffer.count
             try lines.append(.dictionary(members), into: &buffer)
+            longestLine = max(longestLine, buffer.count - start)
             if let id = object.objectId {
                 let key = Self.objectKey(className, id)
                 let times = written[key, default: 0] + 1
@@ -355,7 +369,9 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             // A join row already written is not written again.
             guard written[key] == nil else { continue }
             written[key] = 1
+            let start = buffer.count
             try lines.append(["className": .string(name), "owningId": .string(row.owningId), "relatedId": .string(row.relatedId)], into: &buffer)
+            longestLine = max(longestLine, buffer.count - start)
         }
         try flushIfFull()
     }
@@ -425,8 +441,9 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 try emit(raw)
             }
             // The new lines: the last write of an objectId wins; join rows already there are skipped.
-            if !rewroteAnObject && seenJoins.isEmpty {
-                // Every new line stays: they are copied as written, none read again.
+            if !rewroteAnObject && seenJoins.isEmpty && longestLine <= Self.unreadLineBytes(limits) {
+                // Every new line stays and reads back within the limits: they are copied as
+                // written, none read again.
                 try out.withBytes { bytes throws(PFError) in try write(bytes) }
                 out.removeAll()
                 try stagedStore.forEachChunk { chunk throws(PFError) in try write(chunk) }

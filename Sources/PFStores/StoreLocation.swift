@@ -125,7 +125,8 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// What an existing file holds, told from its bytes alone whatever its name: an SQLite
     /// database (``sqliteKind(of:)``: pfarchive's store, a Core Data store or any other) or a
-    /// Realm file (the `T-DB` mark of its header); `nil` for anything else, and for what is
+    /// Realm file (`RealmFile.looksLikeRealmFile`: its header's mark, reserved byte and format
+    /// version); `nil` for anything else, and for what is
     /// not a regular file.
     /// - Parameter url: the file.
     /// - Returns: the store kind its bytes say, or `nil`.
@@ -136,7 +137,7 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case .pfarchive: return .sqlite
         case .notSQLite: break
         }
-        guard let head = SQLiteFileSchema.leadingBytes(of: url, count: 24), RealmFile.hasRealmHeader(head) else { return nil }
+        guard let head = SQLiteFileSchema.leadingBytes(of: url, count: 24), RealmFile.looksLikeRealmFile(head) else { return nil }
         return .realm
     }
 

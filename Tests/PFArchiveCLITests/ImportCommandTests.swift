@@ -199,6 +199,9 @@ enum SQLiteSource {
             ["inspect", "postgres://ann:secret@127.0.0.1:1/app"], ["validate", "postgres://ann:secret@127.0.0.1:1/app"],
             ["copy", "postgres://ann:secret@127.0.0.1:1/app", dir.appendingPathComponent("c.zip").path],
             ["import", source.path, "postgres://ann:sec#ret@127.0.0.1:1/app"], ["import", source.path, "postgres://ann:sec?ret@127.0.0.1:1/app"],
+            // diff prints its own errors (exit 2): they are redacted as the others are.
+            ["diff", "postgres://ann:secret@127.0.0.1:1/app", source.path], ["diff", source.path, "postgres://ann:sec#ret@127.0.0.1:1/app"],
+            ["patch", "postgres://ann:secret@127.0.0.1:1/app", source.path, dir.appendingPathComponent("p.sqlite").path],
         ] {
             let run = try CLI.run(arguments)
             #expect(run.status != 0 && !run.stderr.contains("ret@") && !run.stderr.contains("secret"), "\(arguments): \(run.stderr)")

@@ -114,6 +114,16 @@ import Testing
         let mixed = try CLI.run(["diff", text.path, nameless.path])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("cannot compare a store (\(nameless.path)) with a file"), "\(mixed.stderr)")
+        // `T-DB` at byte 16 of a JSON text is not a Realm file: a Parse class file still imports.
+        let game = dir.appendingPathComponent("Game.json")
+        try Data(#"[{"objectId":"XYT-DB1","v":1}]"#.utf8).write(to: game)
+        #expect(RealmFile.hasRealmHeader(try Data(contentsOf: game)))
+        #expect(!RealmFile.looksLikeRealmFile(try Data(contentsOf: game)))
+        #expect(StoreLocation.kindFromBytes(of: game) == nil)
+        let gameImport = try CLI.run(["import", game.path, dir.appendingPathComponent("game.ndjson").path])
+        #expect(gameImport.status == 0, "\(gameImport.stderr)")
+        #expect(try CLI.run(["diff", game.path, game.path]).status == 0)
+        #expect(try CLI.run(["convert", game.path, "-"]).stdoutText.contains("XYT-DB1"))
         // A file side that does not exist is missing (it was "a store against a file").
         let gone = dir.appendingPathComponent("gone")
         let missing = try CLI.run(["diff", nameless.path, gone.path])

@@ -98,6 +98,29 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scores.ndjson"])
     }
 
+    /// A line the reader would refuse (here a string beyond `maxStringBytes`) is never copied
+    /// unread: the commit reads the new lines back, refuses, and leaves the file as it was, as
+    /// before the copy existed (a 200 MiB blob's base64 made a file nothing could read).
+    @Test func aLineBeyondTheReadersLimitsIsNotCopiedUnread() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("long.ndjson")
+        var limits = PFLimits()
+        limits.maxStringBytes = 64
+        #expect(JSONLinesStore.unreadLineBytes(limits) == 64)
+        let store = JSONLinesStore(url: url, limits: limits)
+        try store.begin(schema: ParseSchema())
+        try store.write([try Self.object("a", 1)], className: "GameScore")
+        try store.commit()
+        let before = try Data(contentsOf: url)
+        try store.begin(schema: ParseSchema())
+        let long = try ParseObject(rest: ["objectId": "b", "name": .string(String(repeating: "x", count: 100))], className: "GameScore")
+        try store.write([long], className: "GameScore")
+        #expect(throws: PFError.self) { try store.commit() }
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["long.ndjson"])
+    }
+
     /// Each line names its class in `className`: that frames the line, and an object read back
     /// and written to an export has no `className` member (every row of a round trip through a
     /// JSON Lines file gained one).

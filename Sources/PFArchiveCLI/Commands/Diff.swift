@@ -86,10 +86,12 @@ struct Diff: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch let failure as CLIFailure {
-            StandardOutput.writeError(Data("pfarchive: \(failure.message)\n".utf8))
+            // As the entry point prints every other command's errors: no password of a
+            // postgres:// argument is ever shown.
+            StandardOutput.writeError(Data("pfarchive: \(CLIFailure.redactingURLArguments(failure.message))\n".utf8))
             throw ExitCode(2)
         } catch let error as PFError {
-            StandardOutput.writeError(Data("pfarchive: \(CLIFailure.oneLine(error.description))\n".utf8))
+            StandardOutput.writeError(Data("pfarchive: \(CLIFailure.redactingURLArguments(CLIFailure.oneLine(error.description)))\n".utf8))
             throw ExitCode(2)
         }
     }

@@ -28,10 +28,10 @@ struct RealmKeyOption: ParsableArguments {
 
 /// Reading a Realm file (`.realm`) given to `convert` or `inspect`.
 enum RealmInput {
-    /// Whether an input is a Realm file: its name ends in `.realm`, or its header has the
-    /// `T-DB` mark.
+    /// Whether an input is a Realm file: its name ends in `.realm`, or its header is one
+    /// (`RealmFile.looksLikeRealmFile`).
     static func isRealm(_ path: String, _ bytes: Data, key: RealmKeyOption) -> Bool {
-        key.key != nil || path.lowercased().hasSuffix(".realm") || RealmFile.hasRealmHeader(bytes.prefix(24))
+        key.key != nil || path.lowercased().hasSuffix(".realm") || RealmFile.looksLikeRealmFile(bytes.prefix(24))
     }
 
     /// Opens a Realm file from its bytes.

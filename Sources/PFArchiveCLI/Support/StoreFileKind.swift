@@ -7,7 +7,7 @@ enum StoreFileKind {
     /// "an SQLite database" or "a Realm file" when `bytes` start as one, else `nil`.
     static func of(_ bytes: Data) -> String? {
         if bytes.prefix(16) == StoreCopy.sqliteHeader { return "an SQLite database" }
-        if RealmFile.hasRealmHeader(bytes.prefix(24)) { return "a Realm file" }
+        if RealmFile.looksLikeRealmFile(bytes.prefix(24)) { return "a Realm file" }
         return nil
     }
 }
