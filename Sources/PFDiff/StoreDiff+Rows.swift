@@ -16,7 +16,7 @@ extension StoreDiff {
         return (x, y)
     }
 
-    /// Fills both sides of a class with what ``compareClass(_:)`` compares, reading the
+    /// Fills both sides of a class with what ``compareClass(_:inA:inB:)`` compares, reading the
     /// objects of only the rows that can differ.
     ///
     /// 1. A's rows are read as JSON but not decoded: a row becomes its key (its objectId, as

@@ -113,10 +113,11 @@ public struct StoreDiff {
     /// (an export without `_SCHEMA`) infers it while its objects are read, so comparing the
     /// schemas last costs no second pass over the data.
     mutating func run() throws(PFError) {
-        var classes = OrderedSet(try a.classNames())
-        classes.formUnion(try b.classNames())
+        let inA = OrderedSet(try a.classNames()), inB = OrderedSet(try b.classNames())
+        var classes = inA
+        classes.formUnion(inB)
         for className in classes.sorted() {
-            try compareClass(className)
+            try compareClass(className, inA: inA.contains(className), inB: inB.contains(className))
         }
         var relations = OrderedSet(try a.relations())
         relations.formUnion(try b.relations())
@@ -156,15 +157,18 @@ public struct StoreDiff {
 
     // MARK: - Objects
 
-    mutating func compareClass(_ className: String) throws(PFError) {
+    /// Compares one class; a store without the class has none of its objects (it is not
+    /// asked for them: an SQLite database, a Core Data store or a Realm file refuses a class
+    /// it does not have).
+    mutating func compareClass(_ className: String, inA: Bool = true, inB: Bool = true) throws(PFError) {
         var sideA = Partitioner(options: options)
         var sideB = Partitioner(options: options)
         defer { sideA.discard(); sideB.discard() }
         if let exports = try rowExports() {
             try readRows(className, of: exports, into: &sideA, &sideB)
         } else {
-            summary.objects.a += try Self.read(className, of: a, into: &sideA)
-            summary.objects.b += try Self.read(className, of: b, into: &sideB)
+            if inA { summary.objects.a += try Self.read(className, of: a, into: &sideA) }
+            if inB { summary.objects.b += try Self.read(className, of: b, into: &sideB) }
         }
         try Partitioner.pair(&sideA, &sideB) { (key: String, x: PFValue?, y: PFValue?) throws(PFError) in
             let subject = "\(className)/\(key)"

@@ -137,6 +137,24 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.db"])
     }
 
+    /// Two stores with different classes differ by those classes' objects: a store is not
+    /// asked for a class it does not have (an SQLite database, a Core Data store and a Realm
+    /// file refuse one: "no table b; the database has a", exit 2).
+    @Test func storesWithDifferentTablesDifferByTheirObjects() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqltables-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let one = dir.appendingPathComponent("one.db"), two = dir.appendingPathComponent("two.db")
+        try CoreDataStoreBuilder.sqlite3(one, "CREATE TABLE a(x); INSERT INTO a VALUES (1);")
+        try CoreDataStoreBuilder.sqlite3(two, "CREATE TABLE b(y); INSERT INTO b VALUES (2);")
+        let diff = try CLI.run(["diff", one.path, two.path, "--no-schema"])
+        #expect(diff.status == 1, "\(diff.stderr)")
+        #expect(diff.stdoutText == "- a/1\n+ b/1\n2 differences: 1 added, 1 removed\n", "\(diff.stdoutText)")
+        let json = try CLI.run(["diff", one.path, two.path, "--no-schema", "--json"])
+        #expect(json.status == 1, "\(json.stderr)")
+        #expect(json.stdoutText.contains(#""op":"remove","path":"/a/1""#), "\(json.stdoutText)")
+    }
+
     /// The options only an SQLite database reads (`--tables`, `--date-column`,
     /// `--keep-blob-bytes`, `--strict`, and `--internal-tables` where a Realm file does not
     /// read it) are refused, exit 2 and one line naming them and the inputs, when no input is
