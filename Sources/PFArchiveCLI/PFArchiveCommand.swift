@@ -32,8 +32,11 @@ struct PFArchiveCommand: ParsableCommand {
         }
         // Ctrl-C or kill removes the temporary files and lock files in use before exiting.
         Destination.removeTemporariesOnSignals()
+        // The subcommand parsed, for the help a usage error its run() throws points to.
+        var parsed: ParsableCommand.Type?
         do {
             var command = try parseAsRoot(normalizedArguments(Array(CommandLine.arguments.dropFirst())))
+            parsed = type(of: command)
             try command.run()
         } catch let failure as CLIFailure {
             Destination.waitIfInterrupted()
@@ -46,7 +49,7 @@ struct PFArchiveCommand: ParsableCommand {
                 exit(withError: error)
             }
             if code == .validationFailure {
-                StandardOutput.writeError(Data(("pfarchive: " + CLIFailure.redactingURLArguments(usageLine(for: error)) + "\n").utf8))
+                StandardOutput.writeError(Data(("pfarchive: " + CLIFailure.redactingURLArguments(usageLine(for: error, in: parsed)) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -57,7 +60,9 @@ struct PFArchiveCommand: ParsableCommand {
 extension PFArchiveCommand {
     /// A usage error as one line, like every other error: ArgumentParser's message without its
     /// `Help:`/`Usage:` block, then where the full usage is (`see 'pfarchive convert --help'`).
-    static func usageLine(for error: Error) -> String {
+    /// A usage error a subcommand's `run()` throws (the parser no longer knows the subcommand
+    /// then) points to that subcommand's help too.
+    static func usageLine(for error: Error, in command: ParsableCommand.Type? = nil) -> String {
         let lines = { (text: String) in
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -68,7 +73,10 @@ extension PFArchiveCommand {
         if first.hasSuffix(":") && !items.isEmpty { first += " " + items.joined(separator: ", ") }
         if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
         if first.hasSuffix(".") { first.removeLast() }
-        guard let hint = lines(fullMessage(for: error)).first(where: { $0.hasPrefix("See '") }) else { return first }
+        guard var hint = lines(fullMessage(for: error)).first(where: { $0.hasPrefix("See '") }) else { return first }
+        if let command, command != PFArchiveCommand.self, hint.hasPrefix("See '\(_commandName) --help'") {
+            hint = "See '\(_commandName) \(command._commandName) --help' for more information."
+        }
         let see = "see" + hint.dropFirst(3)
         return first + "; " + (see.hasSuffix(".") ? String(see.dropLast()) : see)
     }

@@ -186,6 +186,8 @@ import Testing
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stderr.hasPrefix("pfarchive: \(message)"), "\(arguments): \(run.stderr)")
             #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments)")
+            // Thrown by the command's run(), the error still points to the command's own help.
+            #expect(run.stderr.hasSuffix("; see 'pfarchive \(arguments[0]) --help' for more information\n"), "\(run.stderr)")
         }
         // A missing input is reported as missing, not as the wrong kind.
         let missing = try CLI.run(["convert", dir.appendingPathComponent("nope.json").path, "-", "--tables", "t"])

@@ -112,7 +112,7 @@ enum SQLiteInput {
     /// - Parameters:
     ///   - options: the options given, by name (none: nothing is refused).
     ///   - inputs: the inputs, none of which is an SQLite database.
-    /// - Throws: `ValidationError`: `--tables applies to an SQLite database; a.json is not one.`
+    /// - Throws: `ValidationError`: `--tables applies to an SQLite database that is not a store; a.json is not one.`
     static func refuse(_ options: [String], for inputs: [String]) throws {
         guard let last = options.last else { return }
         // A missing file is reported as missing by the command, not as the wrong kind.
