@@ -67,9 +67,6 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     var buffer: [UInt8] = []
     /// Keys written since `begin`, with how many times (the last write of a key wins).
     var written: [String: Int] = [:]
-    /// Whether some objectId was written more than once since `begin` (then ``commit()``
-    /// reads the new lines to keep only the last of each).
-    var rewroteAnObject = false
     /// The longest line written since `begin`, in bytes (``commit()`` copies the new lines
     /// unread only when every one is short enough to be read back within the limits).
     var longestLine = 0
@@ -316,7 +313,6 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         self.staged = staged
         stagedHandle = handle
         written = [:]
-        rewroteAnObject = false
         longestLine = 0
         buffer = []
         writtenSchema = ParseSchema()
@@ -350,12 +346,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             let start = buffer.count
             try lines.append(.dictionary(members), into: &buffer)
             longestLine = max(longestLine, buffer.count - start)
-            if let id = object.objectId {
-                let key = Self.objectKey(className, id)
-                let times = written[key, default: 0] + 1
-                written[key] = times
-                if times > 1 { rewroteAnObject = true }
-            }
+            if let id = object.objectId { written[Self.objectKey(className, id), default: 0] += 1 }
         }
         try flushIfFull()
     }
@@ -441,7 +432,8 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
                 try emit(raw)
             }
             // The new lines: the last write of an objectId wins; join rows already there are skipped.
-            if !rewroteAnObject && seenJoins.isEmpty && longestLine <= Self.unreadLineBytes(limits) {
+            // (An objectId written twice has a count above 1 in `written`.)
+            if seenJoins.isEmpty && longestLine <= Self.unreadLineBytes(limits) && !written.values.contains(where: { $0 > 1 }) {
                 // Every new line stays and reads back within the limits: they are copied as
                 // written, none read again.
                 try out.withBytes { bytes throws(PFError) in try write(bytes) }

@@ -109,11 +109,8 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case "realm": kind = .realm
         case "sqlite", "sqlite3", "db", "sqlitedb":
             // Told from the bytes, never by opening the file (see sqliteKind(of:)).
-            switch exists && !isDirectory.boolValue ? sqliteKind(of: url) : .pfarchive {
-            case .coreData: kind = .coreData
-            case .other: kind = .sqliteDatabase
-            case .pfarchive, .notSQLite: kind = .sqlite
-            }
+            // A new file, or one that is not SQLite, is pfarchive's store (which refuses the latter).
+            kind = (exists && !isDirectory.boolValue ? sqliteKind(of: url).storeKind : nil) ?? .sqlite
         default:
             // An existing file of another name (Safari's `History.db` has one, iOS's `Cookies`
             // and every file of an iOS backup none) whose bytes are SQLite or Realm is read as
@@ -126,17 +123,11 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// What an existing file holds, told from its bytes alone whatever its name: an SQLite
     /// database (``sqliteKind(of:)``: pfarchive's store, a Core Data store or any other) or a
     /// Realm file (`RealmFile.looksLikeRealmFile`: its header's mark, reserved byte and format
-    /// version); `nil` for anything else, and for what is
-    /// not a regular file.
+    /// version); `nil` for anything else, and for what is not a regular file.
     /// - Parameter url: the file.
     /// - Returns: the store kind its bytes say, or `nil`.
     public static func kindFromBytes(of url: URL) -> StoreKind? {
-        switch sqliteKind(of: url) {
-        case .coreData: return .coreData
-        case .other: return .sqliteDatabase
-        case .pfarchive: return .sqlite
-        case .notSQLite: break
-        }
+        if let kind = sqliteKind(of: url).storeKind { return kind }
         guard let head = SQLiteFileSchema.leadingBytes(of: url, count: 24), RealmFile.looksLikeRealmFile(head) else { return nil }
         return .realm
     }
@@ -163,6 +154,16 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case other
         /// Not an SQLite database at all (or not readable).
         case notSQLite = "not-sqlite"
+
+        /// The store such a file is read as, or `nil` when it is not SQLite.
+        public var storeKind: StoreKind? {
+            switch self {
+            case .pfarchive: .sqlite
+            case .coreData: .coreData
+            case .other: .sqliteDatabase
+            case .notSQLite: nil
+            }
+        }
     }
 
     /// Tells what an SQLite file is without opening it with SQLite: the 100-byte header's

@@ -138,10 +138,7 @@ struct Diff: ParsableCommand {
             if fileSide != "-", !FileManager.default.fileExists(atPath: fileSide) { throw CLIFailure("\(fileSide): no such file") }
             throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
         }
-        if storeA {
-            try sqlite.requireSQLiteDatabase(among: [a, b])
-            return try compareStores()
-        }
+        if storeA { return try compareStores() }
         try SQLiteInput.refuse(sqlite.sqliteOnlyGiven, for: [a, b])
         return try compareFiles()
     }
@@ -179,17 +176,19 @@ struct Diff: ParsableCommand {
             reporterA.finish()
             reporterB.finish()
         }
+        let locationA: StoreLocation, locationB: StoreLocation
+        do { locationA = try StoreLocation.resolve(a) } catch { throw CLIFailure(file: a, error) }
+        do { locationB = try StoreLocation.resolve(b) } catch { throw CLIFailure(file: b, error) }
+        try sqlite.requireSQLiteDatabase(among: [locationA, locationB])
         let left: any ObjectStoreReader, right: any ObjectStoreReader
         do {
-            left = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterA)
-                .reader(for: try StoreLocation.resolve(a))
+            left = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterA).reader(for: locationA)
         } catch {
             throw CLIFailure(file: a, error)
         }
         defer { left.close() }
         do {
-            right = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterB)
-                .reader(for: try StoreLocation.resolve(b))
+            right = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterB).reader(for: locationB)
         } catch {
             throw CLIFailure(file: b, error)
         }
@@ -385,10 +384,7 @@ struct Patch: ParsableCommand {
     }
 
     func run() throws {
-        if patchesStore {
-            try sqlite.requireSQLiteDatabase(among: [input])
-            return try patchStore()
-        }
+        if patchesStore { return try patchStore() }
         try SQLiteInput.refuse(sqlite.sqliteOnlyGiven, for: [input])
         if output != "-" { _ = try FileIO.outputFile(output) }
         var readOptions = reading.readOptions(for: input)
@@ -458,6 +454,7 @@ extension Patch {
     func patchStore() throws {
         let (source, dest) = try StoreOpeners.resolve(
             source: input, dest: output, sameStore: "INPUT and OUTPUT are the same store; write the patched store elsewhere.")
+        try sqlite.requireSQLiteDatabase(among: [source])
         let operations = try readOperations()
         let reporter = SQLiteInput.Reporter(file: source.description)
         defer { reporter.finish() }

@@ -122,7 +122,7 @@ struct Import: ParsableCommand {
         var openers = StoreOpeners.commands(readerThreads: jobs, realmKey: realmKey.bytes)
         let (sourceLocation, destLocation) = try StoreOpeners.resolve(
             source: source, dest: dest, sameStore: "SOURCE and DEST are the same store.")
-        try sqlite.requireSQLiteDatabase(among: [source])
+        try sqlite.requireSQLiteDatabase(among: [sourceLocation])
         let reporter = SQLiteInput.Reporter(file: sourceLocation.description)
         defer { reporter.finish() }
         sqlite.register(in: &openers, reporter: reporter)

@@ -84,16 +84,12 @@ struct SQLiteSourceOptions: ParsableArguments {
     /// Core Data stores and files read too).
     var sqliteOnlyGiven: [String] { tables.given + (internalTables ? ["--internal-tables"] : []) + decoding.given }
 
-    /// Refuses the options only an SQLite database reads when none of `arguments` is one
-    /// (given as stores): they would be ignored without a word.
-    /// - Throws: `ValidationError` naming the options and the arguments.
-    func requireSQLiteDatabase(among arguments: [String]) throws {
-        let given = sqliteOnlyGiven
-        guard !given.isEmpty else { return }
-        let isDatabase = arguments.contains { argument in
-            argument != "-" && (try? StoreLocation.resolve(argument))?.kind == .sqliteDatabase
-        }
-        if !isDatabase { try SQLiteInput.refuse(given, for: arguments) }
+    /// Refuses the options only an SQLite database reads when none of the stores is one:
+    /// they would be ignored without a word.
+    /// - Throws: `ValidationError` naming the options and the stores' arguments.
+    func requireSQLiteDatabase(among stores: [StoreLocation]) throws {
+        guard !stores.contains(where: { $0.kind == .sqliteDatabase }) else { return }
+        try SQLiteInput.refuse(sqliteOnlyGiven, for: stores.map(\.argument))
     }
 
     /// The commands' store openers with SQLite databases and Core Data stores read with these
