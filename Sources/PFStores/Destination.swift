@@ -485,6 +485,64 @@ public final class Destination {
         Self.syncDirectory(parent)
     }
 
+    // MARK: - Where a file output lands
+
+    /// Where writing a file at a path lands (``fileTarget(of:)``).
+    public enum FileTarget: Equatable, Sendable {
+        /// A regular file, or nothing yet: written by staging a sibling and renaming it over
+        /// this path. Symbolic links are followed first, so a link the user made keeps
+        /// pointing at the file, which gets the new content.
+        case file(URL)
+        /// A character or block device, FIFO or socket (`/dev/null`, a named pipe): written
+        /// in place, as a shell redirection does. A rename would replace the device node or
+        /// the link to it with a regular file; nothing is made beside it.
+        case stream(URL)
+        /// One of this process's open file descriptors, named as `/dev/stdout`, `/dev/stderr`,
+        /// `/dev/fd/N` or `/proc/self/fd/N` (a `>(…)` pipe, a redirected standard output):
+        /// written to that descriptor at its own offset, as the shell opened it.
+        case descriptor(Int32)
+    }
+
+    /// Where a file written at `url` lands: the descriptor a `/dev/fd/N`-style name stands
+    /// for, or the path with its symbolic links followed (at most 40, as the kernel follows)
+    /// and whether that is a device or FIFO to write in place rather than a file to replace.
+    public static func fileTarget(of url: URL) -> FileTarget {
+        let given = url.standardizedFileURL.path
+        var path = given
+        for _ in 0 ..< 40 {
+            if let fd = descriptorNamed(path) { return .descriptor(fd) }
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+                let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+            else { break }
+            path = link.hasPrefix("/")
+                ? URL(fileURLWithPath: link).standardizedFileURL.path
+                : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(link).standardizedFileURL.path
+        }
+        var status = stat()
+        if stat(given, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK: return .stream(URL(fileURLWithPath: given))
+            default: break
+            }
+        }
+        return .file(URL(fileURLWithPath: path))
+    }
+
+    /// The descriptor a path names when it is `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+    /// `/proc/self/fd/N` or `/proc/<this pid>/fd/N`.
+    private static func descriptorNamed(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return 1
+        case "/dev/stderr": return 2
+        default: break
+        }
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/"] where path.hasPrefix(prefix) {
+            return Int32(path.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+        }
+        return nil
+    }
+
     // MARK: - Whole files
 
     /// Writes bytes to a file the safe way: into a new temporary sibling (mode 0600 while it
@@ -515,11 +573,20 @@ public final class Destination {
     /// - Throws: ``PFCore/PFError`` with code `io` when the file cannot be written, or what
     ///   `produce` throws (prefixed with the name).
     public static func writeFile(
-        to url: URL, format: PFError.Format, name: String? = nil,
+        to path: URL, format: PFError.Format, name: String? = nil,
         _ produce: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
     ) throws(PFError) {
-        let url = url.standardizedFileURL
-        let shown = name ?? url.path
+        let shown = name ?? path.standardizedFileURL.path
+        let url: URL
+        switch fileTarget(of: path) {
+        case .file(let file): url = file
+        case .stream(let device):
+            try writeInPlace(device, format: format, shown: shown, produce)
+            return
+        case .descriptor(let fd):
+            try writeInPlace(fd, format: format, shown: shown, produce)
+            return
+        }
         try removeStaleSiblings(of: url, locked: false)
         let staged = temporarySibling(of: url)
         let fd = open(staged.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -568,6 +635,58 @@ public final class Destination {
             try? FileManager.default.removeItem(at: staged)
             forget(staged)
             throw error
+        }
+    }
+
+    /// Writes to a device or FIFO as it is (``FileTarget/stream(_:)``): nothing is created,
+    /// truncated or renamed. It is opened at the first write (when `produce` succeeds without
+    /// writing, it is opened and closed: a FIFO's reader then sees the end), so a `produce`
+    /// that fails or declines before writing leaves it unopened, as a file write leaves nothing.
+    private static func writeInPlace(
+        _ device: URL, format: PFError.Format, shown: String,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
+    ) throws(PFError) {
+        var fd: Int32 = -1
+        func opened() throws(PFError) -> Int32 {
+            if fd < 0 {
+                fd = open(device.path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+                guard fd >= 0 else {
+                    throw PFError(StoreFailure.cannotOpen(path: shown, forWriting: true, reason: POSIX.errorText()), format: format)
+                }
+            }
+            return fd
+        }
+        var failure: PFError?
+        do throws(PFError) {
+            try produce { raw throws(PFError) in try writeAll(raw, to: try opened(), format: format, shown: shown) }
+            _ = try opened()
+        } catch {
+            failure = error
+        }
+        let closed = fd < 0 || POSIX.close(fd) == 0
+        if let failure { throw failure }
+        guard closed else { throw PFError(StoreFailure.cannotWrite(path: shown, reason: POSIX.errorText()), format: format) }
+    }
+
+    /// Writes to one of this process's open descriptors (``FileTarget/descriptor(_:)``), at
+    /// its offset, leaving it open.
+    private static func writeInPlace(
+        _ fd: Int32, format: PFError.Format, shown: String,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) -> Void
+    ) throws(PFError) {
+        try produce { raw throws(PFError) in try writeAll(raw, to: fd, format: format, shown: shown) }
+    }
+
+    /// Writes every byte to a descriptor, again after an interruption.
+    private static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32, format: PFError.Format, shown: String) throws(PFError) {
+        var written = 0
+        while written < raw.count {
+            let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PFError(StoreFailure.cannotWrite(path: shown, reason: POSIX.errorText()), format: format)
+            }
+            written += n
         }
     }
 

@@ -351,6 +351,86 @@ import Darwin
         #expect(scene.names() == ["in.json"], "no file named newdir, nothing else written")
     }
 
+    /// An OUTPUT that is a symbolic link: the file it points to gets the output and the link
+    /// stays a link (a rename over the link replaced it with a file and left the target old);
+    /// a link to a file not made yet makes that file.
+    @Test func convertThroughASymbolicLinkWritesTheFileItPointsTo() throws {
+        let scene = try Scene()
+        let input = scene.path("in.json")
+        try Data(#"{"a":1}"#.utf8).write(to: input)
+        try Data("old".utf8).write(to: scene.path("real.json"))
+        try FileManager.default.createSymbolicLink(atPath: scene.path("link.json").path, withDestinationPath: "real.json")
+        try FileManager.default.createSymbolicLink(atPath: scene.path("later.json").path, withDestinationPath: "made.json")
+        for output in ["link.json", "later.json"] {
+            let run = try CLI.run(["convert", input.path, scene.path(output).path])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scene.path("link.json").path) == "real.json")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scene.path("later.json").path) == "made.json")
+        #expect(try Data(contentsOf: scene.path("real.json")) == Data(#"{"a":1}"#.utf8))
+        #expect(try Data(contentsOf: scene.path("made.json")) == Data(#"{"a":1}"#.utf8))
+        #expect(scene.names() == ["in.json", "later.json", "link.json", "made.json", "real.json"], "nothing else beside them")
+    }
+
+    /// `/dev/stdout`, `/dev/fd/1` and a link to `/dev/null` are written in place: a rename
+    /// replaced the device node or the link with a regular file (as root, `/dev/null` itself).
+    @Test func convertToADeviceWritesInPlace() throws {
+        let scene = try Scene()
+        let input = scene.path("in.json")
+        try Data(#"[{"a":1},{"b":2}]"#.utf8).write(to: input)
+        for device in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            let run = try CLI.run(["convert", input.path, device, "--to", "jsonl"])
+            #expect(run.status == 0, "\(device): \(run.stderr)")
+            #expect(run.stdoutText == "{\"a\":1}\n{\"b\":2}\n", "\(device)")
+        }
+        let null = scene.path("null.json")
+        try FileManager.default.createSymbolicLink(atPath: null.path, withDestinationPath: "/dev/null")
+        let run = try CLI.run(["convert", input.path, null.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: null.path) == "/dev/null")
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        #expect(scene.names() == ["in.json", "null.json"])
+        let closed = try CLI.run(["convert", input.path, "/dev/fd/987", "--to", "json"])
+        Self.expectOneLineFailure(closed, "cannot write /dev/fd/987: Bad file descriptor")
+    }
+
+    /// A FIFO OUTPUT is written in place, by `convert` and by `convert --table` of an SQLite
+    /// database; a conversion that fails writes nothing into it and leaves it a FIFO.
+    @Test func convertIntoAFIFOWritesInPlace() throws {
+        let scene = try Scene()
+        let input = scene.path("in.json")
+        try Data(#"{"a":[1,2]}"#.utf8).write(to: input)
+        let database = scene.path("d.db")
+        _ = try Peers.python(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT)'); "
+                + "c.execute(\"INSERT INTO t VALUES (1, 'x')\"); c.commit()", [database.path])
+        let fifo = scene.path("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // The reading end, opened first without waiting, so the writer's open returns at once.
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        func drain() -> String {
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let n = read(reader, &bytes, bytes.count)
+            return n > 0 ? String(decoding: bytes[..<n], as: UTF8.self) : ""
+        }
+        let run = try CLI.run(["convert", input.path, fifo.path, "--to", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(drain() == #"{"a":[1,2]}"#)
+        let table = try CLI.run(["convert", database.path, fifo.path, "--table", "t"])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(drain() == "{\"objectId\":\"1\",\"id\":1,\"name\":\"x\"}\n")
+        try Data("{".utf8).write(to: input)
+        let failed = try CLI.run(["convert", input.path, fifo.path, "--to", "json"])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(drain() == "")
+        var status = stat()
+        #expect(lstat(fifo.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(scene.names() == ["d.db", "in.json", "pipe"])
+    }
+
     @Test func convertKeepsTheModeOfTheFileItReplaces() throws {
         let scene = try Scene()
         let input = scene.path("in.json")

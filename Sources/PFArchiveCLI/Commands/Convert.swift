@@ -11,7 +11,7 @@ struct Convert: ParsableCommand {
             first); the output format comes from --to or the output's extension (.json, \
             .bplist, .plist/.xml, .cbor, with .gz or .zz for compression). The output is \
             written to a temporary file and renamed, so a failed conversion never leaves a \
-            partial file.
+            partial file (a device or FIFO such as /dev/stdout is written in place).
 
             Examples:
               pfarchive convert scores.json scores.bplist

@@ -59,7 +59,8 @@ enum FileIO {
 
     /// Writes bytes to a file atomically (a temporary file in the same directory, then a
     /// rename), or to standard output for `-`. On any failure the destination is untouched; a
-    /// replaced file keeps its mode (``Destination/writeFile(_:to:format:)``).
+    /// replaced file keeps its mode; a symbolic link is followed and a device or FIFO
+    /// (`/dev/null`, `>(…)`) written in place (``Destination/writeFile(_:to:format:name:)``).
     static func writeAtomically(_ data: Data, to path: String) throws {
         if path == "-" {
             try StandardOutput.write(data)
@@ -120,15 +121,18 @@ extension FileIO {
     /// failure it is untouched.
     static func writeDirectoryAtomically(_ files: OrderedDictionary<String, Data>, to path: String) throws {
         guard path != "-" else { throw CLIFailure("\(path): a directory input is copied to a directory, not standard output") }
-        let url = URL(fileURLWithPath: path)
+        // A symbolic link to a directory is followed: the link stays, the directory is written.
+        guard case .file(let url) = Destination.fileTarget(of: URL(fileURLWithPath: path)) else {
+            throw CLIFailure("\(path): is a device or FIFO; expected a new or empty directory")
+        }
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
-        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue, (try? manager.contentsOfDirectory(atPath: path))?.isEmpty == true else {
+        if manager.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, (try? manager.contentsOfDirectory(atPath: url.path))?.isEmpty == true else {
                 throw CLIFailure("\(path): already exists; expected a new or empty directory")
             }
         }
-        let existing = manager.fileExists(atPath: path) ? url : nil
+        let existing = manager.fileExists(atPath: url.path) ? url : nil
         try? Destination.removeStaleSiblings(of: url.standardizedFileURL, locked: false)
         let temporary = Destination.temporarySibling(of: url.standardizedFileURL)
         defer { Destination.forget(temporary) }

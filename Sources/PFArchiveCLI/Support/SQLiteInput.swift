@@ -268,76 +268,54 @@ extension Convert {
         try writeOutput(.dictionary(document))
     }
 
-    /// Streams one table as JSON lines to OUTPUT (a staged sibling renamed into place when
-    /// done) or standard output, a batch of lines in memory at a time.
+    /// Streams one table as JSON lines to OUTPUT (written as ``PFStores/Destination/writeFile(to:format:name:_:)``
+    /// writes a file: a staged sibling renamed into place when done, or a device or FIFO in
+    /// place) or standard output, a batch of lines in memory at a time.
     func writeJSONLines(_ db: SQLiteDatabase, table: String, reporter: SQLiteInput.Reporter) throws {
-        var staged: URL?
-        var fd = STDOUT_FILENO
-        var destination: URL?
-        if output != "-" {
-            let url = try FileIO.outputFile(output).standardizedFileURL
-            let sibling = Destination.temporarySibling(of: url)
-            fd = open(sibling.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                Destination.forget(sibling)
-                throw CLIFailure("\(output): cannot create \(sibling.lastPathComponent): \(String(cString: strerror(errno)))")
-            }
-            staged = sibling
-            destination = url
-        }
-        func discard() {
-            if let staged {
-                _ = close(fd)
-                try? FileManager.default.removeItem(at: staged)
-                Destination.forget(staged)
-            }
-        }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
-        func flush() throws {
-            do {
-                try StandardOutput.writeAll(Data(buffer), to: fd)
-            } catch {
-                throw CLIFailure("\(output): cannot write: \(error.reason)")
-            }
-            buffer.removeAll(keepingCapacity: true)
-        }
-        do {
-            var failure: Error?
-            do {
-                // Lines are made on every core, a batch at a time; this thread prints the
-                // warnings and writes the lines in key order.
-                try db.forEachBatch(of: table, transform: SQLiteInput.jsonLines) { (batch: SQLiteInput.JSONLinesBatch) throws(PFError) in
-                    batch.reports.forEach(reporter.report)
-                    buffer.append(contentsOf: batch.lines)
-                    if let error = batch.failure { throw error }
-                    if buffer.count >= 1 << 20 {
-                        do { try flush() } catch { failure = error; throw PFError(CommandLineFailure.outputFailed(output: output), format: .output) }
-                    }
+        /// Set when writing OUTPUT failed, so that failure is reported rather than the read's.
+        var outputFailure: Error?
+        func lines(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(1 << 20)
+            func flush() throws(PFError) {
+                var failure: PFError?
+                buffer.withUnsafeBytes { bytes in
+                    do throws(PFError) { try write(bytes) } catch { failure = error }
                 }
-            } catch {
-                if let failure { throw failure }
-                throw CLIFailure(file: input, error)
+                if let failure {
+                    if outputFailure == nil {
+                        outputFailure = CLIFailure(failure.message)  // it names OUTPUT
+                    }
+                    throw failure
+                }
+                buffer.removeAll(keepingCapacity: true)
+            }
+            // Lines are made on every core, a batch at a time; this thread prints the
+            // warnings and writes the lines in key order.
+            try db.forEachBatch(of: table, transform: SQLiteInput.jsonLines) { (batch: SQLiteInput.JSONLinesBatch) throws(PFError) in
+                batch.reports.forEach(reporter.report)
+                buffer.append(contentsOf: batch.lines)
+                if let error = batch.failure { throw error }
+                if buffer.count >= 1 << 20 { try flush() }
             }
             try flush()
-            if let staged, let destination {
-                guard close(fd) == 0 else { throw CLIFailure("\(output): cannot write: \(String(cString: strerror(errno)))") }
-                fd = -1
-                let existing = FileManager.default.fileExists(atPath: destination.path) ? destination : nil
-                do {
-                    try Destination.settle(staged, like: existing, format: .output)
-                } catch {
-                    throw CLIFailure(error.message)
+        }
+        do {
+            if output == "-" {
+                try lines { bytes throws(PFError) in
+                    do throws(StandardOutput.WriteError) {
+                        try StandardOutput.writeAll(Data(bytes), to: STDOUT_FILENO)
+                    } catch {
+                        outputFailure = CLIFailure("standard output: cannot write: \(error.reason)")
+                        throw PFError(CommandLineFailure.outputFailed(output: output), format: .output)
+                    }
                 }
-                guard rename(staged.path, destination.path) == 0 else {
-                    throw CLIFailure("\(output): cannot move the finished file into place: \(String(cString: strerror(errno)))")
-                }
-                Destination.forget(staged)
-                Destination.syncDirectory(destination.deletingLastPathComponent())
+            } else {
+                try Destination.writeFile(to: try FileIO.outputFile(output), format: .output, name: output, lines)
             }
-        } catch {
-            if fd >= 0 || staged != nil { discard() }
-            throw error
+        } catch let error as PFError {
+            if let outputFailure { throw outputFailure }
+            throw CLIFailure(file: input, error)
         }
     }
 }
