@@ -177,12 +177,16 @@ extension RealmFile {
         }
     }
 
-    /// ObjectId and UUID leaves: blocks of a null bitmap byte and 8 values.
+    /// ObjectId and UUID leaves: blocks of a null bitmap byte and 8 values. realm-core makes
+    /// them byte arrays of width type "multiply" (width 1 once they hold a byte, width 0 while
+    /// empty); width type "ignore" (a plain byte node) is read the same way.
     func fixedBytes(_ leaf: RealmNode, size: Int) throws(PFError) -> [[UInt8]?] {
-        guard leaf.widthType == 2 else { throw damaged(.notKind(.fixedBytesLeaf, expected: .bytes), at: leaf.ref) }
+        guard leaf.widthType == 2 || (leaf.widthType == 1 && (leaf.width == 1 || leaf.byteSize == 0)) else {
+            throw damaged(.notKind(.fixedBytesLeaf, expected: .bytes), at: leaf.ref)
+        }
         let block = 1 + 8 * size
-        let full = leaf.count / block
-        let rest = leaf.count % block
+        let full = leaf.byteSize / block
+        let rest = leaf.byteSize % block
         let count = full * 8 + (rest > 0 ? (rest - 1) / size : 0)
         try spend(count, at: leaf.ref)
         var out: [[UInt8]?] = []
