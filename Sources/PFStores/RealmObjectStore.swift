@@ -51,10 +51,38 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// Boolean, string, ObjectId, UUID and Decimal128 → String, data → Bytes, date → Date,
     /// a link → Pointer to its class (Object for an embedded class), lists and sets → Array,
     /// dictionaries → Object, a typed link (whose values name their class) → Object. A Mixed
-    /// property has no one type and is left out: a destination types it by its first value.
-    /// Each field carries the model's flags: required (not optional), indexed, primary key,
-    /// and the embedded class of an embedded object.
+    /// property has no one type: it is typed by its first non-null value, as a destination
+    /// that imports the objects types it (the class's objects are read for this; a Mixed
+    /// property null in every object is left out, as the destination leaves it). Each field
+    /// carries the model's flags: required (not optional), indexed, primary key, and the
+    /// embedded class of an embedded object.
     public func schema() throws(PFError) -> ParseSchema {
+        var schema = try modelSchema()
+        for table in database.topLevelClasses {
+            let mixed = zip(table.columns, Self.fieldNames(of: table)).filter { $0.0.type == .mixed && $0.0.collection == .none }.map(\.1)
+            guard !mixed.isEmpty, let declared = schema.classes[table.name] else { continue }
+            var learned = ParseSchema()
+            try forEachObject(in: table.name) { (object) throws(PFError) in learned.addFields(of: object) }
+            // In the class's field order, as the model lists them.
+            var fields = OrderedDictionary<String, ParseSchema.Field>()
+            for name in Self.fieldNames(of: table) {
+                if let field = declared[name] {
+                    fields[name] = field
+                } else if mixed.contains(name), let field = learned.classes[table.name]?[name] {
+                    fields[name] = field
+                }
+            }
+            schema.classes[table.name] = fields
+        }
+        return schema
+    }
+
+    /// The schema the model declares (``schema()`` without its Mixed properties): what an
+    /// import begins with, leaving each Mixed property to be typed by its first value.
+    public func declaredSchema() throws(PFError) -> ParseSchema? { try modelSchema() }
+
+    /// The schema from the file's specs alone (``schema()``, Mixed properties left out).
+    func modelSchema() throws(PFError) -> ParseSchema {
         var schema = ParseSchema()
         for table in database.topLevelClasses {
             var fields = OrderedDictionary<String, ParseSchema.Field>()

@@ -127,3 +127,43 @@ import Testing
         #expect(clean.unresolvedLinks == UnresolvedLinks())
     }
 }
+
+/// A Mixed property is typed by its first non-null value in the Realm store's schema, as an
+/// import's destination types it, so `diff` of a file and its import finds no difference.
+@Suite("Realm Mixed properties in the schema") struct RealmMixedSchemaTests {
+    /// `class_Item {m: mixed, n: mixed}`: `m` is null, then "x", then 7; `n` null in both.
+    static func makeFile() -> [UInt8] {
+        var w = RealmTestWriter()
+        let tagged = RealmTestWriter.tagged
+        let strings = w.mediumStrings(["x"])
+        let m = w.refs([w.ints([0, (0 << 8) | (3 << 5) | 3, (7 << 8) | 1]), 0, 0, strings])
+        let n = w.refs([w.ints([0, 0, 0]), 0, 0, 0])
+        let leaf = w.refs([tagged(3), m, n])
+        let attrs: [Int64] = [16, 16]
+        let spec = w.refs([
+            w.ints([6, 6]), w.shortStrings(["m", "n"]), w.ints(attrs), 0, 0,
+            w.ints([0 | 6 << 16 | attrs[0] << 22, 1 | 6 << 16 | attrs[1] << 22]),
+        ])
+        let item = w.refs([spec, 0, leaf, tagged(0), 0, 0, 0, 0, 0, 0, 0, 0, tagged(0)])
+        let top = w.refs([w.shortStrings(["class_Item"]), w.refs([item]), tagged(Int64(w.bytes.count + 64))])
+        return w.file(top: top, version: 23)
+    }
+
+    @Test func aMixedPropertyIsTypedByItsFirstValueAndAFileDiffsEqualToItsImport() throws {
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("mixed.realm")
+        try Data(Self.makeFile()).write(to: url)
+        let realm = try RealmObjectStore(url: url)
+        #expect(try realm.objects(in: "Item").map { $0.fields["m"] } == [.null, .string("x"), .int(7)])
+        #expect(try realm.schema().classes["Item"] == ["m": ParseSchema.Field(.string)], "n is null everywhere: left out")
+        #expect(try realm.declaredSchema()?.classes["Item"] == [:], "an import begins without the Mixed fields")
+        for destination in ["db.sqlite", "export"] {
+            let out = dir.appendingPathComponent(destination).path
+            let imported = try CLI.run(["import", url.path, out])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let diff = try CLI.run(["diff", url.path, out])
+            #expect(diff.status == 0 && diff.stdoutText.hasPrefix("no differences"), "\(destination): \(diff.stdoutText)\(diff.stderr)")
+        }
+    }
+}
