@@ -58,7 +58,8 @@ extension RealmDatabase {
         }
         return [
             "formatVersion": .int(Int64(file.formatVersion)),
-            "form": .string(file.isStreamingForm ? "streaming (top reference in the footer)" : "normal"),
+            "form": .string(
+                file.isNeverCommitted ? "never committed: no classes" : file.isStreamingForm ? "streaming (top reference in the footer)" : "normal"),
             "classes": .dictionary(classes),
             "internalTables": .dictionary(internalTables),
         ]

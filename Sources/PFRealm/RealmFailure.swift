@@ -33,7 +33,7 @@ public enum RealmFailure: PFFailure, Hashable {
     case streamingFooterMissing
     /// A streaming-form file whose footer lacks its cookie.
     case streamingFooterCookie
-    /// A file whose top reference is 0 (never committed).
+    /// A streaming-form file whose footer's top reference is 0.
     case noTopReference
     /// A top reference past the end of the file.
     case topPastEnd(top: UInt64, fileSize: Int)
@@ -86,7 +86,7 @@ public enum RealmFailure: PFFailure, Hashable {
         case .shorterThanHeader(let n): "not a Realm file: \(n) bytes, shorter than the 24-byte header"
         case .streamingFooterMissing: "streaming-form file without its 16-byte footer"
         case .streamingFooterCookie: "streaming-form file without its footer cookie (truncated?)"
-        case .noTopReference: "the file has no top reference (an empty, never committed file)"
+        case .noTopReference: "the streaming footer's top reference is 0"
         case .topPastEnd(let top, let size): "top reference \(top) is past the end of the file (\(size) bytes)"
         case .damaged(let damage): "damaged file: \(damage)"
         case .unknownColumnType(let table, let column, let type): "table \(table): column \(column) has the unknown type \(type)"

@@ -28,8 +28,10 @@ public final class RealmFile {
     public let formatVersion: Int
     /// Whether the file is in the streaming form (top reference in the footer).
     public let isStreamingForm: Bool
-    /// The reference of the group's top array.
+    /// The reference of the group's top array; 0 for a file never committed to (no tables).
     let topRef: Int
+    /// Whether the file was never committed to: it holds no tables.
+    public var isNeverCommitted: Bool { topRef == 0 }
     /// The budgets enforced while reading.
     public let limits: PFLimits
     /// Values left before ``PFCore/PFLimits/maxNodes`` is exceeded.
@@ -107,10 +109,21 @@ public final class RealmFile {
         }
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
+        var top = Self.uint64(bytes, at: slot * 8)
+        // A file created and never committed to (realm-core's new, empty file: top reference 0,
+        // format version 0 until the first commit) holds no tables: an empty database.
+        guard top != 0 else {
+            self.bytes = bytes
+            self.formatVersion = version
+            self.isStreamingForm = false
+            self.topRef = 0
+            self.limits = limits
+            self.nodeBudget = limits.maxNodes
+            return
+        }
         guard Self.supportedVersions.contains(version) else {
             throw PFError(RealmFailure.unsupportedVersion(version), format: Self.format, offset: 20 + slot)
         }
-        var top = Self.uint64(bytes, at: slot * 8)
         var streaming = false
         if slot == 0 && top == UInt64.max {
             streaming = true

@@ -89,6 +89,7 @@ public struct RealmTable: Sendable {
 extension RealmFile {
     /// Reads the group's tables and their specs.
     func readTables() throws(PFError) -> [RealmTable] {
+        guard !isNeverCommitted else { return [] }
         let top = try node(Int64(topRef))
         guard top.hasRefs else { throw damaged(.noReferences(.topArray), at: top.ref) }
         guard top.count >= 3 else { throw damaged(.tooFewSlots(.topArray, has: top.count, needs: 3), at: top.ref) }

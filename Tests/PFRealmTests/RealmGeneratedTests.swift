@@ -145,7 +145,18 @@ import Testing
         unmarked[16] = UInt8(ascii: "X")
         try #require(unmarked.count % RealmEncryption.pageSize != 0)
         #expect(failure(unmarked) == .noRealmMark(decrypted: false))
-        #expect(failure(withTop(0)) == .noTopReference)
+        // A top reference of 0 is a file never committed to (realm-core's new file, format
+        // version 0 until its first commit): an empty database, whatever the version byte.
+        var neverCommitted = withTop(0)
+        neverCommitted[20 + Int(bytes[23] & 1)] = 0
+        for empty in [withTop(0), neverCommitted] {
+            let db = try RealmDatabase(RealmFile(bytes: empty))
+            #expect(db.tables.isEmpty && db.file.isNeverCommitted)
+            #expect(try db.document() == [:])
+        }
+        var footerZero = withTop(.max, slot: 0, flags: 0)
+        footerZero += [UInt8](repeating: 0, count: 8) + [0xC8, 0x26, 0xE5, 0x37, 0x52, 0x12, 0x34, 0x30]
+        #expect(failure(footerZero) == .noTopReference)
         #expect(failure(withTop(UInt64(bytes.count))) == .topPastEnd(top: UInt64(bytes.count), fileSize: bytes.count))
         #expect(failure(withTop(.max, slot: 0, flags: 0)) == .streamingFooterCookie)
         #expect(failure(Array(withTop(.max, slot: 0, flags: 0).prefix(30))) == .streamingFooterMissing)
