@@ -103,9 +103,9 @@ public final class RealmFile {
         }
         guard Self.hasRealmHeader(bytes) else {
             if key == nil && bytes.count % RealmEncryption.pageSize == 0 {
-                throw PFError(RealmFailure.encryptedWithoutKey, format: Self.format, offset: 16)
+                throw PFError(RealmFailure.encryptedWithoutKey, format: Self.format)  // the message names byte 16
             }
-            throw PFError(RealmFailure.noRealmMark(decrypted: key != nil), format: Self.format, offset: 16)
+            throw PFError(RealmFailure.noRealmMark(decrypted: key != nil), format: Self.format)  // the message names byte 16
         }
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
