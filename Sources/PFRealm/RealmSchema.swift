@@ -60,6 +60,9 @@ public struct RealmColumn: Sendable {
     public internal(set) var targetTable: Int?
     /// The spec's enumerated-string key list, when the strings are enumerated.
     var enumKeysRef: Int64?
+    /// For a backlink column: the leaf index of the origin table's column whose links it
+    /// counts (from the table's opposite-column keys), when the file says.
+    var originLeafIndex: Int?
 }
 
 /// One table of a Realm file: a model class (`class_<Name>`) or an internal table.
@@ -133,10 +136,18 @@ extension RealmFile {
             table.index = tables.count
             tables.append(table)
         }
-        // A backlink's origin property: the link column of the origin table that targets us.
+        // A backlink's origin property: the origin table's column the file names as its
+        // opposite (a link, list, set, dictionary or Mixed column), else the one link column of
+        // the origin table that targets this table.
         for t in tables.indices {
             for b in tables[t].backlinks.indices {
                 guard let origin = tables[t].backlinks[b].targetTable else { continue }
+                if let leaf = tables[t].backlinks[b].originLeafIndex,
+                    let named = tables[origin].columns.first(where: { $0.leafIndex == leaf })
+                {
+                    tables[t].backlinks[b].originProperty = named.name
+                    continue
+                }
                 let candidates = tables[origin].columns.filter { $0.targetTable == t }
                 if candidates.count == 1 { tables[t].backlinks[b].originProperty = candidates[0].name }
             }
@@ -166,6 +177,8 @@ extension RealmFile {
         let enumKeys = spec.count > 4 ? try childRef(spec, 4).map { r throws(PFError) in try node(r) } : nil
         let colKeys = spec.count > 5 ? try childRef(spec, 5).map { r throws(PFError) in try node(r) } : nil
         let opposite = top.count > 7 ? try childRef(top, 7).map { r throws(PFError) in try node(r) } : nil
+        // Per leaf, the opposite column's key: for a backlink, the origin column it counts.
+        let oppositeColumns = top.count > 8 ? try childRef(top, 8).map { r throws(PFError) in try node(r) } : nil
         var specs: [RealmColumnSpec] = []
         for i in 0..<types.count {
             // Format 22 keeps a dictionary's key type in the upper bits.
@@ -187,9 +200,18 @@ extension RealmFile {
                 let leaf = Int(colKey & 0xFFFF)
                 if leaf < opposite.count { targetKey = try int(opposite, leaf) }
             }
+            var originLeaf: Int? = nil
+            if type == .backlink, let oppositeColumns, !oppositeColumns.hasRefs {
+                let leaf = Int(colKey & 0xFFFF)
+                if leaf < oppositeColumns.count {
+                    let key = try int(oppositeColumns, leaf)
+                    if key >= 0 { originLeaf = Int(key & 0xFFFF) }
+                }
+            }
             let column = RealmColumn(
                 name: columnName, type: type, isNullable: attr & 16 != 0, isIndexed: attr & 1 != 0, collection: collection,
-                targetClass: nil, originProperty: nil, leafIndex: Int(colKey & 0xFFFF), targetTable: nil, enumKeysRef: enumRef)
+                targetClass: nil, originProperty: nil, leafIndex: Int(colKey & 0xFFFF), targetTable: nil, enumKeysRef: enumRef,
+                originLeafIndex: originLeaf)
             specs.append(RealmColumnSpec(column: column, targetKey: targetKey, colKey: colKey))
         }
         let key = top.count > 3 ? try int(top, 3) : Int64(index)

@@ -68,3 +68,37 @@ import Testing
         }
     }
 }
+
+/// A backlink names the origin property the file records as its opposite column, also when
+/// the origin class has several links to the class (it said `Owner.?` then).
+@Suite("Realm backlink origins") struct RealmBacklinkTests {
+    /// `class_Owner {a: Target?, b: Target?}` and `class_Target {n: int}` with one backlink
+    /// per link, the backlink of `b` first.
+    static func makeFile() -> [UInt8] {
+        var w = RealmTestWriter()
+        let tagged = RealmTestWriter.tagged
+        func key(_ leaf: Int64, _ type: Int64, _ attrs: Int64) -> Int64 { leaf | type << 16 | attrs << 22 }
+        let ownerKeys = [key(0, 12, 16), key(1, 12, 16)]
+        let targetKeys = [key(0, 0, 0), key(1, 14, 0), key(2, 14, 0)]
+        let ownerSpec = w.refs([w.ints([12, 12]), w.shortStrings(["a", "b"]), w.ints([16, 16]), 0, 0, w.ints(ownerKeys)])
+        let ownerLeaf = w.refs([tagged(1), w.ints([0]), w.ints([0])])
+        // Opposite tables and columns, per leaf: a ↔ Target's leaf 2, b ↔ Target's leaf 1.
+        let owner = w.refs([
+            ownerSpec, 0, ownerLeaf, tagged(0), 0, 0, 0, w.ints([1, 1]), w.ints([targetKeys[2], targetKeys[1]]), 0, 0, 0, tagged(0),
+        ])
+        let targetSpec = w.refs([w.ints([0, 14, 14]), w.shortStrings(["n"]), w.ints([0, 0, 0]), 0, 0, w.ints(targetKeys)])
+        let targetLeaf = w.refs([tagged(1), w.ints([5]), 0, 0])
+        let target = w.refs([
+            targetSpec, 0, targetLeaf, tagged(1), 0, 0, 0, w.ints([0, 0, 0]), w.ints([0, ownerKeys[1], ownerKeys[0]]), 0, 0, 0, tagged(0),
+        ])
+        let top = w.refs([w.shortStrings(["class_Owner", "class_Target"]), w.refs([owner, target]), tagged(Int64(w.bytes.count + 64))])
+        return w.file(top: top, version: 23)
+    }
+
+    @Test func eachBacklinkNamesItsOriginColumn() throws {
+        let db = try RealmDatabase(RealmFile(bytes: Self.makeFile()))
+        let target = try #require(db.table(named: "Target"))
+        #expect(target.backlinks.map(\.originProperty) == ["b", "a"])
+        #expect(try db.summary()["classes"]?["Target"]?["linkedFrom"] == ["Owner.b", "Owner.a"])
+    }
+}
