@@ -297,32 +297,33 @@ struct Resolver {
         }
         for (field, declared) in stats.declared where stats.shape.fields[field] == nil && stats.relations[field] == nil {
             let propertyName = SwiftNames.unique(SwiftNames.propertyName(field), in: &takenProperties)
-            var notes: [String] = []
-            let t: PropertyType
-            switch declared.type {
-            case .boolean: t = .bool
-            case .number: t = .double
-            case .string: t = .string
-            case .date: t = .date
-            case .bytes: t = .data
-            case .file: t = .parse("ParseFile")
-            case .geoPoint: t = .parse("ParseGeoPoint")
-            case .polygon: t = .parse("ParsePolygon")
-            case .acl: t = .parse("ParseACL")
-            case .pointer:
-                if let target = declared.targetClass {
-                    (t, notes) = pointerType(target: target, className: stats.name)
-                } else {
-                    t = .parse("ParsePointer")
-                }
-            default: t = .any
-            }
+            let (t, notes) = declaredType(declared, className: stats.name) ?? (.any, [])
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: field, type: t, isOptional: true,
                 doc: ["`\(SwiftNames.docText(field))`: declared in the schema as `\(SwiftNames.docText(declared.description))`; no object holds it."]
                     + notes))
         }
         return type
+    }
+
+    /// The Swift type a schema's declared field type gives, with notes; `nil` for a type whose
+    /// Swift type the values would have to say (Object, Array, Relation, an unknown type).
+    mutating func declaredType(_ declared: ParseSchema.Field, className: String) -> (PropertyType, [String])? {
+        switch declared.type {
+        case .boolean: return (.bool, [])
+        case .number: return (.double, [])
+        case .string: return (.string, [])
+        case .date: return (.date, [])
+        case .bytes: return (.data, [])
+        case .file: return (.parse("ParseFile"), [])
+        case .geoPoint: return (.parse("ParseGeoPoint"), [])
+        case .polygon: return (.parse("ParsePolygon"), [])
+        case .acl: return (.parse("ParseACL"), [])
+        case .pointer:
+            guard let target = declared.targetClass else { return (.parse("ParsePointer"), []) }
+            return pointerType(target: target, className: className)
+        default: return nil
+        }
     }
 
     /// A typedstream class: one property per value group, in stream order, typed from the
@@ -571,11 +572,8 @@ struct Resolver {
         let kinds = Set(field.kindsSeen)
         let anyName = inference.source == .parse ? "ParseValue" : "PFValue"
         if kinds.isEmpty {
-            // A Pointer no object sets (null everywhere) is typed from the schema's declaration.
-            if let declared = inference.classes[className]?.declared[path], declared.type == .pointer,
-                let target = declared.targetClass
-            {
-                let (t, notes) = pointerType(target: target, className: className)
+            // A field no object sets (null everywhere) is typed from the schema's declaration.
+            if let declared = inference.classes[className]?.declared[path], let (t, notes) = declaredType(declared, className: className) {
                 return (t, ["Only nulls were seen; typed from the schema's `\(SwiftNames.docText(declared.description))`."] + notes)
             }
             return (.any, ["Only nulls or no values were seen: kept as `\(anyName)`."])

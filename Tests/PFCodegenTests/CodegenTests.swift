@@ -87,6 +87,20 @@ struct TypeInferenceTests {
         #expect(try plain.model().types.first?.properties.allSatisfy { !$0.isOptional } == true)
     }
 
+    /// A field every object holds as null is typed from the schema's declaration when it
+    /// names a Swift type (a Realm `date?` null in every object was left undeclared as `Any`,
+    /// while the same field absent from every object was declared); Object and Array fields
+    /// still need values to say their Swift type.
+    @Test func aFieldNullEverywhereIsTypedFromItsDeclaration() throws {
+        let inference = try objects([#"{"played":null,"score":null,"tags":null}"#, #"{"played":null,"score":null,"tags":null}"#])
+        inference.observe(schema: ParseSchema(["Item": ["played": .init(.date), "score": .init(.number), "tags": .init(.array)]]))
+        let props = try #require(inference.model().types.first?.properties)
+        #expect(props.first { $0.key == "played" }?.type == .date)
+        #expect(props.first { $0.key == "score" }?.type == .double)
+        #expect(props.first { $0.key == "tags" }?.type == .any)
+        #expect(props.first { $0.key == "played" }?.doc.contains("Only nulls were seen; typed from the schema's `Date`.") == true)
+    }
+
     @Test func fewStringValuesBecomeAnEnumOnlyWhenAsked() throws {
         let rows = [#"{"rank":"gold"}"#, #"{"rank":"silver medal"}"#, #"{"rank":"gold"}"#]
         #expect(try objects(rows).model().types.first?.properties.first?.type == .string)
