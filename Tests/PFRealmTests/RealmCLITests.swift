@@ -25,6 +25,30 @@ import Testing
             == [name + ".realm.expected.json"], "nothing appears beside the source")
     }
 
+    /// `--table` names a Realm file's class: its objects as JSON lines, whatever the output's
+    /// extension; an unknown class lists the classes; a file that is neither an SQLite
+    /// database nor a Realm file refuses the option.
+    @Test func convertTableWritesOneClassAsJSONLines() throws {
+        let url = RealmFixtures.url("js-simple")
+        let dir = try RealmStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let document = try RealmDatabase(url: url).document()
+        let people = try #require(document["Person"]?.arrayValue)
+        for name in ["people.jsonl", "people.json"] {
+            let out = dir.appendingPathComponent(name)
+            let run = try CLI.run(["convert", url.path, out.path, "--table", "Person"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = String(decoding: try Data(contentsOf: out), as: UTF8.self).split(separator: "\n")
+            #expect(try lines.map { try JSONReader().read(Data($0.utf8)) } == people, "\(name)")
+        }
+        let unknown = try CLI.run(["convert", url.path, "-", "--table", "Nobody"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no class Nobody; classes: Person"), "\(unknown.stderr)")
+        let json = dir.appendingPathComponent("in.json")
+        try Data("[1]".utf8).write(to: json)
+        let neither = try CLI.run(["convert", json.path, "-", "--table", "Person"])
+        #expect(neither.status == 2 && neither.stderr.contains("--table applies to an SQLite database or a Realm file"), "\(neither.stderr)")
+    }
+
     @Test func inspectShowsVersionSchemaAndCounts() throws {
         let result = try CLI.run(["inspect", RealmFixtures.url("swift-template-default-v5").path])
         #expect(result.status == 0, "\(result.stderr)")

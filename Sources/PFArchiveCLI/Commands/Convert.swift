@@ -50,9 +50,9 @@ struct Convert: ParsableCommand {
               pfarchive convert big.json big.jsonl
               pfarchive convert big.jsonl big.json
 
-            A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}: \
-            links as the target's primary key (or _key), embedded objects inline; see \
-            Docs/Realm.md.
+            A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}, or \
+            with --table C one class as JSON lines: links as the target's primary key (or \
+            _key), embedded objects inline; see Docs/Realm.md.
 
             With --decode-blobs, data values that hold a property list, keyed archive, \
             typedstream, JSON or CBOR (perhaps compressed) are decoded too, recursively, within \
@@ -96,7 +96,7 @@ struct Convert: ParsableCommand {
         help: "For a Realm file: also write its internal and sync tables (metadata, pk, __*, flx_*, tables without the class_ prefix). For an SQLite database: also views, virtual, shadow and sqlite_* tables.")
     var internalTables = false
 
-    @Option(name: .long, help: ArgumentHelp("For an SQLite database: write only this table, as JSON lines (one object per line).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("For an SQLite database: write only this table; for a Realm file: only this class. As JSON lines (one object per line).", valueName: "name"))
     var table: String?
 
     @OptionGroup(title: "SQLite databases") var sqliteTables: SQLiteTableOptions
@@ -135,7 +135,7 @@ struct Convert: ParsableCommand {
             try convertStore(limits: reading.readOptions.limits)
             return
         case .notSQLite:
-            if table != nil { throw ValidationError("--table applies to an SQLite database; \(input) is not one.") }
+            // --table also names a Realm file's class, told once its bytes are read.
             try SQLiteInput.refuse(sqliteTables.given + sqliteDecoding.given, for: [input])
         }
         var readOptions = reading.readOptions(for: input)
@@ -186,7 +186,11 @@ struct Convert: ParsableCommand {
         }
         // A Realm file is told by its header before its bytes are taken for any format (a
         // Realm file's first byte can open a CBOR document).
-        if readOptions.format == nil && RealmInput.isRealm(input, bytes, key: realmKey) {
+        let isRealm = readOptions.format == nil && RealmInput.isRealm(input, bytes, key: realmKey)
+        if table != nil && !isRealm {
+            throw ValidationError("--table applies to an SQLite database or a Realm file; \(input) is neither.")
+        }
+        if isRealm {
             try convertRealm(bytes, options: readOptions)
             return
         }
@@ -216,8 +220,8 @@ struct Convert: ParsableCommand {
     /// Writes a value read whole to OUTPUT in the output format, with the command's write
     /// options (a temporary file renamed into place). The one place `convert` writes a tree:
     /// documents, Realm files, SQLite databases and stores all end here.
-    func writeOutput(_ value: consuming PFValue, parseClassName: String? = nil) throws {
-        guard let format = outputFormat else { throw CLIFailure("\(output): no output format") }
+    func writeOutput(_ value: consuming PFValue, parseClassName: String? = nil, as forced: DataFormat? = nil) throws {
+        guard let format = forced ?? outputFormat else { throw CLIFailure("\(output): no output format") }
         let compression = outputCompression
         var writeOptions = FormatIO.WriteOptions(
             pretty: pretty, compression: compression, typedJSON: !reading.noTypedJSON, dropNulls: dropNulls,

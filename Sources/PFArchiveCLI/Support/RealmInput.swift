@@ -51,7 +51,8 @@ enum RealmInput {
 }
 
 extension Convert {
-    /// Writes a Realm file as `{"Class": [objects…]}` in the output format.
+    /// Writes a Realm file as `{"Class": [objects…]}` in the output format, or with `--table`
+    /// one class's objects as JSON lines.
     func convertRealm(_ bytes: Data, options: FormatIO.ReadOptions) throws {
         let db = try RealmInput.open(input, bytes: bytes, key: realmKey, limits: options.limits)
         let document: PFValue
@@ -65,7 +66,14 @@ extension Convert {
             FileHandle.standardError.write(
                 Data("pfarchive: \(input): \(db.unresolvedLinkCount) links to objects not in the file written as null: \(shown)\n".utf8))
         }
-        try writeOutput(document)
+        guard let table else { return try writeOutput(document) }
+        guard let objects = document[table]?.arrayValue else {
+            let classes = document.dictionaryValue.map { Array($0.keys) } ?? []
+            throw CLIFailure(
+                "\(input): no class \(table); classes: \(classes.isEmpty ? "none" : classes.joined(separator: ", "))"
+                    + (internalTables ? "" : " (internal tables with --internal-tables)"))
+        }
+        try writeOutput(.array(objects), as: .jsonl)
     }
 }
 
