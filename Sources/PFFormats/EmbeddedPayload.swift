@@ -381,7 +381,7 @@ extension EmbeddedPayload {
         /// The class name of a keyed archive's only `$top` object (`NSDictionary`, or
         /// `opaque: NSMutableData` when the key is not `root`), when `$top` has one entry.
         static func rootClass(_ table: KeyedObjectTable) -> String? {
-            guard table.top.count == 1, let key = table.top.keys.first, let uid = table.top[key],
+            guard table.topEntries.count == 1, let key = table.top.keys.first, let uid = table.top[key],
                 let index = Int(exactly: uid), table.objects.indices.contains(index)
             else { return nil }
             let name: String?

@@ -90,7 +90,7 @@ extension KeyedArchive {
             plist["$objects"] = .array([try objects.element(0)])
             let envelope = try KeyedObjectTable(plist: .dictionary(plist))
             var walk = GraphDecoder(objects: objects, store: ReachedObjects(objectCount: objects.count), options: options)
-            let top = try walk.walk(envelope.top)
+            let top = try walk.walk(envelope.topEntries)
             walk.store.rendering = true
             return try body(&walk, top)
         }

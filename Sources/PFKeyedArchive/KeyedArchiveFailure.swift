@@ -185,7 +185,7 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
         case .archiveVersion(let found): "$version is \(found), expected 100000"
         case .noTop: "missing $top; expected a dictionary of object references"
         case .topKind(let found): "$top is \(found), expected a dictionary of object references"
-        case .topEntryKind(let key, let found): "$top.\(key) is \(found), expected an object reference (CF$UID)"
+        case .topEntryKind(let key, let found): "$top.\(key) is \(found), expected an object reference (CF$UID) or a value in place"
         case .noObjects: "missing $objects; expected the object table"
         case .objectsKind(let found): "$objects is \(found), expected an array"
         case .firstObjectNotNull: "$objects[0] must be \"$null\""

@@ -33,7 +33,7 @@ extension KeyedGraph {
     ///   `allowedClasses`; `limitExceeded` for depth or node budgets.
     public init(table: KeyedObjectTable, options: DecodingOptions = DecodingOptions()) throws(PFError) {
         var decoder = GraphDecoder(objects: table, store: GraphArena(), options: options)
-        let top = try decoder.walk(table.top)
+        let top = try decoder.walk(table.topEntries)
         self.init(nodes: decoder.store.nodes, top: top)
     }
 }
@@ -138,12 +138,17 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
         self.options = options
     }
 
-    /// Follows the references from `$top`, each entry's sub-graph in full before the next.
+    /// Follows the references from `$top`, each entry's sub-graph in full before the next; an
+    /// entry written in place (a top-level `encodeBool`) is that value.
     /// - Returns: the value of each entry.
-    mutating func walk(_ top: OrderedDictionary<String, UInt64>) throws(PFError) -> OrderedDictionary<String, KeyedGraph.Value> {
+    mutating func walk(_ top: OrderedDictionary<String, PFValue>) throws(PFError) -> OrderedDictionary<String, KeyedGraph.Value> {
         var values = OrderedDictionary<String, KeyedGraph.Value>()
-        for (key, uid) in top {
-            values[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
+        for (key, entry) in top {
+            if case .uid(let uid) = entry {
+                values[key] = try value(forUID: uid, depth: 1, at: [.key("$top"), .key(key)])
+            } else {
+                values[key] = try field(entry, depth: 0, inlineDepth: 0, at: [.key("$top"), .key(key)])
+            }
             while let item = pending.popLast() {
                 heldFloor = min(heldFloor, pending.count)
                 let object: OrderedDictionary<String, PFValue>

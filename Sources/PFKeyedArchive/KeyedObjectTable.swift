@@ -19,14 +19,27 @@ public struct KeyedObjectTable: Sendable, Equatable {
     /// The `$top` key `archivedData(withRootObject:)` uses.
     public static let rootKey = "root"
 
-    /// The top-level references, in archive order (usually just `root`).
-    public var top: OrderedDictionary<String, UInt64>
+    /// The `$top` entries in archive order: a reference (``PFCore/PFValue/uid(_:)``) for each
+    /// archived object, or a value NSKeyedArchiver wrote in place — its top-level
+    /// `encodeBool`/`encodeInt…`/`encodeDouble` do (CloudKit's record system fields hold
+    /// `"KnownToServer": true`, `"Permission": 1` beside their references).
+    public var topEntries: OrderedDictionary<String, PFValue>
+    /// The top-level references, in archive order (usually just `root`): the entries of
+    /// ``topEntries`` that are references. Setting it replaces every entry.
+    public var top: OrderedDictionary<String, UInt64> {
+        get {
+            var references = OrderedDictionary<String, UInt64>()
+            for (key, value) in topEntries { if case .uid(let uid) = value { references[key] = uid } }
+            return references
+        }
+        set { topEntries = OrderedDictionary(uniqueKeysWithValues: newValue.map { ($0.key, PFValue.uid($0.value)) }) }
+    }
     /// The object table; index 0 is always `$null`.
     public var objects: [PFValue]
 
     /// Makes a table from its parts.
     public init(top: OrderedDictionary<String, UInt64>, objects: [PFValue]) {
-        self.top = top
+        self.topEntries = OrderedDictionary(uniqueKeysWithValues: top.map { ($0.key, PFValue.uid($0.value)) })
         self.objects = objects
     }
 
@@ -55,12 +68,14 @@ public struct KeyedObjectTable: Sendable, Equatable {
         guard case .dictionary(let topMembers) = topValue else {
             throw Self.invalid(.topKind(found: topValue.kind.rawValue), [.key("$top")])
         }
-        var top = OrderedDictionary<String, UInt64>()
+        // A reference, or a scalar a top-level encodeBool/encodeInt/encodeDouble (or bytes an
+        // encodeBytes) wrote in place; a container in place is no archiver's.
         for (key, value) in topMembers {
-            guard case .uid(let uid) = value else {
+            switch value {
+            case .array, .dictionary:
                 throw Self.invalid(.topEntryKind(key: key, found: value.kind.rawValue), [.key("$top"), .key(key)])
+            default: continue
             }
-            top[key] = uid
         }
         guard let objectsValue = root["$objects"] else {
             throw Self.invalid(.noObjects, .root)
@@ -71,7 +86,7 @@ public struct KeyedObjectTable: Sendable, Equatable {
         guard objects.first?.stringValue == Self.nullMarker else {
             throw Self.invalid(.firstObjectNotNull, [.key("$objects"), .index(0)])
         }
-        self.top = top
+        self.topEntries = topMembers
         self.objects = objects
     }
 
@@ -80,7 +95,7 @@ public struct KeyedObjectTable: Sendable, Equatable {
         .dictionary([
             "$version": .int(Self.archiveVersion),
             "$archiver": .string(Self.archiverName),
-            "$top": .dictionary(OrderedDictionary(uniqueKeysWithValues: top.map { ($0.key, PFValue.uid($0.value)) })),
+            "$top": .dictionary(topEntries),
             "$objects": .array(objects),
         ])
     }

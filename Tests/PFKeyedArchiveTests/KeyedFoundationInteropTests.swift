@@ -93,6 +93,34 @@ final class PFNode: ArchiveCoding {
         #expect(ref?["$ref"] == full?["$id"])
     }
 
+    /// NSKeyedArchiver's own top-level `encode(Bool/Int/Double, forKey:)` writes the value in
+    /// `$top` itself, not as a reference: CloudKit's record system fields (a Core Data store's
+    /// `ZSERVERRECORDDATA`) are such archives. They decode, beside the referenced entries,
+    /// and keep their `$top` through a plist round trip.
+    @Test func topLevelValuesWrittenInPlaceDecode() throws {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.encode(true, forKey: "KnownToServer")
+        archiver.encode(1, forKey: "Permission")
+        archiver.encode(0.5, forKey: "Ratio")
+        archiver.encode("Folder" as NSString, forKey: "RecordType")
+        archiver.finishEncoding()
+        let data = archiver.encodedData
+        let table = try KeyedArchive.readTable(data).table
+        #expect(table.topEntries["KnownToServer"] == .bool(true), "Foundation wrote it in place")
+        #expect(table.top.keys.elements == ["RecordType"])
+        let json = try KeyedArchive.decodeGraph(data).jsonValue()
+        // Several $top entries are written under "$top", in the archive's order.
+        let top = try #require(json["$top"]?.dictionaryValue)
+        #expect(Array(top.keys) == Array(table.topEntries.keys))
+        #expect(Dictionary(uniqueKeysWithValues: top.map { ($0.key, $0.value) })
+            == ["KnownToServer": true, "Permission": 1, "Ratio": 0.5, "RecordType": "Folder"])
+        #expect(try KeyedObjectTable(plist: table.plist) == table)
+        // A container in place is no archiver's: still refused, naming the entry.
+        var broken = table
+        broken.topEntries["Permission"] = [1, 2]
+        #expect(throws: PFError.self) { try KeyedObjectTable(plist: broken.plist) }
+    }
+
     @Test func foundationArchivesDecodeWithTheTypedAPI() throws {
         let leaf = FoundationNode(name: "leaf", count: 2, child: nil)
         let root = FoundationNode(name: "root", count: 1, child: leaf)

@@ -276,7 +276,7 @@ struct InspectReport {
                 "archiver": .string(KeyedObjectTable.archiverName),
                 "version": .int(KeyedObjectTable.archiveVersion),
                 "objectCount": .int(Int64(table.objects.count)),
-                "topKeys": .array(table.top.keys.map { .string($0) }),
+                "topKeys": .array(table.topEntries.keys.map { .string($0) }),
                 "classes": .dictionary(OrderedDictionary(uniqueKeysWithValues: counts.map { ($0.key, PFValue.int(Int64($0.value))) })),
             ]
         default:
