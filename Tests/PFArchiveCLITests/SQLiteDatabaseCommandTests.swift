@@ -171,15 +171,15 @@ import Testing
         let store = dir.appendingPathComponent("store.sqlite")
         #expect(try CLI.run(["import", db.path, store.path, "--tables", "handle"]).status == 0)
         let refused: [([String], String)] = [
-            (["convert", json.path, "-", "--tables", "t"], "--tables applies to an SQLite database that is not a store; \(json.path) is not one"),
-            (["convert", store.path, "-", "--strict", "--keep-blob-bytes"], "--keep-blob-bytes and --strict apply to an SQLite database that is not a store; \(store.path) is not one"),
-            (["inspect", json.path, "--date-column", "t.c=mac"], "--date-column applies to an SQLite database that is not a store; \(json.path) is not one"),
+            (["convert", json.path, "-", "--tables", "t"], "--tables applies to an SQLite database that is not a store (such as chat.db); \(json.path) is not an SQLite database"),
+            (["convert", store.path, "-", "--strict", "--keep-blob-bytes"], "--keep-blob-bytes and --strict apply to an SQLite database that is not a store (such as chat.db); \(store.path) is a pfarchive SQLite store"),
+            (["inspect", json.path, "--date-column", "t.c=mac"], "--date-column applies to an SQLite database that is not a store (such as chat.db); \(json.path) is not an SQLite database"),
             (["import", store.path, dir.appendingPathComponent("out.ndjson").path, "--tables", "handle", "--internal-tables"],
-             "--tables and --internal-tables apply to an SQLite database that is not a store; \(store.path) is not one"),
-            (["diff", json.path, json.path, "--strict"], "--strict applies to an SQLite database that is not a store; neither \(json.path) nor \(json.path) is one"),
-            (["diff", store.path, store.path, "--tables", "handle"], "--tables applies to an SQLite database that is not a store; neither \(store.path) nor \(store.path) is one"),
+             "--tables and --internal-tables apply to an SQLite database that is not a store (such as chat.db); \(store.path) is a pfarchive SQLite store"),
+            (["diff", json.path, json.path, "--strict"], "--strict applies to an SQLite database that is not a store (such as chat.db); \(json.path) is not an SQLite database and \(json.path) is not an SQLite database"),
+            (["diff", store.path, store.path, "--tables", "handle"], "--tables applies to an SQLite database that is not a store (such as chat.db); \(store.path) is a pfarchive SQLite store and \(store.path) is a pfarchive SQLite store"),
             (["patch", json.path, json.path, dir.appendingPathComponent("o.json").path, "--keep-blob-bytes"],
-             "--keep-blob-bytes applies to an SQLite database that is not a store; \(json.path) is not one"),
+             "--keep-blob-bytes applies to an SQLite database that is not a store (such as chat.db); \(json.path) is not an SQLite database"),
         ]
         for (arguments, message) in refused {
             let run = try CLI.run(arguments)

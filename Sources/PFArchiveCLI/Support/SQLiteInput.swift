@@ -115,9 +115,19 @@ enum SQLiteInput {
         guard inputs.allSatisfy({ $0 == "-" || $0.contains("://") || FileManager.default.fileExists(atPath: $0) }) else { return }
         let named = options.count == 1 ? last : options.dropLast().joined(separator: ", ") + " and " + last
         let verb = options.count == 1 ? "applies" : "apply"
-        let shown = inputs.map { $0 == "-" ? "standard input" : $0 }
-        let which = shown.count == 2 ? "neither \(shown[0]) nor \(shown[1]) is one" : "\(shown.joined(separator: ", ")) is not one"
-        throw ValidationError("\(named) \(verb) to an SQLite database that is not a store; \(which).")
+        let which = inputs.map { "\($0 == "-" ? "standard input" : $0) \(what($0))" }.joined(separator: " and ")
+        throw ValidationError("\(named) \(verb) to an SQLite database that is not a store (such as chat.db); \(which).")
+    }
+
+    /// What an input is, for ``refuse(_:for:)``: `is a Core Data store`, `is not an SQLite database`….
+    private static func what(_ input: String) -> String {
+        if input == "-" || input.contains("://") { return "is not an SQLite database file" }
+        switch StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) {
+        case .coreData: return "is a Core Data store"
+        case .pfarchive: return "is a pfarchive SQLite store"
+        case .other: return "is one"
+        case .notSQLite: return "is not an SQLite database"
+        }
     }
 
     /// A row count for `inspect`: `1 row`, `2 rows` (`0 rows` when unknown).
