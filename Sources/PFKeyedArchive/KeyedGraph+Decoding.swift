@@ -227,7 +227,10 @@ struct GraphDecoder<Objects: KeyedObjectSource, Store: GraphNodeStore> {
             throw KeyedObjectTable.invalid(.graphObjectKind(found: object.kind.rawValue), objectPath)
         }
         let (archivedClass, kind) = try archivedClass(of: members, at: objectPath)
-        if let scalar = try KeyedObjectTable.foundationScalar(members, of: archivedClass, kind: kind, at: objectPath) {
+        let objects = self.objects
+        if let scalar = try KeyedObjectTable.foundationScalar(
+            members, of: archivedClass, kind: kind, at: objectPath, objectCount: objects.objectCount, lookup: { i throws(PFError) in try objects.object(at: i) })
+        {
             store.remember(scalar, for: index)
             return scalar
         }
@@ -365,22 +368,36 @@ extension KeyedObjectTable {
     public func foundationScalar(_ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass, at path: PFKeyPath)
         throws(PFError) -> KeyedGraph.Value?
     {
-        try Self.foundationScalar(object, of: archivedClass, kind: KeyedGraph.FoundationClass.kind(of: archivedClass.name), at: path)
+        try Self.foundationScalar(
+            object, of: archivedClass, kind: KeyedGraph.FoundationClass.kind(of: archivedClass.name), at: path,
+            objectCount: objects.count) { objects[$0] }
     }
 
-    /// ``foundationScalar(_:of:at:)``, which needs no table, for a class whose objects stand
-    /// for `kind` (``KeyedGraph/FoundationClass/kind(of:)``).
+    /// ``foundationScalar(_:of:at:)`` over a table read lazily (`lookup` gives the object at an
+    /// index below `objectCount`), for a class whose objects stand for `kind`
+    /// (``KeyedGraph/FoundationClass/kind(of:)``). A value may be in place or a reference to
+    /// it (`NS.data` → `$objects[3]`, as some archivers write an NSMutableData's bytes).
     static func foundationScalar(
         _ object: OrderedDictionary<String, PFValue>, of archivedClass: ArchivedClass,
-        kind: KeyedGraph.FoundationClass.Kind, at path: PFKeyPath
+        kind: KeyedGraph.FoundationClass.Kind, at path: PFKeyPath, objectCount: Int,
+        lookup: (Int) throws(PFError) -> PFValue
     ) throws(PFError) -> KeyedGraph.Value? {
         let name = archivedClass.name
+        /// A member in place, or the object its reference names (`nil` for a missing member or `$null`).
+        func member(_ key: String) throws(PFError) -> PFValue? {
+            guard let value = object[key] else { return nil }
+            guard case .uid(let uid) = value else { return value }
+            guard uid < UInt64(objectCount) else {
+                throw KeyedObjectTable.invalid(.referenceOutOfRange(uid, objects: objectCount), path.appending(key: key))
+            }
+            return uid == 0 ? nil : try lookup(Int(uid))
+        }
         switch kind {
         case .null:
             return .null
         case .string:
-            if let s = object["NS.string"]?.stringValue { return .string(s) }
-            if case .data(let bytes)? = object["NS.bytes"] {
+            if let s = try member("NS.string")?.stringValue { return .string(s) }
+            if case .data(let bytes)? = try member("NS.bytes") {
                 guard let s = String(validating: bytes, as: UTF8.self) else {
                     throw KeyedObjectTable.invalid(.stringBytesNotUTF8(className: name), path.appending(key: "NS.bytes"))
                 }
@@ -388,7 +405,9 @@ extension KeyedObjectTable {
             }
             throw KeyedObjectTable.invalid(.noString(className: name), path)
         case .data:
-            if case .data(let bytes)? = object["NS.data"] ?? object["NS.bytes"] { return .data(bytes) }
+            var value = try member("NS.data")
+            if value == nil { value = try member("NS.bytes") }
+            if case .data(let bytes)? = value { return .data(bytes) }
             throw KeyedObjectTable.invalid(.noData(className: name), path)
         case .date:
             guard let time = object["NS.time"]?.doubleValue, time.isFinite else {
