@@ -137,7 +137,8 @@ public enum FormatIO {
                 throw PFError(FormatsFailure.emptyInput(afterDecompression: compression != nil), format: .input, offset: 0)
             }
             guard let format = options.format ?? FormatDetector.detect(plain, named: options.namedFormat) else {
-                throw PFError(FormatsFailure.unrecognisedFormat, format: .input, offset: 0)
+                let failure = FormatDetector.looksLikeOldStylePlist(plain) ? FormatsFailure.oldStylePlist : .unrecognisedFormat
+                throw PFError(failure, format: .input, offset: 0)
             }
             try options.memoryBudget?.check(format, inputBytes: plain.count)
             return (try readTree(plain, as: format, options: options), format)

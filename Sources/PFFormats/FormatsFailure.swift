@@ -10,6 +10,8 @@ public enum FormatsFailure: PFFailure, Hashable {
     case emptyInput(afterDecompression: Bool)
     /// No format was asked for and none was recognised.
     case unrecognisedFormat
+    /// The input is an old-style (OpenStep) property list or `.strings` file, which is not read.
+    case oldStylePlist
     /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
     /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
@@ -24,6 +26,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         switch self {
         case .emptyInput: .truncated
         case .unrecognisedFormat, .zipUnreadable: .syntax
+        case .oldStylePlist: .unsupported
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         case .doesNotStream: .usage
@@ -36,6 +39,9 @@ public enum FormatsFailure: PFFailure, Hashable {
             "the input is empty (0 bytes\(afterDecompression ? " after decompression" : "")); expected JSON, a binary or XML property list, or CBOR"
         case .unrecognisedFormat:
             "unrecognised format; expected JSON, a binary or XML property list, or CBOR (name one with --from)"
+        case .oldStylePlist:
+            "an old-style (OpenStep) property list or .strings file, which pfarchive does not read; "
+                + "convert it to XML first (plutil -convert xml1 on a Mac)"
         case .memoryBudget(let format, let inputBytes, let need, let factor, let budget):
             "reading \(Self.megabytes(inputBytes)) of \(format) as a whole tree needs about \(Self.megabytes(need)) of memory "
                 + "(\(factor) bytes per input byte), more than the memory budget (\(Self.megabytes(budget)), "

@@ -23,9 +23,73 @@ public enum FormatDetector {
         if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
         if isSelfDescribedCBOR(bytes) { return .cbor }
-        if jsonStart(bytes) != nil { return .json }
+        if jsonStart(bytes) != nil && !looksLikeOldStylePlist(bytes) { return .json }
         if CBORReader.hasMagic(bytes) { return .cbor }
         return nil
+    }
+
+    /// Whether bytes look like an old-style (OpenStep/NeXTSTEP) property list or a `.strings`
+    /// file, which no reader here reads: after a byte-order mark (UTF-8 or UTF-16), white space
+    /// and comments, an array `(`, or a key — quoted or bare, at the top or after `{` — followed
+    /// by `=` (`{ IBClasses = (…); }`, `"greeting" = "Hello";`). JSON never has either, so
+    /// ``detect(_:)`` does not take such bytes for JSON. Only the first bytes are looked at.
+    public static func looksLikeOldStylePlist(_ bytes: Data) -> Bool {
+        let prefix = bytes.prefix(512)
+        let text: [Character]
+        if prefix.starts(with: [0xFE, 0xFF]) || prefix.starts(with: [0xFF, 0xFE]) {
+            let big = prefix.first == 0xFE
+            var units: [UInt16] = []
+            var i = prefix.startIndex + 2
+            while i + 1 < prefix.endIndex {
+                let (a, b) = (UInt16(prefix[i]), UInt16(prefix[i + 1]))
+                units.append(big ? a << 8 | b : b << 8 | a)
+                i += 2
+            }
+            text = Array(String(decoding: units, as: UTF16.self))
+        } else {
+            text = Array(String(decoding: prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? prefix.dropFirst(3) : prefix, as: UTF8.self))
+        }
+        var i = 0
+        func skipSpaceAndComments() {
+            while i < text.count {
+                if text[i].isWhitespace {
+                    i += 1
+                } else if text[i] == "/", i + 1 < text.count, text[i + 1] == "/" {
+                    while i < text.count, text[i] != "\n" { i += 1 }
+                } else if text[i] == "/", i + 1 < text.count, text[i + 1] == "*" {
+                    i += 2
+                    while i + 1 < text.count, !(text[i] == "*" && text[i + 1] == "/") { i += 1 }
+                    i += 2
+                } else {
+                    return
+                }
+            }
+        }
+        /// A key (quoted or a bare word) then `=`.
+        func keyThenEquals() -> Bool {
+            guard i < text.count else { return false }
+            if text[i] == "\"" {
+                i += 1
+                while i < text.count, text[i] != "\"" { i += text[i] == "\\" ? 2 : 1 }
+                i += 1
+            } else {
+                let start = i
+                while i < text.count, text[i].isLetter || text[i].isNumber || "_$+/:.-".contains(text[i]) { i += 1 }
+                guard i > start else { return false }
+            }
+            skipSpaceAndComments()
+            return i < text.count && text[i] == "="
+        }
+        skipSpaceAndComments()
+        guard i < text.count else { return false }
+        switch text[i] {
+        case "(": return true
+        case "{":
+            i += 1
+            skipSpaceAndComments()
+            return keyThenEquals()
+        default: return keyThenEquals()
+        }
     }
 
     /// The format of (already decompressed) bytes, judged by magic bytes first and then by the

@@ -80,3 +80,27 @@ import Testing
         }
     }
 }
+
+/// Old-style (OpenStep) property lists and `.strings` files are not JSON: they were taken
+/// for JSON and failed with "JSON: unexpected character 'I'" (an old nib's classes.nib).
+@Suite struct OldStylePlistTests {
+    @Test func oldStylePlistsAreNamedNotTakenForJSON() throws {
+        let utf16 = Data([0xFE, 0xFF]) + Data("/* Localized */\n\"CFBundleName\" = \"App\";\n".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        let oldStyle: [Data] = [
+            Data("{\n    IBClasses = (\n        {CLASS = Controller; SUPERCLASS = NSObject; }\n    );\n    IBVersion = 1;\n}\n".utf8),
+            Data("( a, b, \"c d\" )".utf8),
+            Data("// comment\n{ \"quoted key\" = <0fbd77>; }".utf8),
+            Data("\"greeting\" = \"Hello\";".utf8),
+            utf16,
+        ]
+        for bytes in oldStyle {
+            #expect(FormatDetector.looksLikeOldStylePlist(bytes), "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(FormatDetector.detect(bytes) == nil)
+            #expect { try FormatIO.read(bytes) } throws: { ($0 as? PFError)?.failure(as: FormatsFailure.self) == .oldStylePlist }
+        }
+        for json in [#"{"a": 1}"#, "{ }", #"["x"]"#, #""text""#, "  {\n \"k\" : [1] }", "\u{FEFF}{\"a\":1}", "null", "12"] {
+            #expect(!FormatDetector.looksLikeOldStylePlist(Data(json.utf8)), "\(json)")
+            #expect(FormatDetector.detect(Data(json.utf8)) == .json, "\(json)")
+        }
+    }
+}
