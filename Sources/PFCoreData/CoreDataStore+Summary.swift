@@ -64,6 +64,10 @@ extension CoreDataStore {
             "modelSource": .string(model.source.rawValue),
             "modelCacheError": modelCacheError.map { .string($0.description) } ?? .null,
             "entities": .dictionary(entities),
+            "historyLeftOut": .dictionary(OrderedDictionary(uniqueKeysWithValues: try historyLeftOut.map { table throws(PFError) in
+                let rows = try self.rows("SELECT COUNT(*) FROM \(Self.quote(table))", [], context: "\(url.lastPathComponent): counting \(table) rows")
+                return (table, PFValue.int(rows.first?.first?.int64 ?? 0))
+            })),
             "guesses": .array(guesses.map { .string($0) }),
         ]
     }

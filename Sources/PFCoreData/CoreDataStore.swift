@@ -70,6 +70,9 @@ public final class CoreDataStore: Sendable {
     /// Why the model cache could not be used, when ``CoreDataModel/source`` is `inferred`
     /// although the store has a `Z_MODELCACHE` value.
     public let modelCacheError: PFError?
+    /// The persistent-history tables (`ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`) the
+    /// store has and that are not read as entities (``Options/includeHistory`` is off).
+    public let historyLeftOut: [String]
     /// The options the store was opened with.
     public let options: Options
 
@@ -168,6 +171,10 @@ public final class CoreDataStore: Sendable {
         var model =
             recovered ?? CoreDataModel.infer(primaryKeys: raw.primaryKeys, schema: schema, reason: cacheError.map { "the model cache is unreadable: \($0.message)" } ?? "the store has no model cache")
         if options.includeHistory { model.addHistoryEntities(primaryKeys: raw.primaryKeys, schema: schema) }
+        historyLeftOut = options.includeHistory ? [] : raw.primaryKeys.compactMap { row in
+            let table = "A" + row.name.uppercased()
+            return row.id > CoreDataModel.historyEntityBase && schema.tables[table] != nil && model.entity(named: row.name) == nil ? table : nil
+        }
         let finalModel = model
         layout = try CoreDataLayout(
             model: finalModel, primaryKeys: raw.primaryKeys, schema: schema, connection: connection,

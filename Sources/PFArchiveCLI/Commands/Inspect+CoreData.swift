@@ -19,7 +19,8 @@ extension Inspect {
     func inspectCoreData(options: FormatIO.ReadOptions) throws {
         let text: String
         do {
-            let store = try CoreDataStore.open(url: URL(fileURLWithPath: input), options: .init(limits: options.limits))
+            let store = try CoreDataStore.open(
+                url: URL(fileURLWithPath: input), options: .init(limits: options.limits, includeHistory: internalTables))
             defer { store.close() }
             let summary = try store.summary(census: !graphRequested)
             if graphRequested {
@@ -73,6 +74,10 @@ extension Inspect {
             for (property, reason) in entity["unmapped"]?.dictionaryValue ?? [:] {
                 lines.append("  \(property): not read: \(reason.stringValue ?? "")")
             }
+        }
+        if let history = summary["historyLeftOut"]?.dictionaryValue, !history.isEmpty {
+            let tables = history.map { "\($0.key) (\($0.value.scalarDescription) rows)" }.joined(separator: ", ")
+            lines.append("Persistent history (left out of conversions; --internal-tables reads it): \(tables)")
         }
         let guesses = summary["guesses"]?.arrayValue ?? []
         if !guesses.isEmpty {

@@ -8,7 +8,7 @@ extension StoreOpeners {
     /// Every store the commands read and write: the standard file stores, pfarchive's SQLite
     /// store and PostgreSQL; with `realmKey` (`--key`), Realm files are decrypted with it.
     /// Commands that take `--decode-blobs` register Core Data stores with
-    /// ``registerCoreData(decodeBlobs:limits:reporter:)``.
+    /// ``registerCoreData(decodeBlobs:limits:includeHistory:reporter:)``.
     static func commands(
         readerThreads: Int = ProcessInfo.processInfo.activeProcessorCount, realmKey: [UInt8]? = nil
     ) -> StoreOpeners {
@@ -30,13 +30,16 @@ extension StoreOpeners {
     }
 
     /// Registers Core Data stores with the commands' options: `decodeBlobs` decodes the
-    /// payloads in Binary attributes; `reporter` prints each value kept as stored or left out.
-    mutating func registerCoreData(decodeBlobs: Bool, limits: PFLimits = .default, reporter: SQLiteInput.Reporter?) {
+    /// payloads in Binary attributes; `includeHistory` (`--internal-tables`) reads the
+    /// persistent-history tables as classes; `reporter` prints each value kept as stored or
+    /// left out.
+    mutating func registerCoreData(decodeBlobs: Bool, limits: PFLimits = .default, includeHistory: Bool = false, reporter: SQLiteInput.Reporter?) {
         register(
             .coreData,
             reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
                 let store = try CoreDataObjectStore(
-                    url: try StoreOpeners.existing(location), options: .init(limits: limits, decodeBlobs: decodeBlobs))
+                    url: try StoreOpeners.existing(location),
+                    options: .init(limits: limits, includeHistory: includeHistory, decodeBlobs: decodeBlobs))
                 if let reporter { store.onReport = { reporter.report($0) } }
                 return store
             },

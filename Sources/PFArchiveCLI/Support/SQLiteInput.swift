@@ -64,7 +64,7 @@ struct SQLiteSourceOptions: ParsableArguments {
 
     @OptionGroup(title: "SQLite databases") var tables: SQLiteTableOptions
 
-    @Flag(name: .long, help: "For an SQLite database: also read views, virtual, shadow and sqlite_* tables.")
+    @Flag(name: .long, help: "For an SQLite database: also read views, virtual, shadow and sqlite_* tables. For a Core Data store: also its persistent-history tables (ACHANGE, ATRANSACTION, ATRANSACTIONSTRING).")
     var internalTables = false
 
     @OptionGroup var decoding: SQLiteDecodingOptions
@@ -77,19 +77,21 @@ struct SQLiteSourceOptions: ParsableArguments {
                 limits: limits, tables: tables.tableList, includeInternal: internalTables, decodeBlobs: blobs.decodeBlobs,
                 keepOriginalBytes: decoding.keepBlobBytes, dateColumns: tables.dateColumns, strict: decoding.strict),
             reporter: reporter)
-        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, includeHistory: internalTables, reporter: reporter)
     }
 
     /// The options given that only an SQLite database reads (all but `--decode-blobs`, which
-    /// Core Data stores and files read too).
+    /// Core Data stores and files read too, and `--internal-tables`, which Core Data stores
+    /// read too).
     var sqliteOnlyGiven: [String] { tables.given + (internalTables ? ["--internal-tables"] : []) + decoding.given }
 
     /// Refuses the options only an SQLite database reads when none of the stores is one:
-    /// they would be ignored without a word.
+    /// they would be ignored without a word (`--internal-tables` is read by a Core Data store).
     /// - Throws: `ValidationError` naming the options and the stores' arguments.
     func requireSQLiteDatabase(among stores: [StoreLocation]) throws {
         guard !stores.contains(where: { $0.kind == .sqliteDatabase }) else { return }
-        try SQLiteInput.refuse(sqliteOnlyGiven, for: stores.map(\.argument))
+        let readByCoreData = stores.contains { $0.kind == .coreData }
+        try SQLiteInput.refuse(sqliteOnlyGiven.filter { !(readByCoreData && $0 == "--internal-tables") }, for: stores.map(\.argument))
     }
 
     /// The commands' store openers with SQLite databases and Core Data stores read with these

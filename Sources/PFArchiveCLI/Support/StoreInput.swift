@@ -13,7 +13,7 @@ extension Convert {
     func convertStore(limits: PFLimits) throws {
         let reporter = SQLiteInput.Reporter(file: input)
         var openers = StoreOpeners.commands()
-        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, reporter: reporter)
+        openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, includeHistory: internalTables, reporter: reporter)
         let document: PFValue
         do {
             let location = try StoreLocation.resolve(input)
