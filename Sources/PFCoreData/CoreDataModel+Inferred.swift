@@ -5,6 +5,16 @@ extension CoreDataModel {
     /// `Z_ENT` values at or above this belong to Core Data's persistent-history entities.
     static let historyEntityBase: Int64 = 16_000
 
+    /// The persistent-history entities (ids from ``historyEntityBase``) the model does not
+    /// declare, with their tables (`ACHANGE`…), when the store has them.
+    func historyTables(primaryKeys: [PrimaryKeyRow], schema: StoreSchema) -> [(row: PrimaryKeyRow, table: String)] {
+        primaryKeys.compactMap { row in
+            let table = "A" + row.name.uppercased()
+            guard row.id >= Self.historyEntityBase, entity(named: row.name) == nil, schema.tables[table] != nil else { return nil }
+            return (row, table)
+        }
+    }
+
     /// A model guessed from `Z_PRIMARYKEY` and the tables' columns, for stores without a model
     /// cache (framework versions before 866) when no compiled model is given.
     ///
@@ -106,9 +116,7 @@ extension CoreDataModel {
     /// Adds the persistent-history entities (`CHANGE`, `TRANSACTION`, …, `Z_ENT` ≥ 16000),
     /// read from their `A<NAME>` tables with inferred attributes.
     mutating func addHistoryEntities(primaryKeys: [PrimaryKeyRow], schema: StoreSchema) {
-        for row in primaryKeys where row.id > Self.historyEntityBase && entity(named: row.name) == nil {
-            let table = "A" + row.name.uppercased()
-            guard schema.tables[table] != nil else { continue }
+        for (row, table) in historyTables(primaryKeys: primaryKeys, schema: schema) {
             var attributes = Self.inferProperties(table: table, declaredBy: row.name, schema: schema, rows: []).0
             attributes.sort { $0.name < $1.name }
             entities.append(CoreDataEntity(name: row.name, attributes: attributes))

@@ -64,9 +64,10 @@ extension CoreDataStore {
             "modelSource": .string(model.source.rawValue),
             "modelCacheError": modelCacheError.map { .string($0.description) } ?? .null,
             "entities": .dictionary(entities),
-            "historyLeftOut": .dictionary(OrderedDictionary(uniqueKeysWithValues: try historyLeftOut.map { table throws(PFError) in
-                let rows = try self.rows("SELECT COUNT(*) FROM \(Self.quote(table))", [], context: "\(url.lastPathComponent): counting \(table) rows")
-                return (table, PFValue.int(rows.first?.first?.int64 ?? 0))
+            // A history table that cannot be counted (damaged) has no count, and inspect goes on.
+            "historyLeftOut": .dictionary(OrderedDictionary(uniqueKeysWithValues: historyLeftOut.map { table in
+                let rows = try? self.rows("SELECT COUNT(*) FROM \(Self.quote(table))", [], context: "\(url.lastPathComponent): counting \(table) rows")
+                return (table, rows?.first?.first?.int64.map { PFValue.int($0) } ?? .null)
             })),
             "guesses": .array(guesses.map { .string($0) }),
         ]

@@ -171,10 +171,7 @@ public final class CoreDataStore: Sendable {
         var model =
             recovered ?? CoreDataModel.infer(primaryKeys: raw.primaryKeys, schema: schema, reason: cacheError.map { "the model cache is unreadable: \($0.message)" } ?? "the store has no model cache")
         if options.includeHistory { model.addHistoryEntities(primaryKeys: raw.primaryKeys, schema: schema) }
-        historyLeftOut = options.includeHistory ? [] : raw.primaryKeys.compactMap { row in
-            let table = "A" + row.name.uppercased()
-            return row.id > CoreDataModel.historyEntityBase && schema.tables[table] != nil && model.entity(named: row.name) == nil ? table : nil
-        }
+        historyLeftOut = options.includeHistory ? [] : model.historyTables(primaryKeys: raw.primaryKeys, schema: schema).map(\.table)
         let finalModel = model
         layout = try CoreDataLayout(
             model: finalModel, primaryKeys: raw.primaryKeys, schema: schema, connection: connection,

@@ -383,7 +383,7 @@ extension KeyedObjectTable {
         lookup: (Int) throws(PFError) -> PFValue
     ) throws(PFError) -> KeyedGraph.Value? {
         let name = archivedClass.name
-        /// A member in place, or the object its reference names (`nil` for a missing member or `$null`).
+        // A member in place, or the object its reference names (`nil` for a missing member or `$null`).
         func member(_ key: String) throws(PFError) -> PFValue? {
             guard let value = object[key] else { return nil }
             guard case .uid(let uid) = value else { return value }

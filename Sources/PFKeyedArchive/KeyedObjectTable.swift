@@ -25,14 +25,21 @@ public struct KeyedObjectTable: Sendable, Equatable {
     /// `"KnownToServer": true`, `"Permission": 1` beside their references).
     public var topEntries: OrderedDictionary<String, PFValue>
     /// The top-level references, in archive order (usually just `root`): the entries of
-    /// ``topEntries`` that are references. Setting it replaces every entry.
+    /// ``topEntries`` that are references. Setting it replaces the references and keeps the
+    /// values written in place.
     public var top: OrderedDictionary<String, UInt64> {
         get {
             var references = OrderedDictionary<String, UInt64>()
             for (key, value) in topEntries { if case .uid(let uid) = value { references[key] = uid } }
             return references
         }
-        set { topEntries = OrderedDictionary(uniqueKeysWithValues: newValue.map { ($0.key, PFValue.uid($0.value)) }) }
+        set {
+            topEntries = topEntries.filter { entry in
+                if case .uid = entry.value { return newValue[entry.key] != nil }
+                return newValue[entry.key] == nil
+            }
+            for (key, uid) in newValue { topEntries[key] = .uid(uid) }
+        }
     }
     /// The object table; index 0 is always `$null`.
     public var objects: [PFValue]

@@ -33,7 +33,8 @@ public enum RealmFailure: PFFailure, Hashable {
     case streamingFooterMissing
     /// A streaming-form file whose footer lacks its cookie.
     case streamingFooterCookie
-    /// A streaming-form file whose footer's top reference is 0.
+    /// A file whose active top reference is 0 while the other slot holds one, or a
+    /// streaming-form file whose footer's top reference is 0.
     case noTopReference
     /// A top reference past the end of the file.
     case topPastEnd(top: UInt64, fileSize: Int)
@@ -86,7 +87,7 @@ public enum RealmFailure: PFFailure, Hashable {
         case .shorterThanHeader(let n): "not a Realm file: \(n) bytes, shorter than the 24-byte header"
         case .streamingFooterMissing: "streaming-form file without its 16-byte footer"
         case .streamingFooterCookie: "streaming-form file without its footer cookie (truncated?)"
-        case .noTopReference: "the streaming footer's top reference is 0"
+        case .noTopReference: "the active top reference is 0 (a damaged header)"
         case .topPastEnd(let top, let size): "top reference \(top) is past the end of the file (\(size) bytes)"
         case .damaged(let damage): "damaged file: \(damage)"
         case .unknownColumnType(let table, let column, let type): "table \(table): column \(column) has the unknown type \(type)"

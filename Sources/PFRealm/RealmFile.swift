@@ -110,9 +110,10 @@ public final class RealmFile {
         let slot = Int(bytes[23] & 1)
         let version = Int(bytes[20 + slot])
         var top = Self.uint64(bytes, at: slot * 8)
-        // A file created and never committed to (realm-core's new, empty file: top reference 0,
-        // format version 0 until the first commit) holds no tables: an empty database.
-        guard top != 0 else {
+        // A file created and never committed to (realm-core's new, empty file: both top
+        // references 0, format version 0 until the first commit) holds no tables: an empty
+        // database. One slot 0 while the other holds a reference is damage, not emptiness.
+        guard top != 0 || Self.uint64(bytes, at: (1 - slot) * 8) != 0 else {
             self.bytes = bytes
             self.formatVersion = version
             self.isStreamingForm = false

@@ -501,23 +501,53 @@ public final class Destination {
         /// `/dev/fd/N` or `/proc/self/fd/N` (a `>(…)` pipe, a redirected standard output):
         /// written to that descriptor at its own offset, as the shell opened it.
         case descriptor(Int32)
+        /// Not written, for the reason given (``fileTarget(of:)``).
+        case refused(String)
     }
 
     /// Where a file written at `url` lands: the descriptor a `/dev/fd/N`-style name stands
-    /// for, or the path with its symbolic links followed (at most 40, as the kernel follows)
-    /// and whether that is a device or FIFO to write in place rather than a file to replace.
+    /// for, or the path with its symbolic links followed as the kernel follows them (at most
+    /// 40; a relative link from the real directory it sits in) and whether that is a device or
+    /// FIFO to write in place rather than a file to replace. Refused, as the kernel refuses
+    /// them: a loop of links, and a link another user owns in a sticky, world-writable directory
+    /// such as `/tmp` (`fs.protected_symlinks`); and a descriptor this process did not inherit.
+    /// - Parameter url: the output path.
+    /// - Returns: where the output lands, or why it is refused.
     public static func fileTarget(of url: URL) -> FileTarget {
         let given = url.standardizedFileURL.path
         var path = given
-        for _ in 0 ..< 40 {
-            if let fd = descriptorNamed(path) { return .descriptor(fd) }
+        var hops = 0
+        while true {
+            if let fd = descriptorNamed(path) {
+                // pfarchive opens its own descriptors close-on-exec; one it was given is not.
+                let flags = fcntl(fd, F_GETFD)
+                guard flags >= 0, flags & FD_CLOEXEC == 0 else { return .refused("\(path) is not a descriptor this process was given") }
+                return .descriptor(fd)
+            }
             var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
-                let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
-            else { break }
-            path = link.hasPrefix("/")
-                ? URL(fileURLWithPath: link).standardizedFileURL.path
-                : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(link).standardizedFileURL.path
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { break }
+            guard hops < 40 else { return .refused("too many levels of symbolic links") }
+            hops += 1
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else {
+                return .refused("cannot read the symbolic link \(path)")
+            }
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var shared = stat()
+            if stat(directory, &shared) == 0, shared.st_mode & S_ISVTX != 0, shared.st_mode & S_IWOTH != 0,
+                status.st_uid != geteuid(), status.st_uid != shared.st_uid
+            {
+                return .refused("\(path) is a symbolic link another user owns in a shared directory; it is not followed")
+            }
+            // `..` in a link is the kernel's to resolve, from the directory the link really is in.
+            if link.hasPrefix("/") {
+                path = link
+            } else {
+                let real = realpath(directory, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? directory
+                path = (real.hasSuffix("/") ? real : real + "/") + link
+            }
         }
         var status = stat()
         if stat(given, &status) == 0 {
@@ -586,6 +616,8 @@ public final class Destination {
         case .descriptor(let fd):
             try writeInPlace(fd, format: format, shown: shown, produce)
             return
+        case .refused(let reason):
+            throw PFError(StoreFailure.cannotOpen(path: shown, forWriting: true, reason: reason), format: format)
         }
         try removeStaleSiblings(of: url, locked: false)
         let staged = temporarySibling(of: url)
@@ -617,21 +649,24 @@ public final class Destination {
             forget(staged)
             throw failure
         }
+        var closed = false
         do throws(PFError) {
+            // Closed once: the number may be reused by another thread right after.
+            closed = true
             guard POSIX.close(fd) == 0 else { throw PFError(StoreFailure.cannotWriteStaged(location: shown, reason: POSIX.errorText()), format: format) }
             let existing = FileManager.default.fileExists(atPath: url.path) ? url : nil
             try settle(staged, like: existing, format: format)
             let destination = Destination(url: url, format: format)
             try destination.replace(with: staged)
         } catch where !error.message.hasPrefix(shown) {
-            _ = POSIX.close(fd)
+            if !closed { _ = POSIX.close(fd) }
             try? FileManager.default.removeItem(at: staged)
             forget(staged)
             var placed = error
             placed.message = "\(shown): " + error.message
             throw placed
         } catch {
-            _ = POSIX.close(fd)
+            if !closed { _ = POSIX.close(fd) }
             try? FileManager.default.removeItem(at: staged)
             forget(staged)
             throw error

@@ -57,6 +57,8 @@ public final class RealmObjectStore: ObjectStoreReader {
     /// carries the model's flags: required (not optional), indexed, primary key, and the
     /// embedded class of an embedded object.
     public func schema() throws(PFError) -> ParseSchema {
+        // Read once per store: typing a Mixed property reads its class's objects.
+        if let known = learnedSchema { return known }
         var schema = try modelSchema()
         for table in database.topLevelClasses {
             let mixed = zip(table.columns, Self.fieldNames(of: table)).filter { $0.0.type == .mixed && $0.0.collection == .none }.map(\.1)
@@ -74,8 +76,12 @@ public final class RealmObjectStore: ObjectStoreReader {
             }
             schema.classes[table.name] = fields
         }
+        learnedSchema = schema
         return schema
     }
+
+    /// The schema with its Mixed properties typed, once ``schema()`` has read it.
+    private var learnedSchema: ParseSchema?
 
     /// The schema the model declares (``schema()`` without its Mixed properties): what an
     /// import begins with, leaving each Mixed property to be typed by its first value.

@@ -370,6 +370,33 @@ import Darwin
         #expect(try Data(contentsOf: scene.path("real.json")) == Data(#"{"a":1}"#.utf8))
         #expect(try Data(contentsOf: scene.path("made.json")) == Data(#"{"a":1}"#.utf8))
         #expect(scene.names() == ["in.json", "later.json", "link.json", "made.json", "real.json"], "nothing else beside them")
+
+        // `..` in a link is resolved from the directory the link really is in, as the kernel
+        // does (work → data/a/b, whose out.json → ../../c/out.json, that is data/c/out.json).
+        let fm = FileManager.default
+        try fm.createDirectory(at: scene.path("data/a/b"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: scene.path("data/c"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: scene.path("work").path, withDestinationPath: "data/a/b")
+        try fm.createSymbolicLink(atPath: scene.path("data/a/b/out.json").path, withDestinationPath: "../../c/out.json")
+        #expect(try CLI.run(["convert", input.path, scene.path("work/out.json").path]).status == 0)
+        #expect(try Data(contentsOf: scene.path("data/c/out.json")) == Data(#"{"a":1}"#.utf8))
+        // A loop of links is refused, as the kernel refuses it, and stays a link.
+        try fm.createSymbolicLink(atPath: scene.path("loop1.json").path, withDestinationPath: "loop2.json")
+        try fm.createSymbolicLink(atPath: scene.path("loop2.json").path, withDestinationPath: "loop1.json")
+        Self.expectOneLineFailure(try CLI.run(["convert", input.path, scene.path("loop1.json").path]), "too many levels of symbolic links")
+        #expect(try fm.destinationOfSymbolicLink(atPath: scene.path("loop1.json").path) == "loop2.json")
+        // A link another user owns in a sticky, world-writable directory (/tmp) is not
+        // followed (fs.protected_symlinks): it could point at any file of the user's.
+        if geteuid() == 0 {
+            let shared = scene.path("shared")
+            try fm.createDirectory(at: shared, withIntermediateDirectories: true)
+            #expect(chmod(shared.path, 0o1777) == 0)
+            let planted = shared.appendingPathComponent("report.json")
+            try fm.createSymbolicLink(atPath: planted.path, withDestinationPath: scene.path("victim").path)
+            #expect(lchown(planted.path, 65534, 65534) == 0)
+            Self.expectOneLineFailure(try CLI.run(["convert", input.path, planted.path]), "another user owns in a shared directory")
+            #expect(!fm.fileExists(atPath: scene.path("victim").path))
+        }
     }
 
     /// `/dev/stdout`, `/dev/fd/1` and a link to `/dev/null` are written in place: a rename
@@ -392,7 +419,7 @@ import Darwin
         #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
         #expect(scene.names() == ["in.json", "null.json"])
         let closed = try CLI.run(["convert", input.path, "/dev/fd/987", "--to", "json"])
-        Self.expectOneLineFailure(closed, "cannot write /dev/fd/987: Bad file descriptor")
+        Self.expectOneLineFailure(closed, "/dev/fd/987 is not a descriptor this process was given")
     }
 
     /// A FIFO OUTPUT is written in place, by `convert` and by `convert --table` of an SQLite

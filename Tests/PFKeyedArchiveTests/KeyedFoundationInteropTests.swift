@@ -115,6 +115,12 @@ final class PFNode: ArchiveCoding {
         #expect(Dictionary(uniqueKeysWithValues: top.map { ($0.key, $0.value) })
             == ["KnownToServer": true, "Permission": 1, "Ratio": 0.5, "RecordType": "Folder"])
         #expect(try KeyedObjectTable(plist: table.plist) == table)
+        // Changing the references keeps the values written in place.
+        var changed = table
+        changed.top["RecordType"] = table.top["RecordType"]
+        #expect(changed.topEntries == table.topEntries)
+        changed.top = [:]
+        #expect(changed.topEntries.count == table.topEntries.count - 1 && changed.topEntries["Permission"] == .int(1))
         // A container in place is no archiver's: still refused, naming the entry.
         var broken = table
         broken.topEntries["Permission"] = [1, 2]

@@ -145,11 +145,17 @@ import Testing
         unmarked[16] = UInt8(ascii: "X")
         try #require(unmarked.count % RealmEncryption.pageSize != 0)
         #expect(failure(unmarked) == .noRealmMark(decrypted: false))
-        // A top reference of 0 is a file never committed to (realm-core's new file, format
+        // Both top references 0 is a file never committed to (realm-core's new file, format
         // version 0 until its first commit): an empty database, whatever the version byte.
-        var neverCommitted = withTop(0)
-        neverCommitted[20 + Int(bytes[23] & 1)] = 0
-        for empty in [withTop(0), neverCommitted] {
+        // The active one 0 while the other holds a reference is damage.
+        var neverCommitted = withTop(0, slot: 0)
+        for i in 8..<16 { neverCommitted[i] = 0 }
+        var versionZero = neverCommitted
+        versionZero[20] = 0
+        var oneSlot = withTop(0, slot: 0)
+        oneSlot[8] = 0x40
+        #expect(failure(oneSlot) == .noTopReference)
+        for empty in [neverCommitted, versionZero] {
             let db = try RealmDatabase(RealmFile(bytes: empty))
             #expect(db.tables.isEmpty && db.file.isNeverCommitted)
             #expect(try db.document() == [:])

@@ -135,7 +135,15 @@ struct Convert: ParsableCommand {
             try convertStore(limits: reading.readOptions.limits)
             return
         case .notSQLite:
-            // --table also names a Realm file's class, told once its bytes are read.
+            // --table also names a Realm file's class: told by its header before anything is read.
+            let header = { () -> Data in
+                guard let handle = FileHandle(forReadingAtPath: input) else { return Data() }
+                defer { try? handle.close() }
+                return (try? handle.read(upToCount: 24)) ?? Data()
+            }
+            if table != nil, input != "-", FileManager.default.fileExists(atPath: input), !RealmInput.isRealm(input, header(), key: realmKey) {
+                throw ValidationError("--table applies to an SQLite database or a Realm file; \(input) is neither.")
+            }
             try SQLiteInput.refuse(sqliteTables.given + sqliteDecoding.given, for: [input])
         }
         var readOptions = reading.readOptions(for: input)

@@ -76,7 +76,7 @@ extension Inspect {
             }
         }
         if let history = summary["historyLeftOut"]?.dictionaryValue, !history.isEmpty {
-            let tables = history.map { "\($0.key) (\($0.value.scalarDescription) rows)" }.joined(separator: ", ")
+            let tables = history.map { "\($0.key) (\($0.value == .null ? "rows unknown" : SQLiteInput.rows($0.value)))" }.joined(separator: ", ")
             lines.append("Persistent history (left out of conversions; --internal-tables reads it): \(tables)")
         }
         let guesses = summary["guesses"]?.arrayValue ?? []

@@ -122,8 +122,11 @@ extension FileIO {
     static func writeDirectoryAtomically(_ files: OrderedDictionary<String, Data>, to path: String) throws {
         guard path != "-" else { throw CLIFailure("\(path): a directory input is copied to a directory, not standard output") }
         // A symbolic link to a directory is followed: the link stays, the directory is written.
-        guard case .file(let url) = Destination.fileTarget(of: URL(fileURLWithPath: path)) else {
-            throw CLIFailure("\(path): is a device or FIFO; expected a new or empty directory")
+        let url: URL
+        switch Destination.fileTarget(of: URL(fileURLWithPath: path)) {
+        case .file(let directory): url = directory
+        case .refused(let reason): throw CLIFailure("\(path): cannot write: \(reason)")
+        case .stream, .descriptor: throw CLIFailure("\(path): is a device, FIFO or open descriptor; expected a new or empty directory")
         }
         let manager = FileManager.default
         var isDirectory: ObjCBool = false

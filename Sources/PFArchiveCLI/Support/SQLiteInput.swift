@@ -127,7 +127,7 @@ enum SQLiteInput {
         switch StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) {
         case .coreData: return "is a Core Data store"
         case .pfarchive: return "is a pfarchive SQLite store"
-        case .other: return "is one"
+        case .other: return "is not read as an SQLite database here"
         case .notSQLite: return "is not an SQLite database"
         }
     }
@@ -284,7 +284,7 @@ extension Convert {
     /// writes a file: a staged sibling renamed into place when done, or a device or FIFO in
     /// place) or standard output, a batch of lines in memory at a time.
     func writeJSONLines(_ db: SQLiteDatabase, table: String, reporter: SQLiteInput.Reporter) throws {
-        /// Set when writing OUTPUT failed, so that failure is reported rather than the read's.
+        // Set when writing OUTPUT failed, so that failure is reported rather than the read's.
         var outputFailure: Error?
         func lines(_ write: (UnsafeRawBufferPointer) throws(PFError) -> Void) throws(PFError) {
             var buffer: [UInt8] = []
@@ -327,6 +327,8 @@ extension Convert {
             }
         } catch let error as PFError {
             if let outputFailure { throw outputFailure }
+            // OUTPUT's own failures (its staging, rename or device) name it already.
+            if error.format == .output { throw CLIFailure(error.message) }
             throw CLIFailure(file: input, error)
         }
     }
