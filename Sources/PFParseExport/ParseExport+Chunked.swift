@@ -302,13 +302,18 @@ public struct ParseExportRowCutter {
     /// Decides the shape from the gathered start of the file; on `{"results":[` or `[` the
     /// gathered bytes after it are fed on as rows.
     private mutating func decideHeader(final: Bool, _ body: RowHandler) throws(PFError) {
+        // A UTF-8 byte order mark (a class file saved by a Windows editor) is not part of the
+        // document; offsets still count it, so they stay file offsets.
+        let mark = carry.starts(with: Self.byteOrderMark) ? Self.byteOrderMark.count : 0
+        if !final, carry.count < Self.byteOrderMark.count, Self.byteOrderMark.starts(with: carry) { return }
         let decision: (shape: ParseExport.Shape, end: Int)?? = carry.withUnsafeBytes { raw in
             var scanner = RowScanner(bytes: raw)
+            scanner.i = mark
             if let shape = scanner.openRows() { return .some((shape, scanner.i)) }
             // Whitespace only so far, or a prefix of `{"results":[` not yet complete: wait.
             scanner.skipSpace()
             if scanner.i == raw.count { return nil }
-            if !final, Self.couldStillOpen(raw) { return nil }
+            if !final, Self.couldStillOpen(UnsafeRawBufferPointer(rebasing: raw[mark...])) { return nil }
             return .some(nil)
         }
         switch decision {
@@ -389,9 +394,12 @@ public struct ParseExportRowCutter {
         }
     }
 
+    /// The UTF-8 byte order mark a class file may start with.
+    public static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     private mutating func finishWhole(_ body: RowHandler) throws(PFError) {
         phase = .done
-        let bytes = carry
+        let bytes = carry.starts(with: Self.byteOrderMark) ? Array(carry.dropFirst(Self.byteOrderMark.count)) : carry
         carry = []
         let (rows, shape) = try ParseExport.rows(fromJSON: Data(bytes), limits: limits)
         self.shape = shape

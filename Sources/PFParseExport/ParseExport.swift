@@ -48,7 +48,9 @@ public enum ParseExport {
     ///   - limits: budgets for the JSON reader.
     /// - Returns: the rows and the shape.
     /// - Throws: ``PFCore/PFError`` from the JSON reader, or Parse code 107.
-    public static func rows(fromJSON bytes: Data, limits: PFLimits = .default) throws(PFError) -> (rows: [PFValue], shape: Shape) {
+    public static func rows(fromJSON file: Data, limits: PFLimits = .default) throws(PFError) -> (rows: [PFValue], shape: Shape) {
+        // A UTF-8 byte order mark (a class file saved by a Windows editor) is not part of the document.
+        let bytes = file.starts(with: ParseExportRowCutter.byteOrderMark) ? file.dropFirst(ParseExportRowCutter.byteOrderMark.count) : file
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return try rows(of: nil) }
         // Typed values off: a malformed Date or Bytes is then reported by the Parse layer (code
         // 111, per object) instead of failing the whole file in the JSON reader.

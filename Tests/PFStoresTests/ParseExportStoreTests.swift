@@ -57,6 +57,33 @@ let realExport = Fixtures.real.appendingPathComponent("parse")
         }
     }
 
+    /// A class file a Windows editor saved with a UTF-8 byte order mark reads as without it,
+    /// whatever its shape and however it is chunked (the strict reader refused it, and no
+    /// command can make an export's reader lenient).
+    @Test func classFilesStartingWithAByteOrderMarkRead() throws {
+        let scratch = try Scratch()
+        let bom = "\u{FEFF}"
+        let shapes = [
+            "Results": #"{"results":[{"objectId":"a","n":1},{"objectId":"b","n":2}]}"#,
+            "Bare": #"[{"objectId":"a","n":1},{"objectId":"b","n":2}]"#,
+            "One": #"{"objectId":"a","n":1}"#,
+            "Counted": #"{"count":2,"results":[{"objectId":"a","n":1},{"objectId":"b","n":2}]}"#,
+        ]
+        let plain = try scratch.directory("plain", shapes.mapValues { $0 }.reduce(into: [:]) { $0[$1.key + ".json"] = $1.value })
+        let marked = try scratch.directory("marked", shapes.reduce(into: [:]) { $0[$1.key + ".json"] = bom + $1.value })
+        for chunkSize in [1, 2, 3, 4, 64 * 1024] {
+            var options = ParseExportStore.Options()
+            options.chunkSize = chunkSize
+            let a = ParseExportStore(url: plain, options: options), b = ParseExportStore(url: marked, options: options)
+            for name in shapes.keys {
+                #expect(try b.objects(in: name) == (try a.objects(in: name)), "\(name), chunks of \(chunkSize)")
+            }
+        }
+        for (name, text) in shapes {
+            #expect(try ParseExport.rows(fromJSON: Data((bom + text).utf8)).rows == (try ParseExport.rows(fromJSON: Data(text.utf8)).rows), "\(name)")
+        }
+    }
+
     @Test func realExportRoundTripsThroughMemoryADirectoryAndAZip() throws {
         let scratch = try Scratch()
         let source = ParseExportStore(url: realExport)
