@@ -119,10 +119,15 @@ public struct StoreDiff {
         for className in classes.sorted() {
             try compareClass(className, inA: inA.contains(className), inB: inB.contains(className))
         }
-        var relations = OrderedSet(try a.relations())
-        relations.formUnion(try b.relations())
-        for relation in relations.sorted() {
-            try compareRelation(relation)
+        // A relation is its owning class and field: one store may know its target class and
+        // the other not (an export without _SCHEMA.json names it by the join file only); the
+        // schema comparison shows that, and the join rows are compared alike.
+        var relations = OrderedDictionary<ParseRelationKey, (a: ParseRelationKey?, b: ParseRelationKey?)>()
+        for relation in try a.relations() { relations[relation.untargeted, default: (nil, nil)].a = relation }
+        for relation in try b.relations() { relations[relation.untargeted, default: (nil, nil)].b = relation }
+        for key in relations.keys.sorted() {
+            let sides = relations[key] ?? (nil, nil)
+            try compareRelation(key, inA: sides.a, inB: sides.b)
         }
         if options.compareSchemas { try compareSchemas() }
     }
@@ -258,16 +263,18 @@ public struct StoreDiff {
 
     // MARK: - Relations
 
-    mutating func compareRelation(_ relation: ParseRelationKey) throws(PFError) {
+    /// Compares one relation's join rows: `relation` names it (its owning class and field),
+    /// `inA` and `inB` are the relation as each store knows it (with or without its target
+    /// class), `nil` where a store does not have it.
+    mutating func compareRelation(_ relation: ParseRelationKey, inA: ParseRelationKey?, inB: ParseRelationKey?) throws(PFError) {
         var sideA = Partitioner(options: options)
         var sideB = Partitioner(options: options)
         defer { sideA.discard(); sideB.discard() }
-        let known = (a: try a.relations().contains(relation), b: try b.relations().contains(relation))
-        if known.a {
-            try a.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in try sideA.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
+        if let inA {
+            try a.forEachJoinRow(of: inA) { (row: ParseJoinRow) throws(PFError) in try sideA.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
         }
-        if known.b {
-            try b.forEachJoinRow(of: relation) { (row: ParseJoinRow) throws(PFError) in try sideB.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
+        if let inB {
+            try b.forEachJoinRow(of: inB) { (row: ParseJoinRow) throws(PFError) in try sideB.add(key: "\(row.owningId),\(row.relatedId)", value: .bool(true)) }
         }
         try Partitioner.pair(&sideA, &sideB) { (key: String, x: PFValue?, y: PFValue?) throws(PFError) in
             let pair = key.split(separator: ",", maxSplits: 1).joined(separator: ", ")

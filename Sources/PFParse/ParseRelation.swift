@@ -23,6 +23,10 @@ public struct ParseRelationKey: Sendable, Hashable, Comparable, CustomStringConv
         self.targetClass = targetClass
     }
 
+    /// The same relation without its target class: what names a relation (its owning class
+    /// and field), for matching it between stores that do and do not know the target.
+    public var untargeted: ParseRelationKey { ParseRelationKey(owningClass: owningClass, field: field) }
+
     /// Parse's join-table name, `_Join:<field>:<owningClass>`.
     public var joinClassName: String { "_Join:\(field):\(owningClass)" }
 

@@ -52,6 +52,20 @@ import Testing
         #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) { $0.compareSchemas = false } == ["- Player/x7Tq"])
     }
 
+    /// A relation one store knows with its target class and the other without (an export
+    /// without _SCHEMA.json names it by its join file only) is one relation: equal join rows
+    /// are equal; only the schema says the target differs. (Each row was listed removed and
+    /// added again.)
+    @Test func aRelationWithAndWithoutItsTargetClassComparesItsRows() throws {
+        let rows = [ParseJoinRow(owningId: "x7Tq", relatedId: "k2"), ParseJoinRow(owningId: "k2", relatedId: "x7Tq")]
+        let objects = try Self.players().objectsByClass.values.flatMap(\.values)
+        let targeted = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals", targetClass: "Player"): rows])
+        let untargeted = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals"): rows])
+        #expect(try Self.lines(untargeted, targeted) { $0.compareSchemas = false }.isEmpty)
+        let fewer = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals"): [rows[0]]])
+        #expect(try Self.lines(fewer, targeted) { $0.compareSchemas = false } == ["+ _Join:rivals:Player (k2, x7Tq)"])
+    }
+
     @Test func spilledComparisonMatchesInMemory() throws {
         var objects: [ParseObject] = []
         var changed: [ParseObject] = []
