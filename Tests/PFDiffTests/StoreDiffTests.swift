@@ -57,12 +57,26 @@ import Testing
     /// are equal; only the schema says the target differs. (Each row was listed removed and
     /// added again.)
     @Test func aRelationWithAndWithoutItsTargetClassComparesItsRows() throws {
-        let rows = [ParseJoinRow(owningId: "x7Tq", relatedId: "k2"), ParseJoinRow(owningId: "k2", relatedId: "x7Tq")]
-        let objects = try Self.players().objectsByClass.values.flatMap(\.values)
-        let targeted = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals", targetClass: "Player"): rows])
-        let untargeted = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals"): rows])
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func export(_ name: String, schema: Bool, rows: [String]) throws -> ParseExportStore {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(#"{"results":[{"objectId":"k2","score":3},{"objectId":"x7Tq","score":10}]}"#.utf8).write(to: url.appendingPathComponent("Player.json"))
+            try Data(("{\"results\":[" + rows.joined(separator: ",") + "]}").utf8).write(to: url.appendingPathComponent("_Join:rivals:Player.json"))
+            if schema {
+                let declared = #"{"results":[{"className":"Player","fields":{"score":{"type":"Number"},"rivals":{"type":"Relation","targetClass":"Player"}}}]}"#
+                try Data(declared.utf8).write(to: url.appendingPathComponent("_SCHEMA.json"))
+            }
+            return ParseExportStore(url: url)
+        }
+        let both = [#"{"owningId":"x7Tq","relatedId":"k2"}"#, #"{"owningId":"k2","relatedId":"x7Tq"}"#]
+        let untargeted = try export("untargeted", schema: false, rows: both)
+        let targeted = try export("targeted", schema: true, rows: both)
+        #expect(try untargeted.relations().map(\.targetClass) == [nil])
+        #expect(try targeted.relations().map(\.targetClass) == ["Player"])
         #expect(try Self.lines(untargeted, targeted) { $0.compareSchemas = false }.isEmpty)
-        let fewer = MemoryStore(objects: objects, joinRows: [ParseRelationKey(owningClass: "Player", field: "rivals"): [rows[0]]])
+        let fewer = try export("fewer", schema: false, rows: [both[0]])
         #expect(try Self.lines(fewer, targeted) { $0.compareSchemas = false } == ["+ _Join:rivals:Player (k2, x7Tq)"])
     }
 
