@@ -138,6 +138,7 @@ import Testing
         let mixed = try CLI.run(["diff", text.path, nameless.path])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("cannot compare a store (\(nameless.path)) with a file"), "\(mixed.stderr)")
+        #expect(mixed.stderr.contains("give --stores to read the file as a store"), "\(mixed.stderr)")
         // `T-DB` at byte 16 of a JSON text is not a Realm file: a Parse class file still imports.
         let game = dir.appendingPathComponent("Game.json")
         try Data(#"[{"objectId":"XYT-DB1","v":1}]"#.utf8).write(to: game)

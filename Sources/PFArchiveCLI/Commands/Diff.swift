@@ -136,7 +136,9 @@ struct Diff: ParsableCommand {
             // A file side that does not exist is missing, not a file of the wrong kind.
             let fileSide = storeA ? b : a
             if fileSide != "-", !FileManager.default.fileExists(atPath: fileSide) { throw CLIFailure("\(fileSide): no such file") }
-            throw CLIFailure("cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); export the store or import the file first")
+            throw CLIFailure(
+                "cannot compare a store (\(storeA ? a : b)) with a file (\(storeA ? b : a)); give --stores to read the file as a store "
+                    + "(a Parse class file <Class>.json is one), or export the store or import the file first")
         }
         if storeA { return try compareStores() }
         try SQLiteInput.refuse(sqlite.sqliteOnlyGiven, for: [a, b])
