@@ -630,15 +630,7 @@ public final class Destination {
         var failure: PFError?
         do throws(PFError) {
             try produce { raw throws(PFError) in
-                var written = 0
-                while written < raw.count {
-                    let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw PFError(StoreFailure.cannotWriteStaged(location: shown, reason: POSIX.errorText()), format: format)
-                    }
-                    written += n
-                }
+                try writeAll(raw, to: fd) { reason in PFError(StoreFailure.cannotWriteStaged(location: shown, reason: reason), format: format) }
             }
         } catch {
             failure = error
@@ -714,12 +706,20 @@ public final class Destination {
 
     /// Writes every byte to a descriptor, again after an interruption.
     private static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32, format: PFError.Format, shown: String) throws(PFError) {
+        try writeAll(raw, to: fd) { reason in PFError(StoreFailure.cannotWrite(path: shown, reason: reason), format: format) }
+    }
+
+    /// Writes every byte to a descriptor, again after an interruption; a failure is the error
+    /// `failed` makes of the system's reason.
+    private static func writeAll(
+        _ raw: UnsafeRawBufferPointer, to fd: Int32, failed: (String) -> PFError
+    ) throws(PFError) {
         var written = 0
         while written < raw.count {
             let n = POSIX.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw PFError(StoreFailure.cannotWrite(path: shown, reason: POSIX.errorText()), format: format)
+                throw failed(POSIX.errorText())
             }
             written += n
         }
