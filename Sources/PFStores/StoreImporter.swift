@@ -345,6 +345,9 @@ private struct ImportState {
         batch.reserveCapacity(options.batchSize)
         for name in classes {
             report.objectsPerClass[name] = 0
+            // Sized once from the source's count (growing it rehashes every fingerprint, a
+            // page fault per new page), capped so a wrong count cannot reserve much.
+            if let count = reader.estimatedObjectCount(in: name) { seenInClass.reserveCapacity(min(max(count, 0), 1 << 22)) }
             try reader.forEachObject(in: name) { (object: ParseObject) throws(PFError) in
                 guard object.className == name else {
                     throw PFError(
