@@ -115,3 +115,46 @@ import Testing
         #expect(result.stderr.contains("truncated"))
     }
 }
+
+/// `inspect` of a store given as a directory or `.zip` (as `import` names them): the real
+/// Parse.com export, a zip of it and the Mongo shape made from it show their classes, counts,
+/// field types and relations, as text and JSON, and nothing is written beside them.
+@Suite struct InspectExportCommandTests {
+    @Test func exportsZipsAndTheMongoShapeShowTheirClasses() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export")
+        try FileManager.default.copyItem(at: Fixtures.real.appendingPathComponent("parse"), to: export)
+        let zip = dir.appendingPathComponent("export.zip")
+        let zipped = try Peers.python(
+            "import sys, zipfile, os\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    for n in sorted(os.listdir(sys.argv[2])): z.write(os.path.join(sys.argv[2], n), n)",
+            [zip.path, export.path])
+        #expect(zipped.status == 0, "\(zipped.stderr)")
+        let mongo = dir.appendingPathComponent("mongo.jsonl")
+        let made = try CLI.run(["import", export.path, mongo.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+
+        for (path, title) in [(export.path, "Parse export"), (zip.path, "Parse export"), (mongo.path, "Parse Server MongoDB shape")] {
+            let text = try CLI.run(["inspect", path])
+            #expect(text.status == 0, "\(path): \(text.stderr)")
+            #expect(text.stdoutText.contains("Format:      \(title)"), "\(text.stdoutText)")
+            #expect(text.stdoutText.contains("Class NameWord — 254 objects"), "\(text.stdoutText)")
+            #expect(text.stdoutText.contains("Class _Role — 5 objects"), "\(text.stdoutText)")
+            #expect(text.stdoutText.contains("  users: Relation<_User>"), "\(text.stdoutText)")
+            #expect(text.stdoutText.contains("  parentComment: Pointer<Comment>"), "\(text.stdoutText)")
+            let json = try CLI.run(["inspect", path, "--json"])
+            #expect(json.status == 0, "\(path): \(json.stderr)")
+            let summary = try JSONReader().read(json.stdout)
+            #expect(summary["classes"]?["NameWord"]?["objects"] == .int(254))
+            #expect(summary["format"] == .string(path == mongo.path ? "mongo" : "parse-export"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == before)
+
+        // A directory without class files says so; a file that is no export is read as a file.
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let none = try CLI.run(["inspect", empty.path])
+        #expect(none.status == 0 && none.stdoutText.contains("Classes:     none (no <Class>.json files)"), "\(none.stdoutText)\(none.stderr)")
+    }
+}

@@ -3,10 +3,50 @@ import OrderedCollections
 import PFArchive
 
 extension Inspect {
-    /// Prints what pfarchive's own SQLite store holds: each class with its object count and
+    /// A store `inspect` shows by its classes (``inspectStore(_:)``): pfarchive's own SQLite
+    /// store, a Parse export (a directory or `.zip`) or the Mongo shape (a `.jsonl` directory).
+    enum ShownStore {
+        case sqlite, parseExport, mongoShape
+
+        /// The `format` of `--json`.
+        var format: String {
+            switch self {
+            case .sqlite: "pfarchive-sqlite"
+            case .parseExport: "parse-export"
+            case .mongoShape: "mongo"
+            }
+        }
+
+        /// The `Format:` line.
+        var title: String {
+            switch self {
+            case .sqlite: "pfarchive SQLite store"
+            case .parseExport: "Parse export"
+            case .mongoShape: "Parse Server MongoDB shape (mongoexport files)"
+            }
+        }
+    }
+
+    /// The store an input names when it is a directory or a `.zip` file: a `.jsonl` directory
+    /// is the Mongo shape, any other directory or a `.zip` a Parse export (as `import` reads
+    /// them); `nil` for anything else.
+    func shownStore() -> ShownStore? {
+        guard input != "-" else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else { return nil }
+        guard let kind = try? StoreLocation.resolve(input).kind else { return nil }
+        switch kind {
+        case .mongoShape where isDirectory.boolValue: return .mongoShape
+        case .parseExport where isDirectory.boolValue || URL(fileURLWithPath: input).pathExtension.lowercased() == "zip":
+            return .parseExport
+        default: return nil
+        }
+    }
+
+    /// Prints what a store holds (``ShownStore``): each class with its object count and
     /// fields (with their Parse types), and each Relation's join rows, as text or JSON. The
     /// store is read as `convert` and `import` read it, never written.
-    func inspectStore(options: FormatIO.ReadOptions) throws {
+    func inspectStore(_ store: ShownStore) throws {
         let summary: PFValue
         do {
             let location = try StoreLocation.resolve(input)
@@ -17,10 +57,13 @@ extension Inspect {
             throw CLIFailure(file: input, error)
         }
         if json {
-            try writeJSONSummary(summary, format: "pfarchive-sqlite")
+            try writeJSONSummary(summary, format: store.format)
             return
         }
-        var lines = ["File:        \(input)", "Format:      pfarchive SQLite store"]
+        var lines = ["File:        \(input)", "Format:      \(store.title)"]
+        if summary["classes"]?.dictionaryValue?.isEmpty ?? true {
+            lines.append(store == .parseExport ? "Classes:     none (no <Class>.json files)" : "Classes:     none")
+        }
         for (name, info) in summary["classes"]?.dictionaryValue ?? [:] {
             let count = info["objects"]?.scalarDescription ?? "0"
             lines.append("Class \(name) — \(count) object\(count == "1" ? "" : "s")")

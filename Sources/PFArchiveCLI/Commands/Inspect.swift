@@ -17,7 +17,10 @@ struct Inspect: ParsableCommand {
             required, primary key, link targets, embedded classes) and object counts. \
             For any other SQLite database: each table's key, row count, foreign keys, and per \
             column what it holds (kinds and counts, such as "gzip bplist ×3", the classes of \
-            keyed archives, a sample value, dates with --date-column).
+            keyed archives, a sample value, dates with --date-column). For pfarchive's own \
+            SQLite store, a Parse export (a directory or .zip) or the Mongo shape (a .jsonl \
+            directory): each class with its object count and field types, and each Relation's \
+            join rows.
 
             Examples:
               pfarchive inspect scores.bplist
@@ -82,10 +85,14 @@ struct Inspect: ParsableCommand {
         if isSQLiteFile() {
             // pfarchive's own store, told by its application id; any other is a Core Data store.
             if sqliteKind == .pfarchive && !graphRequested {
-                try inspectStore(options: options)
+                try inspectStore(.sqlite)
             } else {
                 try inspectCoreData(options: options)
             }
+            return
+        }
+        if !graphRequested, let store = shownStore() {
+            try inspectStore(store)
             return
         }
         let bytes: Data
