@@ -62,15 +62,22 @@ extension ParseObject {
         if let problem = ParseRules.classNameProblem(className) {
             throw PFError(parse: ParseFailure.badClassName(problem: problem), path: .root, context: context)
         }
+        var order = ["objectId"]
+        order.reserveCapacity(keys.count + 1)
+        order.append(contentsOf: keys)
+        // The fields share the row's keys (no copy, no rehash); a field that fails is decoded
+        // again below, which says where.
+        if let fields = try? restFields.mapValues({ (value: PFValue) throws(PFError) -> ParseValue in
+            try ParseValue.decode(value, path: .root, context: context)
+        }) {
+            return ParseObject(read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil, fields: fields, order: order)
+        }
         let values = restFields.values
         var decoded: [ParseValue] = []
         decoded.reserveCapacity(values.count)
         for i in values.indices {
             decoded.append(try ParseValue.decode(values[i], path: PFCodingPath.root.appending(key: keys[i]), context: context))
         }
-        var order = ["objectId"]
-        order.reserveCapacity(keys.count + 1)
-        order.append(contentsOf: keys)
         return ParseObject(
             read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil,
             fields: OrderedDictionary(uncheckedUniqueKeys: keys, values: decoded), order: order)

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 import PFCore
 import PFJSON
 
@@ -25,6 +26,14 @@ package protocol ParseRESTInput {
     var restString: String? { get }
     /// Any number as a `Double` (as ``PFCore/PFValue/doubleValue``), or `nil`.
     var restDouble: Double? { get }
+    /// An object's members with each value transformed, in order, sharing the input's keys
+    /// when it holds them as a dictionary does (no copy, no rehash); `nil` for any other kind,
+    /// an input that cannot share its keys, or when `transform` throws.
+    func restMappedMembers<T>(_ transform: (Self) throws(PFError) -> T) -> OrderedDictionary<String, T>?
+}
+
+extension ParseRESTInput {
+    package func restMappedMembers<T>(_ transform: (Self) throws(PFError) -> T) -> OrderedDictionary<String, T>? { nil }
 }
 
 /// The kinds ``ParseRESTInput`` tells apart (``PFCore/PFValue``'s, containers without payload).
@@ -89,6 +98,11 @@ extension PFValue: ParseRESTInput {
 
     package var restString: String? { stringValue }
     package var restDouble: Double? { doubleValue }
+
+    package func restMappedMembers<T>(_ transform: (PFValue) throws(PFError) -> T) -> OrderedDictionary<String, T>? {
+        guard case .dictionary(let d) = self else { return nil }
+        return try? d.mapValues { (value: PFValue) throws(PFError) -> T in try transform(value) }
+    }
 }
 
 extension JSONNode: ParseRESTInput {

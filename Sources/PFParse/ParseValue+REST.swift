@@ -73,6 +73,14 @@ extension ParseValue {
             if let type = value.restMember("__type")?.restString {
                 if let typed = try decodeTyped(type, value, path: path(), context: context) { return typed }
             }
+            // Without names to check, a dictionary's keys are shared as they are (only the
+            // values are made); a member that fails is decoded again below, which says where.
+            if !context.checksNames, let mapped = value.restMappedMembers({ (member: Input) throws(PFError) -> ParseValue in
+                if let scalar = scalar(member.restCase) { return scalar }
+                return try decode(member, path: path(), context: context)
+            }) {
+                return .object(mapped)
+            }
             // Both inputs give each key once (as for an object's fields), so the members are
             // gathered as two arrays and the dictionary built at the end, with no lookup of
             // each key on insertion.
