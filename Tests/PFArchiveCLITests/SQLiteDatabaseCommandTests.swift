@@ -62,6 +62,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "export", "out.jsonl"])
     }
 
+    /// A `.jsonl` OUTPUT without `--table` holds the rows of the only table (as with
+    /// `--table`); a database of several tables, or a store, is refused naming what to do,
+    /// where it wrote everything as one line before; nothing is left behind.
+    @Test func jsonLinesWithoutTableTakeTheOnlyTableOrNameThem() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(in: dir)
+        let out = dir.appendingPathComponent("out.jsonl")
+        let several = try CLI.run(["convert", db.path, out.path])
+        #expect(several.status == 1)
+        #expect(several.stderr == "pfarchive: \(out.path): JSON lines hold the rows of one table; name it with --table (tables: handle, message), or convert to .json for the whole file\n")
+        #expect(try CLI.run(["convert", db.path, dir.appendingPathComponent("out.cborseq").path]).status == 1)
+
+        let one = dir.appendingPathComponent("one.db")
+        try CoreDataStoreBuilder.sqlite3(one, "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (2, NULL);")
+        let lines = try CLI.run(["convert", one.path, out.path])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(try String(contentsOf: out, encoding: .utf8) == #"{"objectId":"1","a":1,"b":"x"}"# + "\n" + #"{"objectId":"2","a":2,"b":null}"# + "\n")
+
+        let store = dir.appendingPathComponent("store.sqlite")
+        #expect(try CLI.run(["import", one.path, store.path]).status == 0)
+        let refused = try CLI.run(["convert", store.path, dir.appendingPathComponent("store.jsonl").path])
+        #expect(refused.status == 1 && refused.stderr.contains("import it into a .ndjson file"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["chat.db", "one.db", "out.jsonl", "store.sqlite"])
+    }
+
     /// `diff` reads an SQLite database as `import` does with the same options, so the import's
     /// own options prove it lost nothing; without them the decoded payloads and dates differ
     /// from the stored bytes and numbers (`diff` had none of these options).

@@ -27,7 +27,8 @@ struct Convert: ParsableCommand {
                   --date-column message.date=mac-ns
 
             Any other SQLite database (not a Core Data store, not pfarchive's own store) is \
-            written as {"Table": [objects...]}, or with --table T one table as JSON lines; \
+            written as {"Table": [objects...]}, or with --table T one table as JSON lines (a \
+            .jsonl OUTPUT without --table: the only table, else an error naming them); \
             rows are objects with an objectId from the table's key, foreign keys Pointers, \
             and with --decode-blobs the payloads in BLOB and TEXT columns decoded (one warning \
             per value that claims a format and does not decode; --strict stops instead); see \
@@ -51,7 +52,8 @@ struct Convert: ParsableCommand {
               pfarchive convert big.jsonl big.json
 
             A Realm file (.realm, formats 20-24) is written as {"Class": [objects...]}, or \
-            with --table C one class as JSON lines: links as the target's primary key (or \
+            with --table C (or to a .jsonl OUTPUT when it has one class) one class as JSON \
+            lines: links as the target's primary key (or \
             _key), embedded objects inline; see Docs/Realm.md.
 
             With --decode-blobs, data values that hold a property list, keyed archive, \
@@ -121,6 +123,26 @@ struct Convert: ParsableCommand {
 
     /// `--to`, else the output's extension, else JSON for standard output.
     var outputFormat: DataFormat? { FileIO.outputFormat(output, to: to) }
+
+    /// Whether OUTPUT holds records one after another (JSON Lines, a CBOR sequence).
+    var outputIsRecords: Bool { outputFormat == .jsonl || outputFormat == .cborseq }
+
+    /// For a database or Realm file written to a file of records without `--table`: its one
+    /// table (or class), written as with `--table`; `nil` when OUTPUT is not such a file.
+    /// - Throws: when there are several (or none), naming them: one line per row of every
+    ///   table would lose which table a row came from, and one line holding them all is no
+    ///   file of records.
+    func onlyTableForRecords(_ names: [String], kind: String) throws -> String? {
+        guard outputIsRecords else { return nil }
+        guard outputFormat == .jsonl else {
+            throw CLIFailure("\(output): a CBOR sequence of \(input)'s \(kind)s cannot be written; write one \(kind) as JSON lines with --table, or the whole file as .cbor")
+        }
+        if names.count == 1 { return names[0] }
+        if names.isEmpty { throw CLIFailure("\(output): \(input) has no \(kind)s to write as JSON lines") }
+        throw CLIFailure(
+            "\(output): JSON lines hold the rows of one \(kind); name it with --table (\(kind == "class" ? "classes" : "tables"): "
+                + "\(names.joined(separator: ", "))), or convert to .json for the whole file")
+    }
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }

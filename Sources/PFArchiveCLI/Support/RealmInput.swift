@@ -66,9 +66,9 @@ extension Convert {
             FileHandle.standardError.write(
                 Data("pfarchive: \(input): \(db.unresolvedLinkCount) links to objects not in the file written as null: \(shown)\n".utf8))
         }
-        guard let table else { return try writeOutput(document) }
+        let classes = document.dictionaryValue.map { Array($0.keys) } ?? []
+        guard let table = try table ?? onlyTableForRecords(classes, kind: "class") else { return try writeOutput(document) }
         guard let objects = document[table]?.arrayValue else {
-            let classes = document.dictionaryValue.map { Array($0.keys) } ?? []
             throw CLIFailure(
                 "\(input): no class \(table); classes: \(classes.isEmpty ? "none" : classes.joined(separator: ", "))"
                     + (internalTables ? "" : " (internal tables with --internal-tables)"))

@@ -258,7 +258,7 @@ extension Convert {
             throw CLIFailure(file: input, error)
         }
         defer { db.close() }
-        if let table {
+        if let table = try table ?? onlyTableForRecords(db.tables.map(\.name), kind: "table") {
             try writeJSONLines(db, table: table, reporter: reporter)
             reporter.finish()
             return

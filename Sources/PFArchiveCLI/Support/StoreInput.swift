@@ -11,6 +11,11 @@ extension Convert {
     /// dictionaries), classes in the store's order, then the join rows of its Relations.
     /// Values kept as stored or left out are warnings on stderr, as in `import`.
     func convertStore(limits: PFLimits) throws {
+        if outputIsRecords {
+            throw CLIFailure(
+                "\(output): \(outputFormat == .cborseq ? "a CBOR sequence holds" : "JSON lines hold") records of one kind, and \(input) is a store of classes; "
+                    + "convert it to .json (one {\"Class\": [objects…]} document), or import it into a .ndjson file (one object per line, with its className)")
+        }
         let reporter = SQLiteInput.Reporter(file: input)
         var openers = StoreOpeners.commands()
         openers.registerCoreData(decodeBlobs: blobs.decodeBlobs, limits: limits, includeHistory: internalTables, reporter: reporter)
