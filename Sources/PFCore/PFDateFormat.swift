@@ -18,19 +18,44 @@ public enum PFDateFormat {
         format(date, fractionDigits: 0)
     }
 
+    /// The length of `YYYY-MM-DDTHH:MM:SS.mmmZ`, what ``writeRoundedMilliseconds(_:into:)`` writes.
+    public static let roundedMillisecondsLength = 24
+
+    /// Formats a date rounded to the nearest millisecond as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC):
+    /// how Parse writes dates, and how every JSON writer here writes a typed date.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    public static func roundedMilliseconds(_ date: Date) -> String? {
+        var written = false
+        let text = String(unsafeUninitializedCapacity: roundedMillisecondsLength) { out in
+            guard let base = out.baseAddress else { return 0 }
+            written = writeRoundedMilliseconds(date, into: base)
+            return written ? roundedMillisecondsLength : 0
+        }
+        return written ? text : nil
+    }
+
+    /// Writes what ``roundedMilliseconds(_:)`` returns into `buffer` (which has room for
+    /// ``roundedMillisecondsLength`` bytes), without making a string: a writer puts it straight
+    /// into its output.
+    /// - Returns: whether it wrote; `false`, with nothing written, when the date is not finite
+    ///   or outside years 1–9999.
+    public static func writeRoundedMilliseconds(_ date: Date, into buffer: UnsafeMutablePointer<UInt8>) -> Bool {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        // 0001-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
+        guard millis.isFinite, millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { return false }
+        fill(fields(millis: Int64(millis)), fractionDigits: 3, into: buffer)
+        return true
+    }
+
     static func format(_ date: Date, fractionDigits: Int) -> String? {
         let t = date.timeIntervalSince1970
         guard t.isFinite, t > -62_135_596_800, t < 253_402_300_800 else { return nil }
         var millis = Int64((t * 1000).rounded(.down))
         if fractionDigits == 0 { millis = Int64(t.rounded(.down)) * 1000 }
-        let (daysSinceEpoch, msOfDay) = floorDivMod(millis, 86_400_000)
-        let (y, m, d) = civilFromDays(daysSinceEpoch)
-        let secondsOfDay = msOfDay / 1000
-        let ms = msOfDay % 1000
-        // `YYYY-MM-DDTHH:MM:SS.mmmZ` written into one buffer (the range check above keeps the
-        // year within 1...9999): every date written to JSON or a store goes through here, and
-        // joining a dozen small strings cost more than the rest of a row's value.
-        guard y >= 0, y <= 9999 else {  // only if rounding at the range's edges carried the year
+        let parts = fields(millis: millis)
+        // (The range check above keeps the year within 1...9999 but for rounding at its edges.)
+        guard parts.year >= 0, parts.year <= 9999 else {
+            let (y, m, d, secondsOfDay, ms) = parts
             var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
             out += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
             if fractionDigits > 0 { out += "." + pad(ms, 3) }
@@ -38,30 +63,51 @@ public enum PFDateFormat {
         }
         let length = fractionDigits > 0 ? 24 : 20
         return String(unsafeUninitializedCapacity: length) { out in
-            func put(_ value: Int, _ width: Int, at start: Int) {
-                var v = value
-                for i in stride(from: start + width - 1, through: start, by: -1) {
-                    out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
-                    v /= 10
-                }
-            }
-            put(y, 4, at: 0)
-            out[4] = UInt8(ascii: "-")
-            put(m, 2, at: 5)
-            out[7] = UInt8(ascii: "-")
-            put(d, 2, at: 8)
-            out[10] = UInt8(ascii: "T")
-            put(secondsOfDay / 3600, 2, at: 11)
-            out[13] = UInt8(ascii: ":")
-            put(secondsOfDay / 60 % 60, 2, at: 14)
-            out[16] = UInt8(ascii: ":")
-            put(secondsOfDay % 60, 2, at: 17)
-            if fractionDigits > 0 {
-                out[19] = UInt8(ascii: ".")
-                put(ms, 3, at: 20)
-            }
-            out[length - 1] = UInt8(ascii: "Z")
+            guard let base = out.baseAddress else { return 0 }
+            fill(parts, fractionDigits: fractionDigits, into: base)
             return length
+        }
+    }
+
+    /// Year, month, day, second of the day and millisecond of the second of a time in
+    /// milliseconds since 1970.
+    private static func fields(millis: Int64) -> (year: Int, month: Int, day: Int, secondsOfDay: Int, ms: Int) {
+        let (daysSinceEpoch, msOfDay) = floorDivMod(millis, 86_400_000)
+        let (y, m, d) = civilFromDays(daysSinceEpoch)
+        return (y, m, d, msOfDay / 1000, msOfDay % 1000)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` (or `…SSZ` without fraction digits) written in place, 24
+    /// (or 20) bytes, for a year in 0...9999: every date written to JSON or a store goes
+    /// through here, and joining a dozen small strings cost more than the rest of a row's value.
+    private static func fill(
+        _ parts: (year: Int, month: Int, day: Int, secondsOfDay: Int, ms: Int), fractionDigits: Int, into out: UnsafeMutablePointer<UInt8>
+    ) {
+        let (y, m, d, secondsOfDay, ms) = parts
+        func put(_ value: Int, _ width: Int, at start: Int) {
+            var v = value
+            for i in stride(from: start + width - 1, through: start, by: -1) {
+                out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            }
+        }
+        put(y, 4, at: 0)
+        out[4] = UInt8(ascii: "-")
+        put(m, 2, at: 5)
+        out[7] = UInt8(ascii: "-")
+        put(d, 2, at: 8)
+        out[10] = UInt8(ascii: "T")
+        put(secondsOfDay / 3600, 2, at: 11)
+        out[13] = UInt8(ascii: ":")
+        put(secondsOfDay / 60 % 60, 2, at: 14)
+        out[16] = UInt8(ascii: ":")
+        put(secondsOfDay % 60, 2, at: 17)
+        if fractionDigits > 0 {
+            out[19] = UInt8(ascii: ".")
+            put(ms, 3, at: 20)
+            out[23] = UInt8(ascii: "Z")
+        } else {
+            out[19] = UInt8(ascii: "Z")
         }
     }
 

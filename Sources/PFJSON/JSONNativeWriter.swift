@@ -206,10 +206,6 @@ enum JSONWriterError {
 
     /// The typed-date text, rounded to the nearest millisecond.
     static func isoText(_ date: Date) -> String? {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        guard millis.isFinite else { return nil }
-        // PFDateFormat truncates; half a millisecond of headroom makes the truncation land on
-        // the rounded value whatever the binary representation of millis / 1000.
-        return PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: (millis + 0.5) / 1000))
+        PFDateFormat.roundedMilliseconds(date)
     }
 }

@@ -62,15 +62,15 @@ extension ParseObject {
         if let problem = ParseRules.classNameProblem(className) {
             throw PFError(parse: ParseFailure.badClassName(problem: problem), path: .root, context: context)
         }
-        var order = ["objectId"]
-        order.reserveCapacity(keys.count + 1)
-        order.append(contentsOf: keys)
+        // No source key order is kept: `objectId`, then the fields in order, is the order an
+        // object without one writes (no key here is a default column), and keeping it cost
+        // two arrays and a retain per key for every row.
         // The fields share the row's keys (no copy, no rehash); a field that fails is decoded
         // again below, which says where.
         if let fields = try? restFields.mapValues({ (value: PFValue) throws(PFError) -> ParseValue in
             try ParseValue.decode(value, path: .root, context: context)
         }) {
-            return ParseObject(read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil, fields: fields, order: order)
+            return ParseObject(read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil, fields: fields, order: nil)
         }
         let values = restFields.values
         var decoded: [ParseValue] = []
@@ -80,14 +80,14 @@ extension ParseObject {
         }
         return ParseObject(
             read: className, objectId: objectId, createdAt: nil, updatedAt: nil, acl: nil,
-            fields: OrderedDictionary(uncheckedUniqueKeys: keys, values: decoded), order: order)
+            fields: OrderedDictionary(uncheckedUniqueKeys: keys, values: decoded), order: nil)
     }
 
     /// An object as a REST reader made it: its data, no pending operations, and the key order
     /// of what it was read from.
     private init(
         read className: String, objectId: String?, createdAt: Date?, updatedAt: Date?, acl: ParseACL?,
-        fields: OrderedDictionary<String, ParseValue>, order: [String]
+        fields: OrderedDictionary<String, ParseValue>, order: [String]?
     ) {
         self.className = className
         self.fields = fields

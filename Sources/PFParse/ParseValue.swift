@@ -209,10 +209,7 @@ public enum ParseDate {
     /// - Parameter date: the date.
     /// - Returns: the text, or `nil` outside years 1–9999.
     public static func string(from date: Date) -> String? {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        guard millis.isFinite else { return nil }
-        // PFDateFormat truncates; half a millisecond of headroom lands it on the rounded value.
-        return PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: (millis + 0.5) / 1000))
+        PFDateFormat.roundedMilliseconds(date)
     }
 
     /// Parses ISO 8601 text (Parse writes `…T…​.mmmZ`; other zones and precisions are accepted)

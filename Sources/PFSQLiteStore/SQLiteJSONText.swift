@@ -75,10 +75,16 @@ enum SQLiteJSONText {
         case .double(let d): try writeDouble(d, &out)
         case .string(let s): writeString(s, &out)
         case .date(let date):
-            guard depth < maxDepth, let iso = ParseDate.string(from: date) else { throw Fallback() }
-            append("{\"__type\":\"Date\",\"iso\":", &out)
-            writeString(iso, &out)
-            out.append(UInt8(ascii: "}"))
+            guard depth < maxDepth else { throw Fallback() }
+            append("{\"__type\":\"Date\",\"iso\":\"", &out)
+            // Written in place (the text needs no escaping): no string per date.
+            let at = out.count
+            out.append(contentsOf: repeatElement(0, count: PFDateFormat.roundedMillisecondsLength))
+            let written = out.withUnsafeMutableBufferPointer { bytes in
+                bytes.baseAddress.map { PFDateFormat.writeRoundedMilliseconds(date, into: $0 + at) } ?? false
+            }
+            guard written else { throw Fallback() }  // the caller drops what this value wrote
+            append("\"}", &out)
         case .bytes(let data):
             guard depth < maxDepth else { throw Fallback() }
             append("{\"__type\":\"Bytes\",\"base64\":\"", &out)

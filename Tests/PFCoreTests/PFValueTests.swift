@@ -87,6 +87,37 @@ import Testing
         #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: .nan)) == nil)
     }
 
+    /// Dates written in place (no string) rounded to the nearest millisecond: the text every
+    /// JSON writer made before, from truncating the date moved half a millisecond up, for
+    /// random dates over the whole range and at its edges.
+    @Test func roundedMillisecondsAreWrittenInPlaceAsBefore() {
+        func before(_ date: Date) -> String? {
+            let millis = (date.timeIntervalSince1970 * 1000).rounded()
+            guard millis.isFinite else { return nil }
+            return PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: (millis + 0.5) / 1000))
+        }
+        var generator = SystemRandomNumberGenerator()
+        var dates = (0 ..< 20_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -63e9 ... 254e9, using: &generator)) }
+        dates += (0 ..< 20_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -2e9 ... 2e9, using: &generator)) }
+        for edge in [-62_135_596_800.0, 253_402_300_800, 0, -0.0005, 0.0005] {
+            for delta in [-0.001, -0.0006, -0.0005, -0.0004, 0, 0.0004, 0.0005, 0.0006, 0.001] {
+                dates.append(Date(timeIntervalSince1970: edge + delta))
+            }
+        }
+        dates += [.distantPast, .distantFuture, Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: .infinity)]
+        for date in dates {
+            let expected = before(date)
+            #expect(PFDateFormat.roundedMilliseconds(date) == expected, "\(date.timeIntervalSince1970)")
+            var buffer = [UInt8](repeating: 0xFF, count: PFDateFormat.roundedMillisecondsLength)
+            let written = buffer.withUnsafeMutableBufferPointer { PFDateFormat.writeRoundedMilliseconds(date, into: $0.baseAddress!) }
+            #expect(written == (expected != nil))
+            if let expected { #expect(String(decoding: buffer, as: UTF8.self) == expected) } else { #expect(buffer.allSatisfy { $0 == 0xFF }) }
+        }
+        #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
+        #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: 253_402_300_799.9994)) == "9999-12-31T23:59:59.999Z")
+        #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: 253_402_300_799.9996)) == nil)
+    }
+
     @Test func generatedTreesEqualThemselves() async {
         await propertyCheck(count: 50, input: ValueGen.tree()) { value in
             #expect(value == value)
