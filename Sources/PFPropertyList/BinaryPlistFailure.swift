@@ -60,8 +60,6 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
     case uidTooLarge(UInt64)
     /// A UTF-16 string whose byte length overflows.
     case utf16TooLong(units: Int)
-    /// An ASCII string holding a byte ≥ 0x80.
-    case nonASCII(UInt8)
     /// A UTF-16 string with an unpaired surrogate.
     case unpairedSurrogate(unit: Int)
     /// A dictionary key that is not a string.
@@ -96,7 +94,7 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
         switch self {
         case .tooShort, .utf16TooLong, .referencesTruncated, .extendedCountMissing, .objectTruncated: .truncated
         case .version, .newerType, .notRecords: .unsupported
-        case .cycle, .integerTooWide, .dateNotFinite, .uidWidth, .uidTooLarge, .nonASCII, .unpairedSurrogate,
+        case .cycle, .integerTooWide, .dateNotFinite, .uidWidth, .uidTooLarge, .unpairedSurrogate,
             .keyNotString:
             .invalidValue
         case .unwritableDate, .unwritableUID, .unwritableNull: .unrepresentable
@@ -140,7 +138,6 @@ public enum BinaryPlistFailure: PFFailure, Hashable {
         case .uidWidth(let size): "UID of \(size) bytes; expected at most 4 (UIDs are at most UInt32.max, as CF reads them)"
         case .uidTooLarge(let uid): "UID \(uid) is above UInt32.max, which CF rejects"
         case .utf16TooLong(let units): "UTF-16 string of \(units) units is longer than the file"
-        case .nonASCII(let byte): "ASCII string holds byte 0x\(hex(byte)); expected 7-bit ASCII (non-ASCII text is stored as UTF-16)"
         case .unpairedSurrogate(let unit): "UTF-16 string has an unpaired surrogate at unit \(unit); expected valid UTF-16"
         case .keyNotString(let index, let kind): "dictionary key \(index) is of kind \(kind); expected a string"
         case .referencesTruncated(let count, let bytes, let remaining):

@@ -116,8 +116,11 @@ extension BinaryPlistScanner {
 // MARK: - Strings
 
 extension BinaryPlistScanner {
-    /// A `0x5n` string: every byte must be 7-bit ASCII (bytes ≥ 0x80 are rejected rather
-    /// than guessed at as Latin-1 or UTF-8; CF and plistlib write them only as UTF-16).
+    /// A `0x5n` string. Apple's writers put only 7-bit ASCII there (other text is UTF-16), but
+    /// real files hold more (an iTunes library, a dictionary bundle): bytes that are valid
+    /// UTF-8 are read as UTF-8 (what their writer meant: "Copyright © 2007", not "Â©"), and
+    /// any other byte as the Latin-1 character of its value, as Core Foundation reads every
+    /// byte ≥ 0x80. Never an error: plistlib refuses such files, and CF opens them.
     func decodeASCII(_ start: Int, _ n: Int) throws(PFError) -> String {
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])
         var i = 0
@@ -130,11 +133,11 @@ extension BinaryPlistScanner {
             high |= UInt64(bytes[i])
             i += 1
         }
-        if high & 0x8080_8080_8080_8080 != 0 {
-            let bad = bytes.firstIndex(where: { $0 >= 0x80 }) ?? 0
-            throw PFError(BinaryPlistFailure.nonASCII(bytes[bad]), offset: start + bad)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        guard high & 0x8080_8080_8080_8080 != 0 else { return String(decoding: bytes, as: UTF8.self) }
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var latin1 = String.UnicodeScalarView()
+        latin1.append(contentsOf: bytes.lazy.map { Unicode.Scalar($0) })
+        return String(latin1)
     }
 
     /// A `0x6n` string of `units` big-endian UTF-16 code units, transcoded straight to
