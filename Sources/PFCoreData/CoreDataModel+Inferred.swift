@@ -23,7 +23,9 @@ extension CoreDataModel {
     /// without `Z`, lower-cased — the original camelCase is lost), types from declared column
     /// types (`INTEGER` → Integer 64, so booleans read as integers; `BLOB` → Binary), to-one
     /// relationships from `INTEGER` columns with a `Z<n>_` twin or a `<TABLE>_<COLUMN>_INDEX`
-    /// index whose name matches an entity, and that every column belongs to the root entity.
+    /// index whose name matches an entity, many-to-many relationships (both sides) from the
+    /// names of `Z_<n><NAME>` join tables and their columns, and that every column belongs to
+    /// the root entity.
     static func infer(primaryKeys: [PrimaryKeyRow], schema: StoreSchema, reason: String) -> CoreDataModel {
         let rows = primaryKeys.filter { $0.id < historyEntityBase }
         let names = Dictionary(rows.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
@@ -52,12 +54,86 @@ extension CoreDataModel {
             entities.append(entity)
         }
         for (upper, info) in schema.tables where upper.hasPrefix("Z_") && upper.dropFirst(2).first?.isASCIIDigit == true {
-            joinTables.append(info.name)
+            guard let pair = joinRelationships(table: upper, columns: info.columns.map { $0.name.uppercased() }, names: names),
+                addJoin(pair, to: &entities, rows: rows)
+            else {
+                joinTables.append(info.name)
+                continue
+            }
+            let (owner, rel, destination, inverse) = pair
+            guesses.append(
+                "join table \(info.name) is read as the many-to-many relationships \(owner).\(rel) and \(destination).\(inverse) "
+                    + "(named from the table's and its columns' names, lower-cased)")
         }
         if !joinTables.isEmpty {
-            guesses.append("join tables \(joinTables.sorted().joined(separator: ", ")) hold many-to-many relationships that cannot be named without a model; they are not read")
+            guesses.append("join tables \(joinTables.sorted().joined(separator: ", ")) hold many-to-many relationships whose sides cannot be told apart without a model; they are not read")
         }
         return CoreDataModel(entities: entities, source: .inferred, guesses: guesses)
+    }
+
+    /// The two sides of a many-to-many join table, from Core Data's names: table
+    /// `Z_<n><REL>` with columns `Z_<a><INVERSE>` (the owners: entity `a`, which declares
+    /// `REL`) and `Z_<b><REL>` (the related objects: entity `b`, the destination, which declares
+    /// `INVERSE`). `nil` when the names do not say (other columns, a relationship that is its
+    /// own inverse, an entity id not in `Z_PRIMARYKEY`).
+    static func joinRelationships(table upper: String, columns: [String], names: [Int64: String])
+        -> (owner: String, relationship: String, destination: String, inverse: String)?
+    {
+        func split(_ name: String) -> (Int64, String)? {
+            guard name.hasPrefix("Z_") else { return nil }
+            let rest = name.dropFirst(2)
+            let digits = rest.prefix { $0.isASCIIDigit }
+            let suffix = rest.dropFirst(digits.count)
+            guard let id = Int64(digits), !suffix.isEmpty else { return nil }
+            return (id, String(suffix))
+        }
+        guard columns.count == 2, let (tableID, rel) = split(upper), let first = split(columns[0]), let second = split(columns[1]),
+            first.1 != second.1
+        else { return nil }
+        let (owning, related) = second.1 == rel ? (first, second) : first.1 == rel ? (second, first) : (nil, nil)
+        guard let owning, let related, owning.0 == tableID, let owner = names[owning.0], let destination = names[related.0] else { return nil }
+        return (owner, rel.lowercased(), destination, owning.1.lowercased())
+    }
+
+    /// Adds both sides of a join table's relationship (to the declaring entities and their
+    /// subentities); `false`, changing nothing, when a name is taken already.
+    static func addJoin(
+        _ pair: (owner: String, relationship: String, destination: String, inverse: String), to entities: inout [CoreDataEntity],
+        rows: [PrimaryKeyRow]
+    ) -> Bool {
+        let ids = Dictionary(rows.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+        /// The entity and every entity below it.
+        func family(_ name: String) -> [Int] {
+            guard let id = ids[name] else { return [] }
+            return entities.indices.filter { index in
+                var current = rows.first { $0.name == entities[index].name }
+                var steps = 0
+                while let row = current, steps <= rows.count {
+                    if row.id == id { return true }
+                    current = rows.first { $0.id == row.superID && row.superID != 0 }
+                    steps += 1
+                }
+                return false
+            }
+        }
+        let sides = [
+            (family(pair.owner), CoreDataRelationship(name: pair.relationship, destination: pair.destination, inverse: pair.inverse, isToMany: true, declaredBy: pair.owner)),
+            (family(pair.destination), CoreDataRelationship(name: pair.inverse, destination: pair.owner, inverse: pair.relationship, isToMany: true, declaredBy: pair.destination)),
+        ]
+        for (members, relationship) in sides {
+            guard !members.isEmpty else { return false }
+            for i in members where entities[i].attributes.contains(where: { $0.name == relationship.name })
+                || entities[i].relationships.contains(where: { $0.name == relationship.name }) {
+                return false
+            }
+        }
+        for (members, relationship) in sides {
+            for i in members {
+                entities[i].relationships.append(relationship)
+                entities[i].relationships.sort { $0.name < $1.name }
+            }
+        }
+        return true
     }
 
     /// Attributes (and guessed to-one relationships) for the columns of one table.

@@ -13,7 +13,7 @@ enum CoreDataFixtures {
     /// Every store in the fixtures.
     static let stores = [
         "coredataplus/SampleModel_V1.sqlite", "coredataplus/SampleModel_V2.sqlite", "coredataplus/SampleModel2_V2.sqlite",
-        "coredataplus/SampleModel3_V1.sqlite", "restkit/RKSeedDatabase.sqlite",
+        "coredataplus/SampleModel3_V1.sqlite", "restkit/RKSeedDatabase.sqlite", "plaso/kik.sqlite",
     ]
 
     /// A new empty temporary directory, removed by the caller.

@@ -95,6 +95,36 @@ import Testing
         #expect(tweet["statusid"] == 37684000310951936)
     }
 
+    /// A store without a model cache whose objects are linked only through many-to-many join
+    /// tables (Kik's, from plaso's test data): both sides of each are named from the table's
+    /// and columns' names, and their pairs are exactly the table's rows as sqlite3 reads them.
+    @Test func inferredModelReadsManyToManyJoinTables() throws {
+        let url = CoreDataFixtures.store("plaso/kik.sqlite")
+        let store = try CoreDataStore.open(url: url)
+        defer { store.close() }
+        #expect(store.model.source == .inferred)
+        #expect(store.guesses.contains { $0.contains("join table Z_3MESSAGES is read as the many-to-many relationships KikChat.messages and KikMessage.chat") })
+        #expect(!store.guesses.contains { $0.contains("not read") }, "\(store.guesses)")
+        // (table, owning column, related column, owner, relationship, owner entity, related entity) for each side.
+        let sides: [(String, String, String, String, String, String)] = [
+            ("Z_3MESSAGES", "Z_3CHAT", "Z_5MESSAGES", "KikChat", "messages", "KikMessage"),
+            ("Z_3MESSAGES", "Z_5MESSAGES", "Z_3CHAT", "KikMessage", "chat", "KikChat"),
+            ("Z_6MEMBERS", "Z_6MEMBERSINVERSE", "Z_6MEMBERS", "KikUser", "members", "KikUser"),
+            ("Z_6MEMBERS", "Z_6MEMBERS", "Z_6MEMBERSINVERSE", "KikUser", "membersinverse", "KikUser"),
+            ("Z_6ADMINSINVERSE", "Z_6ADMINSINVERSE", "Z_6ADMINS", "KikUser", "admins", "KikUser"),
+            ("Z_6ADMINSINVERSE", "Z_6ADMINS", "Z_6ADMINSINVERSE", "KikUser", "adminsinverse", "KikUser"),
+        ]
+        var total = 0
+        for (table, owning, related, owner, relationship, destination) in sides {
+            let expected = try CoreDataFixtures.sqlite(url, ["SELECT \(owning), \(related) FROM \(table)"]).map { "\(owner)-\($0[0])>\(destination)-\($0[1])" }
+            let rows = try store.joinRows(entity: owner, relationship: relationship)
+            #expect(Set(rows.map { "\($0.owningId)>\($0.relatedId)" }) == Set(expected), "\(owner).\(relationship)")
+            #expect(rows.count == expected.count)
+            total += rows.count
+        }
+        #expect(total == 2 * (61 + 4 + 1))
+    }
+
     @Test func toManyJoinRowsAgreeWithTheInversePointers() throws {
         let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"))
         defer { store.close() }

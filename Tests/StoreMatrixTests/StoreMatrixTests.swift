@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: [
         "coredataplus/SampleModel_V1.sqlite", "coredataplus/SampleModel_V2.sqlite", "coredataplus/SampleModel2_V2.sqlite",
-        "coredataplus/SampleModel3_V1.sqlite", "restkit/RKSeedDatabase.sqlite",
+        "coredataplus/SampleModel3_V1.sqlite", "restkit/RKSeedDatabase.sqlite", "plaso/kik.sqlite",
     ])
     func theRealCoreDataStoresSurviveEveryPair(_ relative: String) throws {
         // A private copy: the matrix never touches the fixture (reading must not either).
