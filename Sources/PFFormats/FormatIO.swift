@@ -137,7 +137,8 @@ public enum FormatIO {
                 throw PFError(FormatsFailure.emptyInput(afterDecompression: compression != nil), format: .input, offset: 0)
             }
             guard let format = options.format ?? FormatDetector.detect(plain, named: options.namedFormat) else {
-                let failure = FormatDetector.looksLikeOldStylePlist(plain) ? FormatsFailure.oldStylePlist : .unrecognisedFormat
+                let failure = FormatDetector.sqliteCompanion(plain).map { FormatsFailure.sqliteCompanion($0) }
+                    ?? (FormatDetector.looksLikeOldStylePlist(plain) ? .oldStylePlist : .unrecognisedFormat)
                 throw PFError(failure, format: .input, offset: 0)
             }
             try options.memoryBudget?.check(format, inputBytes: plain.count)

@@ -12,6 +12,9 @@ public enum FormatsFailure: PFFailure, Hashable {
     case unrecognisedFormat
     /// The input is an old-style (OpenStep) property list or `.strings` file, which is not read.
     case oldStylePlist
+    /// The input is an SQLite database's companion file (``PFSerialization/FormatDetector/sqliteCompanion(_:)``
+    /// names which), not readable alone.
+    case sqliteCompanion(String)
     /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
     /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
@@ -26,7 +29,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         switch self {
         case .emptyInput: .truncated
         case .unrecognisedFormat, .zipUnreadable: .syntax
-        case .oldStylePlist: .unsupported
+        case .oldStylePlist, .sqliteCompanion: .unsupported
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         case .doesNotStream: .usage
@@ -42,6 +45,8 @@ public enum FormatsFailure: PFFailure, Hashable {
         case .oldStylePlist:
             "an old-style (OpenStep) property list or .strings file, which pfarchive does not read; "
                 + "convert it to XML first (plutil -convert xml1 on a Mac)"
+        case .sqliteCompanion(let kind):
+            "an SQLite \(kind), not a database: give its database file (the same name without the suffix), which is read with it"
         case .memoryBudget(let format, let inputBytes, let need, let factor, let budget):
             "reading \(Self.megabytes(inputBytes)) of \(format) as a whole tree needs about \(Self.megabytes(need)) of memory "
                 + "(\(factor) bytes per input byte), more than the memory budget (\(Self.megabytes(budget)), "

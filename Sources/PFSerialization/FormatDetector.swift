@@ -23,8 +23,27 @@ public enum FormatDetector {
         if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
         if isSelfDescribedCBOR(bytes) { return .cbor }
+        if sqliteCompanion(bytes) != nil { return nil }
         if jsonStart(bytes) != nil && !looksLikeOldStylePlist(bytes) { return .json }
         if CBORReader.hasMagic(bytes) { return .cbor }
+        return nil
+    }
+
+    /// What an SQLite database's companion file is, told by its header, or `nil`: a
+    /// write-ahead log (`-wal`: `37 7F 06 82`/`83` and format 3007000, whose leading `7` would
+    /// otherwise start a JSON number), a rollback journal (`-journal`), or a WAL index (`-shm`).
+    /// None is readable alone: its database file is, which reads it along.
+    public static func sqliteCompanion(_ bytes: Data) -> String? {
+        let head = [UInt8](bytes.prefix(56))
+        let version: [UInt8] = [0x00, 0x2D, 0xE2, 0x18]  // 3,007,000, big-endian
+        if head.count >= 8, head[0] == 0x37, head[1] == 0x7F, head[2] == 0x06, head[3] & 0xFE == 0x82, Array(head[4..<8]) == version {
+            return "write-ahead log (-wal)"
+        }
+        if head.starts(with: [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) { return "rollback journal (-journal)" }
+        let native = Array(version.reversed())  // the WAL index is in the machine's byte order
+        if head.count >= 52, Array(head[0..<4]) == native || Array(head[0..<4]) == version, head[0..<4] == head[48..<52] {
+            return "WAL index (-shm)"
+        }
         return nil
     }
 

@@ -179,6 +179,18 @@ for name in ("closed", "work"):
             #expect(rows.stdoutText.contains("only in the WAL") == (source == live), "\(rows.stdoutText)")
             #expect(try CoreDataStoreBuilder.directorySnapshot(source.deletingLastPathComponent()) == before)
         }
+        // Its companion files given by mistake are named as what they are (a -wal's leading
+        // byte, '7', was taken for a JSON number), and their database named as the way in.
+        for (suffix, kind) in [("-wal", "write-ahead log (-wal)"), ("-shm", "WAL index (-shm)")] {
+            for command in ["inspect", "convert"] {
+                let result = try CLI.run([command, live.path + suffix] + (command == "convert" ? ["-"] : []))
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("an SQLite \(kind), not a database: give its database file"), "\(result.stderr)")
+            }
+        }
+        let journal = dir.appendingPathComponent("chat.db-journal")
+        try Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7] + [UInt8](repeating: 0, count: 504)).write(to: journal)
+        #expect(try CLI.run(["inspect", journal.path]).stderr.contains("an SQLite rollback journal (-journal), not a database"))
         // A file that is not SQLite at all, named .db.
         let text = dir.appendingPathComponent("notes/notes.db")
         try FileManager.default.createDirectory(at: text.deletingLastPathComponent(), withIntermediateDirectories: true)
