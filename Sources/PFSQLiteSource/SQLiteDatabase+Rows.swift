@@ -62,15 +62,25 @@ public struct SQLiteDateColumn: Sendable, Hashable, CustomStringConvertible {
     /// The date a stored value stands for, or why it stands for none.
     package func date(_ value: SQLiteValue) -> Result<Date, DateProblem> {
         let number: Double
+        let shown: String
         switch value {
-        case .integer(let i): number = Double(i)
-        case .real(let d): number = d
+        case .integer(let i): (number, shown) = (Double(i), String(i))
+        case .real(let d): (number, shown) = (d, "\(d)")
+        case .text(let text):
+            // A number stored as TEXT ("1710461864.507"), as SQLite's own date functions read it.
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }),
+                let parsed = Double(trimmed), parsed.isFinite
+            else {
+                return .failure(DateProblem(message: "TEXT is not a number of \(encoding.rawValue) time; kept as stored"))
+            }
+            (number, shown) = (parsed, "'\(trimmed)'")
         default: return .failure(DateProblem(message: "\(value.kind) is not a number of \(encoding.rawValue) time; kept as stored"))
         }
         let seconds = encoding.unixSeconds(number)
         // Years 1 to 9999, the dates every writer can hold.
         guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else {
-            return .failure(DateProblem(message: "\(number) is outside years 1-9999 as \(encoding.rawValue) time; kept as stored"))
+            return .failure(DateProblem(message: "\(shown) is outside years 1-9999 as \(encoding.rawValue) time; kept as stored"))
         }
         return .success(Date(timeIntervalSince1970: seconds))
     }
