@@ -194,6 +194,12 @@ extension CoreDataModel {
     mutating func addHistoryEntities(primaryKeys: [PrimaryKeyRow], schema: StoreSchema) {
         for (row, table) in historyTables(primaryKeys: primaryKeys, schema: schema) {
             var attributes = Self.inferProperties(table: table, declaredBy: row.name, schema: schema, rows: []).0
+            // A change's tombstone columns (`ZTOMBSTONE0`…) hold the deleted object's values of
+            // whatever type they had, under a BLOB declaration: any storage is expected there.
+            for i in attributes.indices where attributes[i].name.hasPrefix("tombstone")
+                && attributes[i].name.dropFirst("tombstone".count).allSatisfy(\.isASCIIDigit) {
+                attributes[i].type = .undefined
+            }
             attributes.sort { $0.name < $1.name }
             entities.append(CoreDataEntity(name: row.name, attributes: attributes))
         }

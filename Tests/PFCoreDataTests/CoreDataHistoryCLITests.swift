@@ -39,4 +39,24 @@ import Testing
         #expect(try CLI.run(["import", store.path, model.path]).status == 0)
         #expect(try CoreDataFixtures.sqlite(model, ["SELECT COUNT(*) FROM sqlite_master WHERE name = 'CHANGE'"]).first?.first == "0")
     }
+
+    /// A change's tombstone columns (`ZTOMBSTONE0`…, declared BLOB) hold the deleted object's
+    /// values of any type: read as stored, without a warning per value (a knowledgeC store
+    /// printed 1,014 "text where Binary was expected").
+    @Test func tombstonesOfAnyTypeAreReadWithoutWarnings() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cd-tombstone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try CoreDataFixtures.copy("coredataplus/SampleModel2_V2.sqlite", to: dir)
+        try CoreDataFixtures.sqlite(store, [
+            "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE0 BLOB",
+            "UPDATE ACHANGE SET ZTOMBSTONE0 = CASE Z_PK % 3 WHEN 0 THEN 'deleted title' WHEN 1 THEN 42 ELSE X'0102' END",
+        ])
+        let json = dir.appendingPathComponent("all.json")
+        let run = try CLI.run(["convert", store.path, json.path, "--internal-tables"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let kinds = try Peers.python(
+            "import json, sys; print(sorted({type(c.get('tombstone0')).__name__ for c in json.load(open(sys.argv[1]))['CHANGE']}))", [json.path])
+        #expect(kinds.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "['dict', 'int', 'str']", "\(kinds.stdoutText)\(kinds.stderr)")
+    }
 }
