@@ -206,6 +206,8 @@ import Testing
             (["diff", store.path, store.path, "--tables", "handle"], "--tables applies to an SQLite database that is not a store (such as chat.db); \(store.path) is a pfarchive SQLite store and \(store.path) is a pfarchive SQLite store"),
             (["patch", json.path, json.path, dir.appendingPathComponent("o.json").path, "--keep-blob-bytes"],
              "--keep-blob-bytes applies to an SQLite database that is not a store (such as chat.db); \(json.path) is not an SQLite database"),
+            (["convert", store.path, "-", "--table", "handle"],
+             "--table applies to an SQLite database that is not a store (such as chat.db) and to a Realm file; \(store.path) is a pfarchive SQLite store, read whole: for one class as lines, import it with --classes into a .ndjson file"),
         ]
         for (arguments, message) in refused {
             let run = try CLI.run(arguments)

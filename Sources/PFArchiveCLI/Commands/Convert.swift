@@ -146,13 +146,19 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         if output != "-" { _ = try FileIO.outputFile(output) }
-        switch input == "-" ? .notSQLite : StoreLocation.sqliteKind(of: URL(fileURLWithPath: input)) {
+        let sqliteKind = input == "-" ? .notSQLite : StoreLocation.sqliteKind(of: URL(fileURLWithPath: input))
+        switch sqliteKind {
         case .other:
             try convertSQLite(limits: reading.readOptions.limits)
             return
         case .coreData, .pfarchive:
             // A store is read whole; --table is for the tables of other databases.
-            if table != nil { throw ValidationError("--table applies to an SQLite database that is not a store; \(input) is one.") }
+            if table != nil {
+                let what = sqliteKind == .coreData ? "a Core Data store" : "a pfarchive SQLite store"
+                throw ValidationError(
+                    "--table applies to an SQLite database that is not a store (such as chat.db) and to a Realm file; \(input) is \(what), "
+                        + "read whole: for one class as lines, import it with --classes into a .ndjson file.")
+            }
             try SQLiteInput.refuse(sqliteTables.given + sqliteDecoding.given, for: [input])
             try convertStore(limits: reading.readOptions.limits)
             return
