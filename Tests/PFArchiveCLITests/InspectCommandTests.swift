@@ -91,6 +91,22 @@ import Testing
         #expect(text.contains("Entity Author : Writer"))
     }
 
+    /// A store whose metadata plist is empty (macOS's NotesV7.storedata) says so instead of
+    /// "framework version null".
+    @Test func emptyMetadataSaysItHasNoFrameworkVersion() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copy = dir.appendingPathComponent("Store.sqlite")
+        try FileManager.default.copyItem(atPath: Fixtures.real.appendingPathComponent("coredata/restkit/RKSeedDatabase.sqlite").path, toPath: copy.path)
+        let emptied = try Peers.python(
+            "import sqlite3, plistlib, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute('UPDATE Z_METADATA SET Z_PLIST = ?', (plistlib.dumps({}, fmt=plistlib.FMT_BINARY),))\nc.commit()",
+            [copy.path])
+        #expect(emptied.status == 0, "\(emptied.stderr)")
+        let result = try CLI.run(["inspect", copy.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("Format:      Core Data SQLite store (no framework version in its metadata)\n"), "\(result.stdoutText)")
+    }
+
     @Test func jsonAndGraph() throws {
         let json = try CLI.run(["inspect", store, "--json"])
         #expect(json.status == 0, "\(json.stderr)")

@@ -44,7 +44,7 @@ extension Inspect {
     static func coreDataText(file: String, summary: PFValue) -> String {
         var lines = [
             "File:        \(file)",
-            "Format:      Core Data SQLite store (framework version \(summary["frameworkVersion"]?.scalarDescription ?? "?"))",
+            "Format:      Core Data SQLite store" + (summary["frameworkVersion"].flatMap { $0 == .null ? nil : $0.scalarDescription }.map { " (framework version \($0))" } ?? " (no framework version in its metadata)"),
             "Store UUID:  \(summary["storeUUID"]?.stringValue ?? "none")",
             "Model:       \(summary["modelSource"]?.stringValue ?? "?")",
         ]
