@@ -21,8 +21,8 @@ struct BinaryPlistScanner: ~Copyable {
     let objectsEnd: Int
     /// Decoded objects by index; meaningful where `nodeCounts[index] > 0`.
     ///
-    /// This and the next two tables are flat buffers of `numObjects` entries, allocated in
-    /// `init` and freed by `deinit`. Every index used with them is an object index
+    /// This and the next two tables are flat buffers of `numObjects` entries, allocated
+    /// together in `init` (this one first) and freed by `deinit`. Every index used with them is an object index
     /// that `objectRef(at:)` (or `BinaryPlistInfo.parse`, for the top object) checked to be
     /// below `numObjects`, so each access is in bounds by construction; plain buffers spare
     /// the per-access uniqueness and bounds checks of arrays held in a mutating struct.
@@ -60,11 +60,16 @@ struct BinaryPlistScanner: ~Copyable {
         // numObjects entries of the offset table are really present in the file, so these
         // tables grow with the input's size, not with a count it merely claims.
         let n = sparse ? 0 : info.numObjects
-        self.values = .allocate(capacity: n)
+        // The three tables in one allocation (a database decodes a small plist per row).
+        let valueBytes = n * MemoryLayout<PFValue>.stride
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: max(valueBytes + n * (MemoryLayout<Int>.stride + MemoryLayout<UInt64>.stride), 1),
+            alignment: max(MemoryLayout<PFValue>.alignment, MemoryLayout<Int>.alignment, MemoryLayout<UInt64>.alignment))
+        self.values = storage.bindMemory(to: PFValue.self, capacity: n)
         values.initialize(repeating: .null, count: n)
-        self.nodeCounts = .allocate(capacity: n)
+        self.nodeCounts = (storage + valueBytes).bindMemory(to: Int.self, capacity: n)
         nodeCounts.initialize(repeating: 0, count: n)
-        self.keyHashes = .allocate(capacity: n)
+        self.keyHashes = (storage + valueBytes + n * MemoryLayout<Int>.stride).bindMemory(to: UInt64.self, capacity: n)
         keyHashes.initialize(repeating: 0, count: n)
         // One allocation for the key hashes of a typical file's dictionaries, instead of
         // regrowing from empty for every small plist (a database holds one per row).
@@ -73,9 +78,7 @@ struct BinaryPlistScanner: ~Copyable {
 
     deinit {
         values.deinitialize(count: sparse ? 0 : info.numObjects)
-        values.deallocate()
-        nodeCounts.deallocate()
-        keyHashes.deallocate()
+        UnsafeMutableRawPointer(values).deallocate()  // the one allocation of all three tables
     }
 
     static let format = BinaryPlistLayout.format
