@@ -135,6 +135,36 @@ public struct XMLPlistReader: Sendable {
         for magic in ["<?xml", "<!DOCTYPE plist", "<plist"] where rest.starts(with: Array(magic.utf8)) {
             return true
         }
+        return startsWideMagic(bytes)
+    }
+
+    /// Whether the document starts like an XML property list in UTF-16 or UTF-32 (with or
+    /// without a byte order mark), which the reader refuses with its own message ("convert it
+    /// first") rather than being taken for no format at all.
+    static func startsWideMagic(_ bytes: Data) -> Bool {
+        let head = [UInt8](bytes.prefix(128))
+        /// The ASCII characters of `head` read as `width`-byte units, or `nil` at a non-ASCII one.
+        func ascii(width: Int, bigEndian: Bool, skip: Int) -> String? {
+            var text = ""
+            var at = skip
+            while at + width <= head.count {
+                let unit = head[at..<(at + width)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let value = bigEndian ? unit : (width == 2 ? UInt32(UInt16(unit).byteSwapped) : unit.byteSwapped)
+                guard value < 0x80 else { return nil }
+                text.append(Character(Unicode.Scalar(UInt8(value))))
+                at += width
+            }
+            return text
+        }
+        let layouts: [(prefix: [UInt8], width: Int, bigEndian: Bool)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], 4, true), ([0xFF, 0xFE, 0x00, 0x00], 4, false),
+            ([0xFE, 0xFF], 2, true), ([0xFF, 0xFE], 2, false), ([], 2, true), ([], 2, false),
+        ]
+        for layout in layouts where head.starts(with: layout.prefix) {
+            guard let text = ascii(width: layout.width, bigEndian: layout.bigEndian, skip: layout.prefix.count) else { continue }
+            let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            if ["<?xml", "<!DOCTYPE plist", "<plist"].contains(where: { trimmed.hasPrefix($0) }) { return true }
+        }
         return false
     }
 }

@@ -272,6 +272,28 @@ import Testing
         expectFailure(noBOM, .unsupported, line: 1, column: 1, failure: .utf16WithoutByteOrderMark)
     }
 
+    /// UTF-16 and UTF-32 documents (dd-plist's test files have each) are told to be XML
+    /// property lists by their first bytes, so detection hands them to the reader and its
+    /// "convert it first" rather than calling them no format at all; other bytes are not.
+    @Test func wideDocumentsAreDetectedAsXMLPlists() {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<plist version=\"1.0\"><true/></plist>\n"
+        let documents: [Data] = [
+            Data([0xFE, 0xFF]) + (text.data(using: .utf16BigEndian) ?? Data()),
+            Data([0xFF, 0xFE]) + (text.data(using: .utf16LittleEndian) ?? Data()),
+            text.data(using: .utf16LittleEndian) ?? Data(), text.data(using: .utf16BigEndian) ?? Data(),
+            Data([0xFF, 0xFE, 0, 0]) + (text.data(using: .utf32LittleEndian) ?? Data()),
+            Data([0, 0, 0xFE, 0xFF]) + (text.data(using: .utf32BigEndian) ?? Data()),
+            Data("  \n<plist><true/></plist>".data(using: .utf16LittleEndian) ?? Data()),
+        ]
+        for document in documents {
+            #expect(XMLPlistReader.hasMagic(document), "\(Array(document.prefix(8)))")
+            #expect((try? XMLPlistReader().read(document)) == nil)
+        }
+        for other in [Data([0xFF, 0xFE, 0x41, 0x00]), "{\"a\": 1}".data(using: .utf16LittleEndian) ?? Data(), Data([0xFE, 0xFF, 0xD8, 0x3D])] {
+            #expect(!XMLPlistReader.hasMagic(other))
+        }
+    }
+
     @Test func billionLaughsIsRejectedBeforeExpansion() {
         var text = "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [\n <!ENTITY lol \"lol\">\n"
         for level in 1...9 {
