@@ -247,15 +247,33 @@ struct CoreDataLayout: Sendable {
             entities[entity.name]?.unmapped[relationship.name] = "a many-to-many relationship that is its own inverse; its join columns are not known"
             return
         }
-        func entityPrefixed(_ column: String, _ suffix: String) -> Bool {
-            guard column.hasPrefix("Z_"), column.hasSuffix(suffix) else { return false }
+        /// The `Z_ENT` of `Z_<n><suffix>`, or `nil` for another name.
+        func entityPrefix(_ column: String, _ suffix: String) -> Int64? {
+            guard column.hasPrefix("Z_"), column.hasSuffix(suffix) else { return nil }
             let digits = column.dropFirst(2).dropLast(suffix.count)
-            return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
+            return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit) ? Int64(digits) : nil
         }
+        /// The `Z_ENT`s of an entity and its superentities: a join column is numbered after the
+        /// entity that declares the relationship, which may be an ancestor.
+        func lineage(_ start: CoreDataEntity) -> Set<Int64> {
+            var ids: Set<Int64> = []
+            var current: CoreDataEntity? = start
+            var steps = 0
+            while let entity = current, steps <= model.entities.count {
+                if let id = entities[entity.name]?.id { ids.insert(id) }
+                current = entity.superentity.flatMap { model.entity(named: $0) }
+                steps += 1
+            }
+            return ids
+        }
+        let owners = lineage(entity)
+        let destinations = lineage(destination)
+        // Two join tables may end in the same names for other entities (`Z_1TAGS` and
+        // `Z_3TAGS`): only one whose columns carry these entities' numbers is this one.
         for (upperTable, info) in schema.tables.sorted(by: { $0.key < $1.key })
-        where entityPrefixed(upperTable, name) || entityPrefixed(upperTable, inverseUpper) {
-            let owning = info.columns.first { entityPrefixed($0.name.uppercased(), inverseUpper) }
-            let related = info.columns.first { entityPrefixed($0.name.uppercased(), name) }
+        where entityPrefix(upperTable, name) != nil || entityPrefix(upperTable, inverseUpper) != nil {
+            let owning = info.columns.first { entityPrefix($0.name.uppercased(), inverseUpper).map(owners.contains) ?? false }
+            let related = info.columns.first { entityPrefix($0.name.uppercased(), name).map(destinations.contains) ?? false }
             if let owning, let related {
                 entities[entity.name]?.toMany[relationship.name] = .joinTable(
                     table: info.name, owningColumn: owning.name, relatedColumn: related.name, relatedTable: destinationTable)

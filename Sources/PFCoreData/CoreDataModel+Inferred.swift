@@ -92,6 +92,13 @@ extension CoreDataModel {
         else { return nil }
         let (owning, related) = second.1 == rel ? (first, second) : first.1 == rel ? (second, first) : (nil, nil)
         guard let owning, let related, owning.0 == tableID, let owner = names[owning.0], let destination = names[related.0] else { return nil }
+        // One entity's relationship that is its own inverse (`Z_1FRIENDS`, `Z_1FRIENDS1`): no
+        // second relationship exists to name.
+        if owning.0 == related.0, owning.1.hasPrefix(related.1) || related.1.hasPrefix(owning.1) {
+            let longer = owning.1.count > related.1.count ? owning.1 : related.1
+            let shorter = owning.1.count > related.1.count ? related.1 : owning.1
+            if longer.dropFirst(shorter.count).allSatisfy(\.isASCIIDigit) { return nil }
+        }
         return (owner, rel.lowercased(), destination, owning.1.lowercased())
     }
 

@@ -73,7 +73,9 @@ struct CoreDataValueConverter: Sendable {
     func decodes(_ attribute: CoreDataAttribute) -> Bool {
         if decodeBlobs { return true }
         guard decodeTransformables else { return false }
-        return Self.isTransformable(attribute) || (inferredModel && attribute.type == .binaryData)
+        // An inferred model's BLOB columns are Binary, or Undefined when any storage is
+        // expected there (history tombstones): their payloads are decoded either way.
+        return Self.isTransformable(attribute) || (inferredModel && (attribute.type == .binaryData || attribute.type == .undefined))
     }
 
     /// Whether an attribute holds transformed values: type Transformable, or any attribute

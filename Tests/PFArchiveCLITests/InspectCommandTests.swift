@@ -172,5 +172,9 @@ import Testing
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let none = try CLI.run(["inspect", empty.path])
         #expect(none.status == 0 && none.stdoutText.contains("Classes:     none (no <Class>.json files)"), "\(none.stdoutText)\(none.stderr)")
+        let misnamed = dir.appendingPathComponent("plist.zip")
+        try FileManager.default.copyItem(at: Fixtures.real.appendingPathComponent("bplist/rustplist-utf16.bplist"), to: misnamed)
+        let plist = try CLI.run(["inspect", misnamed.path])
+        #expect(plist.status == 0 && plist.stdoutText.contains("binary property list"), "\(plist.stdoutText)\(plist.stderr)")
     }
 }

@@ -125,6 +125,50 @@ import Testing
         #expect(total == 2 * (61 + 4 + 1))
     }
 
+    /// Without a model: join tables of other entities that end in the same names (`Z_1TAGS`,
+    /// `Z_3TAGS`) keep their own pairs; a relationship that is its own inverse (`Z_1FRIENDS`
+    /// with `Z_1FRIENDS1`) invents no second relationship; history tombstones still decode.
+    @Test func inferredJoinTablesAreMatchedByTheirEntitiesNumbers() throws {
+        let dir = try CoreDataFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m2m.sqlite")
+        let plist = "62706c6973743030d1010251611001080b0d000000000000010100000000000000030000000000000000000000000000000f"  // {"a": 1}
+        var sql = [
+            "ATTACH '\(CoreDataFixtures.store("plaso/kik.sqlite").path)' AS k",
+            "CREATE TABLE Z_METADATA AS SELECT * FROM k.Z_METADATA",
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            "INSERT INTO Z_PRIMARYKEY VALUES (1,'A',0,2),(2,'B',0,2),(3,'C',0,2),(4,'D',0,2),(5,'Person',0,2),(16001,'CHANGE',0,1)",
+            "CREATE TABLE Z_1TAGS (Z_1ITEMS INTEGER, Z_2TAGS INTEGER, PRIMARY KEY (Z_1ITEMS, Z_2TAGS))",
+            "INSERT INTO Z_1TAGS VALUES (1,1)",
+            "CREATE TABLE Z_3TAGS (Z_3ITEMS INTEGER, Z_4TAGS INTEGER, PRIMARY KEY (Z_3ITEMS, Z_4TAGS))",
+            "INSERT INTO Z_3TAGS VALUES (2,2)",
+            "CREATE TABLE Z_5FRIENDS (Z_5FRIENDS INTEGER, Z_5FRIENDS1 INTEGER, PRIMARY KEY (Z_5FRIENDS, Z_5FRIENDS1))",
+            "INSERT INTO Z_5FRIENDS VALUES (1,2)",
+            "CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZTOMBSTONE0 BLOB)",
+            "INSERT INTO ACHANGE VALUES (1,16001,1,2,X'\(plist)')",
+        ]
+        for (id, table) in [(1, "ZA"), (2, "ZB"), (3, "ZC"), (4, "ZD"), (5, "ZPERSON")] {
+            sql.append("CREATE TABLE \(table) (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR)")
+            sql.append("INSERT INTO \(table) VALUES (1,\(id),1,'one'),(2,\(id),1,'two')")
+        }
+        try CoreDataFixtures.sqlite(url, sql)
+        let store = try CoreDataStore.open(url: url, options: .init(includeHistory: true))
+        defer { store.close() }
+        #expect(store.model.source == .inferred)
+        func pairs(_ entity: String, _ relationship: String) throws -> [String] {
+            try store.joinRows(entity: entity, relationship: relationship).map { "\($0.owningId)>\($0.relatedId)" }
+        }
+        #expect(try pairs("A", "tags") == ["A-1>B-1"])
+        #expect(try pairs("B", "items") == ["B-1>A-1"])
+        #expect(try pairs("C", "tags") == ["C-2>D-2"])
+        #expect(try pairs("D", "items") == ["D-2>C-2"])
+        #expect(store.model.entity(named: "Person")?.relationships.isEmpty == true)
+        #expect(store.guesses.contains { $0.contains("Z_5FRIENDS") && $0.contains("not read") }, "\(store.guesses)")
+        var tombstones: [PFValue] = []
+        try store.forEachObject(entity: "CHANGE") { tombstones.append($0["tombstone0"] ?? .null) }
+        #expect(tombstones == [["a": 1]])
+    }
+
     @Test func toManyJoinRowsAgreeWithTheInversePointers() throws {
         let store = try CoreDataStore.open(url: CoreDataFixtures.store("coredataplus/SampleModel2_V2.sqlite"))
         defer { store.close() }

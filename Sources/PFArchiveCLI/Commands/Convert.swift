@@ -134,13 +134,14 @@ struct Convert: ParsableCommand {
     ///   file of records.
     func onlyTableForRecords(_ names: [String], kind: String) throws -> String? {
         guard outputIsRecords else { return nil }
+        let plural = kind == "class" ? "classes" : "\(kind)s"
         guard outputFormat == .jsonl else {
-            throw CLIFailure("\(output): a CBOR sequence of \(input)'s \(kind)s cannot be written; write one \(kind) as JSON lines with --table, or the whole file as .cbor")
+            throw CLIFailure("\(output): a CBOR sequence of \(input)'s \(plural) cannot be written; write one \(kind) to a .jsonl file with --table, or the whole file as .cbor")
         }
         if names.count == 1 { return names[0] }
-        if names.isEmpty { throw CLIFailure("\(output): \(input) has no \(kind)s to write as JSON lines") }
+        if names.isEmpty { throw CLIFailure("\(output): \(input) has no \(plural) to write as JSON lines") }
         throw CLIFailure(
-            "\(output): JSON lines hold the rows of one \(kind); name it with --table (\(kind == "class" ? "classes" : "tables"): "
+            "\(output): JSON lines hold the rows of one \(kind); name it with --table (\(plural): "
                 + "\(names.joined(separator: ", "))), or convert to .json for the whole file")
     }
 

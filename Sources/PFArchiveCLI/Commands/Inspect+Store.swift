@@ -37,8 +37,15 @@ extension Inspect {
         guard let kind = try? StoreLocation.resolve(input).kind else { return nil }
         switch kind {
         case .mongoShape where isDirectory.boolValue: return .mongoShape
-        case .parseExport where isDirectory.boolValue || URL(fileURLWithPath: input).pathExtension.lowercased() == "zip":
+        case .parseExport where isDirectory.boolValue:
             return .parseExport
+        case .parseExport where URL(fileURLWithPath: input).pathExtension.lowercased() == "zip":
+            // A zip by its bytes too (a local file header, or an empty archive's end record):
+            // any other file named .zip is inspected as what it holds.
+            guard let handle = FileHandle(forReadingAtPath: input) else { return nil }
+            defer { try? handle.close() }
+            let head = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())
+            return head == [0x50, 0x4B, 0x03, 0x04] || head == [0x50, 0x4B, 0x05, 0x06] ? .parseExport : nil
         default: return nil
         }
     }
