@@ -48,8 +48,23 @@ extension KeyedArchive {
         _ bytes: Data, options: KeyedGraph.DecodingOptions = .init(), threshold: Int = largeMembers,
         visit: (PFDocumentEvent) throws(PFError) -> Void
     ) throws(PFError) -> Bool {
-        try walkLazily(bytes, options: options) { walk, top throws(PFError) -> Bool in
-            try walkRoot(&walk, top: top, limits: options.limits, threshold: threshold, visit: visit)
+        do {
+            return try walkLazily(bytes, options: options) { walk, top throws(PFError) -> Bool in
+                try walkRoot(&walk, top: top, limits: options.limits, threshold: threshold, visit: visit)
+            }
+        } catch {
+            // A damaged archive can break several rules, and the walk meets them in another
+            // order than the whole read (a cycle under `$top` before a wrong `$archiver`): the
+            // error is the whole read's, so both routes fail alike. (Only below 64 MiB: a larger
+            // input is walked to keep it out of memory, and keeps the walk's error.)
+            if bytes.count <= 64 << 20 {
+                do throws(PFError) {
+                    _ = try decodeGraph(bytes, options: options).jsonValue(limits: options.limits)
+                } catch let whole {
+                    throw whole
+                }
+            }
+            throw error
         }
     }
 
