@@ -211,6 +211,18 @@ struct CoreDataLayout: Sendable {
         }
     }
 
+    /// A join table's or join column's name `Z_<n><NAME>` split into the entity number and
+    /// the (upper-cased) relationship name, or `nil` for another name. (Relationship names
+    /// start with a letter, so the digits end where the name begins.)
+    static func joinName(_ name: String) -> (entity: Int64, name: String)? {
+        guard name.hasPrefix("Z_") else { return nil }
+        let rest = name.dropFirst(2)
+        let digits = rest.prefix(while: \.isASCIIDigit)
+        let suffix = rest.dropFirst(digits.count)
+        guard let id = Int64(digits), !suffix.isEmpty else { return nil }
+        return (id, String(suffix))
+    }
+
     static func suffixNumber(_ column: String, base: String) -> Int {
         Int(column.dropFirst(base.count)) ?? -1
     }
@@ -249,9 +261,7 @@ struct CoreDataLayout: Sendable {
         }
         /// The `Z_ENT` of `Z_<n><suffix>`, or `nil` for another name.
         func entityPrefix(_ column: String, _ suffix: String) -> Int64? {
-            guard column.hasPrefix("Z_"), column.hasSuffix(suffix) else { return nil }
-            let digits = column.dropFirst(2).dropLast(suffix.count)
-            return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit) ? Int64(digits) : nil
+            Self.joinName(column).flatMap { $0.name == suffix ? $0.entity : nil }
         }
         /// The `Z_ENT`s of an entity and its superentities: a join column is numbered after the
         /// entity that declares the relationship, which may be an ancestor.

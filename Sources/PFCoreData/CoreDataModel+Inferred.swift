@@ -79,14 +79,7 @@ extension CoreDataModel {
     static func joinRelationships(table upper: String, columns: [String], names: [Int64: String])
         -> (owner: String, relationship: String, destination: String, inverse: String)?
     {
-        func split(_ name: String) -> (Int64, String)? {
-            guard name.hasPrefix("Z_") else { return nil }
-            let rest = name.dropFirst(2)
-            let digits = rest.prefix { $0.isASCIIDigit }
-            let suffix = rest.dropFirst(digits.count)
-            guard let id = Int64(digits), !suffix.isEmpty else { return nil }
-            return (id, String(suffix))
-        }
+        let split = CoreDataLayout.joinName
         guard columns.count == 2, let (tableID, rel) = split(upper), let first = split(columns[0]), let second = split(columns[1]),
             first.1 != second.1
         else { return nil }

@@ -40,12 +40,10 @@ extension Inspect {
         case .parseExport where isDirectory.boolValue:
             return .parseExport
         case .parseExport where URL(fileURLWithPath: input).pathExtension.lowercased() == "zip":
-            // A zip by its bytes too (a local file header, or an empty archive's end record):
-            // any other file named .zip is inspected as what it holds.
+            // A zip by its bytes too: any other file named .zip is inspected as what it holds.
             guard let handle = FileHandle(forReadingAtPath: input) else { return nil }
             defer { try? handle.close() }
-            let head = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())
-            return head == [0x50, 0x4B, 0x03, 0x04] || head == [0x50, 0x4B, 0x05, 0x06] ? .parseExport : nil
+            return ZipReader.isZip((try? handle.read(upToCount: 4)) ?? Data()) ? .parseExport : nil
         default: return nil
         }
     }
