@@ -20,11 +20,14 @@ public struct MeasuredRun: Sendable {
     public var stderr: String
     /// The child's peak resident memory, in bytes.
     ///
-    /// `wait4`'s `ru_maxrss` alone over-reports: at `exec` Linux folds the high-water mark
-    /// of the memory the child was forked with — the test process's — into it. So this is
-    /// `ru_maxrss` when that exceeds the test process's own peak (then it can only be the
-    /// child's), else the highest `VmHWM` sampled from `/proc/<pid>/status` while the child
-    /// ran (a close lower bound: samples are a millisecond apart).
+    /// `wait4`'s `ru_maxrss` cannot be used for this: at `exec` Linux folds into it the
+    /// resident memory of the process the child was spawned from (the test process's, which
+    /// can be hundreds of MiB while other tests run), and the test process's own `VmHWM`
+    /// read afterwards does not always bound that (CI saw 675 MiB reported for a run that
+    /// peaks at 31 MiB). So, when sampling, this is the highest `VmHWM` of the child's own
+    /// address space, read from `/proc/<pid>/status` right after the spawn and then every
+    /// millisecond until it exits (a close lower bound); without sampling it is `ru_maxrss`,
+    /// an upper bound.
     public var maxRSSBytes: Int
     /// User plus system CPU time, in seconds.
     public var cpuSeconds: Double
@@ -102,6 +105,8 @@ extension CLI {
         var timedOut = false
         var sampledPeak = 0
         let deadline = Date().addingTimeInterval(watchdogSeconds)
+        // posix_spawn returns after the child's exec, so this is already its own memory.
+        if sampleMemory { sampledPeak = highWaterMark(of: "\(pid)") }
         while true {
             let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid { break }
@@ -113,10 +118,8 @@ extension CLI {
             }
             usleep(sampleMemory ? 1_000 : 5_000)
         }
-        // Linux reports ru_maxrss in KiB. The test process's peak, read after the child is
-        // reaped, bounds what it contributed at exec (the mark only grows).
+        // Linux reports ru_maxrss in KiB.
         let reported = Int(usage.ru_maxrss) * 1024
-        let parentPeak = highWaterMark(of: "self")
         let low = status & 0x7f
         let exited = low == 0
         let signalled = low != 0 && low != 0x7f
@@ -128,7 +131,7 @@ extension CLI {
             timedOut: timedOut,
             stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
             stderr: String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data(), as: UTF8.self),
-            maxRSSBytes: reported > parentPeak || !sampleMemory ? reported : sampledPeak,
+            maxRSSBytes: sampleMemory ? sampledPeak : reported,
             cpuSeconds: cpu)
     }
 
