@@ -158,7 +158,7 @@ public enum JSONFailure: PFFailure, Hashable {
         case .nulKeysExhausted:
             "object key contains U+0000 (\\u0000) in a document whose keys use all of U+FDD0…U+FDEF; such keys cannot be kept whole through json-c"
         case .duplicateKey(let members, let distinct):
-            "duplicate key in an object (\(members) members, \(distinct) distinct keys); expected unique keys (rejectDuplicateKeys is on; turn it off to keep the last value)"
+            "duplicate key in an object (\(members) members, \(distinct) distinct \(distinct == 1 ? "key" : "keys")); expected each key once"
         case .inconsistentObject(let count, let entries): "json-c reported an object of \(count) members but listed \(entries)"
         case .malformedTyped(let problem): "\(problem) (read with typedValues off to keep such objects as dictionaries)"
         case .typedValuesOff(let what):

@@ -54,6 +54,30 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         "_Idempotency",
     ]
 
+    /// Whether an existing directory holds mongoexport files, whatever its name: its
+    /// `_SCHEMA.json`, or else its first `<name>.json` file, starts with a document whose
+    /// first key is `_id` (mongoexport writes `_id` first; a Parse export's files start with
+    /// `{"results"`, `[` or an object of `objectId`). Only the first bytes are read.
+    /// - Parameter directory: the directory.
+    /// - Returns: whether to read it as the Mongo shape.
+    public static func looksLikeMongoShape(_ directory: URL) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return false }
+        let files = names.filter { !$0.hasPrefix(".") && $0.lowercased().hasSuffix(".json") }.sorted()
+        guard let first = files.first(where: { $0 == "_SCHEMA.json" }) ?? files.first,
+            let handle = FileHandle(forReadingAtPath: directory.appendingPathComponent(first).path)
+        else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64) else { return false }
+        var bytes = head[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        func skipSpace() { while let b = bytes.first, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { bytes = bytes.dropFirst() } }
+        skipSpace()
+        guard bytes.first == UInt8(ascii: "{") else { return false }
+        bytes = bytes.dropFirst()
+        skipSpace()
+        return bytes.starts(with: Array(#""_id""#.utf8))
+    }
+
     /// The directory.
     public let directory: URL
     /// Settings.

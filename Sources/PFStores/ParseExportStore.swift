@@ -133,6 +133,28 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         return opened
     }
 
+    /// Refuses, as a source, a directory or zip that holds files but no export file (no
+    /// class, join or `_SCHEMA` file): a wrong path, or files of another kind, would read as
+    /// an export of no classes and import nothing without a word. An empty directory is an
+    /// empty export.
+    /// - Throws: ``PFCore/PFError`` (`invalidValue`) naming what it holds.
+    func requireExportFiles() throws(PFError) {
+        guard let container = try opened(), container.files.isEmpty else { return }
+        var held: [String]
+        switch container.kind {
+        case .directory(let url):
+            held = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { !$0.hasPrefix(".") }
+        case .zip(_, let archive):
+            held = archive.filter { $0.type == .file && !$0.path.hasPrefix("__MACOSX/") }.map(\.path)
+                .filter { !($0.split(separator: "/").last ?? "").hasPrefix(".") }
+        case .classFile:
+            return
+        }
+        guard !held.isEmpty else { return }
+        held.sort()
+        throw PFError(StoreFailure.noExportFiles(path: location, found: Array(held.prefix(3)), more: max(0, held.count - 3)), format: Self.format)
+    }
+
     /// The export's files by role.
     struct Layout {
         var classes: OrderedDictionary<String, ExportContainer.File> = [:]

@@ -226,6 +226,8 @@ public enum StoreFailure: PFFailure, Hashable {
     case notAZip(path: String, reason: String)
     /// The zip holds two files of one name in different folders.
     case duplicateZipEntry(path: String, name: String, first: String, second: String)
+    /// A source taken for a Parse export (a directory or zip) holds files but no class file.
+    case noExportFiles(path: String, found: [String], more: Int)
 
     // MARK: JSON lines, Mongo shape and store archives
 
@@ -249,7 +251,7 @@ public enum StoreFailure: PFFailure, Hashable {
     public var code: PFError.Code {
         switch self {
         case .foreignEntries, .notPfarchiveOutput, .entryInTheWay, .duplicateJoinFile, .duplicateClassFile, .badJoinRow,
-            .duplicateZipEntry, .badJSONLinesJoinRow, .badDocument, .badStoreArchive, .unreadableStoreArchive,
+            .duplicateZipEntry, .noExportFiles, .badJSONLinesJoinRow, .badDocument, .badStoreArchive, .unreadableStoreArchive,
             .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant:
             .invalidValue
         case .notWriting, .beganTwice, .notAStoreArgument, .unknownURLScheme, .noClass, .noSuchClasses, .wrongClassInBatch,
@@ -353,6 +355,10 @@ public enum StoreFailure: PFFailure, Hashable {
         case .notAZip(let path, let reason): return "\(path): not a readable zip archive (\(reason))"
         case .duplicateZipEntry(let path, let name, let first, let second):
             return "\(path): the zip holds two files named \(name) (\(first) and \(second)); extract the one export you mean"
+        case .noExportFiles(let path, let found, let more):
+            let listed = found.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+            return "\(path): holds no <Class>.json file (it holds \(listed)); expected a Parse export: a directory or .zip of "
+                + "<Class>.json files (a directory of mongoexport files is read as Parse Server's Mongo shape)"
         case .badJSONLinesJoinRow(let location, let line):
             return "\(location): line \(line): a join row needs className _Join:<field>:<OwningClass>, owningId and relatedId"
         case .cannotListCollections(let path, let reason):

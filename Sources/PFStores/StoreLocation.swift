@@ -115,7 +115,11 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
             // An existing file of another name (Safari's `History.db` has one, iOS's `Cookies`
             // and every file of an iOS backup none) whose bytes are SQLite or Realm is read as
             // what it holds.
-            kind = exists && !isDirectory.boolValue ? kindFromBytes(of: url) ?? .parseExport : .parseExport
+            if exists && isDirectory.boolValue {
+                kind = MongoShapeStore.looksLikeMongoShape(url) ? .mongoShape : .parseExport
+            } else {
+                kind = exists ? kindFromBytes(of: url) ?? .parseExport : .parseExport
+            }
         }
         return StoreLocation(kind: kind, argument: argument, url: url)
     }
@@ -349,7 +353,16 @@ public struct StoreOpeners: Sendable {
     public static func standard(readerThreads: Int) -> StoreOpeners {
         var openers = StoreOpeners()
         let exportOptions = ParseExportStore.Options(workers: readerThreads)
-        openers.registerFileStore(.parseExport) { ParseExportStore(url: $0, options: exportOptions) }
+        openers.register(
+            .parseExport,
+            reader: { (location: StoreLocation) throws(PFError) -> any ObjectStoreReader in
+                let store = ParseExportStore(url: try existing(location), options: exportOptions)
+                try store.requireExportFiles()
+                return store
+            },
+            writer: { (location: StoreLocation) throws(PFError) -> any ObjectStoreWriter in
+                ParseExportStore(url: file(location), options: exportOptions)
+            })
         openers.registerFileStore(.keyedArchive) { KeyedArchiveStore(url: $0) }
         openers.registerFileStore(.mongoShape) { MongoShapeStore(directory: $0) }
         openers.registerFileStore(.jsonLines) { JSONLinesStore(url: $0) }

@@ -13,7 +13,9 @@ struct Import: ParsableCommand {
             (a SOURCE may also be one <Class>.json file, an export of that class); \
             .sqlite or .db is pfarchive's SQLite store, or a Core Data store (read-only) when \
             the file has the Z_PRIMARYKEY and Z_METADATA tables, as has .storedata; a .jsonl \
-            directory (or a new .jsonl path) is Parse Server's Mongo shape, while a .ndjson \
+            directory (or a new .jsonl path), and any existing directory of mongoexport \
+            files (its first document starts with "_id"), is Parse Server's Mongo shape, \
+            while a .ndjson \
             path or an existing .jsonl file is one JSON Lines file of Parse objects; \
             postgres://… is a PostgreSQL server; \
             .archive is a keyed archive; .realm is a Realm file (formats 20-24); any other \

@@ -1,0 +1,107 @@
+import Foundation
+import PFCore
+import PFStores
+import PFTestSupport
+import Testing
+
+/// A source directory is read as what its files are: mongoexport files (the Mongo shape)
+/// whatever the directory's name, a Parse export of `<Class>.json` files, and a directory or
+/// zip of other files is refused by name instead of importing nothing.
+@Suite struct SourceDirectoryKindTests {
+    func write(_ text: String, _ name: String, in dir: URL) throws {
+        try Data(text.utf8).write(to: dir.appendingPathComponent(name))
+    }
+
+    @Test func theFirstKeyOfTheFirstDocumentTellsMongoexportFilesFromAnExport() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func kind(_ files: [String: String]) throws -> StoreKind {
+            let sub = dir.appendingPathComponent(UUID().uuidString)
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            for (name, text) in files { try write(text, name, in: sub) }
+            return try StoreLocation.resolve(sub.path).kind
+        }
+        #expect(try kind(["Post.json": "{\"_id\":\"a\",\"title\":\"x\"}\n{\"_id\":\"b\"}\n"]) == .mongoShape)
+        #expect(try kind(["Post.json": "\u{FEFF}\r\n  { \"_id\" : \"a\" }\n"]) == .mongoShape)
+        #expect(try kind(["_SCHEMA.json": "{\"_id\":\"Post\",\"objectId\":\"string\"}\n", "Post.json": "{\"results\":[]}"]) == .mongoShape)
+        #expect(try kind(["Post.json": "{\"results\":[{\"objectId\":\"a\"}]}"]) == .parseExport)
+        #expect(try kind(["Post.json": "[{\"_id\":\"a\"}]"]) == .parseExport)
+        #expect(try kind(["Post.json": "{\"objectId\":\"a\",\"_id\":\"b\"}"]) == .parseExport)
+        #expect(try kind(["_SCHEMA.json": "{\"results\":[]}", "Post.json": "{\"_id\":\"a\"}\n"]) == .parseExport)
+        #expect(try kind([:]) == .parseExport)
+        #expect(try kind(["readme.txt": "{\"_id\":1}"]) == .parseExport)
+    }
+
+    /// The Mongo shape made from the real Parse.com export, copied to a directory named
+    /// `dump`: it imports and diffs as the `.jsonl` directory does (it failed on line 2 of
+    /// the first file, read as a Parse export).
+    @Test func mongoexportFilesInAnyDirectoryReadAsTheMongoShape() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = Fixtures.real.appendingPathComponent("parse")
+        let mongo = dir.appendingPathComponent("mongo.jsonl")
+        let made = try CLI.run(["import", export.path, mongo.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let dump = dir.appendingPathComponent("dump")
+        try FileManager.default.copyItem(at: mongo, to: dump)
+        let before = try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted()
+
+        let inspected = try CLI.run(["inspect", dump.path])
+        #expect(inspected.status == 0 && inspected.stdoutText.contains("Format:      Parse Server MongoDB shape"), "\(inspected.stdoutText)\(inspected.stderr)")
+        let store = dir.appendingPathComponent("out.sqlite")
+        let imported = try CLI.run(["import", dump.path, store.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let diffed = try CLI.run(["diff", export.path, dump.path])
+        #expect(diffed.status == 0 && diffed.stdoutText.hasPrefix("no differences"), "\(diffed.stdoutText)\(diffed.stderr)")
+        let stored = try CLI.run(["diff", dump.path, store.path])
+        #expect(stored.status == 0, "\(stored.stdoutText)\(stored.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted() == before)
+    }
+
+    /// A directory or zip of other files is not an export of no classes: import, inspect and
+    /// diff refuse it in one line naming what it holds, and no destination appears. An empty
+    /// directory stays an empty export.
+    @Test func aDirectoryOrZipWithoutClassFilesIsRefusedByName() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = dir.appendingPathComponent("lines")
+        try FileManager.default.createDirectory(at: lines, withIntermediateDirectories: true)
+        try write("{\"_id\":\"a\"}\n", "Post.jsonl", in: lines)
+        try write("notes", "readme.txt", in: lines)
+        try write("", ".DS_Store", in: lines)
+        let zip = dir.appendingPathComponent("other.zip")
+        let zipped = try Peers.python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('data/items.csv', 'a,b\\n')\n    z.writestr('__MACOSX/._x.json', '')",
+            [zip.path])
+        #expect(zipped.status == 0, "\(zipped.stderr)")
+
+        for (source, held) in [(lines, "(it holds Post.jsonl, readme.txt)"), (zip, "(it holds data/items.csv)")] {
+            let out = dir.appendingPathComponent("out-\(source.lastPathComponent).sqlite")
+            for arguments in [["import", source.path, out.path], ["inspect", source.path], ["diff", source.path, source.path]] {
+                let run = try CLI.run(arguments)
+                #expect(run.status == (arguments[0] == "diff" ? 2 : 1), "\(arguments): \(run.stdoutText)\(run.stderr)")
+                #expect(run.stderr.contains("holds no <Class>.json file \(held); expected a Parse export"), "\(arguments): \(run.stderr)")
+                #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let nothing = try CLI.run(["import", empty.path, dir.appendingPathComponent("empty.sqlite").path])
+        #expect(nothing.status == 0 && (nothing.stdoutText + nothing.stderr).contains("imported 0 objects"), "\(nothing.stderr)")
+    }
+
+    /// A JSON Lines store refuses a repeated key with the format's words, not an option of
+    /// the library the user cannot set.
+    @Test func aRepeatedKeyInAJSONLinesSourceSaysSoPlainly() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("objects.ndjson")
+        try write("{\"className\":\"Post\",\"objectId\":\"a\",\"n\":{\"x\":1,\"x\":2}}\n", "objects.ndjson", in: dir)
+        let run = try CLI.run(["import", source.path, dir.appendingPathComponent("out.sqlite").path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("duplicate key in an object (2 members, 1 distinct key); expected each key once"), "\(run.stderr)")
+        #expect(!run.stderr.contains("rejectDuplicateKeys"))
+    }
+}
