@@ -138,6 +138,7 @@ public enum FormatIO {
             }
             guard let format = options.format ?? FormatDetector.detect(plain, named: options.namedFormat) else {
                 let failure = FormatDetector.sqliteCompanion(plain).map { FormatsFailure.sqliteCompanion($0) }
+                    ?? FormatDetector.binaryPlistVersion(plain).map { FormatsFailure.binaryPlistVersion($0) }
                     ?? (FormatDetector.looksLikeOldStylePlist(plain) ? .oldStylePlist : .unrecognisedFormat)
                 throw PFError(failure, format: .input, offset: 0)
             }

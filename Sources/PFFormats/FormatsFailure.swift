@@ -15,6 +15,9 @@ public enum FormatsFailure: PFFailure, Hashable {
     /// The input is an SQLite database's companion file (``PFSerialization/FormatDetector/sqliteCompanion(_:)``
     /// names which), not readable alone.
     case sqliteCompanion(String)
+    /// The input is a binary property list of another version than `00` (its two version
+    /// characters, such as `15`; ``PFSerialization/FormatDetector/binaryPlistVersion(_:)``).
+    case binaryPlistVersion(String)
     /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
     /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
@@ -29,7 +32,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         switch self {
         case .emptyInput: .truncated
         case .unrecognisedFormat, .zipUnreadable: .syntax
-        case .oldStylePlist, .sqliteCompanion: .unsupported
+        case .oldStylePlist, .sqliteCompanion, .binaryPlistVersion: .unsupported
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         case .doesNotStream: .usage
@@ -47,6 +50,8 @@ public enum FormatsFailure: PFFailure, Hashable {
                 + "convert it to XML first (plutil -convert xml1 on a Mac)"
         case .sqliteCompanion(let kind):
             "an SQLite \(kind), not a database: give its database file (the same name without the suffix), which is read with it"
+        case .binaryPlistVersion(let version):
+            "a binary property list of version \(version) (\"bplist\(version)\"), which pfarchive does not read; expected version 00 (\"bplist00\")"
         case .memoryBudget(let format, let inputBytes, let need, let factor, let budget):
             "reading \(Self.megabytes(inputBytes)) of \(format) as a whole tree needs about \(Self.megabytes(need)) of memory "
                 + "(\(factor) bytes per input byte), more than the memory budget (\(Self.megabytes(budget)), "

@@ -47,6 +47,17 @@ public enum FormatDetector {
         return nil
     }
 
+    /// The version of a binary property list other than `bplist00` (the two characters after
+    /// `bplist`, such as `15` or `16`, which Apple uses privately), or `nil`: such bytes are
+    /// not read, and are named rather than "unrecognised".
+    public static func binaryPlistVersion(_ bytes: Data) -> String? {
+        let head = [UInt8](bytes.prefix(8))
+        guard head.count == 8, head.starts(with: Array("bplist".utf8)), !BinaryPlistReader.hasMagic(bytes) else { return nil }
+        let version = head[6...]
+        guard version.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return nil }
+        return String(decoding: version, as: UTF8.self)
+    }
+
     /// Whether bytes look like an old-style (OpenStep/NeXTSTEP) property list or a `.strings`
     /// file, which no reader here reads: after a byte-order mark (UTF-8 or UTF-16), white space
     /// and comments, an array `(`, or a key — quoted or bare, at the top or after `{` — followed

@@ -31,7 +31,7 @@ import Testing
         "bplist_valid_baseline.bplist": .accept(#"["a",7]"#),
         "bplist_truncated_magic.bplist": .error("unrecognised format"),  // 7 bytes: too short for the magic
         "bplist_trailer_only.bplist": .error("bplist: "),
-        "bplist_unsupported_version.bplist": .error("unrecognised format"),
+        "bplist_unsupported_version.bplist": .error("a binary property list of version 15 (\"bplist15\"), which pfarchive does not read"),
         "bplist_top_object_out_of_range.bplist": .error("bplist: "),
         "bplist_offset_table_past_eof.bplist": .error("bplist: "),
         "bplist_offset_table_in_trailer.bplist": .error("bplist: "),

@@ -104,3 +104,22 @@ import Testing
         }
     }
 }
+
+/// Binary property lists of another version than 00 (Apple's private `bplist15`/`bplist16`)
+/// are named with their version; they were "unrecognised format".
+@Suite struct BinaryPlistVersionTests {
+    @Test func otherVersionsAreNamed() throws {
+        for version in ["15", "16", "01", "1a"] {
+            let bytes = Data("bplist\(version)".utf8) + Data(repeating: 0, count: 40)
+            #expect(FormatDetector.detect(bytes) == nil)
+            #expect(FormatDetector.binaryPlistVersion(bytes) == version)
+            #expect { try FormatIO.read(bytes) } throws: {
+                ($0 as? PFError)?.failure(as: FormatsFailure.self) == .binaryPlistVersion(version)
+                    && ($0 as? PFError)?.message.contains("version \(version) (\"bplist\(version)\")") == true
+            }
+        }
+        #expect(FormatDetector.binaryPlistVersion(Data("bplist00".utf8) + Data(repeating: 0, count: 40)) == nil)
+        #expect(FormatDetector.binaryPlistVersion(Data("bplist0".utf8)) == nil)
+        #expect(FormatDetector.binaryPlistVersion(Data("bplist\u{1}\u{2}xx".utf8)) == nil)
+    }
+}
