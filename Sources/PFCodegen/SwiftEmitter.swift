@@ -290,22 +290,24 @@ public struct SwiftEmitter: Sendable {
         if type.version != 0 || inHierarchy { out += pad + "\(variable) var archiveVersion: Int { \(type.version) }\n" }
         if type.properties.isEmpty {
             // A base holds no keys: its subclasses write and read all of their own.
-            return out + "\n" + pad + "\(mod)func encode(with coder: KeyedArchiver) throws {}\n\n"
-                + pad + "\(mod)required init(from coder: KeyedUnarchiver) throws {}\n"
+            // A base under another base (NSControl under NSResponder) overrides its encode.
+            return out + "\n" + pad + "\(over)\(mod)func encode(with coder: KeyedArchiver) throws {}\n\n"
+                + pad + "\(mod)required init(from coder: KeyedUnarchiver) throws {\(type.superclass != nil ? " super.init() " : "")}\n"
         }
         out += "\n" + pad + "\(over)\(mod)func encode(with coder: KeyedArchiver) throws {\n"
         for p in type.properties {
             let name = SwiftNames.escaped(p.name)
             let key = SwiftNames.literal(p.key)
-            let inPlace: Bool = switch p.type {
-            case .bool, .int, .double, .scalar: !p.isOptional
+            // Numbers and Booleans have non-throwing encoders.
+            let isNumber: Bool = switch p.type {
+            case .bool, .int, .double, .scalar: true
             default: false
             }
-            if inPlace {
+            if isNumber && !p.isOptional {
                 out += pad + "    coder.encode(\(name), forKey: \(key))\n"
             } else if p.isOptional && !isDeferredReference(p) && !p.isAlwaysPresent {
                 // A key the data did not always hold is written only when there is a value.
-                out += pad + "    if let \(name) { try coder.encode(\(name), forKey: \(key)) }\n"
+                out += pad + "    if let \(name) { \(isNumber ? "" : "try ")coder.encode(\(name), forKey: \(key)) }\n"
             } else {
                 out += pad + "    try coder.encode(\(name), forKey: \(key))\n"
             }

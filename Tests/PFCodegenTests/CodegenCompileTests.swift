@@ -597,6 +597,64 @@ extension CodegenCompileTests {
     /// `$classes` (`JNStreamTableColumn`, generated as an open base with no keys of its own),
     /// and the archive decodes into the generated classes and re-encodes with every object's
     /// class, chain, version and keys (was `[PFValue]`, "objects of several classes").
+    /// A base under another base, as a nib's `NSControl` under `NSResponder` (one key holds
+    /// controls only, another any view): the inner base overrides `encode(with:)` (it did
+    /// not, and the code did not compile), and an optional number or Boolean is encoded
+    /// without a `try` that warned. Built with plistlib, as a nib's classes are laid out.
+    @Test func aBaseUnderABaseCompilesWithoutWarningsAndRoundTrips() throws {
+        let dir = try SwiftCompiler.scratch("nested-bases")
+        let source = dir.appendingPathComponent("views.archive")
+        let made = try Peers.python(
+            """
+            import plistlib, sys
+            U = plistlib.UID
+            objs = ["$null", {}]
+            def add(o, name=None, chain=None):
+                objs.append(o)
+                ref = U(len(objs) - 1)
+                if name:
+                    objs.append({"$classname": name, "$classes": chain})
+                    o["$class"] = U(len(objs) - 1)
+                return ref
+            control = lambda n: [n, "Control", "View", "Responder", "NSObject"]
+            iv = add({"image": "pic", "alpha": 0.5, "hidden": True}, "ImageView", control("ImageView"))
+            iv2 = add({"image": "pic2"}, "ImageView", control("ImageView"))
+            bt = add({"title": "OK"}, "Button", control("Button"))
+            vw = add({"frame": "{{0, 0}, {1, 1}}"}, "View", ["View", "Responder", "NSObject"])
+            st = add({"value": 3, "alpha": 1.0}, "Stepper", control("Stepper"))
+            items = add({"NS.objects": [iv, bt, vw, st]}, "NSArray", ["NSArray", "NSObject"])
+            controls = add({"NS.objects": [iv, iv2, bt, st]}, "NSArray", ["NSArray", "NSObject"])
+            objs[1] = {"items": items, "controls": controls}
+            objs.append({"$classname": "Holder", "$classes": ["Holder", "NSObject"]})
+            objs[1]["$class"] = U(len(objs) - 1)
+            top = {"$version": 100000, "$archiver": "NSKeyedArchiver", "$top": {"root": U(1)}, "$objects": objs}
+            plistlib.dump(top, open(sys.argv[1], "wb"), fmt=plistlib.FMT_BINARY)
+            """, [source.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let out = try generate(source)
+        let files = try SwiftCompiler.swiftFiles(in: out)
+        let code = try files.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        #expect(code.contains("public class Control: Responder {"), "\(code)")
+        #expect(code.contains("public final class ImageView: Control {"), "\(code)")
+        #expect(code.contains("if let hidden { coder.encode(hidden, forKey: \"hidden\") }"), "\(code)")
+        let checked = try SwiftCompiler.typecheck(files)
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(!checked.output.contains("warning:"), "\(checked.output)")
+        let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
+        try (Self.comparison + """
+            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+            let root = try KeyedUnarchiver.unarchivedObject(ofType: Holder.self, from: data, registry: GeneratedModels.registry)
+            let again = try KeyedArchiver.archivedData(withRootObject: root)
+            let a = try KeyedGraph(table: KeyedArchive.readTable(data).table).jsonValue()
+            let b = try KeyedGraph(table: KeyedArchive.readTable(again).table).jsonValue()
+            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
+            print("round-trip " + root.controls.map { type(of: $0).archiveClassName }.joined(separator: ","))
+            """).write(to: main, atomically: true, encoding: .utf8)
+        let result = try SwiftCompiler.buildAndRun(files + [main], in: out.deletingLastPathComponent(), arguments: [source.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round-trip ImageView,ImageView,Button,Stepper"), "\(result.output)")
+    }
+
     @Test func keyedArchiveWithSeveralClassesRoundTripsThroughTheirSuperclass() throws {
         let source = Fixtures.real.appendingPathComponent("keyed/bpylist2-fullChangeLog.bplist")
         let out = try generate(source)
