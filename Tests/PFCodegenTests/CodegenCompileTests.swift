@@ -597,6 +597,21 @@ extension CodegenCompileTests {
     /// `$classes` (`JNStreamTableColumn`, generated as an open base with no keys of its own),
     /// and the archive decodes into the generated classes and re-encodes with every object's
     /// class, chain, version and keys (was `[PFValue]`, "objects of several classes").
+    /// A program that unarchives the file named by its argument as `root` with the generated
+    /// registry, archives it again, fails unless both graphs are the same, and prints
+    /// "round-trip " and the archived class names of the objects in the array `classesOf`.
+    static func roundTripProgram(root: String, classesOf array: String) -> String {
+        comparison + """
+            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+            let root = try KeyedUnarchiver.unarchivedObject(ofType: \(root).self, from: data, registry: GeneratedModels.registry)
+            let again = try KeyedArchiver.archivedData(withRootObject: root)
+            let a = try KeyedGraph(table: KeyedArchive.readTable(data).table).jsonValue()
+            let b = try KeyedGraph(table: KeyedArchive.readTable(again).table).jsonValue()
+            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
+            print("round-trip " + root.\(array).map { type(of: $0).archiveClassName }.joined(separator: ","))
+            """
+    }
+
     /// A base under another base, as a nib's `NSControl` under `NSResponder` (one key holds
     /// controls only, another any view): the inner base overrides `encode(with:)` (it did
     /// not, and the code did not compile), and an optional number or Boolean is encoded
@@ -641,15 +656,7 @@ extension CodegenCompileTests {
         #expect(checked.status == 0, "\(checked.output)")
         #expect(!checked.output.contains("warning:"), "\(checked.output)")
         let main = out.deletingLastPathComponent().appendingPathComponent("main.swift")
-        try (Self.comparison + """
-            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-            let root = try KeyedUnarchiver.unarchivedObject(ofType: Holder.self, from: data, registry: GeneratedModels.registry)
-            let again = try KeyedArchiver.archivedData(withRootObject: root)
-            let a = try KeyedGraph(table: KeyedArchive.readTable(data).table).jsonValue()
-            let b = try KeyedGraph(table: KeyedArchive.readTable(again).table).jsonValue()
-            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
-            print("round-trip " + root.controls.map { type(of: $0).archiveClassName }.joined(separator: ","))
-            """).write(to: main, atomically: true, encoding: .utf8)
+        try Self.roundTripProgram(root: "Holder", classesOf: "controls").write(to: main, atomically: true, encoding: .utf8)
         let result = try SwiftCompiler.buildAndRun(files + [main], in: out.deletingLastPathComponent(), arguments: [source.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("round-trip ImageView,ImageView,Button,Stepper"), "\(result.output)")
@@ -665,15 +672,7 @@ extension CodegenCompileTests {
         #expect(!code.contains("several classes: kept as"))
         let dir = out.deletingLastPathComponent()
         let main = dir.appendingPathComponent("main.swift")
-        try (Self.comparison + """
-            let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-            let root = try KeyedUnarchiver.unarchivedObject(ofType: JNStreamTable.self, from: data, registry: GeneratedModels.registry)
-            let again = try KeyedArchiver.archivedData(withRootObject: root)
-            let a = try KeyedGraph(table: KeyedArchive.readTable(data).table).jsonValue()
-            let b = try KeyedGraph(table: KeyedArchive.readTable(again).table).jsonValue()
-            guard same(a, b) else { print("MISMATCH\\n\\(a)\\n\\(b)"); exit(1) }
-            print("round-trip " + root.columns.map { type(of: $0).archiveClassName }.joined(separator: ","))
-            """).write(to: main, atomically: true, encoding: .utf8)
+        try Self.roundTripProgram(root: "JNStreamTable", classesOf: "columns").write(to: main, atomically: true, encoding: .utf8)
         let result = try SwiftCompiler.buildAndRun(try SwiftCompiler.swiftFiles(in: out) + [main], in: dir, arguments: [source.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("round-trip JNStreamTableUInt8Column,JNStreamTableUInt64Column,"), "\(result.output)")
