@@ -138,6 +138,8 @@ public enum StoreFailure: PFFailure, Hashable {
 
     /// No file or directory at `path`.
     case noSuchFile(path: String)
+    /// A source path of a file kind (`.realm`, `.sqlite`…) is a directory.
+    case sourceIsADirectory(path: String, expected: String)
     /// A file or directory cannot be created (`reason` nil: the system gave none).
     case cannotCreate(path: String, reason: String?)
     /// A file cannot be opened (`forWriting` or for reading).
@@ -263,7 +265,7 @@ public enum StoreFailure: PFFailure, Hashable {
         case .cannotArchive: .unrepresentable
         case .beingWritten, .noParentDirectory, .cannotCreateLock, .cannotLock, .cannotPutBack, .cannotCarryOver,
             .cannotSetMode, .cannotOpenToSync, .cannotSync, .cannotMoveIntoPlace, .cannotMoveAside, .cannotCreateStaged,
-            .cannotWriteStaged, .noSuchFile, .cannotCreate, .cannotOpen, .cannotRead, .cannotWrite,
+            .cannotWriteStaged, .noSuchFile, .sourceIsADirectory, .cannotCreate, .cannotOpen, .cannotRead, .cannotWrite,
             .cannotClose, .cannotList, .cannotRewrite, .cannotRename, .cannotCopy, .cannotCreateTemporaryDirectory, .changedWhileCompared,
             .cannotWriteZip, .cannotReopenZip, .entryVanished, .cannotCarryIntoZip, .notAZip, .cannotListCollections:
             .io
@@ -306,6 +308,7 @@ public enum StoreFailure: PFFailure, Hashable {
         case .cannotCreateStaged(let location, let staged, let reason): return "\(location): cannot create \(staged)\(reason.map { ": \($0)" } ?? "")"
         case .cannotWriteStaged(let location, let reason): return "\(location): cannot write: \(reason)"
         case .noSuchFile(let path): return "\(path): no such file or directory"
+        case .sourceIsADirectory(let path, let expected): return "\(path): is a directory, expected \(expected)"
         case .cannotCreate(let path, let reason): return "cannot create \(path)\(reason.map { ": \($0)" } ?? "")"
         case .cannotOpen(let path, let forWriting, let reason): return "cannot open \(path)\(forWriting ? " for writing" : ""): \(reason)"
         case .cannotRead(let path, let after, let reason): return "cannot read \(path)\(after.map { " after byte \($0)" } ?? ""): \(reason)"

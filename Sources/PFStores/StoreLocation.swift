@@ -27,6 +27,19 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
     /// pfarchive's own store nor a Core Data store, told apart by the tables it holds.
     case sqliteDatabase = "sqlite-db"
 
+    /// What a path of this kind names when it is one file, for messages ("a Realm file"),
+    /// or `nil` for kinds that are directories, zips or servers.
+    public var fileDescription: String? {
+        switch self {
+        case .sqlite, .sqliteDatabase: "an SQLite file"
+        case .coreData: "a Core Data store file"
+        case .keyedArchive: "a keyed-archive file"
+        case .realm: "a Realm file"
+        case .jsonLines: "a JSON Lines file"
+        case .parseExport, .mongoShape, .postgres: nil
+        }
+    }
+
     /// A name for messages, such as "the SQLite store".
     public var description: String {
         switch self {
@@ -440,6 +453,14 @@ public struct StoreOpeners: Sendable {
     public func reader(for location: StoreLocation) throws(PFError) -> any ObjectStoreReader {
         guard let open = readers[location.kind] else {
             throw PFError(StoreFailure.readingUnavailable(location: "\(location)", kind: location.kind), format: StoreFailure.format)
+        }
+        // One message for a directory where a file kind's file belongs (each reader had its
+        // own: "no such file", or Foundation's "error 256").
+        var isDirectory: ObjCBool = false
+        if let expected = location.kind.fileDescription,
+            FileManager.default.fileExists(atPath: Self.file(location).path, isDirectory: &isDirectory), isDirectory.boolValue
+        {
+            throw PFError(StoreFailure.sourceIsADirectory(path: "\(location)", expected: expected), format: StoreFailure.format)
         }
         return try open(location)
     }

@@ -92,6 +92,28 @@ import Testing
         #expect(nothing.status == 0 && (nothing.stdoutText + nothing.stderr).contains("imported 0 objects"), "\(nothing.stderr)")
     }
 
+    /// A directory named like a file store is refused with one message by every command that
+    /// reads stores (it was "no such file", or Foundation's "error 256" for `.realm` and `.ndjson`).
+    @Test func aDirectoryNamedLikeAFileStoreIsNamedAsADirectory() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases = [("realm", "a Realm file"), ("sqlite", "an SQLite file"), ("db", "an SQLite file"), ("archive", "a keyed-archive file"),
+                     ("ndjson", "a JSON Lines file"), ("storedata", "a Core Data store file")]
+        for (ext, expected) in cases {
+            let source = dir.appendingPathComponent("store.\(ext)")
+            try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+            let out = dir.appendingPathComponent("out-\(ext).sqlite")
+            for arguments in [["import", source.path, out.path], ["codegen", source.path], ["diff", source.path, source.path]] {
+                let run = try CLI.run(arguments)
+                #expect(run.status == (arguments[0] == "diff" ? 2 : 1), "\(arguments): \(run.stderr)")
+                #expect(run.stderr.contains("store.\(ext): store: is a directory, expected \(expected)\n"), "\(arguments): \(run.stderr)")
+                #expect(run.stderr.split(separator: "\n").count == 1 && !run.stderr.contains("NSCocoaErrorDomain"),
+                        "\(arguments): \(run.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
     /// A JSON Lines store refuses a repeated key with the format's words, not an option of
     /// the library the user cannot set.
     @Test func aRepeatedKeyInAJSONLinesSourceSaysSoPlainly() throws {
