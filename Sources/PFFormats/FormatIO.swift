@@ -137,10 +137,7 @@ public enum FormatIO {
                 throw PFError(FormatsFailure.emptyInput(afterDecompression: compression != nil), format: .input, offset: 0)
             }
             guard let format = options.format ?? FormatDetector.detect(plain, named: options.namedFormat) else {
-                let failure = FormatDetector.sqliteCompanion(plain).map { FormatsFailure.sqliteCompanion($0) }
-                    ?? FormatDetector.binaryPlistVersion(plain).map { FormatsFailure.binaryPlistVersion($0) }
-                    ?? (FormatDetector.looksLikeOldStylePlist(plain) ? .oldStylePlist : .unrecognisedFormat)
-                throw PFError(failure, format: .input, offset: 0)
+                throw undetected(plain)
             }
             try options.memoryBudget?.check(format, inputBytes: plain.count)
             return (try readTree(plain, as: format, options: options), format)
@@ -150,6 +147,18 @@ public enum FormatIO {
             decoded: opened.plain)
         expandPayloads(&result, options: options)
         return result
+    }
+
+    /// The error for (decompressed) bytes no format was detected in: what they are when that
+    /// is known and not read (an SQLite companion file, another binary property list version,
+    /// an old-style property list), else "unrecognised format".
+    /// - Parameter plain: the bytes.
+    /// - Returns: the error, at byte 0.
+    public static func undetected(_ plain: Data) -> PFError {
+        let failure = FormatDetector.sqliteCompanion(plain).map { FormatsFailure.sqliteCompanion($0) }
+            ?? FormatDetector.binaryPlistVersion(plain).map { FormatsFailure.binaryPlistVersion($0) }
+            ?? (FormatDetector.looksLikeOldStylePlist(plain) ? .oldStylePlist : .unrecognisedFormat)
+        return PFError(failure, format: .input, offset: 0)
     }
 
     /// With ``ReadOptions/decodePayloads``, decodes the payloads in the value's data values

@@ -89,7 +89,7 @@ extension ClassicArchiver {
         }
     }
 
-    /// A tree's metadata key (`$values`, `$classes`, `$versions`, `$classRef`) as the reader
+    /// A tree's metadata key (`$values`, `$classes`, `$version`, `$versions`, `$classRef`) as the reader
     /// writes it, or escaped as the keyed archive's JSON form writes every field name it does
     /// not own (`$$values`): a tree that went through that form (`pfarchive copy`, a keyed
     /// graph's JSON) is the same stream.
@@ -101,7 +101,7 @@ extension ClassicArchiver {
     /// gives: `"$version"` (0 when absent), and `"$classes"`/`"$versions"` when present, else
     /// the class under NSObject.
     static func classChain(_ name: String, _ members: OrderedDictionary<String, PFValue>, path: PFKeyPath) throws(PFError) -> [ClassicClassVersion] {
-        let version = members["$version"].flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
+        let version = metadata("$version", in: members).flatMap(\.int64Value).flatMap { Int(exactly: $0) } ?? 0
         guard case .array(let names)? = metadata("$classes", in: members) else {
             return [ClassicClassVersion(name, version: version), ClassicClassVersion("NSObject")]
         }

@@ -187,6 +187,9 @@ struct Copy: ParsableCommand {
     /// The graph in (decompressed) input bytes: a keyed archive, a Parse class file or JSON.
     func readSource(_ decoded: Data, limits: PFLimits) throws(PFError) -> Source {
         let detected = FormatDetector.detect(decoded)
+        // Bytes no format was detected in are not read as JSON (that said "JSON: unexpected
+        // character" for an old-style nib): the error `convert` gives.
+        if from == nil && detected == nil { throw FormatIO.undetected(decoded) }
         try limitOptions.memoryBudget.check(detected ?? .json, inputBytes: decoded.count)
         if from == .typedstream || (from == nil && detected == .typedstream) {
             let value = try TypedStream.decodeValue(decoded, limits: limits)
