@@ -131,6 +131,9 @@ public enum StorePatch {
                     }
                     rows.append(ParseJoinRow(owningId: String(pair[..<comma]), relatedId: String(pair[pair.index(after: comma)...])))
                 }
+                // A relation the patch emptied and whose field it removed from the schema is
+                // gone (an empty relation would declare the field again in the new store).
+                if rows.isEmpty && schema.classes[relation.owningClass]?[relation.field] == nil { continue }
                 joins[key, default: []] += rows
                 continue
             }

@@ -115,6 +115,29 @@ import Testing
         }
     }
 
+    /// B lacks a class that owns a relation (a real export pair: Article with its tags
+    /// relation in one, not in the other). The patch empties the relation and removes its
+    /// field; the empty relation was still written, declaring the field again in an SQLite
+    /// store ("schema Article.tags: Relation" left after the patch).
+    @Test func aRelationThePatchEmptiesAndUndeclaresIsGone() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfpatch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try StoreDiffTests.players()
+        let b = MemoryStore(objects: try a.objects(in: "Team"))
+        let patched = try StorePatch.apply(try Self.patch(a, b), to: a)
+        #expect(try patched.relations().isEmpty)
+        let out = SQLiteStore(url: dir.appendingPathComponent("out.sqlite"))
+        _ = try StoreImporter().run(from: patched, to: out)
+        let left = try Self.lines(SQLiteStore(url: out.url), b)
+        #expect(left.isEmpty, "\(left)")
+        // A relation the patch only empties stays as B has it.
+        let noRivals = try StoreDiffTests.players(rivals: [])
+        let emptied = try StorePatch.apply(try Self.patch(a, noRivals), to: a)
+        #expect(try Self.lines(emptied, noRivals).isEmpty)
+        #expect(try emptied.schema().classes["Player"]?["rivals"] == noRivals.schema().classes["Player"]?["rivals"])
+    }
+
     @Test func documentViewAndBack() throws {
         let store = try StoreDiffTests.players()
         let view = try StorePatch.document(of: store)
