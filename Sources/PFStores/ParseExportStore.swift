@@ -141,9 +141,19 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
     func requireExportFiles() throws(PFError) {
         guard let container = try opened(), container.files.isEmpty else { return }
         var held: [String]
+        var exportFolder: String?
         switch container.kind {
         case .directory(let url):
-            held = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { !$0.hasPrefix(".") }
+            held = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { !$0.hasPrefix(".") }.map { name in
+                var isDirectory: ObjCBool = false
+                let path = url.appendingPathComponent(name).path
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return name }
+                // An export unpacked into a folder of its own: name the folder to give.
+                if exportFolder == nil, let files = try? ParseExport.classFiles(in: URL(fileURLWithPath: path)), !files.isEmpty {
+                    exportFolder = path
+                }
+                return name + "/"
+            }
         case .zip(_, let archive):
             held = archive.filter { $0.type == .file && !$0.path.hasPrefix("__MACOSX/") }.map(\.path)
                 .filter { !($0.split(separator: "/").last ?? "").hasPrefix(".") }
@@ -152,7 +162,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         }
         guard !held.isEmpty else { return }
         held.sort()
-        throw PFError(StoreFailure.noExportFiles(path: location, found: Array(held.prefix(3)), more: max(0, held.count - 3)), format: Self.format)
+        throw PFError(
+            StoreFailure.noExportFiles(path: location, found: Array(held.prefix(3)), more: max(0, held.count - 3), exportFolder: exportFolder),
+            format: Self.format)
     }
 
     /// The export's files by role.

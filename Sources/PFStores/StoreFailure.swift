@@ -228,8 +228,9 @@ public enum StoreFailure: PFFailure, Hashable {
     case notAZip(path: String, reason: String)
     /// The zip holds two files of one name in different folders.
     case duplicateZipEntry(path: String, name: String, first: String, second: String)
-    /// A source taken for a Parse export (a directory or zip) holds files but no class file.
-    case noExportFiles(path: String, found: [String], more: Int)
+    /// A source taken for a Parse export (a directory or zip) holds files but no class file
+    /// (`exportFolder`: a folder in it that holds class files).
+    case noExportFiles(path: String, found: [String], more: Int, exportFolder: String?)
 
     // MARK: JSON lines, Mongo shape and store archives
 
@@ -358,8 +359,11 @@ public enum StoreFailure: PFFailure, Hashable {
         case .notAZip(let path, let reason): return "\(path): not a readable zip archive (\(reason))"
         case .duplicateZipEntry(let path, let name, let first, let second):
             return "\(path): the zip holds two files named \(name) (\(first) and \(second)); extract the one export you mean"
-        case .noExportFiles(let path, let found, let more):
+        case .noExportFiles(let path, let found, let more, let folder):
             let listed = found.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+            if let folder {
+                return "\(path): holds no <Class>.json file (it holds \(listed)); the export is in \(folder): give that folder"
+            }
             return "\(path): holds no <Class>.json file (it holds \(listed)); expected a Parse export: a directory or .zip of "
                 + "<Class>.json files (a directory of mongoexport files is read as Parse Server's Mongo shape)"
         case .badJSONLinesJoinRow(let location, let line):

@@ -86,6 +86,14 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: out.path))
         }
 
+        // An export unpacked into a folder of its own: that folder is named.
+        let unpacked = dir.appendingPathComponent("download")
+        try FileManager.default.createDirectory(at: unpacked.appendingPathComponent("MyApp"), withIntermediateDirectories: true)
+        try write("{\"results\":[]}", "MyApp/Post.json", in: unpacked)
+        let nested = try CLI.run(["import", unpacked.path, dir.appendingPathComponent("nested.sqlite").path])
+        #expect(nested.status == 1 && nested.stderr.contains("(it holds MyApp/); the export is in \(unpacked.path)/MyApp: give that folder"),
+                "\(nested.stderr)")
+
         let empty = dir.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let nothing = try CLI.run(["import", empty.path, dir.appendingPathComponent("empty.sqlite").path])
