@@ -258,6 +258,50 @@ with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         #expect(diff.status == 0, "\(diff.stdoutText)")
     }
 
+    /// A property list or CBOR document that is not a keyed archive is copied as a JSON
+    /// document is and written back in its own format (it was refused: "keyed archive:
+    /// missing $archiver"): real plists (rust-plist's, bpylist2's) under every profile, a
+    /// CBOR document, and `--root` into one.
+    @Test(arguments: ["bplist/rustplist-binary.bplist", "bplist/rustplist-utf16.bplist", "bplist/bpylist2-array_long.bplist",
+                      "bplist/bpylist2-date_past.bplist", "xmlplist/rustplist-xml.plist", "xmlplist/rustplist-book.plist"])
+    func plainPropertyListsAreCopiedAsDocuments(_ name: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = Fixtures.real.appendingPathComponent(name)
+        let bytes = try Data(contentsOf: source)
+        for profile in ["deep", "shallow", "duplicate", "pasteboard", "persistence"] {
+            let output = dir.appendingPathComponent("\(profile)-" + source.lastPathComponent)
+            let copy = try CLI.run(["copy", source.path, output.path, "--profile", profile, "--quiet"])
+            #expect(copy.status == 0, "\(name) \(profile): \(copy.stderr)")
+            let written = try Data(contentsOf: output)
+            #expect(written.starts(with: Array("bplist00".utf8)) == bytes.starts(with: Array("bplist00".utf8)), "\(name) \(profile)")
+            let diff = try CLI.run(["diff", source.path, output.path])
+            #expect(diff.status == 0, "\(name) \(profile): \(diff.stdoutText)\(diff.stderr)")
+        }
+    }
+
+    @Test func aCBORDocumentAndARootInAPlistAreCopied() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = dir.appendingPathComponent("doc.json"), cbor = dir.appendingPathComponent("doc.cbor")
+        try Data(#"{"team":{"name":"reds","players":[{"n":1},{"n":2}]},"season":2024}"#.utf8).write(to: json)
+        #expect(try CLI.run(["convert", json.path, cbor.path]).status == 0)
+        let copied = dir.appendingPathComponent("copy.cbor")
+        let copy = try CLI.run(["copy", cbor.path, copied.path, "--quiet"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        #expect(try CLI.run(["diff", cbor.path, copied.path]).status == 0)
+        let plist = dir.appendingPathComponent("doc.plist"), part = dir.appendingPathComponent("part.plist")
+        #expect(try CLI.run(["convert", json.path, plist.path]).status == 0)
+        let rooted = try CLI.run(["copy", plist.path, part.path, "--root", "team.players[1]", "--quiet"])
+        #expect(rooted.status == 0, "\(rooted.stderr)")
+        let back = try CLI.run(["convert", part.path, "-", "--to", "json"])
+        #expect(back.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"n":2}"#, "\(back.stdoutText)\(back.stderr)")
+        // A keyed archive that is damaged is still reported as one, not copied as a document.
+        let damaged = Fixtures.real.appendingPathComponent("keyed/bpylist2-neg-invalid_uid_archive.bplist")
+        let refused = try CLI.run(["copy", damaged.path, dir.appendingPathComponent("x.bplist").path])
+        #expect(refused.status == 1 && refused.stderr.contains("keyed archive: object reference 10 is out of range"), "\(refused.stderr)")
+    }
+
     /// Bytes no format is detected in are refused as `convert` refuses them, not parsed as
     /// JSON ("JSON: unexpected character 'I'" for an old nib's classes.nib).
     @Test func undetectedInputsAreNamedAsConvertNamesThem() throws {

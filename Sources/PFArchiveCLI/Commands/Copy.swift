@@ -16,8 +16,10 @@ struct Copy: ParsableCommand {
             INPUT is a Parse export (a class file: one object, an array or {"results":[…]}; or \
             a directory or .zip of class files and _Join:<field>:<Class>.json files), a keyed archive \
             in any container, a typedstream, or a JSON document ($class objects, $id/$ref \
-            sharing). The output has the input's form: the copied Parse objects (with their \
-            join rows), the copied graph as a keyed archive or typedstream, or as JSON. A \
+            sharing); a property list or CBOR document that is not a keyed archive is copied \
+            as a JSON document is. The output has the input's form: the copied Parse objects \
+            (with their join rows), the copied graph as a keyed archive or typedstream, or as \
+            a document in the input's format. A \
             store's objects are copied under rules by `pfarchive import SOURCE DEST --rules FILE`. --root picks what to copy: \
             Class/objectId in a Parse export, a key path in an archive or JSON; by default \
             everything. --dry-run prints the plan (the report) and writes nothing.
@@ -141,6 +143,9 @@ struct Copy: ParsableCommand {
             case keyed(KeyedArchiveContainer)
             case typedstream
             case json
+            /// A property list or CBOR document that is not a keyed archive, copied as a JSON
+            /// document is and written back in its format.
+            case document(DataFormat)
         }
 
         var graph: KeyedGraph
@@ -197,8 +202,17 @@ struct Copy: ParsableCommand {
         }
         let isKeyed = from == .keyed || (from == nil && detected != .json && detected != nil)
         if isKeyed {
-            let (table, container) = try KeyedArchive.readTable(decoded, limits: limits, decompress: false)
-            return Source(graph: try KeyedGraph(table: table, options: .init(limits: limits)), form: .keyed(container))
+            do throws(PFError) {
+                let (table, container) = try KeyedArchive.readTable(decoded, limits: limits, decompress: false)
+                return Source(graph: try KeyedGraph(table: table, options: .init(limits: limits)), form: .keyed(container))
+            } catch {
+                // A property list or CBOR document that is no archive at all (no $archiver, or
+                // not a dictionary) is a document, copied as JSON is.
+                guard from == nil, let format = detected, let tree = TreeFormat(rawValue: format.rawValue), Self.isNotAnArchive(error)
+                else { throw error }
+                let value = try Serialization.readTree(decoded, as: tree, options: .init(limits: limits))
+                return Source(graph: try KeyedGraph(json: value), form: .document(format))
+            }
         }
         let value = try Serialization.readTree(decoded, as: .json, options: .init(limits: limits))
         if from == .parse || (from == nil && Self.looksLikeParse(value)) {
@@ -220,6 +234,15 @@ struct Copy: ParsableCommand {
             return Source(graph: graph, form: .parseFile(shape: shape, className: className), shape: known)
         }
         return Source(graph: try KeyedGraph(json: value), form: .json)
+    }
+
+    /// Whether a keyed archive read failed because the bytes are no archive at all: a
+    /// document without `$archiver`, or whose root is not a dictionary.
+    static func isNotAnArchive(_ error: PFError) -> Bool {
+        switch error.failure(as: KeyedArchiveFailure.self) {
+        case .noArchiver?, .rootNotDictionary?: true
+        default: false
+        }
     }
 
     static func hasClassName(_ row: PFValue) -> Bool {
@@ -306,7 +329,7 @@ struct Copy: ParsableCommand {
                 throw CLIFailure("\(input): --root \(root): no such object; expected Class/objectId of an object in the export")
             }
             return [root: value]
-        case .keyed, .typedstream, .json:
+        case .keyed, .typedstream, .json, .document:
             let path: PFKeyPath
             do { path = try PFKeyPath(parsing: root) } catch { throw CLIFailure("--root \(root): \(error.description)") }
             guard var value = source.graph.root ?? source.graph.top.values.first else {
@@ -342,6 +365,9 @@ struct Copy: ParsableCommand {
             try FileIO.writeAtomically(try KeyedArchive.archive(result.graph, container: container), to: output)
         case .typedstream:
             try FileIO.writeAtomically(try TypedStream.encodeValue(try result.graph.jsonValue()), to: output)
+        case .document(let format):
+            let options = FormatIO.WriteOptions(pretty: pretty)
+            try FileIO.writeAtomically(try FormatIO.write(try result.graph.jsonValue(), as: format, options: options), to: output)
         case .parseFile(let shape, _):
             let set = try ParseGraph.objectSet(result.graph, nodes: copiedObjects(result))
             let document = ParseExport.document(set.objects, shape: shape == .single && set.objects.count != 1 ? .array : shape, style: .rest)
