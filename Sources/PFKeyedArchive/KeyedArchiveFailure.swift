@@ -40,6 +40,9 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
     case noArchiver
     /// The bytes are a typedstream (NSArchiver's classic format), not a keyed archive.
     case typedstreamNotKeyed
+    /// The bytes are in no container a keyed archive is kept in (`found`: what they are when
+    /// ``PFSerialization/FormatDetector/undetectedKind(_:)`` knows).
+    case noContainer(found: String?)
     /// `$archiver` is not `NSKeyedArchiver`.
     case archiverName(found: String)
     /// `$version` is not 100000.
@@ -181,6 +184,8 @@ public enum KeyedArchiveFailure: PFFailure, Hashable {
             "the archive's root is \(found), expected a dictionary with $archiver, $version, $top and $objects"
         case .noArchiver: "missing $archiver; this is not an NSKeyedArchiver archive"
         case .typedstreamNotKeyed: "this is a typedstream (NSArchiver's classic format), not an NSKeyedArchiver archive"
+        case .noContainer(let found):
+            "\(found ?? "bytes of no format pfarchive reads"), not a keyed archive; expected one in a binary or XML property list, JSON or CBOR"
         case .archiverName(let found): "$archiver is \(found), expected \"NSKeyedArchiver\""
         case .archiveVersion(let found): "$version is \(found), expected 100000"
         case .noTop: "missing $top; expected a dictionary of object references"

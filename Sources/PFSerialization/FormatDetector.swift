@@ -58,6 +58,16 @@ public enum FormatDetector {
         return String(decoding: version, as: UTF8.self)
     }
 
+    /// What bytes ``detect(_:)`` finds no format in are, when known, for messages: "an SQLite
+    /// write-ahead log (-wal)", "a binary property list of version 15", "an old-style (OpenStep)
+    /// property list or .strings file"; `nil` otherwise.
+    public static func undetectedKind(_ bytes: Data) -> String? {
+        if let companion = sqliteCompanion(bytes) { return "an SQLite \(companion)" }
+        if let version = binaryPlistVersion(bytes) { return "a binary property list of version \(version)" }
+        if looksLikeOldStylePlist(bytes) { return "an old-style (OpenStep) property list or .strings file" }
+        return nil
+    }
+
     /// Whether bytes look like an old-style (OpenStep/NeXTSTEP) property list or a `.strings`
     /// file, which no reader here reads: after a byte-order mark (UTF-8 or UTF-16), white space
     /// and comments, an array `(`, or a key — quoted or bare, at the top or after `{` — followed

@@ -49,3 +49,23 @@ import Testing
         #expect(try KeyedArchive.decodeGraph(gz).jsonValue() == Self.shape)
     }
 }
+
+/// Bytes in no container a keyed archive is kept in are named, not read as CBOR (an old nib's
+/// classes.nib read `--from keyed` said "CBOR: input exceeds maxStringBytes"; a malformed XML
+/// file "CBOR: reserved additional information 28").
+@Suite struct KeyedNoContainerTests {
+    @Test func undetectedBytesAreNamedNotReadAsCBOR() throws {
+        let cases: [(Data, String?)] = [
+            (Data("{\n    IBClasses = ({CLASS = Controller; SUPERCLASS = NSObject; });\n}\n".utf8),
+             "an old-style (OpenStep) property list or .strings file"),
+            (Data("bplist15".utf8) + Data(repeating: 0, count: 40), "a binary property list of version 15"),
+            (Data("<!DOCTYPE test \">\n<plist><dict/></plist>".utf8), nil),
+        ]
+        for (bytes, found) in cases {
+            let error = #expect(throws: PFError.self) { try KeyedArchive.readTable(bytes) }
+            #expect(error?.failure(as: KeyedArchiveFailure.self) == .noContainer(found: found))
+            #expect(error?.message.hasPrefix(found ?? "bytes of no format pfarchive reads") == true, "\(String(describing: error))")
+            #expect(error?.location?.offset == 0)
+        }
+    }
+}
