@@ -54,7 +54,7 @@ public enum FormatDetector {
         let head = [UInt8](bytes.prefix(8))
         guard head.count == 8, head.starts(with: Array("bplist".utf8)), !BinaryPlistReader.hasMagic(bytes) else { return nil }
         let version = head[6...]
-        guard version.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return nil }
+        guard version.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return String(decoding: version, as: UTF8.self)
     }
 
