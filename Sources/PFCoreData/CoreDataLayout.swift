@@ -137,7 +137,8 @@ struct CoreDataLayout: Sendable {
         let exactNames = Set(definers.keys.map { "Z" + $0.uppercased() })
         // (declaring entity, property) → column.
         var assigned: [String: [String: String]] = [:]
-        for (property, declaring) in definers {
+        // In name order: the guesses are printed, and a dictionary's order changes per process.
+        for (property, declaring) in definers.sorted(by: { $0.key < $1.key }) {
             let base = "Z" + property.uppercased()
             var candidates = upper.keys.filter { column in
                 guard column.hasPrefix(base) else { return false }

@@ -53,7 +53,10 @@ extension CoreDataModel {
             if row.id == root.id { guesses.append(contentsOf: notes) }
             entities.append(entity)
         }
-        for (upper, info) in schema.tables where upper.hasPrefix("Z_") && upper.dropFirst(2).first?.isASCIIDigit == true {
+        // In name order: which join table claims a name first, and the guesses, must not
+        // depend on a dictionary's order, which changes per process.
+        for (upper, info) in schema.tables.sorted(by: { $0.key < $1.key })
+        where upper.hasPrefix("Z_") && upper.dropFirst(2).first?.isASCIIDigit == true {
             guard let pair = joinRelationships(table: upper, columns: info.columns.map { $0.name.uppercased() }, names: names),
                 addJoin(pair, to: &entities, rows: rows)
             else {

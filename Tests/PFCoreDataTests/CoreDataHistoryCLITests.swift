@@ -60,3 +60,22 @@ import Testing
         #expect(kinds.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "['dict', 'int', 'str']", "\(kinds.stdoutText)\(kinds.stderr)")
     }
 }
+
+/// What `inspect` prints of an inferred model is the same in every process: join tables were
+/// read, and subentities' shared columns matched, in a dictionary's order, which Swift seeds
+/// per process (Kik's join-table guesses and Apple Notes' "by Z_ENT order" guesses came out
+/// shuffled from one run to the next).
+@Suite struct InferredModelOrderCLITests {
+    @Test(arguments: ["plaso/kik.sqlite"])
+    func inspectIsTheSameInEveryProcess(_ path: String) throws {
+        let store = CoreDataFixtures.store(path)
+        let first = try CLI.run(["inspect", store.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        for _ in 0..<5 {
+            let again = try CLI.run(["inspect", store.path])
+            #expect(again.stdout == first.stdout)
+        }
+        let joins = first.stdoutText.split(separator: "\n").filter { $0.contains("- join table ") }
+        #expect(joins.count == 4 && joins == joins.sorted(), "\(joins)")
+    }
+}
