@@ -49,6 +49,9 @@ public enum CBORFailure: PFFailure, Hashable {
     case badDate(String)
     /// String references (tag 25/256) are not supported.
     case stringReferences(tag: UInt64)
+    /// A number pfarchive's values cannot hold: a decimal fraction (tag 4), bigfloat (tag 5)
+    /// or rational (tag 30).
+    case numberTag(tag: UInt64)
     /// A bignum wider than 64 bits.
     case bignumTooWide
     /// A negative bignum below `Int64.min`.
@@ -73,7 +76,7 @@ public enum CBORFailure: PFFailure, Hashable {
         case .trailingBytes, .reservedAdditionalInfo, .tagAdditionalInfo, .indefiniteNotAllowed, .badChunk,
             .twoByteSimple, .strayBreak:
             .syntax
-        case .unassignedSimple, .notRecords, .nonTextKey, .stringReferences, .bignumTooWide, .negativeBignumTooSmall: .unsupported
+        case .unassignedSimple, .notRecords, .nonTextKey, .stringReferences, .numberTag, .bignumTooWide, .negativeBignumTooSmall: .unsupported
         case .invalidUTF8, .invalidUTF8InChunk, .negativeTooSmall, .duplicateKey, .badDate, .unknownSharedReference,
             .cyclicSharedReference, .tagContent:
             .invalidValue
@@ -119,6 +122,10 @@ public enum CBORFailure: PFFailure, Hashable {
         case .badDate(let text): "tag 0 date \"\(text)\" is not an RFC 3339 date/time; expected text like 2013-03-21T20:04:00Z"
         case .stringReferences(let tag):
             "tag \(tag) (string references) is not supported; re-encode without string referencing"
+        case .numberTag(let tag):
+            "tag \(tag) (\(tag == 4 ? "decimal fraction" : tag == 5 ? "bigfloat" : "rational number")) is not read: its two integers "
+                + "would read as an array, no longer a number, and pfarchive's numbers are 64-bit integers and doubles; "
+                + "re-encode it as a float or a string"
         case .bignumTooWide: "bignum wider than 64 bits; pfarchive integers hold Int64.min through UInt64.max"
         case .negativeBignumTooSmall: "negative bignum below Int64.min; pfarchive integers hold Int64.min through UInt64.max"
         case .unknownSharedReference(let index, let marked):

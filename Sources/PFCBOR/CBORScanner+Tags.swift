@@ -46,6 +46,8 @@ extension CBORScanner {
             }
         case CBORTag.stringReference, CBORTag.stringReferenceNamespace:
             throw PFError(CBORFailure.stringReferences(tag: tag), offset: start)
+        case CBORTag.decimalFraction, CBORTag.bigfloat, CBORTag.rational:
+            throw PFError(CBORFailure.numberTag(tag: tag), offset: start)
         default:
             // Unknown tags keep their content; info() reports them.
             return try value(depth: inner)

@@ -15,6 +15,13 @@ public enum CBORTag {
     public static let positiveBignum: UInt64 = 2
     /// Tag 3: negative bignum; read when it fits `Int64`.
     public static let negativeBignum: UInt64 = 3
+    /// Tag 4: decimal fraction `[exponent, mantissa]` (rejected: read as its array it would
+    /// silently stop being a number; pfarchive's numbers are 64-bit integers and doubles).
+    public static let decimalFraction: UInt64 = 4
+    /// Tag 5: bigfloat `[exponent, mantissa]` (rejected with tag 4).
+    public static let bigfloat: UInt64 = 5
+    /// Tag 30: rational number `[numerator, denominator]` (rejected with tag 4).
+    public static let rational: UInt64 = 30
     /// Tag 25: stringref (rejected: pfarchive does not implement string references).
     public static let stringReference: UInt64 = 25
     /// Tag 256: stringref namespace (rejected with tag 25).

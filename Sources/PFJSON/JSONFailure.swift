@@ -160,7 +160,7 @@ public enum JSONFailure: PFFailure, Hashable {
         case .duplicateKey(let members, let distinct):
             "duplicate key in an object (\(members) members, \(distinct) distinct \(distinct == 1 ? "key" : "keys")); expected each key once"
         case .inconsistentObject(let count, let entries): "json-c reported an object of \(count) members but listed \(entries)"
-        case .malformedTyped(let problem): "\(problem) (read with typedValues off to keep such objects as dictionaries)"
+        case .malformedTyped(let problem): "\(problem)"
         case .typedValuesOff(let what):
             "\(what) has no plain JSON form; use JSONWriter.Options(typedValues: true) to write it as a typed object"
         case .tooDeep(let maxDepth):

@@ -32,6 +32,35 @@ import Testing
         }
     }
 
+    /// What a helper running real files met: a value the output cannot hold, written to
+    /// standard output, was blamed on "<stdin>"; a malformed typed JSON object named the
+    /// library's `typedValues` instead of `--no-typed-json`; JSON Lines shipped as `.json`
+    /// (an NDJSON library's test file) failed without a word about `--from jsonl`.
+    @Test func errorsNameTheOutputAndTheFlagsThatHelp() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lenient = dir.appendingPathComponent("inf.json"), typed = dir.appendingPathComponent("typed.json")
+        let lines = dir.appendingPathComponent("records.json")
+        try Data(#"{"a":Infinity}"#.utf8).write(to: lenient)
+        try Data(#"{"d":{"__type":"Date","iso":"yesterday"}}"#.utf8).write(to: typed)
+        try Data("{\"a\":1}\n{\"a\":2}\n".utf8).write(to: lines)
+        for (arguments, says) in [
+            (["convert", lenient.path, "-", "--lenient", "--to", "json"], "pfarchive: <stdout>: JSON: inf has no JSON form"),
+            (["convert", typed.path, "-"], "(at d.iso); pass --no-typed-json to keep such objects as dictionaries"),
+            (["inspect", lines.path], "at line 2, column 1 (byte 8); it looks like JSON Lines (one value per line): pass --from jsonl"),
+        ] {
+            let run = try CLI.run(arguments)
+            #expect(run.status == 1 && run.stderr.contains(says), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1 && !run.stderr.contains("typedValues"), "\(run.stderr)")
+        }
+        // With the flags, each reads.
+        #expect(try CLI.run(["convert", typed.path, "-", "--no-typed-json"]).status == 0)
+        #expect(try CLI.run(["convert", lines.path, "-", "--from", "jsonl"]).status == 0)
+        // copy has neither flag: no such advice.
+        let copy = try CLI.run(["copy", typed.path, "-"])
+        #expect(copy.status == 1 && !copy.stderr.contains("--no-typed-json"), "\(copy.stderr)")
+    }
+
     @Test func aBrokenCoreDataStoreIsNamedOnce() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -72,6 +72,10 @@ struct CBORMalformedTests {
         Case(hex: "c201", code: .invalidValue, offset: 0),
         Case(hex: "da5046554920", code: .invalidValue, offset: 0),  // UID tag around -1
         Case(hex: "d81900", code: .unsupported, offset: 0, failure: .stringReferences(tag: 25)),
+        // Numbers in two integers: refused, not read as their arrays (cbor2 reads Decimal 1.25).
+        Case(hex: "c4822119007d", code: .unsupported, offset: 0, failure: .numberTag(tag: 4)),
+        Case(hex: "c5822003", code: .unsupported, offset: 0, failure: .numberTag(tag: 5)),
+        Case(hex: "d81e820103", code: .unsupported, offset: 0, failure: .numberTag(tag: 30)),
         // Value sharing.
         Case(hex: "d81d00", code: .invalidValue, offset: 0, failure: .unknownSharedReference(index: 0, marked: 0)),
         Case(hex: "d81c81d81d00", code: .invalidValue, offset: 3, path: [.index(0)], failure: .cyclicSharedReference(index: 0)),

@@ -269,7 +269,7 @@ struct Convert: ParsableCommand {
         do {
             out = try FormatIO.write(consume value, as: format, options: writeOptions)
         } catch {
-            throw CLIFailure(file: output, error)
+            throw CLIFailure(file: output, isOutput: true, error)
         }
         try FileIO.writeAtomically(out, to: output)
     }
@@ -545,7 +545,7 @@ struct Convert: ParsableCommand {
         } catch let error as PFError {
             if let failure = outputFailure.error { throw failure }
             if error.format == .output { throw CLIFailure(error.message) }
-            if isOutputError(error) { throw CLIFailure(file: output, error) }
+            if isOutputError(error) { throw CLIFailure(file: output, isOutput: true, error) }
             throw CLIFailure(file: input, error)
         }
     }

@@ -415,7 +415,7 @@ struct Patch: ParsableCommand {
                 pretty: pretty, compression: FormatDetector.infer(fromPath: output).compression, typedJSON: !reading.noTypedJSON,
                 keyedContainer: container))
         } catch {
-            throw CLIFailure(file: output, error)
+            throw CLIFailure(file: output, isOutput: true, error)
         }
         try FileIO.writeAtomically(out, to: output)
     }

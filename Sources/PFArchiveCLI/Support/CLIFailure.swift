@@ -9,18 +9,38 @@ struct CLIFailure: Error {
     var declinedStream = false
 
     /// A failure about a file: `file: what went wrong at where`.
-    init(file: String, _ error: PFError) {
+    /// - Parameters:
+    ///   - file: the file argument (`-` is named `<stdin>`, or `<stdout>` for an output).
+    ///   - isOutput: whether `file` is the output being written.
+    ///   - error: what went wrong.
+    init(file: String, isOutput: Bool = false, _ error: PFError) {
         if case .doesNotStream? = error.failure(as: FormatsFailure.self) { declinedStream = true }
-        let name = file == "-" ? "<stdin>" : file
+        let name = file == "-" ? (isOutput ? "<stdout>" : "<stdin>") : file
         let advice = Self.advice(for: error).map { "; \($0)" } ?? ""
         message = Self.oneLine("\(name): \(Self.unrepeated(error, files: [file]).description)\(advice)")
     }
 
-    /// What a command-line user can do about a failure whose library message speaks of a
-    /// library option: a null a property list cannot hold is left out with `--drop-nulls`.
+    /// The commands that take ``ReadingOptions`` (`--from`, `--no-typed-json`).
+    static let readingCommands: Set<String> = ["convert", "inspect", "diff", "patch"]
+
+    /// What a command-line user can do about a failure, in the flags of the command run: a
+    /// null a property list cannot hold is left out with `--drop-nulls`; a malformed typed
+    /// JSON object is kept as a dictionary with `--no-typed-json`; JSON Lines in a `.json`
+    /// file is read with `--from jsonl`.
     static func advice(for error: PFError) -> String? {
         if error.failure(as: BinaryPlistFailure.self) == .unwritableNull || error.failure(as: XMLPlistFailure.self) == .nullValue {
             return "pass --drop-nulls to leave nulls out"
+        }
+        // The reading options' flags, for the commands that take them.
+        guard let command = CommandLine.arguments.dropFirst().first, readingCommands.contains(command) else { return nil }
+        if case .malformedTyped? = error.failure(as: JSONFailure.self) {
+            return "pass --no-typed-json to keep such objects as dictionaries"
+        }
+        // A second value at the start of a line: one JSON value per line, JSON Lines.
+        if case .trailingData(let found?)? = error.failure(as: JSONFailure.self), found.contains("'{'") || found.contains("'['"),
+            error.location?.column == 1
+        {
+            return "it looks like JSON Lines (one value per line): pass --from jsonl"
         }
         return nil
     }
