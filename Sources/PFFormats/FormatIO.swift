@@ -155,9 +155,13 @@ public enum FormatIO {
     /// - Parameter plain: the bytes.
     /// - Returns: the error, at byte 0.
     public static func undetected(_ plain: Data) -> PFError {
-        let failure = FormatDetector.sqliteCompanion(plain).map { FormatsFailure.sqliteCompanion($0) }
-            ?? FormatDetector.binaryPlistVersion(plain).map { FormatsFailure.binaryPlistVersion($0) }
-            ?? (FormatDetector.looksLikeOldStylePlist(plain) ? .oldStylePlist : .unrecognisedFormat)
+        let failure: FormatsFailure =
+            switch FormatDetector.undetectedKind(plain) {
+            case .sqliteCompanion(let kind)?: .sqliteCompanion(kind)
+            case .binaryPlistVersion(let version)?: .binaryPlistVersion(version)
+            case .oldStylePlist?: .oldStylePlist
+            case nil: .unrecognisedFormat
+            }
         return PFError(failure, format: .input, offset: 0)
     }
 

@@ -33,7 +33,7 @@ public enum KeyedArchive {
             // Bytes of no detected format cannot hold an archive's dictionary in any container
             // (a CBOR map is detected): say what they are rather than fail as CBOR would.
             guard let container = FormatDetector.detect(plain)?.treeFormat else {
-                throw PFError(KeyedArchiveFailure.noContainer(found: FormatDetector.undetectedKind(plain)), format: .keyedArchive, offset: 0)
+                throw PFError(KeyedArchiveFailure.noContainer(found: FormatDetector.undetectedKind(plain)?.description), format: .keyedArchive, offset: 0)
             }
             let plist = try Serialization.readTree(plain, as: container, options: .init(limits: limits))
             return (try KeyedObjectTable(plist: plist), container)

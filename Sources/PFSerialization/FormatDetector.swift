@@ -58,13 +58,33 @@ public enum FormatDetector {
         return String(decoding: version, as: UTF8.self)
     }
 
-    /// What bytes ``detect(_:)`` finds no format in are, when known, for messages: "an SQLite
-    /// write-ahead log (-wal)", "a binary property list of version 15", "an old-style (OpenStep)
-    /// property list or .strings file"; `nil` otherwise.
-    public static func undetectedKind(_ bytes: Data) -> String? {
-        if let companion = sqliteCompanion(bytes) { return "an SQLite \(companion)" }
-        if let version = binaryPlistVersion(bytes) { return "a binary property list of version \(version)" }
-        if looksLikeOldStylePlist(bytes) { return "an old-style (OpenStep) property list or .strings file" }
+    /// What bytes ``detect(_:)`` finds no format in can be known to be: kinds no reader here
+    /// reads, named rather than "unrecognised".
+    public enum Undetected: Sendable, Hashable, CustomStringConvertible {
+        /// An SQLite database's companion file (``sqliteCompanion(_:)`` names which).
+        case sqliteCompanion(String)
+        /// A binary property list of another version (``binaryPlistVersion(_:)``).
+        case binaryPlistVersion(String)
+        /// An old-style (OpenStep) property list or `.strings` file (``looksLikeOldStylePlist(_:)``).
+        case oldStylePlist
+
+        /// A name for messages: "an SQLite write-ahead log (-wal)", "a binary property list
+        /// of version 15", "an old-style (OpenStep) property list or .strings file".
+        public var description: String {
+            switch self {
+            case .sqliteCompanion(let kind): "an SQLite \(kind)"
+            case .binaryPlistVersion(let version): "a binary property list of version \(version)"
+            case .oldStylePlist: "an old-style (OpenStep) property list or .strings file"
+            }
+        }
+    }
+
+    /// What bytes ``detect(_:)`` finds no format in are, when known (the one place that
+    /// asks, in this order); `nil` otherwise.
+    public static func undetectedKind(_ bytes: Data) -> Undetected? {
+        if let companion = sqliteCompanion(bytes) { return .sqliteCompanion(companion) }
+        if let version = binaryPlistVersion(bytes) { return .binaryPlistVersion(version) }
+        if looksLikeOldStylePlist(bytes) { return .oldStylePlist }
         return nil
     }
 
