@@ -192,9 +192,19 @@ import Testing
         shape.nonFiniteDoubles = true
         var documents: [Data] = []
         await propertyCheck(count: 100, input: ValueGen.tree(shape)) { value in
-            if let bytes = try? Self.xml(.array([value, ["v": value, "w": [value]]])) { documents.append(bytes) }
+            do {
+                documents.append(try Self.xml(.array([value, ["v": value, "w": [value]]])))
+            } catch {
+                // Only what XML 1.0 or a plist cannot carry is refused (a control character, a
+                // date outside years 1-9999, nesting past the limit once wrapped); such trees are
+                // skipped, and how many a seed draws varies from run to run.
+                switch (error as? PFError)?.failure(as: XMLPlistFailure.self) {
+                case .uncarriableCharacter?, .dateOutOfRange?, .tooDeep?: break
+                default: Issue.record("the writer refused a random tree: \(error)")
+                }
+            }
         }
-        #expect(documents.count > 90)
+        #expect(documents.count >= 50)
         for (k, input) in documents.enumerated() {
             for threshold in 0...64 { try Self.check(input, label: "random \(k) / \(threshold)", threshold: threshold, mayDecline: threshold > 40) }
         }
