@@ -16,7 +16,7 @@ public enum CBORFailure: PFFailure, Hashable {
     /// The input ends inside a tag's head.
     case truncatedTagHead
     /// A string (`what`) at `start` declares more bytes than remain.
-    case truncatedPayload(what: String, start: Int, declared: Int, remaining: Int)
+    case truncatedPayload(what: String, start: Int, declared: UInt64, remaining: Int)
     /// The indefinite-length `what` at `start` has no break.
     case missingBreak(what: String, start: Int)
     /// Bytes follow the top-level item.
@@ -29,7 +29,8 @@ public enum CBORFailure: PFFailure, Hashable {
     case indefiniteNotAllowed(initial: UInt8)
     /// A chunk of another type inside an indefinite-length string (`what`) at `start`.
     case badChunk(initial: UInt8, what: String, start: Int)
-    /// A simple value below 32 encoded in two bytes.
+    /// A simple value below 32 encoded in two bytes (not well-formed: 0–23 belong in the
+    /// initial byte, 24–31 are reserved).
     case twoByteSimple(UInt8)
     /// A break (0xff) outside an indefinite-length item.
     case strayBreak
@@ -107,7 +108,7 @@ public enum CBORFailure: PFFailure, Hashable {
             "initial byte 0x\(hex(initial)) asks for an indefinite length, which major type \(initial >> 5) does not allow"
         case .badChunk(let initial, let what, let start):
             "chunk with initial byte 0x\(hex(initial)) inside the indefinite-length \(what) at byte \(start); expected a definite-length \(what) or a break"
-        case .twoByteSimple(let v): "simple value \(v) encoded in two bytes; expected values below 32 in the initial byte"
+        case .twoByteSimple(let v): "simple value \(v) encoded in two bytes; expected 32 or more there (0–23 go in the initial byte, 24–31 are reserved)"
         case .strayBreak: "break (0xff) outside an indefinite-length item; expected a data item"
         case .unassignedSimple(let v):
             "simple value \(v) has no meaning in pfarchive; expected false, true, null, undefined or a float"

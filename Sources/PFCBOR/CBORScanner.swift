@@ -121,15 +121,16 @@ struct CBORScanner {
     /// string limit and the bytes remaining, and returns where they start.
     @inline(__always)
     mutating func payload(_ length: UInt64, itemStart: Int, what: String) throws(PFError) -> Int {
+        // A length past the end is a truncation (or a corrupt head), whatever the limit says.
+        guard length <= UInt64(end - pos) else {
+            throw PFError(
+                CBORFailure.truncatedPayload(what: what, start: itemStart, declared: length, remaining: end - pos),
+                offset: itemStart)
+        }
         guard length <= maxStringBytes else {
             throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: Self.format, offset: itemStart)
         }
         let count = Int(length)
-        guard count <= end - pos else {
-            throw PFError(
-                CBORFailure.truncatedPayload(what: what, start: itemStart, declared: count, remaining: end - pos),
-                offset: itemStart)
-        }
         let start = pos
         pos += count
         return start
@@ -287,10 +288,10 @@ struct CBORScanner {
             }
             pos += 1
             let n = try argument(initial & 0x1F, itemStart: chunkStart)
+            let p = try payload(n, itemStart: chunkStart, what: "\(what) chunk")
             guard n <= maxStringBytes &- UInt64(bytes.count) else {
                 throw PFLimits.exceeded("maxStringBytes", limits.maxStringBytes, format: Self.format, offset: start)
             }
-            let p = try payload(n, itemStart: chunkStart, what: "\(what) chunk")
             if major == 3, let bad = UTF8Check.firstInvalid(
                 (base + p).assumingMemoryBound(to: UInt8.self), count: Int(n))
             {

@@ -154,6 +154,24 @@ import Testing
         #expect(try CLI.run(["convert", input.path, out, "--drop-nulls"]).status == 0)
     }
 
+    /// A command without `--drop-nulls` (here `patch`, adding a null to a property list) is
+    /// refused in one line that does not point at a flag it does not have.
+    @Test func aNullRefusedByACommandWithoutTheFlagNamesNoFlag() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = dir.appendingPathComponent("a.plist")
+        try FormatIO.write(["a": 1], as: .xmlplist).write(to: plist)
+        let patch = dir.appendingPathComponent("d.json")
+        try Data(#"[{"op":"add","path":"/b","value":null}]"#.utf8).write(to: patch)
+        let out = dir.appendingPathComponent("out.plist").path
+        let result = try CLI.run(["patch", plist.path, patch.path, out])
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("null cannot be written to a property list"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--drop-nulls"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test(arguments: [
         ["convert"], ["convert", "a.json"], ["convert", "a.json", "b.unknown"], ["frobnicate"],
         ["convert", "a.json", "b.json", "--compress", "lzma"], ["inspect", "x", "--path", "a..b"],

@@ -80,7 +80,14 @@ struct CBORMalformedTests {
         Case(hex: "d81d00", code: .invalidValue, offset: 0, failure: .unknownSharedReference(index: 0, marked: 0)),
         Case(hex: "d81c81d81d00", code: .invalidValue, offset: 3, path: [.index(0)], failure: .cyclicSharedReference(index: 0)),
         // Declared lengths far beyond the input: refused without allocating.
-        Case(hex: "5b7fffffffffffffff00", code: .limitExceeded, offset: 0, limit: "maxStringBytes"),
+        // A length past the end is a truncation, not the string limit (which a length the
+        // input holds meets).
+        Case(hex: "5b7fffffffffffffff00", code: .truncated, offset: 0,
+             failure: .truncatedPayload(what: "byte string", start: 0, declared: 0x7fff_ffff_ffff_ffff, remaining: 1)),
+        Case(hex: "7bffffffffffffffff616263", code: .truncated, offset: 0,
+             failure: .truncatedPayload(what: "text string", start: 0, declared: .max, remaining: 3)),
+        Case(hex: "5f5bffffffffffffffff00ff", code: .truncated, offset: 1,
+             failure: .truncatedPayload(what: "byte string chunk", start: 1, declared: .max, remaining: 2)),
         Case(hex: "5a0010000001", code: .truncated, offset: 0),
         Case(hex: "9bffffffffffffffff00", code: .limitExceeded, offset: 0, limit: "maxCollectionCount"),
         Case(hex: "9a000f000001", code: .truncated, offset: 6),

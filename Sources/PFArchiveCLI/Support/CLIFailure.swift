@@ -24,15 +24,17 @@ struct CLIFailure: Error {
     static let readingCommands: Set<String> = ["convert", "inspect", "diff", "patch"]
 
     /// What a command-line user can do about a failure, in the flags of the command run: a
-    /// null a property list cannot hold is left out with `--drop-nulls`; a malformed typed
+    /// null a property list cannot hold is left out with `convert --drop-nulls`; a malformed typed
     /// JSON object is kept as a dictionary with `--no-typed-json`; JSON Lines in a `.json`
     /// file is read with `--from jsonl`.
     static func advice(for error: PFError) -> String? {
+        let command = CommandLine.arguments.dropFirst().first
         if error.failure(as: BinaryPlistFailure.self) == .unwritableNull || error.failure(as: XMLPlistFailure.self) == .nullValue {
-            return "pass --drop-nulls to leave nulls out"
+            // Only `convert` has the flag.
+            return command == "convert" ? "pass --drop-nulls to leave nulls out" : nil
         }
         // The reading options' flags, for the commands that take them.
-        guard let command = CommandLine.arguments.dropFirst().first, readingCommands.contains(command) else { return nil }
+        guard let command, readingCommands.contains(command) else { return nil }
         if case .malformedTyped? = error.failure(as: JSONFailure.self) {
             return "pass --no-typed-json to keep such objects as dictionaries"
         }
