@@ -40,6 +40,27 @@ public struct ParseRelationKey: Sendable, Hashable, Comparable, CustomStringConv
         self.init(owningClass: String(parts[2]), field: String(parts[1]))
     }
 
+    /// Reads a join table's name as a file name spells it: `_Join:<field>:<Class>`, with
+    /// U+A789 `꞉`, `%3A` (URL-escaped, as mongodump names files) or a space for each `:`
+    /// (file systems that forbid `:`). Parse's field and class names hold none of these, so
+    /// the spelling is never ambiguous.
+    /// - Parameter stem: the file name without `.json`.
+    /// - Returns: the key (no target class), or `nil` when the name is not a join table's.
+    public init?(joinFileStem stem: String) {
+        guard stem.hasPrefix("_Join") else { return nil }
+        if let key = ParseRelationKey(joinClassName: stem) {
+            self = key
+            return
+        }
+        for separator in ["%3A", "%3a", " "] where stem.contains(separator) {
+            if let key = ParseRelationKey(joinClassName: stem.replacingOccurrences(of: separator, with: ":")) {
+                self = key
+                return
+            }
+        }
+        return nil
+    }
+
     public var description: String { joinClassName }
 
     public static func < (a: ParseRelationKey, b: ParseRelationKey) -> Bool {

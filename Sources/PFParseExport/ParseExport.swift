@@ -101,7 +101,8 @@ public enum ParseExport {
     }
 
     /// The class a file name stands for: `GameScore.json` → `GameScore`; `_Join꞉tags꞉Article.json`
-    /// (U+A789, as some exports spell `:`) → `_Join:tags:Article`.
+    /// (U+A789, as some exports spell `:`; also `%3A` or a space) → `_Join:tags:Article`
+    /// (``PFParse/ParseRelationKey/init(joinFileStem:)``).
     /// - Parameter url: the file.
     /// - Returns: the class name.
     /// A gzip-compressed class file (`GameScore.json.gz`) stands for the same class as its
@@ -109,7 +110,7 @@ public enum ParseExport {
     public static func className(forFile url: URL) -> String {
         var name = jsonName(ofFile: url.lastPathComponent)
         if name.lowercased().hasSuffix(".json") { name = String(name.dropLast(5)) }
-        return name.replacingOccurrences(of: "\u{A789}", with: ":")
+        return ParseRelationKey(joinFileStem: name)?.joinClassName ?? name.replacingOccurrences(of: "\u{A789}", with: ":")
     }
 
     /// A file name without the `.gz` a compressed class file adds: `GameScore.json.gz` →

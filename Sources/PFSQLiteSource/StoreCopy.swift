@@ -51,7 +51,11 @@ package struct StoreCopy: Sendable {
         } catch {
             throw PFError(SQLiteFileFailure.unreadable(path: path, reason: error.localizedDescription), format: format)
         }
-        try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: path + "-wal"), format: format)
+        // SQLite keeps a database's `-wal` and `-journal` beside the file a symbolic link
+        // leads to, not beside the link: they are looked for there (a link's own name would
+        // find none, and the copy would silently lack what lives only in them).
+        let companions = resolvedPath(path)
+        try checkHeader(header, fileSize: size, path: path, hasWAL: manager.fileExists(atPath: companions + "-wal"), format: format)
 
         let directory = manager.temporaryDirectory.appendingPathComponent("pfarchive-sqlite-copy-\(UUID().uuidString)")
         let database = directory.appendingPathComponent("store.sqlite")
@@ -61,8 +65,8 @@ package struct StoreCopy: Sendable {
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try copyContents(of: path, to: database.path)
-            for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) {
-                try copyContents(of: path + suffix, to: database.path + suffix)
+            for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: companions + suffix) {
+                try copyContents(of: companions + suffix, to: database.path + suffix)
                 if suffix == "-wal" { hasWAL = true }
             }
         } catch {
@@ -72,6 +76,15 @@ package struct StoreCopy: Sendable {
             throw PFError(SQLiteFileFailure.cannotCopy(path: path, reason: reason), format: format)
         }
         return StoreCopy(directory: directory, database: database, hasWAL: hasWAL)
+    }
+
+    /// The path with every symbolic link resolved (`realpath`), as SQLite resolves a
+    /// database's name before naming its `-wal` and `-journal`; the path itself when it
+    /// cannot be resolved.
+    package static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Copies the bytes of the file at `source` (a symbolic link is followed) into a new file

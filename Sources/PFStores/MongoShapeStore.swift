@@ -131,7 +131,9 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         var ignored: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             guard name.hasSuffix(".json") else { ignored.append(name); continue }
-            out[String(name.dropLast(5))] = dir.appendingPathComponent(name)
+            let stem = String(name.dropLast(5))
+            // A join collection under any spelling of its `:` is known by its own name.
+            out[ParseRelationKey(joinFileStem: stem)?.joinClassName ?? stem] = dir.appendingPathComponent(name)
         }
         ignoredFiles = ignored
         return out
@@ -208,6 +210,25 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         for name in try collectionFiles(in: directory).keys where isObjectCollection(name) { names.append(name) }
         for name in try schemaDocuments().keys { names.append(name) }
         return names.sorted()
+    }
+
+    /// The directory's files that are not read: files of no collection (not `.json`: a
+    /// mongodump `.bson`, a readme) and collections no Parse class can be (a name Parse
+    /// forbids, such as one starting with `_` that is not Parse's own); parse-server's own
+    /// collections (``nonObjectCollections``) are not listed.
+    public func unreadContents() -> [String] {
+        guard let files = try? collectionFiles(in: directory) else { return [] }
+        var out: [String] = []
+        for (name, url) in files where !isObjectCollection(name) && !Self.nonObjectCollections.contains(name)
+            && ParseRelationKey(joinClassName: name) == nil
+        {
+            let why = name.hasPrefix("_") ? "names starting with '_' are Parse's own" : ParseRules.classNameProblem(name) ?? "not a Parse class name"
+            out.append("\(url.lastPathComponent): a collection no Parse class can be (\(why)); its documents are not read")
+        }
+        for name in ignoredFiles {
+            out.append("\(name): not a collection file (mongoexport writes <collection>.json); not read")
+        }
+        return out
     }
 
     func isObjectCollection(_ name: String) -> Bool {
@@ -312,8 +333,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             stored.field = ParseNameCoding.encodeField(relation.field, policy: namePolicy, className: relation.owningClass)
         }
         let name = stored.joinClassName
-        let url = directory.appendingPathComponent(name + ".json")
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        guard let url = try collectionFiles(in: directory)[name] else { return }
         try forEachDocument(at: url, name: name) { doc, fail throws(PFError) in
             guard case .dictionary(let d) = doc else { throw fail("a join document must be an object", .root) }
             guard case .string(let owning)? = d["owningId"] else {

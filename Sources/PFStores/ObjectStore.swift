@@ -48,6 +48,11 @@ public protocol ObjectStoreReader: AnyObject {
     /// read as null (a Realm file's unresolved links); empty for stores whose pointers keep
     /// their target's id. An import puts them in its report.
     func unresolvedLinks() -> UnresolvedLinks
+
+    /// What the store holds and does not read as objects or join rows (a file that is no
+    /// collection, a collection no Parse class can be), one line each naming it and why, for
+    /// the caller to show: nothing a source holds is passed over without a word.
+    func unreadContents() -> [String]
 }
 
 /// Links a source read as null because their target object is not in it.
@@ -161,6 +166,9 @@ extension ObjectStoreReader {
 
     /// None: the store's pointers keep their target's id, found or not.
     public func unresolvedLinks() -> UnresolvedLinks { UnresolvedLinks() }
+
+    /// Nothing: the store reads all it holds, or refuses what it cannot.
+    public func unreadContents() -> [String] { [] }
 
     /// Every object of a class, read whole (for tests and small stores).
     /// - Parameter className: the class.

@@ -1,4 +1,5 @@
 import Foundation
+import PFSQLiteSource
 
 /// The table names of an SQLite database, read from its bytes without SQLite: the
 /// `sqlite_schema` b-tree is walked from page 1, each page taken from the newest committed
@@ -26,7 +27,8 @@ struct SQLiteFileSchema {
     static func read(_ url: URL) -> SQLiteFileSchema? {
         guard let main = PageFile(url) else { return nil }
         defer { main.close() }
-        let wal = PageFile(URL(fileURLWithPath: url.path + "-wal"))
+        // Beside the file a symbolic link leads to, where SQLite keeps it.
+        let wal = PageFile(URL(fileURLWithPath: StoreCopy.resolvedPath(url.path) + "-wal"))
         defer { wal?.close() }
         let frames = wal.map { WALFrames(of: $0) }
         // The WAL's page size when it holds committed frames (a database never checkpointed

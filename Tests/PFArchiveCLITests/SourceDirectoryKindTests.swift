@@ -58,6 +58,35 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted() == before)
     }
 
+    /// A real parse-server seed dump names its join collection `_Join roles _Role.json` and
+    /// holds collections no Parse class can be (`_dummy`): the join rows import, and every
+    /// command that reads the dump says in a warning line what it does not read.
+    @Test func aDumpsOddJoinSpellingImportsAndUnreadCollectionsAreNamed() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dump = dir.appendingPathComponent("database_seed")
+        try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
+        let files = [
+            "_Role.json": #"{"_id":"r1","name":"admin"}"# + "\n" + #"{"_id":"r2","name":"staff"}"# + "\n",
+            "_Join roles _Role.json": #"{"_id":{"$oid":"5a1b2c3d4e5f60718293a4b5"},"relatedId":"r2","owningId":"r1"}"# + "\n",
+            "_dummy.json": #"{"_id":"d1","x":1}"# + "\n",
+            "_SCHEMA.json": #"{"_id":"_Role","objectId":"string","name":"string","roles":"relation<_Role>"}"# + "\n",
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: dump.appendingPathComponent(name)) }
+        let out = dir.appendingPathComponent("out.sqlite")
+        let imported = try CLI.run(["import", dump.path, out.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdoutText.contains("and 1 relation row"), "\(imported.stdoutText)")
+        #expect(imported.stderr.contains("warning: \(dump.path): _dummy.json: a collection no Parse class can be"), "\(imported.stderr)")
+        for command in [["inspect", dump.path], ["diff", dump.path, out.path], ["codegen", dump.path]] {
+            let run = try CLI.run(command)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").filter { $0.contains("_dummy.json") }.count == 1, "\(command): \(run.stderr)")
+        }
+        let diffed = try CLI.run(["diff", dump.path, out.path])
+        #expect(diffed.stdoutText.hasPrefix("no differences"), "\(diffed.stdoutText)")
+    }
+
     /// A directory or zip of other files is not an export of no classes: import, inspect and
     /// diff refuse it in one line naming what it holds, and no destination appears. An empty
     /// directory stays an empty export.

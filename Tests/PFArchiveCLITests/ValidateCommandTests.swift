@@ -118,6 +118,59 @@ import Testing
         #expect(bad.stderr.contains("export.zip") && bad.stderr.contains("zip"), "\(bad.stderr)")
     }
 
+
+    /// An export's `_SCHEMA.json` is its schema, not a class: the export pfarchive writes
+    /// (with one, and with a name it encoded) validates clean, as a directory and as a zip;
+    /// the schema file's types are the ones checked; `--schema` overrides it.
+    @Test func anExportsSchemaFileIsItsSchema() throws {
+        let source = try temporaryExport([
+            "GameScore.json": #"{"results":[{"objectId":"g1","score":3,"bad key":"x"}]}"#,
+        ])
+        let written = source.deletingLastPathComponent().appendingPathComponent("pfvalidate-\(UUID().uuidString)")
+        defer { for u in [source, written] { try? FileManager.default.removeItem(at: u) } }
+        let imported = try CLI.run(["import", source.appendingPathComponent("GameScore.json").path, written.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        try #require(FileManager.default.fileExists(atPath: written.appendingPathComponent("_SCHEMA.json").path))
+        let clean = try CLI.run(["validate", written.path])
+        #expect(clean.status == 0, "\(clean.stdoutText)\(clean.stderr)")
+        #expect(clean.stdoutText == "0 errors, 0 warnings in 1 object of 1 class\n")
+
+        let zipURL = written.appendingPathExtension("zip")
+        defer { try? FileManager.default.removeItem(at: zipURL) }
+        let made = try Peers.python("""
+            import os, sys, zipfile
+            with zipfile.ZipFile(sys.argv[2], "w") as z:
+                for name in sorted(os.listdir(sys.argv[1])): z.write(os.path.join(sys.argv[1], name), "export/" + name)
+            """, [written.path, zipURL.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try CLI.run(["validate", zipURL.path]).stdoutText == clean.stdoutText)
+
+        // The schema file's own types are checked against the rows.
+        let schema = written.appendingPathComponent("_SCHEMA.json")
+        var text = try String(contentsOf: schema, encoding: .utf8)
+        text = text.replacing(#/"score":\s*\{\s*"type":\s*"Number"/#, with: #""score": {"type": "String""#)
+        try #require(!text.contains("Number"), "\(text)")
+        try Data(text.utf8).write(to: schema)
+        let typed = try CLI.run(["validate", written.path])
+        #expect(typed.status == 1)
+        #expect(typed.stdoutText.contains("at score:") && typed.stdoutText.contains("expected String, found Number"), "\(typed.stdoutText)")
+        // --schema wins over the export's own.
+        let other = source.appendingPathComponent("schema.txt")
+        try Data(#"{"results":[{"className":"GameScore","fields":{"score":{"type":"Number"}}}]}"#.utf8).write(to: other)
+        #expect(try CLI.run(["validate", written.path, "--schema", other.path]).status == 0)
+    }
+
+    /// A directory of mongoexport files is named for what it is, in one line.
+    @Test func theMongoShapeIsNamedNotReadAsBrokenJSON() throws {
+        let dir = try temporaryExport([
+            "GameScore.json": #"{"_id":"g1","score":1}"# + "\n" + #"{"_id":"g2","score":2}"# + "\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["validate", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("MongoDB shape") && result.stderr.contains("pfarchive import"), "\(result.stderr)")
+    }
     @Test func convertParseRoundTripsAndGivesTheTypedTree() throws {
         let comment = export.appendingPathComponent("Comment.json")
         let original = try JSONReader(options: .init(typedValues: false)).read(try Data(contentsOf: comment))

@@ -78,6 +78,17 @@ struct NameWord: ParseModel, Equatable {
         return models
     }
 
+    /// A join file's name under every spelling exporters use for `:` names the join class;
+    /// other names stay as they are (a space in a class file's name is not a join).
+    @Test(arguments: [
+        ("_Join:tags:Article.json", "_Join:tags:Article"), ("_Join\u{A789}tags\u{A789}Article.json", "_Join:tags:Article"),
+        ("_Join tags Article.json", "_Join:tags:Article"), ("_Join%3Atags%3AArticle.json.gz", "_Join:tags:Article"),
+        ("My Class.json", "My Class"), ("_Join tags.json", "_Join tags"), ("GameScore.json", "GameScore"),
+    ])
+    func joinFileSpellings(file: String, className: String) {
+        #expect(ParseExport.className(forFile: URL(fileURLWithPath: file)) == className)
+    }
+
     @Test func comments() throws {
         let comments = try roundTrip(Comment.self, "Comment.json", count: 1)
         #expect(comments.first?.parentComment == ParsePointer(className: "Comment", objectId: "null"))

@@ -516,6 +516,35 @@ c.commit()
         #expect(try FileManager.default.contentsOfDirectory(atPath: real.deletingLastPathComponent().path).sorted() == before, "nothing beside the target")
     }
 
+    /// A live WAL database reached through a symbolic link (from another folder, and an
+    /// alias beside it) is read with the `-wal` beside its target, as SQLite names it: rows
+    /// that live only in the WAL were silently missing, read as if the file were alone.
+    @Test func aLinkToALiveWALDatabaseReadsTheTargetsWAL() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let seed = dir.appendingPathComponent("seed/notes.db")
+        try FileManager.default.createDirectory(at: seed.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try CoreDataStoreBuilder.sqlite3(seed, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note VALUES (1, 'checkpointed');")
+        let live = try CoreDataStoreBuilder.liveWAL(
+            of: seed, applying: "INSERT INTO note VALUES (2, 'only in the wal');", into: dir.appendingPathComponent("live"))
+        let elsewhere = dir.appendingPathComponent("links/notes.db")
+        try FileManager.default.createDirectory(at: elsewhere.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: elsewhere.path, withDestinationPath: live.path)
+        let alias = live.deletingLastPathComponent().appendingPathComponent("alias.db")
+        try FileManager.default.createSymbolicLink(atPath: alias.path, withDestinationPath: "notes.db")
+        let folder = live.deletingLastPathComponent()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        var before: [String: Data] = [:]
+        for name in names where name != "alias.db" { before[name] = try Data(contentsOf: folder.appendingPathComponent(name)) }
+        for link in [elsewhere, alias] {
+            let rows = try Self.rows(link, table: "note")
+            #expect(rows.map { $0.fields["body"] } == [.string("checkpointed"), .string("only in the wal")], "\(link.path)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == names, "nothing created beside the target")
+        for (name, bytes) in before { #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == bytes, "\(name) changed") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.deletingLastPathComponent().path) == ["notes.db"])
+    }
+
     // MARK: - Tables, keys and foreign keys
 
     static let keysSQL = """

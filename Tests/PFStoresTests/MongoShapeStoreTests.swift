@@ -198,6 +198,38 @@ import Testing
 
     static let good = #"{"_id":"a","n":1}"#
 
+    /// A join collection whose file spells `:` as a dump made where `:` is not allowed does
+    /// (a space, as a real parse-server seed has it; U+A789; `%3A`) reads its rows.
+    @Test(arguments: ["_Join roles _Role", "_Join\u{A789}roles\u{A789}_Role", "_Join%3Aroles%3A_Role"])
+    func joinCollectionsUnderEveryFileSpellingReadTheirRows(file: String) throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("_Role", [#"{"_id":"r1","name":"admin"}"#, #"{"_id":"r2","name":"staff"}"#])
+        try scratch.write(file, [#"{"_id":{"$oid":"5a1b2c3d4e5f60718293a4b5"},"relatedId":"r2","owningId":"r1"}"#])
+        let store = MongoShapeStore(directory: scratch.dump)
+        let key = ParseRelationKey(owningClass: "_Role", field: "roles")
+        #expect(try store.relations().map(\.untargeted) == [key])
+        #expect(try store.joinRows(of: key) == [ParseJoinRow(owningId: "r1", relatedId: "r2")])
+        #expect(store.unreadContents().isEmpty)
+    }
+
+    /// Collections no Parse class can be and files of no collection are named as unread;
+    /// parse-server's own collections are not.
+    @Test func whatIsNotReadIsListed() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("Post", [Self.good])
+        try scratch.write("_dummy", [Self.good])
+        try scratch.write("_Hooks", [Self.good])
+        try Data("x".utf8).write(to: scratch.dump.appendingPathComponent("Post.bson"))
+        let store = MongoShapeStore(directory: scratch.dump)
+        #expect(try store.classNames() == ["Post"])
+        let unread = store.unreadContents()
+        #expect(unread.count == 2, "\(unread)")
+        #expect(unread.contains { $0.hasPrefix("_dummy.json: a collection no Parse class can be") })
+        #expect(unread.contains { $0.hasPrefix("Post.bson: not a collection file") })
+    }
+
     @Test func aMalformedLineNamesFileAndLine() throws {
         let error = try #require(try Self.readError([Self.good, #"{"_id":"b","n":}"#]))
         #expect(error.format == MongoShapeStore.format)

@@ -188,6 +188,7 @@ struct Codegen: ParsableCommand {
             throw CLIFailure(file: source, error)
         }
         defer { reader.close() }
+        reader.warnUnread(file: source)
         let inference = TypeInference(source: .parse, origin: URL(fileURLWithPath: source).lastPathComponent)
         do {
             for className in try reader.classNames() {

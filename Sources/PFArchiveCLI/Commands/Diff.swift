@@ -189,12 +189,14 @@ struct Diff: ParsableCommand {
             throw CLIFailure(file: a, error)
         }
         defer { left.close() }
+        left.warnUnread(file: a)
         do {
             right = try sqlite.openers(realmKey: realmKey.bytes, limits: reading.limits, reporter: reporterB).reader(for: locationB)
         } catch {
             throw CLIFailure(file: b, error)
         }
         defer { right.close() }
+        right.warnUnread(file: b)
         var storeOptions = StoreDiff.Options()
         storeOptions.values.loose = loose
         storeOptions.values.datePrecision = exactDates ? .exact : .milliseconds
@@ -464,6 +466,7 @@ extension Patch {
         let reader: any ObjectStoreReader
         do { reader = try openers.reader(for: source) } catch { throw CLIFailure(file: source.description, error) }
         defer { reader.close() }
+        reader.warnUnread(file: source.description)
         let patched: MemoryStore
         do {
             patched = try StorePatch.apply(operations, to: reader)

@@ -138,6 +138,7 @@ struct Import: ParsableCommand {
             throw CLIFailure(file: sourceLocation.description, error)
         }
         defer { reader.close() }
+        reader.warnUnread(file: sourceLocation.description)
         if let copyRules, let rulesFile {
             do {
                 reader = try RuledStoreReader(

@@ -57,6 +57,7 @@ extension Inspect {
             let location = try StoreLocation.resolve(input)
             let reader = try StoreOpeners.commands().reader(for: location)
             defer { reader.close() }
+            reader.warnUnread(file: input)
             summary = try Self.storeSummary(of: reader)
         } catch {
             throw CLIFailure(file: input, error)

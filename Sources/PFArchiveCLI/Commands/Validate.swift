@@ -72,7 +72,21 @@ struct Validate: ParsableCommand {
         }
         var classes: [ParseValidator.ClassRows] = []
         var readIssues: [ParseIssue] = []
-        for file in try classFiles(limits: limits) {
+        let (files, schemaFile) = try classFiles(limits: limits)
+        // An export's own `_SCHEMA.json` is its schema, unless --schema names another; its
+        // names are as the class files spell them (encoded, when pfarchive encoded them).
+        if parseSchema == nil, let schemaFile {
+            let stored = try schemaFile.load()
+            do {
+                let bytes = try Compression.decompressIfCompressed(stored, limits: limits).data
+                if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                    parseSchema = try ParseSchema(rest: try JSONReader(options: .init(typedValues: false, limits: limits)).read(bytes))
+                }
+            } catch {
+                throw CLIFailure(file: schemaFile.label, error)
+            }
+        }
+        for file in files {
             let name = ParseExport.className(forFile: URL(fileURLWithPath: file.label))
             let stored = try file.load()
             let bytes: Data
@@ -119,18 +133,25 @@ struct Validate: ParsableCommand {
 
     /// The class files named by INPUT: the file itself, a directory's class files (`.json`,
     /// `.json.gz`), or those entries of a zip (by entry name, skipping macOS `__MACOSX/` and
-    /// dot files). Compressed bytes are inflated when the file is checked.
-    func classFiles(limits: PFLimits) throws -> [ClassFile] {
+    /// dot files); and apart from them the export's `_SCHEMA.json`, its schema and no class.
+    /// Compressed bytes are inflated when the file is checked.
+    func classFiles(limits: PFLimits) throws -> (files: [ClassFile], schema: ClassFile?) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
             throw CLIFailure("\(input): no such file or directory")
         }
         let url = URL(fileURLWithPath: input)
         if isDirectory.boolValue {
+            if url.pathExtension.lowercased() == "jsonl" || MongoShapeStore.looksLikeMongoShape(url) {
+                throw CLIFailure(
+                    "\(input): Parse Server's MongoDB shape (mongoexport files), not a Parse export; validate reads Parse exports: "
+                        + "import it into one first (pfarchive import \(input) export/) and validate that")
+            }
             do {
-                return try ParseExport.classFiles(in: url).map { file in
+                let all = try ParseExport.classFiles(in: url).map { file in
                     ClassFile(label: file.lastPathComponent) { try FileIO.read(file.path, limit: limits.maxInputBytes) }
                 }
+                return Self.splittingSchema(all)
             } catch {
                 throw CLIFailure(file: input, error)
             }
@@ -142,11 +163,11 @@ struct Validate: ParsableCommand {
             if let kind = Validate.notAClassFile(plain) {
                 throw CLIFailure("\(input): \(kind), not a Parse class file (JSON); validate reads a Parse export, or an archive with --schema and an archive schema")
             }
-            return [ClassFile(label: url.lastPathComponent) { plain }]
+            return ([ClassFile(label: url.lastPathComponent) { plain }], nil)
         }
         do {
             let zip = try ZipReader(bytes, limits: limits)
-            return zip.entries
+            return Self.splittingSchema(zip.entries
                 .filter { entry in
                     let base = entry.name.split(separator: "/").last.map(String.init) ?? ""
                     return !entry.isDirectory && ParseExport.isClassFileName(base)
@@ -162,10 +183,16 @@ struct Validate: ParsableCommand {
                             throw CLIFailure(file: input, error)
                         }
                     }
-                }
+                })
         } catch {
             throw CLIFailure(file: input, error)
         }
+    }
+
+    /// An export's files apart from its `_SCHEMA.json` (or `_SCHEMA.json.gz`), and that one.
+    static func splittingSchema(_ files: [ClassFile]) -> (files: [ClassFile], schema: ClassFile?) {
+        let isSchema = { (file: ClassFile) in ParseExport.jsonName(ofFile: file.label) == ParseExportStore.schemaFileName }
+        return (files.filter { !isSchema($0) }, files.first(where: isSchema))
     }
 
     /// What a single INPUT is when its bytes say plainly that it is no class file (a

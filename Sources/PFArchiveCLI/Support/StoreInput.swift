@@ -24,6 +24,7 @@ extension Convert {
             let location = try StoreLocation.resolve(input)
             let reader = try openers.reader(for: location)
             defer { reader.close() }
+            reader.warnUnread(file: input)
             document = try Self.document(of: reader)
         } catch {
             throw CLIFailure(file: input, error)
