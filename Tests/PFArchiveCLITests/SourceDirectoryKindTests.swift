@@ -58,6 +58,39 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted() == before)
     }
 
+    /// A dump's class-level permissions (parse-server's `_metadata.class_permissions`) go
+    /// into a new Mongo-shape destination as they were; any other destination, which cannot
+    /// hold them, gets a warning naming the classes they restricted (restored without them,
+    /// the class would be open to everyone). Open-to-all permissions need no word.
+    @Test func classLevelPermissionsAreCarriedOrTheirLossIsNamed() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dump = dir.appendingPathComponent("dump")
+        try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
+        let closed = #"{"find":{"role:Narrator":true},"get":{"role:Narrator":true},"create":{"role:Narrator":true},"update":{},"delete":{},"addField":{}}"#
+        let open = #"{"find":{"*":true},"get":{"*":true},"count":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}"#
+        let schema = [
+            #"{"_id":"Secret","objectId":"string","note":"string","_metadata":{"class_permissions":"# + closed + "}}",
+            #"{"_id":"Public","objectId":"string","n":"number","_metadata":{"class_permissions":"# + open + "}}",
+        ]
+        try Data((schema.joined(separator: "\n") + "\n").utf8).write(to: dump.appendingPathComponent("_SCHEMA.json"))
+        try Data((#"{"_id":"s1","note":"x"}"# + "\n").utf8).write(to: dump.appendingPathComponent("Secret.json"))
+        try Data((#"{"_id":"p1","n":1}"# + "\n").utf8).write(to: dump.appendingPathComponent("Public.json"))
+
+        let mongo = dir.appendingPathComponent("copy.jsonl")
+        let kept = try CLI.run(["import", dump.path, mongo.path])
+        #expect(kept.status == 0 && !kept.stderr.contains("class-level"), "\(kept.stderr)")
+        let written = try String(contentsOf: mongo.appendingPathComponent("_SCHEMA.json"), encoding: .utf8)
+        let secretLine = try #require(written.split(separator: "\n").first { $0.contains(#""_id":"Secret""#) })
+        #expect(secretLine.contains(#""class_permissions":{"find":{"role:Narrator":true}"#), "\(secretLine)")
+
+        let export = dir.appendingPathComponent("export")
+        let warned = try CLI.run(["import", dump.path, export.path])
+        #expect(warned.status == 0, "\(warned.stderr)")
+        let lines = warned.stderr.split(separator: "\n").filter { $0.contains("class-level permissions") }
+        #expect(lines.count == 1 && lines[0].contains("of 1 class (Secret)") && lines[0].contains("opens a class without them to everyone"), "\(warned.stderr)")
+    }
+
     /// A real parse-server seed dump names its join collection `_Join roles _Role.json` and
     /// holds collections no Parse class can be (`_dummy`): the join rows import, and every
     /// command that reads the dump says in a warning line what it does not read.

@@ -139,6 +139,7 @@ struct Import: ParsableCommand {
         }
         defer { reader.close() }
         reader.warnUnread(file: sourceLocation.description)
+        let mongoSource = reader as? MongoShapeStore
         if let copyRules, let rulesFile {
             do {
                 reader = try RuledStoreReader(
@@ -151,6 +152,9 @@ struct Import: ParsableCommand {
             writer = try openers.writer(for: destLocation)
         } catch {
             throw CLIFailure(file: destLocation.description, error)
+        }
+        if let mongo = mongoSource {
+            Self.carryClassPermissions(from: mongo, to: writer, source: sourceLocation.description, dest: destLocation.description)
         }
         var options = StoreImporter.Options(classes: wanted, batchSize: batchSize)
         options.strictNames = strictNames
@@ -185,6 +189,42 @@ struct Import: ParsableCommand {
             throw CLIFailure(
                 "import succeeded (\(report.totalObjects) objects committed to \(destLocation)), "
                     + "but its report could not be written: \(error.reason)")
+        }
+    }
+
+    /// Class-level permissions, which parse-server keeps in a Mongo dump's `_SCHEMA`
+    /// (`_metadata.class_permissions`) and no other store pfarchive writes holds: carried into
+    /// a new Mongo-shape destination; for any other (or one that exists, whose own are kept)
+    /// the classes whose permissions restrict anything are named in a warning, since a class
+    /// restored without them is open to everyone under parse-server's defaults.
+    static func carryClassPermissions(from source: MongoShapeStore, to writer: any ObjectStoreWriter, source sourceName: String, dest: String) {
+        guard let metadata = try? source.classMetadata() else { return }
+        let permissions = metadata.compactMapValues { $0["class_permissions"] }.filter { !isOpenToAll($0.value) }
+        guard !permissions.isEmpty else { return }
+        if let mongo = writer as? MongoShapeStore, !FileManager.default.fileExists(atPath: mongo.directory.path) {
+            for (className, clp) in permissions {
+                var entry = mongo.metadataToWrite[className]?.dictionaryValue ?? [:]
+                entry["class_permissions"] = clp
+                mongo.metadataToWrite[className] = .dictionary(entry)
+            }
+            return
+        }
+        let names = permissions.keys.sorted()
+        let listed = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : "")
+        let why = writer is MongoShapeStore ? "the existing destination keeps its own" : "only the Mongo shape holds them"
+        StandardOutput.writeError(Data((
+            "pfarchive: warning: \(sourceName): the class-level permissions of \(names.count) class\(names.count == 1 ? "" : "es") "
+                + "(\(listed)) are not carried into \(dest) (\(why)); set them again on the server: "
+                + "parse-server opens a class without them to everyone\n").utf8))
+    }
+
+    /// Whether class-level permissions are parse-server's defaults: every operation open to
+    /// `*`, no protected fields.
+    static func isOpenToAll(_ permissions: PFValue) -> Bool {
+        guard let operations = permissions.dictionaryValue else { return false }
+        return operations.allSatisfy { key, value in
+            if key == "protectedFields" { return value == ["*": []] || value == [:] }
+            return value == ["*": true]
         }
     }
 
