@@ -83,8 +83,8 @@ extension PFValue: CustomStringConvertible {
             let hex = d.prefix(16).map { String(format: "%02x", $0) }.joined()
             return "{length = \(d.count), bytes = 0x\(hex)\(d.count > 16 ? "…" : "")}"
         case .date(let d): return PFValue.isoString(d)
-        case .array(let a): return "[\(a.count) items]"
-        case .dictionary(let m): return "{\(m.count) keys}"
+        case .array(let a): return "[\(a.count) item\(a.count == 1 ? "" : "s")]"
+        case .dictionary(let m): return "{\(m.count) key\(m.count == 1 ? "" : "s")}"
         case .uid(let u): return "<CF$UID \(u)>"
         }
     }

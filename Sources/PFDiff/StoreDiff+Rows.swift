@@ -37,10 +37,14 @@ extension StoreDiff {
     ///    `sideB` exactly as ``read(_:of:into:)`` puts them, so ``Partitioner/pair(_:_:_:)``
     ///    finds the same differences in the same order: rows that differ only in key order,
     ///    spacing or the spelling of a date are equal there.
+    /// - Returns: `false`, with the sides not filled, when a side holds an objectId in two
+    ///   rows: the caller compares that class object by object instead, which names each
+    ///   earlier row (a key seen twice keeps only its last row here).
     mutating func readRows(
         _ className: String, of exports: (ParseExportStore, ParseExportStore), into sideA: inout Partitioner,
         _ sideB: inout Partitioner
-    ) throws(PFError) {
+    ) throws(PFError) -> Bool {
+        let before = summary.objects
         var indexA = RowIndex(options: options)
         var indexB = RowIndex(options: options)
         defer { indexA.discard(); indexB.discard() }
@@ -133,6 +137,7 @@ extension StoreDiff {
                 }
             }
         }
+        if keys.a != summary.objects.a - before.a || keys.b != summary.objects.b - before.b { return false }
         // The slow path spills a class when either side holds more distinct objects than
         // fit in memory, and then reports it partition by partition: do the same.
         if max(keys.a, keys.b) > max(1, options.objectsInMemory), !sideA.spilled { try sideA.spill() }
@@ -144,6 +149,7 @@ extension StoreDiff {
                 if side == 0 { try sideA.add(key: key, bytes: bytes) } else { try sideB.add(key: key, bytes: bytes) }
             }
         }
+        return true
     }
 }
 

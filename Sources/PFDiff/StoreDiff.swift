@@ -169,9 +169,16 @@ public struct StoreDiff {
         var sideA = Partitioner(options: options)
         var sideB = Partitioner(options: options)
         defer { sideA.discard(); sideB.discard() }
-        if let exports = try rowExports() {
-            try readRows(className, of: exports, into: &sideA, &sideB)
+        let before = summary.objects
+        if let exports = try rowExports(), try readRows(className, of: exports, into: &sideA, &sideB) {
+            // Compared row by row.
         } else {
+            // Object by object (also when a side repeats an objectId, which the rows do not show).
+            sideA.discard()
+            sideB.discard()
+            sideA = Partitioner(options: options)
+            sideB = Partitioner(options: options)
+            summary.objects = before
             if inA { summary.objects.a += try Self.read(className, of: a, into: &sideA) }
             if inB { summary.objects.b += try Self.read(className, of: b, into: &sideB) }
         }
@@ -201,6 +208,15 @@ public struct StoreDiff {
                     try report(.patch(ops))
                 }
             default: break
+            }
+        }
+        // A store holding one objectId twice holds an object the other may not: each earlier
+        // copy is a difference of its own (the last copy is the one compared above).
+        for (side, kind, repeats) in [("A", Difference.Kind.removed, sideA.repeated), ("B", .added, sideB.repeated)] {
+            for (key, bytes) in repeats {
+                let value = try Partitioner.decoded(bytes)
+                let subject = "\(className)/\(key) (an earlier object of this objectId in \(side))"
+                try emit(Difference(kind, subject: subject, old: kind == .removed ? value : nil, new: kind == .added ? value : nil), [])
             }
         }
     }
@@ -299,6 +315,10 @@ struct Partitioner {
     var memory: [String: Data] = [:]
     var directory: URL?
     var buffers: [[UInt8]] = []
+    /// Keys added more than once (an export or dump holding two objects of one objectId), each
+    /// with the earlier copy the later one replaced, found as they are added (in memory) or
+    /// read back (spilled).
+    var repeated: [(key: String, bytes: Data)] = []
     static let writer = CBORWriter()
     static let reader = CBORReader()
 
@@ -319,7 +339,7 @@ struct Partitioner {
     /// Keeps an object's bytes (``encoded(_:)`` of its value).
     mutating func add(key: String, bytes: Data) throws(PFError) {
         if !spilled {
-            memory[key] = bytes
+            if let earlier = memory.updateValue(bytes, forKey: key) { repeated.append((key, earlier)) }
             if memory.count > max(1, options.objectsInMemory) { try spill() }
             return
         }
@@ -401,7 +421,7 @@ struct Partitioner {
             let key = String(decoding: bytes[i..<i + keyCount], as: UTF8.self)
             i += keyCount
             let valueCount = try length()
-            out[key] = Data(bytes[i..<i + valueCount])
+            if let earlier = out.updateValue(Data(bytes[i..<i + valueCount]), forKey: key) { repeated.append((key, earlier)) }
             i += valueCount
         }
         return out

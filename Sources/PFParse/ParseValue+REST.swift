@@ -153,6 +153,12 @@ extension ParseValue {
             guard let className = d.restMember("className")?.restString, let objectId = d.restMember("objectId")?.restString else {
                 throw fail(.malformedPointer)
             }
+            // A Pointer with more members is a fetched object (an SDK's cached or included
+            // object, Parse's JS SDK reads it as one): kept whole as an embedded object, not
+            // cut down to the Pointer.
+            if d.restCount > 3 {
+                return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path(), checkingNames: context.checksNames))
+            }
             return .pointer(ParsePointer(className: className, objectId: objectId))
         case .relation:
             guard let className = d.restMember("className")?.restString else {

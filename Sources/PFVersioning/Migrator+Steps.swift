@@ -141,8 +141,8 @@ extension PFValue {
     var compactDescription: String {
         switch self {
         case .string(let s): return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
-        case .array(let items): return "[\(items.count) items]"
-        case .dictionary(let members): return "{\(members.count) keys}"
+        case .array(let items): return "[\(items.count) item\(items.count == 1 ? "" : "s")]"
+        case .dictionary(let members): return "{\(members.count) key\(members.count == 1 ? "" : "s")}"
         default: return scalarDescription
         }
     }

@@ -87,6 +87,25 @@ import Testing
         #expect(ParseDate.string(from: object.createdAt ?? .distantPast) == "2022-01-01T12:23:45.678Z")
     }
 
+    /// A Pointer carrying the object's fields (an SDK's fetched object, as a Flutter SDK's
+    /// REST answer has them) is kept whole as an embedded object, as Parse's JS SDK reads it;
+    /// a bare Pointer stays a Pointer.
+    @Test func aPointerWithFieldsIsAFetchedObjectNotCutDown() throws {
+        let object = try ParseObject(rest: try rawJSON(#"""
+            {"objectId":"a1","category":{"__type":"Pointer","className":"Category","objectId":"7jg","createdAt":"2018-10-31T14:16:13.616Z","name":"Ação","order":0},
+             "owner":{"__type":"Pointer","className":"_User","objectId":"u1"}}
+            """#), className: "Asset")
+        guard case .embedded(let category)? = object.fields["category"] else {
+            Issue.record("expected an embedded object: \(String(describing: object.fields["category"]))")
+            return
+        }
+        #expect(category.className == "Category" && category.objectId == "7jg")
+        #expect(category.fields["name"] == .string("Ação") && category.fields["order"] == .int(0))
+        #expect(category.createdAt != nil)
+        #expect(object.fields["owner"] == .pointer(ParsePointer(className: "_User", objectId: "u1")))
+        #expect(object.fields["category"]?.fieldType == .pointer)
+    }
+
     @Test func pointerStubsRefuseFieldReads() throws {
         let stub = try ParseObject.pointerStub(className: "_User", objectId: "TyeUpnrLdw")
         #expect(try stub.value(forKey: "objectId") == .string("TyeUpnrLdw"))
