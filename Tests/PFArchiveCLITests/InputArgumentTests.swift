@@ -96,6 +96,21 @@ import Darwin
 
     // MARK: - --max-depth
 
+    /// An SQLite database or Realm file piped in is named for what it is, with the way to
+    /// read it (it was "unrecognised format; expected JSON, …", wrong about the bytes).
+    @Test(arguments: ["stores/pfarchive-layout1-js-simple.sqlite", "real/realm/core-upgrade_4_23.realm"])
+    func aStoreOnStandardInputIsNamed(_ fixture: String) throws {
+        let bytes = try Data(contentsOf: Fixtures.repoRoot.appendingPathComponent("Tests/Fixtures/" + fixture))
+        for arguments in [["convert", "-", "-"], ["inspect", "-"]] {
+            let run = try CLI.run(arguments, input: bytes)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            let kind = fixture.hasSuffix(".realm") ? "a Realm file" : "an SQLite database"
+            #expect(run.stderr.contains("<stdin>: \(kind)") && run.stderr.contains("give its path instead of -"), "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
     @Test(arguments: ["convert", "inspect", "validate"])
     func maxDepthPastWhatIsSupportedIsAUsageError(_ command: String) throws {
         var arguments = [command, command == "validate" ? Fixtures.real.appendingPathComponent("parse").path : Self.sample.path]

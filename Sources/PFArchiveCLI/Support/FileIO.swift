@@ -5,13 +5,24 @@ import PFArchive
 
 /// Reading inputs and writing outputs the way the CLI contract requires.
 enum FileIO {
+    /// An SQLite database or Realm file piped in is named for what it is: stores are read
+    /// from their file (a private copy with its `-wal`), never from standard input, and the
+    /// format reader's "unrecognised format" would be wrong about the bytes.
+    static func refuseStore(onStandardInput bytes: Data) throws {
+        if let kind = StoreFileKind.of(bytes) {
+            throw CLIFailure("<stdin>: \(kind), which pfarchive reads from its file, not from standard input: give its path instead of -")
+        }
+    }
+
     /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
     ///
     /// A regular file is mapped; anything else that can be read — a FIFO, `<(…)`, a
     /// character device — is read as a stream, stopping as soon as it passes `limit`.
     static func read(_ path: String, limit: Int) throws -> Data {
         if path == "-" {
-            return try readStream(FileHandle.standardInput, name: path, limit: limit)
+            let bytes = try readStream(FileHandle.standardInput, name: path, limit: limit)
+            try refuseStore(onStandardInput: bytes)
+            return bytes
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -203,6 +214,7 @@ extension FileIO {
                 size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
             }
             first = try read()
+            if path == "-" { try FileIO.refuseStore(onStandardInput: first) }
         }
 
         deinit {
