@@ -79,6 +79,12 @@ public final class SQLiteDatabase: Sendable {
     public let tables: [SQLiteTable]
     /// The tables, views and virtual tables left out, with why.
     public let skipped: OrderedDictionary<String, String>
+    /// Those of ``skipped`` that were asked for (``Options/includeInternal``) and left out
+    /// because SQLite cannot read them without their app (a collation, a tokenizer), with why.
+    public let unreadable: OrderedDictionary<String, String>
+
+    /// ``unreadable`` as the lines a reader shows, one each: `name: why; not read`.
+    public var unreadableNotes: [String] { unreadable.map { name, why in "\(name): \(why); not read" } }
     /// The options the database was opened with.
     public let options: Options
 
@@ -123,9 +129,10 @@ public final class SQLiteDatabase: Sendable {
         do {
             // Nothing is ever written to the copy either.
             _ = try connection.rows("PRAGMA query_only = 1", context: "\(url.lastPathComponent): opening")
-            let (tables, skipped) = try Self.readSchema(connection, file: url.lastPathComponent, options: options)
+            let (tables, skipped, unreadable) = try Self.readSchema(connection, file: url.lastPathComponent, options: options)
             self.tables = tables
             self.skipped = skipped
+            self.unreadable = unreadable
         } catch {
             connection.close()
             throw error
@@ -208,10 +215,17 @@ public final class SQLiteDatabase: Sendable {
 
     // MARK: - Schema
 
+    /// An SQLite error's own words, without the context in front (`no such collation sequence: PHONEBOOK`).
+    static func reason(of error: PFError) -> String {
+        let message = error.message
+        guard let range = message.range(of: "SQLite: ", options: .backwards) else { return message }
+        return String(message[range.upperBound...])
+    }
+
     /// Reads the tables, their columns, keys and foreign keys.
     static func readSchema(
         _ connection: SQLiteConnection, file: String, options: Options
-    ) throws(PFError) -> ([SQLiteTable], OrderedDictionary<String, String>) {
+    ) throws(PFError) -> ([SQLiteTable], skipped: OrderedDictionary<String, String>, unreadable: OrderedDictionary<String, String>) {
         let context = "\(file): reading the schema"
         // schema, name, type (table, view, shadow, virtual), ncol, wr (WITHOUT ROWID), strict
         let list = try connection.rows("PRAGMA main.table_list", context: context)
@@ -237,6 +251,7 @@ public final class SQLiteDatabase: Sendable {
         var all: [SQLiteTable] = []
         var selected: Set<String> = []
         var skipped = OrderedDictionary<String, String>()
+        var unreadable = OrderedDictionary<String, String>()
         for candidate in candidates {
             let name = candidate.name
             let asked = wanted?.contains(name) == true
@@ -253,7 +268,26 @@ public final class SQLiteDatabase: Sendable {
                 if wanted == nil { skipped[name] = "\(kind.rawValue); read with --internal-tables or --tables \(name)" }
                 continue
             }
-            all.append(try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context))
+            guard kind != .table else {
+                all.append(try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context))
+                if chosen { selected.insert(name) }
+                continue
+            }
+            // A view or virtual table may need what only its app has (a collation such as
+            // Android's PHONEBOOK, an FTS tokenizer such as Apple's): it is skipped with the
+            // reason, and only one asked for by name stops the read, naming it.
+            do throws(PFError) {
+                let context = "\(file): reading \(name)"
+                let table = try readTable(connection, name: name, kind: kind, withoutRowID: candidate.withoutRowID, context: context)
+                // Its rows are compiled now, where what its app alone has is asked for.
+                _ = try connection.rows("SELECT * FROM main.\(SQLiteConnection.quote(name)) LIMIT 0", context: context)
+                all.append(table)
+            } catch {
+                if asked { throw error }
+                skipped[name] = "\(kind.rawValue) that needs what only its app provides (\(SQLiteDatabase.reason(of: error)))"
+                if chosen { unreadable[name] = skipped[name] }
+                continue
+            }
             if chosen { selected.insert(name) }
         }
         // Foreign keys become Pointers only to tables whose identity the referenced columns are.
@@ -300,7 +334,7 @@ public final class SQLiteDatabase: Sendable {
                 throw PFError(SQLiteSourceFailure.noSuchDateColumn(file: file, column: column.description), format: format)
             }
         }
-        return (tables, skipped)
+        return (tables, skipped, unreadable)
     }
 
     static func readTable(

@@ -99,6 +99,10 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The classes of the tables read (``classNameOfTable``).
     public func classNames() throws(PFError) -> [String] { database.tables.map { className(ofTable: $0.name) } }
 
+    /// The views and virtual tables asked for (`--internal-tables`) that SQLite cannot read
+    /// without their app, each with why.
+    public func unreadContents() -> [String] { database.unreadableNotes }
+
     /// `nil`: the schema is learned from the values while they are read.
     public func declaredSchema() throws(PFError) -> ParseSchema? { nil }
 

@@ -273,6 +273,43 @@ import Testing
         #expect(compared.status == 0, "\(compared.stdoutText)\(compared.stderr)")
     }
 
+    /// Views that need what only their app has (an Android contacts database's PHONEBOOK
+    /// collation, a function it registers) are skipped with the reason under
+    /// `--internal-tables`, a warning line each for convert and import, instead of failing the
+    /// whole read as "reading the schema"; named with `--tables`, one fails naming itself.
+    @Test func viewsOnlyTheirAppCanReadAreSkippedWithTheReason() throws {
+        let dir = try SQLiteSource.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("contacts2.db")
+        let made = try Peers.python("""
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.create_collation("PHONEBOOK", lambda a, b: (a > b) - (a < b))
+            c.create_function("_STRIPPED", 1, lambda s: s)
+            c.execute("CREATE TABLE raw(id INTEGER PRIMARY KEY, name TEXT)")
+            c.execute("INSERT INTO raw(name) VALUES ('ann'), ('bob')")
+            c.execute("CREATE VIEW view_contacts AS SELECT name FROM raw ORDER BY name COLLATE PHONEBOOK")
+            c.execute("CREATE VIEW view_phones AS SELECT _STRIPPED(name) AS n FROM raw")
+            c.execute("CREATE VIEW plain AS SELECT name FROM raw")
+            c.commit()
+            """, [db.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let inspected = try CLI.run(["inspect", db.path, "--internal-tables"])
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        #expect(inspected.stdoutText.contains("Skipped view_contacts: view that needs what only its app provides (no such collation sequence: PHONEBOOK)"), "\(inspected.stdoutText)")
+        #expect(inspected.stdoutText.contains("Table plain — view"), "\(inspected.stdoutText)")
+        let converted = try CLI.run(["convert", db.path, dir.appendingPathComponent("all.json").path, "--internal-tables"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(converted.stderr.contains("warning: \(db.path): view_phones: view that needs what only its app provides (no such function: _STRIPPED); not read"), "\(converted.stderr)")
+        let imported = try CLI.run(["import", db.path, dir.appendingPathComponent("out.sqlite").path, "--internal-tables"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.split(separator: "\n").filter { $0.contains("not read") }.count == 2, "\(imported.stderr)")
+        #expect(imported.stdoutText.contains("imported 4 objects of 2 classes"), "\(imported.stdoutText)")
+        let named = try CLI.run(["inspect", db.path, "--tables", "view_contacts"])
+        #expect(named.status == 1)
+        #expect(named.stderr.contains("reading view_contacts") && named.stderr.contains("PHONEBOOK"), "\(named.stderr)")
+    }
+
     @Test func internalTablesFlagAppliesToInspectAndImport() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldb-internal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
