@@ -6,10 +6,11 @@ public enum PFDateFormat {
     /// Seconds between 1970-01-01 and 2001-01-01.
     public static let unixToReferenceOffset: Double = 978_307_200
 
-    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, UTC), Parse's form.
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, UTC), Parse's form: rounded
+    /// to the nearest millisecond, as every JSON writer here and Parse keep a date.
     /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
     public static func iso8601Milliseconds(_ date: Date) -> String? {
-        format(date, fractionDigits: 3)
+        roundedMilliseconds(date)
     }
 
     /// Formats a date as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, truncated), the XML plist form.

@@ -255,7 +255,7 @@ public struct ValueDiff {
         case (.date(let x), .date(let y)):
             let s = x.timeIntervalSinceReferenceDate, t = y.timeIntervalSinceReferenceDate
             if options.datePrecision == .milliseconds, s.isFinite, t.isFinite {
-                return (s * 1000).rounded(.down) == (t * 1000).rounded(.down)
+                return (s * 1000).rounded() == (t * 1000).rounded()
             }
             return a == b
         case (.string(let x), .string(let y)):

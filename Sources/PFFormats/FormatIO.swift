@@ -160,6 +160,7 @@ public enum FormatIO {
             case .sqliteCompanion(let kind)?: .sqliteCompanion(kind)
             case .binaryPlistVersion(let version)?: .binaryPlistVersion(version)
             case .oldStylePlist?: .oldStylePlist
+            case .der?: .der
             case nil: .unrecognisedFormat
             }
         return PFError(failure, format: .input, offset: 0)

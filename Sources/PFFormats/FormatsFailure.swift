@@ -18,6 +18,9 @@ public enum FormatsFailure: PFFailure, Hashable {
     /// The input is a binary property list of another version than `00` (its two version
     /// characters, such as `15`; ``PFSerialization/FormatDetector/binaryPlistVersion(_:)``).
     case binaryPlistVersion(String)
+    /// The input is ASN.1 data in DER or BER (``PFSerialization/FormatDetector/looksLikeDER(_:)``),
+    /// such as a signed `.mobileconfig`, whose property list is inside the signature.
+    case der
     /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
     /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
@@ -32,7 +35,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         switch self {
         case .emptyInput: .truncated
         case .unrecognisedFormat, .zipUnreadable: .syntax
-        case .oldStylePlist, .sqliteCompanion, .binaryPlistVersion: .unsupported
+        case .oldStylePlist, .sqliteCompanion, .binaryPlistVersion, .der: .unsupported
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         case .doesNotStream: .usage
@@ -50,6 +53,9 @@ public enum FormatsFailure: PFFailure, Hashable {
                 + "convert it to XML first (plutil -convert xml1 on a Mac)"
         case .sqliteCompanion(let kind):
             "an SQLite \(kind), not a database: give its database file (the same name without the suffix), which is read with it"
+        case .der:
+            "ASN.1 data (DER), such as a signed .mobileconfig (CMS/PKCS#7): its property list is inside the signature; "
+                + "take it out first (openssl smime -verify -noverify -inform DER -in FILE -out plain.plist)"
         case .binaryPlistVersion(let version):
             "a binary property list of version \(version) (\"bplist\(version)\"), which pfarchive does not read; expected version 00 (\"bplist00\")"
         case .memoryBudget(let format, let inputBytes, let need, let factor, let budget):

@@ -23,7 +23,7 @@ public enum FormatDetector {
         if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
         if isSelfDescribedCBOR(bytes) { return .cbor }
-        if sqliteCompanion(bytes) != nil { return nil }
+        if sqliteCompanion(bytes) != nil || looksLikeDER(bytes) { return nil }
         if jsonStart(bytes) != nil && !looksLikeOldStylePlist(bytes) { return .json }
         if CBORReader.hasMagic(bytes) { return .cbor }
         return nil
@@ -67,6 +67,8 @@ public enum FormatDetector {
         case binaryPlistVersion(String)
         /// An old-style (OpenStep) property list or `.strings` file (``looksLikeOldStylePlist(_:)``).
         case oldStylePlist
+        /// ASN.1 data in DER or BER, such as a signed `.mobileconfig` (``looksLikeDER(_:)``).
+        case der
 
         /// A name for messages: "an SQLite write-ahead log (-wal)", "a binary property list
         /// of version 15", "an old-style (OpenStep) property list or .strings file".
@@ -75,6 +77,7 @@ public enum FormatDetector {
             case .sqliteCompanion(let kind): "an SQLite \(kind)"
             case .binaryPlistVersion(let version): "a binary property list of version \(version)"
             case .oldStylePlist: "an old-style (OpenStep) property list or .strings file"
+            case .der: "ASN.1 data (DER), such as a signed .mobileconfig"
             }
         }
     }
@@ -85,7 +88,18 @@ public enum FormatDetector {
         if let companion = sqliteCompanion(bytes) { return .sqliteCompanion(companion) }
         if let version = binaryPlistVersion(bytes) { return .binaryPlistVersion(version) }
         if looksLikeOldStylePlist(bytes) { return .oldStylePlist }
+        if looksLikeDER(bytes) { return .der }
         return nil
+    }
+
+    /// Whether bytes start as ASN.1 data in DER or BER: a SEQUENCE (`0x30`) with a long or
+    /// indefinite length (`0x80`–`0x84`), as CMS/PKCS#7 signed data (a signed `.mobileconfig`,
+    /// a provisioning profile) and certificates do. JSON never does (`0` is then followed by
+    /// a byte above 0x7F), so ``detect(_:)`` does not take it for the number 0.
+    public static func looksLikeDER(_ bytes: Data) -> Bool {
+        guard bytes.count >= 2 else { return false }
+        let first = bytes[bytes.startIndex], second = bytes[bytes.startIndex + 1]
+        return first == 0x30 && (0x80...0x84).contains(second)
     }
 
     /// Whether bytes look like an old-style (OpenStep/NeXTSTEP) property list or a `.strings`

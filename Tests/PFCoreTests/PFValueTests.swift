@@ -87,14 +87,18 @@ import Testing
         #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: .nan)) == nil)
     }
 
-    /// Dates written in place (no string) rounded to the nearest millisecond: the text every
-    /// JSON writer made before, from truncating the date moved half a millisecond up, for
+    /// Dates written in place (no string) rounded to the nearest millisecond: the whole
+    /// seconds of the rounded time (the truncating seconds formatter) and its milliseconds, for
     /// random dates over the whole range and at its edges.
     @Test func roundedMillisecondsAreWrittenInPlaceAsBefore() {
         func before(_ date: Date) -> String? {
             let millis = (date.timeIntervalSince1970 * 1000).rounded()
-            guard millis.isFinite else { return nil }
-            return PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: (millis + 0.5) / 1000))
+            guard millis.isFinite, millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { return nil }
+            let seconds = (millis / 1000).rounded(.down)
+            // (Half a second in: the seconds formatter truncates, and its range starts after the first second.)
+            guard let whole = PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: seconds + 0.5)) else { return nil }
+            let ms = Int(millis - seconds * 1000)
+            return whole.dropLast() + "." + String(repeating: "0", count: 3 - String(ms).count) + String(ms) + "Z"
         }
         var generator = SystemRandomNumberGenerator()
         var dates = (0 ..< 20_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -63e9 ... 254e9, using: &generator)) }

@@ -125,3 +125,26 @@ import Testing
         #expect(FormatDetector.binaryPlistVersion(Data("bplist0teXunsigned".utf8)) == nil)
     }
 }
+
+/// ASN.1 data — a signed `.mobileconfig` (CMS/PKCS#7 signed data in DER or BER), a
+/// certificate — is named with the way to take the property list out; its leading `0x30` was
+/// taken for the JSON number 0 ("JSON: unexpected byte 0x82 after the top-level value").
+@Suite struct DERDataTests {
+    @Test func signedDataIsNamedNotTakenForJSON() throws {
+        let signed = Data([0x30, 0x82, 0x2F, 0x1A, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0])
+        let ber = Data([0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0, 0x80])
+        for bytes in [signed, ber] {
+            #expect(FormatDetector.looksLikeDER(bytes))
+            #expect(FormatDetector.detect(bytes) == nil)
+            #expect(FormatDetector.undetectedKind(bytes) == .der)
+            #expect { try FormatIO.read(bytes) } throws: { error in
+                guard let error = error as? PFError, error.failure(as: FormatsFailure.self) == .der else { return false }
+                return error.message.contains("signed .mobileconfig") && error.message.contains("openssl smime")
+            }
+        }
+        for json in ["0", "0 ", "0.5", "[0]", "0\n"] {
+            #expect(!FormatDetector.looksLikeDER(Data(json.utf8)), "\(json)")
+            #expect(FormatDetector.detect(Data(json.utf8)) == .json, "\(json)")
+        }
+    }
+}
