@@ -132,8 +132,14 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         for name in names.sorted() where !name.hasPrefix(".") {
             guard name.hasSuffix(".json") else { ignored.append(name); continue }
             let stem = String(name.dropLast(5))
-            // A join collection under any spelling of its `:` is known by its own name.
-            out[ParseRelationKey(joinFileStem: stem)?.joinClassName ?? stem] = dir.appendingPathComponent(name)
+            // A join collection under any spelling of its `:` is known by its own name; two
+            // spellings of one would leave one file's rows unread.
+            let key = ParseRelationKey(joinFileStem: stem)
+            let collection = key?.joinClassName ?? stem
+            if out[collection] != nil, let key {
+                throw PFError(StoreFailure.duplicateJoinFile(location: location, joinClassName: key.joinClassName), format: Self.format)
+            }
+            out[collection] = dir.appendingPathComponent(name)
         }
         ignoredFiles = ignored
         return out

@@ -353,7 +353,7 @@ public enum StoreFailure: PFFailure, Hashable {
         case .entryVanished(let location, let entry): return "\(location): entry \(entry) vanished from the zip"
         case .cannotCarryIntoZip(let entry, let reason): return "cannot carry \(entry) over into the new zip: \(reason)"
         case .duplicateJoinFile(let location, let joinClassName):
-            return "\(location): two files hold \(joinClassName) (one spells ':' as U+A789); keep one"
+            return "\(location): two files hold \(joinClassName) (spelling ':' differently: ':', U+A789, %3A or a space); keep one"
         case .duplicateClassFile(let location, let className): return "\(location): two files hold class \(className); keep one"
         case .badJoinRow: return "a join row needs string 'owningId' and 'relatedId'"
         case .notAZip(let path, let reason): return "\(path): not a readable zip archive (\(reason))"

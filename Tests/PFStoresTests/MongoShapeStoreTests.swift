@@ -213,6 +213,19 @@ import Testing
         #expect(store.unreadContents().isEmpty)
     }
 
+    /// Two spellings of one join collection would leave one file's rows unread: refused,
+    /// naming the collection.
+    @Test func twoSpellingsOfOneJoinCollectionAreRefused() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("_Role", [#"{"_id":"r1","name":"admin"}"#])
+        try scratch.write("_Join:roles:_Role", [#"{"_id":{"$oid":"5a1b2c3d4e5f60718293a4b5"},"relatedId":"r1","owningId":"r1"}"#])
+        try scratch.write("_Join roles _Role", [#"{"_id":{"$oid":"5a1b2c3d4e5f60718293a4b6"},"relatedId":"r1","owningId":"r1"}"#])
+        let store = MongoShapeStore(directory: scratch.dump)
+        let error = try #require(mongoError { _ = try store.relations() })
+        #expect(error.failure(as: StoreFailure.self) == .duplicateJoinFile(location: scratch.dump.path, joinClassName: "_Join:roles:_Role"), "\(error)")
+    }
+
     /// Collections no Parse class can be and files of no collection are named as unread;
     /// parse-server's own collections are not.
     @Test func whatIsNotReadIsListed() throws {
