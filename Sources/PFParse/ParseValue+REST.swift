@@ -155,9 +155,12 @@ extension ParseValue {
             }
             // A Pointer with more members is a fetched object (an SDK's cached or included
             // object, Parse's JS SDK reads it as one): kept whole as an embedded object, not
-            // cut down to the Pointer.
-            if d.restCount > 3 {
-                return .embedded(try ParseObject(decodingMembers: d, className: nil, path: path(), checkingNames: context.checksNames))
+            // cut down to the Pointer. Members no object can hold leave it the Pointer it
+            // names, as before, rather than failing the row.
+            if d.restCount > 3,
+                let object = try? ParseObject(decodingMembers: d, className: nil, path: path(), checkingNames: context.checksNames)
+            {
+                return .embedded(object)
             }
             return .pointer(ParsePointer(className: className, objectId: objectId))
         case .relation:

@@ -80,7 +80,8 @@ public final class SQLiteDatabase: Sendable {
     /// The tables, views and virtual tables left out, with why.
     public let skipped: OrderedDictionary<String, String>
     /// Those of ``skipped`` that were asked for (``Options/includeInternal``) and left out
-    /// because SQLite cannot read them without their app (a collation, a tokenizer), with why.
+    /// because SQLite cannot read them (most often for a collation, function or tokenizer only
+    /// their app registers), with SQLite's reason.
     public let unreadable: OrderedDictionary<String, String>
 
     /// ``unreadable`` as the lines a reader shows, one each: `name: why; not read`.
@@ -284,7 +285,7 @@ public final class SQLiteDatabase: Sendable {
                 all.append(table)
             } catch {
                 if asked { throw error }
-                skipped[name] = "\(kind.rawValue) that needs what only its app provides (\(SQLiteDatabase.reason(of: error)))"
+                skipped[name] = "\(kind.rawValue) SQLite cannot read (\(SQLiteDatabase.reason(of: error)))"
                 if chosen { unreadable[name] = skipped[name] }
                 continue
             }

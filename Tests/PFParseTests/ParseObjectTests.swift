@@ -104,6 +104,11 @@ import Testing
         #expect(category.createdAt != nil)
         #expect(object.fields["owner"] == .pointer(ParsePointer(className: "_User", objectId: "u1")))
         #expect(object.fields["category"]?.fieldType == .pointer)
+        // Members no object can hold (a key Parse forbids) leave the Pointer it names.
+        let odd = try ParseObject(rest: try rawJSON(#"""
+            {"objectId":"a2","category":{"__type":"Pointer","className":"Category","objectId":"7jg","bad-key":1}}
+            """#), className: "Asset")
+        #expect(odd.fields["category"] == .pointer(ParsePointer(className: "Category", objectId: "7jg")))
     }
 
     @Test func pointerStubsRefuseFieldReads() throws {

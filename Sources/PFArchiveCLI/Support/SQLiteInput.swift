@@ -258,7 +258,7 @@ extension Convert {
             throw CLIFailure(file: input, error)
         }
         defer { db.close() }
-        for note in db.unreadableNotes { StandardOutput.writeError(Data("pfarchive: warning: \(input): \(note)\n".utf8)) }
+        UnreadWarnings.show(db.unreadableNotes, file: input)
         if let table = try table ?? onlyTableForRecords(db.tables.map(\.name), kind: "table") {
             try writeJSONLines(db, table: table, reporter: reporter)
             reporter.finish()
