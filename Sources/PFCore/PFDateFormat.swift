@@ -16,7 +16,14 @@ public enum PFDateFormat {
     /// Formats a date as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, truncated), the XML plist form.
     /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
     public static func iso8601Seconds(_ date: Date) -> String? {
-        format(date, fractionDigits: 0)
+        let t = date.timeIntervalSince1970
+        // Truncated within this open range, the year is always 1–9999.
+        guard t.isFinite, t > -62_135_596_800, t < 253_402_300_800 else { return nil }
+        return String(unsafeUninitializedCapacity: 20) { out in
+            guard let base = out.baseAddress else { return 0 }
+            fill(fields(millis: Int64(t.rounded(.down)) * 1000), fractionDigits: 0, into: base)
+            return 20
+        }
     }
 
     /// The length of `YYYY-MM-DDTHH:MM:SS.mmmZ`, what ``writeRoundedMilliseconds(_:into:)`` writes.
@@ -46,28 +53,6 @@ public enum PFDateFormat {
         guard millis.isFinite, millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { return false }
         fill(fields(millis: Int64(millis)), fractionDigits: 3, into: buffer)
         return true
-    }
-
-    static func format(_ date: Date, fractionDigits: Int) -> String? {
-        let t = date.timeIntervalSince1970
-        guard t.isFinite, t > -62_135_596_800, t < 253_402_300_800 else { return nil }
-        var millis = Int64((t * 1000).rounded(.down))
-        if fractionDigits == 0 { millis = Int64(t.rounded(.down)) * 1000 }
-        let parts = fields(millis: millis)
-        // (The range check above keeps the year within 1...9999 but for rounding at its edges.)
-        guard parts.year >= 0, parts.year <= 9999 else {
-            let (y, m, d, secondsOfDay, ms) = parts
-            var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
-            out += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
-            if fractionDigits > 0 { out += "." + pad(ms, 3) }
-            return out + "Z"
-        }
-        let length = fractionDigits > 0 ? 24 : 20
-        return String(unsafeUninitializedCapacity: length) { out in
-            guard let base = out.baseAddress else { return 0 }
-            fill(parts, fractionDigits: fractionDigits, into: base)
-            return length
-        }
     }
 
     /// Year, month, day, second of the day and millisecond of the second of a time in
@@ -210,11 +195,6 @@ public enum PFDateFormat {
         var r = a % b
         if r < 0 { q -= 1; r += b }
         return (q, Int(r))
-    }
-
-    static func pad(_ v: some BinaryInteger, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 }
 

@@ -218,9 +218,10 @@ public final class SQLiteDatabase: Sendable {
 
     /// An SQLite error's own words, without the context in front (`no such collation sequence: PHONEBOOK`).
     static func reason(of error: PFError) -> String {
-        let message = error.message
-        guard let range = message.range(of: "SQLite: ", options: .backwards) else { return message }
-        return String(message[range.upperBound...])
+        switch error.failure(as: SQLiteFileFailure.self) {
+        case .sqlite(_, let message)?, .corrupt(_, let message)?: message
+        default: error.message
+        }
     }
 
     /// Reads the tables, their columns, keys and foreign keys.

@@ -464,14 +464,19 @@ c.commit()
 
     // MARK: - Read-only, WAL-aware
 
-    @Test func aLiveWALDatabaseIsReadThroughAPrivateCopyAndLeftByteIdentical() throws {
-        let dir = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// `live/notes.db` under `dir`: a `note` table with one checkpointed row, and `sql`
+    /// applied in a `-wal` that is never checkpointed.
+    static func liveNotes(in dir: URL, applying sql: String) throws -> URL {
         let seed = dir.appendingPathComponent("seed/notes.db")
         try FileManager.default.createDirectory(at: seed.deletingLastPathComponent(), withIntermediateDirectories: true)
         try CoreDataStoreBuilder.sqlite3(seed, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note VALUES (1, 'checkpointed');")
-        let live = try CoreDataStoreBuilder.liveWAL(
-            of: seed, applying: "INSERT INTO note VALUES (2, 'only in the wal'); CREATE TABLE late(x);", into: dir.appendingPathComponent("live"))
+        return try CoreDataStoreBuilder.liveWAL(of: seed, applying: sql, into: dir.appendingPathComponent("live"))
+    }
+
+    @Test func aLiveWALDatabaseIsReadThroughAPrivateCopyAndLeftByteIdentical() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let live = try Self.liveNotes(in: dir, applying: "INSERT INTO note VALUES (2, 'only in the wal'); CREATE TABLE late(x);")
         let folder = live.deletingLastPathComponent()
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == ["notes.db", "notes.db-shm", "notes.db-wal"])
@@ -522,11 +527,7 @@ c.commit()
     @Test func aLinkToALiveWALDatabaseReadsTheTargetsWAL() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let seed = dir.appendingPathComponent("seed/notes.db")
-        try FileManager.default.createDirectory(at: seed.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try CoreDataStoreBuilder.sqlite3(seed, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note VALUES (1, 'checkpointed');")
-        let live = try CoreDataStoreBuilder.liveWAL(
-            of: seed, applying: "INSERT INTO note VALUES (2, 'only in the wal');", into: dir.appendingPathComponent("live"))
+        let live = try Self.liveNotes(in: dir, applying: "INSERT INTO note VALUES (2, 'only in the wal');")
         let elsewhere = dir.appendingPathComponent("links/notes.db")
         try FileManager.default.createDirectory(at: elsewhere.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: elsewhere.path, withDestinationPath: live.path)
