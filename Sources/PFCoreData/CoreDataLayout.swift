@@ -21,6 +21,8 @@ struct CoreDataLayout: Sendable {
     /// `Z_ENT` → entity name.
     var entityNames: [Int64: String] = [:]
     var guesses: [String] = []
+    /// The columns of each table that holds entities, in order.
+    var columnsOfTable: [String: [String]] = [:]
 
     struct EntityLayout: Sendable {
         var name: String
@@ -33,6 +35,23 @@ struct CoreDataLayout: Sendable {
         var toMany: [String: ToMany] = [:]
         /// Property name → why it could not be mapped.
         var unmapped: [String: String] = [:]
+        /// Whether the table's `Z_PK` or `Z_ENT` lacks INTEGER affinity (a table rebuilt by
+        /// another tool, whose keys may be the TEXT `'1'`, which `Z_ENT = 1` does not match):
+        /// then both are compared and ordered as integers through `CAST`.
+        var castsKeys = false
+
+        /// The SQL of the row's `Z_PK` as an integer, with a table alias such as `"o."`.
+        func primaryKey(_ alias: String = "") -> String { castsKeys ? "CAST(\(alias)Z_PK AS INTEGER)" : "\(alias)Z_PK" }
+        /// The SQL of the row's `Z_ENT` as an integer, with a table alias such as `"o."`.
+        func entityKey(_ alias: String = "") -> String { castsKeys ? "CAST(\(alias)Z_ENT AS INTEGER)" : "\(alias)Z_ENT" }
+    }
+
+    /// Whether a table's `Z_PK` or `Z_ENT` column has no INTEGER affinity (its declared type
+    /// does not contain `INT`, SQLite's rule), so integers must be compared through `CAST`.
+    static func keysNeedCast(_ columns: [(name: String, type: String)]) -> Bool {
+        ["Z_PK", "Z_ENT"].contains { key in
+            columns.first { $0.name.uppercased() == key }.map { !$0.type.contains("INT") } ?? false
+        }
     }
 
     enum ToMany: Sendable {
@@ -54,6 +73,7 @@ struct CoreDataLayout: Sendable {
             var layout = EntityLayout(name: entity.name, id: ids[entity.name])
             layout.subtreeIDs = model.subtree(of: entity).compactMap { ids[$0.name] }
             layout.table = Self.table(for: model.root(of: entity), ids: ids, primaryKeys: primaryKeys, schema: schema)
+            layout.castsKeys = layout.table.map { Self.keysNeedCast(schema.columns(of: $0)) } ?? false
             entities[entity.name] = layout
         }
         // Columns, hierarchy by hierarchy.
@@ -66,6 +86,7 @@ struct CoreDataLayout: Sendable {
             }
             try mapColumns(hierarchy: model.subtree(of: root), table: table, ids: ids, model: model, schema: schema, connection: connection, context: context)
         }
+        for table in Set(entities.values.compactMap(\.table)) { columnsOfTable[table] = schema.columns(of: table).map(\.name) }
         // To-many relationships need every table's to-one columns first.
         for entity in model.entities {
             for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
@@ -135,6 +156,7 @@ struct CoreDataLayout: Sendable {
             }
         }
         let exactNames = Set(definers.keys.map { "Z" + $0.uppercased() })
+        let entityKey = EntityLayout(name: table, castsKeys: Self.keysNeedCast(schema.columns(of: table))).entityKey()
         // (declaring entity, property) → column.
         var assigned: [String: [String: String]] = [:]
         // In name order: the guesses are printed, and a dictionary's order changes per process.
@@ -167,7 +189,7 @@ struct CoreDataLayout: Sendable {
                 var matches: [String] = []
                 for column in remaining {
                     let filled = try connection.rows(
-                        "SELECT DISTINCT Z_ENT FROM \(CoreDataStore.quote(table)) WHERE \(CoreDataStore.quote(column)) IS NOT NULL LIMIT 64",
+                        "SELECT DISTINCT \(entityKey) FROM \(CoreDataStore.quote(table)) WHERE \(CoreDataStore.quote(column)) IS NOT NULL LIMIT 64",
                         context: context
                     ).map { $0.first?.int64 }
                     if !filled.isEmpty, filled.allSatisfy({ $0.map(subtree.contains) ?? false }) { matches.append(column) }

@@ -46,7 +46,7 @@ extension CoreDataStore {
         let layout = try entityLayout(entity)
         guard let id = layout.id, let table = layout.table else { return 0 }
         let rows = try self.rows(
-            "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE Z_ENT = ?", [.integer(id)],
+            "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE \(layout.entityKey()) = ?", [.integer(id)],
             context: "\(url.lastPathComponent): counting \(entity) rows in \(table)")
         return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
     }
@@ -104,14 +104,14 @@ public struct CoreDataObjectCursor: Sendable {
             finished = true
             return
         }
-        var columns = ["Z_PK"]
-        columns += layout.attributes.map(\.column)
+        var columns = layout.attributes.map(\.column)
         for toOne in layout.toOne {
             columns.append(toOne.column)
             if let entityColumn = toOne.entityColumn { columns.append(entityColumn) }
         }
-        let sql = "SELECT \(columns.map(CoreDataStore.quote).joined(separator: ", ")) FROM \(CoreDataStore.quote(table)) "
-            + "WHERE Z_ENT = ? AND Z_PK > ? ORDER BY Z_PK LIMIT ?"
+        let key = layout.primaryKey()
+        let sql = "SELECT \(([key] + columns.map(CoreDataStore.quote)).joined(separator: ", ")) FROM \(CoreDataStore.quote(table)) "
+            + "WHERE \(layout.entityKey()) = ? AND \(key) > ? ORDER BY \(key) LIMIT ?"
         let after = lastKey
         let limit = batchSize
         let rows = try store.rows(
@@ -121,7 +121,7 @@ public struct CoreDataObjectCursor: Sendable {
         position = 0
         buffer.reserveCapacity(rows.count)
         for row in rows {
-            guard row.count == columns.count, let key = row[0].int64 else { continue }
+            guard row.count == columns.count + 1, let key = row[0].int64 else { continue }
             lastKey = key
             buffer.append(object(row, key: key))
         }
@@ -144,11 +144,11 @@ public struct CoreDataObjectCursor: Sendable {
             index += 1
             var className = toOne.relationship.destination
             if toOne.entityColumn != nil {
-                if let entityID = row[index].int64, let named = store.layout.entityNames[entityID] { className = named }
+                if let entityID = Self.integer(row[index]), let named = store.layout.entityNames[entityID] { className = named }
                 index += 1
             }
             guard !target.isNull else { continue }
-            guard let targetKey = target.int64 else {
+            guard let targetKey = Self.integer(target) else {
                 report(objectID, toOne.relationship.name, "a foreign key that is not an integer (\(target)); left out")
                 continue
             }
@@ -162,6 +162,14 @@ public struct CoreDataObjectCursor: Sendable {
             object[fieldName(name)] = ["__type": "Relation", "className": .string(relationship.destination)]
         }
         return .dictionary(object)
+    }
+
+    /// A key's integer: an INTEGER, or TEXT spelling one (a column without INTEGER affinity,
+    /// in a table another tool rebuilt, keeps `'3'` as TEXT; Core Data reads it as 3).
+    static func integer(_ value: SQLiteValue) -> Int64? {
+        if let i = value.int64 { return i }
+        if case .text(let text) = value { return Int64(text) }
+        return nil
     }
 
     /// The field a property is read under (``CoreDataEntity/fieldNames``).

@@ -94,8 +94,9 @@ extension CoreDataStore {
             }
             var counts: [String: Int] = [:]
             var last = Int64.min
-            let sql = "SELECT Z_PK, \(Self.quote(column)) FROM \(Self.quote(table)) "
-                + "WHERE Z_ENT = ? AND Z_PK > ? AND typeof(\(Self.quote(column))) = 'blob' ORDER BY Z_PK LIMIT 64"
+            let key = layout.primaryKey()
+            let sql = "SELECT \(key), \(Self.quote(column)) FROM \(Self.quote(table)) "
+                + "WHERE \(layout.entityKey()) = ? AND \(key) > ? AND typeof(\(Self.quote(column))) = 'blob' ORDER BY \(key) LIMIT 64"
             while true {
                 let rows = try self.rows(
                     sql, [.integer(id), .integer(last)],
@@ -170,5 +171,60 @@ extension CoreDataStore {
             }
         }
         return out + "}\n"
+    }
+}
+
+// MARK: - What is not read
+
+extension CoreDataStore {
+    /// What the entity tables hold that no object is read from, one line each (the warnings
+    /// every command prints): rows whose `Z_ENT` names no concrete entity of their table (a
+    /// row left by another model, or written by another tool), and columns that hold values
+    /// but that no property of the model is stored in (a column added by another tool, or by
+    /// a model version the cache does not describe).
+    ///
+    /// `Z_PK`, `Z_ENT`, `Z_OPT`, the order columns `Z_FOK_…` and the target-entity columns
+    /// `Z<n>_…` of to-one relationships are Core Data's own and not listed.
+    /// - Throws: ``PFError`` when SQLite fails to count.
+    public func unreadNotes() throws(PFError) -> [String] {
+        var notes: [String] = []
+        let members = Dictionary(grouping: layout.entities.values.filter { $0.table != nil }, by: { $0.table ?? "" })
+        for (table, entities) in members.sorted(by: { $0.key < $1.key }) {
+            let q = Self.quote(table)
+            let keys = CoreDataLayout.EntityLayout(name: table, castsKeys: entities.contains(where: \.castsKeys))
+            let read = Set(entities.filter { model.entity(named: $0.name).map { !$0.isAbstract } ?? false }.compactMap(\.id))
+            var unreadRows = 0
+            var unreadIDs: [String] = []
+            for row in try rows("SELECT \(keys.entityKey()), COUNT(*) FROM \(q) GROUP BY 1 ORDER BY 1", context: "\(url.lastPathComponent): counting the rows of \(table) by Z_ENT") {
+                guard row.count == 2, let count = row[1].int64 else { continue }
+                if let id = row[0].int64, read.contains(id) { continue }
+                unreadRows += Int(count)
+                unreadIDs.append(row[0].int64.map(String.init) ?? "NULL")
+            }
+            if unreadRows > 0 {
+                let ids = unreadIDs.prefix(5).joined(separator: ", ") + (unreadIDs.count > 5 ? ", …" : "")
+                notes.append("\(table): \(unreadRows) row\(unreadRows == 1 ? "" : "s") whose Z_ENT (\(ids)) names no entity of the model read from this table; not read")
+            }
+            var stored: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            for entity in entities {
+                for (_, column) in entity.attributes { stored.insert(column.uppercased()) }
+                for toOne in entity.toOne { stored.insert(toOne.column.uppercased()) }
+            }
+            for column in layout.columnsOfTable[table] ?? [] {
+                let upper = column.uppercased()
+                if stored.contains(upper) || upper.hasPrefix("Z_FOK_") || Self.isTargetEntityColumn(upper) { continue }
+                let counted = try rows("SELECT COUNT(\(Self.quote(column))) FROM \(q)", context: "\(url.lastPathComponent): counting \(table).\(column)")
+                guard let count = counted.first?.first?.int64, count > 0 else { continue }
+                notes.append("\(table).\(column): \(count) value\(count == 1 ? "" : "s") in a column no property of the model is stored in; not read")
+            }
+        }
+        return notes
+    }
+
+    /// Whether a column is `Z<n>_<NAME>`, the target entity of a to-one relationship.
+    static func isTargetEntityColumn(_ upper: String) -> Bool {
+        guard upper.hasPrefix("Z") else { return false }
+        let digits = upper.dropFirst().prefix(while: \.isASCIIDigit)
+        return !digits.isEmpty && upper.dropFirst(1 + digits.count).first == "_"
     }
 }

@@ -44,6 +44,16 @@ public final class CoreDataObjectStore: ObjectStoreReader {
 
     public var location: String { store.url.path }
 
+    /// Rows whose `Z_ENT` names no entity read and columns no property is stored in
+    /// (``PFCoreData/CoreDataStore/unreadNotes()``).
+    public func unreadContents() -> [String] {
+        do throws(PFError) {
+            return try store.unreadNotes()
+        } catch {
+            return ["what the tables hold besides the model's objects could not be counted: \(error.message)"]
+        }
+    }
+
     /// The concrete (non-abstract) entities, in the store's entity order.
     public func classNames() throws(PFError) -> [String] {
         store.entities.filter { !$0.isAbstract }.map(\.name)

@@ -22,6 +22,7 @@ extension Inspect {
             let store = try CoreDataStore.open(
                 url: URL(fileURLWithPath: input), options: .init(limits: options.limits, includeHistory: internalTables))
             defer { store.close() }
+            UnreadWarnings.show(try store.unreadNotes(), file: input)
             let summary = try store.summary(census: !graphRequested)
             if graphRequested {
                 var counts: [String: Int] = [:]
