@@ -57,14 +57,36 @@ public struct Difference: Sendable, Equatable, CustomStringConvertible {
         case .removed:
             return old.map { "- \(location): \(Difference.render($0))" } ?? "- \(location)"
         case .changed:
-            let before = Difference.render(old ?? .null)
+            var before = Difference.render(old ?? .null)
             var after = Difference.render(new ?? .null)
+            if before == after {
+                // Two values one line cannot tell apart (`File a.png` with and without its URL,
+                // as a store keeping only the name gives it back): the whole of each.
+                before = Difference.renderInFull(old ?? .null)
+                after = Difference.renderInFull(new ?? .null)
+            }
             // `Pointer Team/a1 → Team/b2`: the second of two pointers drops the word.
             let pointer = "\(ParseFieldType.pointer) "
             if before.hasPrefix(pointer), after.hasPrefix(pointer) { after.removeFirst(pointer.count) }
             return "\(location): \(before) → \(after)"
         case .sharing:
             return "~ \(location): \(note ?? "shared differently")"
+        }
+    }
+
+    /// A value with every member of a Parse typed value or container (`File a.png (url
+    /// https://…)`, `{"a": 1, "b": [2]}`), for two values ``render(_:)`` shows the same.
+    static func renderInFull(_ value: PFValue) -> String {
+        if case .dictionary(let members) = value, members["__type"]?.stringValue == ParseFieldType.file.rawValue {
+            return render(value) + (members["url"]?.stringValue.map { " (url \($0))" } ?? " (no url)")
+        }
+        switch value {
+        case .dictionary(let members):
+            return "{" + members.map { "\($0.key.debugDescription): \(renderInFull($0.value))" }.joined(separator: ", ") + "}"
+        case .array(let items):
+            return "[" + items.map(renderInFull).joined(separator: ", ") + "]"
+        default:
+            return value.scalarDescription
         }
     }
 

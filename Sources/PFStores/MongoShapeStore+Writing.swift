@@ -354,14 +354,17 @@ extension MongoShapeStore {
         for (className, fields) in session.schema.classes where ParseRelationKey(joinClassName: className) == nil {
             guard ParseRules.classNameProblem(className) == nil, !Self.nonObjectCollections.contains(className) else { continue }
             var doc = docs[className] ?? ["objectId": "string", "updatedAt": "date", "createdAt": "date"]
+            var userColumns = OrderedDictionary<String, PFValue>()
             for (name, field) in fields where !Self.defaultSchemaKeys.contains(name) {
                 if className == "_User" {
                     if name == "bcryptPassword" { doc["_hashed_password"] = "string"; continue }
-                    if MongoDocument.mongoKeyForUserField[name] != nil { continue }
+                    // `_Session` lists its `sessionToken` (a real parse-server dump's `_SCHEMA`
+                    // does), as any other class lists a field of that name.
+                    if Self.userFieldsOutsideSchema.contains(name) {
+                        if let type = field.mongoType { userColumns[name] = .string(type) }
+                        continue
+                    }
                 }
-                // parse-server's own column of these two classes; any other class's field
-                // of that name is the class's own, and its schema says so.
-                if name == "sessionToken", className == "_User" || className == "_Session" { continue }
                 if let type = field.mongoType { doc[name] = .string(type) }
             }
             if doc["_rperm"] == nil { doc["_rperm"] = "array" }
@@ -371,6 +374,13 @@ extension MongoShapeStore {
                 doc["_metadata"] = metadata
             }
             Self.noteModel(of: fields, in: &doc)
+            if !userColumns.isEmpty {
+                var metadata = doc["_metadata"]?.dictionaryValue ?? [:]
+                var noted = metadata[Self.userColumnsKey]?.dictionaryValue ?? [:]
+                for (name, type) in userColumns { noted[name] = type }
+                metadata[Self.userColumnsKey] = .dictionary(noted)
+                doc["_metadata"] = .dictionary(metadata)
+            }
             if let encoded = session.tally.classes[className] {
                 // The originals of the encoded fields, beside what the class had noted before.
                 var metadata = doc["_metadata"]?.dictionaryValue ?? [:]

@@ -250,8 +250,19 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             if Self.namesEncoded(doc) {
                 fields = ParseNameCoding.decode(ParseSchema([className: fields]), policy: namePolicy).classes[className] ?? fields
             }
-            // The password hash is the `bcryptPassword` field of the objects read.
-            if className == "_User", doc["_hashed_password"] != nil { fields["bcryptPassword"] = ParseSchema.Field(.string) }
+            // The password hash is the `bcryptPassword` field of the objects read; older
+            // parse-servers list it as `password` (a real dump's `_User` has
+            // `"password":"string"` and `_hashed_password` in its documents).
+            if className == "_User", doc["_hashed_password"] != nil || doc["password"] == .string("string") {
+                fields.removeValue(forKey: "password")
+                fields["bcryptPassword"] = ParseSchema.Field(.string)
+            }
+            // parse-server's own `_User` columns a schema had, which its `_SCHEMA` cannot list.
+            if className == "_User", let noted = doc["_metadata"]?[Self.userColumnsKey]?.dictionaryValue {
+                for (name, type) in noted where fields[name] == nil {
+                    if let type = type.stringValue, let field = Self.schemaFields(of: [name: .string(type)])[name] { fields[name] = field }
+                }
+            }
             schema.classes[className] = fields
         }
         // Classes without a _SCHEMA document: inferred from their objects.
@@ -271,6 +282,13 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         }
         return schema
     }
+
+    /// The `_User` fields parse-server keeps out of `_SCHEMA`: its internal columns
+    /// (`_email_verify_token`…, but the password hash, listed as `_hashed_password`) and
+    /// `sessionToken`. A schema that has them (one inferred from a dump without `_SCHEMA`) is
+    /// noted under `_metadata.`\(userColumnsKey) instead, so reading the written store
+    /// gives the same schema.
+    static let userFieldsOutsideSchema: Set<String> = Set(MongoDocument.mongoKeyForUserField.keys).subtracting(["bcryptPassword"]).union(["sessionToken"])
 
     public func estimatedObjectCount(in className: String) -> Int? {
         let url = directory.appendingPathComponent(className + ".json")
@@ -358,6 +376,8 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     /// class's encoded fields (`{"<stored>": "<original>"}`); its presence says that names
     /// of the class were encoded (``PFParse/ParseNameCoding``).
     static let originalNamesKey = "pfarchive_names"
+    /// The `_metadata` key of `_User`'s ``userFieldsOutsideSchema`` a written schema had.
+    static let userColumnsKey = "pfarchive_user_columns"
 
     /// Whether a class's `_SCHEMA` document says its names were encoded.
     static func namesEncoded(_ doc: OrderedDictionary<String, PFValue>) -> Bool {

@@ -50,6 +50,20 @@ import Testing
         #expect(Self.lines(.date(t), .date(v)).count == 1)
     }
 
+    /// A change whose two sides read the same in one line (a File whose URL a Mongo dump does
+    /// not keep: `File a.jpg → File a.jpg` before) shows each side in full.
+    @Test func aChangeOneLineCannotShowIsShownInFull() {
+        let file: PFValue = ["__type": "File", "name": "a.jpg", "url": "http://files.example.com/a.jpg"]
+        let kept: PFValue = ["__type": "File", "name": "a.jpg"]
+        let line = Difference(.changed, subject: "Post/x1", path: PFKeyPath([.key("pic")]), old: file, new: kept).description
+        #expect(line == "Post/x1.pic: File a.jpg (url http://files.example.com/a.jpg) → File a.jpg (no url)")
+        let nested = Difference(.changed, subject: "Post/x1", path: PFKeyPath([.key("meta")]), old: ["a": [1]], new: ["a": [1.5]]).description
+        #expect(nested == #"Post/x1.meta: {"a": [1]} → {"a": [1.5]}"#)
+        // Lines that tell the sides apart stay short.
+        let plain = Difference(.changed, subject: "Post/x1", path: PFKeyPath([.key("n")]), old: 1, new: 2).description
+        #expect(plain == "Post/x1.n: 1 → 2")
+    }
+
     @Test func keyOrderIsNotADifference() {
         #expect(Self.lines(["a": 1, "b": 2], ["b": 2, "a": 1]).isEmpty)
     }

@@ -69,15 +69,17 @@ import Testing
     }
 
     /// A field named `sessionToken` of an ordinary class is stored as `_session_token`, as
-    /// parse-server stores it, and its schema keeps it (only `_User`'s and `_Session`'s are
-    /// parse-server's own column): before, the schema dropped it and a diff of the source
-    /// and the store found `- schema Note.sessionToken`.
+    /// parse-server stores it, and its schema keeps it: before, the schema dropped it and a
+    /// diff of the source and the store found `- schema Note.sessionToken`. `_Session` lists
+    /// its `sessionToken` too, as a real parse-server dump's `_SCHEMA` does (a Mongo-to-Mongo
+    /// copy of one found `- schema _Session.sessionToken`); only `_User`'s schema leaves it out.
     @Test func aSessionTokenFieldOfAnOrdinaryClassKeepsItsSchema() throws {
         let scratch = try MongoScratch()
         defer { scratch.cleanup() }
         let note = try ParseObject(className: "Note", objectId: "n1", fields: ["sessionToken": .string("r:abc")])
         let session = try ParseObject(className: "_Session", objectId: "s1", fields: ["sessionToken": .string("r:def")])
-        let source = MemoryStore(objects: [note, session])
+        let user = try ParseObject(className: "_User", objectId: "u1", fields: ["username": .string("ana"), "sessionToken": .string("r:ghi")])
+        let source = MemoryStore(objects: [note, session, user])
         let store = MongoShapeStore(directory: scratch.dump)
         try copyAll(source, into: store)
         try Self.expectSameContents(source, store)
@@ -87,7 +89,51 @@ import Testing
         #expect(written.contains(#""_session_token":"r:abc""#), "\(written)")
         let schemaText = try String(contentsOf: scratch.dump.appendingPathComponent("_SCHEMA.json"), encoding: .utf8)
         let sessionLine = schemaText.split(separator: "\n").first { $0.contains(#""_id":"_Session""#) }
-        #expect(sessionLine.map { !$0.contains("sessionToken") } ?? true, "\(schemaText)")
+        #expect(sessionLine?.contains(#""sessionToken":"string""#) == true, "\(schemaText)")
+        let userLine = try #require(schemaText.split(separator: "\n").first { $0.contains(#""_id":"_User""#) })
+        let userSchema = try #require(try JSONSerialization.jsonObject(with: Data(userLine.utf8)) as? [String: Any])
+        #expect(userSchema["sessionToken"] == nil, "\(schemaText)")
+    }
+
+    /// An older parse-server lists the password hash of `_User` as `"password":"string"` (a
+    /// real dump, whose documents hold `_hashed_password`): it is the `bcryptPassword` field, as
+    /// `_hashed_password` in `_SCHEMA` is, so a Mongo-to-Mongo copy (written the newer way) has
+    /// the same schema; before, `diff` found `+ schema _User.bcryptPassword`.
+    @Test func anOlderParseServersPasswordColumnIsTheHash() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("_SCHEMA", [#"{"_id":"_User","objectId":"string","username":"string","password":"string","email":"string"}"#])
+        try scratch.write("_User", [#"{"_id":"u1","username":"ana","_hashed_password":"$2a$10$abc","email":"a@b.c"}"#])
+        let fields = try MongoShapeStore(directory: scratch.dump).schema().classes["_User"]
+        #expect(fields?["bcryptPassword"]?.type == .string)
+        #expect(fields?["password"] == nil)
+        #expect(fields?["email"]?.type == .string)
+    }
+
+    /// parse-server's own `_User` columns (`_email_verify_token`…) are never fields of its
+    /// `_SCHEMA`, so a schema inferred from a dump without one that has them keeps them in
+    /// `_metadata` instead: reading the copy gives the source's schema (before, `diff` of a real
+    /// dump and its copy found `- schema _User.emailVerifyToken`), and the `_SCHEMA` written is
+    /// still the one parse-server reads.
+    @Test func userColumnsParseServerKeepsOutOfItsSchemaSurviveACopy() throws {
+        let scratch = try MongoScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("_User", [
+            #"{"_id":"u1","username":"ana","_email_verify_token":"tok","_failed_login_count":2,"_session_token":"r:1"}"#
+        ])
+        let source = MongoShapeStore(directory: scratch.dump)
+        let expected = try source.schema().classes["_User"]
+        #expect(expected?["emailVerifyToken"]?.type == .string)
+        let copy = scratch.root.appendingPathComponent("copy.jsonl")
+        _ = try StoreImporter().run(from: source, to: MongoShapeStore(directory: copy))
+        let written = MongoShapeStore(directory: copy)
+        #expect(try written.schema().classes["_User"] == expected)
+        #expect(try written.objects(in: "_User") == source.objects(in: "_User"))
+        let line = try String(contentsOf: copy.appendingPathComponent("_SCHEMA.json"), encoding: .utf8)
+        let user = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(user["emailVerifyToken"] == nil && user["failedLoginCount"] == nil && user["sessionToken"] == nil, "\(line)")
+        let noted = (user["_metadata"] as? [String: Any])?["pfarchive_user_columns"] as? [String: String]
+        #expect(noted?["emailVerifyToken"] == "string" && noted?["failedLoginCount"] == "number", "\(line)")
     }
 
     @Test func aBatchHoldingAnotherClassIsRefusedWithTheSharedCase() throws {
