@@ -28,6 +28,32 @@ import Testing
         #expect(missing.stderr.contains("results[7]"))
     }
 
+    /// `--path` on an input shown by its classes and tables (it was ignored, the whole report
+    /// printed with exit 0) is refused in one line that says how to reach a value inside.
+    @Test func pathOnADatabaseOrStoreIsRefusedNotIgnored() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pf-inspect-path-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("plain.db")
+        let made = try Peers.run("/usr/bin/env", ["sqlite3", database.path, "CREATE TABLE t(a); INSERT INTO t VALUES (1);"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let real = Fixtures.repoRoot.appendingPathComponent("Tests/Fixtures/real")
+        let inputs: [(String, String)] = [
+            (database.path, "an SQLite database"),
+            (real.appendingPathComponent("coredata/plaso/kik.sqlite").path, "a Core Data store"),
+            (real.appendingPathComponent("parse").path, "a store of classes"),
+            (real.appendingPathComponent("realm/js-simple.realm").path, "a Realm file"),
+        ]
+        for (input, kind) in inputs {
+            let result = try CLI.run(["inspect", input, "--path", "results[0]"])
+            #expect(result.status == 1, "\(input): \(result.stdoutText)")
+            #expect(result.stdoutText.isEmpty)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines.first?.contains("this is \(kind)") == true, "\(result.stderr)")
+            #expect(result.stderr.contains("pfarchive convert \(input) out.json"), "\(result.stderr)")
+        }
+    }
+
     @Test func jsonReportIsMachineReadable() throws {
         let input = try Data(contentsOf: URL(fileURLWithPath: sample))
         let gz = try Compression.compress(input, as: .gzip)

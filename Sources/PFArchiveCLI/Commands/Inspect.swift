@@ -78,6 +78,7 @@ struct Inspect: ParsableCommand {
         // What an SQLite file is, told once from its bytes (standard input never is one).
         let sqliteKind = input == "-" ? .notSQLite : StoreLocation.sqliteKind(of: URL(fileURLWithPath: input))
         if sqliteKind == .other && !graphRequested {
+            try refusePath(for: "an SQLite database")
             try inspectSQLite(limits: options.limits)
             return
         }
@@ -85,13 +86,16 @@ struct Inspect: ParsableCommand {
         if isSQLiteFile() {
             // pfarchive's own store, told by its application id; any other is a Core Data store.
             if sqliteKind == .pfarchive && !graphRequested {
+                try refusePath(for: "a pfarchive SQLite store")
                 try inspectStore(.sqlite)
             } else {
+                try refusePath(for: "a Core Data store")
                 try inspectCoreData(options: options)
             }
             return
         }
         if !graphRequested, let store = shownStore() {
+            try refusePath(for: "a store of classes")
             try inspectStore(store)
             return
         }
@@ -105,6 +109,7 @@ struct Inspect: ParsableCommand {
             bytes = try FileIO.read(input, limit: options.limits.maxInputBytes)
         }
         if options.format == nil && !graphRequested && RealmInput.isRealm(input, bytes, key: realmKey) {
+            try refusePath(for: "a Realm file")
             try inspectRealm(bytes, options: options)
             return
         }
@@ -127,6 +132,16 @@ struct Inspect: ParsableCommand {
             value = found
         }
         try show(value, report: report)
+    }
+
+    /// Refuses `--path` for an input shown as classes or tables, not one value (it would be
+    /// ignored): the way to a value inside is its JSON.
+    /// - Parameter kind: what the input is, for the message ("a Core Data store").
+    func refusePath(for kind: String) throws {
+        guard path != nil else { return }
+        throw CLIFailure(
+            "\(input): --path picks a value inside one document, and this is \(kind), shown by its classes and tables; "
+                + "convert it to JSON (pfarchive convert \(input) out.json) and inspect that with --path")
     }
 
     /// `--path` parsed (``validate()`` checked it).
