@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFJSON
 import PFParse
+import PFParseExport
 
 #if canImport(Glibc)
     import Glibc
@@ -72,6 +73,11 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         func skipSpace() { while let b = bytes.first, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { bytes = bytes.dropFirst() } }
         skipSpace()
+        // `mongoexport --jsonArray` writes the documents as one array.
+        if bytes.first == UInt8(ascii: "[") {
+            bytes = bytes.dropFirst()
+            skipSpace()
+        }
         guard bytes.first == UInt8(ascii: "{") else { return false }
         bytes = bytes.dropFirst()
         skipSpace()
@@ -387,16 +393,23 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     /// Makes the errors about one line of a file: they name the file and line.
     struct LineFailure {
         let file: String
+        /// The line, or for a file of one JSON array the document's number (from 1).
         let line: Int
         let offset: Int
+        /// Whether the file is one JSON array of documents (`mongoexport --jsonArray`).
+        var inArray = false
 
-        var location: PFError.Location { PFError.Location(offset: offset, line: line, column: 1) }
+        var location: PFError.Location {
+            inArray ? PFError.Location(offset: offset) : PFError.Location(offset: offset, line: line, column: 1)
+        }
 
         /// A document out of the shape the store expects (`problem` says how), at `path`.
         func callAsFunction(_ problem: String, _ path: PFKeyPath) -> PFError {
-            PFError(
-                StoreFailure.badDocument(file: file, line: line, problem: problem), format: MongoShapeStore.format,
-                location: location, path: path)
+            let failure: StoreFailure =
+                inArray
+                ? .badArrayDocument(file: file, document: line, offset: offset, problem: problem)
+                : .badDocument(file: file, line: line, problem: problem)
+            return PFError(failure, format: MongoShapeStore.format, location: location, path: path)
         }
 
         /// `error` (a ``MongoExtendedJSON/Failure``, or Parse's failure for a value it
@@ -404,7 +417,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         func locate(_ error: PFError) -> PFError {
             var e = error
             e.format = MongoShapeStore.format
-            e.message = "\(file):\(line): \(e.message)"
+            e.message = inArray ? "\(file): document \(line) of the array (byte \(offset)): \(e.message)" : "\(file):\(line): \(e.message)"
             e.location = location
             return e
         }
@@ -417,6 +430,10 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         _ body: (PFValue, _ fail: LineFailure) throws(PFError) -> Void
     ) throws(PFError) {
         let display = directory.lastPathComponent + "/" + url.lastPathComponent
+        if try Self.holdsOneArray(url) {
+            try forEachArrayDocument(at: url, display: display, body)
+            return
+        }
         var reader = try MongoLineReader(url: url, displayName: display, maxLineBytes: maxLineBytes)
         defer { reader.close() }
         let json = JSONReader(options: .init(mode: .strict, typedValues: false, limits: options.limits))
@@ -444,4 +461,64 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             try body(doc, fail)
         }) {}
     }
+
+    /// Whether a collection file is one JSON array of documents (`mongoexport --jsonArray`,
+    /// with or without `--pretty`) rather than a document per line: its first byte after
+    /// white space is `[`.
+    static func holdsOneArray(_ url: URL) throws(PFError) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        while let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
+            for byte in chunk {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0D: continue
+                default: return byte == UInt8(ascii: "[")
+                }
+            }
+        }
+        return false
+    }
+
+    /// Calls `body` with each document of a file that is one JSON array, cut as the file is
+    /// read (memory holds one document), Extended JSON wrappers decoded.
+    func forEachArrayDocument(at url: URL, display: String, _ body: (PFValue, _ fail: LineFailure) throws(PFError) -> Void) throws(PFError) {
+        var limits = options.limits
+        limits.maxInputBytes = min(limits.maxInputBytes, maxLineBytes)
+        var cutter = ParseExportRowCutter(limits: limits)
+        let json = JSONReader(options: .init(mode: .strict, typedValues: false, limits: options.limits))
+        var documentFailed = false
+        func handle(_ row: ParseExportRow) throws(PFError) {
+            let fail = LineFailure(file: display, line: row.index + 1, offset: row.offset, inArray: true)
+            do throws(PFError) {
+                let raw: PFValue
+                do throws(PFError) {
+                    raw = try json.read(row.bytes)
+                } catch {
+                    throw PFError(
+                        StoreFailure.badArrayDocument(file: display, document: row.index + 1, offset: row.offset, problem: error.message),
+                        format: Self.format, location: PFError.Location(offset: row.offset + (error.location?.offset ?? 0)), path: error.path)
+                }
+                let doc: PFValue
+                do throws(PFError) { doc = try MongoExtendedJSON.decode(raw) } catch { throw fail.locate(error) }
+                try body(doc, fail)
+            } catch {
+                documentFailed = true
+                throw error
+            }
+        }
+        /// An error of the file itself (not of one document) names the file.
+        func named(_ error: PFError) -> PFError {
+            guard !documentFailed else { return error }
+            var e = error
+            e.message = "\(display): \(e.message)"
+            return e
+        }
+        do throws(PFError) {
+            try ExportContainer.readFile(atPath: url.path, chunkSize: 1 << 20) { chunk throws(PFError) in try cutter.feed(chunk, handle) }
+            try cutter.finish(handle)
+        } catch {
+            throw named(error)
+        }
+    }
+
 }

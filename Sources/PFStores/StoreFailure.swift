@@ -244,6 +244,10 @@ public enum StoreFailure: PFFailure, Hashable {
     case notAJSONLine(file: String, line: Int, code: PFError.Code, problem: String)
     /// A line of a Mongo-shape collection is not a document pfarchive reads (`problem` says why).
     case badDocument(file: String, line: Int, problem: String)
+    /// A document of a Mongo-shape collection written as one JSON array (`mongoexport
+    /// --jsonArray`) is not JSON, or not a document pfarchive reads (`problem` says why);
+    /// `document` counts from 1, `offset` is the byte where it starts.
+    case badArrayDocument(file: String, document: Int, offset: Int, problem: String)
     /// A store archive whose contents are out of shape.
     case badStoreArchive(location: String, problem: ArchiveProblem)
     /// A store archive that is not a keyed archive (`problem`: what the reader reported).
@@ -254,7 +258,7 @@ public enum StoreFailure: PFFailure, Hashable {
     public var code: PFError.Code {
         switch self {
         case .foreignEntries, .notPfarchiveOutput, .entryInTheWay, .duplicateJoinFile, .duplicateClassFile, .badJoinRow,
-            .duplicateZipEntry, .noExportFiles, .badJSONLinesJoinRow, .badDocument, .badStoreArchive, .unreadableStoreArchive,
+            .duplicateZipEntry, .noExportFiles, .badJSONLinesJoinRow, .badDocument, .badArrayDocument, .badStoreArchive, .unreadableStoreArchive,
             .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant:
             .invalidValue
         case .notWriting, .beganTwice, .notAStoreArgument, .unknownURLScheme, .noClass, .noSuchClasses, .wrongClassInBatch,
@@ -372,6 +376,8 @@ public enum StoreFailure: PFFailure, Hashable {
             return "\(path): cannot list the directory (\(reason)); expected a directory of <collection>.json files"
         case .noCollection(let location, let className): return "\(location): no collection '\(className)' (expected \(className).json)"
         case .badDocument(let file, let line, let problem): return "\(file):\(line): \(problem)"
+        case .badArrayDocument(let file, let document, let offset, let problem):
+            return "\(file): document \(document) of the array (byte \(offset)): \(problem)"
         case .notAJSONLine(let file, let line, _, let problem): return "\(file):\(line): \(problem); expected one JSON document per line"
         case .badStoreArchive(let location, let problem): return "\(location): \(problem)"
         case .unreadableStoreArchive(let location, let problem): return "\(location): \(problem)"

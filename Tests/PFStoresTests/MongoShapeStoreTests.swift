@@ -289,6 +289,38 @@ import Testing
         #expect(unread.contains { $0.hasPrefix("Post.bson: not a collection file") })
     }
 
+    /// `mongoexport --jsonArray` writes a collection as one JSON array (`--pretty` indents it
+    /// over many lines): its documents read as the same collection written a line each does
+    /// (before, "unexpected end of input" at line 1), and a bad one is named by its number.
+    @Test(arguments: [false, true])
+    func aCollectionExportedAsOneJSONArrayReadsItsDocuments(pretty: Bool) throws {
+        let lines = [
+            #"{"_id":"a","n":1,"_created_at":{"$date":"2020-01-02T03:04:05.678Z"}}"#,
+            #"{"_id":"b","tags":["x","y"],"_p_owner":"_User$u1"}"#,
+        ]
+        let arrayScratch = try MongoScratch()
+        defer { arrayScratch.cleanup() }
+        let lineScratch = try MongoScratch()
+        defer { lineScratch.cleanup() }
+        try lineScratch.write("Post", lines)
+        let text = pretty ? "[\n  " + lines.joined(separator: ",\n  ") + "\n]" : "[" + lines.joined(separator: ",") + "]"
+        try arrayScratch.write("Post", [text])
+        #expect(MongoShapeStore.looksLikeMongoShape(arrayScratch.dump), "a directory of such files is the Mongo shape")
+        let objects = try MongoShapeStore(directory: arrayScratch.dump).objects(in: "Post")
+        #expect(objects.count == 2)
+        #expect(objects == (try MongoShapeStore(directory: lineScratch.dump).objects(in: "Post")))
+        let bad = try #require(try Self.readError(["[" + lines[0] + ",\n" + #"{"_id":"c","n":}"# + "]"]))
+        guard case .badArrayDocument(let file, 2, _, _)? = bad.failure(as: StoreFailure.self) else {
+            Issue.record("expected badArrayDocument 2: \(bad)")
+            return
+        }
+        #expect(file.hasSuffix("Post.json"))
+        #expect(bad.message.contains("document 2 of the array"), "\(bad.message)")
+        #expect(!bad.message.contains("\n"))
+        let cut = try #require(try Self.readError(["[" + lines[0] + ","]))
+        #expect(cut.message.contains("Post.json"), "\(cut.message)")
+    }
+
     @Test func aMalformedLineNamesFileAndLine() throws {
         let error = try #require(try Self.readError([Self.good, #"{"_id":"b","n":}"#]))
         #expect(error.format == MongoShapeStore.format)
