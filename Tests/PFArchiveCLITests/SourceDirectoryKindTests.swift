@@ -25,7 +25,9 @@ import Testing
         #expect(try kind(["Post.json": "\u{FEFF}\r\n  { \"_id\" : \"a\" }\n"]) == .mongoShape)
         #expect(try kind(["_SCHEMA.json": "{\"_id\":\"Post\",\"objectId\":\"string\"}\n", "Post.json": "{\"results\":[]}"]) == .mongoShape)
         #expect(try kind(["Post.json": "{\"results\":[{\"objectId\":\"a\"}]}"]) == .parseExport)
-        #expect(try kind(["Post.json": "[{\"_id\":\"a\"}]"]) == .parseExport)
+        // `mongoexport --jsonArray` (Parse forbids a field named `_id`, so no export starts so).
+        #expect(try kind(["Post.json": "[{\"_id\":\"a\"}]"]) == .mongoShape)
+        #expect(try kind(["Post.json": "[{\"objectId\":\"a\",\"_id\":\"b\"}]"]) == .parseExport)
         #expect(try kind(["Post.json": "{\"objectId\":\"a\",\"_id\":\"b\"}"]) == .parseExport)
         #expect(try kind(["_SCHEMA.json": "{\"results\":[]}", "Post.json": "{\"_id\":\"a\"}\n"]) == .parseExport)
         #expect(try kind([:]) == .parseExport)
