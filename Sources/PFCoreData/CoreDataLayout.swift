@@ -31,6 +31,8 @@ struct CoreDataLayout: Sendable {
         /// `Z_ENT` of the entity and all its subentities.
         var subtreeIDs: [Int64] = []
         var attributes: [(attribute: CoreDataAttribute, column: String)] = []
+        /// Composite attributes, each read from its elements' columns.
+        var composites: [CompositeLayout] = []
         var toOne: [(relationship: CoreDataRelationship, column: String, entityColumn: String?)] = []
         var toMany: [String: ToMany] = [:]
         /// Property name → why it could not be mapped.
@@ -51,6 +53,25 @@ struct CoreDataLayout: Sendable {
     static func keysNeedCast(_ columns: [(name: String, type: String)]) -> Bool {
         ["Z_PK", "Z_ENT"].contains { key in
             columns.first { $0.name.uppercased() == key }.map { !$0.type.contains("INT") } ?? false
+        }
+    }
+
+    /// Where a composite attribute's elements are: Core Data keeps each (each element of an
+    /// element that is a composite too) in a column of its own, `Z<ELEMENT>`, or
+    /// `Z<ELEMENT><n>` when that name is taken (`author.id` in `ZID1` beside the entity's `id`
+    /// in `ZID`); the value is a dictionary of the elements.
+    struct CompositeLayout: Sendable {
+        var attribute: CoreDataAttribute
+        /// Each stored element: its path of names under the attribute, and its column.
+        var elements: [(path: [String], attribute: CoreDataAttribute, column: String)]
+
+        /// The elements that are stored values (a composite element stands for its own), with
+        /// their paths, in the model's order.
+        static func leaves(of attribute: CoreDataAttribute, depth: Int = 0) -> [(path: [String], attribute: CoreDataAttribute)] {
+            attribute.elements.flatMap { element -> [(path: [String], attribute: CoreDataAttribute)] in
+                guard element.isComposite, depth < 16 else { return [([element.name], element)] }
+                return leaves(of: element, depth: depth + 1).map { ([element.name] + $0.path, $0.attribute) }
+            }
         }
     }
 
@@ -150,7 +171,9 @@ struct CoreDataLayout: Sendable {
         // Every stored property name in the hierarchy → the entities that declare it.
         var definers: [String: Set<String>] = [:]
         for entity in hierarchy {
-            for attribute in entity.attributes where !attribute.isTransient { definers[attribute.name, default: []].insert(attribute.declaredBy) }
+            for attribute in entity.attributes where !attribute.isTransient && !attribute.isComposite {
+                definers[attribute.name, default: []].insert(attribute.declaredBy)
+            }
             for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {
                 definers[relationship.name, default: []].insert(relationship.declaredBy)
             }
@@ -206,9 +229,19 @@ struct CoreDataLayout: Sendable {
                 guesses.append("\(owner).\(property) is taken to be \(table).\(column) by Z_ENT order (no rows tell)")
             }
         }
+        let composites = mapComposites(hierarchy: hierarchy, table: table, columns: columns, assigned: assigned, ids: ids)
         for entity in hierarchy {
             var layout = entities[entity.name] ?? EntityLayout(name: entity.name)
-            for attribute in entity.attributes where !attribute.isTransient {
+            for attribute in entity.attributes where !attribute.isTransient && attribute.isComposite {
+                let key = attribute.declaredBy + "\u{0}" + attribute.name
+                guard let composite = composites.mapped[key] else {
+                    layout.unmapped[attribute.name] = composites.missing[key] ?? "a composite attribute without elements"
+                    continue
+                }
+                layout.composites.append(composite)
+                if let missing = composites.missing[key] { layout.unmapped[attribute.name] = missing }
+            }
+            for attribute in entity.attributes where !attribute.isTransient && !attribute.isComposite {
                 if let column = assigned[attribute.declaredBy]?[attribute.name] {
                     layout.attributes.append((attribute, column))
                 } else {
@@ -232,6 +265,91 @@ struct CoreDataLayout: Sendable {
             }
             entities[entity.name] = layout
         }
+    }
+
+    /// The `Z_ENT`s of an entity and its superentities, nearest first: a join column is
+    /// numbered after the entity that declares the relationship, which may be an ancestor.
+    func lineage(_ start: CoreDataEntity, model: CoreDataModel) -> [Int64] {
+        var ids: [Int64] = []
+        var current: CoreDataEntity? = start
+        var steps = 0
+        while let entity = current, steps <= model.entities.count {
+            if let id = entities[entity.name]?.id { ids.append(id) }
+            current = entity.superentity.flatMap { model.entity(named: $0) }
+            steps += 1
+        }
+        return ids
+    }
+
+    /// A to-many relationship without an inverse (common in SwiftData models): Core Data keeps
+    /// the owner's `Z_PK` in a column of its own in the destination table, `Z<n><NAME>` after
+    /// the declaring entity's `Z_ENT` (`ZINGREDIENT.Z1SPEC` for `Cocktail.spec`), ordered ones
+    /// with `Z_FOK_<n><NAME>`.
+    mutating func mapToManyWithoutInverse(
+        _ relationship: CoreDataRelationship, of entity: CoreDataEntity, destinationTable: String, model: CoreDataModel, schema: StoreSchema
+    ) {
+        let columns = schema.columns(of: destinationTable)
+        func column(_ name: String) -> String? { columns.first { $0.name.uppercased() == name }?.name }
+        for id in lineage(entity, model: model) {
+            let name = "Z\(id)\(relationship.name.uppercased())"
+            guard let foreignKey = column(name) else { continue }
+            entities[entity.name]?.toMany[relationship.name] = .inverseForeignKey(
+                table: destinationTable, foreignKey: foreignKey, orderColumn: relationship.isOrdered ? column("Z_FOK_" + name.dropFirst()) : nil)
+            return
+        }
+        entities[entity.name]?.unmapped[relationship.name] =
+            "a to-many relationship without an inverse, and no column Z<n>\(relationship.name.uppercased()) in \(destinationTable)"
+    }
+
+    /// The columns of a hierarchy's composite attributes, once every other property has its
+    /// column: each element takes `Z<ELEMENT>` if no property took it, else the lowest free
+    /// `Z<ELEMENT><n>`, attributes in the order of their declaring entities' `Z_ENT`, then by name.
+    /// - Returns: per `declaringEntity\0attribute`, the layout of a composite with at least one
+    ///   element found, and why elements (or all of them) were not found.
+    mutating func mapComposites(
+        hierarchy: [CoreDataEntity], table: String, columns: [String], assigned: [String: [String: String]], ids: [String: Int64]
+    ) -> (mapped: [String: CompositeLayout], missing: [String: String]) {
+        var taken = Set(["Z_PK", "Z_ENT", "Z_OPT"])
+        for (_, properties) in assigned { for (_, column) in properties { taken.insert(column.uppercased()) } }
+        let upper = Dictionary(columns.map { ($0.uppercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var declared: [(owner: String, attribute: CoreDataAttribute)] = []
+        var seen: Set<String> = []
+        for entity in hierarchy {
+            for attribute in entity.attributes where attribute.isComposite && !attribute.isTransient {
+                if seen.insert(attribute.declaredBy + "\u{0}" + attribute.name).inserted { declared.append((attribute.declaredBy, attribute)) }
+            }
+        }
+        declared.sort { (ids[$0.owner] ?? .max, $0.owner, $0.attribute.name) < (ids[$1.owner] ?? .max, $1.owner, $1.attribute.name) }
+        var mapped: [String: CompositeLayout] = [:]
+        var missing: [String: String] = [:]
+        for (owner, attribute) in declared {
+            let key = owner + "\u{0}" + attribute.name
+            var layout = CompositeLayout(attribute: attribute, elements: [])
+            var notFound: [String] = []
+            for (path, element) in CompositeLayout.leaves(of: attribute) {
+                let base = "Z" + element.name.uppercased()
+                var column: String?
+                if !taken.contains(base), upper[base] != nil {
+                    column = base
+                } else {
+                    column = upper.keys.filter { name in
+                        name.hasPrefix(base) && !taken.contains(name) && name.count > base.count
+                            && name.dropFirst(base.count).allSatisfy(\.isASCIIDigit)
+                    }.min { Self.suffixNumber($0, base: base) < Self.suffixNumber($1, base: base) }
+                }
+                guard let found = column, let real = upper[found] else {
+                    notFound.append(path.joined(separator: "."))
+                    continue
+                }
+                taken.insert(found)
+                layout.elements.append((path, element, real))
+            }
+            if !layout.elements.isEmpty { mapped[key] = layout }
+            if !notFound.isEmpty {
+                missing[key] = "composite element\(notFound.count == 1 ? "" : "s") \(notFound.joined(separator: ", ")) with no column in \(table)"
+            }
+        }
+        return (mapped, missing)
     }
 
     /// A join table's or join column's name `Z_<n><NAME>` split into the entity number and
@@ -258,7 +376,7 @@ struct CoreDataLayout: Sendable {
             return
         }
         guard let inverseName = relationship.inverse, let inverse = destination.relationship(named: inverseName) else {
-            entities[entity.name]?.unmapped[relationship.name] = "a to-many relationship without an inverse; its storage is not known"
+            mapToManyWithoutInverse(relationship, of: entity, destinationTable: destinationTable, model: model, schema: schema)
             return
         }
         if !inverse.isToMany {
@@ -286,21 +404,8 @@ struct CoreDataLayout: Sendable {
         func entityPrefix(_ column: String, _ suffix: String) -> Int64? {
             Self.joinName(column).flatMap { $0.name == suffix ? $0.entity : nil }
         }
-        /// The `Z_ENT`s of an entity and its superentities: a join column is numbered after the
-        /// entity that declares the relationship, which may be an ancestor.
-        func lineage(_ start: CoreDataEntity) -> Set<Int64> {
-            var ids: Set<Int64> = []
-            var current: CoreDataEntity? = start
-            var steps = 0
-            while let entity = current, steps <= model.entities.count {
-                if let id = entities[entity.name]?.id { ids.insert(id) }
-                current = entity.superentity.flatMap { model.entity(named: $0) }
-                steps += 1
-            }
-            return ids
-        }
-        let owners = lineage(entity)
-        let destinations = lineage(destination)
+        let owners = lineage(entity, model: model)
+        let destinations = lineage(destination, model: model)
         // Two join tables may end in the same names for other entities (`Z_1TAGS` and
         // `Z_3TAGS`): only one whose columns carry these entities' numbers is this one.
         for (upperTable, info) in schema.tables.sorted(by: { $0.key < $1.key })

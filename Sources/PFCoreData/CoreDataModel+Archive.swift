@@ -135,14 +135,26 @@ struct ModelArchiveReader {
         return order.compactMap { resolve($0, depth: 0) }
     }
 
-    func attribute(_ name: String, _ property: KeyedGraph.Object, of entity: String) -> CoreDataAttribute {
+    func attribute(_ name: String, _ property: KeyedGraph.Object, of entity: String, depth: Int = 0) -> CoreDataAttribute {
         let code = int(property.fields["NSAttributeType"]) ?? 0
+        var elements: [CoreDataAttribute] = []
+        // A composite's elements are attributes too, perhaps composites themselves (a struct
+        // in a struct); a hostile archive's nesting is cut at the depth limit.
+        if depth < 16, let listed = property.fields["NSCompositeElements"].flatMap(entries) {
+            for entry in listed {
+                guard case .object(let element)? = graph.node(entry.value), let elementName = string(element.fields["NSPropertyName"]),
+                    !elementName.isEmpty
+                else { continue }
+                elements.append(attribute(elementName, element, of: entity, depth: depth + 1))
+            }
+        }
         return CoreDataAttribute(
             name: name, type: CoreDataAttributeType(code: code),
             valueClassName: string(property.fields["NSAttributeValueClassName"]),
             transformerName: string(property.fields["NSValueTransformerName"]),
             isOptional: bool(property.fields["NSIsOptional"]), isTransient: bool(property.fields["NSIsTransient"]),
-            isDerived: property.archivedClass.chain.contains("NSDerivedAttributeDescription"), declaredBy: entity)
+            isDerived: property.archivedClass.chain.contains("NSDerivedAttributeDescription"), declaredBy: entity,
+            elements: elements)
     }
 
     func relationship(_ name: String, _ property: KeyedGraph.Object, of entity: String, at path: PFKeyPath) throws(PFError)

@@ -136,11 +136,18 @@ public struct CoreDataAttribute: Sendable, Equatable {
     public var isDerived: Bool
     /// The entity that declares it (the entity itself, or an ancestor it inherits from).
     public var declaredBy: String
+    /// A composite attribute's elements (`NSCompositeElements`, a SwiftData struct's
+    /// properties), each stored in a column of its own; empty for any other attribute.
+    public var elements: [CoreDataAttribute]
+
+    /// Whether it is a composite attribute with elements (its value is a dictionary of them).
+    public var isComposite: Bool { type == .composite && !elements.isEmpty }
 
     /// Makes an attribute.
     public init(
         name: String, type: CoreDataAttributeType, valueClassName: String? = nil, transformerName: String? = nil,
-        isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false, declaredBy: String
+        isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false, declaredBy: String,
+        elements: [CoreDataAttribute] = []
     ) {
         self.name = name
         self.type = type
@@ -150,6 +157,7 @@ public struct CoreDataAttribute: Sendable, Equatable {
         self.isTransient = isTransient
         self.isDerived = isDerived
         self.declaredBy = declaredBy
+        self.elements = elements
     }
 }
 

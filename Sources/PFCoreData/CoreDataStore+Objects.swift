@@ -105,6 +105,7 @@ public struct CoreDataObjectCursor: Sendable {
             return
         }
         var columns = layout.attributes.map(\.column)
+        for composite in layout.composites { columns += composite.elements.map(\.column) }
         for toOne in layout.toOne {
             columns.append(toOne.column)
             if let entityColumn = toOne.entityColumn { columns.append(entityColumn) }
@@ -138,6 +139,18 @@ public struct CoreDataObjectCursor: Sendable {
             index += 1
             if let warning { report(objectID, attribute.name, warning) }
             if value != .null { object[fieldName(attribute.name)] = value }
+        }
+        for composite in layout.composites {
+            // A dictionary of the elements, as Core Data gives a composite attribute's value;
+            // an element that is a composite itself is a dictionary within.
+            var members = PFValue.dictionary([:])
+            for (path, element, _) in composite.elements {
+                let (value, warning) = converter.convert(row[index], as: element)
+                index += 1
+                if let warning { report(objectID, ([composite.attribute.name] + path).joined(separator: "."), warning) }
+                if value != .null { members.setComposite(value, at: path[...]) }
+            }
+            if members != .dictionary([:]) { object[fieldName(composite.attribute.name)] = members }
         }
         for toOne in layout.toOne {
             let target = row[index]
@@ -223,5 +236,21 @@ extension CoreDataStore {
         var out: [PFValue] = []
         while out.count < limit, let object = try cursor.next() { out.append(object) }
         return out
+    }
+}
+
+extension PFValue {
+    /// Sets a value at a path of dictionary keys, making the dictionaries on the way.
+    fileprivate mutating func setComposite(_ value: PFValue, at path: ArraySlice<String>) {
+        guard let key = path.first else {
+            self = value
+            return
+        }
+        guard case .dictionary(var members) = self else { return }
+        self = .null
+        var inner = members[key] ?? .dictionary([:])
+        inner.setComposite(value, at: path.dropFirst())
+        members[key] = inner
+        self = .dictionary(members)
     }
 }

@@ -17,6 +17,7 @@ extension CoreDataStore {
             var attributes = OrderedDictionary<String, PFValue>()
             for attribute in entity.attributes {
                 var text = attribute.type.description
+                if attribute.isComposite { text += " (" + CoreDataLayout.CompositeLayout.leaves(of: attribute).map { $0.path.joined(separator: ".") }.joined(separator: ", ") + ")" }
                 if let transformer = attribute.transformerName { text += " (\(transformer))" }
                 if attribute.isTransient { text += ", transient" }
                 if attribute.isDerived { text += ", derived" }
@@ -209,6 +210,11 @@ extension CoreDataStore {
             for entity in entities {
                 for (_, column) in entity.attributes { stored.insert(column.uppercased()) }
                 for toOne in entity.toOne { stored.insert(toOne.column.uppercased()) }
+                for composite in entity.composites { for element in composite.elements { stored.insert(element.column.uppercased()) } }
+            }
+            // A to-many without an inverse keeps its owner in a column of the destination's table.
+            for entity in layout.entities.values {
+                for case .inverseForeignKey(table, let foreignKey, _) in entity.toMany.values { stored.insert(foreignKey.uppercased()) }
             }
             for column in layout.columnsOfTable[table] ?? [] {
                 let upper = column.uppercased()
