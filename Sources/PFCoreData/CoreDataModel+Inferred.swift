@@ -167,6 +167,13 @@ extension CoreDataModel {
                     notes.append("\(table).\(column.name) is taken to be a to-one relationship to \(destination) (inverse unknown)")
                     continue
                 }
+                if schema.indexes.contains("\(table.uppercased())_\(upper)_INDEX") {
+                    // Core Data indexes every to-one's foreign key, so this is likely one, to an
+                    // entity its name does not tell (Recipe.type → RecipeType).
+                    notes.append(
+                        "\(table).\(column.name) is indexed as Core Data indexes a to-one relationship's foreign key, "
+                            + "but no entity is named \(name): read as a number (the Z_PK of the row it points to, if it is one)")
+                }
             }
             attributes.append(CoreDataAttribute(name: name, type: inferredType(column.type), declaredBy: declaredBy))
         }

@@ -97,3 +97,30 @@ import Testing
         }
     }
 }
+
+/// A store without a model cache (its model inferred) whose to-one foreign key is not named
+/// after its destination (Apple's Recipes sample: `ZRECIPE.ZTYPE` → RecipeType): Core Data's
+/// index on the column says it is probably one, and the guesses say so instead of nothing.
+@Suite struct InferredForeignKeyTests {
+    @Test func anIndexedIntegerColumnNamedLikeNoEntityIsListedAsAProbableForeignKey() throws {
+        let directory = try CoreDataFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Recipes.sqlite")
+        _ = try CoreDataFixtures.sqlite(url, [
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            "INSERT INTO Z_PRIMARYKEY VALUES (1,'Recipe',0,1),(2,'RecipeType',0,5)",
+            "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+            "CREATE TABLE ZRECIPE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTYPE INTEGER, ZSERVINGS INTEGER, ZNAME VARCHAR)",
+            "CREATE INDEX ZRECIPE_ZTYPE_INDEX ON ZRECIPE (ZTYPE)",
+            "INSERT INTO ZRECIPE VALUES (1,1,1,4,2,'Tarte')",
+            "CREATE TABLE ZRECIPETYPE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR)",
+            "INSERT INTO ZRECIPETYPE VALUES (4,2,1,'Dessert')",
+        ])
+        let store = try CoreDataStore.open(url: url)
+        defer { store.close() }
+        #expect(store.model.source == .inferred)
+        #expect(store.guesses.contains { $0.hasPrefix("ZRECIPE.ZTYPE is indexed as Core Data indexes a to-one relationship's foreign key") }, "\(store.guesses)")
+        #expect(!store.guesses.contains { $0.contains("ZSERVINGS") })
+        #expect(try store.firstObjects(entity: "Recipe", limit: 1).first?["type"] == 4)
+    }
+}
