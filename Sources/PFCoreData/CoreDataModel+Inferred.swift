@@ -210,8 +210,28 @@ extension CoreDataModel {
                 && attributes[i].name.dropFirst("tombstone".count).allSatisfy(\.isASCIIDigit) {
                 attributes[i].type = .undefined
             }
+            // What Core Data's history model declares (NSPersistentHistoryTransaction,
+            // NSPersistentHistoryChange): a transaction's timestamp is a date (stored as seconds
+            // since 2001), and its change rows and interned strings are to-one links.
+            if row.name == "TRANSACTION", let i = attributes.firstIndex(where: { $0.name == "timestamp" }) { attributes[i].type = .date }
+            var relationships: [CoreDataRelationship] = []
+            let historyNames = Set(historyTables(primaryKeys: primaryKeys, schema: schema).map(\.row.name))
+            for (owner, name, destination) in Self.historyLinks where owner == row.name && historyNames.contains(destination) {
+                guard let i = attributes.firstIndex(where: { $0.name == name && $0.type == .integer64 }) else { continue }
+                attributes.remove(at: i)
+                relationships.append(CoreDataRelationship(name: name, destination: destination, isToMany: false, declaredBy: row.name))
+            }
             attributes.sort { $0.name < $1.name }
-            entities.append(CoreDataEntity(name: row.name, attributes: attributes))
+            entities.append(CoreDataEntity(name: row.name, attributes: attributes, relationships: relationships))
         }
     }
+
+    /// The to-one links of the persistent-history entities: (entity, relationship, destination).
+    static let historyLinks: [(String, String, String)] = [
+        ("CHANGE", "transactionid", "TRANSACTION"),
+        ("TRANSACTION", "authorts", "TRANSACTIONSTRING"),
+        ("TRANSACTION", "bundleidts", "TRANSACTIONSTRING"),
+        ("TRANSACTION", "contextnamets", "TRANSACTIONSTRING"),
+        ("TRANSACTION", "processidts", "TRANSACTIONSTRING"),
+    ]
 }

@@ -27,6 +27,17 @@ import Testing
         #expect(try CLI.run(["convert", store.path, json.path, "--internal-tables"]).status == 0)
         let count = try Peers.python("import json, sys; print(len(json.load(open(sys.argv[1]))['CHANGE']))", [json.path])
         #expect(count.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "126", "\(count.stderr)")
+        // As Core Data's history model declares them: a transaction's timestamp is a date, and
+        // a change's transaction and a transaction's interned strings are links.
+        let shapes = try Peers.python(
+            """
+            import json, sys
+            d = json.load(open(sys.argv[1]))
+            t, c = d['TRANSACTION'][0], d['CHANGE'][0]
+            print(t['timestamp']['__type'], c['transactionid']['__type'], c['transactionid']['className'],
+                  sorted({v['className'] for k, v in t.items() if k.endswith('ts') and isinstance(v, dict)}))
+            """, [json.path])
+        #expect(shapes.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "Date Pointer TRANSACTION ['TRANSACTIONSTRING']", "\(shapes.stdoutText)\(shapes.stderr)")
 
         let imported = dir.appendingPathComponent("all.sqlite")
         let run = try CLI.run(["import", store.path, imported.path, "--internal-tables"])
