@@ -306,7 +306,7 @@ struct CoreDataLayout: Sendable {
     /// `Z<ELEMENT><n>`, attributes in the order of their declaring entities' `Z_ENT`, then by name.
     /// - Returns: per `declaringEntity\0attribute`, the layout of a composite with at least one
     ///   element found, and why elements (or all of them) were not found.
-    mutating func mapComposites(
+    func mapComposites(
         hierarchy: [CoreDataEntity], table: String, columns: [String], assigned: [String: [String: String]], ids: [String: Int64]
     ) -> (mapped: [String: CompositeLayout], missing: [String: String]) {
         var taken = Set(["Z_PK", "Z_ENT", "Z_OPT"])

@@ -44,6 +44,21 @@ public final class RealmDatabase {
     /// without the `class_` prefix).
     public static func isInternal(_ table: RealmTable) -> Bool { !table.isModelClass }
 
+    /// The tables without the `class_` prefix that hold rows and that no SDK keeps for itself
+    /// (`metadata`, `pk`, `flx_*`, `sync_*`, `__*`, `dotnet_*`): data written without an SDK,
+    /// such as realm-core's own test files, which only `--internal-tables` reads.
+    /// - Returns: each table's name and row count, in the file's order.
+    public func tablesOutsideTheModel() -> [(table: String, rows: Int)] {
+        tables.compactMap { table in
+            let name = table.tableName
+            guard !table.isModelClass, name != "metadata", name != "pk",
+                !["flx_", "sync_", "__", "!", "dotnet_"].contains(where: { name.hasPrefix($0) }),
+                let count = try? objectCount(table), count > 0
+            else { return nil }
+            return (name, count)
+        }
+    }
+
     /// The model classes that hold objects of their own (not embedded), in the file's order.
     public var topLevelClasses: [RealmTable] { tables.filter { $0.isModelClass && !$0.isEmbedded } }
 

@@ -173,8 +173,8 @@ extension MongoShapeStore {
             throw PFError(StoreFailure.cannotCreateTemporaryDirectory(path: temporary.path, reason: POSIX.errorText()), format: Self.format)
         }
         let session = WriteSession(
-            temporary: temporary, schema: ParseNameCoding.encode(schema, policy: namePolicy), destination: destination,
-            foreign: entries.foreign, store: entries.store)
+            temporary: temporary, schema: ParseSchema(), destination: destination, foreign: entries.foreign, store: entries.store)
+        session.schema = encoded(schema, tally: &session.tally)
         encodedNames = ParseNameTally()
         if exists {
             cachedSchemaDocuments = nil
@@ -194,7 +194,22 @@ extension MongoShapeStore {
 
     public func extend(schema: ParseSchema) throws(PFError) {
         guard let session else { throw MemoryStore.notBegun(location) }
-        session.schema.merge(ParseNameCoding.encode(schema, policy: namePolicy), replacing: false)
+        session.schema.merge(encoded(schema, tally: &session.tally), replacing: false)
+    }
+
+    /// A schema with its field names encoded for the shape, each encoded name tallied: the
+    /// `_SCHEMA` written notes the originals of every class's encoded fields (`pfarchive_names`),
+    /// a class without objects too (before, its `_id` read back as `pf____id`).
+    private func encoded(_ schema: ParseSchema, tally: inout ParseNameTally) -> ParseSchema {
+        let stored = ParseNameCoding.encode(schema, policy: namePolicy)
+        for (className, fields) in schema.classes {
+            // The default columns are no fields of `_SCHEMA` (an `ACL` of the schema is the envelope's).
+            for name in fields.keys where !Self.defaultSchemaKeys.contains(name) {
+                let encodedName = ParseNameCoding.encodeField(name, policy: namePolicy, className: className)
+                if encodedName != name { tally.field(name, storedAs: encodedName, className: className) }
+            }
+        }
+        return stored
     }
 
     public func write(_ objects: [ParseObject], className: String) throws(PFError) {

@@ -292,8 +292,8 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     /// The `_User` fields parse-server keeps out of `_SCHEMA`: its internal columns
     /// (`_email_verify_token`…, but the password hash, listed as `_hashed_password`) and
     /// `sessionToken`. A schema that has them (one inferred from a dump without `_SCHEMA`) is
-    /// noted under `_metadata.`\(userColumnsKey) instead, so reading the written store
-    /// gives the same schema.
+    /// noted under `_metadata.pfarchive_user_columns` (``userColumnsKey``) instead, so reading
+    /// the written store gives the same schema.
     static let userFieldsOutsideSchema: Set<String> = Set(MongoDocument.mongoKeyForUserField.keys).subtracting(["bcryptPassword"]).union(["sessionToken"])
 
     public func estimatedObjectCount(in className: String) -> Int? {

@@ -8,7 +8,9 @@ import PFRealm
 /// imported into any other store.
 ///
 /// Each top-level model class is a class (the model's name, without the file's `class_`
-/// prefix); internal and sync tables (`metadata`, `pk`, `__*`, `flx_*`) are left out.
+/// prefix; a name Parse forbids as a class name, such as .NET's `__RemappedTypeObject`, is
+/// made valid and marked `_realm` as ``SourceClassNames`` says: `RemappedTypeObject_realm`);
+/// internal and sync tables (`metadata`, `pk`, `__*`, `flx_*`) are left out.
 /// An object's objectId is its primary key as text where the class has one (an ObjectId as
 /// 24 hex digits, a UUID in lowercase), otherwise `<Class>-<object key>`. Links are Pointers
 /// (to that id), lists and sets of links arrays of Pointers in the list's order, embedded
@@ -20,6 +22,9 @@ public final class RealmObjectStore: ObjectStoreReader {
     public let database: RealmDatabase
     /// The file's path.
     public let url: URL
+    /// Each top-level class's name as read, by its model name (``SourceClassNames``).
+    public let classNameOfTable: [String: String]
+    private let tableOfClass: [String: String]
 
     /// Opens a Realm file read-only (its bytes are read once; nothing is written or locked).
     /// - Parameters:
@@ -34,7 +39,12 @@ public final class RealmObjectStore: ObjectStoreReader {
         } catch {
             throw Self.located(error, url)
         }
+        classNameOfTable = SourceClassNames.make(for: database.topLevelClasses.map(\.name), suffix: "_realm")
+        tableOfClass = Dictionary(classNameOfTable.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
     }
+
+    /// The class a model class is read as.
+    func className(ofTable name: String) -> String { classNameOfTable[name] ?? name }
 
     private static func located(_ error: PFError, _ url: URL) -> PFError {
         var e = error
@@ -44,8 +54,21 @@ public final class RealmObjectStore: ObjectStoreReader {
 
     public var location: String { url.path }
 
+    /// Tables that hold rows but are no model class and no table an SDK keeps for itself
+    /// (``PFRealm/RealmDatabase/tablesOutsideTheModel()``): data written without an SDK
+    /// (realm-core's own files), one line each with the way to read it.
+    public func unreadContents() -> [String] { Self.unreadNotes(database, file: url.lastPathComponent) }
+
+    /// The lines of ``unreadContents()`` for a database read from `file`.
+    public static func unreadNotes(_ database: RealmDatabase, file: String) -> [String] {
+        database.tablesOutsideTheModel().map { table, count in
+            "\(table): \(count) row\(count == 1 ? "" : "s") in a table that is not a model class (no class_ prefix); "
+                + "not read (pfarchive convert \(file) out.json --internal-tables writes it)"
+        }
+    }
+
     /// The top-level model classes, in the file's order.
-    public func classNames() throws(PFError) -> [String] { database.topLevelClasses.map(\.name) }
+    public func classNames() throws(PFError) -> [String] { database.topLevelClasses.map { className(ofTable: $0.name) } }
 
     /// The schema from the file's specs: integers, floats and doubles → Number, bool →
     /// Boolean, string, ObjectId, UUID and Decimal128 → String, data → Bytes, date → Date,
@@ -62,19 +85,20 @@ public final class RealmObjectStore: ObjectStoreReader {
         var schema = try modelSchema()
         for table in database.topLevelClasses {
             let mixed = zip(table.columns, Self.fieldNames(of: table)).filter { $0.0.type == .mixed && $0.0.collection == .none }.map(\.1)
-            guard !mixed.isEmpty, let declared = schema.classes[table.name] else { continue }
+            let name = className(ofTable: table.name)
+            guard !mixed.isEmpty, let declared = schema.classes[name] else { continue }
             var learned = ParseSchema()
-            try forEachObject(in: table.name) { (object) throws(PFError) in learned.addFields(of: object) }
+            try forEachObject(in: name) { (object) throws(PFError) in learned.addFields(of: object) }
             // In the class's field order, as the model lists them.
             var fields = OrderedDictionary<String, ParseSchema.Field>()
-            for name in Self.fieldNames(of: table) {
-                if let field = declared[name] {
-                    fields[name] = field
-                } else if mixed.contains(name), let field = learned.classes[table.name]?[name] {
-                    fields[name] = field
+            for field in Self.fieldNames(of: table) {
+                if let declaredField = declared[field] {
+                    fields[field] = declaredField
+                } else if mixed.contains(field), let learnedField = learned.classes[name]?[field] {
+                    fields[field] = learnedField
                 }
             }
-            schema.classes[table.name] = fields
+            schema.classes[name] = fields
         }
         learnedSchema = schema
         return schema
@@ -106,7 +130,7 @@ public final class RealmObjectStore: ObjectStoreReader {
                 }
                 fields[name] = field
             }
-            schema.classes[table.name] = fields
+            schema.classes[className(ofTable: table.name)] = fields
         }
         return schema
     }
@@ -126,7 +150,7 @@ public final class RealmObjectStore: ObjectStoreReader {
         case .link, .linkList:
             guard let i = column.targetTable, database.tables.indices.contains(i) else { return nil }
             let target = database.tables[i]
-            return target.isEmbedded ? ParseSchema.Field(.object) : ParseSchema.Field(.pointer, targetClass: target.name)
+            return target.isEmbedded ? ParseSchema.Field(.object) : ParseSchema.Field(.pointer, targetClass: className(ofTable: target.name))
         // A typed link names its target in each value (`{"$class": …, "$id": …}`): an Object.
         case .typedLink: return ParseSchema.Field(.object)
         // Mixed has no one type: the field is left to the destination, which types it by its
@@ -137,13 +161,13 @@ public final class RealmObjectStore: ObjectStoreReader {
     }
 
     public func estimatedObjectCount(in className: String) -> Int? {
-        guard let table = database.table(named: className) else { return nil }
+        guard let table = database.table(named: tableOfClass[className] ?? className) else { return nil }
         return try? database.objectCount(table)
     }
 
     /// Streams a class's objects in key order.
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
-        guard let table = database.table(named: className), table.isModelClass, !table.isEmbedded else {
+        guard let table = database.table(named: tableOfClass[className] ?? className), table.isModelClass, !table.isEmbedded else {
             throw PFError(StoreFailure.noClass(location: url.lastPathComponent, className: className), format: RealmFile.format)
         }
         do {
@@ -156,11 +180,11 @@ public final class RealmObjectStore: ObjectStoreReader {
                 }
                 let parsed: ParseObject
                 do throws(PFError) {
-                    parsed = try ParseObject(rest: .dictionary(row), className: table.name, checkingNames: false)
+                    parsed = try ParseObject(rest: .dictionary(row), className: className, checkingNames: false)
                 } catch {
                     var e = error
                     e.format = RealmFile.format
-                    e.message = "\(table.name) \(row["objectId"]?.stringValue ?? "?"): \(e.message)"
+                    e.message = "\(className) \(row["objectId"]?.stringValue ?? "?"): \(e.message)"
                     throw e
                 }
                 try body(parsed)
@@ -194,7 +218,10 @@ public final class RealmObjectStore: ObjectStoreReader {
                 }
                 return .dictionary(out)
             case .object(let t, let id)?:
-                return ["__type": ParseFieldType.pointer.restTag, "className": .string(t.name), "objectId": .string(Self.objectId(id, key: key, table: t))]
+                return [
+                    "__type": ParseFieldType.pointer.restTag, "className": .string(className(ofTable: t.name)),
+                    "objectId": .string(Self.objectId(id, key: key, table: t)),
+                ]
             case nil:
                 return .null
             }

@@ -59,35 +59,9 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         var options = options
         options.textForMixedColumns = true
         database = try SQLiteDatabase.open(url: url, options: options)
-        classNameOfTable = Self.classNames(for: database.tables.map(\.name))
+        classNameOfTable = SourceClassNames.make(for: database.tables.map(\.name), suffix: "_sqlite")
         tableOfClass = Dictionary(classNameOfTable.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         renamesTables = classNameOfTable.contains { $0 != $1 }
-    }
-
-    /// Class names for tables: a name Parse allows as a class name (and that does not start
-    /// with `_`, which Parse keeps for its own classes) stays; any other is made valid and
-    /// marked with `_sqlite`, unique among all the tables' names.
-    static func classNames(for tables: [String]) -> [String: String] {
-        var taken = Set(tables.filter { !$0.hasPrefix("_") && ParseRules.classNameProblem($0) == nil })
-        var names: [String: String] = [:]
-        for table in tables {
-            if taken.contains(table) { names[table] = table; continue }
-            var base = String(table.unicodeScalars.map { scalar -> Character in
-                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_") ? Character(scalar) : "_"
-            })
-            while base.hasPrefix("_") { base.removeFirst() }
-            if base.first.map({ !$0.isLetter }) ?? true { base = "T" + base }
-            base += "_sqlite"
-            var name = base
-            var suffix = 2
-            while taken.contains(name) || ParseRules.classNameProblem(name) != nil {
-                name = "\(base)_\(suffix)"
-                suffix += 1
-            }
-            taken.insert(name)
-            names[table] = name
-        }
-        return names
     }
 
     private func className(ofTable table: String) -> String { classNameOfTable[table] ?? table }

@@ -54,6 +54,57 @@ import Testing
         #expect(try Data(contentsOf: url) == before, "the source is never written")
     }
 
+    /// A real .NET file (88 classes): its class `__RemappedTypeObject`, a name Parse keeps for
+    /// itself, is read as `RemappedTypeObject_realm` (an export refused the whole import, a
+    /// JSON Lines file was written that its own reader refused, the Mongo shape dropped the
+    /// class), and its empty classes with an `_id` primary key keep the field's name in the
+    /// Mongo shape (it read back as `pf____id`).
+    @Test func classesParseForbidsAndEmptyClassesTravelToEveryDestination() throws {
+        let source = try RealmObjectStore(url: RealmFixtures.url("dotnet-guids"))
+        let classes = try source.classNames()
+        #expect(classes.count == 88)
+        #expect(classes.contains("RemappedTypeObject_realm") && !classes.contains("__RemappedTypeObject"))
+        #expect(classes.allSatisfy { ParseRules.classNameProblem($0) == nil && !$0.hasPrefix("_") }, "\(classes)")
+        #expect(try source.schema().classes["CounterObject"]?["_id"] != nil)
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let destinations: [(String, () -> any ObjectStoreReader & ObjectStoreWriter)] = [
+            ("parse export", { ParseExportStore(url: dir.appendingPathComponent("export")) }),
+            ("json lines", { JSONLinesStore(url: dir.appendingPathComponent("store.ndjson")) }),
+            ("keyed archive", { KeyedArchiveStore(url: dir.appendingPathComponent("store.archive")) }),
+            ("mongo shape", { MongoShapeStore(directory: dir.appendingPathComponent("store.jsonl")) }),
+            ("sqlite", { SQLiteStore(url: dir.appendingPathComponent("store.sqlite")) }),
+        ]
+        for (kind, make) in destinations {
+            try StoreTransfer.copy(from: source, to: make())
+            let readBack = make()
+            defer { readBack.close() }
+            #expect(try readBack.classNames().count == 88, "\(kind)")
+            let diff = try StoreComparison.firstDifference(expected: source, actual: readBack, schema: .covers)
+            #expect(diff == nil, "\(kind): \(diff ?? "")")
+            let counter = try readBack.schema().classes["CounterObject"] ?? [:]
+            #expect(counter["_id"] != nil, "\(kind): \(counter)")
+        }
+    }
+
+    /// realm-core's own files keep data in tables without the `class_` prefix: every command
+    /// names them (convert wrote `{}` and import "0 objects" without a word); the tables an
+    /// SDK keeps for itself (`metadata`, `flx_*`…) are not listed.
+    @Test func tablesOutsideTheModelAreNamed() throws {
+        let core = try RealmObjectStore(url: RealmFixtures.url("core-upgrade_4_23"))
+        let notes = core.unreadContents()
+        #expect(notes.contains { $0.hasPrefix("table: 40 rows in a table that is not a model class") }, "\(notes)")
+        #expect(notes.allSatisfy { $0.hasSuffix("--internal-tables writes it)") && !$0.hasPrefix("metadata") })
+        for name in RealmFixtures.readable where !name.hasPrefix("core-") {
+            #expect(try RealmObjectStore(url: RealmFixtures.url(name)).unreadContents() == [], "\(name)")
+        }
+        let run = try CLI.run(["convert", RealmFixtures.url("core-upgrade_4_23").path, "-", "--to", "json"])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("warning:") && run.stderr.contains("table: 40 rows"), "\(run.stderr)")
+        let all = try CLI.run(["convert", RealmFixtures.url("core-upgrade_4_23").path, "-", "--to", "json", "--internal-tables"])
+        #expect(all.status == 0 && !all.stderr.contains("warning:"), "\(all.stderr)")
+    }
+
     @Test func linksArePointersToThePrimaryKeyOrTheKeyId() throws {
         let simple = try RealmObjectStore(url: RealmFixtures.url("js-simple"))
         let alice = try #require(try simple.objects(in: "Person").first { $0.objectId == "Alice" })

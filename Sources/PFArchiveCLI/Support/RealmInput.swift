@@ -55,6 +55,7 @@ extension Convert {
     /// one class's objects as JSON lines.
     func convertRealm(_ bytes: Data, options: FormatIO.ReadOptions) throws {
         let db = try RealmInput.open(input, bytes: bytes, key: realmKey, limits: options.limits)
+        if !internalTables { UnreadWarnings.show(RealmObjectStore.unreadNotes(db, file: input), file: input) }
         let document: PFValue
         do {
             document = try db.document(includeInternal: internalTables)
