@@ -61,6 +61,15 @@ extension CBORScanner {
             let key = keys[duplicate]
             throw PFError(CBORFailure.duplicateKey(key), offset: keyOffsets[duplicate], path: PFKeyPath([.key(key)]))
         }
+        // The hash above is of the bytes; keys beyond ASCII may still be one key to Swift
+        // ("caf\u{E9}", "cafe\u{301}"), which a dictionary cannot hold apart.
+        if keys.contains(where: { $0.utf8.contains { $0 >= 0x80 } }) {
+            var seen: [String: Int] = [:]
+            for (i, key) in keys.enumerated() {
+                if let j = seen[key] { throw PFEquivalentKeys.error(keys[j], key, format: Self.format, offset: keyOffsets[i]) }
+                seen[key] = i
+            }
+        }
         guard keep else { return .dictionary([:]) }
         return .dictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values))
     }
@@ -126,6 +135,7 @@ extension CBORScanner {
             let keyStart = pos
             let key = try key(depth: depth)
             for earlier in keys where earlier == key {
+                if PFEquivalentKeys.differ(earlier, key) { throw PFEquivalentKeys.error(earlier, key, format: Self.format, offset: keyStart) }
                 throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
             }
             do throws(PFError) {
@@ -153,9 +163,11 @@ extension CBORScanner {
         }
         // The check before a walk keeps the keys (for duplicates), not the values.
         if measure != nil { value = .null }
-        if members.updateValue(value, forKey: key) != nil {
+        if let at = members.index(forKey: key) {
+            if PFEquivalentKeys.differ(members.keys[at], key) { throw PFEquivalentKeys.error(members.keys[at], key, format: Self.format, offset: keyStart) }
             throw PFError(CBORFailure.duplicateKey(key), offset: keyStart, path: PFKeyPath([.key(key)]))
         }
+        members[key] = value
     }
 
     /// Reads a map key, which must decode to a text string.

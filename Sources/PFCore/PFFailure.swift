@@ -31,11 +31,17 @@ public enum PFCoreFailure: PFFailure, Hashable {
     case limitExceeded(limit: String, value: Int)
     /// The text form of a ``PFKeyPath`` is malformed: `reason` says how.
     case badKeyPath(_ reason: String, text: String)
+    /// Two keys of one dictionary spelled with different code points that are the same text
+    /// under Unicode canonical equivalence (`"caf\u{E9}"` and `"cafe\u{301}"`): a
+    /// ``PFValue`` dictionary keys by text, as Swift compares it, so it cannot hold both, and
+    /// keeping one would lose the other's value.
+    case equivalentKeys(first: String, second: String)
 
     public var code: PFError.Code {
         switch self {
         case .limitExceeded: .limitExceeded
         case .badKeyPath: .usage
+        case .equivalentKeys: .unrepresentable
         }
     }
 
@@ -45,6 +51,42 @@ public enum PFCoreFailure: PFFailure, Hashable {
             "input exceeds \(limit) (\(value)); raise the limit only for trusted input"
         case .badKeyPath(let reason, let text):
             "\(reason) in key path '\(text)'"
+        case .equivalentKeys(let first, let second):
+            "keys \"\(Self.spelled(first))\" and \"\(Self.spelled(second))\" are one key under Unicode canonical equivalence, "
+                + "which pfarchive's values follow: one could not be kept beside the other; expected keys that differ as text"
         }
+    }
+
+    /// A key with every non-ASCII scalar written `\u{…}`, so two spellings show apart.
+    static func spelled(_ key: String) -> String {
+        var out = ""
+        for scalar in key.unicodeScalars {
+            if scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return out
+    }
+}
+
+/// Keys that one ``PFValue`` dictionary cannot hold apart.
+public enum PFEquivalentKeys {
+    /// Whether two keys that are equal Swift strings are spelled differently (so merging them
+    /// would lose a value): their UTF-8 bytes differ.
+    @inline(__always)
+    public static func differ(_ kept: String, _ new: String) -> Bool { !kept.utf8.elementsEqual(new.utf8) }
+
+    /// The error for two such keys of a format's input.
+    /// - Parameters:
+    ///   - kept: the key read first.
+    ///   - new: the key read later, equal to `kept` as text.
+    ///   - format: the format read.
+    ///   - offset: where `new` is, when known.
+    public static func error(_ kept: String, _ new: String, format: PFError.Format, offset: Int? = nil) -> PFError {
+        let failure = PFCoreFailure.equivalentKeys(first: kept, second: new)
+        guard let offset else { return PFError(failure, format: format, path: PFKeyPath([.key(new)])) }
+        return PFError(failure, format: format, offset: offset, path: PFKeyPath([.key(new)]))
     }
 }

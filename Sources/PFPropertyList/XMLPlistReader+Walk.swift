@@ -112,7 +112,12 @@ extension XMLPlistScanner {
             let tag = try again.readStartTag()
             guard tag.offset < end else { return false }
             let name = tag.isEmpty ? "" : try again.readString(.key, openOffset: tag.offset)
-            if name == key { return true }
+            if name == key {
+                // One key to Swift, spelled otherwise ("caf\u{E9}", "cafe\u{301}"): no repeat,
+                // but a dictionary cannot hold both.
+                if PFEquivalentKeys.differ(name, key) { throw PFEquivalentKeys.error(name, key, format: XMLPlistScanner.formatName, offset: end) }
+                return true
+            }
             try again.skipMisc()
             _ = try again.readValue(startingWith: try again.readStartTag())
         }

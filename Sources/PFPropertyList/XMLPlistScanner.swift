@@ -455,6 +455,13 @@ struct XMLPlistScanner {
                 throw fail(.valueWithoutKey, at: pos)
             }
             stack[top].pendingKey = nil
+            // Keys spelled differently that are one key to Swift ("caf\u{E9}", "cafe\u{301}")
+            // cannot both be kept: named as such, not as a repeated key.
+            if check == nil, let at = stack[top].members.index(forKey: key), PFEquivalentKeys.differ(stack[top].members.keys[at], key) {
+                var error = PFEquivalentKeys.error(stack[top].members.keys[at], key, format: Self.formatName, offset: stack[top].keyOffset)
+                error.path = PFKeyPath(currentPath() + [.key(key)])
+                throw error
+            }
             let repeated = check == nil ? stack[top].members.updateValue(value, forKey: key) != nil : try checkMember(key, value)
             if repeated {
                 var error = fail(.duplicateKey(key), at: stack[top].keyOffset)
