@@ -47,6 +47,8 @@ public enum PFCoreFailure: PFFailure, Hashable {
 
     public var message: String {
         switch self {
+        case .limitExceeded(let limit, let value) where limit == "maxDepth" && value >= PFLimits.deepestSupported:
+            "input exceeds \(limit) (\(value)), the deepest nesting pfarchive supports"
         case .limitExceeded(let limit, let value):
             "input exceeds \(limit) (\(value)); raise the limit only for trusted input"
         case .badKeyPath(let reason, let text):

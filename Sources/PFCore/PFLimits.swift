@@ -43,6 +43,10 @@ public struct PFLimits: Sendable, Equatable {
     /// The documented defaults.
     public static let `default` = PFLimits()
 
+    /// The deepest nesting any reader supports (`JSONReader.maximumSupportedDepth` is this):
+    /// values are built and freed recursively, so `maxDepth` is never raised past it.
+    public static let deepestSupported = 512
+
     /// The error a reader throws when a limit is exceeded.
     /// - Parameters:
     ///   - name: the limit's name, such as `maxDepth`.

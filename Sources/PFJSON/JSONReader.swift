@@ -99,7 +99,7 @@ public struct JSONReader: Sendable {
 
     /// The deepest nesting any read accepts, whatever the limits say: json-c frees its
     /// trees recursively and crashes on very deep ones, so its depth never goes past this.
-    public static let maximumSupportedDepth = 512
+    public static let maximumSupportedDepth = PFLimits.deepestSupported
 
     /// The settings used by ``read(_:)-(Data)``.
     public var options: Options

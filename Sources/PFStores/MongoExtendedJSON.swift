@@ -62,6 +62,9 @@ public enum MongoExtendedJSON {
     private static func wrapper(_ key: String, _ d: OrderedDictionary<String, PFValue>) throws(PFError) -> PFValue {
         let payload = d[key] ?? .null
         if key == "$binary" { return try binary(d) }
+        // The legacy regular expression form (`{"$regex": …, "$options": …}`, older
+        // mongoexport) is a regular expression still, which no Parse type holds.
+        if key == "$regex", d.count == 2, d["$options"] != nil { throw fail(.noParseEquivalent(key)) }
         guard d.count == 1 else { throw fail(.wrapperWithOtherKeys(wrapper: key, others: d.keys.filter { $0 != key })) }
         switch key {
         case "$date":

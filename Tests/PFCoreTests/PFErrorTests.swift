@@ -28,6 +28,8 @@ import Testing
         #expect(error.code == .limitExceeded)
         #expect(error.failure(as: PFCoreFailure.self) == .limitExceeded(limit: "maxDepth", value: 7))
         #expect(error.description == "JSON: input exceeds maxDepth (7); raise the limit only for trusted input at byte 2")
+        // At the deepest nesting supported there is no limit left to raise (--max-depth past it is refused).
+        #expect(PFLimits.exceeded("maxDepth", 512, format: .json).message == "input exceeds maxDepth (512), the deepest nesting pfarchive supports")
         // Same text without the case is a different error; a different case is too.
         #expect(error != PFError(.limitExceeded, format: .json, error.message, offset: 2))
         #expect(error != PFLimits.exceeded("maxDepth", 8, format: .json, offset: 2))

@@ -366,6 +366,10 @@ import Testing
         #expect(internalKey.failure(as: MongoExtendedJSON.Failure.self) == .unknownInternalKey("_secret"))
         let decimal = try #require(try Self.readError([#"{"_id":"a","d":{"$numberDecimal":"1.5"}}"#]))
         #expect(decimal.failure(as: MongoExtendedJSON.Failure.self) == .noParseEquivalent("$numberDecimal"))
+        // The legacy regular expression (older mongoexport) is named as one, not as a wrapper
+        // with an extra key whose removal would only lead to the same refusal.
+        let regex = try #require(try Self.readError([#"{"_id":"a","r":{"$regex":"ese","$options":"i"}}"#]))
+        #expect(regex.failure(as: MongoExtendedJSON.Failure.self) == .noParseEquivalent("$regex"), "\(regex)")
         let uuid = try #require(try Self.readError([#"{"_id":"a","b":{"$binary":{"base64":"AAE=","subType":"04"}}}"#]))
         #expect(uuid.failure(as: MongoExtendedJSON.Failure.self) == .binarySubtype("04"))
     }
