@@ -19,6 +19,24 @@ struct TypeInferenceTests {
         return inference
     }
 
+    /// A JSON file whose name is a legal class name is a Parse class file only when its rows
+    /// look like Parse objects (an objectId, className or Parse's timestamps): nativejson's
+    /// `twitter.json` and `canada.json` were generated as `ParseModel` adapters.
+    @Test func aPlainJSONDocumentIsJSONWhateverItsFilesName() throws {
+        let dir = try SwiftCompiler.scratch("plain")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plain = dir.appendingPathComponent("Tweet.json")
+        try Data(#"[{"text":"hi","user":{"name":"ana"}},{"text":"yo","user":{"name":"bo"}}]"#.utf8).write(to: plain)
+        let json = try SwiftCompiler.codegen([plain.path])
+        #expect(json.status == 0, "\(json.output)")
+        #expect(json.output.contains("(JSON)") && json.output.contains(": Codable, Sendable") && !json.output.contains("ParseModel"), "\(json.output)")
+        let parse = dir.appendingPathComponent("Post.json")
+        try Data(#"[{"objectId":"a1","text":"hi"},{"objectId":"b2","text":"yo"}]"#.utf8).write(to: parse)
+        let objects = try SwiftCompiler.codegen([parse.path])
+        #expect(objects.status == 0, "\(objects.output)")
+        #expect(objects.output.contains("(Parse objects)") && objects.output.contains("ParseModel"), "\(objects.output)")
+    }
+
     @Test func numberInOneRowStringInAnotherIsAConflictKeptAsParseValue() throws {
         let model = try objects([#"{"objectId":"a","size":3}"#, #"{"objectId":"b","size":"large"}"#]).model()
         let size = try #require(model.types.first?.properties.first { $0.key == "size" })

@@ -253,7 +253,11 @@ struct Codegen: ParsableCommand {
             // A Parse class file (every row is an object of the class its name says) or a
             // REST response whose rows name their class.
             let fileClass = ParseExport.className(forFile: URL(fileURLWithPath: source))
+            // Only rows that look like Parse objects (an objectId, a className or Parse's
+            // timestamps in one of them) make a class file: a plain document such as
+            // twitter.json is JSON, whatever its file's name.
             if result.format == .json, let (rows, _) = try? ParseExport.rows(of: result.value), !rows.isEmpty,
+                rows.contains(where: { row in ["objectId", "className", "createdAt", "updatedAt"].contains { row[$0] != nil } }),
                 let objects = try? rows.map({ row throws(PFError) in
                     if case .string? = row["className"] { return try ParseObject(rest: row) }
                     guard ParseRules.classNameProblem(fileClass) == nil else {
