@@ -75,7 +75,8 @@ extension RealmDatabase {
             var head = entry["internal"]?.boolValue == true ? "Internal table \(name)" : "Class \(name)"
             if entry["embedded"]?.boolValue == true { head += " (embedded)" }
             if let pk = entry["primaryKey"]?.stringValue { head += ", primary key \(pk)" }
-            head += " — \(entry["objects"]?.int64Value ?? 0) objects"
+            let count = entry["objects"]?.int64Value ?? 0
+            head += " — \(count) object\(count == 1 ? "" : "s")"
             lines.append(head)
             for (property, info) in entry["properties"]?.dictionaryValue ?? [:] {
                 var line = "  \(property): \(info["type"]?.stringValue ?? "?")"
@@ -91,7 +92,9 @@ extension RealmDatabase {
             }
         }
         let internalTables = summary["internalTables"]?.dictionaryValue ?? [:]
-        if !internalTables.isEmpty {
+        // Listed once: with --internal-tables each is shown above, as the classes are.
+        let shown = summary["classes"]?.dictionaryValue?.values.contains { $0["internal"]?.boolValue == true } ?? false
+        if !internalTables.isEmpty && !shown {
             lines.append(
                 "Internal tables (left out of conversions; --internal-tables shows them): "
                     + internalTables.map { "\($0.key) (\($0.value.int64Value ?? 0))" }.joined(separator: ", "))

@@ -81,7 +81,9 @@ public enum RealmFailure: PFFailure, Hashable {
             "file format version \(v) is not supported; supported versions: 20, 22, 23 and 24 (Realm 10 and later)"
         case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
         case .noRealmMark(let decrypted):
-            decrypted ? "not a Realm file after decryption (no T-DB mark at byte 16)" : "not a Realm file (no T-DB mark at byte 16)"
+            decrypted
+                ? "no T-DB mark at byte 16 after decryption: a wrong key (its first 32 bytes, the AES half), or not a Realm file"
+                : "not a Realm file (no T-DB mark at byte 16)"
         case .nodePastEnd(let bytes, let ref, let size):
             "damaged or truncated file: node of \(bytes) bytes at \(ref) runs past the end of the file (\(size) bytes)"
         case .shorterThanHeader(let n): "not a Realm file: \(n) bytes, shorter than the 24-byte header"

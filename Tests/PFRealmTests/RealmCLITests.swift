@@ -54,7 +54,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.stdoutText
         #expect(text.contains("Realm file format 20 (normal)"))
-        #expect(text.contains("Class Address (embedded) — 1 objects"))
+        #expect(text.contains("Class Address (embedded) — 1 object\n"))
         #expect(text.contains("Class Person — 3 objects"))
         #expect(text.contains("  pets: list<Pet> (required)"))
         #expect(text.contains("  address: Address? (optional)"))
@@ -70,7 +70,10 @@ import Testing
         #expect(report["internalTables"]?["metadata"] == 1)
         let asked = try CLI.run(["inspect", RealmFixtures.url("js-simple").path, "--internal-tables"])
         #expect(asked.status == 0, "\(asked.stderr)")
-        #expect(asked.stdoutText.contains("Internal table metadata — 1 objects"))
+        #expect(asked.stdoutText.contains("Internal table metadata — 1 object\n"))
+        // Listed once: not again in the line that says how to show them.
+        #expect(!asked.stdoutText.contains("--internal-tables shows them"), "\(asked.stdoutText)")
+        #expect(text.contains("--internal-tables shows them"))
         #expect(asked.stdoutText.contains("  version: int (required)"), "\(asked.stdoutText)")
         #expect(!text.contains("Internal table metadata"))
     }
