@@ -28,6 +28,21 @@ import Testing
         try FormatIO.read(Data(contentsOf: URL(fileURLWithPath: path))).value
     }
 
+    /// A CBOR tag the value model has no place for (COSE's 18 around a signed message, a URI's
+    /// 32) is dropped with its enclosed value kept: convert says so in one warning, naming the
+    /// tags; the tags a value keeps as what they mean (a date's 1) are not named.
+    @Test func cborTagsAValueDoesNotKeepAreNamed() throws {
+        let cose = Data([0xD2, 0x84, 0x40, 0xA0, 0x40, 0x40]) + Data([0xD8, 0x20, 0x61, 0x75])
+        let tagged = Data([0x82]) + cose
+        let run = try CLI.run(["convert", "-", "-", "--from", "cbor", "--to", "json"], input: tagged)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutText == #"[[{"__type":"Bytes","base64":""},{},{"__type":"Bytes","base64":""},{"__type":"Bytes","base64":""}],"u"]"#, "\(run.stdoutText)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.contains("warning: <stdin>: CBOR tags 18 (1×), 32 (1×) are not kept") == true, "\(run.stderr)")
+        let date = try CLI.run(["convert", "-", "-", "--from", "cbor", "--to", "json"], input: Data([0xC1, 0x01]))
+        #expect(date.status == 0 && date.stderr.isEmpty, "\(date.stderr)")
+    }
+
     @Test(arguments: ["out.bplist", "out.plist", "out.cbor", "out.json", "out.json.gz", "out.cbor.zz", "out.bplist.gz"])
     func convertsTheSampleThroughEveryFormatAndBack(outputName: String) throws {
         let dir = try temporaryDirectory()

@@ -231,6 +231,9 @@ struct Convert: ParsableCommand {
             try convertRealm(bytes, options: readOptions)
             return
         }
+        if (readOptions.format ?? FormatDetector.detect(bytes)) == .cbor {
+            CBORTagWarning.show(for: bytes, limits: readOptions.limits, file: input == "-" ? "<stdin>" : input)
+        }
         var inflated: Data?
         if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions, inflated: &inflated) { return }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
