@@ -239,7 +239,10 @@ struct CoreDataLayout: Sendable {
                     continue
                 }
                 layout.composites.append(composite)
-                if let missing = composites.missing[key] { layout.unmapped[attribute.name] = missing }
+                // Read without them (its other elements are data), and said so.
+                if let missing = composites.missing[key], entity.name == attribute.declaredBy {
+                    guesses.append("\(entity.name).\(attribute.name): \(missing); read without \(missing.hasPrefix("composite elements") ? "them" : "it")")
+                }
             }
             for attribute in entity.attributes where !attribute.isTransient && !attribute.isComposite {
                 if let column = assigned[attribute.declaredBy]?[attribute.name] {
