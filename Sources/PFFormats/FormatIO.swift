@@ -161,6 +161,7 @@ public enum FormatIO {
             case .binaryPlistVersion(let version)?: .binaryPlistVersion(version)
             case .oldStylePlist?: .oldStylePlist
             case .der?: .der
+            case .utf16JSON?: .utf16JSON
             case nil: .unrecognisedFormat
             }
         return PFError(failure, format: .input, offset: 0)

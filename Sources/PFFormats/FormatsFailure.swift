@@ -21,6 +21,8 @@ public enum FormatsFailure: PFFailure, Hashable {
     /// The input is ASN.1 data in DER or BER (``PFSerialization/FormatDetector/looksLikeDER(_:)``),
     /// such as a signed `.mobileconfig`, whose property list is inside the signature.
     case der
+    /// JSON text in UTF-16 (``PFSerialization/FormatDetector/looksLikeUTF16JSON(_:)``).
+    case utf16JSON
     /// Reading `inputBytes` of `format` as a whole tree would need `need` bytes, more than the
     /// memory budget `budget`; `bytesPerInputByte` is the estimate's factor.
     case memoryBudget(format: String, inputBytes: Int, need: Int, bytesPerInputByte: Int, budget: Int)
@@ -35,7 +37,7 @@ public enum FormatsFailure: PFFailure, Hashable {
         switch self {
         case .emptyInput: .truncated
         case .unrecognisedFormat, .zipUnreadable: .syntax
-        case .oldStylePlist, .sqliteCompanion, .binaryPlistVersion, .der: .unsupported
+        case .oldStylePlist, .sqliteCompanion, .binaryPlistVersion, .der, .utf16JSON: .unsupported
         case .memoryBudget: .limitExceeded
         case .scalarPayload: .invalidValue
         case .doesNotStream: .usage
@@ -53,6 +55,9 @@ public enum FormatsFailure: PFFailure, Hashable {
                 + "convert it to XML first (plutil -convert xml1 on a Mac)"
         case .sqliteCompanion(let kind):
             "an SQLite \(kind), not a database: give its database file (the same name without the suffix), which is read with it"
+        case .utf16JSON:
+            "JSON in UTF-16, which pfarchive reads only as UTF-8, as JSON is exchanged (RFC 8259); "
+                + "convert it first (iconv -f UTF-16 -t UTF-8 FILE > utf8.json)"
         case .der:
             "ASN.1 data (DER), such as a signed .mobileconfig (CMS/PKCS#7): its property list is inside the signature; "
                 + "take it out first (openssl smime -verify -noverify -inform DER -in FILE -out plain.plist)"

@@ -23,7 +23,7 @@ public enum FormatDetector {
         if TypedStream.hasMagic(bytes) { return .typedstream }
         if XMLPlistReader.hasMagic(bytes) { return .xmlplist }
         if isSelfDescribedCBOR(bytes) { return .cbor }
-        if sqliteCompanion(bytes) != nil || looksLikeDER(bytes) { return nil }
+        if sqliteCompanion(bytes) != nil || looksLikeDER(bytes) || looksLikeUTF16JSON(bytes) { return nil }
         if jsonStart(bytes) != nil && !looksLikeOldStylePlist(bytes) { return .json }
         if CBORReader.hasMagic(bytes) { return .cbor }
         return nil
@@ -69,6 +69,8 @@ public enum FormatDetector {
         case oldStylePlist
         /// ASN.1 data in DER or BER, such as a signed `.mobileconfig` (``looksLikeDER(_:)``).
         case der
+        /// JSON text in UTF-16 (``looksLikeUTF16JSON(_:)``).
+        case utf16JSON
 
         /// A name for messages: "an SQLite write-ahead log (-wal)", "a binary property list
         /// of version 15", "an old-style (OpenStep) property list or .strings file".
@@ -78,6 +80,7 @@ public enum FormatDetector {
             case .binaryPlistVersion(let version): "a binary property list of version \(version)"
             case .oldStylePlist: "an old-style (OpenStep) property list or .strings file"
             case .der: "ASN.1 data (DER), such as a signed .mobileconfig"
+            case .utf16JSON: "JSON in UTF-16"
             }
         }
     }
@@ -89,7 +92,32 @@ public enum FormatDetector {
         if let version = binaryPlistVersion(bytes) { return .binaryPlistVersion(version) }
         if looksLikeOldStylePlist(bytes) { return .oldStylePlist }
         if looksLikeDER(bytes) { return .der }
+        if looksLikeUTF16JSON(bytes) { return .utf16JSON }
         return nil
+    }
+
+    /// Whether bytes start as JSON text in UTF-16, little- or big-endian, with or without a
+    /// byte-order mark: after it and any white space, `{` or `[` with a zero byte beside it
+    /// (Windows tools write such files). JSON is UTF-8 (RFC 8259 §8.1), and read as UTF-8
+    /// such text fails at its first zero byte.
+    public static func looksLikeUTF16JSON(_ bytes: Data) -> Bool {
+        let head = [UInt8](bytes.prefix(64))
+        var i = 0
+        var littleEndian: Bool?
+        if head.count >= 2, head[0] == 0xFF, head[1] == 0xFE { (i, littleEndian) = (2, true) }
+        if head.count >= 2, head[0] == 0xFE, head[1] == 0xFF { (i, littleEndian) = (2, false) }
+        while i + 1 < head.count {
+            let (a, b) = (head[i], head[i + 1])
+            let little = littleEndian ?? (b == 0 && a != 0)
+            let (unit, zero) = little ? (a, b) : (b, a)
+            guard zero == 0, unit != 0 else { return false }
+            switch unit {
+            case 0x20, 0x09, 0x0A, 0x0D: i += 2
+            case UInt8(ascii: "{"), UInt8(ascii: "["): return true
+            default: return false
+            }
+        }
+        return false
     }
 
     /// Whether bytes start as ASN.1 data in DER or BER: a SEQUENCE (`0x30`) with a long or

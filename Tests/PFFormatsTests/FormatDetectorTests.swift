@@ -148,3 +148,30 @@ import Testing
         }
     }
 }
+
+/// JSON saved as UTF-16 (Windows tools write it, with or without a byte-order mark) is named
+/// with the way to make it UTF-8; it was "unrecognised format" (with a BOM) or "JSON:
+/// unexpected byte 0x00" (without).
+@Suite struct UTF16JSONTests {
+    @Test func utf16JSONIsNamedNotReadAsBrokenUTF8() throws {
+        let text = " {\"a\": [1, \"é\"]}"
+        var inputs: [Data] = []
+        for (encoding, bom) in [(String.Encoding.utf16LittleEndian, [UInt8]()), (.utf16BigEndian, []), (.utf16LittleEndian, [0xFF, 0xFE]), (.utf16BigEndian, [0xFE, 0xFF])] {
+            inputs.append(Data(bom) + (text.data(using: encoding) ?? Data()))
+        }
+        inputs.append(Data("[1]".data(using: .utf16LittleEndian) ?? Data()))
+        for bytes in inputs {
+            #expect(FormatDetector.looksLikeUTF16JSON(bytes), "\(Array(bytes.prefix(6)))")
+            #expect(FormatDetector.detect(bytes) == nil)
+            #expect(FormatDetector.undetectedKind(bytes) == .utf16JSON)
+            #expect { try FormatIO.read(bytes) } throws: { error in
+                guard let error = error as? PFError, error.failure(as: FormatsFailure.self) == .utf16JSON else { return false }
+                return error.message.contains("iconv -f UTF-16 -t UTF-8")
+            }
+        }
+        // UTF-8 JSON, CBOR and an empty input are not UTF-16.
+        for bytes in [Data("{\"a\":1}".utf8), Data([0xA1, 0x61, 0x61, 0x01]), Data(), Data([0x7B])] {
+            #expect(!FormatDetector.looksLikeUTF16JSON(bytes), "\(Array(bytes))")
+        }
+    }
+}
