@@ -35,7 +35,8 @@ import Testing
     /// What a helper running real files met: a value the output cannot hold, written to
     /// standard output, was blamed on "<stdin>"; a malformed typed JSON object named the
     /// library's `typedValues` instead of `--no-typed-json`; JSON Lines shipped as `.json`
-    /// (an NDJSON library's test file) failed without a word about `--from jsonl`.
+    /// (an NDJSON library's test file) failed without a word about `--from jsonl`, and JSON
+    /// with comments (a devcontainer.json) without a word about `--lenient`.
     @Test func errorsNameTheOutputAndTheFlagsThatHelp() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -44,7 +45,11 @@ import Testing
         try Data(#"{"a":Infinity}"#.utf8).write(to: lenient)
         try Data(#"{"d":{"__type":"Date","iso":"yesterday"}}"#.utf8).write(to: typed)
         try Data("{\"a\":1}\n{\"a\":2}\n".utf8).write(to: lines)
+        // A devcontainer.json: JSON with comments.
+        let commented = dir.appendingPathComponent("devcontainer.json")
+        try Data("{\n  // the image\n  \"image\": \"swift\"\n}\n".utf8).write(to: commented)
         for (arguments, says) in [
+            (["convert", commented.path, "-"], "at line 2, column 3 (byte 4); it looks like JSON with comments: pass --lenient"),
             (["convert", lenient.path, "-", "--lenient", "--to", "json"], "pfarchive: <stdout>: JSON: inf has no JSON form"),
             (["convert", typed.path, "-"], "(at d.iso); pass --no-typed-json to keep such objects as dictionaries"),
             (["inspect", lines.path], "at line 2, column 1 (byte 8); it looks like JSON Lines (one value per line): pass --from jsonl"),
@@ -56,6 +61,7 @@ import Testing
         // With the flags, each reads.
         #expect(try CLI.run(["convert", typed.path, "-", "--no-typed-json"]).status == 0)
         #expect(try CLI.run(["convert", lines.path, "-", "--from", "jsonl"]).status == 0)
+        #expect(try CLI.run(["convert", commented.path, "-", "--lenient"]).stdoutText == #"{"image":"swift"}"#)
         // copy has neither flag: no such advice.
         let copy = try CLI.run(["copy", typed.path, "-"])
         #expect(copy.status == 1 && !copy.stderr.contains("--no-typed-json"), "\(copy.stderr)")

@@ -38,6 +38,10 @@ struct CLIFailure: Error {
         if case .malformedTyped? = error.failure(as: JSONFailure.self) {
             return "pass --no-typed-json to keep such objects as dictionaries"
         }
+        // A `/` where JSON has none: a comment (a devcontainer.json, a tsconfig.json).
+        if case .unexpected(let found, _)? = error.failure(as: JSONFailure.self), found.hasSuffix("'/'") {
+            return "it looks like JSON with comments: pass --lenient, which reads // and /* */ comments"
+        }
         // A second value at the start of a line: one JSON value per line, JSON Lines.
         if case .trailingData(let found?)? = error.failure(as: JSONFailure.self), found.contains("'{'") || found.contains("'['"),
             error.location?.column == 1
