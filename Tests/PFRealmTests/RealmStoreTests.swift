@@ -103,6 +103,11 @@ import Testing
         #expect(run.stderr.contains("warning:") && run.stderr.contains("table: 40 rows"), "\(run.stderr)")
         let all = try CLI.run(["convert", RealmFixtures.url("core-upgrade_4_23").path, "-", "--to", "json", "--internal-tables"])
         #expect(all.status == 0 && !all.stderr.contains("warning:"), "\(all.stderr)")
+        // import has no such flag for a Realm file: the refusal names the convert that has.
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let refused = try CLI.run(["import", RealmFixtures.url("core-upgrade_4_23").path, dir.appendingPathComponent("x.sqlite").path, "--internal-tables"])
+        #expect(refused.status != 0 && refused.stderr.contains("is a Realm file (pfarchive convert") && refused.stderr.contains("--internal-tables writes"), "\(refused.stderr)")
     }
 
     @Test func linksArePointersToThePrimaryKeyOrTheKeyId() throws {

@@ -128,7 +128,14 @@ enum SQLiteInput {
         case .coreData: return "is a Core Data store"
         case .pfarchive: return "is a pfarchive SQLite store"
         case .other: return "is not read as an SQLite database here"
-        case .notSQLite: return "is not an SQLite database"
+        case .notSQLite:
+            // A Realm file's internal tables are `convert --internal-tables`'s to write.
+            let handle = FileHandle(forReadingAtPath: input)
+            defer { try? handle?.close() }
+            if let head = try? handle?.read(upToCount: 24), head.count == 24, head.dropFirst(16).prefix(4).elementsEqual("T-DB".utf8) {
+                return "is a Realm file (pfarchive convert \(input) out.json --internal-tables writes its tables without the class_ prefix)"
+            }
+            return "is not an SQLite database"
         }
     }
 
