@@ -635,7 +635,9 @@ struct Resolver {
             }
             return (.any, [])
         case .array:
-            guard let elements = field.elements else { return (.array(.any), []) }
+            guard let elements = field.elements else {
+                return (.array(.any), ["An Array nested deeper than the \(inference.limits.maxDepth) levels codegen looks into: kept as `\(anyName)`."])
+            }
             if elements.nulls > 0 || elements.kinds.isEmpty { return (.array(.any), ["Elements include nulls: kept as `\(anyName)`."]) }
             var scratch = owner
             let (elementType, notes) = resolveField(
@@ -645,7 +647,7 @@ struct Resolver {
             return (.array(elementType), notes)
         case .object:
             guard options.nestedStructs, let shape = field.members, isStable(shape) else {
-                return (.any, ["An Object whose keys vary: kept as `\(anyName)`."])
+                return (.any, ["\(Self.whyNoStruct(field.members, nestedStructs: options.nestedStructs, limits: inference.limits)): kept as `\(anyName)`."])
             }
             let structName = SwiftNames.unique(SwiftNames.typeName(propertyName), in: &nestedNames)
             var nested = GeneratedType(
@@ -690,6 +692,17 @@ struct Resolver {
         if let target, let generated = typeNames[target] { return (.relation(generated), []) }
         let which = target.map { "`\(SwiftNames.docText($0))` has no generated model" } ?? "the target class is not known"
         return (.relation("ParseObject"), ["`ParseRelation<ParseObject>`: \(which)."])
+    }
+
+    /// Why an Object field is no nested struct (``isStable(_:)``), for its doc comment.
+    static func whyNoStruct(_ shape: ShapeStatistics?, nestedStructs: Bool, limits: CodegenLimits) -> String {
+        guard nestedStructs else { return "An Object (this style makes no nested structs)" }
+        guard let shape else { return "An Object nested deeper than the \(limits.maxDepth) levels codegen looks into" }
+        guard !shape.overflowed else { return "An Object of more than \(limits.fieldsPerShape) distinct keys" }
+        if shape.fields.isEmpty { return "An Object seen only empty" }
+        if shape.fields.count > 32 { return "An Object of \(shape.fields.count) keys, more than the 32 a struct is made for" }
+        if shape.fields.keys.contains(where: { $0.hasPrefix("__") }) { return "An Object with `__` keys, a typed value's" }
+        return "An Object with no key that every one holds (a map, perhaps)"
     }
 
     /// A nested object has a stable shape when it has a bounded set of keys and at least one

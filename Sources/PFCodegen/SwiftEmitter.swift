@@ -70,6 +70,15 @@ public struct SwiftEmitter: Sendable {
     /// Whether a type holds a value of no single Swift type (`ParseValue`/`PFValue`), which
     /// the Codable styles cannot declare: such keys are left to the adapter's
     /// `preservingUnmappedFrom:` (or the caller) instead.
+    /// Why a property holds a value tree, from its doc comment's note ("An Object of 40
+    /// keys, more than the 32 a struct is made for: kept as …"), lower-cased to follow a name.
+    static func whyAny(_ property: GeneratedProperty) -> String? {
+        guard let line = property.doc.first(where: { $0.contains(": kept as `") }),
+            let reason = line.components(separatedBy: ": kept as `").first, let first = reason.first
+        else { return nil }
+        return first.lowercased() + reason.dropFirst()
+    }
+
     func holdsAny(_ t: PropertyType) -> Bool {
         switch t {
         case .any: true
@@ -89,7 +98,7 @@ public struct SwiftEmitter: Sendable {
             if !left.isEmpty {
                 out += pad + "///\n" + pad + "/// Not declared (no single Swift type holds their values; "
                     + (style == .adapter ? "`restValue(of:preservingUnmappedFrom:)` keeps them" : "decode them separately") + "): "
-                    + left.map { "`\(SwiftNames.docText($0.key))`" }.joined(separator: ", ") + ".\n"
+                    + left.map { "`\(SwiftNames.docText($0.key))`" + (Self.whyAny($0).map { " (\($0))" } ?? "") }.joined(separator: ", ") + ".\n"
             }
         }
         switch type.kind {

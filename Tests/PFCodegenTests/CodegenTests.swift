@@ -19,6 +19,22 @@ struct TypeInferenceTests {
         return inference
     }
 
+    /// A field left undeclared says why, each by its own reason: a real tweet's `user` (40 keys)
+    /// was "no single Swift type holds their values", which was wrong about it.
+    @Test func undeclaredFieldsSayWhy() throws {
+        let dir = try SwiftCompiler.scratch("why")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wide = "{" + (1...33).map { "\"k\($0)\": \($0)" }.joined(separator: ", ") + "}"
+        let deep = #"{"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}"#
+        let file = dir.appendingPathComponent("feed.json")
+        try Data("[{\"user\": \(wide), \"deep\": \(deep), \"n\": 1}, {\"user\": \(wide), \"deep\": \(deep), \"n\": \"x\"}]".utf8).write(to: file)
+        let run = try SwiftCompiler.codegen([file.path])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("`user` (an Object of 33 keys, more than the 32 a struct is made for)"), "\(run.output)")
+        #expect(run.output.contains("(an Object nested deeper than the 6 levels codegen looks into)"), "\(run.output)")
+        #expect(run.output.contains("`n` (values of several types seen)"), "\(run.output)")
+    }
+
     /// A JSON file whose name is a legal class name is a Parse class file only when its rows
     /// look like Parse objects (an objectId, className or Parse's timestamps): nativejson's
     /// `twitter.json` and `canada.json` were generated as `ParseModel` adapters.
