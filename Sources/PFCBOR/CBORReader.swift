@@ -108,6 +108,9 @@ public struct CBORReader: Sendable {
     /// - Throws: ``PFError`` exactly when ``read(_:)`` would throw.
     public static func info(_ bytes: Data, limits: PFLimits = .default) throws(PFError) -> CBORInfo {
         try scan(bytes, limits: limits) { (scanner: inout CBORScanner) throws(PFError) in
+            // The check a walk makes first (the whole read's, with its errors), keeping no
+            // container: what is counted does not need the tree.
+            scanner.measure = CBORMeasure(threshold: .max)
             _ = try scanner.document()
             return CBORInfo(
                 tags: scanner.tagCounts, items: scanner.items, hasIndefiniteLengths: scanner.hasIndefiniteLengths,
