@@ -37,23 +37,39 @@ struct CoreDataLayout: Sendable {
         var toMany: [String: ToMany] = [:]
         /// Property name → why it could not be mapped.
         var unmapped: [String: String] = [:]
-        /// Whether the table's `Z_PK` or `Z_ENT` lacks INTEGER affinity (a table rebuilt by
-        /// another tool, whose keys may be the TEXT `'1'`, which `Z_ENT = 1` does not match):
-        /// then both are compared and ordered as integers through `CAST`.
-        var castsKeys = false
-
-        /// The SQL of the row's `Z_PK` as an integer, with a table alias such as `"o."`.
-        func primaryKey(_ alias: String = "") -> String { castsKeys ? "CAST(\(alias)Z_PK AS INTEGER)" : "\(alias)Z_PK" }
-        /// The SQL of the row's `Z_ENT` as an integer, with a table alias such as `"o."`.
-        func entityKey(_ alias: String = "") -> String { castsKeys ? "CAST(\(alias)Z_ENT AS INTEGER)" : "\(alias)Z_ENT" }
+        /// How its table's keys are written in SQL.
+        var keys = KeySQL(casts: false)
     }
 
-    /// Whether a table's `Z_PK` or `Z_ENT` column has no INTEGER affinity (its declared type
-    /// does not contain `INT`, SQLite's rule), so integers must be compared through `CAST`.
-    static func keysNeedCast(_ columns: [(name: String, type: String)]) -> Bool {
-        ["Z_PK", "Z_ENT"].contains { key in
-            columns.first { $0.name.uppercased() == key }.map { !$0.type.contains("INT") } ?? false
+    /// The SQL of a table's `Z_PK` and `Z_ENT` (and of its foreign keys) as integers. A table
+    /// whose `Z_PK` or `Z_ENT` lacks INTEGER affinity (one rebuilt by another tool, whose keys
+    /// may be the TEXT `'1'`, which `Z_ENT = 1` does not match) has them compared and ordered
+    /// through `CAST`.
+    struct KeySQL: Sendable {
+        /// Whether the keys are read through `CAST(… AS INTEGER)`.
+        var casts: Bool
+
+        init(casts: Bool) { self.casts = casts }
+
+        /// The keys of a table with these columns: cast when `Z_PK` or `Z_ENT` has no INTEGER
+        /// affinity (its declared type does not contain `INT`, SQLite's rule).
+        init(columns: [(name: String, type: String)]) {
+            casts = ["Z_PK", "Z_ENT"].contains { key in
+                columns.first { $0.name.uppercased() == key }.map { !$0.type.contains("INT") } ?? false
+            }
         }
+
+        /// The row's `Z_PK`, with a table alias such as `"o."`.
+        func primaryKey(_ alias: String = "") -> String { integer("\(alias)Z_PK") }
+        /// The row's `Z_ENT`, with a table alias such as `"o."`.
+        func entityKey(_ alias: String = "") -> String { integer("\(alias)Z_ENT") }
+        /// Another of the table's columns holding a key (a foreign key).
+        func integer(_ expression: String) -> String { casts ? "CAST(\(expression) AS INTEGER)" : expression }
+    }
+
+    /// How the keys of `table` are written in SQL (``KeySQL``).
+    func keys(ofTable table: String) -> KeySQL {
+        entities.values.first { $0.table == table }?.keys ?? KeySQL(casts: false)
     }
 
     /// Where a composite attribute's elements are: Core Data keeps each (each element of an
@@ -94,7 +110,7 @@ struct CoreDataLayout: Sendable {
             var layout = EntityLayout(name: entity.name, id: ids[entity.name])
             layout.subtreeIDs = model.subtree(of: entity).compactMap { ids[$0.name] }
             layout.table = Self.table(for: model.root(of: entity), ids: ids, primaryKeys: primaryKeys, schema: schema)
-            layout.castsKeys = layout.table.map { Self.keysNeedCast(schema.columns(of: $0)) } ?? false
+            if let table = layout.table { layout.keys = KeySQL(columns: schema.columns(of: table)) }
             entities[entity.name] = layout
         }
         // Columns, hierarchy by hierarchy.
@@ -179,7 +195,7 @@ struct CoreDataLayout: Sendable {
             }
         }
         let exactNames = Set(definers.keys.map { "Z" + $0.uppercased() })
-        let entityKey = EntityLayout(name: table, castsKeys: Self.keysNeedCast(schema.columns(of: table))).entityKey()
+        let entityKey = KeySQL(columns: schema.columns(of: table)).entityKey()
         // (declaring entity, property) → column.
         var assigned: [String: [String: String]] = [:]
         // In name order: the guesses are printed, and a dictionary's order changes per process.

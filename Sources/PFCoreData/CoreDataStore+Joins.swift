@@ -52,19 +52,19 @@ extension CoreDataStore {
         switch mapping {
         case .inverseForeignKey(let table, let foreignKey, let orderColumn):
             let order = orderColumn.map { "r.\(q($0))" } ?? "NULL"
-            let r = keys(of: table, alias: "r.")
+            let r = self.layout.keys(ofTable: table)
             sql = """
-                SELECT \(r.integer("r.\(q(foreignKey))")), \(r.pk), \(r.ent), \(order) FROM \(q(table)) r
-                JOIN \(q(ownerTable)) o ON \(layout.primaryKey("o.")) = \(r.integer("r.\(q(foreignKey))"))
-                WHERE \(layout.entityKey("o.")) = ? ORDER BY 1, 4, 2
+                SELECT \(r.integer("r.\(q(foreignKey))")), \(r.primaryKey("r.")), \(r.entityKey("r.")), \(order) FROM \(q(table)) r
+                JOIN \(q(ownerTable)) o ON \(layout.keys.primaryKey("o.")) = \(r.integer("r.\(q(foreignKey))"))
+                WHERE \(layout.keys.entityKey("o.")) = ? ORDER BY 1, 4, 2
                 """
         case .joinTable(let table, let owningColumn, let relatedColumn, let relatedTable):
-            let r = keys(of: relatedTable, alias: "r.")
+            let r = self.layout.keys(ofTable: relatedTable)
             sql = """
-                SELECT j.\(q(owningColumn)), j.\(q(relatedColumn)), \(r.ent), NULL FROM \(q(table)) j
-                JOIN \(q(ownerTable)) o ON \(layout.primaryKey("o.")) = j.\(q(owningColumn))
-                JOIN \(q(relatedTable)) r ON \(r.pk) = j.\(q(relatedColumn))
-                WHERE \(layout.entityKey("o.")) = ? ORDER BY 1, 2
+                SELECT j.\(q(owningColumn)), j.\(q(relatedColumn)), \(r.entityKey("r.")), NULL FROM \(q(table)) j
+                JOIN \(q(ownerTable)) o ON \(layout.keys.primaryKey("o.")) = j.\(q(owningColumn))
+                JOIN \(q(relatedTable)) r ON \(r.primaryKey("r.")) = j.\(q(relatedColumn))
+                WHERE \(layout.keys.entityKey("o.")) = ? ORDER BY 1, 2
                 """
         }
         let rows = try self.rows(sql, [.integer(ownerID)], context: "\(url.lastPathComponent): reading \(entity).\(name) pairs")
@@ -81,14 +81,4 @@ extension CoreDataStore {
         }
         return out
     }
-
-    /// The SQL of a table's `Z_PK` and `Z_ENT` as integers (``CoreDataLayout/EntityLayout/castsKeys``)
-    /// under an alias, and of another of its columns as an integer when the keys are cast.
-    func keys(of table: String, alias: String) -> (pk: String, ent: String, integer: (String) -> String) {
-        let casts = layout.entities.values.contains { $0.table == table && $0.castsKeys }
-        var keyLayout = CoreDataLayout.EntityLayout(name: table)
-        keyLayout.castsKeys = casts
-        return (keyLayout.primaryKey(alias), keyLayout.entityKey(alias), { casts ? "CAST(\($0) AS INTEGER)" : $0 })
-    }
-
 }

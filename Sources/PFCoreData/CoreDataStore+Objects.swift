@@ -46,7 +46,7 @@ extension CoreDataStore {
         let layout = try entityLayout(entity)
         guard let id = layout.id, let table = layout.table else { return 0 }
         let rows = try self.rows(
-            "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE \(layout.entityKey()) = ?", [.integer(id)],
+            "SELECT COUNT(*) FROM \(Self.quote(table)) WHERE \(layout.keys.entityKey()) = ?", [.integer(id)],
             context: "\(url.lastPathComponent): counting \(entity) rows in \(table)")
         return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
     }
@@ -110,9 +110,9 @@ public struct CoreDataObjectCursor: Sendable {
             columns.append(toOne.column)
             if let entityColumn = toOne.entityColumn { columns.append(entityColumn) }
         }
-        let key = layout.primaryKey()
+        let key = layout.keys.primaryKey()
         let sql = "SELECT \(([key] + columns.map(CoreDataStore.quote)).joined(separator: ", ")) FROM \(CoreDataStore.quote(table)) "
-            + "WHERE \(layout.entityKey()) = ? AND \(key) > ? ORDER BY \(key) LIMIT ?"
+            + "WHERE \(layout.keys.entityKey()) = ? AND \(key) > ? ORDER BY \(key) LIMIT ?"
         let after = lastKey
         let limit = batchSize
         let rows = try store.rows(

@@ -95,9 +95,9 @@ extension CoreDataStore {
             }
             var counts: [String: Int] = [:]
             var last = Int64.min
-            let key = layout.primaryKey()
+            let key = layout.keys.primaryKey()
             let sql = "SELECT \(key), \(Self.quote(column)) FROM \(Self.quote(table)) "
-                + "WHERE \(layout.entityKey()) = ? AND \(key) > ? AND typeof(\(Self.quote(column))) = 'blob' ORDER BY \(key) LIMIT 64"
+                + "WHERE \(layout.keys.entityKey()) = ? AND \(key) > ? AND typeof(\(Self.quote(column))) = 'blob' ORDER BY \(key) LIMIT 64"
             while true {
                 let rows = try self.rows(
                     sql, [.integer(id), .integer(last)],
@@ -192,7 +192,7 @@ extension CoreDataStore {
         let members = Dictionary(grouping: layout.entities.values.filter { $0.table != nil }, by: { $0.table ?? "" })
         for (table, entities) in members.sorted(by: { $0.key < $1.key }) {
             let q = Self.quote(table)
-            let keys = CoreDataLayout.EntityLayout(name: table, castsKeys: entities.contains(where: \.castsKeys))
+            let keys = layout.keys(ofTable: table)
             let read = Set(entities.filter { model.entity(named: $0.name).map { !$0.isAbstract } ?? false }.compactMap(\.id))
             var unreadRows = 0
             var unreadIDs: [String] = []
