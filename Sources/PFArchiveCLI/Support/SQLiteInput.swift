@@ -132,7 +132,7 @@ enum SQLiteInput {
             // A Realm file's internal tables are `convert --internal-tables`'s to write.
             let handle = FileHandle(forReadingAtPath: input)
             defer { try? handle?.close() }
-            if let head = try? handle?.read(upToCount: 24), head.count == 24, head.dropFirst(16).prefix(4).elementsEqual("T-DB".utf8) {
+            if let head = try? handle?.read(upToCount: 24), RealmFile.looksLikeRealmFile(head) {
                 return "is a Realm file (pfarchive convert \(input) out.json --internal-tables writes its tables without the class_ prefix)"
             }
             return "is not an SQLite database"
