@@ -37,4 +37,11 @@ public enum CBORTag {
     /// (32768 and up). It is not registered; other CBOR tools keep the integer and ignore
     /// the tag.
     public static let uid: UInt64 = 0x5046_5549
+
+    /// The tags a value keeps as what they mean (dates, bignums, value sharing, the
+    /// self-describe prefix, UIDs); any other tag a read accepts is dropped, its enclosed
+    /// value kept.
+    public static let keptByValues: Set<UInt64> = [
+        dateTimeString, epochDateTime, positiveBignum, negativeBignum, shareable, sharedReference, selfDescribed, uid,
+    ]
 }
