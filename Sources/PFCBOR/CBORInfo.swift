@@ -11,6 +11,9 @@ public struct CBORInfo: Sendable, Equatable {
     public var hasIndefiniteLengths: Bool
     /// Whether the input contains the self-describe tag 55799.
     public var hasSelfDescribeTag: Bool
+    /// How many `undefined` values the input holds (each read as null: the model has no
+    /// "undefined").
+    public var undefinedValues: Int
 
     /// Makes an info record.
     /// - Parameters:
@@ -18,10 +21,12 @@ public struct CBORInfo: Sendable, Equatable {
     ///   - items: the number of data items.
     ///   - hasIndefiniteLengths: whether any item uses an indefinite length.
     ///   - hasSelfDescribeTag: whether the self-describe tag occurs.
-    public init(tags: [UInt64: Int], items: Int, hasIndefiniteLengths: Bool, hasSelfDescribeTag: Bool) {
+    ///   - undefinedValues: how many `undefined` values occur.
+    public init(tags: [UInt64: Int], items: Int, hasIndefiniteLengths: Bool, hasSelfDescribeTag: Bool, undefinedValues: Int = 0) {
         self.tags = tags
         self.items = items
         self.hasIndefiniteLengths = hasIndefiniteLengths
         self.hasSelfDescribeTag = hasSelfDescribeTag
+        self.undefinedValues = undefinedValues
     }
 }

@@ -104,7 +104,8 @@ public struct CBORReader: Sendable {
     ///   - limits: the resource budgets enforced on the input.
     /// - Returns: the tags seen (tag number → how many times), the number of data items (tags
     ///   and breaks are not items; a shared reference is one item), and whether the input uses
-    ///   indefinite lengths or starts with the self-describe tag.
+    ///   indefinite lengths or starts with the self-describe tag, and how many `undefined`
+    ///   values it holds.
     /// - Throws: ``PFError`` exactly when ``read(_:)`` would throw.
     public static func info(_ bytes: Data, limits: PFLimits = .default) throws(PFError) -> CBORInfo {
         try scan(bytes, limits: limits) { (scanner: inout CBORScanner) throws(PFError) in
@@ -114,7 +115,7 @@ public struct CBORReader: Sendable {
             _ = try scanner.document()
             return CBORInfo(
                 tags: scanner.tagCounts, items: scanner.items, hasIndefiniteLengths: scanner.hasIndefiniteLengths,
-                hasSelfDescribeTag: scanner.hasSelfDescribeTag)
+                hasSelfDescribeTag: scanner.hasSelfDescribeTag, undefinedValues: scanner.undefinedCount)
         }
     }
 

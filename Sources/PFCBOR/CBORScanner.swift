@@ -31,6 +31,8 @@ struct CBORScanner {
     var deepest = 0
     var tagCounts: [UInt64: Int] = [:]
     var hasIndefiniteLengths = false
+    /// How many `undefined` values were read (as null).
+    var undefinedCount = 0
     var hasSelfDescribeTag = false
     /// The values marked with tag 28, in order of appearance.
     var shareables: [Shareable] = []
@@ -307,7 +309,10 @@ struct CBORScanner {
         switch ai {
         case 20: return .bool(false)
         case 21: return .bool(true)
-        case 22, 23: return .null  // undefined reads as null
+        case 22: return .null
+        case 23:
+            undefinedCount += 1
+            return .null  // undefined reads as null (counted, for convert's warning)
         case 24:
             guard pos < end else { throw truncatedHead(start) }
             let v = byte(at: pos)

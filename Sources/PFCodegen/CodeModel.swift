@@ -618,11 +618,21 @@ struct Resolver {
             }
             return (.string, [])
         case .pointer:
+            let pointer: (PropertyType, [String])
             if field.targetClasses.count == 1, let target = field.targetClasses.keys.first {
-                return pointerType(target: target, className: className)
+                pointer = pointerType(target: target, className: className)
+            } else {
+                pointer = (.parse("ParsePointer"), [])
             }
-            conflict(className, path, field, "Pointers to several classes: kept as ParsePointer")
-            return (.parse("ParsePointer"), [])
+            // A ParsePointer keeps a Pointer's class and id only: whole objects in the field
+            // (included Pointers) would lose their fields through the model.
+            if field.embeddedObjects > 0, pointer.0 == .parse("ParsePointer") {
+                if field.targetClasses.count > 1 { conflict(className, path, field, "whole objects of several classes: kept as \(anyName)") }
+                let count = field.embeddedObjects == 1 ? "1 value is a whole object" : "\(field.embeddedObjects) values are whole objects"
+                return (.any, ["\(count), an included Pointer whose fields a `ParsePointer` would drop: kept as `\(anyName)`."])
+            }
+            if field.targetClasses.count > 1 { conflict(className, path, field, "Pointers to several classes: kept as ParsePointer") }
+            return pointer
         case .archivedObject:
             if field.archivedClasses.count == 1, let target = field.archivedClasses.keys.first, let generated = typeNames[target] {
                 return (.model(generated), [])
@@ -638,7 +648,8 @@ struct Resolver {
             guard let elements = field.elements else {
                 return (.array(.any), ["An Array nested deeper than the \(inference.limits.maxDepth) levels codegen looks into: kept as `\(anyName)`."])
             }
-            if elements.nulls > 0 || elements.kinds.isEmpty { return (.array(.any), ["Elements include nulls: kept as `\(anyName)`."]) }
+            if elements.nulls > 0 { return (.array(.any), ["Elements include nulls: kept as `\(anyName)`."]) }
+            if elements.kinds.isEmpty { return (.array(.any), ["Only empty Arrays were seen, which say no element type: kept as `\(anyName)`."]) }
             var scratch = owner
             let (elementType, notes) = resolveField(
                 elements, rows: elements.present, className: className, path: path + "[]", owner: &scratch,

@@ -32,6 +32,9 @@ public final class FieldStatistics {
     public internal(set) var stringValues: OrderedDictionary<String, Int>? = [:]
     /// The classes of Pointers (and Relations) met, with counts.
     public internal(set) var targetClasses: OrderedDictionary<String, Int> = [:]
+    /// Pointer values that were whole objects (`{"__type":"Object",…}`, an included Pointer):
+    /// a `ParsePointer` would drop their fields.
+    public internal(set) var embeddedObjects = 0
     /// The archived classes of objects met, with counts.
     public internal(set) var archivedClasses: OrderedDictionary<String, Int> = [:]
     /// Whether an integer outside `Int64` (an unsigned 64-bit value) was met.

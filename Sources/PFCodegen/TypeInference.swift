@@ -163,6 +163,7 @@ public final class TypeInference {
         case .embedded(let object):
             // A whole object in a field (an included Pointer): a reference to its class.
             field.count(.pointer)
+            field.embeddedObjects += 1
             field.noteTarget(object.className)
         }
     }

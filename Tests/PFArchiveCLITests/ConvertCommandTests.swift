@@ -43,6 +43,19 @@ import Testing
         #expect(date.status == 0 && date.stderr.isEmpty, "\(date.stderr)")
     }
 
+    /// CBOR's `undefined` reads as null (the model has no "undefined"): convert says so, and
+    /// `inspect` counts them; `null` itself is not named.
+    @Test func cborUndefinedReadAsNullIsNamed() throws {
+        let run = try CLI.run(["convert", "-", "-", "--from", "cbor", "--to", "json"], input: Data([0x83, 0xF7, 0xF6, 0xF7]))
+        #expect(run.status == 0 && run.stdoutText == "[null,null,null]", "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.contains("warning: <stdin>: 2 CBOR undefined values are read as null") == true, "\(run.stderr)")
+        let null = try CLI.run(["convert", "-", "-", "--from", "cbor", "--to", "json"], input: Data([0x81, 0xF6]))
+        #expect(null.status == 0 && null.stderr.isEmpty, "\(null.stderr)")
+        let inspect = try CLI.run(["inspect", "-", "--from", "cbor"], input: Data([0x83, 0xF7, 0xF6, 0xF7]))
+        #expect(inspect.status == 0 && inspect.stdoutText.contains("2 undefined (read as null)"), "\(inspect.stdoutText) \(inspect.stderr)")
+    }
+
     @Test(arguments: ["out.bplist", "out.plist", "out.cbor", "out.json", "out.json.gz", "out.cbor.zz", "out.bplist.gz"])
     func convertsTheSampleThroughEveryFormatAndBack(outputName: String) throws {
         let dir = try temporaryDirectory()

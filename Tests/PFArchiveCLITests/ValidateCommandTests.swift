@@ -19,7 +19,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText == """
             warning: Comment Sew2MPHk57 at parentComment: dangling Pointer: Comment/null is not in the export (Parse error 101 ObjectNotFound)
-            0 errors, 1 warning in 260 objects of 4 classes
+            0 errors, 1 warning in 260 objects of 3 classes and 0 relation rows
 
             """)
     }
@@ -108,7 +108,7 @@ import Testing
         let fromDirectory = try CLI.run(["validate", export.path])
         #expect(fromZip.status == 0, "\(fromZip.stderr)")
         #expect(fromZip.stdoutText == fromDirectory.stdoutText)
-        #expect(fromZip.stdoutText.contains("in 260 objects of 4 classes"))
+        #expect(fromZip.stdoutText.contains("in 260 objects of 3 classes and 0 relation rows"))
 
         var corrupt = try Data(contentsOf: zipURL)
         corrupt.removeLast(30)

@@ -154,6 +154,24 @@ struct TypeInferenceTests {
         #expect(inference.model(options: CodeModelOptions(enums: true)).types.first?.properties.first?.type == .string)
     }
 
+    /// An included Pointer (a whole object) in a field that cannot be a `ParseReference` is a
+    /// `ParseValue`, so a decode and encode through the model keeps its fields.
+    @Test func wholeObjectsInAPointerFieldKeepTheirFields() throws {
+        let inference = TypeInference(source: .parse, origin: "test")
+        let rows = [
+            #"{"objectId":"a","next":{"__type":"Object","className":"Post","objectId":"b","title":"kept"}}"#,
+            #"{"objectId":"b","next":{"__type":"Pointer","className":"Post","objectId":"a"}}"#,
+        ]
+        for row in rows { inference.observe(try ParseObject(rest: try JSONReader().read(Data(row.utf8)), className: "Post")) }
+        let next = try #require(inference.model().types.first?.properties.first { $0.key == "next" })
+        #expect(next.type == .any)
+        #expect(next.doc.joined().contains("1 value is a whole object, an included Pointer"), "\(next.doc)")
+        // Pointers only: still a ParsePointer.
+        let pointers = TypeInference(source: .parse, origin: "test")
+        pointers.observe(try ParseObject(rest: try JSONReader().read(Data(rows[1].utf8)), className: "Post"))
+        #expect(pointers.model().types.first?.properties.first { $0.key == "next" }?.type == .parse("ParsePointer"))
+    }
+
     @Test func pointersToGeneratedClassesAreReferences() throws {
         let inference = TypeInference(source: .parse, origin: "test")
         inference.observe(try ParseObject(rest: try JSONReader().read(Data(#"{"objectId":"u"}"#.utf8)), className: "_User"))

@@ -232,7 +232,7 @@ struct Convert: ParsableCommand {
             return
         }
         if (readOptions.format ?? FormatDetector.detect(bytes)) == .cbor {
-            CBORTagWarning.show(for: bytes, limits: readOptions.limits, file: input == "-" ? "<stdin>" : input)
+            CBORUnkeptWarning.show(for: bytes, limits: readOptions.limits, file: input == "-" ? "<stdin>" : input)
         }
         var inflated: Data?
         if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions, inflated: &inflated) { return }

@@ -282,6 +282,7 @@ struct InspectReport {
             details["items"] = .int(Int64(info.items))
             details["indefiniteLengths"] = .bool(info.hasIndefiniteLengths)
             details["selfDescribeTag"] = .bool(info.hasSelfDescribeTag)
+            if info.undefinedValues > 0 { details["undefinedValues"] = .int(Int64(info.undefinedValues)) }
         case .typedstream:
             details["typedstream"] = try TypedStream.info(decoded, limits: options.limits).value
         case .keyed:
@@ -340,7 +341,8 @@ struct InspectReport {
             let tagText = tags.isEmpty ? "none" : tags.map { "\($0.key) ×\($0.value.scalarDescription)" }.joined(separator: ", ")
             lines.append("CBOR:        \(details["items"]?.scalarDescription ?? "?") items; tags: \(tagText)"
                 + (details["indefiniteLengths"]?.boolValue == true ? "; indefinite lengths" : "")
-                + (details["selfDescribeTag"]?.boolValue == true ? "; self-described" : ""))
+                + (details["selfDescribeTag"]?.boolValue == true ? "; self-described" : "")
+                + (details["undefinedValues"].map { "; \($0.scalarDescription) undefined (read as null)" } ?? ""))
         default:
             break
         }

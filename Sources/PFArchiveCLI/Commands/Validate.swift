@@ -104,12 +104,18 @@ struct Validate: ParsableCommand {
         let issues = readIssues + report.issues
         let errors = issues.filter { $0.severity == .error }.count
         let warnings = issues.count - errors
-        let objects = classes.reduce(0) { $0 + $1.rows.count }
+        // Join files (`_Join:field:Class`) hold relation rows, not objects of a class.
+        let joins = classes.filter { ParseRules.joinClassParts($0.className) != nil }
+        let classCount = classes.count - joins.count
+        let joinRows = joins.reduce(0) { $0 + $1.rows.count }
+        let objects = classes.reduce(0) { $0 + $1.rows.count } - joinRows
         if json {
             let document: PFValue = [
                 "input": .string(input),
-                "classes": .int(Int64(classes.count)),
+                "classes": .int(Int64(classCount)),
                 "objects": .int(Int64(objects)),
+                "relations": .int(Int64(joins.count)),
+                "relationRows": .int(Int64(joinRows)),
                 "errors": .int(Int64(errors)),
                 "warnings": .int(Int64(warnings)),
                 "issues": .array(issues.map(Validate.jsonIssue)),
@@ -119,7 +125,9 @@ struct Validate: ParsableCommand {
             try StandardOutput.write(text + Data("\n".utf8))
         } else {
             var lines = issues.map(\.description)
-            lines.append("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(objects) object\(objects == 1 ? "" : "s") of \(classes.count) class\(classes.count == 1 ? "" : "es")")
+            var summary = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(objects) object\(objects == 1 ? "" : "s") of \(classCount) class\(classCount == 1 ? "" : "es")"
+            if !joins.isEmpty { summary += " and \(joinRows) relation row\(joinRows == 1 ? "" : "s")" }
+            lines.append(summary)
             try StandardOutput.writeLines(lines)
         }
         if errors > 0 { throw ExitCode.failure }

@@ -30,7 +30,7 @@ struct ReadingOptions: ParsableArguments {
     @Flag(name: .long, help: "Keep Parse's typed JSON ({\"__type\":\"Date\",…}) as plain dictionaries.")
     var noTypedJSON = false
 
-    @Flag(name: .long, help: "Secure decoding of keyed archives: refuse any class but Foundation's and those named by --allow-class.")
+    @Flag(name: .long, help: "Secure decoding of keyed archives: refuse any class but Foundation's property-list classes and those named by --allow-class (NSURL, NSUUID…).")
     var secure = false
 
     @Option(name: .long, help: ArgumentHelp("With --secure, also allow this archived class name (repeatable).", valueName: "name"))
