@@ -18,7 +18,13 @@ public enum SwiftNames {
         "Self", "Any", "Foundation", "PFArchive", "PFValue", "ParseValue", "ParsePointer", "ParseFile", "ParseGeoPoint",
         "ParsePolygon", "ParseACL", "ParseModel", "ParseReference", "ParseKeyMap", "ParseClassDispatch",
         "ParseTransformers", "ArchiveCoding", "KeyedArchiver", "KeyedUnarchiver", "ArchiveClassRegistry",
+        "Sendable", "Equatable", "Hashable", "Encodable", "Decodable", "Float", "Character", "Void", "Never", "Result",
+        "GeneratedModels",
     ]
+
+    /// Property names that cannot follow `self.` as a stored property's (`self.init` is the
+    /// initializer, `self.self` the instance): such a key's property gets `Field` appended.
+    static let reservedMemberNames: Set<String> = ["init", "self", "Self", "Type", "Protocol", "deinit", "subscript", "super"]
 
     /// The words of a name: split at underscores, dots, other punctuation and case changes.
     static func words(_ name: String) -> [String] {
@@ -44,7 +50,7 @@ public enum SwiftNames {
     }
 
     /// A lowerCamelCase property name for a key (`player_name` → `playerName`,
-    /// `_rperm` → `rperm`, `2fa` → `field2fa`), escaped when it is a keyword.
+    /// `_rperm` → `rperm`, `2fa` → `field2fa`, `init` → `initField`), escaped when it is a keyword.
     /// - Parameter key: the source key.
     /// - Returns: the name, without backticks.
     public static func propertyName(_ key: String) -> String {
@@ -54,6 +60,7 @@ public enum SwiftNames {
             ? first.lowercased() : lowerFirst(first)
         for part in parts.dropFirst() { name += upperFirst(part) }
         if let c = name.first, c.isNumber { name = "field" + name }
+        if reservedMemberNames.contains(name) { name += "Field" }
         return name
     }
 

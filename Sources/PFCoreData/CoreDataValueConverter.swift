@@ -5,7 +5,8 @@ import PFFormats
 
 /// Converts SQLite values to ``PFValue`` by attribute type.
 ///
-/// - Date: seconds since 2001-01-01 00:00:00 UTC, `REAL` or `INTEGER`, negative allowed.
+/// - Date: seconds since 2001-01-01 00:00:00 UTC, `REAL` or `INTEGER`, negative allowed; a
+///   date outside years 1–9999 (`NSDate.distantPast`) stays the stored number, with a warning.
 /// - Boolean: an integer, `0` false and anything else true.
 /// - UUID: 16 bytes → the upper-case string form (`NSUUID.uuidString`).
 /// - A transformable blob (type Transformable, any attribute with a value transformer, or any
@@ -35,10 +36,10 @@ struct CoreDataValueConverter: Sendable {
         case (.integer(let i), .boolean):
             return (.bool(i != 0), nil)
         case (.integer(let i), .date):
-            return (.date(Date(timeIntervalSinceReferenceDate: Double(i))), nil)
+            return Self.date(secondsSince2001: Double(i), stored: .int(i))
         case (.real(let d), .date):
             guard d.isFinite else { return (.double(d), "a date that is not a finite number; kept as a number") }
-            return (.date(Date(timeIntervalSinceReferenceDate: d)), nil)
+            return Self.date(secondsSince2001: d, stored: .double(d))
         case (.blob(let bytes), .uuid):
             guard bytes.count == 16 else { return (.data(bytes), "a UUID of \(bytes.count) bytes, expected 16; kept as bytes") }
             let b = [UInt8](bytes)
@@ -55,6 +56,17 @@ struct CoreDataValueConverter: Sendable {
         case (.text(let s), _):
             return (.string(s), Self.fits(type, .string) ? nil : "text where \(type) was expected; kept as stored")
         }
+    }
+
+    /// A date, or the stored number when it lies outside years 1–9999, which JSON and XML
+    /// property lists cannot write (`NSDate.distantPast`, Apple's usual "no date", is year 0).
+    static func date(secondsSince2001 seconds: Double, stored: PFValue) -> (PFValue, String?) {
+        let unix = seconds + PFDateFormat.unixToReferenceOffset
+        guard unix >= -62_135_596_800, unix < 253_402_300_800 else {
+            let distantPast = seconds == -63_114_076_800 ? " (NSDate.distantPast)" : ""
+            return (stored, "a date outside years 1-9999\(distantPast); kept as the stored seconds since 2001")
+        }
+        return (.date(Date(timeIntervalSinceReferenceDate: seconds)), nil)
     }
 
     enum Storage { case int64, double, string }

@@ -151,13 +151,21 @@ public struct StoreDiff {
                     try emit(Difference(.removed, subject: subject, path: path, old: .string(x.description)), [.init(.remove, pointer: pointer)])
                 case (nil, let y?):
                     try emit(Difference(.added, subject: subject, path: path, new: .string(y.description)), [.init(.add, pointer: pointer, value: .string(y.description))])
-                case (let x?, let y?) where x != y:
+                case (let x?, let y?) where x != y && !Self.learnedTarget(x, y):
                     try emit(Difference(.changed, subject: subject, path: path, old: .string(x.description), new: .string(y.description)),
                         [.init(.replace, pointer: pointer, value: .string(y.description))])
                 default: break
                 }
             }
         }
+    }
+
+    /// Whether the second field is the first with the target class the first did not know: a
+    /// Relation whose target an import inferred from its related ids (an export without
+    /// `_SCHEMA.json` names a relation by its join file only). Nothing is lost, so it is no
+    /// difference; the other way (a target lost) is one.
+    static func learnedTarget(_ x: ParseSchema.Field, _ y: ParseSchema.Field) -> Bool {
+        x.type == .relation && y.type == .relation && x.targetClass == nil && y.targetClass != nil
     }
 
     // MARK: - Objects

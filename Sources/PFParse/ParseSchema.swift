@@ -1,5 +1,7 @@
+import Foundation
 import OrderedCollections
 import PFCore
+import PFJSON
 
 /// A Parse schema: the fields and their types, per class.
 ///
@@ -81,7 +83,8 @@ public struct ParseSchema: Sendable, Equatable {
                 try ParseRules.checkClassName(name)
                 var fields = OrderedDictionary<String, Field>()
                 if case .dictionary(let fs)? = d["fields"] {
-                    for (key, spec) in fs {
+                    // `/schemas` lists the default columns too; they are no fields of the objects.
+                    for (key, spec) in fs where !ParseRules.defaultColumns.contains(key) {
                         guard case .string(let typeName)? = spec["type"], case let type = ParseFieldType(rawValue: typeName), type.isKnown else {
                             throw PFError(parse: ParseFailure.schemaFieldNoType(field: key, className: name), path: here.appending(key: "fields").appending(key: key))
                         }
@@ -94,23 +97,73 @@ public struct ParseSchema: Sendable, Equatable {
                 classes[name] = fields
             } else if case .string(let name)? = d["_id"] {
                 try ParseRules.checkClassName(name)
-                var fields = OrderedDictionary<String, Field>()
-                for (key, spec) in d where key != "_id" && key != "_metadata" {
-                    guard case .string(let mongoType) = spec, let field = Field(mongoType: mongoType) else {
+                for (key, spec) in d where ParseSchema.isFieldKey(inSchemaDocument: key) {
+                    guard case .string(let mongoType) = spec, Field(mongoType: mongoType) != nil else {
                         throw PFError(parse: ParseFailure.schemaFieldUnknownType(field: key, className: name), path: here.appending(key: key))
                     }
-                    fields[key] = field
                 }
-                // parse-server keeps field options (`required`) and indexes in `_metadata`.
-                if case .dictionary(let options)? = d["_metadata"]?["fields_options"] {
-                    for (key, spec) in options { fields[key]?.readOptions(spec) }
-                }
-                ParseSchema.markIndexed(&fields, indexes: d["_metadata"]?["indexes"])
-                classes[name] = fields
+                classes[name] = ParseSchema.fields(ofSchemaDocument: d, className: name)
             } else {
                 throw PFError(parse: ParseFailure.schemaEntryUnnamed(index: i), path: here)
             }
         }
+    }
+
+    /// The JSON of a schema file: one JSON value (the REST `/schemas` answer, an array of
+    /// classes, `_SCHEMA` documents as an array), or parse-server's `_SCHEMA` documents as
+    /// `mongoexport` writes them by default, one per line (read as their array). What is read
+    /// is then given to ``init(rest:)``.
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - options: the JSON reader's settings.
+    /// - Returns: the value.
+    /// - Throws: ``PFCore/PFError``: the JSON reader's error of the file read as one value
+    ///   when it is no lines of objects either.
+    public static func schemaFileValue(_ bytes: Data, options: JSONReader.Options) throws(PFError) -> PFValue {
+        do {
+            return try JSONReader(options: options).read(bytes)
+        } catch {
+            // Several documents, one per line: each line an object.
+            guard let lines = try? JSONLines.Reader.read(bytes, reader: JSONReader(options: options)), lines.count > 1,
+                lines.allSatisfy({ if case .dictionary = $0 { true } else { false } })
+            else { throw error }
+            return .array(lines)
+        }
+    }
+
+    /// The fields of one of parse-server's `_SCHEMA` documents (`{"_id":"Post","title":"string",
+    /// "author":"*_User",…}`): every key but parse-server's own (`_id`, `_metadata`, `_rperm`,
+    /// `_wperm`, `_hashed_password`…, any key starting with `_`) and the default columns
+    /// (`objectId`, `createdAt`, `updatedAt`, `ACL`), typed by ``Field/init(mongoType:)``; a
+    /// spelling Parse did not define when pfarchive was written (a newer parse-server's) is kept
+    /// as ``ParseFieldType/unknown(_:)``. `_metadata`'s field options and indexes are read; a
+    /// `_User` document's password hash (`_hashed_password`, or an older server's
+    /// `"password":"string"`) is the `bcryptPassword` field, as a Parse export names it.
+    /// - Parameters:
+    ///   - doc: the document.
+    ///   - className: its class (the `_id`).
+    /// - Returns: the fields, in the document's order.
+    public static func fields(ofSchemaDocument doc: OrderedDictionary<String, PFValue>, className: String) -> OrderedDictionary<String, Field> {
+        var fields = OrderedDictionary<String, Field>()
+        for (key, value) in doc where isFieldKey(inSchemaDocument: key) {
+            if case .string(let t) = value { fields[key] = Field(mongoType: t) ?? Field(ParseFieldType(rawValue: t)) }
+        }
+        if className == "_User", doc["_hashed_password"] != nil || doc["password"] == .string("string") {
+            fields.removeValue(forKey: "password")
+            fields["bcryptPassword"] = Field(.string)
+        }
+        // parse-server keeps field options (`required`) and indexes in `_metadata`.
+        if case .dictionary(let options)? = doc["_metadata"]?["fields_options"] {
+            for (key, spec) in options { fields[key]?.readOptions(spec) }
+        }
+        markIndexed(&fields, indexes: doc["_metadata"]?["indexes"])
+        return fields
+    }
+
+    /// Whether a key of a `_SCHEMA` document names a field: not parse-server's own (`_`…) nor
+    /// a default column.
+    public static func isFieldKey(inSchemaDocument key: String) -> Bool {
+        !key.hasPrefix("_") && !ParseRules.defaultColumns.contains(key)
     }
 
     /// The schema as the REST `/schemas` shape.

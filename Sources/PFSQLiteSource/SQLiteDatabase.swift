@@ -357,7 +357,15 @@ public final class SQLiteDatabase: Sendable {
         let names = Set(columns.map { $0.name.lowercased() })
         let rowidName = kind == .view || withoutRowID ? nil : ["rowid", "_rowid_", "oid"].first { !names.contains($0) }
         let key: SQLiteTable.Key
-        if keyColumns.count == 1, let only = keyColumns.first, only.declaredType.uppercased() == "INTEGER", !withoutRowID, kind == .table {
+        // A declared key SQLite keeps in an index of its own (origin `pk`) is no rowid alias:
+        // `INTEGER PRIMARY KEY DESC` is one such (it may hold NULL and non-integers).
+        var keyHasIndex = false
+        if kind == .table, !withoutRowID, keyColumns.count == 1 {
+            // seq, name, unique, origin, partial
+            keyHasIndex = try connection.rows("PRAGMA main.index_list(\(SQLiteConnection.quote(name)))", context: context)
+                .contains { $0.count >= 4 && $0[3].text == "pk" }
+        }
+        if keyColumns.count == 1, let only = keyColumns.first, only.declaredType.uppercased() == "INTEGER", !withoutRowID, kind == .table, !keyHasIndex {
             // INTEGER PRIMARY KEY: the column is the rowid.
             key = .integerPrimaryKey(only.name)
         } else if !keyColumns.isEmpty {

@@ -25,7 +25,7 @@ public enum SQLiteSourceFailure: PFFailure, Hashable {
     public var message: String {
         switch self {
         case .noSuchTable(let file, let table, let available):
-            let list = available.prefix(20).joined(separator: ", ")
+            let list = available.prefix(20).joined(separator: ", ") + (available.count > 20 ? " and \(available.count - 20) more (see inspect)" : "")
             return "\(file): no table \(table); the database has \(list.isEmpty ? "no tables" : list)"
         case .noSuchDateColumn(let file, let column):
             return "\(file): --date-column \(column): the database has no such table and column"

@@ -104,11 +104,15 @@ struct SQLiteLayout {
         "\"" + name.doublingEvery("\"") + "\""
     }
 
+    /// A table name for a class or join table not taken yet: the name itself, or with `_2`,
+    /// `_3`… appended; a name SQLite keeps for itself (`sqlite_…`, such as an imported
+    /// database's `sqlite_sequence`) gets `T_` in front first, since no suffix frees it.
     mutating func freshTable(for name: String) -> String {
-        var candidate = name
+        let base = name.lowercased().hasPrefix("sqlite_") ? "T_" + name : name
+        var candidate = base
         var n = 2
-        while takenTables.contains(candidate.lowercased()) || candidate.lowercased().hasPrefix("sqlite_") {
-            candidate = "\(name)_\(n)"
+        while takenTables.contains(candidate.lowercased()) {
+            candidate = "\(base)_\(n)"
             n += 1
         }
         takenTables.insert(candidate.lowercased())

@@ -204,7 +204,7 @@ extension MongoShapeStore {
         let stored = ParseNameCoding.encode(schema, policy: namePolicy)
         for (className, fields) in schema.classes {
             // The default columns are no fields of `_SCHEMA` (an `ACL` of the schema is the envelope's).
-            for name in fields.keys where !Self.defaultSchemaKeys.contains(name) {
+            for name in fields.keys where !ParseRules.defaultColumns.contains(name) {
                 let encodedName = ParseNameCoding.encodeField(name, policy: namePolicy, className: className)
                 if encodedName != name { tally.field(name, storedAs: encodedName, className: className) }
             }
@@ -370,7 +370,7 @@ extension MongoShapeStore {
             guard ParseRules.classNameProblem(className) == nil, !Self.nonObjectCollections.contains(className) else { continue }
             var doc = docs[className] ?? ["objectId": "string", "updatedAt": "date", "createdAt": "date"]
             var userColumns = OrderedDictionary<String, PFValue>()
-            for (name, field) in fields where !Self.defaultSchemaKeys.contains(name) {
+            for (name, field) in fields where !ParseRules.defaultColumns.contains(name) {
                 if className == "_User" {
                     if name == "bcryptPassword" { doc["_hashed_password"] = "string"; continue }
                     // `_Session` lists its `sessionToken` (a real parse-server dump's `_SCHEMA`

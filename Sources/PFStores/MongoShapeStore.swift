@@ -55,28 +55,42 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         "_Idempotency",
     ]
 
-    /// Whether an existing directory holds mongoexport files, whatever its name: its
-    /// `_SCHEMA.json`, or else its first `<name>.json` file, starts with a document whose
-    /// first key is `_id` (mongoexport writes `_id` first; a Parse export's files start with
-    /// `{"results"`, `[` or an object of `objectId`). Only the first bytes are read.
+    /// Whether an existing directory holds mongoexport files, whatever its name: its first
+    /// class file that holds anything (in name order, `_SCHEMA.json` aside) starts with a
+    /// document whose first key is `_id` (mongoexport writes `_id` first; a Parse export's
+    /// files start with `{"results"`, `[` or an object of `objectId`); with no such file, its
+    /// `_SCHEMA.json` decides the same way. A Parse export may keep its schema as
+    /// parse-server's `_SCHEMA` documents (`[{"_id":"Post",…}]`), so the schema alone decides
+    /// only when no class file does. Only the first bytes of each file are read.
     /// - Parameter directory: the directory.
     /// - Returns: whether to read it as the Mongo shape.
     public static func looksLikeMongoShape(_ directory: URL) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return false }
         let files = names.filter { !$0.hasPrefix(".") && $0.lowercased().hasSuffix(".json") }.sorted()
-        guard let first = files.first(where: { $0 == "_SCHEMA.json" }) ?? files.first,
-            let handle = FileHandle(forReadingAtPath: directory.appendingPathComponent(first).path)
-        else { return false }
+        // Empty files (a class without objects, in either shape) say nothing: look further.
+        for name in files.filter({ $0 != "_SCHEMA.json" }).prefix(16) {
+            if let startsWithId = firstKeyIsId(directory.appendingPathComponent(name)) { return startsWithId }
+        }
+        guard files.contains("_SCHEMA.json") else { return false }
+        return firstKeyIsId(directory.appendingPathComponent("_SCHEMA.json")) ?? false
+    }
+
+    /// Whether a file's first document (or the first of its top-level array) starts with the
+    /// key `_id`; `nil` when the file is empty or cannot be read.
+    static func firstKeyIsId(_ file: URL) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 64) else { return false }
+        guard let head = try? handle.read(upToCount: 64) else { return nil }
         var bytes = head[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         func skipSpace() { while let b = bytes.first, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { bytes = bytes.dropFirst() } }
         skipSpace()
+        guard !bytes.isEmpty else { return nil }
         // `mongoexport --jsonArray` writes the documents as one array.
         if bytes.first == UInt8(ascii: "[") {
             bytes = bytes.dropFirst()
             skipSpace()
+            if bytes.isEmpty || bytes.first == UInt8(ascii: "]") { return nil }  // `[]`: either shape
         }
         guard bytes.first == UInt8(ascii: "{") else { return false }
         bytes = bytes.dropFirst()
@@ -171,7 +185,7 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             }
             if let problem = ParseRules.classNameProblem(className) { throw fail(problem, .root.appending(key: "_id")) }
             d["_id"] = nil
-            for (key, value) in d where !key.hasPrefix("_") && !Self.defaultSchemaKeys.contains(key) {
+            for (key, value) in d where ParseSchema.isFieldKey(inSchemaDocument: key) {
                 guard case .string = value else {
                     throw fail(
                         "unknown _SCHEMA type for field '\(key)'; expected \"string\", \"number\", \"boolean\", \"date\", \"object\", \"array\", \"geopoint\", \"file\", \"bytes\", \"polygon\", \"*<Class>\" or \"relation<<Class>>\"",
@@ -181,30 +195,6 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
             out[className] = d
         }
         return out
-    }
-
-    /// The fields of a `_SCHEMA` document (default columns and `_` keys left out), with the
-    /// model's flags of `_metadata.fields_options` and `_metadata.indexes`.
-    static func schemaFields(of doc: OrderedDictionary<String, PFValue>) -> OrderedDictionary<String, ParseSchema.Field> {
-        var fields = OrderedDictionary<String, ParseSchema.Field>()
-        for (key, value) in doc where !key.hasPrefix("_") && !defaultSchemaKeys.contains(key) {
-            if case .string(let t) = value { fields[key] = field(mongoType: t) }
-        }
-        if case .dictionary(let options)? = doc["_metadata"]?["fields_options"] {
-            for (key, spec) in options { fields[key]?.readOptions(spec) }
-        }
-        ParseSchema.markIndexed(&fields, indexes: doc["_metadata"]?["indexes"])
-        return fields
-    }
-
-    static let defaultSchemaKeys: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
-
-    /// A schema field from parse-server's Mongo type spelling (``PFParse/ParseSchema/Field/init(mongoType:)``);
-    /// a spelling Parse did not define when pfarchive was written (a newer parse-server's)
-    /// is kept as ``PFParse/ParseFieldType/unknown(_:)`` with the spelling as read, and is
-    /// written back as read.
-    static func field(mongoType: String) -> ParseSchema.Field {
-        ParseSchema.Field(mongoType: mongoType) ?? ParseSchema.Field(ParseFieldType(rawValue: mongoType))
     }
 
     /// `_metadata` per class, as stored in `_SCHEMA` (class-level permissions, indexes, field
@@ -221,6 +211,11 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         var names = OrderedSet<String>()
         for name in try collectionFiles(in: directory).keys where isObjectCollection(name) { names.append(name) }
         for name in try schemaDocuments().keys { names.append(name) }
+        // A class known only by its join collection (its own collection not exported) owns
+        // the relation's rows: a class without objects.
+        for name in try collectionFiles(in: directory).keys {
+            if let key = ParseRelationKey(joinClassName: name), ParseRules.classNameProblem(key.owningClass) == nil { names.append(key.owningClass) }
+        }
         return names.sorted()
     }
 
@@ -252,21 +247,15 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         var schema = ParseSchema()
         let docs = try schemaDocuments()
         for (className, doc) in docs {
-            var fields = Self.schemaFields(of: doc)
+            // (The password hash is the `bcryptPassword` field there, as in the objects read.)
+            var fields = ParseSchema.fields(ofSchemaDocument: doc, className: className)
             if Self.namesEncoded(doc) {
                 fields = ParseNameCoding.decode(ParseSchema([className: fields]), policy: namePolicy).classes[className] ?? fields
-            }
-            // The password hash is the `bcryptPassword` field of the objects read; older
-            // parse-servers list it as `password` (a real dump's `_User` has
-            // `"password":"string"` and `_hashed_password` in its documents).
-            if className == "_User", doc["_hashed_password"] != nil || doc["password"] == .string("string") {
-                fields.removeValue(forKey: "password")
-                fields["bcryptPassword"] = ParseSchema.Field(.string)
             }
             // parse-server's own `_User` columns a schema had, which its `_SCHEMA` cannot list.
             if className == "_User", let noted = doc["_metadata"]?[Self.userColumnsKey]?.dictionaryValue {
                 for (name, type) in noted where fields[name] == nil {
-                    if let type = type.stringValue, let field = Self.schemaFields(of: [name: .string(type)])[name] { fields[name] = field }
+                    if let type = type.stringValue { fields[name] = ParseSchema.Field(mongoType: type) ?? ParseSchema.Field(ParseFieldType(rawValue: type)) }
                 }
             }
             schema.classes[className] = fields
@@ -314,10 +303,10 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         let url = directory.appendingPathComponent(className + ".json")
         guard FileManager.default.fileExists(atPath: url.path) else {
-            if try schemaDocuments()[className] != nil { return }
+            if try classNames().contains(className) { return }  // a class without objects
             throw PFError(StoreFailure.noCollection(location: location, className: className), format: Self.format)
         }
-        let fields = try schemaDocuments()[className].map(Self.schemaFields(of:))
+        let fields = try schemaDocuments()[className].map { ParseSchema.fields(ofSchemaDocument: $0, className: className) }
         let decoding = try schemaDocuments()[className].map(Self.namesEncoded) ?? false
         let addRelations = options.addRelationFields
         try forEachDocument(at: url, name: className) { doc, fail throws(PFError) in

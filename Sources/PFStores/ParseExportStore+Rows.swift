@@ -281,32 +281,37 @@ extension ParseExportStore {
             }
             try body(wanted.location, try row.readObject(session: session, className: className, file: name, checkingNames: false))
         }
-        guard container.isPlainFileOnDisk(file) else {
-            var next = 0
+        /// Cuts the file again and reads the wanted rows as they come.
+        func cutAgain(_ rows: ArraySlice<(location: RowLocation, digest: RowDigest)>) throws(PFError) {
+            var next = rows.startIndex
             try container.forEachRow(of: file, chunkSize: options.chunkSize) { row throws(PFError) in
-                guard next < rows.count, rows[next].location.index == row.index else { return }
+                guard next < rows.endIndex, rows[next].location.index == row.index else { return }
                 try read(row, rows[next])
                 next += 1
             }
-            return
         }
+        guard container.isPlainFileOnDisk(file) else { return try cutAgain(rows[...]) }
         let fd = open(file.path, O_RDONLY)
         guard fd >= 0 else {
             throw PFError(StoreFailure.cannotOpen(path: file.path, reason: String(cString: strerror(errno))), format: Self.format)
         }
         defer { closeDescriptor(fd) }
         var buffer: [UInt8] = []
-        for wanted in rows {
+        for (i, wanted) in rows.enumerated() {
             let at = wanted.location
             buffer = Array(repeating: 0, count: at.count)
             var done = 0
             while done < at.count {
                 let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress.map { $0 + done }, at.count - done, off_t(at.offset + done)) }
                 if n < 0, errno == EINTR { continue }
-                guard n > 0 else {
-                    throw PFError(StoreFailure.changedWhileCompared(name), format: Self.format)
-                }
+                guard n > 0 else { break }
                 done += n
+            }
+            // Not the row's bytes: the file changed, or its rows are no byte ranges of it (a
+            // `{"count":…,"results":[…]}` file's rows are handed over re-written). Cutting the
+            // file again tells the two apart.
+            guard done == at.count, buffer.withUnsafeBytes({ RowDigest($0) }) == wanted.digest else {
+                return try cutAgain(rows[i...])
             }
             let result = buffer.withUnsafeBytes { bytes in
                 Result { () throws(PFError) in

@@ -204,6 +204,9 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         let layout = try layout()
         var names = OrderedSet(layout.classes.keys)
         if layout.schema != nil { names.append(contentsOf: try schema().classes.keys) }
+        // A class known only by its join file (`_Join:tags:Article.json` without
+        // `Article.json`) owns the relation's rows: a class without objects.
+        for key in layout.joins.keys { names.append(originalKey(ParseRelationKey(owningClass: key.owningClass, field: key.field)).owningClass) }
         return Array(names)
     }
 
@@ -350,7 +353,7 @@ public final class ParseExportStore: ObjectStoreReader, ObjectStoreWriter {
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return ParseSchema() }
         do throws(PFError) {
-            let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(Data(bytes))
+            let value = try ParseSchema.schemaFileValue(Data(bytes), options: .init(mode: .strict, typedValues: false, limits: limits))
             let schema = try ParseSchema(rest: value)
             // pfarchive marks an export whose names it encoded; the fields carry their originals.
             guard value[Self.nameCodingKey] != nil else { return schema }

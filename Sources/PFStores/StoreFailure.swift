@@ -167,6 +167,9 @@ public enum StoreFailure: PFFailure, Hashable {
 
     /// A store argument that is empty or not a path.
     case notAStoreArgument(String)
+    /// A single `.json` file of mongoexport documents (each starting with `_id`), which is no
+    /// Parse class file: the Mongo shape is a directory of such files.
+    case mongoExportFile(String)
     /// A store URL with a scheme other than postgres.
     case unknownURLScheme(String)
     /// The build has no reader for the store's kind.
@@ -259,7 +262,7 @@ public enum StoreFailure: PFFailure, Hashable {
         switch self {
         case .foreignEntries, .notPfarchiveOutput, .entryInTheWay, .duplicateJoinFile, .duplicateClassFile, .badJoinRow,
             .duplicateZipEntry, .noExportFiles, .badJSONLinesJoinRow, .badDocument, .badArrayDocument, .badStoreArchive, .unreadableStoreArchive,
-            .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant:
+            .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant, .mongoExportFile:
             .invalidValue
         case .notWriting, .beganTwice, .notAStoreArgument, .unknownURLScheme, .noClass, .noSuchClasses, .wrongClassInBatch,
             .importPathRules, .importObjectIdRules, .ruleRegeneratesACL, .notAClassFileName, .notAFileName, .noCollection:
@@ -327,6 +330,9 @@ public enum StoreFailure: PFFailure, Hashable {
         case .lineTooLong(let file, let line, let maxBytes, let hint):
             return "\(file): line \(line) is longer than \(maxBytes) bytes; expected one document per line"
                 + (hint ? " (raise PFLimits.maxInputBytes only for trusted input)" : "")
+        case .mongoExportFile(let path):
+            return "\(path): holds mongoexport documents (each starting with _id), not a Parse class file; put the collection files in a directory "
+                + "(with _SCHEMA.json when there is one) to read them as Parse Server's MongoDB shape"
         case .notAStoreArgument(let argument): return "a store must be a path or a postgres:// URL, not '\(argument)'"
         case .unknownURLScheme(let argument): return "\(argument): unknown store URL scheme; expected a path or postgres://user@host/db"
         case .readingUnavailable(let location, let kind):

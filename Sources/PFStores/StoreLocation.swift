@@ -132,6 +132,10 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
                 kind = MongoShapeStore.looksLikeMongoShape(url) ? .mongoShape : .parseExport
             } else {
                 kind = exists ? kindFromBytes(of: url) ?? .parseExport : .parseExport
+                // One collection file of a Mongo dump is no class file: its `_id`s are no objectIds.
+                if kind == .parseExport, exists, ext == "json", MongoShapeStore.firstKeyIsId(url) == true {
+                    throw PFError(StoreFailure.mongoExportFile(argument), format: StoreFailure.format)
+                }
             }
         }
         return StoreLocation(kind: kind, argument: argument, url: url)

@@ -21,6 +21,72 @@ import Testing
         return url
     }
 
+    /// A database with an AUTOINCREMENT table has `sqlite_sequence`; with `--internal-tables`
+    /// it is a class, which pfarchive's store keeps in `T_sqlite_sequence` (SQLite keeps
+    /// `sqlite_…` names for itself; looking for a free `sqlite_sequence_2`… never ended).
+    @Test func sqliteSequenceImportsWithInternalTables() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlseq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("seq.db")
+        try CoreDataStoreBuilder.sqlite3(db, "CREATE TABLE a(id INTEGER PRIMARY KEY AUTOINCREMENT, v); INSERT INTO a(v) VALUES ('x'), ('y');")
+        let out = dir.appendingPathComponent("out.sqlite")
+        let run = try CLI.run(["import", db.path, out.path, "--internal-tables"])
+        #expect(run.status == 0 && run.stdoutText.contains("imported 3 objects of 2 classes"), "\(run.stdoutText) \(run.stderr)")
+        let tables = try CoreDataStoreBuilder.sqlite3(out, "SELECT tableName FROM _TABLES WHERE name = 'sqlite_sequence';")
+        #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines) == "T_sqlite_sequence", "\(tables)")
+        let diff = try CLI.run(["diff", db.path, out.path, "--internal-tables"])
+        #expect(diff.status == 0 && diff.stdoutText.hasPrefix("no differences"), "\(diff.stdoutText) \(diff.stderr)")
+    }
+
+    /// `INTEGER PRIMARY KEY DESC` is no rowid alias (SQLite keeps it in an index): a NULL key
+    /// is `rowid:<n>` and a REAL key its text, as for any declared key, not a row number.
+    @Test func integerPrimaryKeyDescIsADeclaredKey() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldesc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("desc.db")
+        try CoreDataStoreBuilder.sqlite3(db, "CREATE TABLE t(x INTEGER PRIMARY KEY DESC, y); INSERT INTO t VALUES (1, 'one'), (NULL, 'n'), (2.5, 'real');")
+        let run = try CLI.run(["convert", db.path, "-", "--table", "t"])
+        let ids = run.stdoutText.split(separator: "\n").compactMap { line in line.split(separator: ",").first }
+        #expect(run.status == 0 && ids == [#"{"objectId":"1""#, #"{"objectId":"rowid:2""#, #"{"objectId":"2.5""#], "\(run.stdoutText) \(run.stderr)")
+    }
+
+    /// A database's names and values may hold line breaks and escape sequences: a warning
+    /// stays one line and `inspect` shows them escaped, never raw on the terminal.
+    @Test func controlCharactersInNamesAndValuesAreShownEscaped() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("ctl.db")
+        try CoreDataStoreBuilder.sqlite3(db, """
+            CREATE TABLE "a
+            b\u{1B}[2J" (id INTEGER PRIMARY KEY, payload BLOB, note TEXT);
+            INSERT INTO "a
+            b\u{1B}[2J" VALUES (1, X'62706C6973743030FFFF', 'x' || char(27) || '[31m' || char(13) || 'y');
+            """)
+        let run = try CLI.run(["convert", db.path, dir.appendingPathComponent("out.jsonl").path, "--decode-blobs"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("a\\nb\\u{1B}[2J"), "\(run.stderr)")
+        let inspect = try CLI.run(["inspect", db.path])
+        #expect(inspect.status == 0 && !inspect.stdoutText.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D }, "\(inspect.stdoutText)")
+    }
+
+    /// A table or date column the database does not have is a usage error (exit 2), as
+    /// Docs/SQLite.md says, in every command.
+    @Test func unknownTablesAndDateColumnsAreUsageErrors() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlusage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(in: dir)
+        for args in [["inspect", db.path, "--tables", "nosuch"], ["convert", db.path, "-", "--tables", "nosuch"],
+                     ["import", db.path, dir.appendingPathComponent("o.sqlite").path, "--tables", "nosuch"],
+                     ["convert", db.path, "-", "--date-column", "nosuch.date=mac"]] {
+            let run = try CLI.run(args)
+            #expect(run.status == 2 && run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("nosuch"), "\(args): \(run.stderr)")
+        }
+    }
+
     @Test func inspectConvertTableAndImportReadAnySQLiteDatabase() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -194,6 +194,10 @@ struct SwiftNamesTests {
         #expect(SwiftNames.propertyName("URLString") == "urlString")
         #expect(SwiftNames.propertyName("2fa") == "field2fa")
         #expect(SwiftNames.escaped(SwiftNames.propertyName("default")) == "`default`")
+        // `self.init` and `self.self` are no stored properties.
+        #expect(SwiftNames.propertyName("init") == "initField")
+        #expect(SwiftNames.propertyName("self") == "selfField")
+        #expect(SwiftNames.typeName("Sendable") == "SendableModel")
     }
 
     @Test func typeNames() {

@@ -170,6 +170,8 @@ struct Codegen: ParsableCommand {
         do {
             location = try StoreLocation.resolve(source)
         } catch {
+            // A file of mongoexport documents is no class file, but it is a JSON document.
+            if case .mongoExportFile? = error.failure(as: StoreFailure.self) { return try inferDocument(limits: limits) }
             throw ValidationError(error.message)
         }
         // A regular file that is not a store by its extension is a document.

@@ -135,7 +135,7 @@ struct Import: ParsableCommand {
         do {
             reader = try openers.reader(for: sourceLocation)
         } catch {
-            throw CLIFailure(file: sourceLocation.description, error)
+            throw CLIFailure.opening(error, file: sourceLocation.description)
         }
         defer { reader.close() }
         reader.warnUnread(file: sourceLocation.description)
@@ -212,10 +212,11 @@ struct Import: ParsableCommand {
         let names = permissions.keys.sorted()
         let listed = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : "")
         let why = writer is MongoShapeStore ? "the existing destination keeps its own" : "only the Mongo shape holds them"
-        StandardOutput.writeError(Data((
-            "pfarchive: warning: \(sourceName): the class-level permissions of \(names.count) class\(names.count == 1 ? "" : "es") "
+        UnreadWarnings.show([
+            "the class-level permissions of \(names.count) class\(names.count == 1 ? "" : "es") "
                 + "(\(listed)) are not carried into \(dest) (\(why)); set them again on the server: "
-                + "parse-server opens a class without them to everyone\n").utf8))
+                + "parse-server opens a class without them to everyone"
+        ], file: sourceName)
     }
 
     /// Whether class-level permissions are parse-server's defaults: every operation open to

@@ -56,7 +56,7 @@ struct Validate: ParsableCommand {
             let bytes = try FileIO.read(schema, limit: limits.maxInputBytes)
             let tree: PFValue
             do {
-                tree = try JSONReader().read(bytes)
+                tree = try ParseSchema.schemaFileValue(bytes, options: .init())
             } catch {
                 throw CLIFailure(file: schema, error)
             }
@@ -80,7 +80,7 @@ struct Validate: ParsableCommand {
             do {
                 let bytes = try Compression.decompressIfCompressed(stored, limits: limits).data
                 if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-                    parseSchema = try ParseSchema(rest: try JSONReader(options: .init(typedValues: false, limits: limits)).read(bytes))
+                    parseSchema = try ParseSchema(rest: try ParseSchema.schemaFileValue(bytes, options: .init(typedValues: false, limits: limits)))
                 }
             } catch {
                 throw CLIFailure(file: schemaFile.label, error)

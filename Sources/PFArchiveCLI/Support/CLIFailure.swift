@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PFArchive
 
@@ -73,6 +74,13 @@ struct CLIFailure: Error {
     }
 
     init(_ message: String) { self.message = Self.oneLine(message) }
+
+    /// The failure to open a source: a usage error (exit 2) when the options named what the
+    /// SQLite database does not have (`--tables`, `--date-column`), else ``init(file:isOutput:_:)``.
+    static func opening(_ error: PFError, file: String) -> any Error {
+        if error.code == .usage, error.failure(as: SQLiteSourceFailure.self) != nil { return ValidationError(oneLine(error.message)) }
+        return CLIFailure(file: file, error)
+    }
 
     /// The text with every URL argument of the command line, where it is quoted as typed,
     /// shown as ``PFStores/StoreLocation/redacted(_:)`` shows it: a command that reads only

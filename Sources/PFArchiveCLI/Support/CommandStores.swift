@@ -53,6 +53,9 @@ extension StoreOpeners {
         let pair: (source: StoreLocation, dest: StoreLocation)
         do {
             pair = (try StoreLocation.resolve(source), try StoreLocation.resolve(dest))
+        } catch where error.code != .usage {
+            // What a file holds (not how it was named) is bad input, not a usage error.
+            throw CLIFailure(error.message)
         } catch {
             throw ValidationError(error.message)
         }

@@ -144,11 +144,8 @@ struct BlobDecodingOption: ParsableArguments {
 
     /// Prints the payloads kept as bytes, one warning line each, on standard error.
     static func warn(_ notes: [EmbeddedPayload.Note], file: String) {
-        for note in notes.prefix(20) {
-            FileHandle.standardError.write(Data("pfarchive: warning: \(file): \(note)\n".utf8))
-        }
-        if notes.count > 20 {
-            FileHandle.standardError.write(Data("pfarchive: warning: \(file): \(notes.count - 20) more payloads kept as bytes\n".utf8))
-        }
+        var lines = notes.prefix(20).map { "\($0)" }
+        if notes.count > 20 { lines.append("\(notes.count - 20) more payloads kept as bytes") }
+        UnreadWarnings.show(lines, file: file)
     }
 }

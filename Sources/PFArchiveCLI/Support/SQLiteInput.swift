@@ -161,14 +161,14 @@ enum SQLiteInput {
                 return count
             }
             if number <= 100 {
-                StandardOutput.writeError(Data("pfarchive: warning: \(file): \(report)\n".utf8))
+                UnreadWarnings.show(["\(report)"], file: file)
             }
         }
 
         func finish() {
             let count = count
             if count > 100 {
-                StandardOutput.writeError(Data("pfarchive: warning: \(file): \(count - 100) more values kept as stored\n".utf8))
+                UnreadWarnings.show(["\(count - 100) more values kept as stored"], file: file)
             }
         }
     }
@@ -262,7 +262,7 @@ extension Convert {
         do {
             db = try SQLiteDatabase.open(url: URL(fileURLWithPath: input), options: options)
         } catch {
-            throw CLIFailure(file: input, error)
+            throw CLIFailure.opening(error, file: input)
         }
         defer { db.close() }
         UnreadWarnings.show(db.unreadableNotes, file: input)
@@ -354,7 +354,7 @@ extension Inspect {
             defer { db.close() }
             summary = try db.summary()
         } catch {
-            throw CLIFailure(file: input, error)
+            throw CLIFailure.opening(error, file: input)
         }
         if json {
             try writeJSONSummary(summary, format: "sqlite")
@@ -385,6 +385,8 @@ extension Inspect {
         for (name, why) in summary["skipped"]?.dictionaryValue ?? [:] {
             lines.append("Skipped \(name): \(why.stringValue ?? "")")
         }
-        try StandardOutput.writeLines(lines)
+        // Names and samples are the database's: control characters (a line break, an escape
+        // sequence) are shown escaped, never written to the terminal raw.
+        try StandardOutput.writeLines(lines.map(CLIFailure.oneLine))
     }
 }

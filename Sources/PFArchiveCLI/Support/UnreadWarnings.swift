@@ -9,7 +9,9 @@ enum UnreadWarnings {
     ///   - file: the source argument, as the user gave it.
     static func show(_ lines: [String], file: String) {
         for line in lines {
-            StandardOutput.writeError(Data("pfarchive: warning: \(file): \(line)\n".utf8))
+            // One line whatever the names in it hold (a table named with a line break or an
+            // escape sequence neither splits the warning nor reaches the terminal raw).
+            StandardOutput.writeError(Data("pfarchive: warning: \(CLIFailure.oneLine("\(file): \(line)"))\n".utf8))
         }
     }
 }
