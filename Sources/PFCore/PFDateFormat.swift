@@ -6,19 +6,26 @@ public enum PFDateFormat {
     /// Seconds between 1970-01-01 and 2001-01-01.
     public static let unixToReferenceOffset: Double = 978_307_200
 
+    /// The dates ISO 8601 text with a four-digit year holds, in seconds since 1970: years 0 to
+    /// 9999 (0000-01-01T00:00:00Z up to 10000-01-01). Year 0 is no mistake: Core Foundation
+    /// writes and reads `NSDate.distantPast` as `0000-12-30T00:00:00Z`, and Apple's data holds
+    /// it often (a "no date" placeholder). Every writer of date text and every reader that
+    /// turns numbers into dates checks this one range.
+    public static let writableUnixSeconds: Range<Double> = -62_167_219_200 ..< 253_402_300_800
+
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, UTC), Parse's form: rounded
     /// to the nearest millisecond, as every JSON writer here and Parse keep a date.
-    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 0–9999.
     public static func iso8601Milliseconds(_ date: Date) -> String? {
         roundedMilliseconds(date)
     }
 
     /// Formats a date as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, truncated), the XML plist form.
-    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 0–9999.
     public static func iso8601Seconds(_ date: Date) -> String? {
         let t = date.timeIntervalSince1970
-        // Truncated within this open range, the year is always 1–9999.
-        guard t.isFinite, t > -62_135_596_800, t < 253_402_300_800 else { return nil }
+        // Truncated, a time in the range stays in it (its bounds are whole seconds).
+        guard t.isFinite, writableUnixSeconds.contains(t) else { return nil }
         return String(unsafeUninitializedCapacity: 20) { out in
             guard let base = out.baseAddress else { return 0 }
             fill(fields(millis: Int64(t.rounded(.down)) * 1000), fractionDigits: 0, into: base)
@@ -31,7 +38,7 @@ public enum PFDateFormat {
 
     /// Formats a date rounded to the nearest millisecond as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC):
     /// how Parse writes dates, and how every JSON writer here writes a typed date.
-    /// - Returns: the text, or `nil` when the date is not finite or outside years 1–9999.
+    /// - Returns: the text, or `nil` when the date is not finite or outside years 0–9999.
     public static func roundedMilliseconds(_ date: Date) -> String? {
         var written = false
         let text = String(unsafeUninitializedCapacity: roundedMillisecondsLength) { out in
@@ -46,11 +53,11 @@ public enum PFDateFormat {
     /// ``roundedMillisecondsLength`` bytes), without making a string: a writer puts it straight
     /// into its output.
     /// - Returns: whether it wrote; `false`, with nothing written, when the date is not finite
-    ///   or outside years 1–9999.
+    ///   or outside years 0–9999.
     public static func writeRoundedMilliseconds(_ date: Date, into buffer: UnsafeMutablePointer<UInt8>) -> Bool {
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        // 0001-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
-        guard millis.isFinite, millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { return false }
+        // 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
+        guard millis.isFinite, writableUnixSeconds.contains(millis / 1000) else { return false }
         fill(fields(millis: Int64(millis)), fractionDigits: 3, into: buffer)
         return true
     }

@@ -115,7 +115,7 @@ extension PFValue: CustomStringConvertible {
     }
 
     /// A date as ISO 8601 in UTC with milliseconds, such as `2011-06-10T18:33:42.123Z`.
-    /// Dates outside years 0001–9999 or not finite fall back to seconds since 2001.
+    /// Dates outside years 0000–9999 or not finite fall back to seconds since 2001.
     public static func isoString(_ date: Date) -> String {
         PFDateFormat.iso8601Milliseconds(date) ?? "\(date.timeIntervalSinceReferenceDate)s since 2001-01-01"
     }

@@ -6,7 +6,7 @@ import PFFormats
 /// Converts SQLite values to ``PFValue`` by attribute type.
 ///
 /// - Date: seconds since 2001-01-01 00:00:00 UTC, `REAL` or `INTEGER`, negative allowed; a
-///   date outside years 1–9999 (`NSDate.distantPast`) stays the stored number, with a warning.
+///   date outside years 0–9999 stays the stored number, with a warning.
 /// - Boolean: an integer, `0` false and anything else true.
 /// - UUID: 16 bytes → the upper-case string form (`NSUUID.uuidString`).
 /// - A transformable blob (type Transformable, any attribute with a value transformer, or any
@@ -58,13 +58,12 @@ struct CoreDataValueConverter: Sendable {
         }
     }
 
-    /// A date, or the stored number when it lies outside years 1–9999, which JSON and XML
-    /// property lists cannot write (`NSDate.distantPast`, Apple's usual "no date", is year 0).
+    /// A date, or the stored number when it lies outside years 0–9999, which JSON and XML
+    /// property lists cannot write (``PFCore/PFDateFormat/writableUnixSeconds``;
+    /// `NSDate.distantPast`, Apple's usual "no date", is year 0 and a date).
     static func date(secondsSince2001 seconds: Double, stored: PFValue) -> (PFValue, String?) {
-        let unix = seconds + PFDateFormat.unixToReferenceOffset
-        guard unix >= -62_135_596_800, unix < 253_402_300_800 else {
-            let distantPast = seconds == -63_114_076_800 ? " (NSDate.distantPast)" : ""
-            return (stored, "a date outside years 1-9999\(distantPast); kept as the stored seconds since 2001")
+        guard PFDateFormat.writableUnixSeconds.contains(seconds + PFDateFormat.unixToReferenceOffset) else {
+            return (stored, "a date outside years 0-9999; kept as the stored seconds since 2001")
         }
         return (.date(Date(timeIntervalSinceReferenceDate: seconds)), nil)
     }

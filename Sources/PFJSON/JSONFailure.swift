@@ -59,7 +59,7 @@ public enum JSONFailure: PFFailure, Hashable {
     case tooDeep(maxDepth: Int)
     /// NaN or an infinity (rendered).
     case nonFinite(String)
-    /// A date outside years 1–9999 (seconds since 1970).
+    /// A date outside years 0–9999 (seconds since 1970).
     case dateOutOfRange(secondsSince1970: Double)
     /// A UID above 32 bits.
     case uidTooLarge(UInt64)
@@ -167,7 +167,7 @@ public enum JSONFailure: PFFailure, Hashable {
             "value nests deeper than maxDepth (\(maxDepth)); raise JSONWriter.Options.maxDepth (json-c engine: at most 512)"
         case .nonFinite(let value):
             "\(value) has no JSON form; replace NaN and infinities (for example with null or a string) before writing"
-        case .dateOutOfRange(let seconds): "date \(seconds) s since 1970 is outside years 1–9999; JSON typed dates cannot hold it"
+        case .dateOutOfRange(let seconds): "date \(seconds) s since 1970 is outside years 0–9999; JSON typed dates cannot hold it"
         case .uidTooLarge(let uid): "UID \(uid) is above 4294967295; CF$UID references are 32-bit"
         case .nulKey: "key contains U+0000, which json-c cannot hold; use the native engine"
         case .nulInJSONB: "a string holds U+0000, which PostgreSQL text and jsonb cannot store"

@@ -85,7 +85,7 @@ public struct JSONWriter: Sendable {
     /// - Parameter value: the tree to write.
     /// - Returns: UTF-8 JSON text.
     /// - Throws: ``PFError`` with code `unrepresentable` and the value's key path for NaN or
-    ///   ±infinity, a date outside years 1–9999, a UID above 4294967295, a date, data or UID
+    ///   ±infinity, a date outside years 0–9999, a UID above 4294967295, a date, data or UID
     ///   when `typedValues` is off, or (json-c engine only) a key containing U+0000;
     ///   `limitExceeded` for a tree deeper than `maxDepth`.
     public func write(_ value: PFValue) throws(PFError) -> Data {

@@ -207,7 +207,7 @@ public enum ParseDate {
 
     /// Formats a date as Parse does, rounded to the nearest millisecond.
     /// - Parameter date: the date.
-    /// - Returns: the text, or `nil` outside years 1–9999.
+    /// - Returns: the text, or `nil` outside years 0–9999.
     public static func string(from date: Date) -> String? {
         PFDateFormat.roundedMilliseconds(date)
     }

@@ -78,7 +78,7 @@ extension ParseTransformer {
         },
         reverse: { v throws(PFError) in
             let d = try dateValue(v, name: "iso8601Date")
-            guard let s = ParseDate.string(from: d) else { throw mismatch("iso8601Date", expected: "a date in years 1–9999", found: v) }
+            guard let s = ParseDate.string(from: d) else { throw mismatch("iso8601Date", expected: "a date in years 0–9999", found: v) }
             return .string(s)
         })
 

@@ -158,7 +158,7 @@ public enum XMLPlistFailure: PFFailure, Hashable {
     case nullRoot
     /// A null value under the `error` null policy.
     case nullValue
-    /// A date outside years 1–9999 (seconds since 2001).
+    /// A date outside years 0–9999 (seconds since 2001).
     case dateOutOfRange(secondsSince2001: Double)
     /// A string with a character XML 1.0 cannot carry (`U+XXXX`).
     case uncarriableCharacter(String)
@@ -268,7 +268,7 @@ public enum XMLPlistFailure: PFFailure, Hashable {
         case .nullRoot: "the root value is null; a property list cannot hold null"
         case .nullValue: "null cannot be written to a property list"
         case .dateOutOfRange(let seconds):
-            "the date \(seconds)s since 2001 is outside years 1–9999; XML property lists write YYYY-MM-DDTHH:MM:SSZ"
+            "the date \(seconds)s since 2001 is outside years 0–9999; XML property lists write YYYY-MM-DDTHH:MM:SSZ"
         case .uncarriableCharacter(let name):
             "the string holds \(name), which XML 1.0 cannot carry (only tab, line feed and carriage return among control characters); store such text as data, or write a binary property list"
         case .tooDeep(let maxDepth): "containers nest deeper than \(maxDepth), the depth readers accept"

@@ -53,7 +53,7 @@ public struct XMLPlistWriter: Sendable {
     /// - Throws: ``PFCore/PFError`` with code ``PFCore/PFError/Code/unrepresentable`` and the
     ///   key path of the value when the tree holds a null (under ``NullPolicy/error``, or at
     ///   the root), a string with a character XML 1.0 cannot carry, or a date outside years
-    ///   1–9999; ``PFCore/PFError/Code/limitExceeded`` when containers nest deeper than
+    ///   0–9999; ``PFCore/PFError/Code/limitExceeded`` when containers nest deeper than
     ///   ``PFCore/PFLimits/maxDepth`` (512), which no reader would accept back.
     public func write(_ value: PFValue) throws(PFError) -> Data {
         var emitter = XMLPlistEmitter(dropNulls: options.nullPolicy == .drop)

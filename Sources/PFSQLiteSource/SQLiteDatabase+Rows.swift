@@ -78,9 +78,9 @@ public struct SQLiteDateColumn: Sendable, Hashable, CustomStringConvertible {
         default: return .failure(DateProblem(message: "\(value.kind) is not a number of \(encoding.rawValue) time; kept as stored"))
         }
         let seconds = encoding.unixSeconds(number)
-        // Years 1 to 9999, the dates every writer can hold.
-        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else {
-            return .failure(DateProblem(message: "\(shown) is outside years 1-9999 as \(encoding.rawValue) time; kept as stored"))
+        // Years 0 to 9999, the dates every writer can hold.
+        guard seconds.isFinite, PFDateFormat.writableUnixSeconds.contains(seconds) else {
+            return .failure(DateProblem(message: "\(shown) is outside years 0-9999 as \(encoding.rawValue) time; kept as stored"))
         }
         return .success(Date(timeIntervalSince1970: seconds))
     }

@@ -8,7 +8,7 @@ import PFParse
 /// (`ACL`, `_extra`, Object/Array/File/GeoPoint/Polygon fields): the same bytes as
 /// `JSONWriter().write(value.restValue)` without building the `PFValue` tree in between.
 ///
-/// What this path does not write itself — a non-finite number, a date outside years 1–9999,
+/// What this path does not write itself — a non-finite number, a date outside years 0–9999,
 /// an embedded object, nesting deeper than the writer allows — ends it with ``Fallback``; the
 /// caller then writes the whole value through the `PFValue` path, which gives the same bytes or
 /// the error (with its key path) the store has always thrown.

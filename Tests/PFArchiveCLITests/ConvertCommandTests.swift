@@ -43,6 +43,15 @@ import Testing
         #expect(date.status == 0 && date.stderr.isEmpty, "\(date.stderr)")
     }
 
+    /// Secure decoding refuses NSURL (no property-list class) and names the flag that allows it.
+    @Test func secureDecodingNamesTheFlagThatAllowsAClass() throws {
+        let archive = Fixtures.real.appendingPathComponent("keyed/scf-URLTest.xml").path
+        let refused = try CLI.run(["convert", archive, "-", "--to", "json", "--from", "keyed", "--secure"])
+        #expect(refused.status == 1 && refused.stderr.contains("class NSURL is not allowed") && refused.stderr.contains("pass --allow-class NSURL"), "\(refused.stderr)")
+        let allowed = try CLI.run(["convert", archive, "-", "--to", "json", "--from", "keyed", "--secure", "--allow-class", "NSURL"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+    }
+
     /// CBOR's `undefined` reads as null (the model has no "undefined"): convert says so, and
     /// `inspect` counts them; `null` itself is not named.
     @Test func cborUndefinedReadAsNullIsNamed() throws {

@@ -6,6 +6,13 @@ import Testing
 /// Issue 24 through the command line: `inspect`, `convert --table` and `import` on an SQLite
 /// database made by the sqlite3 shell.
 @Suite struct SQLiteDatabaseCommandTests {
+    /// A new directory of its own for one test.
+    static func temporaryDirectory(_ prefix: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     static func database(in dir: URL) throws -> URL {
         let url = dir.appendingPathComponent("chat.db")
         // 62706C6973743030 is "bplist00": a claimed binary plist that does not decode.
@@ -25,8 +32,7 @@ import Testing
     /// it is a class, which pfarchive's store keeps in `T_sqlite_sequence` (SQLite keeps
     /// `sqlite_…` names for itself; looking for a free `sqlite_sequence_2`… never ended).
     @Test func sqliteSequenceImportsWithInternalTables() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlseq-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory("pf-cli-sqlseq")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("seq.db")
         try CoreDataStoreBuilder.sqlite3(db, "CREATE TABLE a(id INTEGER PRIMARY KEY AUTOINCREMENT, v); INSERT INTO a(v) VALUES ('x'), ('y');")
@@ -42,8 +48,7 @@ import Testing
     /// `INTEGER PRIMARY KEY DESC` is no rowid alias (SQLite keeps it in an index): a NULL key
     /// is `rowid:<n>` and a REAL key its text, as for any declared key, not a row number.
     @Test func integerPrimaryKeyDescIsADeclaredKey() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqldesc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory("pf-cli-sqldesc")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("desc.db")
         try CoreDataStoreBuilder.sqlite3(db, "CREATE TABLE t(x INTEGER PRIMARY KEY DESC, y); INSERT INTO t VALUES (1, 'one'), (NULL, 'n'), (2.5, 'real');")
@@ -55,8 +60,7 @@ import Testing
     /// A database's names and values may hold line breaks and escape sequences: a warning
     /// stays one line and `inspect` shows them escaped, never raw on the terminal.
     @Test func controlCharactersInNamesAndValuesAreShownEscaped() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory("pf-cli-sqlctl")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("ctl.db")
         try CoreDataStoreBuilder.sqlite3(db, """
@@ -75,8 +79,7 @@ import Testing
     /// A table or date column the database does not have is a usage error (exit 2), as
     /// Docs/SQLite.md says, in every command.
     @Test func unknownTablesAndDateColumnsAreUsageErrors() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cli-sqlusage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory("pf-cli-sqlusage")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = try Self.database(in: dir)
         for args in [["inspect", db.path, "--tables", "nosuch"], ["convert", db.path, "-", "--tables", "nosuch"],

@@ -77,7 +77,12 @@ import Testing
     }
 
     @Test func isoDatesAreZeroPaddedAtTheEdgesOfTheirRange() {
-        // The first and last seconds of years 1–9999, with and without milliseconds.
+        // The first and last seconds of years 0–9999, with and without milliseconds (year 0 as
+        // Core Foundation writes NSDate.distantPast, 0000-12-30).
+        #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: -62_167_219_200)) == "0000-01-01T00:00:00Z")
+        #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: -62_167_219_200.5)) == nil)
+        #expect(PFDateFormat.iso8601Seconds(.distantPast) == "0000-12-30T00:00:00Z")
+        #expect(PFDateFormat.parseISO8601("0000-12-30T00:00:00Z") == .distantPast)
         #expect(PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: -62_135_596_799)) == "0001-01-01T00:00:01Z")
         #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: -62_135_596_799.993)) == "0001-01-01T00:00:00.007Z")
         #expect(PFDateFormat.iso8601Milliseconds(Date(timeIntervalSince1970: 253_402_300_799.5)) == "9999-12-31T23:59:59.500Z")
@@ -93,7 +98,7 @@ import Testing
     @Test func roundedMillisecondsAreWrittenInPlaceAsBefore() {
         func before(_ date: Date) -> String? {
             let millis = (date.timeIntervalSince1970 * 1000).rounded()
-            guard millis.isFinite, millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { return nil }
+            guard millis.isFinite, millis >= -62_167_219_200_000, millis <= 253_402_300_799_999 else { return nil }
             let seconds = (millis / 1000).rounded(.down)
             // (Half a second in: the seconds formatter truncates, and its range starts after the first second.)
             guard let whole = PFDateFormat.iso8601Seconds(Date(timeIntervalSince1970: seconds + 0.5)) else { return nil }
@@ -103,7 +108,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         var dates = (0 ..< 20_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -63e9 ... 254e9, using: &generator)) }
         dates += (0 ..< 20_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -2e9 ... 2e9, using: &generator)) }
-        for edge in [-62_135_596_800.0, 253_402_300_800, 0, -0.0005, 0.0005] {
+        for edge in [-62_167_219_200.0, -62_135_596_800, 253_402_300_800, 0, -0.0005, 0.0005] {
             for delta in [-0.001, -0.0006, -0.0005, -0.0004, 0, 0.0004, 0.0005, 0.0006, 0.001] {
                 dates.append(Date(timeIntervalSince1970: edge + delta))
             }
@@ -118,6 +123,8 @@ import Testing
             if let expected { #expect(String(decoding: buffer, as: UTF8.self) == expected) } else { #expect(buffer.allSatisfy { $0 == 0xFF }) }
         }
         #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
+        #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: -62_167_219_200.0004)) == "0000-01-01T00:00:00.000Z")
+        #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: -62_167_219_200.0006)) == nil)
         #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: 253_402_300_799.9994)) == "9999-12-31T23:59:59.999Z")
         #expect(PFDateFormat.roundedMilliseconds(Date(timeIntervalSince1970: 253_402_300_799.9996)) == nil)
     }

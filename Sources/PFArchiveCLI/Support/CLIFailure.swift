@@ -36,6 +36,9 @@ struct CLIFailure: Error {
         }
         // The reading options' flags, for the commands that take them.
         guard let command, readingCommands.contains(command) else { return nil }
+        if case .classNotAllowed(let name)? = error.failure(as: KeyedArchiveFailure.self) {
+            return "pass --allow-class \(name) if it is to be decoded"
+        }
         if case .malformedTyped? = error.failure(as: JSONFailure.self) {
             return "pass --no-typed-json to keep such objects as dictionaries"
         }
