@@ -209,13 +209,16 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
 
     public func classNames() throws(PFError) -> [String] {
         var names = OrderedSet<String>()
-        for name in try collectionFiles(in: directory).keys where isObjectCollection(name) { names.append(name) }
-        for name in try schemaDocuments().keys { names.append(name) }
-        // A class known only by its join collection (its own collection not exported) owns
-        // the relation's rows: a class without objects.
         for name in try collectionFiles(in: directory).keys {
-            if let key = ParseRelationKey(joinClassName: name), ParseRules.classNameProblem(key.owningClass) == nil { names.append(key.owningClass) }
+            if isObjectCollection(name) {
+                names.append(name)
+            } else if let key = ParseRelationKey(joinClassName: name), ParseRules.classNameProblem(key.owningClass) == nil {
+                // A class known only by its join collection (its own collection not exported)
+                // owns the relation's rows: a class without objects.
+                names.append(key.owningClass)
+            }
         }
+        for name in try schemaDocuments().keys { names.append(name) }
         return names.sorted()
     }
 

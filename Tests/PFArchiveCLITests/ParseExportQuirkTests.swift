@@ -9,10 +9,7 @@ import Testing
 /// one mongoexport collection file on its own.
 @Suite struct ParseExportQuirkTests {
     func export(_ files: [String: String]) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfquirk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        for (name, text) in files { try Data(text.utf8).write(to: dir.appendingPathComponent(name)) }
-        return dir
+        try ValidateCommandTests().temporaryExport(files)
     }
 
     /// An export whose `_SCHEMA.json` is parse-server's documents (first key `_id`) is still an
