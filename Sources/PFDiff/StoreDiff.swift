@@ -8,7 +8,8 @@ import PFStores
 
 /// Compares two stores (any ``PFStores/ObjectStoreReader``: Parse exports, SQLite, keyed
 /// archive stores, MongoDB/PostgreSQL shapes, Core Data) as sets of objects keyed by className
-/// and objectId, relations as sets of join rows, and schemas field by field.
+/// and objectId, relations as sets of join rows, and schemas field by field; a class one
+/// store lacks that has neither objects nor fields is a difference of its own (`+ class Log`).
 ///
 /// Memory stays bounded: each class of each store is read once, as a stream. While a class
 /// holds no more than ``Options/objectsInMemory`` objects on either side its rows are compared
@@ -116,8 +117,15 @@ public struct StoreDiff {
         let inA = OrderedSet(try a.classNames()), inB = OrderedSet(try b.classNames())
         var classes = inA
         classes.formUnion(inB)
+        // Classes one store has and the other does not: their objects show as objects, and
+        // the class itself (below, after the schemas) as its own line when it has none.
+        var oneSided: [OneSidedClass] = []
         for className in classes.sorted() {
+            let before = summary.objects
             try compareClass(className, inA: inA.contains(className), inB: inB.contains(className))
+            if inA.contains(className) != inB.contains(className) {
+                oneSided.append(OneSidedClass(name: className, inA: inA.contains(className), hasObjects: summary.objects != before))
+            }
         }
         // A relation is its owning class and field: one store may know its target class and
         // the other not (an export without _SCHEMA.json names it by the join file only); the
@@ -129,12 +137,51 @@ public struct StoreDiff {
             let sides = relations[key] ?? (nil, nil)
             try compareRelation(key, inA: sides.a, inB: sides.b)
         }
-        if options.compareSchemas { try compareSchemas() }
+        let schemas = options.compareSchemas ? try compareSchemas() : nil
+        for one in oneSided { try compareClassItself(one, schemas: schemas) }
     }
+
+    /// A class in one store only.
+    struct OneSidedClass {
+        let name: String
+        /// Whether A has it (else B).
+        let inA: Bool
+        /// Whether objects of it were read.
+        let hasObjects: Bool
+    }
+
+    /// A class one store has and the other does not. Without objects (and, when schemas are
+    /// compared, without fields) nothing else shows it: `- class Log` (in A only) or `+ class
+    /// Log`. Whatever it holds, the patch removes it from A's view after its objects and
+    /// fields (its `_SCHEMA` entry too, when A's schema has one), or adds it empty, so that
+    /// patch(A, diff(A, B)) has B's classes.
+    mutating func compareClassItself(_ one: OneSidedClass, schemas: (a: SchemaClasses, b: SchemaClasses)?) throws(PFError) {
+        let name = one.name
+        let fields = schemas.map { ((one.inA ? $0.a[name] : $0.b[name]) ?? [:]) } ?? [:]
+        let shown = one.hasObjects || !fields.isEmpty
+        if one.inA {
+            var ops = [JSONPatch.Operation(.remove, pointer: JSONPointer(tokens: [name]))]
+            if schemas?.a[name] != nil, schemas?.b[name] == nil {
+                ops.append(.init(.remove, pointer: JSONPointer(tokens: [StorePatch.schemaKey, name])))
+            }
+            if shown {
+                try report(.patch(ops))
+            } else {
+                try emit(Difference(.removed, subject: "class \(name)"), ops)
+            }
+        } else if !shown {
+            try emit(Difference(.added, subject: "class \(name)"), [.init(.add, pointer: JSONPointer(tokens: [name]), value: .dictionary([:]))])
+        }
+    }
+
+    /// Each class's fields, by class name.
+    typealias SchemaClasses = OrderedDictionary<String, OrderedDictionary<String, ParseSchema.Field>>
 
     // MARK: - Schemas
 
-    mutating func compareSchemas() throws(PFError) {
+    /// Compares the schemas field by field; returns both, for the classes in one store only.
+    @discardableResult
+    mutating func compareSchemas() throws(PFError) -> (a: SchemaClasses, b: SchemaClasses) {
         let sa = try a.schema().classes, sb = try b.schema().classes
         var names = OrderedSet(sa.keys)
         names.formUnion(sb.keys)
@@ -158,6 +205,7 @@ public struct StoreDiff {
                 }
             }
         }
+        return (sa, sb)
     }
 
     /// Whether the second field is the first with the target class the first did not know: a

@@ -52,6 +52,32 @@ import Testing
         #expect(try Self.lines(Self.players(), Self.players(dropX7: true)) { $0.compareSchemas = false } == ["- Player/x7Tq"])
     }
 
+    /// A class one store has without objects (an empty table, a class an export declares in
+    /// `_SCHEMA.json` only) and the other lacks is a difference of its own: nothing else showed
+    /// it ("no differences" between a database with an empty table and a copy without it). The
+    /// patch adds or removes it, in both directions; a class with objects or fields shows as
+    /// those, not as a line of its own.
+    @Test func aClassInOneStoreOnlyIsADifference() throws {
+        let withLog = MemoryStore(objects: try Self.players().objects(in: "Team"), schema: ParseSchema(["Team": ["name": .init(.string)], "Log": [:]]))
+        let without = MemoryStore(objects: try Self.players().objects(in: "Team"), schema: ParseSchema(["Team": ["name": .init(.string)]]))
+        #expect(try Self.lines(without, withLog) == ["+ class Log"])
+        #expect(try Self.lines(withLog, without) == ["- class Log"])
+        #expect(try Self.lines(withLog, without) { $0.compareSchemas = false } == ["- class Log"])
+        for (a, b) in [(withLog, without), (without, withLog)] {
+            let patched = try StorePatch.apply(try StorePatchTests.patch(a, b), to: a)
+            #expect(try Self.lines(patched, b).isEmpty)
+            #expect(try patched.classNames().sorted() == b.classNames().sorted())
+        }
+        // Fields without objects show as fields; a whole class of objects as its objects.
+        let declared = MemoryStore(schema: ParseSchema(["Log": ["line": .init(.string)]]))
+        #expect(try Self.lines(MemoryStore(), declared) == ["+ schema Log.line: \"String\""])
+        let lost = try Self.lines(Self.players(), without)
+        #expect(lost == [
+            "- Player/k2", "- Player/x7Tq", "- _Join:rivals:Player (x7Tq, k2)",
+            "- schema Player.score: \"Number\"", "- schema Player.team: \"Pointer<Team>\"",
+        ], "\(lost)")
+    }
+
     /// A relation one store knows with its target class and the other without (an export
     /// without _SCHEMA.json names it by its join file only) is one relation: equal join rows
     /// are equal; only the schema says the target differs. (Each row was listed removed and

@@ -324,8 +324,9 @@ struct Patch: ParsableCommand {
             .storedata, .realm, postgres://…, a file whose bytes are SQLite or Realm, or any \
             argument with --stores), PATCH is what diff --json \
             wrote for two stores and OUTPUT is a store destination, written as import writes \
-            it (a new store appears whole or not at all; one holding anything pfarchive did not \
-            write is refused). The store is patched in memory.
+            it (a new store appears whole or not at all); an OUTPUT that exists already (a file, \
+            a directory that is not empty, a database with classes) is refused, since merging \
+            into it would keep what the patch removes. The store is patched in memory.
 
             Examples:
               pfarchive diff old.json new.json --json > changes.json
@@ -453,6 +454,31 @@ extension Patch {
         return false
     }
 
+    /// Refuses an OUTPUT store that exists already: written as `import` writes, it would be
+    /// merged into, so the objects and join rows the patch removes would stay (exit 0, the patch
+    /// silently half applied). A path that does not exist, an empty directory or a database
+    /// without classes is new.
+    static func refuseExisting(_ dest: StoreLocation, openers: StoreOpeners) throws {
+        let exists: Bool
+        if let url = dest.url {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                exists = !isDirectory.boolValue || !((try? FileManager.default.contentsOfDirectory(atPath: url.path))?.isEmpty ?? true)
+            } else {
+                exists = false
+            }
+        } else {
+            // A database: it exists for the patch when it holds a class.
+            let reader = try? openers.reader(for: dest)
+            defer { reader?.close() }
+            exists = !((try? reader?.classNames()) ?? []).isEmpty
+        }
+        if exists {
+            throw CLIFailure(
+                "\(dest.description): exists; patch writes a new store (over an existing one, what the patch removes would stay): give a new OUTPUT")
+        }
+    }
+
     /// Patches a store: reads INPUT whole into its document view, applies PATCH, and writes the
     /// result to OUTPUT as `import` writes a destination.
     func patchStore() throws {
@@ -474,6 +500,7 @@ extension Patch {
             if error.format == .jsonPatch { throw CLIFailure(file: patch, error) }
             throw CLIFailure(file: source.description, error)
         }
+        try Self.refuseExisting(dest, openers: openers)
         let writer: any ObjectStoreWriter
         do { writer = try openers.writer(for: dest) } catch { throw CLIFailure(file: dest.description, error) }
         do {

@@ -59,9 +59,36 @@ extension StoreOpeners {
         } catch {
             throw ValidationError(error.message)
         }
-        if let s = pair.source.url, let d = pair.dest.url, s.standardizedFileURL.path == d.standardizedFileURL.path {
-            throw ValidationError(sameStore)
-        }
+        if isSameStore(pair.source, pair.dest) { throw ValidationError(sameStore) }
         return pair
+    }
+
+    /// Whether two locations are one store however they are spelled: one path, one file
+    /// reached through a symbolic or hard link (the same device and inode), or one PostgreSQL
+    /// database (host, port and database compared, `localhost`, `127.0.0.1` and `::1` alike).
+    static func isSameStore(_ a: StoreLocation, _ b: StoreLocation) -> Bool {
+        if let x = a.url, let y = b.url {
+            if x.standardizedFileURL.path == y.standardizedFileURL.path { return true }
+            var sx = stat(), sy = stat()
+            guard stat(x.path, &sx) == 0, stat(y.path, &sy) == 0 else { return false }
+            return sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino
+        }
+        guard a.kind == .postgres, b.kind == .postgres, let x = databaseIdentity(a.argument), let y = databaseIdentity(b.argument) else {
+            return false
+        }
+        return x == y
+    }
+
+    /// A PostgreSQL URL's server and database: the host (loopback names as one), the port
+    /// (5432 by default) and the database (the user's name when the URL names none, as
+    /// PostgreSQL defaults).
+    static func databaseIdentity(_ url: String) -> String? {
+        guard let parts = URLComponents(string: url) else { return nil }
+        var host = (parts.host ?? "localhost").lowercased()
+        if ["localhost", "127.0.0.1", "::1", "[::1]", ""].contains(host) { host = "localhost" }
+        var database = parts.path
+        if database.hasPrefix("/") { database.removeFirst() }
+        if database.isEmpty { database = parts.user ?? "" }
+        return "\(host):\(parts.port ?? 5432)/\(database)"
     }
 }
