@@ -242,14 +242,17 @@ enum CopyBinary {
         append(uint64: UInt64(bitPattern: microseconds), to: &out)
     }
 
-    /// The microseconds since 2000-01-01 UTC that postgres-nio's binary encoding sends for a
-    /// `Date` (truncated toward zero); `nil` when they do not fit in 64 bits, or are the
-    /// largest or smallest 64-bit value, which PostgreSQL reads as ±infinity. The server
-    /// checks the rest of its range (4713 BC – 294276 AD) itself.
+    /// The microseconds since 2000-01-01 UTC of a `Date` at its nearest millisecond, the
+    /// precision of a Parse date (``PFParse/ParseDate``, as the store reads dates back): a
+    /// `Double` holds whole milliseconds only nearly (`.590` is `.58999…`; in year 9999 it is
+    /// 8 µs off), so the truncation postgres-nio's own `Date` encoding makes stored a third of
+    /// real dates 1 µs early, and far ones further off. `nil` when they do not fit in 64 bits,
+    /// or are the largest or smallest 64-bit value, which PostgreSQL reads as ±infinity. The
+    /// server checks the rest of its range (4713 BC – 294276 AD) itself.
     static func microseconds(_ date: Date) -> Int64? {
-        let micros = date.timeIntervalSince(Date(timeIntervalSince1970: 946_684_800)) * 1_000_000
-        guard micros.isFinite, micros > -9.2e18, micros < 9.2e18 else { return nil }
-        return Int64(micros)
+        let millis = (date.timeIntervalSince(Date(timeIntervalSince1970: 946_684_800)) * 1_000).rounded()
+        guard millis.isFinite, millis > -9.2e15, millis < 9.2e15 else { return nil }
+        return Int64(millis) * 1_000
     }
 
     /// `jsonb`: version 1, then the JSON text. `false`, appending nothing, when too long.
@@ -351,5 +354,19 @@ enum CopyBinary {
             append(uint64: point.y.bitPattern, to: &out)
         }
         return true
+    }
+}
+
+/// A `timestamptz` parameter of a statement: the microseconds ``CopyBinary/microseconds(_:)``
+/// gives, so a bound date is stored as COPY stores it (postgres-nio's `Date` truncates, and
+/// traps on a date beyond 64 bits of microseconds).
+struct PostgresTimestamp: PostgresNonThrowingEncodable {
+    let microseconds: Int64
+
+    static var psqlType: PostgresDataType { .timestamptz }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeInteger(microseconds)
     }
 }

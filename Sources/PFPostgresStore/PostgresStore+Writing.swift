@@ -324,6 +324,9 @@ extension PostgresStore {
     private func prepareClass(_ className: String, fields newFields: OrderedDictionary<String, ParseSchema.Field>) throws(PFError) {
         guard var state = transaction else { throw notBegun() }
         try ParseRules.checkClassName(className)
+        guard className.utf8.count <= PostgresStoreFailure.maxNameBytes else {
+            throw PFError(PostgresStoreFailure.nameTooLong(location: "\(location)", what: "class \(className)", name: className), format: StoreFormat.name)
+        }
         let known = state.layouts[className]
         var layout = known ?? state.existing[className] ?? ClassLayout(className: className, fields: [:])
         if known == nil, layout.isUser {
@@ -396,14 +399,20 @@ extension PostgresStore {
             }
         }
         for (name, field) in layout.fields where field.type == .relation {
-            try ensureJoinTable(ParseRelationKey(owningClass: className, field: name).joinClassName, state: &state)
+            try ensureJoinTable(ParseRelationKey(owningClass: className, field: name), state: &state)
         }
         state.layouts[className] = layout
         transaction = state
     }
 
-    private func ensureJoinTable(_ table: String, state: inout WriteState) throws(PFError) {
+    private func ensureJoinTable(_ key: ParseRelationKey, state: inout WriteState) throws(PFError) {
+        let table = key.joinClassName
         guard !state.joinTables.contains(table) else { return }
+        // The field was shortened as far as a shortened name goes (``storedName(_:relation:className:)``).
+        guard table.utf8.count <= PostgresStoreFailure.maxNameBytes else {
+            let what = "the join rows of Relation \(key.field) of \(key.owningClass)"
+            throw PFError(PostgresStoreFailure.nameTooLong(location: "\(location)", what: what, name: table), format: StoreFormat.name)
+        }
         try session.query(
             #"CREATE TABLE IF NOT EXISTS \#(quoted(table)) ("relatedId" varChar(120), "owningId" varChar(120), PRIMARY KEY ("relatedId", "owningId"))"#,
             doing: "creating \(table)")
@@ -516,7 +525,14 @@ extension PostgresStore {
                     case .text(let s): binds.append(s)
                     case .bool(let b): binds.append(b)
                     case .double(let d): binds.append(d)
-                    case .timestamp(let d): binds.append(d)
+                    case .timestamp(let d):
+                        guard let micros = CopyBinary.microseconds(d) else {
+                            throw PFError(
+                                PostgresStoreFailure.dateOutOfRange(
+                                    location: "\(location)", className: className, objectId: id, field: plan.column, seconds: d.timeIntervalSince1970),
+                                format: StoreFormat.name)
+                        }
+                        binds.append(PostgresTimestamp(microseconds: micros))
                     case .acl(let acl, let write): binds.append(acl.entries.filter { write ? $0.value.write : $0.value.read }.map(\.key))
                     case .json(let v): binds.append(try PostgresJSON.text(v.restValue, what: "\(location): \(className) '\(id)' field \(plan.column)"))
                     case .point(let x, let y): binds.append("(\(Self.float(x)),\(Self.float(y)))")
@@ -860,7 +876,7 @@ extension PostgresStore {
             guard let updated = transaction else { throw notBegun() }
             state = updated
         }
-        try ensureJoinTable(key.joinClassName, state: &state)
+        try ensureJoinTable(key, state: &state)
         transaction = state
         guard !rows.isEmpty else { return }
         if writeMethod == .copy {

@@ -70,6 +70,13 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
     case pointerTargetFixed(location: String, className: String, objectId: String, field: String, pointsAt: String, target: String)
     /// A join row whose id is empty, longer than 120 characters or holds U+0000.
     case badJoinId(location: String, table: String, row: Int, owningId: String, relatedId: String)
+    /// A table name longer than PostgreSQL's 63 bytes, which it would cut (one table's rows
+    /// landing in another's): a class name, or a Relation's join table `_Join:<field>:<Class>`
+    /// whose class leaves too little room for the field even shortened.
+    case nameTooLong(location: String, what: String, name: String)
+
+    /// PostgreSQL's longest identifier in bytes (`NAMEDATALEN` − 1).
+    static let maxNameBytes = 63
 
     public var code: PFError.Code {
         switch self {
@@ -81,7 +88,7 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
             if let sqlState, sqlState.hasPrefix("22") || sqlState.hasPrefix("23") { .invalidValue } else { .io }
         case .unwritableJSON(_, let code, _), .notJSON(_, let code, _): code
         case .notAGeometry: .syntax
-        case .columnNameClash: .unrepresentable
+        case .columnNameClash, .nameTooLong: .unrepresentable
         case .valueTooLong: .limitExceeded
         case .schemaNotAnObject, .schemaFieldType, .badColumnValue, .nullJoinId, .fieldTypeChanged, .columnType, .noObjectId,
             .badObjectId, .badFieldValue, .dateOutOfRange, .pointerTargetFixed, .badJoinId:
@@ -129,6 +136,9 @@ public enum PostgresStoreFailure: PFFailure, Hashable {
                 + "parse-server keeps one target class per field, and pfarchive changes the type only of columns it creates (import into a new database)"
         case .badJoinId(let location, let table, let row, let owningId, let relatedId):
             "\(location): \(table) row \(row) (\(owningId) → \(relatedId)) has an id that is empty, longer than 120 characters or holds U+0000"
+        case .nameTooLong(let location, let what, let name):
+            "\(location): \(what) would be the table '\(name)', \(name.utf8.count) bytes; PostgreSQL names are at most "
+                + "\(PostgresStoreFailure.maxNameBytes) bytes and it cuts longer ones, so it is not written (import this class into another store)"
         }
     }
 }

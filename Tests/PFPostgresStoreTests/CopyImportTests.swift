@@ -305,19 +305,60 @@ struct CopyImportTests {
     }
 }
 
+extension CopyImportTests {
+    /// Dates stored by either write method are the exact milliseconds PostgreSQL prints
+    /// (`16:12:41.59+00`, not `.589999`), and `ParseDate`'s reading gives them back.
+    @Test func millisecondDatesAreStoredExactly() throws {
+        let isos = ["2015-06-13T16:12:41.590Z", "2015-06-15T00:09:50.465Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"]
+        var objects: [ParseObject] = []
+        for (i, iso) in isos.enumerated() {
+            let date = try #require(ParseDate.date(from: iso))
+            objects.append(try ParseObject(className: "Talk", objectId: "t\(i)", createdAt: date, fields: ["when": .date(date)]))
+        }
+        let dumps = try Self.dumps { store in try copy(MemoryStore(objects: objects), into: store) }
+        Self.expectSame(dumps)
+        for printed in ["2015-06-13 16:12:41.59+00", "2015-06-15 00:09:50.465+00", "1969-12-31 23:59:59.999+00", "9999-12-31 23:59:59.999+00"] {
+            #expect(dumps.copy.components(separatedBy: printed).count == 3, "\(printed) twice (createdAt and when)")
+        }
+        #expect(!dumps.copy.contains("999999+00") && !dumps.copy.contains(".589999"), "\(dumps.copy)")
+    }
+}
+
 /// COPY's binary format, without a server.
 @Suite struct CopyBinaryTests {
-    /// The microseconds are those postgres-nio sends for a `Date` parameter (the `INSERT`'s).
-    @Test func timestampsAreTheMicrosecondsPostgresNIOSends() {
-        let seconds: [Double] = [
-            946_684_800, 1_400_000_000.123456, -0.000001, -62_135_596_800, -62_135_596_800.5, 327_000_000_000, -210_000_000_000.75,
+    /// The microseconds are the date's nearest millisecond (a Parse date's precision), and what
+    /// a bound `INSERT` parameter sends (``PostgresTimestamp``). postgres-nio's own `Date`
+    /// encoding truncates: a Parse date's milliseconds, which a `Double` holds only nearly,
+    /// lost a microsecond a third of the time (`.590Z` stored as `.589999`), and it traps
+    /// beyond 64 bits of microseconds.
+    @Test func timestampsAreTheNearestMilliseconds() {
+        let cases: [(Double, Int64)] = [
+            (946_684_800, 0), (1_400_000_000.123456, 453_315_200_123_000), (1_400_000_000.1235, 453_315_200_124_000),
+            (-0.000001, -946_684_800_000_000), (-62_135_596_800, -63_082_281_600_000_000),
+            (-62_135_596_800.5, -63_082_281_600_500_000), (327_000_000_000, 326_053_315_200_000_000),
         ]
-        for s in seconds {
+        for (s, micros) in cases {
             let date = Date(timeIntervalSince1970: s)
+            #expect(CopyBinary.microseconds(date) == micros, "\(s)")
+            var bound = ByteBuffer()
+            PostgresTimestamp(microseconds: micros).encode(into: &bound, context: .default)
+            #expect(bound.readInteger(as: Int64.self) == micros)
+        }
+        // Real dates a Parse export holds, each a whole number of milliseconds.
+        for (iso, micros) in [("2015-06-13T16:12:41.590Z", Int64(487_527_161_590_000)), ("2015-06-15T00:09:50.465Z", 487_642_190_465_000),
+                              ("9999-12-31T23:59:59.999Z", 252_455_615_999_999_000)] {
+            let date = try? #require(ParseDate.date(from: iso))
+            #expect(date.flatMap(CopyBinary.microseconds) == micros, "\(iso)")
+        }
+        var early = 0
+        for ms in 0..<1000 {
+            let date = Date(timeIntervalSince1970: 1_434_211_961 + Double(ms) / 1000)
             var nio = ByteBuffer()
             date.encode(into: &nio, context: .default)
-            #expect(CopyBinary.microseconds(date) == nio.readInteger(as: Int64.self), "\(s)")
+            if let truncated = nio.readInteger(as: Int64.self), truncated % 1000 != 0 { early += 1 }
+            #expect(CopyBinary.microseconds(date).map { $0 % 1000 } == 0, "\(ms) ms")
         }
+        #expect(early > 0, "postgres-nio's truncation no longer loses a microsecond: this test shows nothing")
         #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: 1e300)) == nil)
         #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: -1e300)) == nil)
         #expect(CopyBinary.microseconds(Date(timeIntervalSince1970: .nan)) == nil)
