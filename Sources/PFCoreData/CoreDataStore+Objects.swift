@@ -194,6 +194,15 @@ public struct CoreDataObjectCursor: Sendable {
 }
 
 extension CoreDataStore {
+    /// Whether an attribute's values are decoded payloads (a Transformable attribute, or one
+    /// with a value transformer; a Binary one with ``Options/decodeBlobs``): they are whatever
+    /// was archived, not the attribute's type.
+    public func decodesPayloads(of attribute: CoreDataAttribute) -> Bool {
+        let blobs = attribute.type == .binaryData || attribute.type == .transformable || attribute.type == .undefined
+            || CoreDataValueConverter.isTransformable(attribute)
+        return blobs && converter.decodes(attribute)
+    }
+
     var converter: CoreDataValueConverter {
         CoreDataValueConverter(
             limits: options.limits, decodeTransformables: options.decodeTransformables, decodeBlobs: options.decodeBlobs,

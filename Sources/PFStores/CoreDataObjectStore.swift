@@ -26,6 +26,22 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         set { reports.onReport = newValue }
     }
     private var closed = false
+    /// Per class, the fields of attributes whose values are decoded payloads
+    /// (``PFCoreData/CoreDataStore/decodesPayloads(of:)``): typed by their values
+    /// (``ValueTypedFields``), not by the model.
+    private lazy var decodedFields: [String: Set<String>] = {
+        var out: [String: Set<String>] = [:]
+        for entity in store.entities where !entity.isAbstract {
+            let names = entity.fieldNames
+            let fields = entity.attributes.filter { !$0.isTransient && store.decodesPayloads(of: $0) }.map { names[$0.name] ?? $0.name }
+            if !fields.isEmpty { out[entity.name] = Set(fields) }
+        }
+        return out
+    }()
+    /// The decoded fields' types as read so far, and the fields values of another type moved to.
+    private var learned = ParseSchema()
+    /// Classes read whole.
+    private var read: Set<String> = []
 
     /// Opens a Core Data store read-only.
     /// - Parameters:
@@ -64,7 +80,28 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// Object), to-one relationships → Pointer and to-many → Relation with their destination.
     /// A `createdAt` or `updatedAt` Date attribute is Parse's own column of every object, not a
     /// field of the schema, as in every other store.
+    ///
+    /// A decoded payload is whatever was archived (a Transformable holds Strings, Arrays,
+    /// Objects…): such a field takes its first non-null value's type, a value of another type
+    /// goes to `<field>_as_<type>` (``ValueTypedFields``), and the field keeps the model's type
+    /// only when every value is null. A class with such fields not read yet is read for this.
     public func schema() throws(PFError) -> ParseSchema {
+        for className in decodedFields.keys.sorted() where !read.contains(className) {
+            try forEachObject(in: className) { _ in }
+        }
+        var schema = modelSchema()
+        for (className, fields) in learned.classes {
+            for (name, field) in fields { schema.classes[className]?[name] = field }
+        }
+        return schema
+    }
+
+    /// ``schema()``: for a store with decoded payloads, their classes are read first, so a
+    /// destination gets every field's type (and the model's Pointer targets) before any object.
+    public func declaredSchema() throws(PFError) -> ParseSchema? { try schema() }
+
+    /// The schema as the model declares it (``schema()``, without what the values say).
+    private func modelSchema() -> ParseSchema {
         var schema = ParseSchema()
         for entity in store.entities where !entity.isAbstract {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
@@ -94,10 +131,14 @@ public final class CoreDataObjectStore: ObjectStoreReader {
         var cursor = try store.objects(entity: className)
         cursor.onReport = onReport
         defer { reports.absorb(cursor.reports) }
+        let decoded = decodedFields[className]
+        // Moved fields take no name a property of the entity has.
+        let taken = decoded == nil ? [] : Set((store.model.entity(named: className)?.fieldNames.values).map { $0.map { $0.lowercased() } } ?? [])
         while let row = try cursor.next() {
-            let object: ParseObject
+            var object: ParseObject
             do throws(PFError) {
                 object = try parseObject(row, className: className)
+                if let decoded { object = try typedByValues(object, decoded: decoded, taken: taken) }
             } catch {
                 // The source is Core Data: Parse's rules judged the value, but the failure is
                 // the store's, so it is not reported under Parse's name.
@@ -112,6 +153,23 @@ public final class CoreDataObjectStore: ObjectStoreReader {
             }
             try body(object)
         }
+        read.insert(className)
+    }
+
+    /// The object with each decoded field of another type than that field's first value moved
+    /// (``ValueTypedFields``), after learning the types of the fields it has first.
+    private func typedByValues(_ object: ParseObject, decoded: Set<String>, taken: Set<String>) throws(PFError) -> ParseObject {
+        let className = object.className
+        var result = object
+        if let known = learned.classes[className],
+            let fields = ValueTypedFields.movingConflicts(object.fields, known: known, taken: taken, among: decoded)
+        {
+            result = try object.replacingFields(fields)
+        }
+        for (key, value) in result.fields where learned.classes[className]?[key] == nil && (decoded.contains(key) || !taken.contains(key.lowercased())) {
+            if let field = ParseSchema.fieldType(of: value) { learned.classes[className, default: [:]][key] = field }
+        }
+        return result
     }
 
     /// The row as a Parse object. A `createdAt`/`updatedAt` attribute is Parse's own date; a

@@ -75,6 +75,16 @@ public final class MongoShapeStore: ObjectStoreReader, ObjectStoreWriter {
         return firstKeyIsId(directory.appendingPathComponent("_SCHEMA.json")) ?? false
     }
 
+    /// The first `.bson` file of a directory that holds no class or collection JSON file besides
+    /// mongodump's `<collection>.metadata.json` (a `mongodump` output), or `nil`.
+    static func mongodumpFile(in directory: URL) -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return nil }
+        let visible = names.filter { !$0.hasPrefix(".") }.map { ($0, $0.lowercased()) }
+        let json = visible.filter { $0.1.hasSuffix(".json") && !$0.1.hasSuffix(".metadata.json") }
+        guard json.isEmpty else { return nil }
+        return visible.filter { $0.1.hasSuffix(".bson") }.map(\.0).sorted().first
+    }
+
     /// Whether a file's first document (or the first of its top-level array) starts with the
     /// key `_id`; `nil` when the file is empty or cannot be read.
     static func firstKeyIsId(_ file: URL) -> Bool? {

@@ -275,18 +275,9 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The values are moved as made: a field's value does not depend on its name (names are
     /// not checked), so this is the object the row with the field renamed gives.
     private func movingConflicts(_ object: ParseObject, className: String, taken: Set<String>) throws(PFError) -> ParseObject? {
-        guard let known = learned.classes[className] else { return nil }
-        var fields = object.fields
-        var moved = false
-        for (key, value) in object.fields {
-            guard let type = value.fieldType, let was = known[key]?.type, was != type else { continue }
-            var name = key + "_as_" + type.rawValue.lowercased()
-            while fields[name] != nil || taken.contains(name.lowercased()) || (known[name].map { $0.type != type } ?? false) { name += "_" }
-            fields.removeValue(forKey: key)
-            fields[name] = value
-            moved = true
-        }
-        guard moved else { return nil }
+        guard let known = learned.classes[className],
+            let fields = ValueTypedFields.movingConflicts(object.fields, known: known, taken: taken)
+        else { return nil }
         do throws(PFError) {
             // No source key order: the object writes `objectId` then its fields in order, as
             // the renamed row's object did (a row has no timestamps or ACL).

@@ -170,6 +170,9 @@ public enum StoreFailure: PFFailure, Hashable {
     /// A single `.json` file of mongoexport documents (each starting with `_id`), which is no
     /// Parse class file: the Mongo shape is a directory of such files.
     case mongoExportFile(String)
+    /// A `mongodump` of BSON files (a directory of `<collection>.bson`, or one such file):
+    /// the Mongo shape is read from mongoexport's JSON.
+    case mongodumpBSON(path: String, file: String)
     /// A store URL with a scheme other than postgres.
     case unknownURLScheme(String)
     /// The build has no reader for the store's kind.
@@ -262,7 +265,8 @@ public enum StoreFailure: PFFailure, Hashable {
         switch self {
         case .foreignEntries, .notPfarchiveOutput, .entryInTheWay, .duplicateJoinFile, .duplicateClassFile, .badJoinRow,
             .duplicateZipEntry, .noExportFiles, .badJSONLinesJoinRow, .badDocument, .badArrayDocument, .badStoreArchive, .unreadableStoreArchive,
-            .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant, .mongoExportFile:
+            .wrongClassReturned, .badName, .badClassName, .ruleNotADate, .ruleBadACL, .ruleBadConstant, .mongoExportFile,
+            .mongodumpBSON:
             .invalidValue
         case .notWriting, .beganTwice, .notAStoreArgument, .unknownURLScheme, .noClass, .noSuchClasses, .wrongClassInBatch,
             .importPathRules, .importObjectIdRules, .ruleRegeneratesACL, .notAClassFileName, .notAFileName, .noCollection:
@@ -333,6 +337,10 @@ public enum StoreFailure: PFFailure, Hashable {
         case .mongoExportFile(let path):
             return "\(path): holds mongoexport documents (each starting with _id), not a Parse class file; put the collection files in a directory "
                 + "(with _SCHEMA.json when there is one) to read them as Parse Server's MongoDB shape"
+        case .mongodumpBSON(let path, let file):
+            return "\(path): a mongodump of BSON files (\(file)); BSON is not read: export each collection as JSON "
+                + "(mongoexport --db DB --collection C --out DIR/C.json, _SCHEMA included) and give that directory, "
+                + "read as Parse Server's MongoDB shape"
         case .notAStoreArgument(let argument): return "a store must be a path or a postgres:// URL, not '\(argument)'"
         case .unknownURLScheme(let argument): return "\(argument): unknown store URL scheme; expected a path or postgres://user@host/db"
         case .readingUnavailable(let location, let kind):

@@ -130,6 +130,11 @@ public struct StoreLocation: Sendable, Equatable, CustomStringConvertible {
             // what it holds.
             if exists && isDirectory.boolValue {
                 kind = MongoShapeStore.looksLikeMongoShape(url) ? .mongoShape : .parseExport
+                if kind == .parseExport, let bson = MongoShapeStore.mongodumpFile(in: url) {
+                    throw PFError(StoreFailure.mongodumpBSON(path: argument, file: bson), format: StoreFailure.format)
+                }
+            } else if ext == "bson" {
+                throw PFError(StoreFailure.mongodumpBSON(path: argument, file: url.lastPathComponent), format: StoreFailure.format)
             } else {
                 kind = exists ? kindFromBytes(of: url) ?? .parseExport : .parseExport
                 // One collection file of a Mongo dump is no class file: its `_id`s are no objectIds.

@@ -101,4 +101,24 @@ import Testing
         let codegen = try CLI.run(["codegen", file])
         #expect(codegen.status == 0 && codegen.stdoutText.contains("public var name: String"), "\(codegen.stderr)")
     }
+
+    /// A `mongodump` folder (`<collection>.bson` beside `<collection>.metadata.json`) was read
+    /// as a Parse export and refused with "'Foo.metadata' is not a valid class name": it is
+    /// refused as BSON, in one line, saying to use mongoexport; one `.bson` file too.
+    @Test func aMongodumpIsRefusedAsBSON() throws {
+        // One BSON document {"_id": "x1"}: an int32 length, a string element, the end byte.
+        let document: [UInt8] = [0x11, 0, 0, 0, 0x02] + Array("_id".utf8) + [0, 3, 0, 0, 0] + Array("x1".utf8) + [0, 0]
+        let dir = try export([
+            "Foo.bson": String(decoding: document, as: UTF8.self),
+            "Foo.metadata.json": #"{"options":{},"indexes":[{"v":2,"key":{"_id":1},"name":"_id_"}]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for arguments in [["import", dir.path, dir.appendingPathComponent("out.sqlite").path], ["inspect", dir.path],
+                          ["import", dir.appendingPathComponent("Foo.bson").path, dir.appendingPathComponent("out2.sqlite").path]] {
+            let run = try CLI.run(arguments)
+            #expect(run.status == 1 && run.stderr.contains("a mongodump of BSON files (Foo.bson)") && run.stderr.contains("mongoexport")
+                && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.sqlite").path))
+    }
 }

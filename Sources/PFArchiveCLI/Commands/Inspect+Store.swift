@@ -30,11 +30,18 @@ extension Inspect {
     /// The store an input names when it is a directory or a `.zip` file: a `.jsonl` directory
     /// is the Mongo shape, any other directory or a `.zip` a Parse export (as `import` reads
     /// them); `nil` for anything else.
-    func shownStore() -> ShownStore? {
+    func shownStore() throws -> ShownStore? {
         guard input != "-" else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else { return nil }
-        guard let kind = try? StoreLocation.resolve(input).kind else { return nil }
+        let kind: StoreKind
+        do {
+            kind = try StoreLocation.resolve(input).kind
+        } catch {
+            // A mongodump is named as one, not read as the bytes of a file.
+            if case .mongodumpBSON? = error.failure(as: StoreFailure.self) { throw CLIFailure(error.message) }
+            return nil
+        }
         switch kind {
         case .mongoShape where isDirectory.boolValue: return .mongoShape
         case .parseExport where isDirectory.boolValue:

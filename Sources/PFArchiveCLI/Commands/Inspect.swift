@@ -94,7 +94,7 @@ struct Inspect: ParsableCommand {
             }
             return
         }
-        if !graphRequested, let store = shownStore() {
+        if !graphRequested, let store = try shownStore() {
             try refusePath(for: "a store of classes")
             try inspectStore(store)
             return
