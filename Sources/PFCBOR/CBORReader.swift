@@ -119,6 +119,22 @@ public struct CBORReader: Sendable {
         }
     }
 
+    /// ``info(_:limits:)`` for a CBOR sequence (RFC 8742): the counts over all its items.
+    /// - Parameters:
+    ///   - bytes: the items, one after another.
+    ///   - limits: the resource budgets, over the whole sequence.
+    /// - Returns: the tags, items, indefinite lengths and `undefined` values of every item.
+    /// - Throws: ``PFError`` for an item that does not read, or a sequence beyond the limits.
+    public static func sequenceInfo(_ bytes: Data, limits: PFLimits = .default) throws(PFError) -> CBORInfo {
+        try scan(bytes, limits: limits) { (scanner: inout CBORScanner) throws(PFError) in
+            scanner.measure = CBORMeasure(threshold: .max)
+            while scanner.pos < scanner.end { _ = try scanner.value(depth: 0) }
+            return CBORInfo(
+                tags: scanner.tagCounts, items: scanner.items, hasIndefiniteLengths: scanner.hasIndefiniteLengths,
+                hasSelfDescribeTag: scanner.hasSelfDescribeTag, undefinedValues: scanner.undefinedCount)
+        }
+    }
+
     /// Whether the bytes plausibly start with CBOR.
     ///
     /// The strong sign is the self-describe tag 55799 (`D9 D9 F7`). The weaker sign is a

@@ -60,6 +60,11 @@ public enum CBORSequence {
         public let limits: PFLimits
         /// Items read so far.
         public private(set) var itemCount = 0
+        /// Each tag number in the items read so far, with how many times it occurs (as
+        /// ``CBORInfo/tags`` counts a document's).
+        public private(set) var tagCounts: [UInt64: Int] = [:]
+        /// How many `undefined` values the items read so far hold (each read as null).
+        public private(set) var undefinedValues = 0
         /// Bytes fed so far.
         public private(set) var bytesFed = 0
         private var buffer: [UInt8] = []
@@ -106,16 +111,16 @@ public enum CBORSequence {
                 }
             }
             while start < buffer.count {
-                let found: (value: PFValue, end: Int)?
+                let found: (value: PFValue, end: Int, tags: [UInt64: Int], undefined: Int)?
                 let limits = limits
                 let index = itemCount
                 let itemOffset = bufferOffset + start
-                found = try buffer.withBytes { raw throws(PFError) -> (value: PFValue, end: Int)? in
+                found = try buffer.withBytes { raw throws(PFError) -> (value: PFValue, end: Int, tags: [UInt64: Int], undefined: Int)? in
                     guard let base = raw.baseAddress else { return nil }
                     var scanner = CBORScanner(base: base + start, count: raw.count - start, limits: limits)
                     do throws(PFError) {
                         let value = try scanner.value(depth: 0)
-                        return (value, start + scanner.pos)
+                        return (value, start + scanner.pos, scanner.tagCounts, scanner.undefinedCount)
                     } catch where error.code == .truncated && !final {
                         return nil
                     } catch {
@@ -139,6 +144,8 @@ public enum CBORSequence {
                 start = found.end
                 waitFor = 0
                 itemCount += 1
+                tagCounts.merge(found.tags, uniquingKeysWith: +)
+                undefinedValues += found.undefined
                 try body(found.value, index)
             }
         }

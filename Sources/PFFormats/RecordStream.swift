@@ -93,6 +93,17 @@ public enum RecordStream {
         public var bytesRead = 0
         /// Records written.
         public var records = 0
+        /// Once a CBOR sequence is read: each tag number its items hold, with how many times
+        /// (the value model keeps only some; ``PFCBOR/CBORTag/keptByValues``).
+        public var cborTags: [UInt64: Int] = [:]
+        /// Once a CBOR sequence is read: how many `undefined` values its items hold (read as null).
+        public var cborUndefinedValues = 0
+
+        /// A state: nothing read yet by default.
+        public init(bytesRead: Int = 0, records: Int = 0) {
+            self.bytesRead = bytesRead
+            self.records = records
+        }
     }
 
     /// The formats a stream reads and writes.
@@ -181,6 +192,8 @@ public enum RecordStream {
         sink.tail = records.otherMembers
         try sink.finish(write)
         state.records = sink.count
+        state.cborTags = records.cborTags
+        state.cborUndefinedValues = records.cborUndefinedValues
         progress?(state)
         return state
     }
@@ -198,6 +211,9 @@ public enum RecordStream {
         public var otherMembers: OrderedDictionary<String, PFValue>?
         /// The records read.
         public var count: Int
+        /// A CBOR sequence's tags and `undefined` values (``Progress/cborTags``).
+        public var cborTags: [UInt64: Int] = [:]
+        public var cborUndefinedValues = 0
     }
 
     /// Reads a stream of records (JSON, Parse, JSON Lines or a CBOR sequence; see
@@ -250,7 +266,7 @@ public enum RecordStream {
             var items = CBORSequence.Reader(limits: options.limits)
             try pump { raw throws(PFError) in try items.feed(raw) { value, _ throws(PFError) in try deliver(value) } }
             try items.finish { value, _ throws(PFError) in try deliver(value) }
-            return Records(shape: .array, count: count)
+            return Records(shape: .array, count: count, cborTags: items.tagCounts, cborUndefinedValues: items.undefinedValues)
         default:
             // A JSON document or a Parse class file: the export row cutter finds the records.
             let parse = options.from == .parse

@@ -1,4 +1,5 @@
 import Foundation
+import PFCompression
 import PFCore
 import PFFormats
 import PFJSON
@@ -41,6 +42,30 @@ import Testing
         #expect(lines.count == 1 && lines.first?.contains("warning: <stdin>: CBOR tags 18 (1×), 32 (1×) are not kept") == true, "\(run.stderr)")
         let date = try CLI.run(["convert", "-", "-", "--from", "cbor", "--to", "json"], input: Data([0xC1, 0x01]))
         #expect(date.status == 0 && date.stderr.isEmpty, "\(date.stderr)")
+    }
+
+    /// The warnings come whenever the input is read as CBOR, however it was told: gzip or zlib
+    /// around it, a `.cbor` name for a document whose first item is a tag (no magic), a CBOR
+    /// sequence (each was converted without a word: cbor/test-vectors' tag 23, 24 and 32 items).
+    @Test func cborWarningsWhateverTellsTheInputIsCBOR() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfcbor-warn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let document = Data([0x82, 0xD8, 0x20, 0x61, 0x75, 0xF7])  // [32("u"), undefined]
+        let files: [(String, Data)] = [
+            ("doc.cbor.gz", try Compression.compress(document, as: .gzip)),
+            ("doc.cbor.zz", try Compression.compress(document, as: .zlib)),
+            ("tagged.cbor", Data([0xD7, 0x44, 1, 2, 3, 4])),  // 23(h'01020304'), a test vector
+            ("records.cborseq", Data([0xA1, 0x61, 0x61, 0xD8, 0x20, 0x61, 0x75, 0xA1, 0x61, 0x62, 0xF7])),
+        ]
+        for (name, bytes) in files {
+            let input = dir.appendingPathComponent(name)
+            try bytes.write(to: input)
+            for output in ["out.json", "out.jsonl"] where output == "out.json" || name.hasSuffix(".cborseq") {
+                let run = try CLI.run(["convert", input.path, dir.appendingPathComponent(output).path])
+                #expect(run.status == 0 && run.stderr.contains("warning: \(input.path): CBOR tag"), "\(name) → \(output): \(run.stderr)")
+            }
+        }
     }
 
     /// Secure decoding refuses NSURL (no property-list class) and names the flag that allows it.

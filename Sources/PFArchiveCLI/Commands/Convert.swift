@@ -231,9 +231,8 @@ struct Convert: ParsableCommand {
             try convertRealm(bytes, options: readOptions)
             return
         }
-        if (readOptions.format ?? FormatDetector.detect(bytes)) == .cbor {
-            CBORUnkeptWarning.show(for: bytes, limits: readOptions.limits, file: input == "-" ? "<stdin>" : input)
-        }
+        CBORUnkeptWarning.show(forInput: bytes, format: readOptions.format, path: input, limits: readOptions.limits,
+                               file: input == "-" ? "<stdin>" : input)
         var inflated: Data?
         if try streamWhole(bytes, streamTarget: streamTarget, options: readOptions, inflated: &inflated) { return }
         var progress = Progress(steps: ["reading", "writing"], inputBytes: bytes.count)
@@ -492,19 +491,26 @@ struct Convert: ParsableCommand {
         var bar = CountingProgress()
         let started = Date()
         let total = size.map { $0 >> 20 }
+        var last = RecordStream.Progress()
         let report = { (state: RecordStream.Progress) in
+            last = state
             let seconds = max(Date().timeIntervalSince(started), 0.001)
             let rate = Int(Double(state.bytesRead) / seconds) >> 20
             bar.update(done: state.bytesRead >> 20, total: total, label: "MiB read, \(state.records) records, \(rate) MiB/s")
         }
         defer { bar.clear() }
-        return try declinable { try writeStreamed(
+        let streamed = try declinable { try writeStreamed(
             toOutput: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, read: read, write: write, progress: report)
             },
             toFile: { write throws(PFError) in
                 try RecordStream.convert(options: streamOptions, read: read, write: write, progress: report)
             }) }
+        if streamed {
+            bar.clear()
+            CBORUnkeptWarning.show(tags: last.cborTags, undefinedValues: last.cborUndefinedValues, file: input == "-" ? "<stdin>" : input)
+        }
+        return streamed
     }
 
     /// Runs a streamed conversion into OUTPUT: standard output (`toOutput`, given a writer

@@ -6,17 +6,40 @@ import PFArchive
 /// …: the enclosed value is read, the tag is not, Docs/CBOR.md "Tags") and `undefined`
 /// values (read as null: the model has no "undefined").
 enum CBORUnkeptWarning {
-    /// Prints the warnings for `bytes` (a CBOR document), if anything is not kept.
-    static func show(for bytes: Data, limits: PFLimits, file: String) {
-        guard let info = try? CBORReader.info(bytes, limits: limits) else { return }
+    /// Prints the warnings for an input when it is read as CBOR (or a CBOR sequence) and
+    /// anything in it is not kept: told as the read tells it — after gzip or zlib is undone,
+    /// by `--from`, the bytes, or else the file's name (a document whose first item is a tag
+    /// or a scalar is CBOR by its `.cbor` name only).
+    static func show(forInput bytes: Data, format: DataFormat?, path: String, limits: PFLimits, file: String) {
+        var plain = bytes
+        if let compression = Compression.detect(bytes.prefix(16)) {
+            guard let inflated = try? Compression.decompress(bytes, from: compression, limits: limits) else { return }
+            plain = inflated
+        }
+        let named = path == "-" ? nil : FormatDetector.infer(fromPath: path).format
+        switch format ?? (named == .cborseq ? .cborseq : FormatDetector.detect(plain, named: named)) {
+        case .cbor: show(for: plain, sequence: false, limits: limits, file: file)
+        case .cborseq: show(for: plain, sequence: true, limits: limits, file: file)
+        default: break
+        }
+    }
+
+    /// Prints the warnings for `bytes` (a CBOR document or sequence), if anything is not kept.
+    static func show(for bytes: Data, sequence: Bool = false, limits: PFLimits, file: String) {
+        guard let info = try? (sequence ? CBORReader.sequenceInfo(bytes, limits: limits) : CBORReader.info(bytes, limits: limits)) else { return }
+        show(tags: info.tags, undefinedValues: info.undefinedValues, file: file)
+    }
+
+    /// Prints the warnings for what an input holds: its tags (number → count) and `undefined` values.
+    static func show(tags: [UInt64: Int], undefinedValues: Int, file: String) {
         var lines: [String] = []
-        let dropped = info.tags.filter { !CBORTag.keptByValues.contains($0.key) }.sorted { $0.key < $1.key }
+        let dropped = tags.filter { !CBORTag.keptByValues.contains($0.key) }.sorted { $0.key < $1.key }
         if !dropped.isEmpty {
             let listed = dropped.prefix(8).map { "\($0.key) (\($0.value)×)" }.joined(separator: ", ") + (dropped.count > 8 ? ", …" : "")
             lines.append("CBOR tags \(listed) are not kept: their enclosed values are, without the tag (Docs/CBOR.md, \"Tags\")")
         }
-        if info.undefinedValues > 0 {
-            let count = info.undefinedValues == 1 ? "1 CBOR undefined value is" : "\(info.undefinedValues) CBOR undefined values are"
+        if undefinedValues > 0 {
+            let count = undefinedValues == 1 ? "1 CBOR undefined value is" : "\(undefinedValues) CBOR undefined values are"
             lines.append("\(count) read as null: the value model has no \"undefined\" (Docs/CBOR.md)")
         }
         guard !lines.isEmpty else { return }
