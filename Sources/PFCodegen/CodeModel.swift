@@ -144,6 +144,7 @@ public struct CodegenConflict: Sendable, Equatable, CustomStringConvertible {
     public var resolution: String
 
     public var description: String {
+        guard !kinds.isEmpty else { return "\(className).\(field): \(resolution)" }
         let seen = kinds.map { "\($0.kind.rawValue) in \($0.count)" }.joined(separator: ", ")
         return "\(className).\(field): \(seen); \(resolution)"
     }
@@ -285,6 +286,15 @@ struct Resolver {
             type.properties.append(GeneratedProperty(
                 name: propertyName, key: key, type: propertyType, isOptional: optional, doc: pdoc,
                 isAlwaysPresent: field.present == stats.shape.rows, keepsNull: field.nulls > 0))
+        }
+        if stats.shape.overflowed {
+            // Past the bound, keys are not counted: the type cannot hold them, and says so
+            // (a class of more keys is a map keyed by names, as an icon font's metadata is).
+            let bound = stats.shape.limits.fieldsPerShape
+            let lost = "more than \(bound) distinct keys: the first \(bound) are properties, the others are not in `\(name)`"
+                + " and are lost through it (a document keyed by names is a dictionary: decode it as one)"
+            type.doc.append("Holds \(lost).")
+            conflicts.append(CodegenConflict(className: stats.name, field: "*", kinds: [], resolution: lost))
         }
         // Relations and declared fields no row holds.
         for (field, target) in stats.relations where stats.shape.fields[field] == nil {
@@ -578,9 +588,13 @@ struct Resolver {
             }
             return (.any, ["Only nulls or no values were seen: kept as `\(anyName)`."])
         }
-        if kinds == [.int, .double] {
+        if kinds == [.int, .double], !field.beyondDouble {
             conflict(className, path, field, "widened to Double (every integer seen fits)")
             return (.double, ["Integers and numbers both seen: widened to `Double`."])
+        }
+        if kinds == [.int], field.unsigned, field.negative {
+            conflict(className, path, field, "kept as \(anyName): no Swift integer holds both a value beyond Int64 and a negative one")
+            return (.any, ["Integers beyond `Int64` and negative ones both seen: kept as `\(anyName)` so nothing is lost."])
         }
         guard kinds.count == 1, let kind = kinds.first else {
             conflict(className, path, field, "kept as \(anyName), which holds every value as it is")

@@ -39,6 +39,10 @@ public final class FieldStatistics {
     public internal(set) var archivedClasses: OrderedDictionary<String, Int> = [:]
     /// Whether an integer outside `Int64` (an unsigned 64-bit value) was met.
     public internal(set) var unsigned = false
+    /// Whether a negative integer was met.
+    public internal(set) var negative = false
+    /// Whether an integer a `Double` does not hold exactly (beyond ±2^53) was met.
+    public internal(set) var beyondDouble = false
     /// The statistics of array elements, over every array met.
     public internal(set) var elements: FieldStatistics?
     /// The members of nested objects, over every object met.
@@ -57,6 +61,20 @@ public final class FieldStatistics {
 
     func count(_ kind: ObservedKind) {
         kinds[kind, default: 0] += 1
+    }
+
+    /// Counts an integer, noting its sign and whether a `Double` holds it exactly.
+    func noteInteger(_ i: Int64) {
+        count(.int)
+        if i < 0 { negative = true }
+        if i.magnitude > 1 << 53 { beyondDouble = true }
+    }
+
+    /// Counts an integer beyond `Int64`.
+    func noteUnsigned(_ u: UInt64) {
+        count(.int)
+        unsigned = true
+        if u > 1 << 53 { beyondDouble = true }
     }
 
     func noteString(_ s: String) {

@@ -135,7 +135,7 @@ public final class TypeInference {
         switch value {
         case .null: field.nulls += 1
         case .bool: field.count(.bool)
-        case .int: field.count(.int)
+        case .int(let i): field.noteInteger(i)
         case .double: field.count(.double)
         case .string(let s):
             field.count(.string)
@@ -205,10 +205,8 @@ public final class TypeInference {
         switch value {
         case .null: field.nulls += 1
         case .bool: field.count(.bool)
-        case .int: field.count(.int)
-        case .uint:
-            field.count(.int)
-            field.unsigned = true
+        case .int(let i): field.noteInteger(i)
+        case .uint(let u): field.noteUnsigned(u)
         case .double: field.count(.double)
         case .string(let s):
             field.count(.string)
@@ -366,10 +364,8 @@ public final class TypeInference {
         switch value {
         case .null: field.nulls += 1
         case .bool: field.count(.bool)
-        case .int: field.count(.int)
-        case .uint:
-            field.count(.int)
-            field.unsigned = true
+        case .int(let i): field.noteInteger(i)
+        case .uint(let u): field.noteUnsigned(u)
         case .double: field.count(.double)
         case .string(let s):
             field.count(.string)

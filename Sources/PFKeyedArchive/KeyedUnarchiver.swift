@@ -230,14 +230,23 @@ public final class KeyedUnarchiver {
         if index == 0 { throw typeMismatch(expected: "\(T.self)", found: "nil") }
         if let cached = cache[index] {
             if let value = cached as? T { return value }
-            // A class instance keeps its identity: asking for it as another type is an error.
-            // A value decoded as another type is simply decoded again as this one.
-            if Swift.type(of: cached) is AnyClass {
+            // A class instance keeps its identity: asking for it as another class is an error.
+            // As a value (its tree, say) it is simply decoded again.
+            if Swift.type(of: cached) is AnyClass, T.self is AnyClass {
                 throw typeMismatch(expected: "\(T.self)", found: "\(Swift.type(of: cached)) (object \(index))")
             }
         }
         let value = try T.unarchive(from: self, objectAt: index)
-        if cache[index] == nil { cache[index] = value }
+        // The instance takes the place of a value decoded first (a generated model reads an
+        // object as a tree under one key and as its class under another): every later
+        // reference must get this instance. (Cached under the value, each reference made a
+        // new instance, whose own references made new ones: two views pointing at each other
+        // in a real nib never finished decoding, memory growing without bound.)
+        if let cached = cache[index] {
+            if !(Swift.type(of: cached) is AnyClass), Swift.type(of: value) is AnyClass { cache[index] = value }
+        } else {
+            cache[index] = value
+        }
         return value
     }
 

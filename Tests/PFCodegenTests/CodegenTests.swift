@@ -53,6 +53,39 @@ struct TypeInferenceTests {
         #expect(objects.output.contains("(Parse objects)") && objects.output.contains("ParseModel"), "\(objects.output)")
     }
 
+    /// A class of more keys than a shape keeps (an icon font's metadata, 2,078 names) lost
+    /// every key past the 256th through the generated type without a word: the type and the
+    /// conflicts say so now.
+    @Test func aClassOfMoreKeysThanAShapeKeepsSaysWhatItLoses() throws {
+        let fields = (0..<300).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let model = try objects(["{\"objectId\":\"a\",\(fields)}"]).model()
+        let type = try #require(model.types.first)
+        #expect(type.properties.count == 256)
+        #expect(type.doc.contains { $0.contains("more than 256 distinct keys") })
+        #expect(model.conflicts.map(\.field) == ["*"])
+        #expect(model.conflicts.first?.description.contains("are lost through it") == true)
+    }
+
+    /// "Widened to Double (every integer seen fits)" was said of any field of integers and
+    /// numbers, one of them 2^53 + 1, which a Double rounds; integers beyond Int64 and negative
+    /// ones were typed UInt64, which JSONDecoder refuses for -1. Both are kept as values now.
+    @Test func numbersNoOneSwiftTypeHoldsAreKeptAsValues() throws {
+        let dir = try SwiftCompiler.scratch("numbers")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases = [
+            ("Big.json", #"[{"v":9007199254740993},{"v":0.5}]"#, "kept as PFValue"),
+            ("Signs.json", #"[{"v":18446744073709551615},{"v":-1}]"#, "no Swift integer holds both"),
+            ("Fits.json", #"[{"v":9007199254740992},{"v":0.5}]"#, "widened to Double (every integer seen fits)"),
+        ]
+        for (name, json, said) in cases {
+            let file = dir.appendingPathComponent(name)
+            try Data(json.utf8).write(to: file)
+            let run = try SwiftCompiler.codegen([file.path])
+            #expect(run.status == 0 && run.output.contains(said), "\(name): \(run.output)")
+            #expect(run.output.contains("public var v: Double") == (name == "Fits.json"), "\(name): \(run.output)")
+        }
+    }
+
     @Test func numberInOneRowStringInAnotherIsAConflictKeptAsParseValue() throws {
         let model = try objects([#"{"objectId":"a","size":3}"#, #"{"objectId":"b","size":"large"}"#]).model()
         let size = try #require(model.types.first?.properties.first { $0.key == "size" })

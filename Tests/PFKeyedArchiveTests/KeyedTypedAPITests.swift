@@ -1,4 +1,5 @@
 import Foundation
+import PFCore
 import PFKeyedArchive
 import Testing
 
@@ -82,6 +83,40 @@ final class Ring: ArchiveCoding {
     }
 }
 
+/// A peer of another (`peer` decoded in phase two), as a nib's views point at each other.
+final class Peer: ArchiveCoding {
+    static let archiveClassName = "Peer"
+    var name: String
+    var peer: Peer?
+    init(_ name: String) { self.name = name }
+    func encode(with coder: KeyedArchiver) throws {
+        try coder.encode(name, forKey: "name")
+        try coder.encode(peer, forKey: "peer")
+    }
+    init(from coder: KeyedUnarchiver) throws {
+        name = try coder.decode(String.self, forKey: "name")
+        try coder.decodeReference(Peer.self, forKey: "peer") { [unowned self] in self.peer = $0 }
+    }
+}
+
+/// Holds peers as value trees under one key (what codegen types a key of unrelated classes
+/// as) and the first as its class under another.
+final class PeerList: ArchiveCoding {
+    static let archiveClassName = "PeerList"
+    var items: [PFValue] = []
+    var first: Peer?
+    var peers: [Peer] = []
+    init(peers: [Peer]) { self.peers = peers; first = peers.first }
+    func encode(with coder: KeyedArchiver) throws {
+        try coder.encode(peers, forKey: "items")
+        try coder.encode(first, forKey: "first")
+    }
+    init(from coder: KeyedUnarchiver) throws {
+        items = try coder.decodeIfPresent([PFValue].self, forKey: "items") ?? []
+        try coder.decodeReference(Peer.self, forKey: "first") { [unowned self] in self.first = $0 }
+    }
+}
+
 /// A node whose `next` is decoded eagerly: a cycle must fail cleanly.
 final class EagerRing: ArchiveCoding {
     static let archiveClassName = "Ring"
@@ -132,6 +167,23 @@ final class Link: ArchiveCoding {
 
 @Suite struct KeyedTypedAPITests {
     let registry = ArchiveClassRegistry([Person.self, Ring.self, Holder.self, Link.self])
+
+    /// An object read first as a value tree (a list typed `[PFValue]`) and then as its class
+    /// through a reference is one instance, and the peers pointing at each other finish: the
+    /// instance was never cached over the tree, so each reference made a new one, forever (a
+    /// generated model of a real nib grew to 20 GB).
+    @Test func anObjectReadAsATreeThenAsItsClassIsOneInstance() throws {
+        let a = Peer("a"), b = Peer("b")
+        a.peer = b
+        b.peer = a
+        let data = try KeyedArchiver.archivedData(withRootObject: PeerList(peers: [a, b]))
+        let back = try KeyedUnarchiver.unarchivedObject(
+            ofType: PeerList.self, from: data, registry: ArchiveClassRegistry([Peer.self, PeerList.self]))
+        #expect(back.items.count == 2)
+        let first = try #require(back.first)
+        #expect(first.name == "a" && first.peer?.name == "b")
+        #expect(first.peer?.peer === first, "a reference to the first peer is the instance itself")
+    }
 
     /// An archive whose root is a Person object with the given fields.
     func personArchive(_ fields: @escaping (KeyedArchiver) throws -> Void) throws -> Data {
