@@ -140,9 +140,14 @@ import Testing
         #expect(imported.status == 0, "\(imported.stderr)")
         let diffed = try CLI.run(["diff", url.path, dir.appendingPathComponent("db.sqlite").path, "--key", hex, "--brief"])
         #expect(diffed.status == 0 || diffed.status == 1, "\(diffed.stderr)")
+        // codegen too (the refusal without a key told it to pass --key, which it refused).
+        let generated = try CLI.run(["codegen", url.path, "--key", hex])
+        let plainGenerated = try CLI.run(["codegen", RealmFixtures.url("js-simple").path])
+        #expect(generated.status == 0 && generated.stdoutText.contains("public struct"), "\(generated.stderr)")
+        #expect(generated.stdoutText.replacingOccurrences(of: "secret.realm", with: "js-simple.realm") == plainGenerated.stdoutText)
         // A wrong key: one line, exit 1, nothing written; a malformed key: a usage error.
         for arguments in [["convert", url.path, dir.appendingPathComponent("x.json").path], ["inspect", url.path],
-                          ["import", url.path, dir.appendingPathComponent("x.sqlite").path]] {
+                          ["import", url.path, dir.appendingPathComponent("x.sqlite").path], ["codegen", url.path]] {
             let wrong = try CLI.run(arguments + ["--key", Self.hexKey])
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("wrong encryption key") && wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")

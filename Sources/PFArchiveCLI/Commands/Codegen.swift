@@ -66,6 +66,8 @@ struct Codegen: ParsableCommand {
     @OptionGroup(title: "Decoding limits")
     var limitOptions: LimitOptions
 
+    @OptionGroup var realmKey: RealmKeyOption
+
     func validate() throws {
         guard CodegenAccess(rawValue: access) != nil else { throw ValidationError("--access must be public or internal, not '\(access)'") }
         if let style, CodegenStyle(rawValue: style) == nil {
@@ -182,7 +184,7 @@ struct Codegen: ParsableCommand {
         if location.kind == .keyedArchive, let inference = try? inferDocumentIfArchive(limits: limits) {
             return inference
         }
-        let openers = StoreOpeners.commands()
+        let openers = StoreOpeners.commands(realmKey: realmKey.bytes)
         let reader: any ObjectStoreReader
         do {
             reader = try openers.reader(for: location)
