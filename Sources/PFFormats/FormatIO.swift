@@ -224,7 +224,10 @@ public enum FormatIO {
     public static func records(of value: PFValue) throws(PFError) -> [PFValue] {
         switch value {
         case .array(let items): return items
-        case .dictionary: return try ParseExport.rows(of: value).rows
+        case .dictionary(let members):
+            // `"results"` holding no array (an API's error body) is no wrapper: one record.
+            if let results = members["results"], results.arrayValue == nil { return [value] }
+            return try ParseExport.rows(of: value).rows
         default: return [value]
         }
     }

@@ -280,7 +280,7 @@ public enum RecordStream {
             let inArray = JSONReader.Session(reader: JSONReader(options: nested))
             nested.limits.maxDepth = max(1, options.limits.maxDepth - 2)
             let inResults = JSONReader.Session(reader: JSONReader(options: nested))
-            var cutter = ParseExportRowCutter(limits: options.limits)
+            var cutter = ParseExportRowCutter(limits: options.limits, plainJSON: !parse)
             func handle(_ row: ParseExportRow) throws(PFError) {
                 if shape == nil { shape = row.shape }
                 let value: PFValue

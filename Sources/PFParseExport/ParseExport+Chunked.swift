@@ -75,10 +75,20 @@ public struct ParseExportRowCutter {
     var escaped = false
     var rowStart = 0
 
+    /// Whether the input is a plain JSON document rather than a Parse class file (`convert`'s
+    /// records): a byte order mark is not skipped (the JSON reader refuses it, as every other
+    /// route does), and an object that is not a results wrapper — a repeated key (its last
+    /// value is kept), `"results"` holding no array (an API's error body) — is one record, not
+    /// a refused class file.
+    public var plainJSON = false
+
     /// Makes a cutter.
-    /// - Parameter limits: budgets (`maxInputBytes` bounds one row and a whole-read file).
-    public init(limits: PFLimits = .default) {
+    /// - Parameters:
+    ///   - limits: budgets (`maxInputBytes` bounds one row and a whole-read file).
+    ///   - plainJSON: the input is a plain JSON document (``plainJSON``).
+    public init(limits: PFLimits = .default, plainJSON: Bool = false) {
         self.limits = limits
+        self.plainJSON = plainJSON
     }
 
     // MARK: Feeding
@@ -304,8 +314,8 @@ public struct ParseExportRowCutter {
     private mutating func decideHeader(final: Bool, _ body: RowHandler) throws(PFError) {
         // A UTF-8 byte order mark (a class file saved by a Windows editor) is not part of the
         // document; offsets still count it, so they stay file offsets.
-        let mark = carry.starts(with: Self.byteOrderMark) ? Self.byteOrderMark.count : 0
-        if !final, carry.count < Self.byteOrderMark.count, Self.byteOrderMark.starts(with: carry) { return }
+        let mark = !plainJSON && carry.starts(with: Self.byteOrderMark) ? Self.byteOrderMark.count : 0
+        if !plainJSON, !final, carry.count < Self.byteOrderMark.count, Self.byteOrderMark.starts(with: carry) { return }
         let decision: (shape: ParseExport.Shape, end: Int)?? = carry.withUnsafeBytes { raw in
             var scanner = RowScanner(bytes: raw)
             scanner.i = mark
@@ -394,14 +404,25 @@ public struct ParseExportRowCutter {
         }
     }
 
+    /// The records of a plain JSON document read whole: a results wrapper's rows, else the
+    /// document itself (an empty or blank one holds none).
+    static func plainRows(_ bytes: [UInt8], limits: PFLimits) throws(PFError) -> (rows: [PFValue], shape: ParseExport.Shape) {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return ([], .empty) }
+        let value = try JSONReader(options: .init(mode: .strict, typedValues: false, limits: limits)).read(Data(bytes))
+        if case .dictionary(let d) = value, d["objectId"] == nil, d["__type"] == nil, case .array(let items)? = d["results"] {
+            return (items, .results)
+        }
+        return ([value], .single)
+    }
+
     /// The UTF-8 byte order mark a class file may start with.
     public static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private mutating func finishWhole(_ body: RowHandler) throws(PFError) {
         phase = .done
-        let bytes = carry.starts(with: Self.byteOrderMark) ? Array(carry.dropFirst(Self.byteOrderMark.count)) : carry
+        let bytes = !plainJSON && carry.starts(with: Self.byteOrderMark) ? Array(carry.dropFirst(Self.byteOrderMark.count)) : carry
         carry = []
-        let (rows, shape) = try ParseExport.rows(fromJSON: Data(bytes), limits: limits)
+        let (rows, shape) = plainJSON ? try Self.plainRows(bytes, limits: limits) : try ParseExport.rows(fromJSON: Data(bytes), limits: limits)
         self.shape = shape
         rowStart = 0
         if shape == .single {

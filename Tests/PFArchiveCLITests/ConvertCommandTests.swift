@@ -68,6 +68,37 @@ import Testing
         }
     }
 
+    /// A plain JSON object written as records reads as every other route reads it (nst's
+    /// JSONTestSuite): a repeated key keeps its last value, `"results"` holding no array (an
+    /// API's error body) is one record, and a byte order mark is refused, where the record
+    /// route applied a Parse class file's rules (refused, refused, skipped).
+    @Test func aPlainJSONObjectAsRecordsReadsAsTheWholeDocument() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pfrecords-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases: [(String, Data, String?)] = [
+            ("dup.json", Data(#"{"a":"b","a":"c"}"#.utf8), #"{"a":"c"}"#),
+            ("nested.json", Data(#"{"x":{"a":1,"a":2}}"#.utf8), #"{"x":{"a":2}}"#),
+            ("error.json", Data(#"{"results":null,"error":"rate limited"}"#.utf8), #"{"results":null,"error":"rate limited"}"#),
+            ("bom.json", Data([0xEF, 0xBB, 0xBF]) + Data("{}".utf8), nil),
+        ]
+        for (name, bytes, line) in cases {
+            let input = dir.appendingPathComponent(name)
+            try bytes.write(to: input)
+            let whole = try CLI.run(["convert", input.path, "-", "--to", "json"])
+            for target in ["jsonl", "cborseq"] {
+                let run = try CLI.run(["convert", input.path, dir.appendingPathComponent("out.\(target)").path])
+                #expect(run.status == whole.status, "\(name) → \(target): \(run.stderr) / \(whole.stderr)")
+            }
+            let lines = try CLI.run(["convert", input.path, "-", "--to", "jsonl"])
+            if let line {
+                #expect(lines.status == 0 && lines.stdoutText == line + "\n", "\(name): \(lines.stdoutText) \(lines.stderr)")
+            } else {
+                #expect(lines.status == 1 && lines.stderr.contains("byte order mark"), "\(name): \(lines.stderr)")
+            }
+        }
+    }
+
     /// Secure decoding refuses NSURL (no property-list class) and names the flag that allows it.
     @Test func secureDecodingNamesTheFlagThatAllowsAClass() throws {
         let archive = Fixtures.real.appendingPathComponent("keyed/scf-URLTest.xml").path
