@@ -42,6 +42,9 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     private var learned = ParseSchema()
     /// Classes read whole.
     private var read: Set<String> = []
+    /// Whether a read is only for the types (``schema()``'s first read of a class): its
+    /// reports are made again, once, by the read that hands the objects on.
+    private var learningOnly = false
 
     /// Opens a Core Data store read-only.
     /// - Parameters:
@@ -87,6 +90,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// only when every value is null. A class with such fields not read yet is read for this.
     public func schema() throws(PFError) -> ParseSchema {
         for className in decodedFields.keys.sorted() where !read.contains(className) {
+            learningOnly = true
+            defer { learningOnly = false }
             try forEachObject(in: className) { _ in }
         }
         var schema = modelSchema()
@@ -129,8 +134,8 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     /// A value that does not fit Parse's rules throws with the entity, row id and key.
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         var cursor = try store.objects(entity: className)
-        cursor.onReport = onReport
-        defer { reports.absorb(cursor.reports) }
+        cursor.onReport = learningOnly ? nil : onReport
+        defer { if !learningOnly { reports.absorb(cursor.reports) } }
         let decoded = decodedFields[className]
         // Moved fields take no name a property of the entity has.
         let taken = decoded == nil ? [] : Set((store.model.entity(named: className)?.fieldNames.values).map { $0.map { $0.lowercased() } } ?? [])
@@ -157,7 +162,7 @@ public final class CoreDataObjectStore: ObjectStoreReader {
     }
 
     /// The object with each decoded field of another type than that field's first value moved
-    /// (``ValueTypedFields``), after learning the types of the fields it has first.
+    /// (``ValueTypedFields``); then the types of the fields met for the first time are learned.
     private func typedByValues(_ object: ParseObject, decoded: Set<String>, taken: Set<String>) throws(PFError) -> ParseObject {
         let className = object.className
         var result = object
@@ -192,10 +197,12 @@ public final class CoreDataObjectStore: ObjectStoreReader {
                 while members[moved] != nil || fields.contains(moved) { moved += "_" }
                 members[moved] = value
                 row = .dictionary(members)
-                reports.add(
-                    SQLiteRowReport(
-                        table: className, objectId: row["objectId"]?.stringValue ?? "?", column: key,
-                        message: "not a date Parse accepts for \(key); kept as \(moved)"))
+                if !learningOnly {
+                    reports.add(
+                        SQLiteRowReport(
+                            table: className, objectId: row["objectId"]?.stringValue ?? "?", column: key,
+                            message: "not a date Parse accepts for \(key); kept as \(moved)"))
+                }
             }
         }
     }
