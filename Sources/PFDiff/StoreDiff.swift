@@ -161,8 +161,13 @@ public struct StoreDiff {
         let shown = one.hasObjects || !fields.isEmpty
         if one.inA {
             var ops = [JSONPatch.Operation(.remove, pointer: JSONPointer(tokens: [name]))]
-            if schemas?.a[name] != nil, schemas?.b[name] == nil {
-                ops.append(.init(.remove, pointer: JSONPointer(tokens: [StorePatch.schemaKey, name])))
+            let schemaPointer = JSONPointer(tokens: [StorePatch.schemaKey, name])
+            if let schemas {
+                if schemas.a[name] != nil, schemas.b[name] == nil { ops.append(.init(.remove, pointer: schemaPointer)) }
+            } else {
+                // Schemas not read (--no-schema): A's view may hold the class's `_SCHEMA` entry,
+                // which would make it again; `add` then `remove` takes it away either way.
+                ops += [.init(.add, pointer: schemaPointer, value: .dictionary([:])), .init(.remove, pointer: schemaPointer)]
             }
             if shown {
                 try report(.patch(ops))

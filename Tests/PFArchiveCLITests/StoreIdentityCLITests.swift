@@ -26,6 +26,15 @@ import Testing
         #expect(try Data(contentsOf: store) == before)
     }
 
+    /// One PostgreSQL database however its URL is spelled (read as the store reads it, before
+    /// connecting); two databases of one server are two stores.
+    @Test func aPostgreSQLDatabaseSpelledTwoWaysIsTheSameStore() throws {
+        let same = try CLI.run(["import", "postgres://localhost:1", "postgres://postgres@127.0.0.1:1/postgres"])
+        #expect(same.status == 2 && same.stderr.contains("the same store"), "\(same.stderr)")
+        let other = try CLI.run(["import", "postgres://app:p%40ss@127.0.0.1:1/prod", "postgres://app:p%40ss@127.0.0.1:1/staging"])
+        #expect(other.status == 1 && !other.stderr.contains("the same store"), "\(other.stderr)")
+    }
+
     @Test func patchRefusesAnOutputThatExists() throws {
         let dir = try ValidateCommandTests().temporaryExport(["T.json": #"[{"objectId":"a","n":1},{"objectId":"b","n":2}]"#])
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -14,9 +14,13 @@ import Testing
 /// ``StorePatch`` to A, gives a store with no difference from B (schemas included).
 @Suite struct StorePatchTests {
     /// The operations `diff --json` writes for two stores.
-    static func patch(_ a: any ObjectStoreReader, _ b: any ObjectStoreReader) throws -> JSONPatch {
+    static func patch(
+        _ a: any ObjectStoreReader, _ b: any ObjectStoreReader, _ configure: (inout StoreDiff.Options) -> Void = { _ in }
+    ) throws -> JSONPatch {
         var operations: [JSONPatch.Operation] = []
-        _ = try StoreDiff.compare(a, b) { (event: StoreDiff.Event) throws(PFError) in
+        var options = StoreDiff.Options()
+        configure(&options)
+        _ = try StoreDiff.compare(a, b, options: options) { (event: StoreDiff.Event) throws(PFError) in
             if case .patch(let ops) = event { operations += ops }
         }
         return JSONPatch(operations)

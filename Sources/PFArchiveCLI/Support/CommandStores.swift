@@ -79,16 +79,13 @@ extension StoreOpeners {
         return x == y
     }
 
-    /// A PostgreSQL URL's server and database: the host (loopback names as one), the port
-    /// (5432 by default) and the database (the user's name when the URL names none, as
-    /// PostgreSQL defaults).
+    /// A PostgreSQL URL's server and database as the store connects to them
+    /// (``PFPostgresStore/PostgresURL``'s reading, defaults and all): the host (loopback
+    /// names as one), the port and the database.
     static func databaseIdentity(_ url: String) -> String? {
-        guard let parts = URLComponents(string: url) else { return nil }
-        var host = (parts.host ?? "localhost").lowercased()
+        guard let parts = try? PostgresURL(url) else { return nil }
+        var host = parts.host.lowercased()
         if ["localhost", "127.0.0.1", "::1", "[::1]", ""].contains(host) { host = "localhost" }
-        var database = parts.path
-        if database.hasPrefix("/") { database.removeFirst() }
-        if database.isEmpty { database = parts.user ?? "" }
-        return "\(host):\(parts.port ?? 5432)/\(database)"
+        return "\(host):\(parts.port)/\(parts.database)"
     }
 }
