@@ -7,14 +7,16 @@ import Testing
 /// directory, rewrote the source; `patch A P existing.sqlite` merged into it, keeping every
 /// object the patch removes, with exit 0).
 @Suite struct StoreIdentityCLITests {
-    @Test func aSourceReachedThroughALinkIsTheSameStore() throws {
+    /// A new export holding `T` with objects a and b, and a path beside it for each name.
+    static func export(besideIt names: [String]) throws -> (export: URL, beside: [URL]) {
         let dir = try ValidateCommandTests().temporaryExport(["T.json": #"[{"objectId":"a","n":1},{"objectId":"b","n":2}]"#])
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let parent = dir.deletingLastPathComponent()
-        let store = parent.appendingPathComponent("\(dir.lastPathComponent)-s.sqlite")
-        let hard = parent.appendingPathComponent("\(dir.lastPathComponent)-h.sqlite")
-        let soft = parent.appendingPathComponent("\(dir.lastPathComponent)-link")
-        defer { for url in [store, hard, soft] { try? FileManager.default.removeItem(at: url) } }
+        return (dir, names.map { dir.deletingLastPathComponent().appendingPathComponent("\(dir.lastPathComponent)-\($0)") })
+    }
+
+    @Test func aSourceReachedThroughALinkIsTheSameStore() throws {
+        let (dir, beside) = try Self.export(besideIt: ["s.sqlite", "h.sqlite", "link"])
+        let (store, hard, soft) = (beside[0], beside[1], beside[2])
+        defer { for url in [dir] + beside { try? FileManager.default.removeItem(at: url) } }
         #expect(try CLI.run(["import", dir.path, store.path]).status == 0)
         try FileManager.default.linkItem(at: store, to: hard)
         try FileManager.default.createSymbolicLink(at: soft, withDestinationURL: dir)
@@ -36,13 +38,9 @@ import Testing
     }
 
     @Test func patchRefusesAnOutputThatExists() throws {
-        let dir = try ValidateCommandTests().temporaryExport(["T.json": #"[{"objectId":"a","n":1},{"objectId":"b","n":2}]"#])
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let parent = dir.deletingLastPathComponent()
-        let out = parent.appendingPathComponent("\(dir.lastPathComponent)-out.sqlite")
-        let fresh = parent.appendingPathComponent("\(dir.lastPathComponent)-fresh.sqlite")
-        let patch = parent.appendingPathComponent("\(dir.lastPathComponent)-p.json")
-        defer { for url in [out, fresh, patch] { try? FileManager.default.removeItem(at: url) } }
+        let (dir, beside) = try Self.export(besideIt: ["out.sqlite", "fresh.sqlite", "p.json"])
+        let (out, fresh, patch) = (beside[0], beside[1], beside[2])
+        defer { for url in [dir] + beside { try? FileManager.default.removeItem(at: url) } }
         try Data(#"[{"op":"remove","path":"/T/b"}]"#.utf8).write(to: patch)
         #expect(try CLI.run(["import", dir.path, out.path]).status == 0)
         let before = try Data(contentsOf: out)

@@ -11,17 +11,32 @@ enum CBORUnkeptWarning {
     /// by `--from`, the bytes, or else the file's name (a document whose first item is a tag
     /// or a scalar is CBOR by its `.cbor` name only).
     static func show(forInput bytes: Data, format: DataFormat?, path: String, limits: PFLimits, file: String) {
+        let named = path == "-" ? nil : FormatDetector.infer(fromPath: path).format
         var plain = bytes
         if let compression = Compression.detect(bytes.prefix(16)) {
+            // Inflated whole only when it may be CBOR: `--from` or the name says so, or else the
+            // start of what it holds (a large `.json.gz` is not decompressed twice).
+            if let told = format ?? named {
+                guard told == .cbor || told == .cborseq else { return }
+            } else {
+                guard startIsCBOR(bytes, compression, limits: limits) else { return }
+            }
             guard let inflated = try? Compression.decompress(bytes, from: compression, limits: limits) else { return }
             plain = inflated
         }
-        let named = path == "-" ? nil : FormatDetector.infer(fromPath: path).format
         switch format ?? (named == .cborseq ? .cborseq : FormatDetector.detect(plain, named: named)) {
         case .cbor: show(for: plain, sequence: false, limits: limits, file: file)
         case .cborseq: show(for: plain, sequence: true, limits: limits, file: file)
         default: break
         }
+    }
+
+    /// Whether the first bytes compressed input inflates to (from its first 4 KiB) are CBOR's.
+    static func startIsCBOR(_ bytes: Data, _ compression: CompressionFormat, limits: PFLimits) -> Bool {
+        guard let inflater = try? Inflater(format: compression, limits: limits) else { return false }
+        var start = Data()
+        try? inflater.process(bytes.prefix(4096)) { (piece: UnsafeRawBufferPointer) throws(PFError) in start.append(contentsOf: piece) }
+        return FormatDetector.detect(start) == .cbor
     }
 
     /// Prints the warnings for `bytes` (a CBOR document or sequence), if anything is not kept.
