@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "PFCompression", dependencies: ["PFCore", "CPFZlib"]),
         .target(
             name: "PFPropertyList",
-            dependencies: ["PFCore", .product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: ["PFCore", "PFJSON", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .target(
             name: "PFCBOR",
@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "PFSQLiteSource",
             dependencies: [
-                "PFCore", "PFJSON", "PFFormats",
+                "PFCore", "PFJSON", "PFFormats", "PFPropertyList",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -408,7 +408,7 @@ let package = Package(
             name: "PFSQLiteStoreTests",
             dependencies: [
                 "PFTestSupport", "PFStoreTestSupport", "PFCore", "PFJSON", "PFParse", "PFParseExport",
-                "PFStores", "PFSQLiteSource", "PFSQLiteStore",
+                "PFStores", "PFSQLiteSource", "PFSQLiteStore", "PFPropertyList", "PFFormats",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -97,21 +97,12 @@ struct CoreDataValueConverter: Sendable {
     }
 
     /// A blob: decoded when asked and it holds a payload, else bytes. A blob that claims to
-    /// be a payload and does not decode (or nested payloads that do not) is kept as bytes,
-    /// with a warning.
+    /// be a payload and does not decode (or nested payloads that do not, or a value JSON
+    /// cannot hold) is kept as bytes, with a warning (``PFSQLiteSource/SQLiteDatabase``'s
+    /// reading of payload columns).
     func blob(_ bytes: Data, decode: Bool) -> (PFValue, String?) {
         guard decode else { return (.data(bytes), nil) }
-        let result = EmbeddedPayload.decode(bytes, options: .init(limits: limits))
-        switch result.outcome {
-        case .decoded(let value):
-            guard !result.notes.isEmpty else { return (value, nil) }
-            let text = result.notes.prefix(3).map(\.description).joined(separator: "; ")
-            let more = result.notes.count > 3 ? " (and \(result.notes.count - 3) more)" : ""
-            return (value, "nested payloads kept as bytes: \(text)\(more)")
-        case .bytes:
-            return (.data(bytes), nil)
-        case .undecodable(let why):
-            return (.data(bytes), why)
-        }
+        let (value, problem) = SQLiteDatabase.decodePayload(bytes, limits: limits)
+        return (value ?? .data(bytes), problem)
     }
 }

@@ -45,9 +45,13 @@ extension ParseObject {
     ///   - className: the class.
     ///   - objectId: the object id.
     ///   - restFields: the fields, in order, as REST values.
+    ///   - classNameIsValid: whether the caller checked the class name already (a reader of
+    ///     many rows of one class checks it once).
     /// - Returns: the object.
     /// - Throws: as ``init(rest:className:checkingNames:)``.
-    package static func reading(className: String, objectId: String, restFields: OrderedDictionary<String, PFValue>) throws(PFError) -> ParseObject {
+    package static func reading(
+        className: String, objectId: String, restFields: OrderedDictionary<String, PFValue>, classNameIsValid: Bool = false
+    ) throws(PFError) -> ParseObject {
         let keys = restFields.keys
         // A field the REST object reads specially (`ACL`, `createdAt`, `__type`, `objectId`…)
         // goes the general way, which gives it its meaning.
@@ -59,7 +63,7 @@ extension ParseObject {
         }
         var context = ParseContext(className: className, objectId: objectId)
         context.checksNames = false
-        if let problem = ParseRules.classNameProblem(className) {
+        if !classNameIsValid, let problem = ParseRules.classNameProblem(className) {
             throw PFError(parse: ParseFailure.badClassName(problem: problem), path: .root, context: context)
         }
         // No source key order is kept: `objectId`, then the fields in order, is the order an
@@ -90,7 +94,7 @@ extension ParseObject {
         fields: OrderedDictionary<String, ParseValue>, order: [String]?
     ) {
         self.className = className
-        self.fields = fields
+        self.storedFields = fields
         self.isDataAvailable = true
         self.objectId = objectId
         self.createdAt = createdAt

@@ -29,7 +29,24 @@ public struct ParseObject: Sendable {
         didSet { aclChanged = true }
     }
     /// The fields with every pending operation applied, in order.
-    public internal(set) var fields: OrderedDictionary<String, ParseValue>
+    public internal(set) var fields: OrderedDictionary<String, ParseValue> {
+        get { preparedFields.isEmpty ? storedFields : materializedFields }
+        set {
+            storedFields = newValue
+            preparedFields = []
+        }
+        _modify {
+            materializePrepared()
+            yield &storedFields
+        }
+    }
+    /// The fields as stored: ``fields``, except that a field held as prepared REST JSON
+    /// (``preparedFields``) is a `null` placeholder here. Read by a store that writes prepared
+    /// JSON as it is (``ParsePreparedValue``); anything else reads ``fields``.
+    package internal(set) var storedFields: OrderedDictionary<String, ParseValue>
+    /// The fields held as prepared REST JSON, by their index in ``storedFields``, in order;
+    /// empty for almost every object.
+    package internal(set) var preparedFields: [ParsePreparedField] = []
     /// The pending operations by key, merged as Parse merges consecutive operations.
     public internal(set) var operations: OrderedDictionary<String, ParseOperation> = [:]
     /// Whether the object's data is present; `false` for a pointer stub.
@@ -58,7 +75,7 @@ public struct ParseObject: Sendable {
         try ParseRules.checkClassName(className)
         self.className = className
         self.objectId = objectId
-        self.fields = [:]
+        self.storedFields = [:]
         self.isDataAvailable = true
     }
 
@@ -102,7 +119,7 @@ public struct ParseObject: Sendable {
         self.createdAt = createdAt.map(ParseDate.rounded)
         self.updatedAt = updatedAt.map(ParseDate.rounded)
         self.acl = acl
-        self.fields = fields
+        self.storedFields = fields
         self.isDataAvailable = true
         self.aclChanged = false
     }
@@ -113,7 +130,8 @@ public struct ParseObject: Sendable {
     /// - Returns: the copy.
     /// - Throws: ``PFError`` with Parse code 105 (InvalidFieldName) for a field name.
     public func replacingFields(_ fields: OrderedDictionary<String, ParseValue>) throws(PFError) -> ParseObject {
-        for key in fields.keys where self.fields[key] == nil { try ParseRules.checkFieldName(key, className: className) }
+        let known = self.fields
+        for key in fields.keys where known[key] == nil { try ParseRules.checkFieldName(key, className: className) }
         var copy = self
         copy.fields = fields
         return copy
@@ -193,7 +211,13 @@ extension ParseObject: Equatable {
     public static func == (a: ParseObject, b: ParseObject) -> Bool {
         a.className == b.className && a.objectId == b.objectId && a.createdAt == b.createdAt
             && a.updatedAt == b.updatedAt && a.acl == b.acl && a.isDataAvailable == b.isDataAvailable
-            && a.fields.count == b.fields.count && a.fields.allSatisfy { b.fields[$0.key] == $0.value }
+            && Self.sameFields(a.fields, b.fields)
             && a.operations.count == b.operations.count && a.operations.allSatisfy { b.operations[$0.key] == $0.value }
+    }
+
+    /// Whether two objects' fields hold the same values, in any order (each object's fields
+    /// are read once: a prepared field is made on every read).
+    private static func sameFields(_ a: OrderedDictionary<String, ParseValue>, _ b: OrderedDictionary<String, ParseValue>) -> Bool {
+        a.count == b.count && a.allSatisfy { b[$0.key] == $0.value }
     }
 }

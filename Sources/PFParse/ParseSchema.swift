@@ -215,8 +215,10 @@ public struct ParseSchema: Sendable, Equatable {
     /// - Parameter object: the object.
     public mutating func addFields(of object: ParseObject) {
         if classes[object.className] == nil { classes[object.className] = [:] }
-        for (key, value) in object.fields where classes[object.className]?[key] == nil {
-            if let field = Self.fieldType(of: value) { classes[object.className]?[key] = field }
+        // By index, with the types of prepared values told without making them.
+        let keys = object.storedFields.keys
+        for i in keys.indices where classes[object.className]?[keys[i]] == nil {
+            if let field = object.schemaField(at: i) { classes[object.className]?[keys[i]] = field }
         }
     }
 

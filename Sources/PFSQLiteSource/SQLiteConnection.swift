@@ -183,6 +183,60 @@ extension SQLiteConnection {
     }
 
     /// Prepares a statement to be stepped a batch at a time (``SQLiteCursor``).
+    /// The storage classes a query of `typeof(…)` columns finds over all its rows, one bit set
+    /// per column (``StorageKinds``): one pass, with no index and nothing copied (`typeof`
+    /// never reads a value's bytes, so a large blob costs nothing).
+    /// - Parameters:
+    ///   - sql: a query whose columns are each `typeof(column)`; identifiers from the file must
+    ///     be quoted by the caller.
+    ///   - context: what is being read, for the error.
+    /// - Throws: as ``rows(_:_:context:)``.
+    package func storageKinds(_ sql: String, context: @autoclosure () -> String) throws(PFError) -> [StorageKinds] {
+        let result = handle.withLock { handle -> Result<[StorageKinds], Failure> in
+            guard let handle else { return .failure(.closed) }
+            var statement: OpaquePointer?
+            var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+            guard code == SQLITE_OK, let statement else { return .failure(.sqlite(code, String(cString: sqlite3_errmsg(handle)))) }
+            defer { sqlite3_finalize(statement) }
+            let count = Int(sqlite3_column_count(statement))
+            var kinds = [StorageKinds](repeating: [], count: count)
+            while true {
+                code = sqlite3_step(statement)
+                if code == SQLITE_DONE { return .success(kinds) }
+                guard code == SQLITE_ROW else { return .failure(.sqlite(code, String(cString: sqlite3_errmsg(handle)))) }
+                for column in 0..<count {
+                    // `integer`, `real`, `text`, `blob` or `null`: the first letter tells.
+                    switch sqlite3_column_text(statement, Int32(column))?.pointee {
+                    case UInt8(ascii: "i"), UInt8(ascii: "r"): kinds[column].insert(.number)
+                    case UInt8(ascii: "t"): kinds[column].insert(.text)
+                    case UInt8(ascii: "b"): kinds[column].insert(.blob)
+                    default: continue
+                    }
+                }
+            }
+        }
+        switch result {
+        case .success(let kinds):
+            return kinds
+        case .failure(.closed):
+            throw PFError(SQLiteFileFailure.closed(context: context()), format: format)
+        case .failure(.sqlite(let code, let message)):
+            throw Self.error(code, message, context(), format: format)
+        }
+    }
+
+    /// The storage classes found in a column, numbers (INTEGER and REAL) counting as one.
+    package struct StorageKinds: OptionSet, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// INTEGER or REAL.
+        package static let number = StorageKinds(rawValue: 1)
+        /// TEXT.
+        package static let text = StorageKinds(rawValue: 2)
+        /// BLOB.
+        package static let blob = StorageKinds(rawValue: 4)
+    }
+
     package func cursor(_ sql: String, context: @autoclosure () -> String) throws(PFError) -> SQLiteCursor {
         let prepared: Result<OpaquePointer, PreparationFailure> = handle.withLock { handle in
             guard let handle else { return .failure(PreparationFailure(code: nil, message: "")) }

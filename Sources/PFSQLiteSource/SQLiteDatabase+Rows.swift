@@ -3,6 +3,7 @@ import OrderedCollections
 import PFCore
 import PFFormats
 import PFJSON
+import PFPropertyList
 
 /// A column read as a date (`--date-column TABLE.COLUMN=ENCODING`): Apple databases keep
 /// times as numbers counted from 2001 (Mac absolute time) or 1970 (Unix time).
@@ -107,6 +108,10 @@ public struct SQLiteRow: Sendable {
     /// dictionary: it is made for every row with a decoded payload, and a dictionary cost a
     /// hashed insertion and its own allocation each time.)
     public var originals: [(field: String, value: PFValue)]
+    /// The decoded payloads held as prepared REST JSON, in column order, each a `null`
+    /// placeholder in ``fields``: only in rows read with `preparingJSON` (the object store's
+    /// read for a destination that stores JSON text), empty in every other row.
+    package var prepared: [SQLitePreparedPayload] = []
 
     /// The row as one object in Parse's REST shape: `objectId` first, then the fields in
     /// order (a field named `objectId` takes that first place). What `convert --table`
@@ -126,6 +131,32 @@ public struct SQLiteRow: Sendable {
         values.reserveCapacity(fields.count + 1)
         values.append(contentsOf: fields.values)
         return OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
+    }
+}
+
+/// A payload column's value written straight as REST JSON from its bytes (a plain binary
+/// property list, ``PFPropertyList``'s `BinaryPlistRESTJSON`): exactly the text a store
+/// writes for the value ``decoded`` gives, made without that value.
+package struct SQLitePreparedPayload: Sendable {
+    /// The field.
+    package let field: String
+    /// The field's index in the row's fields (where it is a `null` placeholder).
+    package let index: Int
+    /// The value's compact REST JSON.
+    package let json: [UInt8]
+    /// Whether the value is an array (else a dictionary).
+    package let isArray: Bool
+    /// The bytes stored in the column.
+    package let stored: Data
+    /// The limits the payload was read under.
+    package let limits: PFLimits
+
+    /// The decoded value, as a row read without `preparingJSON` holds it.
+    package var decoded: PFValue { Self.decoded(stored, limits: limits) }
+
+    /// The value a row read without `preparingJSON` holds for a prepared payload's bytes.
+    package static func decoded(_ stored: Data, limits: PFLimits) -> PFValue {
+        SQLiteDatabase.convert(.blob(stored), decode: true, limits: limits).0
     }
 }
 
@@ -230,13 +261,24 @@ extension SQLiteDatabase {
         transform: @escaping @Sendable ([SQLiteRow]) throws(PFError) -> Output,
         _ body: (Output) throws(PFError) -> Void
     ) throws(PFError) {
+        try forEachBatch(of: tableName, batchSize: batchSize, workers: workers, preparingJSON: false, transform: transform, body)
+    }
+
+    /// ``forEachBatch(of:batchSize:workers:transform:_:)``, with `preparingJSON`: a decoded
+    /// payload that can be written straight as REST JSON is (``SQLiteRow/prepared``), for a
+    /// reader that hands it on as prepared JSON.
+    package func forEachBatch<Output: Sendable>(
+        of tableName: String, batchSize: Int = 256, workers: Int, preparingJSON: Bool,
+        transform: @escaping @Sendable ([SQLiteRow]) throws(PFError) -> Output,
+        _ body: (Output) throws(PFError) -> Void
+    ) throws(PFError) {
         let table = try known(tableName)
         let (sql, leading) = query(table)
         let cursor = try connection.cursor(sql, context: "\(url.lastPathComponent): reading \(table.name)")
         defer { cursor.finish() }
         let mixed = options.textForMixedColumns ? try mixedColumns(of: tableName) : []
-        let reader = RowReader(database: self, table: table, leading: leading, mixed: mixed)
-        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), Output, PFError>(workers: max(1, workers)) { batch throws(PFError) in
+        let reader = RowReader(database: self, table: table, leading: leading, mixed: mixed, preparingJSON: preparingJSON && options.decodeBlobs)
+        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), Output, PFError>(workers: max(1, workers), window: 4 * max(1, workers)) { batch throws(PFError) in
             var out: [SQLiteRow] = []
             out.reserveCapacity(batch.rows.count)
             for (i, raw) in batch.rows.enumerated() { out.append(try reader.read(raw, ordinal: batch.first + Int64(i))) }
@@ -280,9 +322,12 @@ extension SQLiteDatabase {
         let dateColumns: [SQLiteDateColumn?]
         /// Per column, whether it is read as a String (``mixed``).
         let mixedColumns: [Bool]
+        /// Whether a payload that can be written straight as REST JSON is (``SQLiteRow/prepared``).
+        let preparingJSON: Bool
 
-        init(database: SQLiteDatabase, table: SQLiteTable, leading: Int, mixed: Set<String> = []) {
+        init(database: SQLiteDatabase, table: SQLiteTable, leading: Int, mixed: Set<String> = [], preparingJSON: Bool = false) {
             self.mixed = mixed
+            self.preparingJSON = preparingJSON
             self.database = database
             self.table = table
             self.leading = leading
@@ -319,6 +364,7 @@ extension SQLiteDatabase {
             var fields = Fields(capacity: table.columns.count + composite.count)
             var reports: [SQLiteRowReport] = []
             var originals: [(field: String, value: PFValue)] = []
+            var prepared: [SQLitePreparedPayload] = []
             let options = database.options
             for (offset, column) in table.columns.enumerated() {
                 let value = values[values.startIndex + offset]
@@ -340,6 +386,15 @@ extension SQLiteDatabase {
                     fields.set(field, value.isNull ? .null : .string(SQLiteDatabase.text(value)))
                     continue
                 }
+                if preparingJSON, case .blob(let bytes) = value,
+                    let payload = Self.prepared(field, at: fields.keys.count, bytes, limits: options.limits)
+                {
+                    fields.set(field, .null)
+                    prepared.append(payload)
+                    originals.append((field, .data(bytes)))
+                    if options.keepOriginalBytes { fields.set(bytesNames[offset], .data(bytes)) }
+                    continue
+                }
                 let (converted, problem, decoded) = SQLiteDatabase.convert(value, decode: options.decodeBlobs, limits: options.limits)
                 fields.set(field, converted)
                 if let problem { try report(&reports, id, column.name, problem) }
@@ -353,7 +408,19 @@ extension SQLiteDatabase {
                 guard let field = fk.pointerField else { continue }
                 fields.set(field, SQLiteDatabase.pointer(fk.parentTable, indexes.map { values[values.startIndex + $0] }))
             }
-            return SQLiteRow(objectId: id, fields: fields.dictionary, reports: reports, originals: originals)
+            var row = SQLiteRow(objectId: id, fields: fields.dictionary, reports: reports, originals: originals)
+            row.prepared = prepared
+            return row
+        }
+
+        /// A blob written straight as REST JSON, when it is a plain binary property list
+        /// that ``PFPropertyList``'s `BinaryPlistRESTJSON` writes (else `nil`: the general way).
+        static func prepared(_ field: String, at index: Int, _ bytes: Data, limits: PFLimits) -> SQLitePreparedPayload? {
+            guard BinaryPlistReader.hasMagic(bytes) else { return nil }
+            var json: [UInt8] = []
+            json.reserveCapacity(bytes.count + bytes.count / 2 + 64)
+            guard let root = BinaryPlistRESTJSON.append(bytes, limits: limits, to: &json) else { return nil }
+            return SQLitePreparedPayload(field: field, index: index, json: json, isArray: root == .array, stored: bytes, limits: limits)
         }
 
         /// A row's fields as they are made, in order: every name a row can have is its own
@@ -459,19 +526,62 @@ extension SQLiteDatabase {
         case .text(let s) where decode && Self.textMayHoldPayload(s): bytes = Data(s.utf8)
         default: return (plain(value), nil, false)
         }
+        let (decoded, problem) = decodePayload(bytes, limits: limits)
+        guard let decoded else { return (plain(value), problem, false) }
+        return (decoded, problem, true)
+    }
+
+    /// The payload in a column's bytes, decoded (with nested payloads), or `nil` when the
+    /// bytes are kept as stored; and what to report: why a claimed payload was kept, or which
+    /// nested payloads were. The one reading of payload columns, for this source and the Core
+    /// Data reader's Transformable attributes.
+    /// - Parameters:
+    ///   - bytes: a blob, or the UTF-8 of text that may hold one.
+    ///   - limits: the decoding limits.
+    package static func decodePayload(_ bytes: Data, limits: PFLimits) -> (value: PFValue?, problem: String?) {
         let result = EmbeddedPayload.decode(bytes, options: .init(limits: limits))
         switch result.outcome {
         case .decoded(let decoded):
-            guard !result.notes.isEmpty else { return (decoded, nil, true) }
+            if let why = unwritable(decoded, path: "") {
+                return (nil, "a decoded payload holds \(why), which no JSON can hold; kept as stored")
+            }
+            guard !result.notes.isEmpty else { return (decoded, nil) }
             let text = result.notes.prefix(3).map(\.description).joined(separator: "; ")
             let more = result.notes.count > 3 ? " (and \(result.notes.count - 3) more)" : ""
-            return (decoded, "nested payloads kept as bytes: \(text)\(more)", true)
+            return (decoded, "nested payloads kept as bytes: \(text)\(more)")
         case .bytes:
-            return (plain(value), nil, false)
+            return (nil, nil)
         case .undecodable(let why):
-            return (plain(value), why, false)
+            return (nil, why)
         }
     }
+
+    /// What in a decoded value JSON cannot hold — NaN, an infinity, a date outside years
+    /// 0–9999 (a property list or CBOR may hold them) — said with where it is; `nil` when it
+    /// can be written. Such a payload is kept as stored: every destination (JSON lines, the
+    /// stores' JSON columns, PostgreSQL's `jsonb`) would refuse the whole row.
+    static func unwritable(_ value: PFValue, path: @autoclosure () -> String) -> String? {
+        switch value {
+        case .double(let d) where !d.isFinite:
+            return "\(d) at \(shown(path()))"
+        case .date(let date) where !PFDateFormat.writableUnixSeconds.contains((date.timeIntervalSince1970 * 1000).rounded() / 1000):
+            return "a date outside years 0-9999 (\(date.timeIntervalSince1970) s since 1970) at \(shown(path()))"
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if let why = unwritable(item, path: "\(path())[\(i)]") { return why }
+            }
+            return nil
+        case .dictionary(let members):
+            for (key, member) in members {
+                if let why = unwritable(member, path: path().isEmpty ? key : "\(path()).\(key)") { return why }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private static func shown(_ path: String) -> String { path.isEmpty ? "its root" : path }
 
     /// Whether text may hold a payload (JSON, an XML property list): it starts, after white
     /// space, with `{`, `[` or `<`. Cheap, so plain text is never handed to a decoder.

@@ -163,49 +163,22 @@ public final class SQLiteDatabase: Sendable {
     /// The columns of a table whose non-NULL values are of more than one kind among numbers
     /// (INTEGER or REAL, which a Number holds alike), TEXT and BLOB: SQLite types values, not
     /// columns, so a column without a type (or with NUMERIC affinity) can hold `42` in one row
-    /// and `'n/a'` in the next. One scan of the table, no value decoded (two for a table whose
-    /// rows hold more than 64 combinations of kinds).
+    /// and `'n/a'` in the next. One scan of the table, no value read.
     /// - Throws: ``PFCore/PFError`` `usage` for an unknown table; SQLite's errors.
     public func mixedColumns(of tableName: String) throws(PFError) -> Set<String> {
         let table = try known(tableName)
         guard !table.columns.isEmpty else { return [] }
-        // The distinct combinations of the columns' storage classes, one small index for the
-        // scan (a row of a real table has few): about half the time of a DISTINCT count per
-        // column, which keeps an index per column. Past the limit, the count per column.
+        // Each value's storage class as SQLite steps the rows, without `DISTINCT` (which
+        // builds an index of the combinations, most of the scan's time).
         let types = table.columns.map { "typeof(\(SQLiteConnection.quote($0.name)))" }
-        let combinations = try connection.rows(
-            "SELECT DISTINCT \(types.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name)) LIMIT \(Self.kindCombinationLimit + 1)",
+        let kinds = try connection.storageKinds(
+            "SELECT \(types.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name))",
             context: "\(url.lastPathComponent): reading the kinds of values in \(table.name)")
-        if combinations.count <= Self.kindCombinationLimit {
-            var mixed: Set<String> = []
-            for (i, column) in table.columns.enumerated() {
-                var kinds: Set<String> = []
-                for row in combinations where i < row.count {
-                    switch row[i].text {
-                    case "integer"?, "real"?: kinds.insert("number")
-                    case "text"?, "blob"?: kinds.insert(row[i].text ?? "")
-                    default: continue
-                    }
-                }
-                if kinds.count > 1 { mixed.insert(column.name) }
-            }
-            return mixed
-        }
-        let kinds = table.columns.map { column in
-            "count(DISTINCT CASE typeof(\(SQLiteConnection.quote(column.name))) WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'blob' THEN 3 END)"
-        }
-        let rows = try connection.rows(
-            "SELECT \(kinds.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name))",
-            context: "\(url.lastPathComponent): reading the kinds of values in \(table.name)")
-        guard let counts = rows.first else { return [] }
         var mixed: Set<String> = []
-        for (column, count) in zip(table.columns, counts) where (count.int64 ?? 0) > 1 { mixed.insert(column.name) }
+        for (column, kind) in zip(table.columns, kinds) where kind.rawValue.nonzeroBitCount > 1 { mixed.insert(column.name) }
         return mixed
     }
 
-    /// How many distinct combinations of storage classes ``mixedColumns(of:)`` keeps in its
-    /// one scan before it counts column by column instead.
-    static let kindCombinationLimit = 64
 
     func known(_ name: String) throws(PFError) -> SQLiteTable {
         guard let table = table(named: name) else {

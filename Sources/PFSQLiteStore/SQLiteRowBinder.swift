@@ -151,30 +151,41 @@ struct SQLiteRowBinder {
             var matched = 0
             // An object's fields mostly come in the layout's order (the layout was learned
             // from such objects): compare the key at the same position before hashing.
-            let keys = object.pointee.fields.keys
-            let values = object.pointee.fields.values
+            // The stored fields: a prepared value (a `null` placeholder there) is bound as its
+            // JSON text, or made when it goes to `_extra`.
+            let keys = object.pointee.storedFields.keys
+            let values = object.pointee.storedFields.values
             var position = 0
             for field in fields.values {
                 let at: Int
                 if position < keys.count, keys[position] == field.name {
                     at = position
-                } else if let found = object.pointee.fields.index(forKey: field.name) {
+                } else if let found = object.pointee.storedFields.index(forKey: field.name) {
                     at = found
                 } else {
                     null()
                     continue
                 }
-                let value = values[at]
                 position = at + 1
                 matched += 1
+                if let prepared = object.pointee.preparedValue(at: at) {
+                    if !bindPrepared(prepared, field) {
+                        null()
+                        extra.append((field.name, prepared.make()))
+                    }
+                    continue
+                }
+                let value = values[at]
                 if try !bindColumn(value, field) {
                     null()
                     extra.append((field.name, value))
                 }
             }
-            if object.pointee.fields.count > matched {
+            if keys.count > matched {
                 // Fields without a column: nulls (a null has no type to make a column of).
-                for (key, value) in object.pointee.fields where fields[key] == nil { extra.append((key, value)) }
+                for i in keys.indices where fields[keys[i]] == nil {
+                    extra.append((keys[i], object.pointee.preparedValue(at: i)?.make() ?? values[i]))
+                }
             }
             if !extra.isEmpty {
                 let end = index
@@ -195,6 +206,17 @@ struct SQLiteRowBinder {
             placed.message = "\(object.pointee.className) \(id): \(error.message)"
             throw placed
         }
+    }
+
+    /// Binds a prepared value's JSON text as it is when the column is for its type; `false`
+    /// (nothing bound) when it goes into `_extra`.
+    mutating func bindPrepared(_ prepared: ParsePreparedValue, _ field: FieldLayout) -> Bool {
+        guard field.storage == .json, field.field.type == prepared.type else { return false }
+        index += 1
+        let start = scratch.count
+        scratch.append(contentsOf: prepared.json)
+        texts.append((index, start, prepared.json.count))
+        return true
     }
 
     /// Binds a field's value when it fits its column; `false` (nothing bound) when it goes

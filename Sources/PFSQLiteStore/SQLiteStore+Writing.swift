@@ -198,14 +198,13 @@ final class WriteSession {
         var missing: [(String, ParseSchema.Field)] = []
         var position = 0
         let keys = known.keys
-        for key in object.pointee.fields.keys {
+        // The stored fields, with prepared values typed without being made.
+        for (i, key) in object.pointee.storedFields.keys.enumerated() {
             if position < keys.count, keys[position] == key {
                 position += 1
             } else if let at = known.index(forKey: key) {
                 position = at + 1
-            } else if let value = object.pointee.fields[key], let field = ParseSchema.fieldType(of: value),
-                !ParseRules.defaultColumns.contains(key)
-            {
+            } else if let field = object.pointee.schemaField(at: i), !ParseRules.defaultColumns.contains(key) {
                 missing.append((key, field))
             }
         }

@@ -26,7 +26,7 @@ import PFStores
 /// killed runs are deleted when the next write begins. A write holds the file's lock
 /// (``PFStores/Destination``) from ``begin(schema:)`` to ``commit()``/``abort()``; a file that
 /// is not pfarchive's, or holds tables that are not the store's, is refused.
-public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter {
+public final class SQLiteStore: ObjectStoreReader, ObjectStoreWriter, StoresPreparedJSON {
     /// The format name in errors.
     public static let format: PFError.Format = .sqlite
 

@@ -122,6 +122,12 @@ public protocol ObjectStoreWriter: AnyObject {
     var foreignEntries: ForeignEntries { get set }
 }
 
+/// A writer that stores a field held as prepared REST JSON (``PFParse/ParsePreparedValue``)
+/// as it is, reading ``PFParse/ParseObject/storedFields`` and the prepared values instead of
+/// ``PFParse/ParseObject/fields``: an import into it lets a source hand decoded payloads on as
+/// prepared JSON (``SQLiteDatabaseObjectStore/preparesJSON``).
+package protocol StoresPreparedJSON: ObjectStoreWriter {}
+
 extension ObjectStoreWriter {
     /// Any name (the store holds names as they are).
     public var namePolicy: ParseNamePolicy { .unrestricted }

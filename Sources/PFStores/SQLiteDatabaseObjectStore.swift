@@ -48,6 +48,10 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     private var learned = ParseSchema()
     private var read: Set<String> = []
     private var closed = false
+    /// Whether a decoded payload that can be written straight as REST JSON is handed on as
+    /// prepared JSON (``PFParse/ParsePreparedValue``) instead of a value: set by an import
+    /// into a store that writes such JSON as it is (``StoresPreparedJSON``).
+    package var preparesJSON = false
 
     /// Opens a database read-only.
     /// - Parameters:
@@ -117,11 +121,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     public func forEachObject(in className: String, _ body: (ParseObject) throws(PFError) -> Void) throws(PFError) {
         let maker = ObjectMaker(
             tableName: table(ofClass: className), className: className, file: database.url.lastPathComponent,
-            strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil)
+            strict: database.options.strict, classNameOfTable: renamesTables ? classNameOfTable : nil,
+            classNameIsValid: ParseRules.classNameProblem(className) == nil)
         let workers = database.options.decodeBlobs ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
         var settled = FieldTypes()
         let taken = takenFieldNames(of: maker.tableName)
-        try database.forEachBatch(of: maker.tableName, workers: workers, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
+        try database.forEachBatch(of: maker.tableName, workers: workers, preparingJSON: preparesJSON, transform: maker.objects) { (made: [MadeObject]) throws(PFError) in
             // Read in place through a pointer: iterating the array, or passing an element on,
             // copies each item (a retain per value it holds, and a release after).
             try made.withUnsafeBufferPointer { (made: UnsafeBufferPointer<MadeObject>) throws(PFError) in
@@ -169,17 +174,17 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         init() {}
 
         init(_ object: ParseObject) {
-            keys = Array(object.fields.keys)
-            types = object.fields.values.map(\.fieldType)
+            keys = Array(object.storedFields.keys)
+            types = keys.indices.map { object.fieldType(at: $0) }
         }
 
-        /// Whether the object has exactly these fields, in this order, of these types.
+        /// Whether the object has exactly these fields, in this order, of these types
+        /// (prepared values are told by their type, not made).
         func matches(_ object: ParseObject) -> Bool {
-            let fields = object.fields
+            let fields = object.storedFields
             guard !keys.isEmpty, fields.count == keys.count else { return false }
-            let values = fields.values
             for (i, key) in fields.keys.enumerated() {
-                guard key == keys[i], values[values.startIndex + i].fieldType == types[i] else { return false }
+                guard key == keys[i], object.fieldType(at: i) == types[i] else { return false }
             }
             return true
         }
@@ -202,6 +207,8 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         let strict: Bool
         /// The class names of tables, when some differ from the table's name.
         let classNameOfTable: [String: String]?
+        /// Whether Parse accepts ``className`` (checked once, not per row).
+        let classNameIsValid: Bool
 
         /// The objects of a batch of rows, in order; stops after the first error.
         @Sendable func objects(_ rows: [SQLiteRow]) -> [MadeObject] {
@@ -218,10 +225,16 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
 
         func object(_ row: SQLiteRow) -> MadeObject {
-            var fitted = row
-            if let classNameOfTable { SQLiteDatabaseObjectStore.renamePointerTargets(in: &fitted, classNameOfTable) }
             var reports = row.reports
-            let made = self.object(fitted, reports: &reports, id: row.objectId)
+            let made: Result<ParseObject, PFError>
+            if let classNameOfTable {
+                var fitted = row
+                SQLiteDatabaseObjectStore.renamePointerTargets(in: &fitted, classNameOfTable)
+                made = object(fitted, reports: &reports, id: row.objectId)
+            } else {
+                // No copy of the row (a retain per value it holds).
+                made = object(row, reports: &reports, id: row.objectId)
+            }
             return MadeObject(reports: reports, object: made)
         }
 
@@ -229,11 +242,12 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         /// kept as stored instead, with a report in `reports` (an error when `strict`).
         func object(_ row: SQLiteRow, reports: inout [SQLiteRowReport], id: String) -> Result<ParseObject, PFError> {
             do throws(PFError) {
-                return .success(try SQLiteDatabaseObjectStore.object(row, className: className))
+                return .success(try SQLiteDatabaseObjectStore.object(row, className: className, classNameIsValid: classNameIsValid))
             } catch {
                 guard !row.originals.isEmpty else { return .failure(located(error, id: id)) }
                 // A decoded payload a Parse object cannot hold: keep what was stored.
                 var plain = row
+                plain.prepared = []
                 for (field, stored) in row.originals { plain.fields[field] = stored }
                 let message = "a decoded payload does not fit a Parse object (\(error.message)); kept as stored"
                 for field in row.originals.map(\.field).sorted() {
@@ -275,8 +289,14 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// The values are moved as made: a field's value does not depend on its name (names are
     /// not checked), so this is the object the row with the field renamed gives.
     private func movingConflicts(_ object: ParseObject, className: String, taken: Set<String>) throws(PFError) -> ParseObject? {
-        guard let known = learned.classes[className],
-            let fields = ValueTypedFields.movingConflicts(object.fields, known: known, taken: taken)
+        guard let known = learned.classes[className] else { return nil }
+        // Told by the fields' types first, so an object whose prepared values stay (nothing
+        // moves) never has them made.
+        let keys = object.storedFields.keys
+        guard keys.indices.contains(where: { i in
+            guard let type = object.fieldType(at: i), let was = known[keys[i]]?.type else { return false }
+            return was != type
+        }), let fields = ValueTypedFields.movingConflicts(object.fields, known: known, taken: taken)
         else { return nil }
         do throws(PFError) {
             // No source key order: the object writes `objectId` then its fields in order, as
@@ -300,9 +320,28 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         }
     }
 
-    /// The object of a row: `{"objectId": …, fields…}` read as REST JSON, without building it.
-    static func object(_ row: SQLiteRow, className: String) throws(PFError) -> ParseObject {
-        try ParseObject.reading(className: className, objectId: row.objectId, restFields: row.fields)
+    /// The object of a row: `{"objectId": …, fields…}` read as REST JSON, without building it;
+    /// the row's prepared payloads are held as prepared JSON, each made from its stored bytes
+    /// when something reads it.
+    static func object(_ row: SQLiteRow, className: String, classNameIsValid: Bool = false) throws(PFError) -> ParseObject {
+        var object = try ParseObject.reading(
+            className: className, objectId: row.objectId, restFields: row.fields, classNameIsValid: classNameIsValid)
+        guard !row.prepared.isEmpty else { return object }
+        let prepared = row.prepared.map { payload in
+            let (stored, limits) = (payload.stored, payload.limits)
+            return ParsePreparedField(
+                index: payload.index, key: payload.field,
+                value: ParsePreparedValue(json: payload.json, type: payload.isArray ? .array : .object) {
+                    // Made as a row read without preparing makes it (which cannot fail for
+                    // what is prepared: no __type, no integer beyond 64 bits).
+                    (try? ParseValue(rest: SQLitePreparedPayload.decoded(stored, limits: limits), checkingNames: false)) ?? .bytes(stored)
+                })
+        }
+        if object.attachPrepared(prepared) { return object }
+        // A field the REST object reads specially (a column named `ACL`): the general way.
+        var fields = row.fields
+        for payload in row.prepared { fields[payload.field] = payload.decoded }
+        return try ParseObject.reading(className: className, objectId: row.objectId, restFields: fields)
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {

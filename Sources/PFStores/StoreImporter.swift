@@ -250,7 +250,7 @@ public struct StoreImporter: Sendable {
         progress: (Progress) -> Void = { _ in }
     ) throws(PFError) -> Report {
         var state = ImportState(options: options, report: Report(source: reader.location, destination: writer.location))
-        let writeBehind = options.overlapWrites ? WriteBehind() : nil
+        let writeBehind = options.overlapWrites ? WriteBehind(depth: 4) : nil
         state.writeBehind = writeBehind
         do {
             try state.importAll(from: reader, to: writer, progress: progress)
@@ -341,6 +341,11 @@ private struct ImportState {
         estimate = total >= 0 ? total : nil
 
         try writer.begin(schema: schema)
+        // Payloads go on as prepared JSON only to a store that writes it as it is, and only
+        // from the source itself (a reader in between reads the fields).
+        let preparing = reader as? SQLiteDatabaseObjectStore
+        preparing?.preparesJSON = writer is any StoresPreparedJSON
+        defer { preparing?.preparesJSON = false }
         var batch: [ParseObject] = []
         batch.reserveCapacity(options.batchSize)
         for name in classes {
@@ -480,8 +485,9 @@ private struct ImportState {
         let id = object.objectId ?? ""
         var indices: [Int] = []
         // By index, and only the values that may hold a pointer (iterating the dictionary
-        // copies each key and value: a retain and a release per field).
-        let fields = object.fields
+        // copies each key and value: a retain and a release per field). The stored fields:
+        // a prepared value never holds a pointer (``PFParse/ParsePreparedValue``).
+        let fields = object.storedFields
         for i in fields.values.indices {
             switch fields.values[i] {
             case .pointer, .array:
