@@ -278,7 +278,7 @@ extension SQLiteDatabase {
         defer { cursor.finish() }
         let mixed = options.textForMixedColumns ? try mixedColumns(of: tableName) : []
         let reader = RowReader(database: self, table: table, leading: leading, mixed: mixed, preparingJSON: preparingJSON && options.decodeBlobs)
-        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), Output, PFError>(workers: max(1, workers), window: 4 * max(1, workers)) { batch throws(PFError) in
+        let map = OrderedParallelMap<(rows: [[SQLiteValue]], first: Int64), Output, PFError>(workers: max(1, workers)) { batch throws(PFError) in
             var out: [SQLiteRow] = []
             out.reserveCapacity(batch.rows.count)
             for (i, raw) in batch.rows.enumerated() { out.append(try reader.read(raw, ordinal: batch.first + Int64(i))) }
@@ -542,7 +542,7 @@ extension SQLiteDatabase {
         let result = EmbeddedPayload.decode(bytes, options: .init(limits: limits))
         switch result.outcome {
         case .decoded(let decoded):
-            if let why = unwritable(decoded, path: "") {
+            if holdsUnwritable(decoded), let why = unwritable(decoded, path: "") {
                 return (nil, "a decoded payload holds \(why), which no JSON can hold; kept as stored")
             }
             guard !result.notes.isEmpty else { return (decoded, nil) }
@@ -553,6 +553,18 @@ extension SQLiteDatabase {
             return (nil, nil)
         case .undecodable(let why):
             return (nil, why)
+        }
+    }
+
+    /// Whether ``unwritable(_:path:)`` finds something: walked without making a path (every
+    /// decoded payload is asked).
+    static func holdsUnwritable(_ value: PFValue) -> Bool {
+        switch value {
+        case .double(let d): !d.isFinite
+        case .date(let date): !PFDateFormat.writableUnixSeconds.contains((date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        case .array(let items): items.contains(where: holdsUnwritable)
+        case .dictionary(let members): members.values.contains(where: holdsUnwritable)
+        default: false
         }
     }
 

@@ -250,7 +250,7 @@ public struct StoreImporter: Sendable {
         progress: (Progress) -> Void = { _ in }
     ) throws(PFError) -> Report {
         var state = ImportState(options: options, report: Report(source: reader.location, destination: writer.location))
-        let writeBehind = options.overlapWrites ? WriteBehind(depth: 4) : nil
+        let writeBehind = options.overlapWrites ? WriteBehind() : nil
         state.writeBehind = writeBehind
         do {
             try state.importAll(from: reader, to: writer, progress: progress)
