@@ -89,7 +89,7 @@ package enum BinaryPlistRESTJSON {
             }
         }
 
-        func offset(of index: Int) throws(GiveUp) -> Int {
+        mutating func offset(of index: Int) throws(GiveUp) -> Int {
             do { return try scanner.objectOffset(index) } catch { throw GiveUp() }
         }
 
@@ -108,6 +108,19 @@ package enum BinaryPlistRESTJSON {
                 guard offset + 1 <= scanner.objectsEnd, size <= scanner.objectsEnd - offset - 1 else { throw GiveUp() }
                 let raw = scanner.readUInt(at: offset + 1, size: size)
                 return JSONText.appendInteger(size == 8 ? Int64(bitPattern: raw) : Int64(raw), to: &out)
+            case BinaryPlistMarker.Byte.float64, BinaryPlistMarker.Byte.float32, BinaryPlistMarker.Byte.date:
+                // As the scanner reads them (a float32 widened to Double, a date's float64 of
+                // seconds since 2001), without handing the scanner to a call.
+                let size = marker == BinaryPlistMarker.Byte.float32 ? 4 : 8
+                guard offset + 1 <= scanner.objectsEnd, size <= scanner.objectsEnd - offset - 1 else { throw GiveUp() }
+                let raw = scanner.readUInt(at: offset + 1, size: size)
+                let number = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : Double(bitPattern: raw)
+                guard marker == BinaryPlistMarker.Byte.date else {
+                    guard JSONText.appendDouble(number, to: &out) else { throw GiveUp() }
+                    return
+                }
+                guard number.isFinite else { throw GiveUp() }
+                return try appendDate(Date(timeIntervalSinceReferenceDate: number), &out)
             default:
                 break
             }
@@ -176,7 +189,7 @@ package enum BinaryPlistRESTJSON {
 
         /// The bytes of the ASCII string (`0x5n`) at `offset`, checked to lie in the object
         /// area and within ``PFCore/PFLimits/maxStringBytes``.
-        func asciiBytes(at offset: Int) throws(GiveUp) -> (start: Int, count: Int) {
+        mutating func asciiBytes(at offset: Int) throws(GiveUp) -> (start: Int, count: Int) {
             let (n, start): (Int, Int)
             do {
                 (n, start) = try scanner.lengthAndStart(at: offset)
@@ -186,45 +199,37 @@ package enum BinaryPlistRESTJSON {
             return (start, n)
         }
 
-        /// Whether the bytes are printable ASCII that JSON writes as they are (no `"`, `\`,
-        /// control character or DEL) and, with `dollar`, no `$`.
+        /// Appends the bytes as a quoted JSON string when they are printable ASCII that JSON
+        /// writes as they are (no `"`, `\\`, control character or DEL) and, with `dollar`, no
+        /// `$`; otherwise leaves `out` as it was and returns `false`. Checked and copied in one
+        /// pass, a byte at a time (a plain copy loop becomes a call of `memmove`, whose start-up
+        /// cost is most of a short key's copy).
         @inline(__always)
-        func isPlain(_ start: Int, _ n: Int, dollar: Bool) -> Bool {
+        mutating func quotePlain(_ start: Int, _ n: Int, dollar: Bool, _ out: inout [UInt8]) -> Bool {
+            let mark = out.count
+            out.append(UInt8(ascii: "\""))
             var i = start
             let end = start + n
             while i < end {
                 let byte = scanner.buffer[i]
                 guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
                     !dollar || byte != UInt8(ascii: "$")
-                else { return false }
+                else {
+                    out.removeSubrange(mark...)
+                    return false
+                }
+                out.append(byte)
                 i += 1
             }
+            out.append(UInt8(ascii: "\""))
             return true
         }
 
         /// Writes an ASCII string whose bytes JSON writes as they are; `false` (nothing
         /// written) for any other, which is then decoded and escaped.
-        func plainASCII(at offset: Int, _ out: inout [UInt8]) throws(GiveUp) -> Bool {
+        mutating func plainASCII(at offset: Int, _ out: inout [UInt8]) throws(GiveUp) -> Bool {
             let (start, n) = try asciiBytes(at: offset)
-            guard isPlain(start, n, dollar: false) else { return false }
-            quote(start, n, &out)
-            return true
-        }
-
-        @inline(__always)
-        func quote(_ start: Int, _ n: Int, _ out: inout [UInt8]) {
-            out.append(UInt8(ascii: "\""))
-            if n <= 24 {
-                // Byte by byte: most keys and short strings cost less so than a call to memmove.
-                var i = start
-                while i < start + n {
-                    out.append(scanner.buffer[i])
-                    i += 1
-                }
-            } else {
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.buffer[start..<(start + n)]))
-            }
-            out.append(UInt8(ascii: "\""))
+            return quotePlain(start, n, dollar: false, &out)
         }
 
         /// The key Parse reads as a value's type.
@@ -238,8 +243,8 @@ package enum BinaryPlistRESTJSON {
             let offset = try offset(of: index)
             guard scanner.buffer[offset] >> 4 == BinaryPlistMarker.asciiString.rawValue else { throw GiveUp() }
             let (start, n) = try asciiBytes(at: offset)
-            guard isPlain(start, n, dollar: true) else { throw GiveUp() }
-            guard let bytes = scanner.buffer.baseAddress else { throw GiveUp() }
+            guard let bytes = scanner.buffer.baseAddress, quotePlain(start, n, dollar: true, &out) else { throw GiveUp() }
+            // (What was written is dropped with the rest when this gives up.)
             if n == Self.typeKey.count, memcmp(bytes + start, Self.typeKey, n) == 0 { throw GiveUp() }
             var k = base
             while k < keys.count {
@@ -247,10 +252,9 @@ package enum BinaryPlistRESTJSON {
                 k += 1
             }
             keys.append((start, n))
-            quote(start, n, &out)
         }
 
-        func appendDate(_ date: Date, _ out: inout [UInt8]) throws(GiveUp) {
+        mutating func appendDate(_ date: Date, _ out: inout [UInt8]) throws(GiveUp) {
             append("{\"__type\":\"Date\",\"iso\":\"", &out)
             let at = out.count
             out.append(contentsOf: repeatElement(0, count: PFDateFormat.roundedMillisecondsLength))
@@ -262,7 +266,7 @@ package enum BinaryPlistRESTJSON {
         }
 
         @inline(__always)
-        func append(_ text: StaticString, _ out: inout [UInt8]) {
+        mutating func append(_ text: StaticString, _ out: inout [UInt8]) {
             out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
     }

@@ -285,6 +285,7 @@ struct BinaryPlistScanner: ~Copyable {
 
     /// The element count of the collection at `offset` and where its references start,
     /// checked against the object area, ``PFLimits/maxCollectionCount`` and overflow.
+    @inline(__always)
     func collectionCount(at offset: Int, refsPerElement: Int) throws(PFError) -> (Int, Int) {
         let (n, start) = try lengthAndStart(at: offset)
         let (perElement, o1) = info.objectRefSize.multipliedReportingOverflow(by: refsPerElement)
@@ -331,6 +332,7 @@ struct BinaryPlistScanner: ~Copyable {
 
     /// The count in the marker at `offset` (its low nibble, or the integer object after it
     /// when the nibble is `0xF`) and where the payload starts.
+    @inline(__always)
     func lengthAndStart(at offset: Int) throws(PFError) -> (Int, Int) {
         let nibble = buffer[offset] & 0x0F
         guard nibble == BinaryPlistMarker.extendedCount else { return (Int(nibble), offset + 1) }
