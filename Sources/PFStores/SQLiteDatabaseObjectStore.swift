@@ -93,15 +93,16 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
         var schema = ParseSchema()
         for table in database.tables {
             var fields = OrderedDictionary<String, ParseSchema.Field>()
-            let pointerFields = Dictionary(
-                table.foreignKeys.compactMap { fk in fk.isPointer ? fk.pointerField.map { ($0, className(ofTable: fk.parentTable)) } : nil },
-                uniquingKeysWith: { a, _ in a })
+            // In the foreign keys' order: a dictionary's order changes from run to run, and
+            // with it the columns of a store written from a table without rows.
+            let pointers = table.foreignKeys.compactMap { fk in fk.isPointer ? fk.pointerField.map { ($0, className(ofTable: fk.parentTable)) } : nil }
+            let pointerFields = Dictionary(pointers, uniquingKeysWith: { a, _ in a })
             let name = className(ofTable: table.name)
             for (name, field) in learned.classes[name] ?? [:] {
                 fields[name] = pointerFields[name].map { ParseSchema.Field(.pointer, targetClass: $0) } ?? field
             }
-            for (name, target) in pointerFields where fields[name] == nil {
-                fields[name] = ParseSchema.Field(.pointer, targetClass: target)
+            for (name, _) in pointers where fields[name] == nil {
+                fields[name] = pointerFields[name].map { ParseSchema.Field(.pointer, targetClass: $0) }
             }
             schema.classes[name] = fields
         }
