@@ -52,6 +52,7 @@ extension ParseObject {
     /// - Parameter prepared: the prepared fields.
     /// - Returns: whether they were attached.
     package mutating func attachPrepared(_ prepared: [ParsePreparedField]) -> Bool {
+        materializePrepared()
         var previous = -1
         for field in prepared {
             guard field.index > previous, field.index < storedFields.count, storedFields.keys[field.index] == field.key,
@@ -59,7 +60,6 @@ extension ParseObject {
             else { return false }
             previous = field.index
         }
-        materializePrepared()
         preparedFields = prepared
         return true
     }

@@ -186,6 +186,10 @@ extension ParseObject {
             fields: OrderedDictionary(uncheckedUniqueKeys: fieldKeys, values: fieldValues), order: order)
     }
 
+    /// Whether a REST object reads a top-level key specially (`ACL`, `objectId`, `createdAt`,
+    /// `updatedAt`, `__type`…) rather than as a field.
+    package static func readsSpecially(_ key: String) -> Bool { RESTKey(key) != nil }
+
     /// The top-level keys a REST object reads specially, told by length first (most field
     /// names have none of these lengths, so they cost no string comparison).
     enum RESTKey {

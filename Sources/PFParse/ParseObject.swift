@@ -29,6 +29,10 @@ public struct ParseObject: Sendable {
         didSet { aclChanged = true }
     }
     /// The fields with every pending operation applied, in order.
+    ///
+    /// An object read for a store that writes prepared JSON may hold a field as that text
+    /// (`preparedFields`); each read of this property makes such a value from its source's
+    /// bytes, so code on that path reads it once, not per key.
     public internal(set) var fields: OrderedDictionary<String, ParseValue> {
         get { preparedFields.isEmpty ? storedFields : materializedFields }
         set {

@@ -182,7 +182,6 @@ extension SQLiteConnection {
         "\"" + identifier.doublingEvery("\"") + "\""
     }
 
-    /// Prepares a statement to be stepped a batch at a time (``SQLiteCursor``).
     /// The storage classes a query of `typeof(…)` columns finds over all its rows, one bit set
     /// per column (``StorageKinds``): one pass, with no index and nothing copied (`typeof`
     /// never reads a value's bytes, so a large blob costs nothing).
@@ -237,6 +236,7 @@ extension SQLiteConnection {
         package static let blob = StorageKinds(rawValue: 4)
     }
 
+    /// Prepares a statement to be stepped a batch at a time (``SQLiteCursor``).
     package func cursor(_ sql: String, context: @autoclosure () -> String) throws(PFError) -> SQLiteCursor {
         let prepared: Result<OpaquePointer, PreparationFailure> = handle.withLock { handle in
             guard let handle else { return .failure(PreparationFailure(code: nil, message: "")) }

@@ -179,7 +179,6 @@ public final class SQLiteDatabase: Sendable {
         return mixed
     }
 
-
     func known(_ name: String) throws(PFError) -> SQLiteTable {
         guard let table = table(named: name) else {
             throw PFError(SQLiteSourceFailure.noSuchTable(file: url.lastPathComponent, table: name, available: tables.map(\.name)), format: Self.format)

@@ -325,6 +325,15 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
     /// the row's prepared payloads are held as prepared JSON, each made from its stored bytes
     /// when something reads it.
     static func object(_ row: SQLiteRow, className: String, classNameIsValid: Bool = false) throws(PFError) -> ParseObject {
+        /// The general way: the decoded values in place of the placeholders.
+        func general() throws(PFError) -> ParseObject {
+            var fields = row.fields
+            for payload in row.prepared { fields[payload.field] = payload.decoded }
+            return try ParseObject.reading(className: className, objectId: row.objectId, restFields: fields, classNameIsValid: classNameIsValid)
+        }
+        // A field the REST object reads specially (a column named `ACL`, which the source
+        // renames today) needs its value, not a placeholder.
+        if row.prepared.contains(where: { ParseObject.readsSpecially($0.field) }) { return try general() }
         var object = try ParseObject.reading(
             className: className, objectId: row.objectId, restFields: row.fields, classNameIsValid: classNameIsValid)
         guard !row.prepared.isEmpty else { return object }
@@ -338,11 +347,8 @@ public final class SQLiteDatabaseObjectStore: ObjectStoreReader {
                     (try? ParseValue(rest: SQLitePreparedPayload.decoded(stored, limits: limits), checkingNames: false)) ?? .bytes(stored)
                 })
         }
-        if object.attachPrepared(prepared) { return object }
-        // A field the REST object reads specially (a column named `ACL`): the general way.
-        var fields = row.fields
-        for payload in row.prepared { fields[payload.field] = payload.decoded }
-        return try ParseObject.reading(className: className, objectId: row.objectId, restFields: fields)
+        // (Attaching fails only if the object's fields are not the row's, in order.)
+        return object.attachPrepared(prepared) ? object : try general()
     }
 
     private func located(_ error: PFError, className: String, id: String) -> PFError {
