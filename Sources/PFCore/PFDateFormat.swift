@@ -55,11 +55,16 @@ public enum PFDateFormat {
     /// - Returns: whether it wrote; `false`, with nothing written, when the date is not finite
     ///   or outside years 0–9999.
     public static func writeRoundedMilliseconds(_ date: Date, into buffer: UnsafeMutablePointer<UInt8>) -> Bool {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        // 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
-        guard millis.isFinite, writableUnixSeconds.contains(millis / 1000) else { return false }
-        fill(fields(millis: Int64(millis)), fractionDigits: 3, into: buffer)
+        guard writesRoundedMilliseconds(date) else { return false }
+        fill(fields(millis: Int64((date.timeIntervalSince1970 * 1000).rounded())), fractionDigits: 3, into: buffer)
         return true
+    }
+
+    /// Whether ``writeRoundedMilliseconds(_:into:)`` writes a date: finite, and rounded to the
+    /// millisecond within 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
+    public static func writesRoundedMilliseconds(_ date: Date) -> Bool {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        return millis.isFinite && writableUnixSeconds.contains(millis / 1000)
     }
 
     /// Year, month, day, second of the day and millisecond of the second of a time in

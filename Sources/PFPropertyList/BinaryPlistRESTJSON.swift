@@ -105,15 +105,13 @@ package enum BinaryPlistRESTJSON {
             case BinaryPlistMarker.Byte.trueValue: return append("true", &out)
             case BinaryPlistMarker.Byte.int8, BinaryPlistMarker.Byte.int16, BinaryPlistMarker.Byte.int32, BinaryPlistMarker.Byte.int64:
                 let size = 1 << Int(marker & 0x0F)
-                guard offset + 1 <= scanner.objectsEnd, size <= scanner.objectsEnd - offset - 1 else { throw GiveUp() }
-                let raw = scanner.readUInt(at: offset + 1, size: size)
+                let raw = try fixedWidth(after: offset, size: size)
                 return JSONText.appendInteger(size == 8 ? Int64(bitPattern: raw) : Int64(raw), to: &out)
             case BinaryPlistMarker.Byte.float64, BinaryPlistMarker.Byte.float32, BinaryPlistMarker.Byte.date:
                 // As the scanner reads them (a float32 widened to Double, a date's float64 of
                 // seconds since 2001), without handing the scanner to a call.
                 let size = marker == BinaryPlistMarker.Byte.float32 ? 4 : 8
-                guard offset + 1 <= scanner.objectsEnd, size <= scanner.objectsEnd - offset - 1 else { throw GiveUp() }
-                let raw = scanner.readUInt(at: offset + 1, size: size)
+                let raw = try fixedWidth(after: offset, size: size)
                 let number = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : Double(bitPattern: raw)
                 guard marker == BinaryPlistMarker.Byte.date else {
                     guard JSONText.appendDouble(number, to: &out) else { throw GiveUp() }
@@ -135,16 +133,22 @@ package enum BinaryPlistRESTJSON {
             default:
                 let scalar: PFValue
                 do { scalar = try scanner.decodeScalar(type, marker: marker, at: offset) } catch { throw GiveUp() }
+                // (Booleans, reals and dates were written above; a 128-bit integer that fits
+                // 64 bits comes here.)
                 switch scalar {
                 case .null: append("null", &out)
-                case .bool(let b): b ? append("true", &out) : append("false", &out)
                 case .int(let i): JSONText.appendInteger(i, to: &out)
-                case .double(let d): guard JSONText.appendDouble(d, to: &out) else { throw GiveUp() }
                 case .string(let s): JSONText.appendString(s, to: &out)
-                case .date(let date): try appendDate(date, &out)
                 default: throw GiveUp()
                 }
             }
+        }
+
+        /// The big-endian unsigned integer of `size` bytes after the marker at `offset`,
+        /// checked to lie in the object area.
+        mutating func fixedWidth(after offset: Int, size: Int) throws(GiveUp) -> UInt64 {
+            guard offset + 1 <= scanner.objectsEnd, size <= scanner.objectsEnd - offset - 1 else { throw GiveUp() }
+            return scanner.readUInt(at: offset + 1, size: size)
         }
 
         mutating func array(at offset: Int, depth: Int, _ out: inout [UInt8]) throws(GiveUp) {

@@ -560,10 +560,17 @@ extension SQLiteDatabase {
     /// decoded payload is asked).
     static func holdsUnwritable(_ value: PFValue) -> Bool {
         switch value {
-        case .double(let d): !d.isFinite
-        case .date(let date): !PFDateFormat.writableUnixSeconds.contains((date.timeIntervalSince1970 * 1000).rounded() / 1000)
         case .array(let items): items.contains(where: holdsUnwritable)
         case .dictionary(let members): members.values.contains(where: holdsUnwritable)
+        default: isUnwritableScalar(value)
+        }
+    }
+
+    /// A number JSON has no form for (NaN, an infinity) or a date outside years 0–9999.
+    static func isUnwritableScalar(_ value: PFValue) -> Bool {
+        switch value {
+        case .double(let d): !d.isFinite
+        case .date(let date): !PFDateFormat.writesRoundedMilliseconds(date)
         default: false
         }
     }
@@ -574,9 +581,9 @@ extension SQLiteDatabase {
     /// stores' JSON columns, PostgreSQL's `jsonb`) would refuse the whole row.
     static func unwritable(_ value: PFValue, path: @autoclosure () -> String) -> String? {
         switch value {
-        case .double(let d) where !d.isFinite:
+        case .double(let d) where isUnwritableScalar(value):
             return "\(d) at \(shown(path()))"
-        case .date(let date) where !PFDateFormat.writableUnixSeconds.contains((date.timeIntervalSince1970 * 1000).rounded() / 1000):
+        case .date(let date) where isUnwritableScalar(value):
             return "a date outside years 0-9999 (\(date.timeIntervalSince1970) s since 1970) at \(shown(path()))"
         case .array(let items):
             for (i, item) in items.enumerated() {
