@@ -171,12 +171,60 @@ public final class SQLiteDatabase: Sendable {
         // Each value's storage class as SQLite steps the rows, without `DISTINCT` (which
         // builds an index of the combinations, most of the scan's time).
         let types = table.columns.map { "typeof(\(SQLiteConnection.quote($0.name)))" }
-        let kinds = try connection.storageKinds(
-            "SELECT \(types.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name))",
-            context: "\(url.lastPathComponent): reading the kinds of values in \(table.name)")
+        let select = "SELECT \(types.joined(separator: ", ")) FROM \(SQLiteConnection.quote(table.name))"
+        let context = "\(url.lastPathComponent): reading the kinds of values in \(table.name)"
+        var kinds: [SQLiteConnection.StorageKinds]
+        if let parts = try rowidRanges(of: table, parts: ProcessInfo.processInfo.activeProcessorCount) {
+            // A large table is scanned in parts at once, each part on a connection of its own
+            // (the scan is the serial start of reading a table).
+            let path = copy.database.path
+            let format = Self.format
+            let found = try OrderedParallelMap<String, [SQLiteConnection.StorageKinds], PFError>.map(
+                parts.map { "\(select) WHERE \($0)" }, workers: parts.count
+            ) { sql throws(PFError) in
+                let part = try SQLiteConnection(path: path, format: format)
+                defer { part.close() }
+                _ = try part.rows("PRAGMA query_only = 1", context: context)  // nothing is written to the copy
+                return try part.storageKinds(sql, context: context)
+            }
+            kinds = Array(repeating: [], count: table.columns.count)
+            for part in found { for (i, kind) in part.enumerated() where i < kinds.count { kinds[i].formUnion(kind) } }
+        } else {
+            kinds = try connection.storageKinds(select, context: context)
+        }
         var mixed: Set<String> = []
         for (column, kind) in zip(table.columns, kinds) where kind.rawValue.nonzeroBitCount > 1 { mixed.insert(column.name) }
         return mixed
+    }
+
+    /// `WHERE` conditions that split a table of rowids into `parts` ranges of rowids, or `nil`
+    /// for a table without a rowid, a small one (a span of rowids under 65,536), or one part.
+    package func rowidRanges(of table: SQLiteTable, parts: Int) throws(PFError) -> [String]? {
+        guard let rowid = Self.rowid(of: table), parts > 1 else { return nil }
+        // One aggregate per query: SQLite reads `min` and `max` of the rowid from the b-tree's
+        // ends only then (both in one query scan the table).
+        let from = SQLiteConnection.quote(table.name)
+        let bounds = try connection.rows(
+            "SELECT (SELECT min(\(rowid)) FROM \(from)), (SELECT max(\(rowid)) FROM \(from))",
+            context: "\(url.lastPathComponent): reading the rowids of \(table.name)")
+        guard let row = bounds.first, row.count == 2, let low = row[0].int64, let high = row[1].int64 else { return nil }
+        let span = high.subtractingReportingOverflow(low)
+        guard !span.overflow, span.partialValue >= 65_536 else { return nil }
+        let step = span.partialValue / Int64(parts)
+        let starts = (0..<parts).map { low + step * Int64($0) }
+        return starts.indices.map { i in
+            i + 1 < starts.count ? "\(rowid) >= \(starts[i]) AND \(rowid) < \(starts[i + 1])" : "\(rowid) >= \(starts[i])"
+        }
+    }
+
+    /// How a table's rowid is named in a query (quoted when it is a column), or `nil` for a
+    /// table without one (WITHOUT ROWID) or a view.
+    static func rowid(of table: SQLiteTable) -> String? {
+        switch table.key {
+        case .integerPrimaryKey(let column): SQLiteConnection.quote(column)
+        case .rowid(let name), .columns(_, let name?): name
+        case .columns(_, nil), .ordinal: nil
+        }
     }
 
     func known(_ name: String) throws(PFError) -> SQLiteTable {

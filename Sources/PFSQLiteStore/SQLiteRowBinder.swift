@@ -130,11 +130,12 @@ struct SQLiteRowBinder {
 
     // MARK: - Objects
 
-    /// Binds the fixed columns and every field column of an object, in the upsert's order.
+    /// Binds the fixed columns and every field column of an object, in the upsert's order,
+    /// after the parameters bound since the last ``reset()`` (a statement of several rows
+    /// takes one object after another).
     /// (The object is read through a pointer: its fields are read in place, where passing the
     /// struct copied it, a retain and a release per string and collection it holds.)
     mutating func bind(_ object: UnsafePointer<ParseObject>, fields: OrderedDictionary<String, FieldLayout>) throws(PFError) {
-        reset()
         do {
             if let objectId = object.pointee.objectId { text(objectId) } else { null() }
             if let date = object.pointee.createdAt { int(try SQLiteValueCodec.milliseconds(date, key: "createdAt")) } else { null() }

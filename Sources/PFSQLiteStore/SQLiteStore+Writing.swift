@@ -1,4 +1,5 @@
 internal import GRDB
+internal import GRDBSQLite
 import Foundation
 import OrderedCollections
 import PFCore
@@ -173,19 +174,63 @@ final class WriteSession {
             }
             guard let classLayout = layout.classes[className] else { return }
             if upsert == nil || before != classLayout.fields.count { upsert = Self.upsertSQL(classLayout) }
-            let statement = try db.cachedStatement(sql: upsert ?? "")
             let fields = classLayout.fields
-            var binder = SQLiteRowBinder(statement: statement.sqliteStatement, connection: db.sqliteConnection)
-            try objects.withUnsafeBufferPointer { objects in
+            let single = try db.cachedStatement(sql: upsert ?? "")
+            var binder = SQLiteRowBinder(statement: single.sqliteStatement, connection: db.sqliteConnection)
+            // Most rows go in statements of several rows: each statement run costs about as
+            // much as inserting a row (SQLite's own insert is most of an import's writing).
+            let rowsPerStatement = Self.rowsPerStatement(columns: SQLiteLayout.fixedColumns.count + fields.count, db.sqliteConnection)
+            var chunkBinder: SQLiteRowBinder?
+            if objects.count >= rowsPerStatement, rowsPerStatement > 1 {
+                let chunk = try db.cachedStatement(sql: Self.upsertSQL(classLayout, rows: rowsPerStatement))
+                chunkBinder = SQLiteRowBinder(statement: chunk.sqliteStatement, connection: db.sqliteConnection)
+            }
+            try objects.withUnsafeBufferPointer { objects throws(PFError) in
                 guard let base = objects.baseAddress else { return }
-                for i in objects.indices {
-                    try binder.bind(base + i, fields: fields)
-                    try binder.step(context: "\(location): writing \(className) \(base[i].objectId ?? "(no objectId)")")
+                var i = 0
+                if var chunk = chunkBinder {
+                    while objects.count - i >= rowsPerStatement {
+                        chunk.reset()
+                        for j in i..<(i + rowsPerStatement) { try chunk.bind(base + j, fields: fields) }
+                        do throws(PFError) {
+                            try chunk.step(context: "\(location): writing \(className)")
+                        } catch {
+                            // The failed statement inserted none of its rows: they are written
+                            // one at a time, so the error names the row it is about (only
+                            // while the transaction is still open: never outside it).
+                            if sqlite3_get_autocommit(db.sqliteConnection) == 0 {
+                                for j in i..<(i + rowsPerStatement) { try Self.writeOne(base + j, &binder, fields, location, className) }
+                            }
+                            throw error
+                        }
+                        i += rowsPerStatement
+                    }
+                }
+                while i < objects.count {
+                    try Self.writeOne(base + i, &binder, fields, location, className)
+                    i += 1
                 }
             }
         }
         self.layout = layout
         upserts[className] = upsert
+    }
+
+    /// Binds and inserts one object with the one-row statement of `binder`.
+    private static func writeOne(
+        _ object: UnsafePointer<ParseObject>, _ binder: inout SQLiteRowBinder, _ fields: OrderedDictionary<String, FieldLayout>,
+        _ location: String, _ className: String
+    ) throws(PFError) {
+        binder.reset()
+        try binder.bind(object, fields: fields)
+        try binder.step(context: "\(location): writing \(className) \(object.pointee.objectId ?? "(no objectId)")")
+    }
+
+    /// How many rows one insert statement takes: 16, fewer when that many rows would pass
+    /// the connection's limit on a statement's parameters.
+    static func rowsPerStatement(columns: Int, _ connection: OpaquePointer?) -> Int {
+        let limit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        return max(1, min(16, limit / max(1, columns)))
     }
 
     /// The fields of an object that have no column yet, typed by their values (nulls and the
@@ -211,13 +256,16 @@ final class WriteSession {
         return missing
     }
 
-    static func upsertSQL(_ layout: ClassLayout) -> String {
+    /// The upsert of `rows` objects of a class: rows of one statement are inserted in order,
+    /// each as its own statement would (a later row with an earlier one's `objectId` updates it).
+    static func upsertSQL(_ layout: ClassLayout, rows: Int = 1) -> String {
         let columns = SQLiteLayout.fixedColumns + layout.fields.values.map(\.column)
         let quoted = columns.map(SQLiteLayout.quoted)
         let updates = quoted.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let row = "(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         return """
             INSERT INTO \(SQLiteLayout.quoted(layout.table)) (\(quoted.joined(separator: ", "))) \
-            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", "))) \
+            VALUES \(Array(repeating: row, count: max(1, rows)).joined(separator: ", ")) \
             ON CONFLICT ("objectId") DO UPDATE SET \(updates)
             """
     }

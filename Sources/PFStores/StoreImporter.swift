@@ -333,9 +333,12 @@ private struct ImportState {
         // objects have been read and its target inferred from the related ids.
         let learnedLater = schema.withoutUnknownTargets()
         schema = learnedLater.kept
+        // Asked once per class (a count can mean reading a whole table).
+        var counts: [String: Int] = [:]
+        for name in classes { counts[name] = reader.estimatedObjectCount(in: name) }
         var total = 0
         for name in classes {
-            guard let n = reader.estimatedObjectCount(in: name) else { total = -1; break }
+            guard let n = counts[name] else { total = -1; break }
             total += n
         }
         estimate = total >= 0 ? total : nil
@@ -352,7 +355,7 @@ private struct ImportState {
             report.objectsPerClass[name] = 0
             // Sized once from the source's count (growing it rehashes every fingerprint, a
             // page fault per new page), capped so a wrong count cannot reserve much.
-            if let count = reader.estimatedObjectCount(in: name) { seenInClass.reserveCapacity(min(max(count, 0), 1 << 22)) }
+            if let count = counts[name] { seenInClass.reserveCapacity(min(max(count, 0), 1 << 22)) }
             try reader.forEachObject(in: name) { (object: ParseObject) throws(PFError) in
                 guard object.className == name else {
                     throw PFError(
@@ -440,7 +443,7 @@ private struct ImportState {
             let objects = batch
             batch = []
             batch.reserveCapacity(options.batchSize)
-            // Released on the importing thread, which built the objects (with --jobs 1).
+            // Released on the write thread once written (WriteBehind).
             try writeBehind.submit(objects) { objects throws(PFError) in
                 try destination.value.write(objects, className: className)
             }
