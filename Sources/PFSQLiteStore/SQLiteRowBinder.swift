@@ -156,6 +156,9 @@ struct SQLiteRowBinder {
             // JSON text, or made when it goes to `_extra`.
             let keys = object.pointee.storedFields.keys
             let values = object.pointee.storedFields.values
+            // Read as a property (calling the object's `preparedValue(at:)` through the
+            // pointer copied the whole object, for every field of every row).
+            let prepared = object.pointee.preparedFields
             var position = 0
             for field in fields.values {
                 let at: Int
@@ -169,10 +172,10 @@ struct SQLiteRowBinder {
                 }
                 position = at + 1
                 matched += 1
-                if let prepared = object.pointee.preparedValue(at: at) {
-                    if !bindPrepared(prepared, field) {
+                if !prepared.isEmpty, let value = Self.preparedValue(at: at, in: prepared) {
+                    if !bindPrepared(value, field) {
                         null()
-                        extra.append((field.name, prepared.make()))
+                        extra.append((field.name, value.make()))
                     }
                     continue
                 }
@@ -185,7 +188,7 @@ struct SQLiteRowBinder {
             if keys.count > matched {
                 // Fields without a column: nulls (a null has no type to make a column of).
                 for i in keys.indices where fields[keys[i]] == nil {
-                    extra.append((keys[i], object.pointee.preparedValue(at: i)?.make() ?? values[i]))
+                    extra.append((keys[i], Self.preparedValue(at: i, in: prepared)?.make() ?? values[i]))
                 }
             }
             if !extra.isEmpty {
@@ -207,6 +210,12 @@ struct SQLiteRowBinder {
             placed.message = "\(object.pointee.className) \(id): \(error.message)"
             throw placed
         }
+    }
+
+    /// The prepared value of the stored field at `index`, if it is one.
+    private static func preparedValue(at index: Int, in prepared: [ParsePreparedField]) -> ParsePreparedValue? {
+        for i in prepared.indices where prepared[i].index == index { return prepared[i].value }
+        return nil
     }
 
     /// Binds a prepared value's JSON text as it is when the column is for its type; `false`
