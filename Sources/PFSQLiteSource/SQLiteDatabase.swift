@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import PFCore
+import Synchronization
 
 /// Any SQLite database opened read-only as a source of objects: tables are classes, rows are
 /// objects, declared foreign keys are Pointers, and the payloads hidden in columns (binary
@@ -122,6 +123,9 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
+    /// Row counts already taken, by table.
+    private let counts = Mutex<[String: Int]>([:])
+
     private init(url: URL, copy: StoreCopy, options: Options) throws(PFError) {
         self.url = url
         self.copy = copy
@@ -153,11 +157,15 @@ public final class SQLiteDatabase: Sendable {
 
     /// The number of rows of a table.
     /// - Throws: ``PFCore/PFError`` `usage` for an unknown table; SQLite's errors.
+    /// (Counted once per table: the copy never changes, and a count reads the whole table.)
     public func rowCount(of table: String) throws(PFError) -> Int {
         let table = try self.known(table)
+        if let counted = counts.withLock({ $0[table.name] }) { return counted }
         let rows = try connection.rows(
             "SELECT COUNT(*) FROM \(SQLiteConnection.quote(table.name))", context: "\(url.lastPathComponent): counting \(table.name)")
-        return rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
+        let count = rows.first?.first?.int64.flatMap { Int(exactly: $0) } ?? 0
+        counts.withLock { $0[table.name] = count }
+        return count
     }
 
     /// The columns of a table whose non-NULL values are of more than one kind among numbers
@@ -198,8 +206,10 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// `WHERE` conditions that split a table of rowids into `parts` ranges of rowids, or `nil`
-    /// for a table without a rowid, a small one (a span of rowids under 65,536), or one part.
-    package func rowidRanges(of table: SQLiteTable, parts: Int) throws(PFError) -> [String]? {
+    /// for a table without a rowid, one of fewer than `minimumRows` rows or whose rowids span
+    /// less than 65,536 (where a connection per part costs more than it saves: each reads the
+    /// schema), or one part.
+    package func rowidRanges(of table: SQLiteTable, parts: Int, minimumRows: Int = 65_536) throws(PFError) -> [String]? {
         guard let rowid = Self.rowid(of: table), parts > 1 else { return nil }
         // One aggregate per query: SQLite reads `min` and `max` of the rowid from the b-tree's
         // ends only then (both in one query scan the table).
@@ -209,7 +219,7 @@ public final class SQLiteDatabase: Sendable {
             context: "\(url.lastPathComponent): reading the rowids of \(table.name)")
         guard let row = bounds.first, row.count == 2, let low = row[0].int64, let high = row[1].int64 else { return nil }
         let span = high.subtractingReportingOverflow(low)
-        guard !span.overflow, span.partialValue >= 65_536 else { return nil }
+        guard !span.overflow, span.partialValue >= 65_536, try rowCount(of: table.name) >= minimumRows else { return nil }
         let step = span.partialValue / Int64(parts)
         let starts = (0..<parts).map { low + step * Int64($0) }
         return starts.indices.map { i in

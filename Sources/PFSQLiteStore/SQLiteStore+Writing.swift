@@ -175,8 +175,16 @@ final class WriteSession {
             guard let classLayout = layout.classes[className] else { return }
             if upsert == nil || before != classLayout.fields.count { upsert = Self.upsertSQL(classLayout) }
             let fields = classLayout.fields
-            let single = try db.cachedStatement(sql: upsert ?? "")
-            var binder = SQLiteRowBinder(statement: single.sqliteStatement, connection: db.sqliteConnection)
+            // The one-row statement is prepared only when a row needs it (a layout that grows
+            // every batch would otherwise compile two statements per batch).
+            var single: SQLiteRowBinder?
+            let oneRow = upsert ?? ""
+            func binderForOneRow() throws -> SQLiteRowBinder {
+                if let single { return single }
+                let made = SQLiteRowBinder(statement: try db.cachedStatement(sql: oneRow).sqliteStatement, connection: db.sqliteConnection)
+                single = made
+                return made
+            }
             // Most rows go in statements of several rows: each statement run costs about as
             // much as inserting a row (SQLite's own insert is most of an import's writing).
             let rowsPerStatement = Self.rowsPerStatement(columns: SQLiteLayout.fixedColumns.count + fields.count, db.sqliteConnection)
@@ -185,7 +193,7 @@ final class WriteSession {
                 let chunk = try db.cachedStatement(sql: Self.upsertSQL(classLayout, rows: rowsPerStatement))
                 chunkBinder = SQLiteRowBinder(statement: chunk.sqliteStatement, connection: db.sqliteConnection)
             }
-            try objects.withUnsafeBufferPointer { objects throws(PFError) in
+            try objects.withUnsafeBufferPointer { objects in
                 guard let base = objects.baseAddress else { return }
                 var i = 0
                 if var chunk = chunkBinder {
@@ -195,10 +203,14 @@ final class WriteSession {
                         do throws(PFError) {
                             try chunk.step(context: "\(location): writing \(className)")
                         } catch {
-                            // The failed statement inserted none of its rows: they are written
-                            // one at a time, so the error names the row it is about (only
-                            // while the transaction is still open: never outside it).
+                            // The import stops here either way. The rows are written again one
+                            // at a time only so that the error names the row it is about, and
+                            // only while the transaction is still open (never outside it).
+                            // (The failed statement may have inserted some of its rows: a new
+                            // file is written without a journal, which is what undoes a failed
+                            // statement; its rows are upserted again, and the file is deleted.)
                             if sqlite3_get_autocommit(db.sqliteConnection) == 0 {
+                                var binder = try binderForOneRow()
                                 for j in i..<(i + rowsPerStatement) { try Self.writeOne(base + j, &binder, fields, location, className) }
                             }
                             throw error
@@ -206,9 +218,12 @@ final class WriteSession {
                         i += rowsPerStatement
                     }
                 }
-                while i < objects.count {
-                    try Self.writeOne(base + i, &binder, fields, location, className)
-                    i += 1
+                if i < objects.count {
+                    var binder = try binderForOneRow()
+                    while i < objects.count {
+                        try Self.writeOne(base + i, &binder, fields, location, className)
+                        i += 1
+                    }
                 }
             }
         }

@@ -36,8 +36,28 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
     public static let joinPrefix = "_Join:"
     /// The class name of schema lines.
     public static let schemaClassName = "_SCHEMA"
-    /// How a schema line starts (the writer puts `className` first).
-    static let schemaLineStart = Array("{\"className\":\"_SCHEMA\",".utf8)
+    /// The tokens a schema line starts with, whitespace aside.
+    private static let schemaLineTokens = ["{", "\"className\"", ":", "\"\(schemaClassName)\""].map { Array($0.utf8) }
+
+    /// Whether a line is a schema line: an object whose first member is `"className":
+    /// "_SCHEMA"` (the writer puts it first), with or without whitespace around the tokens
+    /// (Python's `json.dumps` writes `{"className": "_SCHEMA", …}`).
+    static func isSchemaLine(_ raw: UnsafeRawBufferPointer) -> Bool {
+        // Most lines fail at their second token.
+        var at = 0
+        func skipSpace() {
+            while at < raw.count, raw[at] == 0x20 || raw[at] == 0x09 || raw[at] == 0x0D || raw[at] == 0x0A { at += 1 }
+        }
+        func take(_ token: [UInt8]) -> Bool {
+            skipSpace()
+            guard raw.count - at >= token.count, token.indices.allSatisfy({ raw[at + $0] == token[$0] }) else { return false }
+            at += token.count
+            return true
+        }
+        guard take(schemaLineTokens[0]), take(schemaLineTokens[1]), take(schemaLineTokens[2]), take(schemaLineTokens[3]) else { return false }
+        skipSpace()
+        return at < raw.count && (raw[at] == UInt8(ascii: ",") || raw[at] == UInt8(ascii: "}"))
+    }
 
     /// The file.
     public let url: URL
@@ -182,7 +202,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
         }
         var declared = ParseSchema()
         try forEachLine { raw, line throws(PFError) in
-            if raw.starts(with: Self.schemaLineStart) {
+            if Self.isSchemaLine(raw) {
                 do throws(PFError) {
                     let value = try session.read(raw)
                     let one = try ParseSchema(rest: ["results": [value["schema"] ?? .null]])
@@ -421,7 +441,7 @@ public final class JSONLinesStore: ObjectStoreReader, ObjectStoreWriter {
             try schemaLines.withBytes { bytes throws(PFError) in try write(bytes) }
             // The existing objects that were not replaced, and its join rows.
             try forEachLine { raw, line throws(PFError) in
-                if raw.starts(with: Self.schemaLineStart) { return }
+                if Self.isSchemaLine(raw) { return }
                 let object = try decode(raw, line: line, session: session)
                 if object.className.hasPrefix(Self.joinPrefix) {
                     let key = Self.joinKey(object.className, Self.text(object.fields["owningId"]) ?? "", Self.text(object.fields["relatedId"]) ?? "")

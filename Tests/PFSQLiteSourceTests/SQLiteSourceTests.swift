@@ -694,9 +694,10 @@ c.commit()
         #expect(try db.mixedColumns(of: "many") == ["m"])
     }
 
-    /// A table whose rowids span 65,536 or more is scanned in parts at once (one per core):
-    /// a mixed column is found in any part, at either end, with negative rowids, and with
-    /// rowids at both ends of Int64 (no parts then: the span does not fit).
+    /// A table of 65,536 rows or more whose rowids span as much is scanned in parts at once
+    /// (one per core): a mixed column is found in any part, at either end, with negative
+    /// rowids; small tables, rowids at both ends of Int64 (the span does not fit) and WITHOUT
+    /// ROWID tables are scanned whole.
     @Test func mixedColumnsAreFoundInEveryPartOfALargeTable() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -705,11 +706,15 @@ c.commit()
             file,
             """
             CREATE TABLE late(id INTEGER PRIMARY KEY, a, b);
-            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99)
-            INSERT INTO late SELECT i * 1000 - 20000, i, 'x' FROM n;
-            INSERT INTO late VALUES (500000, 'n/a', 'y');
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 69999)
+            INSERT INTO late SELECT i * 10 - 20000, i, 'x' FROM n;
+            INSERT INTO late VALUES (2000000, 'n/a', 'y');
             CREATE TABLE early(a, b);
-            INSERT INTO early(rowid, a, b) VALUES (-70000, X'01', 1), (1, 2, 2), (90000, 3, 3);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 69999)
+            INSERT INTO early(rowid, a, b) SELECT i - 70000, i, i FROM n;
+            INSERT INTO early(rowid, a, b) VALUES (-70000, X'01', 1);
+            CREATE TABLE sparse(id INTEGER PRIMARY KEY, v);
+            INSERT INTO sparse VALUES (1, 1), (1000000001, 'two'), (2000000001, 3);
             CREATE TABLE ends(k INTEGER PRIMARY KEY, v);
             INSERT INTO ends VALUES (-9223372036854775808, 1), (0, 'zero'), (9223372036854775807, 2);
             CREATE TABLE keyed(name TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -717,14 +722,17 @@ c.commit()
             """)
         let db = try SQLiteDatabase.open(url: file)
         defer { db.close() }
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "late")), parts: 2)?.count == 2)
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "early")), parts: 2)?.count == 2)
         #expect(try db.mixedColumns(of: "late") == ["a"], "text after numbers in the last row")
         #expect(try db.mixedColumns(of: "early") == ["a"], "a blob in the first row, before rowid 0")
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "sparse")), parts: 2) == nil, "3 rows: one scan")
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "sparse")), parts: 2, minimumRows: 1)?.count == 2)
+        #expect(try db.mixedColumns(of: "sparse") == ["v"])
         #expect(try db.mixedColumns(of: "ends") == ["v"])
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "ends")), parts: 2, minimumRows: 1) == nil)
         #expect(try db.mixedColumns(of: "keyed") == ["v"])
-        let parts = try db.rowidRanges(of: try #require(db.table(named: "late")), parts: 2)
-        #expect(parts?.count == 2)
-        #expect(try db.rowidRanges(of: try #require(db.table(named: "ends")), parts: 2) == nil)
-        #expect(try db.rowidRanges(of: try #require(db.table(named: "keyed")), parts: 2) == nil)
+        #expect(try db.rowidRanges(of: try #require(db.table(named: "keyed")), parts: 2, minimumRows: 1) == nil)
     }
 
     @Test func aTableWithoutRowsHasItsPointersInItsForeignKeysOrder() throws {

@@ -138,6 +138,30 @@ import Testing
         #expect(read.restValue.dictionaryValue?.keys.contains("score") == true)
     }
 
+    /// Lines as Python's `json.dumps` writes them (a space after each `:` and `,`): the schema
+    /// line is read as the schema, not as an object of a class `_SCHEMA`.
+    @Test func aSchemaLineWithSpacesIsTheSchema() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("python.ndjson")
+        try Data(
+            """
+            {"className": "_SCHEMA", "schema": {"className": "GameScore", "fields": {"score": {"type": "Number"}, "player": {"type": "String"}}}}
+            { "className" : "_SCHEMA" , "schema": {"className": "Team", "fields": {"name": {"type": "String"}}}}
+            {"className": "GameScore", "objectId": "a", "score": 1}
+            {"className": "Team", "objectId": "t", "name": "x"}
+
+            """.utf8
+        ).write(to: url)
+        let store = JSONLinesStore(url: url)
+        #expect(try store.classNames() == ["GameScore", "Team"])
+        let declared = try #require(try store.declaredSchema())
+        #expect(declared.classes["GameScore"]?["score"]?.type == .number)
+        #expect(declared.classes["GameScore"]?["player"]?.type == .string)
+        #expect(declared.classes["Team"]?["name"]?.type == .string)
+        #expect(try store.objects(in: "GameScore").map(\.objectId) == ["a"])
+    }
+
     @Test func aFileItDidNotWriteIsRefusedAndLeftAlone() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
