@@ -130,10 +130,8 @@ public final class SQLiteDatabase: Sendable {
         self.url = url
         self.copy = copy
         self.options = options
-        connection = try SQLiteConnection(path: copy.database.path, format: Self.format)
+        connection = try Self.openCopy(copy.database.path, context: "\(url.lastPathComponent): opening")
         do {
-            // Nothing is ever written to the copy either.
-            _ = try connection.rows("PRAGMA query_only = 1", context: "\(url.lastPathComponent): opening")
             let (tables, skipped, unreadable) = try Self.readSchema(connection, file: url.lastPathComponent, options: options)
             self.tables = tables
             self.skipped = skipped
@@ -142,6 +140,18 @@ public final class SQLiteDatabase: Sendable {
             connection.close()
             throw error
         }
+    }
+
+    /// A connection to the private copy that never writes to it either (`query_only`).
+    private static func openCopy(_ path: String, context: @autoclosure () -> String) throws(PFError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, format: format)
+        do {
+            _ = try connection.rows("PRAGMA query_only = 1", context: context())
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
     }
 
     deinit {
@@ -186,13 +196,11 @@ public final class SQLiteDatabase: Sendable {
             // A large table is scanned in parts at once, each part on a connection of its own
             // (the scan is the serial start of reading a table).
             let path = copy.database.path
-            let format = Self.format
             let found = try OrderedParallelMap<String, [SQLiteConnection.StorageKinds], PFError>.map(
                 parts.map { "\(select) WHERE \($0)" }, workers: parts.count
             ) { sql throws(PFError) in
-                let part = try SQLiteConnection(path: path, format: format)
+                let part = try Self.openCopy(path, context: context)
                 defer { part.close() }
-                _ = try part.rows("PRAGMA query_only = 1", context: context)  // nothing is written to the copy
                 return try part.storageKinds(sql, context: context)
             }
             kinds = Array(repeating: [], count: table.columns.count)
